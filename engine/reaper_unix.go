@@ -1,0 +1,63 @@
+//go:build unix
+
+package engine
+
+import (
+	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// osProc is the OS side of a running server on Unix: a process group led
+// by the server, whose leader stays unreaped (see waitExit) until the group
+// has been signalled for the last time, so that no signal can reach a
+// recycled pid or group.
+type osProc struct {
+	cmd    *exec.Cmd
+	pid    int
+	exit   chan ExitStatus // the leader's status, once, without reaping it
+	reap   chan struct{}   // closed to let the leader be reaped
+	reaped chan error
+}
+
+// terminate sends SIGTERM, then SIGCONT to wake stopped members, to the
+// server's whole process group. The leader is not reaped yet, so the group
+// id still belongs to us.
+func (o *osProc) terminate() bool {
+	_ = unix.Kill(-o.pid, unix.SIGTERM)
+	_ = unix.Kill(-o.pid, unix.SIGCONT)
+	return true
+}
+
+// kill sends SIGKILL to the whole process group.
+func (o *osProc) kill() {
+	_ = unix.Kill(-o.pid, unix.SIGKILL)
+}
+
+// waitExit blocks until the leader exits and returns how; the leader is
+// left as a zombie until release.
+func (o *osProc) waitExit() ExitStatus { return <-o.exit }
+
+// treeAlive reports whether the leader or any other member of its group
+// is still running (zombies do not count).
+func (o *osProc) treeAlive() bool {
+	return len(groupMembers(o.pid)) > 0
+}
+
+// release reaps the leader. Call it only after the group is gone or has
+// been killed.
+func (o *osProc) release() error {
+	close(o.reap)
+	return <-o.reaped
+}
+
+func exitFromWaitStatus(ws syscall.WaitStatus) ExitStatus {
+	switch {
+	case ws.Exited():
+		return ExitStatus{Exited: true, Code: ws.ExitStatus()}
+	case ws.Signaled():
+		return ExitStatus{Signal: unix.SignalName(ws.Signal())}
+	}
+	return ExitStatus{}
+}
