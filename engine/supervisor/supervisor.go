@@ -1,0 +1,476 @@
+// Package supervisor keeps one MCP server running: it connects the go-sdk
+// client over a fresh [stdio.Transport] for each attempt, restarts the
+// server after it exits with exponential backoff up to a limit, and
+// publishes each new [*mcp.ClientSession] and every change of state.
+//
+// A session never outlives its process: when the process ends, the
+// session's in-flight requests fail with the [*stdio.CloseError] that says
+// why, and they are not retried.
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/stdio"
+)
+
+// State is where a supervised server is in its life.
+type State string
+
+// The states of a supervised server.
+const (
+	Stopped       State = "stopped"            // not running, and not meant to
+	Starting      State = "starting"           // process started, handshake under way
+	Running       State = "running"            // the session is up
+	Backoff       State = "restarting"         // waiting before the next attempt
+	WaitingSecret State = "waiting for secret" // a secret could not be read; Retry when it can
+	Failed        State = "failed"             // gave up after MaxReconnects consecutive failures
+	Stopping      State = "stopping"           // the stop ladder is running
+)
+
+// Eras of the MCP protocol, as a server speaks it.
+const (
+	EraModern = "modern" // 2026-07-28 and later: server/discover
+	EraLegacy = "legacy" // initialize handshake
+)
+
+const modernVersion = "2026-07-28"
+
+// Status is a snapshot of a supervised server.
+type Status struct {
+	Name            string
+	State           State
+	Era             string    // EraModern or EraLegacy, once a session was up
+	ProtocolVersion string    // as negotiated
+	PID             int       // the current process, or 0
+	StartedAt       time.Time // when the current session came up
+	Restarts        int       // restarts since the last user start
+	Failures        int       // consecutive failed attempts
+	LastError       string    // the last failure, for a person
+	LastReason      stdio.Reason
+	Stderr          []string  // the last stderr lines when the server failed
+	NextAttempt     time.Time // in Backoff: when the next attempt starts
+}
+
+// Policy is the restart policy. The zero value means the defaults.
+type Policy struct {
+	Initial     time.Duration // first backoff, default 500 ms
+	Max         time.Duration // backoff cap, default 30 s
+	StableAfter time.Duration // uptime that resets the failure count, default 60 s
+	Jitter      float64       // +- fraction of each delay, default 0.2
+}
+
+func (p *Policy) fill() {
+	if p.Initial <= 0 {
+		p.Initial = 500 * time.Millisecond
+	}
+	if p.Max <= 0 {
+		p.Max = 30 * time.Second
+	}
+	if p.StableAfter <= 0 {
+		p.StableAfter = 60 * time.Second
+	}
+	if p.Jitter < 0 || p.Jitter >= 1 {
+		p.Jitter = 0
+	} else if p.Jitter == 0 {
+		p.Jitter = 0.2
+	}
+}
+
+// delay returns the backoff before attempt n+1 after n consecutive
+// failures: Initial doubling up to Max, with jitter.
+func (p *Policy) delay(n int) time.Duration {
+	d := p.Initial
+	for i := 1; i < n && d < p.Max; i++ {
+		d *= 2
+	}
+	d = min(d, p.Max)
+	j := 1 + p.Jitter*(2*rand.Float64()-1)
+	return time.Duration(float64(d) * j)
+}
+
+// Options configure a [Supervisor].
+type Options struct {
+	Spec   engine.Spec
+	Start  engine.StartOptions
+	Client *mcp.Client // connects each attempt; required
+	Policy Policy
+	// FloodRate and FloodWindow override the transport's flood limit.
+	FloodRate   int
+	FloodWindow time.Duration
+	// OnChange is called after every change of state, in order, with the
+	// new status and the current session (nil unless Running). It must not
+	// block for long, nor call Stop and wait on its result.
+	OnChange func(Status, *mcp.ClientSession)
+}
+
+// Supervisor runs one server. Its methods are safe for concurrent use.
+type Supervisor struct {
+	opts Options
+
+	notify sync.Mutex // serializes OnChange calls
+
+	mu       sync.Mutex
+	spec     engine.Spec
+	st       Status
+	session  *mcp.ClientSession
+	proc     *engine.Process
+	conn     *stdio.Conn
+	cancel   context.CancelFunc // stops the current run
+	runDone  chan struct{}      // closed when the current run has ended and its ladder finished
+	lastDone <-chan struct{}    // the previous process's ladder
+	retry    chan struct{}
+}
+
+// New returns a stopped supervisor.
+func New(opts Options) *Supervisor {
+	opts.Policy.fill()
+	s := &Supervisor{opts: opts, spec: opts.Spec, retry: make(chan struct{}, 1)}
+	s.st = Status{Name: opts.Spec.Name, State: Stopped}
+	closed := make(chan struct{})
+	close(closed)
+	s.runDone = closed
+	s.lastDone = closed
+	return s
+}
+
+// Status returns a snapshot of the server's state.
+func (s *Supervisor) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.clone()
+}
+
+// Session returns the current session, or nil unless the server is
+// running.
+func (s *Supervisor) Session() *mcp.ClientSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.session
+}
+
+// Process returns the current process, or nil.
+func (s *Supervisor) Process() *engine.Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc
+}
+
+// Spec returns the spec the next attempt will use.
+func (s *Supervisor) Spec() engine.Spec {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.spec
+}
+
+func (s Status) clone() Status {
+	s.Stderr = append([]string(nil), s.Stderr...)
+	return s
+}
+
+func (s *Supervisor) update(f func(*Status)) {
+	s.notify.Lock()
+	defer s.notify.Unlock()
+	s.mu.Lock()
+	f(&s.st)
+	st, sess := s.st.clone(), s.session
+	s.mu.Unlock()
+	if s.opts.OnChange != nil {
+		s.opts.OnChange(st, sess)
+	}
+}
+
+// Start starts the server if it is not running (a user's start: the
+// failure count is reset, and a failed server gets a new chance).
+func (s *Supervisor) Start() {
+	s.mu.Lock()
+	if s.cancel != nil {
+		s.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	done := make(chan struct{})
+	s.runDone = done
+	prev := s.lastDone
+	s.mu.Unlock()
+	s.update(func(st *Status) {
+		st.Failures, st.Restarts, st.LastError, st.LastReason, st.Stderr = 0, 0, "", "", nil
+	})
+	go s.run(ctx, prev, done)
+}
+
+// Stop stops the server and returns a channel closed when its stop ladder
+// has finished (nothing of it is left). It does not wait itself.
+func (s *Supervisor) Stop() <-chan struct{} {
+	s.mu.Lock()
+	cancel, done := s.cancel, s.runDone
+	s.cancel = nil
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	return done
+}
+
+// Restart stops the server and starts it again once its stop ladder has
+// finished, so that two instances never overlap.
+func (s *Supervisor) Restart() {
+	s.Stop()
+	s.Start()
+}
+
+// Update replaces the spec. A running server is restarted with it (a
+// change of the entry resets the failure count).
+func (s *Supervisor) Update(spec engine.Spec) {
+	s.mu.Lock()
+	s.spec = spec
+	running := s.cancel != nil
+	s.mu.Unlock()
+	if running {
+		s.Restart()
+	}
+}
+
+// Retry wakes a server that waits for a secret.
+func (s *Supervisor) Retry() {
+	select {
+	case s.retry <- struct{}{}:
+	default:
+	}
+}
+
+// errStopped ends a run.
+var errStopped = errors.New("stopped")
+
+func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan struct{}) {
+	var last <-chan struct{} = prev
+	defer func() {
+		// The run is over; its last ladder is the one the next run waits
+		// for, and Stop's channel closes when that ladder ends.
+		s.mu.Lock()
+		s.lastDone = last
+		s.session, s.proc, s.conn = nil, nil, nil
+		s.mu.Unlock()
+		go func() {
+			<-last
+			close(done)
+		}()
+	}()
+	for {
+		// Two instances never overlap: wait for the previous ladder.
+		select {
+		case <-last:
+		case <-ctx.Done():
+			s.stopped()
+			return
+		}
+		err := s.attempt(ctx, &last)
+		if errors.Is(err, errStopped) {
+			s.stopped()
+			return
+		}
+		var se *engine.SecretError
+		if errors.As(err, &se) {
+			// A locked keyring does not use up attempts: wait until asked.
+			s.update(func(st *Status) {
+				st.State, st.PID, st.LastError, st.LastReason = WaitingSecret, 0, err.Error(), ""
+			})
+			select {
+			case <-s.retry:
+				continue
+			case <-ctx.Done():
+				s.stopped()
+				return
+			}
+		}
+		var failed bool
+		var wait time.Duration
+		checked := s.Spec()
+		_ = checked.Check() // fills in the default MaxReconnects
+		max := checked.MaxReconnects
+		s.update(func(st *Status) {
+			st.Failures++
+			n := st.Failures
+			st.PID, st.StartedAt, st.LastError = 0, time.Time{}, err.Error()
+			st.LastReason = ""
+			var ce *stdio.CloseError
+			if errors.As(err, &ce) {
+				st.LastReason = ce.Reason
+				st.Stderr = ce.Stderr
+			}
+			if n > max {
+				st.State, failed = Failed, true
+				return
+			}
+			wait = s.opts.Policy.delay(n)
+			st.State, st.NextAttempt = Backoff, time.Now().Add(wait)
+			st.Restarts++
+		})
+		if failed {
+			s.mu.Lock()
+			if s.runDone == done {
+				s.cancel = nil // a Start may begin a new run
+				s.lastDone = last
+			}
+			s.mu.Unlock()
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			s.stopped()
+			return
+		}
+	}
+}
+
+func (s *Supervisor) stopped() {
+	s.update(func(st *Status) {
+		st.State, st.PID, st.StartedAt, st.NextAttempt = Stopped, 0, time.Time{}, time.Time{}
+	})
+}
+
+// capture remembers the Conn the SDK gets from the transport, so the
+// supervisor can close it directly.
+type capture struct {
+	t    *stdio.Transport
+	got  func(*stdio.Conn)
+	conn *stdio.Conn
+}
+
+func (c *capture) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := c.t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.conn = conn.(*stdio.Conn)
+	c.got(c.conn)
+	return conn, nil
+}
+
+// attempt runs one process: connect, serve until it ends, and return why.
+// *last is set to the process's ladder as soon as it exists.
+func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
+	spec := s.Spec()
+	s.update(func(st *Status) { st.State, st.NextAttempt = Starting, time.Time{} })
+	var connMu sync.Mutex
+	var conn *stdio.Conn
+	tr := &capture{t: &stdio.Transport{
+		Spec: spec, Options: s.opts.Start, FloodRate: s.opts.FloodRate, FloodWindow: s.opts.FloodWindow,
+	}}
+	tr.got = func(c *stdio.Conn) {
+		connMu.Lock()
+		conn = c
+		connMu.Unlock()
+		p := c.Process()
+		*last = p.Done()
+		s.mu.Lock()
+		s.proc, s.conn = p, c
+		s.mu.Unlock()
+		s.update(func(st *Status) { st.PID = p.Pid() })
+	}
+	closeConn := func(reason stdio.Reason, detail string) {
+		connMu.Lock()
+		defer connMu.Unlock()
+		if conn != nil {
+			conn.CloseWith(reason, detail)
+		}
+	}
+
+	// The handshake gets its own timeout (a cold npx start downloads
+	// packages); a deadline on Connect's context would also bind the
+	// session, so the timer closes the connection instead.
+	checked := spec
+	_ = checked.Check()
+	timeout := checked.ProbeTimeout + checked.HandshakeTimeout
+	type result struct {
+		cs  *mcp.ClientSession
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		cs, err := s.opts.Client.Connect(context.WithoutCancel(ctx), tr, nil)
+		res <- result{cs, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var r result
+	select {
+	case r = <-res:
+	case <-timer.C:
+		closeConn(stdio.ReasonHandshakeTimeout, "the server did not finish the MCP handshake within "+timeout.String())
+		r = <-res
+	case <-ctx.Done():
+		closeConn(stdio.ReasonStopped, "")
+		r = <-res
+		if r.cs != nil {
+			go r.cs.Close()
+		}
+		return errStopped
+	}
+	if r.err != nil {
+		connMu.Lock()
+		c := conn
+		connMu.Unlock()
+		if c != nil {
+			c.CloseWith(stdio.ReasonIOError, "handshake failed: "+r.err.Error())
+			if ce := c.Err(); ce != nil {
+				var want *stdio.CloseError
+				if errors.As(ce, &want) && want.Reason != stdio.ReasonIOError {
+					return ce
+				}
+			}
+		}
+		return r.err
+	}
+	cs := r.cs
+	era := EraLegacy
+	ver := ""
+	if ir := cs.InitializeResult(); ir != nil {
+		ver = ir.ProtocolVersion
+		if ver >= modernVersion {
+			era = EraModern
+		}
+	}
+	up := time.Now()
+	s.mu.Lock()
+	s.session = cs
+	s.mu.Unlock()
+	s.update(func(st *Status) {
+		st.State, st.Era, st.ProtocolVersion, st.StartedAt = Running, era, ver, up
+		st.LastError, st.LastReason, st.Stderr = "", "", nil
+	})
+
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cs.Wait() }()
+	var err error
+	select {
+	case <-ctx.Done():
+		s.update(func(st *Status) { st.State = Stopping })
+		conn.Close() // directly: a hung request must not delay the ladder
+		<-waitErr
+		err = errStopped
+	case <-waitErr:
+		err = conn.Err()
+		if err == nil {
+			err = errors.New("the session ended")
+		}
+	}
+	s.mu.Lock()
+	s.session = nil
+	s.mu.Unlock()
+	go cs.Close() // releases the SDK's side; the connection is already closed
+	if err != errStopped && time.Since(up) >= s.opts.Policy.StableAfter {
+		s.update(func(st *Status) { st.Failures = 0 })
+	}
+	return err
+}
