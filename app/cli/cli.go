@@ -1,0 +1,174 @@
+// Package cli is Switchboard's command line. It parses arguments and calls
+// the app's packages; it holds no logic of its own beyond presentation.
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+)
+
+// Version is set at build time with -ldflags "-X ...cli.Version=...".
+var Version = "0.1.0-dev"
+
+const usage = `Switchboard manages the local MCP servers of your desktop AI apps.
+
+Usage:
+  switchboard version               print the version
+  switchboard try [flags] -- CMD [ARGS...]
+                                    start one stdio MCP server in the foreground
+                                    through the hardened engine, print its era and
+                                    tools, and stop it (a diagnostic: nothing is saved)
+  switchboard help                  this text
+
+Flags of try:
+  --env K=V         set a variable in the server's environment (repeatable)
+  --inherit-env K   pass a variable of this environment through (repeatable)
+  --cwd DIR         the server's working directory
+  --keep            keep the server running and show its stderr until Ctrl-C
+`
+
+// Main runs the command line and returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	switch args[0] {
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "switchboard", Version)
+		return 0
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "try":
+		return try(args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "switchboard: unknown command %q; run 'switchboard help'\n", args[0])
+	return 2
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func try(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("try", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var env, inherit multi
+	fs.Var(&env, "env", "K=V")
+	fs.Var(&inherit, "inherit-env", "NAME")
+	cwd := fs.String("cwd", "", "working directory")
+	keep := fs.Bool("keep", false, "keep running until Ctrl-C")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		fmt.Fprintln(stderr, "switchboard try: give the server's command after --, e.g. switchboard try -- npx -y @modelcontextprotocol/server-everything")
+		return 2
+	}
+	spec := engine.Spec{Name: "try", Command: rest[0], Args: rest[1:], Cwd: *cwd, InheritEnv: inherit,
+		Stderr: engine.Stderr{Kind: engine.StderrCapture}, Env: map[string]engine.EnvValue{}}
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			fmt.Fprintf(stderr, "switchboard try: --env %q: write it as NAME=VALUE\n", kv)
+			return 2
+		}
+		spec.Env[k] = engine.Literal(v)
+	}
+	if err := spec.Check(); err != nil {
+		fmt.Fprintln(stderr, "switchboard try:", err)
+		return 2
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+
+	changes := make(chan supervisor.Status, 64)
+	client := mcp.NewClient(&mcp.Implementation{Name: "switchboard", Version: Version}, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	sup := supervisor.New(supervisor.Options{Spec: spec, Client: client,
+		OnChange: func(st supervisor.Status, _ *mcp.ClientSession) {
+			select {
+			case changes <- st:
+			default:
+			}
+		}})
+	sup.Start()
+	defer func() {
+		fmt.Fprintln(stderr, "stopping…")
+		start := time.Now()
+		<-sup.Stop()
+		fmt.Fprintf(stderr, "stopped in %v; no process of the server is left\n", time.Since(start).Round(time.Millisecond))
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return 130
+		case st := <-changes:
+			switch st.State {
+			case supervisor.Running:
+				return tryRunning(ctx, sup, st, *keep, stdout, stderr)
+			case supervisor.Failed:
+				fmt.Fprintln(stderr, "switchboard try: the server failed:", st.LastError)
+				for _, l := range st.Stderr {
+					fmt.Fprintln(stderr, "  stderr:", l)
+				}
+				return 1
+			case supervisor.WaitingSecret:
+				fmt.Fprintln(stderr, "switchboard try:", st.LastError)
+				return 1
+			case supervisor.Backoff:
+				fmt.Fprintf(stderr, "attempt %d failed (%s); retrying\n", st.Failures, st.LastError)
+			}
+		}
+	}
+}
+
+func tryRunning(ctx context.Context, sup *supervisor.Supervisor, st supervisor.Status, keep bool, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stdout, "running: pid %d, era %s, protocol %s, command %s\n", st.PID, st.Era, st.ProtocolVersion, sup.Process().Launch().Resolved)
+	cs := sup.Session()
+	if cs == nil {
+		fmt.Fprintln(stderr, "switchboard try: the server stopped right after it started")
+		return 1
+	}
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	res, err := cs.ListTools(lctx, nil)
+	if err != nil {
+		fmt.Fprintln(stderr, "switchboard try: listing tools:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%d tools:\n", len(res.Tools))
+	for _, t := range res.Tools {
+		desc, _, _ := strings.Cut(t.Description, "\n")
+		fmt.Fprintf(stdout, "  %-28s %s\n", t.Name, desc)
+	}
+	if !keep {
+		return 0
+	}
+	lines, f := sup.Process().Stderr().Follow(256)
+	defer f.Close()
+	for _, l := range lines {
+		fmt.Fprintln(stderr, "stderr:", l)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return 0
+		case l := <-f.C():
+			fmt.Fprintln(stderr, "stderr:", l)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what the tests need on a Debian/Ubuntu machine that has only Go:
+# Debian packages (Wine and mingw for the Windows code paths, Node.js for
+# the real MCP servers), the pinned npm servers, and the Go modules.
+# Idempotent: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
+# "run" installs only what running the app needs; "test" (the default) all.
+what=${1:-test}
+need=()
+if [[ $what == test ]]; then
+  command -v wine >/dev/null 2>&1 || command -v wine64 >/dev/null 2>&1 || need+=(wine64)
+  command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need+=(gcc-mingw-w64-x86-64)
+fi
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+if ((${#need[@]})); then
+  echo "deps: installing ${need[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+
+# The real MCP servers the engine's tests drive, at pinned versions.
+npmdir=engine/stdio/testdata/npm
+if [[ ! -x $npmdir/node_modules/.bin/mcp-server-everything || $npmdir/package-lock.json -nt $npmdir/node_modules ]]; then
+  echo "deps: npm ci in $npmdir"
+  (cd "$npmdir" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+go mod download
