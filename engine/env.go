@@ -126,3 +126,13 @@ func lookupEnv(env []string, name, goos string) (string, bool) {
 	}
 	return "", false
 }
+
+// envPath returns the literal PATH an entry sets, if any.
+func envPath(env map[string]EnvValue) (string, bool) {
+	for k, v := range env {
+		if strings.EqualFold(k, "PATH") && (k == "PATH" || goosName == "windows") && len(v.Secrets()) == 0 {
+			return v.String(), true
+		}
+	}
+	return "", false
+}

@@ -94,6 +94,9 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 	if path == "" {
 		path, _ = lookupEnv(host, "PATH", goosName)
 	}
+	if v, ok := envPath(spec.Env); ok {
+		path = v // the entry's own PATH wins, for the lookup too
+	}
 	launch, err := hostLookup(goosName, path, host).resolve(&spec)
 	if err != nil {
 		return nil, err

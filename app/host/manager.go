@@ -1,0 +1,587 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+)
+
+// ServerConfig is one server as the host runs it: the engine's spec and
+// what the host adds around it. It is built from a config entry.
+type ServerConfig struct {
+	Name        string
+	Spec        engine.Spec
+	Disabled    bool
+	CallTimeout time.Duration
+	// Problems are the entry's validation errors; an entry with problems is
+	// not started (or, if an earlier valid version runs, that one is kept).
+	Problems []string
+	// Secrets are the names of the secrets its env refers to.
+	Secrets []string
+	// Fingerprint changes whenever anything that affects the process does.
+	Fingerprint string
+}
+
+// ServerStatus is what the host tells its clients about a server.
+type ServerStatus struct {
+	Name            string    `json:"name"`
+	State           string    `json:"state"`
+	Era             string    `json:"era,omitempty"`
+	ProtocolVersion string    `json:"protocolVersion,omitempty"`
+	PID             int       `json:"pid,omitempty"`
+	StartedAt       time.Time `json:"startedAt,omitzero"`
+	Restarts        int       `json:"restarts"`
+	Failures        int       `json:"failures"`
+	NextAttempt     time.Time `json:"nextAttempt,omitzero"`
+	LastError       string    `json:"lastError,omitempty"`
+	LastReason      string    `json:"lastReason,omitempty"`
+	Stderr          []string  `json:"stderr,omitempty"`
+	Tools           int       `json:"tools"`
+	Prompts         int       `json:"prompts"`
+	Resources       int       `json:"resources"`
+	Command         string    `json:"command"`
+	Args            []string  `json:"args,omitempty"`
+	Resolved        string    `json:"resolved,omitempty"`
+	ResolveError    string    `json:"resolveError,omitempty"`
+	Disabled        bool      `json:"disabled,omitempty"`
+	UserStopped     bool      `json:"userStopped,omitempty"`
+	Problems        []string  `json:"problems,omitempty"`
+	Secrets         []string  `json:"secrets,omitempty"`
+}
+
+// States beyond the supervisor's.
+const (
+	StateInvalid  = "invalid"
+	StateDisabled = "disabled"
+)
+
+// Event topics the manager publishes.
+const (
+	TopicState = "server.state" // data: ServerStatus
+	TopicTools = "server.tools" // data: {"name": ..., "tools": n, ...}
+	TopicLog   = "server.log"   // data: LogLine
+)
+
+// LogLine is one stderr line of a server.
+type LogLine struct {
+	Server string `json:"server"`
+	Line   string `json:"line"`
+}
+
+// Manager owns the supervised servers of a host.
+type Manager struct {
+	start   engine.StartOptions
+	policy  supervisor.Policy
+	impl    *mcp.Implementation
+	log     *slog.Logger
+	publish func(topic string, data any)
+
+	mu      sync.Mutex
+	servers map[string]*server
+	closing bool
+	ladders sync.WaitGroup // stops of removed servers
+}
+
+type server struct {
+	cfg         ServerConfig
+	sup         *supervisor.Supervisor // nil if the entry never was valid
+	userStopped bool
+	logs        *engine.Ring // stderr across restarts
+
+	cacheMu   sync.Mutex // guards the fields below and cfg, userStopped
+	followed  int        // the pid whose stderr is followed
+	tools     []*mcp.Tool
+	prompts   []*mcp.Prompt
+	resources []*mcp.Resource
+	session   *mcp.ClientSession // the session the cache belongs to
+}
+
+// ManagerOptions configure a [Manager].
+type ManagerOptions struct {
+	Start   engine.StartOptions
+	Policy  supervisor.Policy
+	Version string
+	Logger  *slog.Logger
+	// Publish sends an event to the host's subscribed clients; it must not
+	// block.
+	Publish func(topic string, data any)
+}
+
+// NewManager returns a manager with no servers.
+func NewManager(o ManagerOptions) *Manager {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Publish == nil {
+		o.Publish = func(string, any) {}
+	}
+	return &Manager{start: o.Start, policy: o.Policy, log: o.Logger, publish: o.Publish,
+		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
+		servers: map[string]*server{}}
+}
+
+// Apply makes the running servers match cfgs, touching only what changed:
+// new entries start (unless disabled or stopped by the user), removed ones
+// stop, changed ones restart, and untouched ones keep running. An entry
+// with problems is reported; if an earlier valid version of it runs, that
+// one keeps running.
+func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closing {
+		return
+	}
+	seen := map[string]bool{}
+	for _, c := range cfgs {
+		seen[c.Name] = true
+		s, ok := m.servers[c.Name]
+		if !ok {
+			s = &server{cfg: c, logs: engine.NewRing(engine.DefaultCaptureLines, engine.DefaultCaptureBytes)}
+			m.servers[c.Name] = s
+			added = append(added, c.Name)
+			if len(c.Problems) == 0 {
+				s.sup = m.newSupervisor(s, c)
+				if !c.Disabled {
+					s.sup.Start()
+				}
+			}
+			m.publishState(s)
+			continue
+		}
+		old, userStopped := s.config()
+		if len(c.Problems) > 0 {
+			// Keep what runs; report the problems.
+			old.Problems = c.Problems
+			s.setConfig(old)
+			m.publishState(s)
+			continue
+		}
+		s.setConfig(c)
+		switch {
+		case s.sup == nil:
+			s.sup = m.newSupervisor(s, c)
+			if !c.Disabled && !userStopped {
+				s.sup.Start()
+			}
+			changed = append(changed, c.Name)
+		case old.Fingerprint != c.Fingerprint || old.Disabled != c.Disabled:
+			changed = append(changed, c.Name)
+			if c.Disabled {
+				s.sup.Stop()
+			} else if old.Disabled {
+				s.sup.Update(c.Spec)
+				if !userStopped {
+					s.sup.Start()
+				}
+			} else {
+				s.sup.Update(c.Spec) // restarts it if it runs
+			}
+		}
+		m.publishState(s)
+	}
+	for name, s := range m.servers {
+		if seen[name] {
+			continue
+		}
+		removed = append(removed, name)
+		delete(m.servers, name)
+		if s.sup != nil {
+			done := s.sup.Stop()
+			m.ladders.Add(1)
+			go func() { <-done; m.ladders.Done() }()
+		}
+		m.publish(TopicState, ServerStatus{Name: name, State: "removed"})
+	}
+	sort.Strings(added)
+	sort.Strings(removed)
+	sort.Strings(changed)
+	return added, removed, changed
+}
+
+// SecretChanged restarts the running servers that use the secret and
+// wakes those that wait for it.
+func (m *Manager) SecretChanged(name string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var touched []string
+	for n, s := range m.servers {
+		if c, _ := s.config(); s.sup == nil || !slices.Contains(c.Secrets, name) {
+			continue
+		}
+		touched = append(touched, n)
+		switch s.sup.Status().State {
+		case supervisor.WaitingSecret:
+			s.sup.Retry()
+		case supervisor.Stopped, supervisor.Failed:
+		default:
+			s.sup.Restart()
+		}
+	}
+	sort.Strings(touched)
+	return touched
+}
+
+func (m *Manager) newSupervisor(s *server, c ServerConfig) *supervisor.Supervisor {
+	name := c.Name
+	refresh := func(ctx context.Context, cs *mcp.ClientSession) { go m.refresh(name, s, cs) }
+	client := mcp.NewClient(m.impl, &mcp.ClientOptions{
+		// One instance serves many apps: advertise no roots, sampling or
+		// elicitation.
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(ctx context.Context, r *mcp.ToolListChangedRequest) {
+			refresh(ctx, r.Session)
+		},
+		PromptListChangedHandler: func(ctx context.Context, r *mcp.PromptListChangedRequest) {
+			refresh(ctx, r.Session)
+		},
+		ResourceListChangedHandler: func(ctx context.Context, r *mcp.ResourceListChangedRequest) {
+			refresh(ctx, r.Session)
+		},
+	})
+	opts := m.start
+	opts.Logger = m.log
+	return supervisor.New(supervisor.Options{
+		Spec: c.Spec, Start: opts, Client: client, Policy: m.policy,
+		OnChange: func(st supervisor.Status, cs *mcp.ClientSession) {
+			if st.PID != 0 {
+				s.cacheMu.Lock()
+				follow := s.followed != st.PID
+				s.followed = st.PID
+				s.cacheMu.Unlock()
+				if p := s.sup.Process(); follow && p != nil && p.Pid() == st.PID {
+					go m.followStderr(s, p)
+				}
+			}
+			if st.State == supervisor.Running && cs != nil {
+				go m.refresh(name, s, cs)
+			}
+			if st.State != supervisor.Running {
+				s.clearCache()
+			}
+			m.publishState(s)
+		},
+	})
+}
+
+// followStderr copies a process's captured stderr into the server's ring,
+// which lasts across restarts, and publishes each line.
+func (m *Manager) followStderr(s *server, p *engine.Process) {
+	ring := p.Stderr()
+	if ring == nil {
+		return
+	}
+	lines, f := ring.Follow(1024)
+	defer f.Close()
+	s.logs.Write([]byte(fmt.Sprintf("--- started, pid %d ---\n", p.Pid())))
+	emit := func(l string) {
+		s.logs.Write([]byte(l + "\n"))
+		m.publish(TopicLog, LogLine{Server: s.name(), Line: l})
+	}
+	for _, l := range lines {
+		emit(l)
+	}
+	for {
+		select {
+		case l := <-f.C():
+			emit(l)
+		case <-p.Done():
+			for {
+				select {
+				case l := <-f.C():
+					emit(l)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *server) name() string {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	return s.cfg.Name
+}
+
+func (s *server) config() (ServerConfig, bool) {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	return s.cfg, s.userStopped
+}
+
+func (s *server) setConfig(c ServerConfig) {
+	s.cacheMu.Lock()
+	s.cfg = c
+	s.cacheMu.Unlock()
+}
+
+func (s *server) setUserStopped(v bool) {
+	s.cacheMu.Lock()
+	s.userStopped = v
+	s.cacheMu.Unlock()
+}
+
+func (s *server) clearCache() {
+	s.cacheMu.Lock()
+	s.tools, s.prompts, s.resources, s.session = nil, nil, nil, nil
+	s.cacheMu.Unlock()
+}
+
+// refresh re-reads a session's tools, prompts and resources.
+func (m *Manager) refresh(name string, s *server, cs *mcp.ClientSession) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var tools []*mcp.Tool
+	var prompts []*mcp.Prompt
+	var resources []*mcp.Resource
+	caps := &mcp.ServerCapabilities{}
+	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil {
+		caps = ir.Capabilities
+	}
+	var errs []error
+	if caps.Tools != nil {
+		for t, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				errs = append(errs, err)
+				break
+			}
+			tools = append(tools, t)
+		}
+	}
+	if caps.Prompts != nil {
+		for p, err := range cs.Prompts(ctx, nil) {
+			if err != nil {
+				errs = append(errs, err)
+				break
+			}
+			prompts = append(prompts, p)
+		}
+	}
+	if caps.Resources != nil {
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				errs = append(errs, err)
+				break
+			}
+			resources = append(resources, r)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		m.log.Warn("listing a server's tools, prompts or resources failed", "server", name, "error", err)
+	}
+	s.cacheMu.Lock()
+	if s.sup == nil || s.sup.Session() != cs {
+		s.cacheMu.Unlock()
+		return // a newer session replaced it
+	}
+	s.tools, s.prompts, s.resources, s.session = tools, prompts, resources, cs
+	s.cacheMu.Unlock()
+	m.publish(TopicTools, map[string]any{"name": name, "tools": len(tools), "prompts": len(prompts), "resources": len(resources)})
+	m.publishState(s)
+}
+
+func (m *Manager) publishState(s *server) { m.publish(TopicState, m.statusOf(s)) }
+
+func (m *Manager) statusOf(s *server) ServerStatus {
+	c, userStopped := s.config()
+	st := ServerStatus{Name: c.Name, Command: c.Spec.Command, Args: c.Spec.Args, Disabled: c.Disabled,
+		UserStopped: userStopped, Problems: c.Problems, Secrets: c.Secrets}
+	if l, err := engine.Resolve(&c.Spec, m.start.Path); err != nil {
+		st.ResolveError = err.Error()
+	} else {
+		st.Resolved = l.Resolved
+	}
+	if s.sup == nil {
+		st.State = StateInvalid
+		return st
+	}
+	ss := s.sup.Status()
+	st.State = string(ss.State)
+	if ss.State == supervisor.Stopped && c.Disabled {
+		st.State = StateDisabled
+	}
+	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
+	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
+	st.LastError, st.LastReason, st.Stderr = ss.LastError, string(ss.LastReason), ss.Stderr
+	s.cacheMu.Lock()
+	st.Tools, st.Prompts, st.Resources = len(s.tools), len(s.prompts), len(s.resources)
+	s.cacheMu.Unlock()
+	return st
+}
+
+// Status returns every server's status, sorted by name.
+func (m *Manager) Status() []ServerStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]ServerStatus, 0, len(m.servers))
+	for _, s := range m.servers {
+		out = append(out, m.statusOf(s))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ErrNoServer is returned for a name the config does not have.
+var ErrNoServer = errors.New("no such server")
+
+func (m *Manager) get(name string) (*server, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, ok := m.servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q is not in the config; 'switchboard status' lists the servers", ErrNoServer, name)
+	}
+	return s, nil
+}
+
+// StartServer starts a server the user asked for (resetting its failures).
+func (m *Manager) StartServer(name string) error {
+	s, err := m.get(name)
+	if err != nil {
+		return err
+	}
+	c, _ := s.config()
+	if s.sup == nil {
+		return fmt.Errorf("server %q cannot start: its config entry has problems: %v", name, c.Problems)
+	}
+	if c.Disabled {
+		return fmt.Errorf("server %q is disabled: enable it first ('switchboard servers enable %s')", name, name)
+	}
+	s.setUserStopped(false)
+	s.sup.Start()
+	return nil
+}
+
+// StopServer stops a server until the user starts it again (it stays
+// stopped across reloads); the returned channel closes when its ladder
+// has finished.
+func (m *Manager) StopServer(name string) (<-chan struct{}, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	s.setUserStopped(true)
+	if s.sup == nil {
+		c := make(chan struct{})
+		close(c)
+		return c, nil
+	}
+	done := s.sup.Stop()
+	m.publishState(s)
+	return done, nil
+}
+
+// RestartServer restarts a server (a user's action: failures reset).
+func (m *Manager) RestartServer(name string) error {
+	s, err := m.get(name)
+	if err != nil {
+		return err
+	}
+	if c, _ := s.config(); s.sup == nil || c.Disabled {
+		return m.StartServer(name)
+	}
+	s.setUserStopped(false)
+	s.sup.Restart()
+	return nil
+}
+
+// Names returns the server names, sorted.
+func (m *Manager) Names() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	names := make([]string, 0, len(m.servers))
+	for n := range m.servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Tools returns the cached tools of a running server.
+func (m *Manager) Tools(name string) ([]*mcp.Tool, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	if s.sup == nil || s.sup.Session() == nil {
+		return nil, m.notRunning(s)
+	}
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	return slices.Clone(s.tools), nil
+}
+
+// Logs returns a server's kept stderr lines (across restarts).
+func (m *Manager) Logs(name string) (*engine.Ring, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.logs, nil
+}
+
+func (m *Manager) notRunning(s *server) error {
+	st := m.statusOf(s)
+	msg := fmt.Sprintf("server %q is %s", st.Name, st.State)
+	if st.LastError != "" {
+		msg += " (" + st.LastError + ")"
+	}
+	return errors.New(msg + ": start it with 'switchboard servers start " + st.Name + "'")
+}
+
+// Call calls a tool of a running server, bounded by its callTimeout.
+func (m *Manager) Call(ctx context.Context, name, tool string, args any) (*mcp.CallToolResult, error) {
+	s, err := m.get(name)
+	if err != nil {
+		return nil, err
+	}
+	var cs *mcp.ClientSession
+	if s.sup != nil {
+		cs = s.sup.Session()
+	}
+	if cs == nil {
+		return nil, m.notRunning(s)
+	}
+	c, _ := s.config()
+	timeout := c.CallTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, fmt.Errorf("server %q: tool %q did not answer within %v (callTimeout); the call was cancelled", name, tool, timeout)
+		}
+		return nil, fmt.Errorf("server %q: calling %q: %w", name, tool, err)
+	}
+	return res, nil
+}
+
+// StopAll stops every server and waits until every stop ladder has
+// finished, so that no process survives the host.
+func (m *Manager) StopAll() {
+	m.mu.Lock()
+	m.closing = true
+	var dones []<-chan struct{}
+	for _, s := range m.servers {
+		if s.sup != nil {
+			dones = append(dones, s.sup.Stop())
+		}
+	}
+	m.mu.Unlock()
+	for _, d := range dones {
+		<-d
+	}
+	m.ladders.Wait()
+}
