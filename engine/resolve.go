@@ -82,6 +82,9 @@ func Resolve(spec *Spec, path string) (*Launch, error) {
 	if path == "" {
 		path = os.Getenv("PATH")
 	}
+	if v, ok := envPath(spec.Env); ok {
+		path = v
+	}
 	return hostLookup(goosName, path, os.Environ()).resolve(spec)
 }
 
