@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -135,6 +136,10 @@ type Spec struct {
 	MaxReconnects    int           // consecutive failed starts before failing; -1 means 0
 	CaptureLines     int           // lines kept by stderr capture
 	CaptureBytes     int           // bytes kept by stderr capture
+
+	// checked is set by Check: from then on a zero limit is a value, not
+	// "default", so checking again (Start does) changes nothing.
+	checked bool
 }
 
 // SpecError is a problem with one option of a [Spec].
@@ -153,7 +158,8 @@ func (e *SpecError) Error() string {
 
 // Check validates the spec and fills in defaults. It reports every problem,
 // joined with [errors.Join], each a [*SpecError] that names the option and
-// the remedy.
+// the remedy. Checking a checked spec again changes nothing: its zero
+// limits (from -1) stay zero.
 func (s *Spec) Check() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -166,8 +172,9 @@ func (s *Spec) Check() error {
 	case strings.IndexFunc(s.Command, unicode.IsSpace) >= 0:
 		if !filepath.IsAbs(s.Command) && strings.Contains(strings.TrimSpace(s.Command), " ") {
 			fields := strings.Fields(s.Command)
-			bad("command", "%q contains whitespace: put only the executable in command (%q) and the rest in args (%q)",
-				s.Command, fields[0], fields[1:])
+			args, _ := json.Marshal(fields[1:]) // as the config file writes it
+			bad("command", "%q contains whitespace: put only the executable in command (%q) and the rest in args (%s)",
+				s.Command, fields[0], args)
 		} else {
 			bad("command", "%q contains whitespace: put only the executable in command and its arguments in args", s.Command)
 		}
@@ -222,24 +229,26 @@ func (s *Spec) Check() error {
 		bad("stderr", "%q is not one of inherit, discard, capture, or {\"file\": \"/absolute/path\"}", s.Stderr.Kind)
 	}
 
-	intOpt(&s.MaxMessageBytes, DefaultMaxMessageBytes, minMessageBytes, maxMessageBytes, "maxMessageBytes", "bytes", bad)
-	intOpt(&s.MaxJunkLines, DefaultMaxJunkLines, 0, maxJunkLines, "maxJunkLines", "lines", bad)
-	intOpt(&s.WriteQueueBytes, DefaultWriteQueueBytes, minMessageBytes, maxMessageBytes, "writeQueueBytes", "bytes", bad)
-	intOpt(&s.MaxReconnects, DefaultMaxReconnects, 0, maxReconnects, "maxReconnects", "attempts", bad)
-	intOpt(&s.CaptureLines, DefaultCaptureLines, 1, maxCaptureLines, "captureLines", "lines", bad)
-	intOpt(&s.CaptureBytes, DefaultCaptureBytes, 1<<10, maxCaptureBytes, "captureBytes", "bytes", bad)
-	durOpt(&s.StdinGrace, DefaultStdinGrace, 0, maxGrace, "stdinGrace", bad)
-	durOpt(&s.TermGrace, DefaultTermGrace, 0, maxGrace, "termGrace", bad)
-	durOpt(&s.ProbeTimeout, DefaultProbeTimeout, time.Millisecond, maxGrace, "probeTimeout", bad)
-	durOpt(&s.HandshakeTimeout, DefaultHandshakeTimeout, time.Millisecond, time.Hour, "handshakeTimeout", bad)
+	c := s.checked
+	intOpt(&s.MaxMessageBytes, DefaultMaxMessageBytes, minMessageBytes, maxMessageBytes, c, "maxMessageBytes", "bytes", bad)
+	intOpt(&s.MaxJunkLines, DefaultMaxJunkLines, 0, maxJunkLines, c, "maxJunkLines", "lines", bad)
+	intOpt(&s.WriteQueueBytes, DefaultWriteQueueBytes, minMessageBytes, maxMessageBytes, c, "writeQueueBytes", "bytes", bad)
+	intOpt(&s.MaxReconnects, DefaultMaxReconnects, 0, maxReconnects, c, "maxReconnects", "attempts", bad)
+	intOpt(&s.CaptureLines, DefaultCaptureLines, 1, maxCaptureLines, c, "captureLines", "lines", bad)
+	intOpt(&s.CaptureBytes, DefaultCaptureBytes, 1<<10, maxCaptureBytes, c, "captureBytes", "bytes", bad)
+	durOpt(&s.StdinGrace, DefaultStdinGrace, 0, maxGrace, c, "stdinGrace", bad)
+	durOpt(&s.TermGrace, DefaultTermGrace, 0, maxGrace, c, "termGrace", bad)
+	durOpt(&s.ProbeTimeout, DefaultProbeTimeout, time.Millisecond, maxGrace, c, "probeTimeout", bad)
+	durOpt(&s.HandshakeTimeout, DefaultHandshakeTimeout, time.Millisecond, time.Hour, c, "handshakeTimeout", bad)
+	s.checked = true
 	return errors.Join(errs...)
 }
 
-// intOpt fills in a default (0), maps -1 to 0 where 0 is allowed, and checks
-// the range.
-func intOpt(v *int, def, lo, hi int, key, unit string, bad func(string, string, ...any)) {
+// intOpt fills in a default (0, unless the spec was checked already), maps
+// -1 to 0 where 0 is allowed, and checks the range.
+func intOpt(v *int, def, lo, hi int, checked bool, key, unit string, bad func(string, string, ...any)) {
 	switch {
-	case *v == 0:
+	case *v == 0 && !checked:
 		*v = def
 		return
 	case *v == -1 && lo == 0:
@@ -251,9 +260,9 @@ func intOpt(v *int, def, lo, hi int, key, unit string, bad func(string, string, 
 	}
 }
 
-func durOpt(v *time.Duration, def, lo, hi time.Duration, key string, bad func(string, string, ...any)) {
+func durOpt(v *time.Duration, def, lo, hi time.Duration, checked bool, key string, bad func(string, string, ...any)) {
 	switch {
-	case *v == 0:
+	case *v == 0 && !checked:
 		*v = def
 		return
 	case *v == -1 && lo == 0:
