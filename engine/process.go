@@ -57,9 +57,10 @@ type Process struct {
 	osp    *osProc
 	log    *slog.Logger
 
-	stdin  *os.File // our end of the server's stdin
-	stdout *os.File // our end of the server's stdout
-	ring   *Ring    // captured stderr, or nil
+	stdin  *os.File      // our end of the server's stdin
+	stdout *os.File      // our end of the server's stdout
+	ring   *Ring         // captured stderr, or nil
+	pumped chan struct{} // closed when captured stderr has been read to its end
 
 	registry *Registry
 	ident    Identity
@@ -175,7 +176,8 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 	p.osp = osp
 	p.started = time.Now()
 	if errR != nil {
-		go func() { pump(errR, p.ring); errR.Close() }()
+		p.pumped = make(chan struct{})
+		go func() { pump(errR, p.ring); errR.Close(); close(p.pumped) }()
 	}
 	if p.registry != nil {
 		ident.Server, ident.PID, ident.PGID = spec.Name, osp.pid, osp.pid
@@ -231,7 +233,8 @@ func (p *Process) ExitStatus() ExitStatus {
 }
 
 // Done is closed when the stop ladder has finished: every process of the
-// server's tree is gone and the main process is reaped.
+// server's tree is gone, the main process is reaped, and captured stderr
+// has been read to its end.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // Stop starts the stop ladder, detached from the caller, and returns
@@ -244,6 +247,10 @@ func (p *Process) Stop() <-chan struct{} {
 // killWait bounds the wait for a SIGKILLed tree (a process in
 // uninterruptible sleep dies when it wakes).
 const killWait = 5 * time.Second
+
+// drainWait bounds the wait for the rest of captured stderr once the tree
+// is gone: only a process that left the group can still hold the pipe.
+const drainWait = time.Second
 
 // ladder is the shutdown sequence of the MCP specification's stdio
 // transport, extended to the whole process tree.
@@ -274,6 +281,17 @@ func (p *Process) ladder() {
 	// until then its pid and group id cannot be reused.
 	p.stopErr = p.osp.release()
 	p.stdout.Close()
+	if p.pumped != nil {
+		// What the server wrote last (a crash report) is in the pipe:
+		// let the ring have it before Done.
+		t := time.NewTimer(drainWait)
+		select {
+		case <-p.pumped:
+		case <-t.C:
+			p.log.Warn("stderr still open after the server's tree ended; a process outside its group holds it")
+		}
+		t.Stop()
+	}
 	if p.registry != nil {
 		if err := p.registry.remove(p.ident); err != nil {
 			p.log.Warn("cannot update the process registry", "error", err)
