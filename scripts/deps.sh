@@ -15,6 +15,10 @@ need=()
 if [[ $what == test ]]; then
   command -v wine >/dev/null 2>&1 || command -v wine64 >/dev/null 2>&1 || need+=(wine64)
   command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need+=(gcc-mingw-w64-x86-64)
+  # A real keyring on a private bus for the secrets tests.
+  command -v dbus-run-session >/dev/null 2>&1 || need+=(dbus-daemon)
+  command -v gnome-keyring-daemon >/dev/null 2>&1 || need+=(gnome-keyring)
+  command -v secret-tool >/dev/null 2>&1 || need+=(libsecret-tools)
 fi
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
