@@ -6,6 +6,7 @@ require golang.org/x/sys v0.50.0
 
 require (
 	github.com/danieljoos/wincred v1.2.3 // indirect
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/godbus/dbus/v5 v5.2.2
 	github.com/gofrs/flock v0.13.2
 	github.com/google/jsonschema-go v0.4.3 // indirect

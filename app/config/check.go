@@ -1,0 +1,319 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/engine"
+)
+
+// DefaultCallTimeout is how long a tool call may take when callTimeout is
+// not set.
+const DefaultCallTimeout = 300 * time.Second
+
+const (
+	maxCallTimeoutMS = 24 * 60 * 60 * 1000 // a day
+	maxDurationMS    = 1 << 40             // keeps ms*1e6 far from overflow; the engine's ranges are much smaller
+)
+
+// defaults are the defaults of the numeric options, in the file's units
+// (they are the engine's).
+var defaults = map[string]struct {
+	value int
+	ms    bool
+}{
+	"maxMessageBytes":  {engine.DefaultMaxMessageBytes, false},
+	"writeQueueBytes":  {engine.DefaultWriteQueueBytes, false},
+	"maxJunkLines":     {engine.DefaultMaxJunkLines, false},
+	"maxReconnects":    {engine.DefaultMaxReconnects, false},
+	"stdinGrace":       {int(engine.DefaultStdinGrace / time.Millisecond), true},
+	"termGrace":        {int(engine.DefaultTermGrace / time.Millisecond), true},
+	"probeTimeout":     {int(engine.DefaultProbeTimeout / time.Millisecond), true},
+	"handshakeTimeout": {int(engine.DefaultHandshakeTimeout / time.Millisecond), true},
+	"callTimeout":      {int(DefaultCallTimeout / time.Millisecond), true},
+}
+
+// Problem is one thing wrong with the file: with an entry (Server set) or
+// with the file as a whole.
+type Problem struct {
+	Server string // the entry's name; "" for a problem of the whole file
+	Key    string // the key within the entry (e.g. "cwd", "env.TOKEN"), or of the file
+	Msg    string // what is wrong and the remedy
+}
+
+// Path names where the problem is, as a path into the file:
+// mcpServers.files.cwd.
+func (p Problem) Path() string {
+	if p.Server == "" && p.Key == "" {
+		return "config"
+	}
+	if p.Server == "" {
+		return p.Key
+	}
+	s := "mcpServers." + p.Server
+	if !ValidServerName(p.Server) {
+		s = "mcpServers[" + strconv.Quote(p.Server) + "]"
+	}
+	if p.Key != "" {
+		s += "." + p.Key
+	}
+	return s
+}
+
+// Error returns the path and the message:
+// `mcpServers.files.cwd: "/srv/x" does not exist: create it or choose another directory`.
+func (p Problem) Error() string { return p.Path() + ": " + p.Msg }
+
+// Report is every problem found in a file: those of the file as a whole and
+// those of each entry. An entry with problems is not started; the others
+// are unaffected.
+type Report struct {
+	File    []Problem            // problems of the file as a whole
+	Servers map[string][]Problem // problems of each entry, by name
+	order   []string             // names in the file's order
+}
+
+// Len returns the number of problems.
+func (r *Report) Len() int {
+	if r == nil {
+		return 0
+	}
+	n := len(r.File)
+	for _, ps := range r.Servers {
+		n += len(ps)
+	}
+	return n
+}
+
+// Problems returns every problem: the file's, then each entry's in the
+// file's order.
+func (r *Report) Problems() []Problem {
+	if r == nil {
+		return nil
+	}
+	all := slices.Clone(r.File)
+	for _, name := range r.order {
+		all = append(all, r.Servers[name]...)
+	}
+	return all
+}
+
+// Error lists every problem, one per line.
+func (r *Report) Error() string {
+	var lines []string
+	for _, p := range r.Problems() {
+		lines = append(lines, p.Error())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Err returns the report as an error, or nil if it has no problem.
+func (r *Report) Err() error {
+	if r.Len() == 0 {
+		return nil
+	}
+	return r
+}
+
+func (r *Report) add(name string, ps []Problem) {
+	if len(ps) == 0 {
+		return
+	}
+	if r.Servers == nil {
+		r.Servers = map[string][]Problem{}
+	}
+	if _, ok := r.Servers[name]; !ok {
+		r.order = append(r.order, name)
+	}
+	r.Servers[name] = append(r.Servers[name], ps...)
+}
+
+// Spec returns the engine spec of the entry, named name, with the file's
+// defaults filled in (stderr "capture", the numeric defaults, durations
+// converted from ms) and an explicit 0 turned into the engine's -1. The spec
+// is not yet checked (engine.Start checks it), but Spec runs the same check
+// on a copy: the error, if any, joins a [Problem] for everything wrong with
+// the entry, as [File.Check] reports it.
+func (s *Server) Spec(name string) (engine.Spec, error) {
+	spec, ps := s.validate(name)
+	if len(ps) > 0 {
+		errs := make([]error, len(ps))
+		for i, p := range ps {
+			errs[i] = p
+		}
+		return spec, errors.Join(errs...)
+	}
+	return spec, nil
+}
+
+// validate checks the entry as named name and returns its spec and
+// problems: those found while reading it, those of the config's own rules,
+// and those of [engine.Spec.Check] with the engine's keys turned into the
+// file's paths.
+func (s *Server) validate(name string) (engine.Spec, []Problem) {
+	var ps []Problem
+	bad := func(key, format string, args ...any) {
+		ps = append(ps, Problem{Server: name, Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+	if !ValidServerName(name) {
+		bad("", "the name %q is not valid: %s (for example %q)", name, serverNameMsg, NormalizeName(name))
+	}
+	for _, p := range s.decodeProblems {
+		ps = append(ps, Problem{Server: name, Key: p.Key, Msg: p.Msg})
+	}
+	if s.raw != nil {
+		return engine.Spec{Name: name}, ps
+	}
+	if s.remote != "" {
+		bad("", "remote (URL) servers are not managed by Switchboard: %s stays with your AI client (connect to it there), or remove the entry", s.remote)
+		return engine.Spec{Name: name}, ps
+	}
+
+	spec := engine.Spec{
+		Name:            name,
+		Command:         s.Command,
+		Args:            nonEmpty(s.Args),
+		InheritEnv:      nonEmpty(s.InheritEnv),
+		Cwd:             s.Cwd,
+		Stderr:          engine.Stderr{Kind: engine.StderrCapture},
+		AllowBatchFiles: s.AllowBatchFiles,
+	}
+	if len(s.Env) > 0 {
+		spec.Env = make(map[string]engine.EnvValue, len(s.Env))
+		for _, k := range sortedKeys(s.Env) {
+			v, err := ParseEnvValue(s.Env[k])
+			if err != nil {
+				bad("env."+k, "%v", err)
+				continue
+			}
+			spec.Env[k] = v
+		}
+	}
+	if s.Stderr != nil {
+		spec.Stderr = engine.Stderr{Kind: engine.StderrKind(s.Stderr.Kind), Path: s.Stderr.File}
+		if s.Stderr.Kind == "file" {
+			spec.Stderr.Kind = engine.StderrFile
+		}
+	}
+	num := func(key string) (int, bool) {
+		p, unit, zeroOK := s.intField(key)
+		d := defaults[key]
+		switch v := *p; {
+		case v == nil:
+			return d.value, true
+		case *v < 0:
+			bad(key, "%d is negative: give a number of %s (0 or more), or remove the key for the default (%d)", *v, unit, d.value)
+		case *v == 0 && zeroOK:
+			return -1, true // the engine's "zero, not default"
+		case *v == 0:
+			bad(key, "0 is not allowed: give a positive number of %s, or remove the key for the default (%d)", unit, d.value)
+		case d.ms && *v > maxDurationMS:
+			bad(key, "%d ms is far too long: give at most a few minutes in ms, or remove the key for the default (%d)", *v, d.value)
+		default:
+			return *v, true
+		}
+		return 0, false
+	}
+	ms := func(key string) time.Duration {
+		v, _ := num(key)
+		if v == -1 {
+			return -1
+		}
+		return time.Duration(v) * time.Millisecond
+	}
+	spec.MaxMessageBytes, _ = num("maxMessageBytes")
+	spec.WriteQueueBytes, _ = num("writeQueueBytes")
+	spec.MaxJunkLines, _ = num("maxJunkLines")
+	spec.MaxReconnects, _ = num("maxReconnects")
+	spec.StdinGrace = ms("stdinGrace")
+	spec.TermGrace = ms("termGrace")
+	spec.ProbeTimeout = ms("probeTimeout")
+	spec.HandshakeTimeout = ms("handshakeTimeout")
+	if v, ok := num("callTimeout"); ok && v > maxCallTimeoutMS {
+		bad("callTimeout", "%d ms is out of range: use 1 to %d ms", v, maxCallTimeoutMS)
+	}
+	if s.Tools != nil {
+		for _, l := range []struct {
+			key      string
+			patterns []string
+		}{{"tools.allow", s.Tools.Allow}, {"tools.deny", s.Tools.Deny}} {
+			for i, p := range l.patterns {
+				if _, err := path.Match(p, "x"); err != nil {
+					bad(fmt.Sprintf("%s[%d]", l.key, i), "%q is not a valid pattern: use * and ? wildcards, and close every [", p)
+				}
+			}
+		}
+	}
+
+	check := spec // Check fills in defaults; the caller gets the spec as the file says
+	if err := check.Check(); err != nil {
+		// A key that could not be read was reported as such; the engine
+		// would only add that it is missing.
+		for _, p := range specProblems(name, err) {
+			if !slices.ContainsFunc(s.decodeProblems, func(d Problem) bool { return d.Key == p.Key }) {
+				ps = append(ps, p)
+			}
+		}
+	}
+	sortProblems(ps)
+	return spec, ps
+}
+
+// specProblems turns the engine's *SpecErrors into Problems: the engine names
+// keys as the file does, so only the path is added.
+func specProblems(name string, err error) []Problem {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	var ps []Problem
+	for _, e := range errs {
+		var se *engine.SpecError
+		if errors.As(e, &se) {
+			ps = append(ps, Problem{Server: name, Key: se.Key, Msg: se.Msg})
+		} else {
+			ps = append(ps, Problem{Server: name, Msg: e.Error()})
+		}
+	}
+	return ps
+}
+
+// sortProblems orders an entry's problems by the position of their key in
+// the usual key order (stable for ties), so that reports read top-down.
+func sortProblems(ps []Problem) {
+	rank := func(key string) int {
+		base, _, _ := strings.Cut(key, ".")
+		base, _, _ = strings.Cut(base, "[")
+		if key == "" {
+			return -1
+		}
+		if i := slices.Index(knownKeys, base); i >= 0 {
+			return i
+		}
+		return len(knownKeys)
+	}
+	slices.SortStableFunc(ps, func(a, b Problem) int { return rank(a.Key) - rank(b.Key) })
+}
+
+func nonEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,111 @@
+// Package config reads, checks, writes and watches Switchboard's config
+// file: one JSON file of the MCP servers to run.
+//
+// # The file
+//
+// The file is config.json in a "switchboard" folder of the user's config
+// directory ([DefaultPath]); $SWITCHBOARD_CONFIG, or the --config flag, names
+// another. Its "mcpServers" object has the shape of Claude Desktop's, so an
+// existing block can be pasted in:
+//
+//	{
+//	  "version": 1,
+//	  "mcpServers": {
+//	    "github": {
+//	      "command": "npx",
+//	      "args": ["-y", "@modelcontextprotocol/server-github"],
+//	      "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "${keyring:github-token}"},
+//	      "termGrace": 5000
+//	    }
+//	  }
+//	}
+//
+// "version" is [CurrentVersion]; a file without one is version 0 and is
+// migrated on load (migrate.go holds the steps, testdata/migrate a fixture
+// per version). A file with a newer version is refused, never overwritten.
+//
+// Every engine option is a key of an entry:
+//
+//	key                      type                       default
+//	command                  string                     required
+//	args                     [string]                   []
+//	env                      {string: string}           {}
+//	cwd                      string (absolute)          the host's working directory
+//	stderr                   "inherit", "discard",      "capture"
+//	                         "capture", {"file": path}
+//	inheritEnv               [string] (variable names)  []
+//	allowBatchFiles          bool                       false
+//	disabled                 bool                       false
+//	maxMessageBytes          int, bytes                 8388608
+//	writeQueueBytes          int, bytes                 16777216
+//	maxJunkLines             int, count                 10
+//	maxReconnects            int, count                 5
+//	stdinGrace, termGrace    int, ms                    2000, 2000
+//	probeTimeout             int, ms                    3000
+//	handshakeTimeout         int, ms                    60000
+//	callTimeout              int, ms                    300000
+//	tools                    {"allow": [pattern],       every tool
+//	                          "deny": [pattern]}
+//
+// An omitted key means the default. An explicit 0 is a value where 0 makes
+// sense (stdinGrace, termGrace, maxJunkLines, maxReconnects: it becomes the
+// engine's -1, "zero, not default") and an error elsewhere. Tool patterns
+// are those of [path.Match].
+//
+// Server names match ^[a-z0-9][a-z0-9-]{0,30}$: they prefix tool names, so
+// they never contain "__". [NormalizeName] suggests a valid one.
+//
+// Entries with a "url", or "type" "http" or "sse", are remote servers of
+// other clients' files: they are kept as written and reported, never run.
+//
+// # Secrets
+//
+// The file never holds a secret, only references: an env value may embed
+// ${keyring:NAME} ("Bearer ${keyring:gh}"), resolved from the OS keyring when
+// the server is spawned; "$${" is a literal "${". [ParseEnvValue] turns a
+// value into an [engine.EnvValue]. Any other ${...} form is an error.
+//
+// # Checking
+//
+// [Load] fails only when the file cannot be used at all: unreadable, not JSON
+// (a [*SyntaxError] with line and column), or of a newer version. Everything
+// else is collected in a [Report], every problem at once, each naming the
+// entry, the key and the remedy:
+//
+//	mcpServers.files.cwd: "/srv/x" does not exist: create it or choose another directory
+//
+// An entry with problems is marked invalid ([Server.Problems]) and not run;
+// the other entries are usable ([File.Runnable], [Server.Spec]).
+//
+// # Writing
+//
+// Writes are atomic (a temporary file in the same directory, synced, renamed
+// over the file, the directory synced), mode 0600, and keep what this version
+// does not know: unknown top-level keys and unknown keys of entries, the
+// order of entries, keys and env variables. Output is indented by two
+// spaces. Writers that are not the host use [Update], which takes a lock
+// file (path+".lock") so that writers take turns, and refuses to rename if
+// the file changed under it.
+//
+// # Hot reload
+//
+// The host watches the file with a [Watcher] and writes it with
+// [Watcher.Update], so that its own writes do not reload:
+//
+//	f, err := config.Load(path)  // or config.New() if it does not exist
+//	w := config.NewWatcher(path, 0, func() { reload <- struct{}{} })
+//	w.Ignore(f.Sum())            // the content the host already has
+//	go w.Run(ctx)
+//	...
+//	// on reload: g, err := config.Load(path); if err != nil, keep f (an
+//	// editor may be half-way through a write) and show err; else
+//	// added, removed, changed := config.Diff(f, g); f = g
+//
+// The watcher watches the directory, not the file (editors save by renaming
+// a new file over the old one), debounces bursts of events, and calls back
+// only when the file's content differs from every content the host is known
+// to have: the last one seen, and those the host wrote itself through
+// [Watcher.Update] (or declared with [Watcher.Ignore]). A host write that
+// started from content the host had not seen yet is reported, so that an
+// editor's change is never missed.
+package config

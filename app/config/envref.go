@@ -1,0 +1,86 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/engine"
+)
+
+var (
+	serverNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,30}$`)
+	secretNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+)
+
+// ValidServerName reports whether name may name a server: 1 to 31
+// lower-case letters, digits and '-', starting with a letter or digit. Names
+// become tool-name prefixes, so they never contain "__".
+func ValidServerName(name string) bool { return serverNameRE.MatchString(name) }
+
+// ValidSecretName reports whether name may name a secret in the keyring: 1 to
+// 64 letters, digits, '.', '_' and '-', starting with a letter or digit.
+func ValidSecretName(name string) bool { return secretNameRE.MatchString(name) }
+
+const (
+	keyringOpen   = "${keyring:"
+	serverNameMsg = "use 1 to 31 lower-case letters, digits or '-', starting with a letter or digit"
+	secretNameMsg = "use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+)
+
+// KeyringRef returns the env value that is the whole value of the named
+// secret: "${keyring:NAME}".
+func KeyringRef(name string) string { return keyringOpen + name + "}" }
+
+// ParseEnvValue parses an env value of the config file into an
+// [engine.EnvValue]: literal text, with "${keyring:NAME}" referring to the
+// secret NAME and "$${" standing for a literal "${" (scanned left to right,
+// so a literal "$" cannot directly precede a reference). Any other "${...}"
+// form, an unterminated reference, or an invalid secret name is an error.
+// The messages quote the offending reference only, never the whole value,
+// which may be a literal secret.
+func ParseEnvValue(s string) (engine.EnvValue, error) {
+	v := engine.EnvValue{}
+	var text strings.Builder
+	flush := func() {
+		if text.Len() > 0 {
+			v = append(v, engine.EnvPart{Text: text.String()})
+			text.Reset()
+		}
+	}
+	for i := 0; i < len(s); {
+		rest := s[i:]
+		switch {
+		case strings.HasPrefix(rest, "$${"):
+			text.WriteString("${")
+			i += 3
+		case strings.HasPrefix(rest, keyringOpen):
+			end := strings.IndexByte(rest, '}')
+			if end < 0 {
+				return nil, fmt.Errorf(`"${keyring:" at byte %d is not closed: end the reference with "}"`, i)
+			}
+			name := rest[len(keyringOpen):end]
+			switch {
+			case name == "":
+				return nil, errors.New(`"${keyring:}" names no secret: write ${keyring:NAME}`)
+			case !ValidSecretName(name):
+				return nil, fmt.Errorf("secret name %q is not valid: %s", shorten(name, 64), secretNameMsg)
+			}
+			flush()
+			v = append(v, engine.EnvPart{Secret: name})
+			i += end + 1
+		case strings.HasPrefix(rest, "${"):
+			end := strings.IndexByte(rest, '}')
+			if end < 0 {
+				return nil, fmt.Errorf(`"${" at byte %d is not closed: only ${keyring:NAME} references are supported; write $${ for a literal "${"`, i)
+			}
+			return nil, fmt.Errorf(`%q is not supported: only ${keyring:NAME} references are; write $${ for a literal "${"`, shorten(rest[:end+1], 40))
+		default:
+			text.WriteByte(s[i])
+			i++
+		}
+	}
+	flush()
+	return v, nil
+}

@@ -1,0 +1,163 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// SecretCandidate is a literal value in an imported entry's env that looks
+// like a secret (the variable's name contains TOKEN, KEY, SECRET or
+// PASSWORD). Move it into the keyring under Secret, then call
+// [Server.ReferenceSecret] so that the file only refers to it.
+type SecretCandidate struct {
+	Server string // the entry's name as imported
+	Var    string // the env variable
+	Value  string // the literal value: a secret, never log it
+	Secret string // a suggested secret name (see SuggestSecretName)
+}
+
+// ParseImport reads servers pasted from another client's config: a whole
+// file or block with "mcpServers" (Claude Desktop, Cursor, Claude Code) or
+// "servers" (VS Code), a bare object of entries by name, or a single
+// `"name": {...}` line without the outer braces. The servers are keyed by
+// their names as written: give each its NormalizeName before adding it.
+// skipped says, one line each, which entries were not imported and why
+// (remote entries, entries that are not stdio servers). literalSecrets are
+// the env values to move into the keyring, in the block's order.
+func ParseImport(data []byte) (servers map[string]*Server, skipped []string, literalSecrets []SecretCandidate, err error) {
+	data = bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
+	if err := checkSyntax(data); err != nil {
+		// A snippet copied from a README often lacks the outer braces.
+		wrapped := append(append([]byte("{"), bytes.TrimSuffix(data, []byte(","))...), '}')
+		if checkSyntax(wrapped) != nil {
+			return nil, nil, nil, err
+		}
+		data = wrapped
+	}
+	ms, _, err := decodeObject(data)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	entries := ms
+	if block := serversBlock(ms); block != nil {
+		if entries, _, err = decodeObject(block); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	servers = map[string]*Server{}
+	for _, m := range entries {
+		if !isObject(m.Value) {
+			skipped = append(skipped, fmt.Sprintf("%q: not imported: an entry must be an object with a command", m.Key))
+			continue
+		}
+		s := parseServer(m.Value)
+		switch {
+		case s.remote != "":
+			skipped = append(skipped, fmt.Sprintf("%q: not imported: remote (URL) servers are not managed by Switchboard: %s stays with your AI client", m.Key, s.remote))
+			continue
+		case len(s.decodeProblems) > 0:
+			var msgs []string
+			for _, p := range s.decodeProblems {
+				msgs = append(msgs, Problem{Server: m.Key, Key: p.Key, Msg: p.Msg}.Error())
+			}
+			skipped = append(skipped, fmt.Sprintf("%q: not imported: %s", m.Key, strings.Join(msgs, "; ")))
+			continue
+		case s.Command == "":
+			skipped = append(skipped, fmt.Sprintf("%q: not imported: it has no command, so it is not a stdio server", m.Key))
+			continue
+		}
+		servers[m.Key] = s
+		for _, k := range s.envOrder {
+			v := s.Env[k]
+			if !secretLike(k) || v == "" {
+				continue
+			}
+			if ev, err := ParseEnvValue(v); err != nil || len(ev.Secrets()) > 0 {
+				continue
+			}
+			literalSecrets = append(literalSecrets, SecretCandidate{
+				Server: m.Key, Var: k, Value: v, Secret: SuggestSecretName(NormalizeName(m.Key), k),
+			})
+		}
+	}
+	if len(servers) == 0 && len(skipped) == 0 {
+		return nil, nil, nil, errors.New(`no servers found: paste the "mcpServers" block, or entries like {"name": {"command": "npx", "args": [...]}}`)
+	}
+	return servers, skipped, literalSecrets, nil
+}
+
+// serversBlock returns the value of "mcpServers" or "servers", if one of
+// them is an object.
+func serversBlock(ms []member) []byte {
+	for _, key := range []string{"mcpServers", "servers"} {
+		for _, m := range ms {
+			if m.Key == key && isObject(m.Value) {
+				return m.Value
+			}
+		}
+	}
+	return nil
+}
+
+// secretLike reports whether an env variable's name says it holds a secret.
+func secretLike(name string) bool {
+	u := strings.ToUpper(name)
+	for _, w := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD"} {
+		if strings.Contains(u, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// NormalizeName turns any name into a valid server name: lower case, each
+// run of other characters a single '-', at most 31 bytes ("GitHub MCP" →
+// "github-mcp", "my_server" → "my-server"). A valid name is returned as it
+// is; a name with nothing usable becomes "server".
+func NormalizeName(name string) string {
+	if ValidServerName(name) {
+		return name
+	}
+	return normalize(strings.ToLower(name), 31, func(r rune) bool {
+		return r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+	}, "server")
+}
+
+// SuggestSecretName suggests the keyring name for the value of an env
+// variable of a server: "<server>-<variable>" in lower case, made valid
+// ("github", "GITHUB_PERSONAL_ACCESS_TOKEN" →
+// "github-github_personal_access_token").
+func SuggestSecretName(server, variable string) string {
+	return normalize(strings.ToLower(server+"-"+variable), 64, func(r rune) bool {
+		return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '.'
+	}, "secret")
+}
+
+// normalize keeps the runes ok accepts, turns each run of others into one
+// '-', trims '-' at both ends and cuts to max bytes.
+func normalize(s string, max int, ok func(rune) bool, fallback string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range s {
+		if ok(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		} else {
+			dash = true
+		}
+	}
+	out := b.String()
+	if len(out) > max {
+		out = out[:max]
+	}
+	out = strings.Trim(out, "-._")
+	if out == "" {
+		return fallback
+	}
+	return out
+}

@@ -1,0 +1,125 @@
+package config
+
+import (
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func TestParseImportClaudeDesktop(t *testing.T) {
+	data, err := os.ReadFile("testdata/claude_desktop_config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, skipped, secrets, err := ParseImport(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for n := range servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if want := []string{"Postgres DB", "brave-search", "filesystem", "github", "sentry", "slack", "weather"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("servers = %v, want %v", names, want)
+	}
+	wantSkipped := []string{
+		`"linear": not imported: remote (URL) servers are not managed by Switchboard: https://mcp.linear.app/sse stays with your AI client`,
+		`"acme-api": not imported: remote (URL) servers are not managed by Switchboard: https://api.acme.example/mcp stays with your AI client`,
+	}
+	if !reflect.DeepEqual(skipped, wantSkipped) {
+		t.Errorf("skipped =\n%s\nwant\n%s", strings.Join(skipped, "\n"), strings.Join(wantSkipped, "\n"))
+	}
+	wantSecrets := []SecretCandidate{
+		{"github", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE0000", "github-github_personal_access_token"},
+		{"brave-search", "BRAVE_API_KEY", "BSAfakefakefakefake", "brave-search-brave_api_key"},
+		{"Postgres DB", "PGPASSWORD", "hunter2", "postgres-db-pgpassword"},
+		{"slack", "SLACK_BOT_TOKEN", "xoxb-fake-fake-fake", "slack-slack_bot_token"},
+	}
+	if !reflect.DeepEqual(secrets, wantSecrets) {
+		t.Errorf("secrets =\n%+v\nwant\n%+v", secrets, wantSecrets)
+	}
+
+	// The import flow: normalize names, move each literal into the keyring,
+	// add the entries; the file then holds no secret and loads cleanly.
+	f := New()
+	for _, c := range secrets {
+		if err := servers[c.Server].ReferenceSecret(c.Var, c.Secret); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range names {
+		f.SetServer(NormalizeName(n), servers[n])
+	}
+	out, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range wantSecrets {
+		if strings.Contains(string(out), c.Value) {
+			t.Errorf("the file still holds the literal %s", c.Var)
+		}
+	}
+	g, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Report().Err(); err != nil {
+		t.Errorf("imported file has problems:\n%v", err)
+	}
+	if got, want := g.Servers["postgres-db"].SecretRefs(), []string{"postgres-db-pgpassword"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("SecretRefs = %v, want %v", got, want)
+	}
+	if got := g.Servers["github"].Env["GITHUB_PERSONAL_ACCESS_TOKEN"]; got != "${keyring:github-github_personal_access_token}" {
+		t.Errorf("env = %q", got)
+	}
+	if err := g.Servers["github"].ReferenceSecret("NOPE", "x"); err == nil {
+		t.Error("ReferenceSecret of a missing variable")
+	}
+	if err := g.Servers["github"].ReferenceSecret("GITHUB_PERSONAL_ACCESS_TOKEN", "bad name"); err == nil {
+		t.Error("ReferenceSecret with an invalid name")
+	}
+}
+
+func TestParseImportForms(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string
+		servers  []string
+		skipped  []string
+		nSecrets int
+		wantErr  string
+	}{
+		{"bare object", `{"a": {"command": "x"}, "b": {"command": "y", "env": {"API_KEY": "k"}}}`, []string{"a", "b"}, nil, 1, ""},
+		{"snippet without braces", `"time": {"command": "uvx", "args": ["mcp-server-time"]},`, []string{"time"}, nil, 0, ""},
+		{"VS Code servers", `{"inputs": [], "servers": {"fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]}}}`, []string{"fetch"}, nil, 0, ""},
+		{"BOM and spaces", "\ufeff  {\"mcpServers\": {\"a\": {\"command\": \"x\"}}}  ", []string{"a"}, nil, 0, ""},
+		{"bad entries", `{"mcpServers": {"a": "npx x", "b": {"command": "x", "args": "y"}, "c": {"args": ["x"]}, "d": {"command": "ok"}}}`,
+			[]string{"d"}, []string{
+				`"a": not imported: an entry must be an object with a command`,
+				`"b": not imported: mcpServers.b.args: must be a list of strings, like ["-y", "@modelcontextprotocol/server-filesystem"]`,
+				`"c": not imported: it has no command, so it is not a stdio server`,
+			}, 0, ""},
+		{"empty value is no candidate; references are none", `{"a": {"command": "x", "env": {"TOKEN": "", "SECRET_KEY": "${keyring:s}", "PASSWORD_FILE": "$${x}"}}}`, []string{"a"}, nil, 1, ""},
+		{"nothing", `{}`, nil, nil, 0, `no servers found: paste the "mcpServers" block, or entries like {"name": {"command": "npx", "args": [...]}}`},
+		{"not JSON", "{\n  \"a\": {command: 1}}", nil, nil, 0, "line 2, column 9: invalid character 'c' looking for beginning of object key string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			servers, skipped, secrets, err := ParseImport([]byte(tt.in))
+			if errString(err) != tt.wantErr {
+				t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			}
+			var names []string
+			for n := range servers {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			if !reflect.DeepEqual(names, tt.servers) || !reflect.DeepEqual(skipped, tt.skipped) || len(secrets) != tt.nSecrets {
+				t.Errorf("got servers %v, skipped %q, %d secrets; want %v, %q, %d", names, skipped, len(secrets), tt.servers, tt.skipped, tt.nSecrets)
+			}
+		})
+	}
+}

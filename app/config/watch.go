@@ -1,0 +1,175 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// DefaultDebounce is the quiet time a [Watcher] waits for after the last
+// event of a burst before it looks at the file.
+const DefaultDebounce = 100 * time.Millisecond
+
+// maxKnown bounds the contents a Watcher remembers as known.
+const maxKnown = 8
+
+// Watcher calls a function when the content of a config file changes. See
+// the package comment for how a host uses it.
+type Watcher struct {
+	path     string
+	debounce time.Duration
+	onChange func()
+
+	mu    sync.Mutex
+	known []Sum // contents the host has: the last one seen, and its own writes since
+	init  bool  // known holds a baseline
+
+	ready func() // tests: called once the directory is watched
+}
+
+// NewWatcher returns a Watcher of the file at path that calls onChange
+// (from the goroutine of [Watcher.Run], one call at a time) once the file
+// has been quiet for debounce (0 means [DefaultDebounce]) after a change.
+func NewWatcher(path string, debounce time.Duration, onChange func()) *Watcher {
+	if debounce <= 0 {
+		debounce = DefaultDebounce
+	}
+	return &Watcher{path: filepath.Clean(path), debounce: debounce, onChange: onChange}
+}
+
+// Watch watches the file at path until ctx is done: it is
+// NewWatcher(path, debounce, onChange).Run(ctx).
+func Watch(ctx context.Context, path string, debounce time.Duration, onChange func()) error {
+	return NewWatcher(path, debounce, onChange).Run(ctx)
+}
+
+// Ignore tells the watcher that the host already has the content whose Sum
+// is sum (it loaded or wrote it): the file having that content is not a
+// change. Call it with the loaded [File.Sum] before Run, so that a change
+// made between the load and the start of the watch is still reported.
+func (w *Watcher) Ignore(sum Sum) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.remember(sum)
+	w.init = true
+}
+
+// remember adds sum to the known contents. Called with mu held.
+func (w *Watcher) remember(sum Sum) {
+	if !slices.Contains(w.known, sum) {
+		w.known = append(w.known, sum)
+	}
+	if len(w.known) > maxKnown {
+		w.known = w.known[len(w.known)-maxKnown:]
+	}
+}
+
+// Update is [Update] for the host: the content it writes does not call
+// onChange, provided the host had the content it started from. If the file
+// had changed without the host having seen it yet (an editor saved it a
+// moment ago), the write still calls onChange, so that the host loads the
+// editor's change too.
+func (w *Watcher) Update(fn func(*File) error) error {
+	return update(w.path, fn, updateOptions{beforeRename: func(before, after Sum) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.init && slices.Contains(w.known, before) {
+			w.remember(after)
+		}
+	}})
+}
+
+// Run watches until ctx is done, then returns nil; it returns an error only
+// if the watch cannot be set up. It watches the file's directory (created,
+// 0700, if missing) rather than the file, so that the watch survives editors
+// that save by writing a new file and renaming it over the old one, and a
+// file that does not exist yet. Events of other files are ignored; a burst
+// of events is debounced, but a file written continuously is still looked at
+// every ten debounce periods. onChange is called when the file's content
+// (or its absence) differs from every content the host is known to have.
+func (w *Watcher) Run(ctx context.Context) error {
+	dir, base := filepath.Dir(w.path), filepath.Base(w.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer fw.Close()
+	if err := fw.Add(dir); err != nil {
+		return err
+	}
+
+	w.mu.Lock()
+	if !w.init {
+		sum, _, _ := readSum(w.path)
+		w.known, w.init = []Sum{sum}, true
+	}
+	w.mu.Unlock()
+	w.check() // a change between the host's load and the watch
+	if w.ready != nil {
+		w.ready()
+	}
+
+	var (
+		timer   = time.NewTimer(time.Hour)
+		pending bool
+		first   time.Time
+		maxWait = 10 * w.debounce
+	)
+	timer.Stop()
+	defer timer.Stop()
+	schedule := func() {
+		now := time.Now()
+		if !pending {
+			pending, first = true, now
+		}
+		wait := w.debounce
+		if left := maxWait - now.Sub(first); left < wait {
+			wait = max(left, 0)
+		}
+		timer.Reset(wait)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-fw.Events:
+			if !ok {
+				return errors.New("the file watcher stopped")
+			}
+			if filepath.Base(ev.Name) == base {
+				schedule()
+			}
+		case _, ok := <-fw.Errors:
+			if !ok {
+				return errors.New("the file watcher stopped")
+			}
+			schedule() // an overflow may have lost events: look anyway
+		case <-timer.C:
+			pending = false
+			w.check()
+		}
+	}
+}
+
+// check reads the file and calls onChange if its content is not known.
+func (w *Watcher) check() {
+	sum, _, err := readSum(w.path)
+	w.mu.Lock()
+	changed := err != nil || !slices.Contains(w.known, sum)
+	if changed && err == nil {
+		w.known = []Sum{sum}
+	}
+	w.mu.Unlock()
+	if changed {
+		w.onChange()
+	}
+}
