@@ -315,6 +315,7 @@ func (s *server) assertGone(t testing.TB, others ...int) {
 	t.Helper()
 	if live := liveGroupMembers(s.Pid()); len(live) > 0 {
 		t.Errorf("after Done, process group %d still has live members %v", s.Pid(), live)
+		defer syscall.Kill(-s.Pid(), syscall.SIGKILL) // leave nothing behind a failed test
 	}
 	if st, ok := readProc(s.Pid()); ok && st.Start == s.start && st.PPid == os.Getpid() {
 		t.Errorf("after Done, the leader %d is still our child (state %c): not reaped", s.Pid(), st.State)
@@ -323,6 +324,7 @@ func (s *server) assertGone(t testing.TB, others ...int) {
 		if isLive(pid) {
 			st, _ := readProc(pid)
 			t.Errorf("after Done, pid %d is still alive (state %c, group %d)", pid, st.State, st.Pgrp)
+			defer syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }
