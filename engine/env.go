@@ -127,10 +127,22 @@ func lookupEnv(env []string, name, goos string) (string, bool) {
 	return "", false
 }
 
-// envPath returns the literal PATH an entry sets, if any.
+// envPath returns the literal PATH an entry sets, if any; on Windows the
+// exact spelling "PATH" wins over another case, so the choice is stable.
 func envPath(env map[string]EnvValue) (string, bool) {
-	for k, v := range env {
-		if strings.EqualFold(k, "PATH") && (k == "PATH" || goosName == "windows") && len(v.Secrets()) == 0 {
+	if v, ok := env["PATH"]; ok && len(v.Secrets()) == 0 {
+		return v.String(), true
+	}
+	if goosName != "windows" {
+		return "", false
+	}
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if v := env[k]; strings.EqualFold(k, "PATH") && len(v.Secrets()) == 0 {
 			return v.String(), true
 		}
 	}

@@ -258,7 +258,9 @@ func (p *Process) ladder() {
 	defer close(p.done)
 	// "the client SHOULD initiate shutdown by: first, closing the input
 	// stream to the child process (the server)"
-	p.stdin.Close()
+	// Closed on its own goroutine: on Windows, Close can block behind a
+	// write stuck on a full pipe, and the timers below must run regardless.
+	go p.stdin.Close()
 	// "waiting for the server to exit..." (here: the whole tree)
 	gone := p.waitGone(p.spec.StdinGrace)
 	if !gone && p.osp.terminate() {

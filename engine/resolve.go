@@ -59,6 +59,7 @@ type lookup struct {
 	path       string // the PATH list
 	pathExt    string // Windows: PATHEXT
 	systemRoot string // Windows: SystemRoot
+	systemDir  string // Windows: the system directory, if known
 	stat       func(string) (fs.FileInfo, error)
 	sep        string // the PATH list separator
 	join       func(...string) string
@@ -68,9 +69,12 @@ func hostLookup(goos, path string, env []string) lookup {
 	l := lookup{goos: goos, path: path, stat: os.Stat, sep: string(os.PathListSeparator), join: filepath.Join}
 	if goos == "windows" {
 		l.pathExt, _ = lookupEnv(env, "PATHEXT", goos)
-		l.systemRoot, _ = lookupEnv(env, "SYSTEMROOT", goos)
-		if l.systemRoot == "" {
-			l.systemRoot = os.Getenv("SystemRoot")
+		// cmd.exe comes from the system directory as Windows reports it,
+		// not from a variable that the environment could change.
+		if dir := systemDirectory(); dir != "" {
+			l.systemDir = dir
+		} else {
+			l.systemRoot, _ = lookupEnv(env, "SYSTEMROOT", goos)
 		}
 	}
 	return l
@@ -192,7 +196,12 @@ func (l lookup) pathExts() []string {
 		if e[0] != '.' {
 			e = "." + e
 		}
-		exts = append(exts, e)
+		// CreateProcess runs only these; .js, .vbs or .msc in PATHEXT
+		// belong to the shell and would fail with an unclear error.
+		switch e {
+		case ".com", ".exe", ".bat", ".cmd":
+			exts = append(exts, e)
+		}
 	}
 	return exts
 }
@@ -228,8 +237,13 @@ func (l lookup) batch(spec *Spec, exe string) (*Launch, error) {
 					"allowBatchFiles is true (BatBadBut): remove the character, or run the program directly instead of the batch file", i, a)}
 		}
 	}
-	cmdExe := l.join(l.systemRoot, "System32", "cmd.exe")
-	if l.systemRoot == "" {
+	var cmdExe string
+	switch {
+	case l.systemDir != "":
+		cmdExe = l.join(l.systemDir, "cmd.exe")
+	case l.systemRoot != "":
+		cmdExe = l.join(l.systemRoot, "System32", "cmd.exe")
+	default:
 		cmdExe = `C:\Windows\System32\cmd.exe`
 	}
 	// /d: no AutoRun commands; /v:off: no delayed (!VAR!) expansion; /s /c:

@@ -169,9 +169,12 @@ func (s *Spec) Check() error {
 	switch {
 	case s.Command == "":
 		bad("command", "is required: name the executable (a name found in PATH, or an absolute path)")
-	case strings.IndexFunc(s.Command, unicode.IsSpace) >= 0:
-		if !filepath.IsAbs(s.Command) && strings.Contains(strings.TrimSpace(s.Command), " ") {
-			fields := strings.Fields(s.Command)
+	case strings.IndexFunc(s.Command, unicode.IsSpace) >= 0 && !isExistingFile(s.Command):
+		// An absolute path to an existing file may hold spaces
+		// (C:\Program Files\nodejs\node.exe): it is never split. Anything
+		// else with whitespace is a command line pasted into command.
+		fields := strings.Fields(s.Command)
+		if len(fields) > 1 {
 			args, _ := json.Marshal(fields[1:]) // as the config file writes it
 			bad("command", "%q contains whitespace: put only the executable in command (%q) and the rest in args (%s)",
 				s.Command, fields[0], args)
@@ -272,4 +275,14 @@ func durOpt(v *time.Duration, def, lo, hi time.Duration, checked bool, key strin
 	if *v < lo || *v > hi {
 		bad(key, "%d ms is out of range: use %d to %d ms", v.Milliseconds(), lo.Milliseconds(), hi.Milliseconds())
 	}
+}
+
+// isExistingFile reports whether p is an absolute path to an existing
+// regular file.
+func isExistingFile(p string) bool {
+	if !filepath.IsAbs(p) {
+		return false
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
