@@ -602,3 +602,17 @@ func (s *Server) ReferenceSecret(variable, secret string) error {
 	s.Env[variable] = KeyringRef(secret)
 	return nil
 }
+
+// ParseServer parses one entry (the JSON object of a server, as in the
+// file) and checks it under name. Its problems, if any, are in
+// [Server.Problems]; the error is for JSON that is not an object at all.
+func ParseServer(name string, data []byte) (*Server, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("mcpServers.%s: the entry is not a JSON object: %v", name, err)
+	}
+	s := parseServer(json.RawMessage(data))
+	_, ps := s.validate(name)
+	s.problems, s.checked = ps, true
+	return s, nil
+}

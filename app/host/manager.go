@@ -29,6 +29,8 @@ type ServerConfig struct {
 	Secrets []string
 	// Fingerprint changes whenever anything that affects the process does.
 	Fingerprint string
+	// Command is the entry's command as written.
+	Command string
 }
 
 // ServerStatus is what the host tells its clients about a server.

@@ -1,5 +1,3 @@
-// Package cli is Switchboard's command line. It parses arguments and calls
-// the app's packages; it holds no logic of its own beyond presentation.
 package cli
 
 import (
@@ -17,46 +15,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
-
-// Version is set at build time with -ldflags "-X ...cli.Version=...".
-var Version = "0.1.0-dev"
-
-const usage = `Switchboard manages the local MCP servers of your desktop AI apps.
-
-Usage:
-  switchboard version               print the version
-  switchboard try [flags] -- CMD [ARGS...]
-                                    start one stdio MCP server in the foreground
-                                    through the hardened engine, print its era and
-                                    tools, and stop it (a diagnostic: nothing is saved)
-  switchboard help                  this text
-
-Flags of try:
-  --env K=V         set a variable in the server's environment (repeatable)
-  --inherit-env K   pass a variable of this environment through (repeatable)
-  --cwd DIR         the server's working directory
-  --keep            keep the server running and show its stderr until Ctrl-C
-`
-
-// Main runs the command line and returns the exit code.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stdout, usage)
-		return 0
-	}
-	switch args[0] {
-	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, "switchboard", Version)
-		return 0
-	case "help", "--help", "-h":
-		fmt.Fprint(stdout, usage)
-		return 0
-	case "try":
-		return try(args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "switchboard: unknown command %q; run 'switchboard help'\n", args[0])
-	return 2
-}
 
 type multi []string
 

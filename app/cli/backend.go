@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/secrets"
+)
+
+// backend is where the commands that change servers and secrets act: the
+// running host (which writes the file itself), or with no host the file
+// (under its lock) and the keyring directly.
+type backend interface {
+	put(name string, entry json.RawMessage, create bool) error
+	get(name string) (json.RawMessage, error)
+	remove(name string) error
+	setDisabled(name string, disabled bool) error
+	setSecret(name, value string) (restarted []string, err error)
+	deleteSecret(name string) error
+	listSecrets() ([]host.SecretInfo, error)
+	close()
+}
+
+func (e *env) backend(ctx context.Context) (backend, error) {
+	c, err := e.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		return &hostBackend{ctx: ctx, c: c}, nil
+	}
+	path, _, err := e.configPath()
+	if err != nil {
+		return nil, err
+	}
+	return &fileBackend{path: path, store: e.store()}, nil
+}
+
+type hostBackend struct {
+	ctx context.Context
+	c   *api.Client
+}
+
+func (b *hostBackend) close() { b.c.Close() }
+
+func (b *hostBackend) put(name string, entry json.RawMessage, create bool) error {
+	return b.c.Call(b.ctx, host.MethodPut, host.PutParams{Name: name, Entry: entry, Create: create}, nil)
+}
+
+func (b *hostBackend) get(name string) (json.RawMessage, error) {
+	var r host.EntryResult
+	err := b.c.Call(b.ctx, host.MethodGet, host.NameParams{Name: name}, &r)
+	return r.Entry, err
+}
+
+func (b *hostBackend) remove(name string) error {
+	return b.c.Call(b.ctx, host.MethodRemove, host.NameParams{Name: name}, nil)
+}
+
+func (b *hostBackend) setDisabled(name string, disabled bool) error {
+	m := host.MethodEnable
+	if disabled {
+		m = host.MethodDisable
+	}
+	return b.c.Call(b.ctx, m, host.NameParams{Name: name}, nil)
+}
+
+func (b *hostBackend) setSecret(name, value string) ([]string, error) {
+	var r struct {
+		Restarted []string `json:"restarted"`
+	}
+	err := b.c.Call(b.ctx, host.MethodSecretSet, host.SecretParams{Name: name, Value: value}, &r)
+	return r.Restarted, err
+}
+
+func (b *hostBackend) deleteSecret(name string) error {
+	return b.c.Call(b.ctx, host.MethodSecretDelete, host.SecretParams{Name: name}, nil)
+}
+
+func (b *hostBackend) listSecrets() ([]host.SecretInfo, error) {
+	var out []host.SecretInfo
+	err := b.c.Call(b.ctx, host.MethodSecretList, nil, &out)
+	return out, err
+}
+
+type fileBackend struct {
+	path  string
+	store *secrets.Store
+}
+
+func (b *fileBackend) close() {}
+
+func (b *fileBackend) update(fn func(*config.File) error) error {
+	if _, err := os.Stat(b.path); errors.Is(err, os.ErrNotExist) {
+		// The first change creates the file.
+		if err := config.WriteFile(b.path, []byte("{\n  \"version\": 1,\n  \"mcpServers\": {}\n}\n")); err != nil {
+			return fmt.Errorf("creating the config %s: %w", b.path, err)
+		}
+	}
+	return config.Update(b.path, fn)
+}
+
+func (b *fileBackend) put(name string, entry json.RawMessage, create bool) error {
+	return b.update(func(f *config.File) error { return host.PutServer(f, name, entry, create) })
+}
+
+func (b *fileBackend) get(name string) (json.RawMessage, error) {
+	f, err := config.Load(b.path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if f == nil || f.Servers[name] == nil {
+		return nil, fmt.Errorf("server %q is not in the config; 'switchboard status' lists the servers", name)
+	}
+	return json.Marshal(f.Servers[name])
+}
+
+func (b *fileBackend) remove(name string) error {
+	return b.update(func(f *config.File) error { return host.RemoveServer(f, name) })
+}
+
+func (b *fileBackend) setDisabled(name string, disabled bool) error {
+	return b.update(func(f *config.File) error { return host.SetDisabled(f, name, disabled) })
+}
+
+func (b *fileBackend) setSecret(name, value string) ([]string, error) {
+	return nil, b.store.Set(name, secrets.New(value))
+}
+
+func (b *fileBackend) deleteSecret(name string) error { return b.store.Delete(name) }
+
+func (b *fileBackend) listSecrets() ([]host.SecretInfo, error) {
+	f, err := config.Load(b.path)
+	if errors.Is(err, os.ErrNotExist) {
+		f, err = config.New(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return host.ListSecrets(b.store, f)
+}

@@ -1,0 +1,302 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/secrets"
+)
+
+// LogPath is where a host writes host.log: the user's cache directory.
+func LogPath() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "switchboard", "host.log")
+}
+
+func (e *env) serve(args []string) error {
+	var onDemand bool
+	f := e.flags()
+	f.Bool("on-demand", &onDemand)
+	if _, _, err := f.parse(args); err != nil {
+		return usagef("serve: %v", err)
+	}
+	path, _, err := e.configPath()
+	if err != nil {
+		return err
+	}
+	rdir, err := api.DefaultRuntimeDir()
+	if err != nil {
+		return err
+	}
+	sock, err := api.DefaultSocketPath()
+	if err != nil {
+		return err
+	}
+	err = host.Run(context.Background(), host.Options{
+		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(),
+		Secrets: e.store(), OnDemand: onDemand, Version: Version, Stderr: e.stderr,
+	})
+	var already *api.AlreadyRunningError
+	if errors.As(err, &already) {
+		return err
+	}
+	return err
+}
+
+func (e *env) stopHost(args []string) error {
+	if _, _, err := e.flags().parse(args); err != nil {
+		return usagef("stop: %v", err)
+	}
+	ctx := context.Background()
+	c, err := e.dial(ctx)
+	if err != nil {
+		return err
+	}
+	if c == nil {
+		fmt.Fprintln(e.stdout, "no Switchboard host is running")
+		return nil
+	}
+	defer c.Close()
+	pid := c.HostPID()
+	if err := c.Call(ctx, host.MethodStop, nil, nil); err != nil {
+		return err
+	}
+	// The host stops every server (their ladders) before it exits; the
+	// connection closes when it is gone.
+	select {
+	case <-c.Done():
+	case <-time.After(2 * time.Minute):
+		return fmt.Errorf("the host (pid %d) did not exit within 2 minutes", pid)
+	}
+	fmt.Fprintf(e.stdout, "stopped the host (pid %d) and its servers\n", pid)
+	return nil
+}
+
+func (e *env) status(args []string) error {
+	if _, _, err := e.flags().parse(args); err != nil {
+		return usagef("status: %v", err)
+	}
+	ctx := context.Background()
+	c, err := e.dial(ctx)
+	if err != nil {
+		return err
+	}
+	var list []host.ServerStatus
+	var info *host.Info
+	if c != nil {
+		defer c.Close()
+		info = &host.Info{}
+		if err := c.Call(ctx, host.MethodInfo, nil, info); err != nil {
+			return err
+		}
+		if err := c.Call(ctx, host.MethodList, nil, &list); err != nil {
+			return err
+		}
+	} else {
+		list, err = e.offlineStatus(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	if e.json {
+		return e.printJSON(map[string]any{"host": info, "servers": list})
+	}
+	if info == nil {
+		fmt.Fprintln(e.stdout, "no host is running: the servers below are not running ('switchboard serve' starts them)")
+	} else {
+		fmt.Fprintf(e.stdout, "host pid %d, config %s\n", info.PID, info.ConfigPath)
+		if info.Config.Error != "" {
+			fmt.Fprintf(e.stdout, "the config file cannot be used (%s); the last good config is in force\n", info.Config.Error)
+		}
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stdout, "no servers: add one with 'switchboard servers add NAME -- COMMAND [ARGS...]'")
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTATE\tPID\tERA\tTOOLS\tUPTIME\tRESTARTS\tCOMMAND")
+	for _, s := range list {
+		pid, up := "-", "-"
+		if s.PID != 0 {
+			pid = fmt.Sprint(s.PID)
+		}
+		if !s.StartedAt.IsZero() && s.State == "running" {
+			up = time.Since(s.StartedAt).Round(time.Second).String()
+		}
+		cmd := s.Resolved
+		if cmd == "" {
+			cmd = s.Command + " (not found)"
+		}
+		era := s.Era
+		if era == "" {
+			era = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", s.Name, s.State, pid, era, s.Tools, up, s.Restarts, cmd)
+	}
+	tw.Flush()
+	for _, s := range list {
+		for _, p := range s.Problems {
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, p)
+		}
+		if s.LastError != "" && s.State != "running" {
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, s.LastError)
+		}
+		if s.ResolveError != "" && len(s.Problems) == 0 {
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, s.ResolveError)
+		}
+	}
+	return nil
+}
+
+// offlineStatus describes the config's servers when no host runs.
+func (e *env) offlineStatus(ctx context.Context) ([]host.ServerStatus, error) {
+	path, _, err := e.configPath()
+	if err != nil {
+		return nil, err
+	}
+	f, err := config.Load(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lp, _ := host.LoginPath(ctx, 5*time.Second)
+	var out []host.ServerStatus
+	for _, c := range host.ServerConfigs(f) {
+		st := host.ServerStatus{Name: c.Name, State: "stopped", Command: c.Command, Args: c.Spec.Args,
+			Disabled: c.Disabled, Problems: c.Problems, Secrets: c.Secrets}
+		if c.Disabled {
+			st.State = host.StateDisabled
+		}
+		if len(c.Problems) > 0 {
+			st.State = host.StateInvalid
+		}
+		if l, err := engine.Resolve(&c.Spec, lp); err != nil {
+			st.ResolveError = err.Error()
+		} else {
+			st.Resolved = l.Resolved
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func (e *env) doctor(args []string) error {
+	if _, _, err := e.flags().parse(args); err != nil {
+		return usagef("doctor: %v", err)
+	}
+	ctx := context.Background()
+	w := e.stdout
+	problems := 0
+	ok := func(format string, a ...any) { fmt.Fprintf(w, "ok    "+format+"\n", a...) }
+	bad := func(format string, a ...any) { problems++; fmt.Fprintf(w, "FIX   "+format+"\n", a...) }
+	info := func(format string, a ...any) { fmt.Fprintf(w, "      "+format+"\n", a...) }
+
+	fmt.Fprintln(w, "Switchboard", Version)
+	path, _, err := e.configPath()
+	if err != nil {
+		bad("config path: %v", err)
+	}
+	var file *config.File
+	if path != "" {
+		f, err := config.Load(path)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			ok("config %s does not exist yet (it is created by the first 'switchboard servers add')", path)
+			file = config.New()
+		case err != nil:
+			bad("config %s cannot be used: %v", path, err)
+		default:
+			file = f
+			if r := f.Report(); r.Len() > 0 {
+				for _, p := range r.Problems() {
+					bad("config: %s", p.Error())
+				}
+			} else {
+				ok("config %s: %d servers, no problems", path, len(f.Servers))
+			}
+		}
+	}
+
+	c, err := e.dial(ctx)
+	switch {
+	case err != nil:
+		bad("host: %v", err)
+	case c == nil:
+		sock, _ := api.DefaultSocketPath()
+		info("host: none runs (socket %s); 'switchboard serve' starts one", sock)
+	default:
+		var hi host.Info
+		if err := c.Call(ctx, host.MethodInfo, nil, &hi); err == nil {
+			ok("host: pid %d, socket %s, %d clients", hi.PID, hi.Socket, hi.Clients)
+			if hi.Config.Error != "" {
+				bad("the host cannot use the config (%s); the last good config is in force", hi.Config.Error)
+			}
+		}
+		c.Close()
+	}
+	info("log file: %s", LogPath())
+
+	store := e.store()
+	if _, err := store.Get("switchboard-doctor-probe"); err == nil || errors.Is(err, secrets.ErrNotFound) {
+		ok("keyring: reachable (service %q)", store.Service())
+	} else {
+		bad("keyring: %v", err)
+	}
+
+	lp, perr := host.LoginPath(ctx, 5*time.Second)
+	if perr != nil {
+		bad("login shell PATH: %v (servers get this process's PATH)", perr)
+	} else {
+		ok("login shell PATH: %s", shorten(lp, 160))
+	}
+	if file != nil {
+		for _, sc := range host.ServerConfigs(file) {
+			if len(sc.Problems) > 0 {
+				continue
+			}
+			if l, err := engine.Resolve(&sc.Spec, lp); err != nil {
+				bad("server %s: %v", sc.Name, err)
+			} else {
+				ok("server %s: %s resolves to %s", sc.Name, sc.Command, l.Resolved)
+			}
+			for _, name := range sc.Secrets {
+				if _, err := store.Get(name); err != nil {
+					bad("server %s: %v", sc.Name, err)
+				}
+			}
+		}
+	}
+	if _, err := engine.Resolve(&engine.Spec{Name: "node", Command: "node"}, lp); err != nil {
+		info("Node.js is not in the login PATH: npm-based servers (npx ...) need it; install it from your package manager or nodejs.org")
+	}
+	if problems > 0 {
+		fmt.Fprintf(w, "%d things to fix\n", problems)
+		return exitError{1}
+	}
+	fmt.Fprintln(w, "nothing to fix")
+	return nil
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+var _ = strings.TrimSpace

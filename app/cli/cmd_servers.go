@@ -1,0 +1,328 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+func (e *env) servers(args []string) error {
+	sub, rest := splitCommand(args)
+	switch sub {
+	case "add":
+		return e.serversPut(rest, true)
+	case "set":
+		return e.serversPut(rest, false)
+	case "remove", "rm":
+		return e.serversFileOp(sub, rest, func(b backend, n string) error { return b.remove(n) }, "removed")
+	case "enable":
+		return e.serversFileOp(sub, rest, func(b backend, n string) error { return b.setDisabled(n, false) }, "enabled")
+	case "disable":
+		return e.serversFileOp(sub, rest, func(b backend, n string) error { return b.setDisabled(n, true) }, "disabled")
+	case "start", "stop", "restart":
+		return e.serversRuntime(sub, rest)
+	case "import":
+		return e.serversImport(rest)
+	case "", "list":
+		return e.status(rest)
+	}
+	return usagef("servers: unknown subcommand %q (add, set, remove, enable, disable, start, stop, restart, import)", sub)
+}
+
+// entryFlags are the flags of servers add and set.
+type entryFlags struct {
+	env, secretEnv, inherit, unsetEnv []string
+	cwd, stderr                       string
+	disabled, enabled, batch          bool
+}
+
+func (e *env) entryFlagSet(ef *entryFlags) *flagSet {
+	f := e.flags()
+	f.Multi("env", &ef.env)
+	f.Multi("secret-env", &ef.secretEnv)
+	f.Multi("inherit-env", &ef.inherit)
+	f.Multi("unset-env", &ef.unsetEnv)
+	f.String("cwd", &ef.cwd)
+	f.String("stderr", &ef.stderr)
+	f.Bool("disabled", &ef.disabled)
+	f.Bool("enabled", &ef.enabled)
+	f.Bool("allow-batch-files", &ef.batch)
+	return f
+}
+
+func (e *env) serversPut(args []string, create bool) error {
+	verb := "set"
+	if create {
+		verb = "add"
+	}
+	var ef entryFlags
+	pos, cmdline, err := e.entryFlagSet(&ef).parse(args)
+	if err != nil {
+		return usagef("servers %s: %v", verb, err)
+	}
+	if len(pos) != 1 {
+		return usagef("servers %s: give one server NAME (then -- COMMAND [ARGS...])", verb)
+	}
+	name := pos[0]
+	if create && len(cmdline) == 0 {
+		return usagef("servers add %s: give the command after --, e.g. switchboard servers add %s -- npx -y @modelcontextprotocol/server-everything", name, name)
+	}
+	ctx := context.Background()
+	b, err := e.backend(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+
+	entry := map[string]json.RawMessage{}
+	if !create {
+		raw, err := b.get(name)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &entry); err != nil {
+			return err
+		}
+	}
+	set := func(k string, v any) {
+		raw, _ := json.Marshal(v)
+		entry[k] = raw
+	}
+	if len(cmdline) > 0 {
+		set("command", cmdline[0])
+		set("args", cmdline[1:])
+	}
+	env := map[string]string{}
+	if raw, ok := entry["env"]; ok {
+		_ = json.Unmarshal(raw, &env)
+	}
+	for _, kv := range ef.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return usagef("--env %q: write it as NAME=VALUE", kv)
+		}
+		env[k] = strings.ReplaceAll(v, "${", "$${") // a literal value, never a reference
+	}
+	var missing []string
+	secretNames := map[string]bool{}
+	if len(ef.secretEnv) > 0 {
+		if list, err := b.listSecrets(); err == nil {
+			for _, s := range list {
+				secretNames[s.Name] = true
+			}
+		}
+	}
+	for _, kv := range ef.secretEnv {
+		k, s, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || !config.ValidSecretName(s) {
+			return usagef("--secret-env %q: write it as VARIABLE=SECRETNAME (a secret name is letters, digits, '_', '.', '-')", kv)
+		}
+		env[k] = config.KeyringRef(s)
+		if !secretNames[s] {
+			missing = append(missing, s)
+		}
+	}
+	for _, k := range ef.unsetEnv {
+		delete(env, k)
+	}
+	if len(env) > 0 || entry["env"] != nil {
+		set("env", env)
+	}
+	if len(ef.inherit) > 0 {
+		set("inheritEnv", ef.inherit)
+	}
+	if ef.cwd != "" {
+		set("cwd", ef.cwd)
+	}
+	if ef.stderr != "" {
+		if p, ok := strings.CutPrefix(ef.stderr, "file:"); ok {
+			set("stderr", map[string]string{"file": p})
+		} else {
+			set("stderr", ef.stderr)
+		}
+	}
+	if ef.disabled {
+		set("disabled", true)
+	}
+	if ef.enabled {
+		delete(entry, "disabled")
+	}
+	if ef.batch {
+		set("allowBatchFiles", true)
+	}
+	raw, err := json.Marshal(entry)
+	if err != nil {
+		return err
+	}
+	if err := b.put(name, raw, create); err != nil {
+		return err
+	}
+	if create {
+		fmt.Fprintf(e.stdout, "added %s\n", name)
+	} else {
+		fmt.Fprintf(e.stdout, "updated %s\n", name)
+	}
+	for _, s := range missing {
+		fmt.Fprintf(e.stdout, "note: secret %q is not set yet: run 'switchboard secret set %s'\n", s, s)
+	}
+	return nil
+}
+
+func (e *env) serversFileOp(verb string, args []string, op func(backend, string) error, done string) error {
+	pos, _, err := e.flags().parse(args)
+	if err != nil {
+		return usagef("servers %s: %v", verb, err)
+	}
+	if len(pos) != 1 {
+		return usagef("servers %s: give one server NAME", verb)
+	}
+	ctx := context.Background()
+	b, err := e.backend(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	if err := op(b, pos[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s %s\n", done, pos[0])
+	return nil
+}
+
+func (e *env) serversRuntime(verb string, args []string) error {
+	var all bool
+	f := e.flags()
+	f.Bool("all", &all)
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return usagef("servers %s: %v", verb, err)
+	}
+	if (len(pos) != 1) == !all || len(pos) > 1 {
+		return usagef("servers %s: give one server NAME, or --all", verb)
+	}
+	ctx := context.Background()
+	c, err := e.needHost(ctx, "servers "+verb)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	p := host.NameParams{All: all, Wait: verb == "stop"}
+	if !all {
+		p.Name = pos[0]
+	}
+	m := map[string]string{"start": host.MethodStart, "stop": host.MethodStopServer, "restart": host.MethodRestart}[verb]
+	if err := c.Call(ctx, m, p, nil); err != nil {
+		return err
+	}
+	what := p.Name
+	if all {
+		what = "every server"
+	}
+	fmt.Fprintf(e.stdout, "%s: %s\n", verb, what)
+	return nil
+}
+
+func (e *env) serversImport(args []string) error {
+	var move, yes bool
+	f := e.flags()
+	f.Bool("move-secrets", &move)
+	f.Bool("yes", &yes, "y")
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return usagef("servers import: %v", err)
+	}
+	if len(pos) != 1 {
+		return usagef("servers import: give FILE, or - for stdin")
+	}
+	var data []byte
+	if pos[0] == "-" {
+		data, err = io.ReadAll(e.stdin)
+	} else {
+		data, err = os.ReadFile(pos[0])
+	}
+	if err != nil {
+		return err
+	}
+	servers, skipped, candidates, err := config.ParseImport(data)
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintln(e.stdout, "skipped:", s)
+	}
+	ctx := context.Background()
+	b, err := e.backend(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	in := bufio.NewReader(e.stdin)
+	ask := func(q string) bool {
+		if yes {
+			return true
+		}
+		fmt.Fprintf(e.stdout, "%s [y/N] ", q)
+		line, _ := in.ReadString('\n')
+		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
+	}
+	moved := map[string]map[string]string{} // server -> var -> secret name
+	if len(candidates) > 0 && !move {
+		fmt.Fprintf(e.stdout, "%d values look like secrets and stay in the config as plain text; run the import with --move-secrets to move them into the keyring\n", len(candidates))
+	}
+	if move {
+		for _, c := range candidates {
+			if !ask(fmt.Sprintf("move %s.env.%s into the keyring as %q?", c.Server, c.Var, c.Secret)) {
+				continue
+			}
+			if _, err := b.setSecret(c.Secret, c.Value); err != nil {
+				return fmt.Errorf("moving %s.env.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Var, err)
+			}
+			if moved[c.Server] == nil {
+				moved[c.Server] = map[string]string{}
+			}
+			moved[c.Server][c.Var] = c.Secret
+			fmt.Fprintf(e.stdout, "moved %s.env.%s into the keyring as %q\n", c.Server, c.Var, c.Secret)
+		}
+	}
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	failed := 0
+	for _, orig := range names {
+		s := servers[orig]
+		for v, secret := range moved[orig] {
+			if err := s.ReferenceSecret(v, secret); err != nil {
+				return err
+			}
+		}
+		name := config.NormalizeName(orig)
+		raw, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		if err := b.put(name, raw, true); err != nil {
+			fmt.Fprintf(e.stdout, "not imported: %s: %v\n", orig, err)
+			failed++
+			continue
+		}
+		if name != orig {
+			fmt.Fprintf(e.stdout, "imported %s as %s\n", orig, name)
+		} else {
+			fmt.Fprintf(e.stdout, "imported %s\n", name)
+		}
+	}
+	if failed > 0 {
+		return exitError{1}
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+func (e *env) logs(args []string) error {
+	var follow bool
+	f := e.flags()
+	f.Bool("f", &follow, "follow")
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return usagef("logs: %v", err)
+	}
+	if len(pos) != 1 {
+		return usagef("logs: give one server NAME")
+	}
+	name := pos[0]
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	c, err := e.needHost(ctx, "logs")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var events <-chan apiEvent
+	if follow {
+		ch, err := c.Subscribe(ctx, host.TopicLog)
+		if err != nil {
+			return err
+		}
+		events = adapt(ch)
+	}
+	var r host.LogsResult
+	if err := c.Call(ctx, host.MethodLogs, host.NameParams{Name: name}, &r); err != nil {
+		return err
+	}
+	for _, l := range r.Lines {
+		fmt.Fprintln(e.stdout, l)
+	}
+	if !follow {
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-c.Done():
+			return fmt.Errorf("the host went away")
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			var l host.LogLine
+			if json.Unmarshal(ev.data, &l) == nil && l.Server == name {
+				fmt.Fprintln(e.stdout, l.Line)
+			}
+		}
+	}
+}
+
+func (e *env) tools(args []string) error {
+	pos, _, err := e.flags().parse(args)
+	if err != nil {
+		return usagef("tools: %v", err)
+	}
+	if len(pos) != 1 {
+		return usagef("tools: give one server NAME")
+	}
+	ctx := context.Background()
+	c, err := e.needHost(ctx, "tools")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var r host.ToolsResult
+	if err := c.Call(ctx, host.MethodTools, host.NameParams{Name: pos[0]}, &r); err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(r.Tools)
+	}
+	for _, t := range r.Tools {
+		desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+		fmt.Fprintf(e.stdout, "%s\n    %s\n", t.Name, desc)
+		if t.InputSchema != nil {
+			b, _ := json.Marshal(t.InputSchema)
+			fmt.Fprintf(e.stdout, "    input: %s\n", b)
+		}
+	}
+	return nil
+}
+
+func (e *env) call(args []string) error {
+	pos, _, err := e.flags().parse(args)
+	if err != nil {
+		return usagef("call: %v", err)
+	}
+	if len(pos) < 2 || len(pos) > 3 {
+		return usagef("call: give NAME TOOL and, optionally, the arguments as one JSON object")
+	}
+	var argJSON json.RawMessage
+	if len(pos) == 3 {
+		if !json.Valid([]byte(pos[2])) {
+			return usagef("call: the arguments %q are not valid JSON; write them as one object, e.g. '{\"message\": \"hi\"}'", pos[2])
+		}
+		argJSON = json.RawMessage(pos[2])
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	c, err := e.needHost(ctx, "call")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var res mcp.CallToolResult
+	if err := c.Call(ctx, host.MethodCall, host.CallParams{Name: pos[0], Tool: pos[1], Arguments: argJSON}, &res); err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(&res)
+	}
+	for _, ct := range res.Content {
+		switch v := ct.(type) {
+		case *mcp.TextContent:
+			fmt.Fprintln(e.stdout, v.Text)
+		default:
+			b, _ := json.Marshal(ct)
+			fmt.Fprintln(e.stdout, string(b))
+		}
+	}
+	if res.StructuredContent != nil && len(res.Content) == 0 {
+		b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
+		fmt.Fprintln(e.stdout, string(b))
+	}
+	if res.IsError {
+		return exitError{1}
+	}
+	return nil
+}

@@ -1,0 +1,350 @@
+// Package host is the process that owns the servers: one `switchboard
+// serve` per user. It loads the config, keeps it hot-reloaded, runs every
+// server through the engine's supervisor, holds the keyring secrets'
+// store, and serves the local API that the tray, the command line and the
+// bridge use. Nothing here knows of a screen.
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/secrets"
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// Topics of the host's own events.
+const (
+	TopicConfig = "config" // data: ConfigStatus
+	TopicHost   = "host"   // data: {"state": "stopping"}
+)
+
+// DefaultIdleTimeout is how long a host started on demand waits without a
+// client before it stops its servers and exits.
+const DefaultIdleTimeout = 10 * time.Minute
+
+// Options configure a host.
+type Options struct {
+	ConfigPath  string         // the config file
+	RuntimeDir  string         // lock, socket, process registry
+	SocketPath  string         // the local API's endpoint
+	LogPath     string         // host.log; empty means stderr only
+	Secrets     *secrets.Store // nil: no keyring (secret references fail)
+	OnDemand    bool           // started by the tray or a bridge: exit when idle
+	IdleTimeout time.Duration
+	Version     string
+	// Policy overrides the restart policy (tests).
+	Policy supervisor.Policy
+	// Stderr receives log lines too (the foreground `serve`); nil: none.
+	Stderr io.Writer
+	// Ready, if set, is called once the API is serving.
+	Ready func()
+}
+
+// ConfigStatus says whether the config file is in force.
+type ConfigStatus struct {
+	Path     string   `json:"path"`
+	OK       bool     `json:"ok"`
+	Error    string   `json:"error,omitempty"`    // the file could not be used; the last good config is in force
+	Problems []string `json:"problems,omitempty"` // per-entry problems of the file in force
+}
+
+// Info is what host.info returns.
+type Info struct {
+	PID        int          `json:"pid"`
+	Version    string       `json:"version"`
+	Socket     string       `json:"socket"`
+	ConfigPath string       `json:"configPath"`
+	LogPath    string       `json:"logPath,omitempty"`
+	OnDemand   bool         `json:"onDemand"`
+	Clients    int          `json:"clients"`
+	StartedAt  time.Time    `json:"startedAt"`
+	Path       string       `json:"path"` // the PATH servers get
+	PathError  string       `json:"pathError,omitempty"`
+	Config     ConfigStatus `json:"config"`
+	Swept      int          `json:"swept"` // survivors of a killed host killed at start
+}
+
+// Host is a running host.
+type Host struct {
+	opts    Options
+	log     *slog.Logger
+	lock    *api.InstanceLock
+	srv     *api.Server
+	mgr     *Manager
+	watcher *config.Watcher
+	started time.Time
+
+	mu      sync.Mutex
+	file    *config.File // the config in force
+	cfgErr  error
+	path    string
+	pathErr error
+	swept   int
+
+	quit     chan struct{}
+	quitOnce sync.Once
+}
+
+// Run runs a host until ctx ends, it is asked to stop, it gets SIGINT or
+// SIGTERM, or (on demand) it has had no client for IdleTimeout. It stops
+// every server, waiting for every stop ladder, before it returns.
+func Run(ctx context.Context, o Options) error {
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	// The single-instance lock comes before anything else, in particular
+	// before the sweep: a second host must never kill a live host's servers.
+	lock, err := api.AcquireInstanceLock(o.RuntimeDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+
+	h := &Host{opts: o, lock: lock, started: time.Now(), quit: make(chan struct{})}
+	logClose := h.setupLog()
+	defer logClose()
+	h.log.Info("host starting", "pid", os.Getpid(), "version", o.Version, "config", o.ConfigPath, "socket", o.SocketPath)
+
+	registry := engine.NewRegistry(filepath.Join(o.RuntimeDir, "servers.json"))
+	if n, err := registry.Sweep(); err != nil {
+		h.log.Warn("sweeping the survivors of an earlier host", "error", err, "killed", n)
+	} else if n > 0 {
+		h.log.Info("killed processes left behind by an earlier host that was killed", "count", n)
+		h.swept = n
+	}
+
+	h.path, h.pathErr = LoginPath(ctx, 5*time.Second)
+	if h.pathErr != nil {
+		h.log.Warn("using the host's own PATH", "reason", h.pathErr)
+	}
+
+	h.srv = api.NewServer(h.methods(), api.Options{Logger: h.log})
+	var resolver engine.SecretResolver
+	if o.Secrets != nil {
+		resolver = o.Secrets
+	}
+	h.mgr = NewManager(ManagerOptions{
+		Start:   engine.StartOptions{Path: h.path, Secrets: resolver, Registry: registry},
+		Policy:  o.Policy,
+		Version: o.Version,
+		Logger:  h.log,
+		Publish: func(topic string, data any) { _ = h.srv.Publish(topic, data) },
+	})
+
+	h.file = config.New()
+	if f, err := config.Load(o.ConfigPath); err == nil {
+		h.file = f
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		h.cfgErr = err
+		h.log.Error("the config file cannot be used; starting with no servers", "error", err)
+	}
+	h.watcher = config.NewWatcher(o.ConfigPath, config.DefaultDebounce, h.reload)
+	h.watcher.Ignore(h.file.Sum())
+	h.applyFile(h.file)
+
+	l, err := lock.Listen(o.SocketPath)
+	if err != nil {
+		h.mgr.StopAll()
+		return fmt.Errorf("listening on %s: %w", o.SocketPath, err)
+	}
+	serveDone := make(chan error, 1)
+	go func() { serveDone <- h.srv.Serve(l) }()
+
+	wctx, wcancel := context.WithCancel(context.Background())
+	defer wcancel()
+	go func() {
+		if err := h.watcher.Run(wctx); err != nil && wctx.Err() == nil {
+			h.log.Error("watching the config file stopped; changes to it are not seen until the host restarts", "error", err)
+		}
+	}()
+	if o.Ready != nil {
+		o.Ready()
+	}
+	h.log.Info("host ready", "servers", len(h.file.Servers))
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	var idle <-chan time.Time
+	var idleTimer *time.Timer
+	resetIdle := func() {
+		if !o.OnDemand {
+			return
+		}
+		if idleTimer != nil {
+			idleTimer.Stop()
+		}
+		if h.srv.Clients() == 0 {
+			idleTimer = time.NewTimer(o.IdleTimeout)
+			idle = idleTimer.C
+		} else {
+			idle = nil
+		}
+	}
+	resetIdle()
+	reason := ""
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			reason = "context ended"
+			break loop
+		case s := <-sigs:
+			reason = "signal " + s.String()
+			break loop
+		case <-h.quit:
+			reason = "asked to stop"
+			break loop
+		case <-h.srv.ClientsChanged():
+			resetIdle()
+		case <-idle:
+			reason = fmt.Sprintf("no client for %v (started on demand)", o.IdleTimeout)
+			break loop
+		case err := <-serveDone:
+			reason = "the API stopped: " + fmt.Sprint(err)
+			break loop
+		}
+	}
+	h.log.Info("host stopping", "reason", reason)
+	_ = h.srv.Publish(TopicHost, map[string]string{"state": "stopping", "reason": reason})
+	wcancel()
+	start := time.Now()
+	h.mgr.StopAll()
+	h.log.Info("every server stopped", "took", time.Since(start).Round(time.Millisecond))
+	h.srv.Close()
+	return nil
+}
+
+// setupLog sends the host's log to host.log (rotated) and, for a
+// foreground serve, to stderr.
+func (h *Host) setupLog() func() {
+	var ws []io.Writer
+	closeFn := func() {}
+	if h.opts.LogPath != "" {
+		if err := os.MkdirAll(filepath.Dir(h.opts.LogPath), 0o700); err == nil {
+			lj := &lumberjack.Logger{Filename: h.opts.LogPath, MaxSize: 10, MaxBackups: 3}
+			ws = append(ws, lj)
+			closeFn = func() { lj.Close() }
+		}
+	}
+	if h.opts.Stderr != nil {
+		ws = append(ws, h.opts.Stderr)
+	}
+	if len(ws) == 0 {
+		h.log = slog.New(slog.DiscardHandler)
+		return closeFn
+	}
+	h.log = slog.New(slog.NewTextHandler(io.MultiWriter(ws...), &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return closeFn
+}
+
+// Stop asks the host to stop.
+func (h *Host) Stop() { h.quitOnce.Do(func() { close(h.quit) }) }
+
+// reload is the watcher's callback: the file changed on disk.
+func (h *Host) reload() {
+	f, err := config.Load(h.opts.ConfigPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = config.New(), nil
+	}
+	if err != nil {
+		h.mu.Lock()
+		h.cfgErr = err
+		h.mu.Unlock()
+		h.log.Error("the config file changed but cannot be used; the last good config stays in force", "error", err)
+		_ = h.srv.Publish(TopicConfig, h.configStatus())
+		return
+	}
+	h.log.Info("config file changed; applying the difference")
+	h.applyFile(f)
+}
+
+func (h *Host) applyFile(f *config.File) {
+	h.mu.Lock()
+	h.file = f
+	h.cfgErr = nil
+	h.mu.Unlock()
+	added, removed, changed := h.mgr.Apply(ServerConfigs(f))
+	if len(added)+len(removed)+len(changed) > 0 {
+		h.log.Info("servers updated", "added", added, "removed", removed, "changed", changed)
+	}
+	for _, p := range f.Report().Problems() {
+		h.log.Warn("config problem", "problem", p.Error())
+	}
+	_ = h.srv.Publish(TopicConfig, h.configStatus())
+}
+
+func (h *Host) configStatus() ConfigStatus {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := ConfigStatus{Path: h.opts.ConfigPath, OK: h.cfgErr == nil}
+	if h.cfgErr != nil {
+		st.Error = h.cfgErr.Error()
+	}
+	if h.file != nil {
+		for _, p := range h.file.Report().Problems() {
+			st.Problems = append(st.Problems, p.Error())
+		}
+	}
+	return st
+}
+
+// change applies fn to the config file through the watcher (so the
+// host's own write does not come back as a reload), then applies the
+// result.
+func (h *Host) change(fn func(*config.File) error) error {
+	var out *config.File
+	err := h.watcher.Update(func(f *config.File) error {
+		if err := fn(f); err != nil {
+			return err
+		}
+		out = f
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Update wrote it; read back what is on disk so sums and reports match.
+	if f, err := config.Load(h.opts.ConfigPath); err == nil {
+		out = f
+	}
+	h.applyFile(out)
+	return nil
+}
+
+func (h *Host) info() Info {
+	h.mu.Lock()
+	pathErr := ""
+	if h.pathErr != nil {
+		pathErr = h.pathErr.Error()
+	}
+	inf := Info{PID: os.Getpid(), Version: h.opts.Version, Socket: h.opts.SocketPath, ConfigPath: h.opts.ConfigPath,
+		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept}
+	h.mu.Unlock()
+	inf.Clients = h.srv.Clients()
+	inf.Config = h.configStatus()
+	return inf
+}
+
+func decode[T any](method string, raw json.RawMessage) (T, error) {
+	var v T
+	err := api.DecodeParams(method, raw, &v)
+	return v, err
+}
