@@ -24,7 +24,7 @@ func (f *flagSet) Bool(name string, p *bool, aliases ...string) {
 		f.aliases[a] = name
 	}
 }
-func (f *flagSet) String(name string, p *string) { f.strs[name] = p }
+func (f *flagSet) String(name string, p *string)  { f.strs[name] = p }
 func (f *flagSet) Multi(name string, p *[]string) { f.multi[name] = p }
 
 // parse returns the positional arguments and, after "--", the rest.
