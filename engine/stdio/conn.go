@@ -212,7 +212,7 @@ func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		n, ok := c.direct(data)
 		if !ok {
 			c.wmu.Unlock()
-			c.fail(ReasonIOError, "writing to the server's stdin failed", nil)
+			c.failWrite("writing to the server's stdin failed")
 			return c.err
 		}
 		data = data[n:]
@@ -246,7 +246,7 @@ func (c *Conn) writeLoop() {
 			}
 			for _, b := range batch {
 				if _, err := c.w.Write(b); err != nil {
-					c.fail(ReasonIOError, "writing to the server's stdin: "+err.Error(), nil)
+					c.failWrite("writing to the server's stdin: " + err.Error())
 					return
 				}
 				c.wmu.Lock()
@@ -418,6 +418,28 @@ func (c *Conn) onEOF(err error) {
 		c.fail(ReasonIOError, "the server closed its stdout but is still running", nil)
 	case <-c.closed:
 	}
+}
+
+// failWrite closes the connection after a write to the server's stdin
+// failed. Writing fails (EPIPE) when the server has exited, possibly before
+// the reader or watchExit noticed: a process connection then reports the
+// exit with its status, as onEOF does, waiting for it briefly. Otherwise it
+// is an I/O error.
+func (c *Conn) failWrite(detail string) {
+	if c.proc != nil {
+		t := time.NewTimer(250 * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-c.proc.Exited():
+			st := c.proc.ExitStatus()
+			c.fail(ReasonExited, "", &st)
+			return
+		case <-c.closed:
+			return
+		case <-t.C:
+		}
+	}
+	c.fail(ReasonIOError, detail, nil)
 }
 
 // watchExit closes the connection when the main process exits, even if a

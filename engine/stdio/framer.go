@@ -79,7 +79,12 @@ func (f *framer) makeRoom() {
 			return
 		}
 	}
-	size := min(2*len(f.buf), f.max+chunk)
+	// Doubling stops at max+chunk in one step: growing to max and then
+	// again to max+chunk would hold both buffers (2 x max) for the copy.
+	size := 2 * len(f.buf)
+	if size >= f.max {
+		size = f.max + chunk
+	}
 	if size <= len(f.buf) {
 		size = len(f.buf) + chunk
 	}
