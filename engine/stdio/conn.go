@@ -469,7 +469,7 @@ func decode(line []byte) ([]jsonrpc.Message, error) {
 	}
 	switch trimmed[0] {
 	case '{':
-		m, err := jsonrpc.DecodeMessage(trimmed)
+		m, err := decodeMessage(trimmed)
 		if err != nil {
 			return nil, err
 		}
@@ -484,7 +484,7 @@ func decode(line []byte) ([]jsonrpc.Message, error) {
 		}
 		msgs := make([]jsonrpc.Message, 0, len(raws))
 		for _, r := range raws {
-			m, err := jsonrpc.DecodeMessage(r)
+			m, err := decodeMessage(r)
 			if err != nil {
 				return nil, err
 			}
