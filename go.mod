@@ -10,7 +10,7 @@ require (
 )
 
 require (
-	github.com/Microsoft/go-winio v0.6.4 // indirect
+	github.com/Microsoft/go-winio v0.6.4
 	github.com/danieljoos/wincred v1.2.3 // indirect
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/godbus/dbus/v5 v5.2.2
