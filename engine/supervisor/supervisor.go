@@ -116,16 +116,18 @@ type Supervisor struct {
 
 	notify sync.Mutex // serializes OnChange calls
 
-	mu       sync.Mutex
-	spec     engine.Spec
-	st       Status
-	session  *mcp.ClientSession
-	proc     *engine.Process
-	conn     *stdio.Conn
-	cancel   context.CancelFunc // stops the current run
-	runDone  chan struct{}      // closed when the current run has ended and its ladder finished
-	lastDone <-chan struct{}    // the previous process's ladder
-	retry    chan struct{}
+	mu      sync.Mutex
+	spec    engine.Spec
+	st      Status
+	session *mcp.ClientSession
+	proc    *engine.Process
+	conn    *stdio.Conn
+	cancel  context.CancelFunc // stops the current run
+	runDone chan struct{}      // closed when the current run has ended and its ladder finished
+	retry   chan struct{}
+	// probe, if set, replaces the spec's ProbeTimeout: it grows when a
+	// server answered server/discover after the probe had timed out.
+	probe time.Duration
 }
 
 // New returns a stopped supervisor.
@@ -136,7 +138,6 @@ func New(opts Options) *Supervisor {
 	closed := make(chan struct{})
 	close(closed)
 	s.runDone = closed
-	s.lastDone = closed
 	return s
 }
 
@@ -196,9 +197,11 @@ func (s *Supervisor) Start() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
+	// The new run waits for the whole previous run, which may still be
+	// ending (Restart: Stop, then Start at once), and its last ladder.
+	prev := s.runDone
 	done := make(chan struct{})
 	s.runDone = done
-	prev := s.lastDone
 	s.mu.Unlock()
 	s.update(func(st *Status) {
 		st.Failures, st.Restarts, st.LastError, st.LastReason, st.Stderr = 0, 0, "", "", nil
@@ -231,6 +234,7 @@ func (s *Supervisor) Restart() {
 func (s *Supervisor) Update(spec engine.Spec) {
 	s.mu.Lock()
 	s.spec = spec
+	s.probe = 0
 	running := s.cancel != nil
 	s.mu.Unlock()
 	if running {
@@ -252,10 +256,9 @@ var errStopped = errors.New("stopped")
 func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan struct{}) {
 	var last <-chan struct{} = prev
 	defer func() {
-		// The run is over; its last ladder is the one the next run waits
-		// for, and Stop's channel closes when that ladder ends.
+		// The run is over. done, which Stop returns and the next run
+		// waits for, closes when its last ladder ends.
 		s.mu.Lock()
-		s.lastDone = last
 		s.session, s.proc, s.conn = nil, nil, nil
 		s.mu.Unlock()
 		go func() {
@@ -317,7 +320,6 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 			s.mu.Lock()
 			if s.runDone == done {
 				s.cancel = nil // a Start may begin a new run
-				s.lastDone = last
 			}
 			s.mu.Unlock()
 			return
@@ -360,19 +362,34 @@ func (c *capture) Connect(ctx context.Context) (mcp.Connection, error) {
 // attempt runs one process: connect, serve until it ends, and return why.
 // *last is set to the process's ladder as soon as it exists.
 func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
-	spec := s.Spec()
+	s.mu.Lock()
+	spec := s.spec
+	if s.probe > 0 {
+		spec.ProbeTimeout = s.probe
+	}
+	s.mu.Unlock()
 	s.update(func(st *Status) { st.State, st.NextAttempt = Starting, time.Time{} })
 	var connMu sync.Mutex
 	var conn *stdio.Conn
+	// abandoned is set when the attempt was given up (stop or timeout)
+	// before the connection existed: a secret can take long to read. The
+	// connection is closed as soon as it exists, or the handshake would
+	// run with no timeout and nothing to end it.
+	var abandoned *stdio.CloseError
 	tr := &capture{t: &stdio.Transport{
 		Spec: spec, Options: s.opts.Start, FloodRate: s.opts.FloodRate, FloodWindow: s.opts.FloodWindow,
 	}}
 	tr.got = func(c *stdio.Conn) {
 		connMu.Lock()
 		conn = c
+		ab := abandoned
 		connMu.Unlock()
 		p := c.Process()
 		*last = p.Done()
+		if ab != nil {
+			c.CloseWith(ab.Reason, ab.Detail)
+			return
+		}
 		s.mu.Lock()
 		s.proc, s.conn = p, c
 		s.mu.Unlock()
@@ -383,6 +400,8 @@ func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
 		defer connMu.Unlock()
 		if conn != nil {
 			conn.CloseWith(reason, detail)
+		} else if abandoned == nil {
+			abandoned = &stdio.CloseError{Reason: reason, Detail: detail}
 		}
 	}
 
@@ -423,10 +442,23 @@ func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
 		connMu.Unlock()
 		if c != nil {
 			c.CloseWith(stdio.ReasonIOError, "handshake failed: "+r.err.Error())
+			if c.LateProbeAnswers() > 0 {
+				// The server was slower to start than the probe timeout
+				// and answered server/discover late, after the fallback
+				// initialize was sent: a modern server refuses that
+				// initialize ("duplicate initialize"), and would on every
+				// attempt. Give the next attempt's probe more time.
+				s.mu.Lock()
+				s.probe = min(2*checked.ProbeTimeout, max(checked.HandshakeTimeout, checked.ProbeTimeout))
+				s.mu.Unlock()
+			}
+			// Why the connection closed, unless it was closed here or by
+			// the SDK (stopped) after the handshake failed: then the
+			// SDK's error says more.
 			if ce := c.Err(); ce != nil {
 				var want *stdio.CloseError
-				if errors.As(ce, &want) && want.Reason != stdio.ReasonIOError {
-					return ce
+				if errors.As(ce, &want) && want.Reason != stdio.ReasonIOError && want.Reason != stdio.ReasonStopped {
+					return lastWords(c, ce)
 				}
 			}
 		}
@@ -464,6 +496,7 @@ func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
 		if err == nil {
 			err = errors.New("the session ended")
 		}
+		err = lastWords(conn, err)
 	}
 	s.mu.Lock()
 	s.session = nil
@@ -473,4 +506,35 @@ func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
 		s.update(func(st *Status) { st.Failures = 0 })
 	}
 	return err
+}
+
+// stderrWait bounds the wait for an exited server's stop ladder, after
+// which its captured stderr is complete.
+const stderrWait = 500 * time.Millisecond
+
+// lastWords returns err with the last stderr lines of a server that has
+// exited, read once its ladder has finished (or after stderrWait). The
+// CloseError took them when the connection closed, when the lines the
+// server wrote just before exiting (its crash report) may still have been
+// in the pipe.
+func lastWords(c *stdio.Conn, err error) error {
+	var ce *stdio.CloseError
+	p := c.Process()
+	if !errors.As(err, &ce) || p == nil || p.Stderr() == nil {
+		return err
+	}
+	select {
+	case <-p.Exited():
+	default:
+		return err
+	}
+	t := time.NewTimer(stderrWait)
+	defer t.Stop()
+	select {
+	case <-p.Done():
+	case <-t.C:
+	}
+	withLines := *ce
+	withLines.Stderr = p.Stderr().Tail(20)
+	return &withLines
 }
