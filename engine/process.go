@@ -232,6 +232,16 @@ func (p *Process) ExitStatus() ExitStatus {
 	return p.status
 }
 
+// StderrDrained is closed when captured stderr has been read to its end
+// (every process holding it has exited); it never closes unless the spec's
+// stderr is [StderrCapture].
+func (p *Process) StderrDrained() <-chan struct{} {
+	if p.pumped == nil {
+		return make(chan struct{})
+	}
+	return p.pumped
+}
+
 // Done is closed when the stop ladder has finished: every process of the
 // server's tree is gone, the main process is reaped, and captured stderr
 // has been read to its end.

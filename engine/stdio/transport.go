@@ -52,7 +52,21 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 		opts.MaxJunkLines = -1
 	}
 	if ring := p.Stderr(); ring != nil {
-		opts.Stderr = func() []string { return ring.Tail(20) }
+		opts.Stderr = func() []string {
+			// A server that exited may still have its last words in the
+			// pipe: give the stderr pump a moment to read them.
+			select {
+			case <-p.Exited():
+				t := time.NewTimer(200 * time.Millisecond)
+				select {
+				case <-p.StderrDrained():
+				case <-t.C:
+				}
+				t.Stop()
+			default:
+			}
+			return ring.Tail(20)
+		}
 	}
 	c := newProcConn(p, opts)
 	if t.Started != nil {
