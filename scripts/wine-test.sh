@@ -66,7 +66,12 @@ boot=$!
 # Wine 8 has no such export, so build a shim on RtlGenRandom.
 x86_64-w64-mingw32-gcc -O2 -s -shared -o "$tmp/bcryptprimitives.dll" \
 	"$shim_src/bcryptprimitives.c" "$shim_src/bcryptprimitives.def" -ladvapi32
-(cd "$root" && GOOS=windows GOARCH=amd64 go test -c -o "$tmp/engine.test.exe" ./engine/)
+# The packages with Windows code paths: the engine (job objects, the batch
+# guard) and the local API (named pipe with a same-user DACL, the lock).
+pkgs=${WINE_TEST_PKGS:-"engine app/api"}
+for p in $pkgs; do
+	(cd "$root" && GOOS=windows GOARCH=amd64 go test -c -o "$tmp/${p//\//_}.test.exe" "./$p/")
+done
 echo "wine-test: built in $(elapsed)" >&2
 
 if ! wait "$boot"; then
@@ -84,9 +89,15 @@ echo "wine-test: prefix ready in $(elapsed)" >&2
 
 # Run from the temp dir: the test binary and its helpers live there.
 set +e
-# A hang fails instead of blocking CI; flags given later win.
-(cd "$tmp" && "$wine" "$tmp/engine.test.exe" -test.v -test.timeout 10m "$@")
-rc=$?
+rc=0
+for p in $pkgs; do
+	echo "wine-test: == $p" >&2
+	# A hang fails instead of blocking CI; flags given later win.
+	(cd "$tmp" && "$wine" "$tmp/${p//\//_}.test.exe" -test.v -test.timeout 10m "$@")
+	r=$?
+	echo "wine-test: $p exit code $r" >&2
+	((r == 0)) || rc=$r
+done
 set -e
 echo "wine-test: tests finished in $(elapsed), exit code $rc" >&2
 exit "$rc"
