@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -133,10 +134,54 @@ func allProcs() []procStat {
 	return out
 }
 
+// procScanner shares scans of /proc between the stop ladders that poll at
+// the same time: 50 stopping servers would otherwise each scan all of
+// /proc every poll. A caller joins a scan only if that scan has not begun
+// reading yet, so every answer is at least as fresh as the question.
+type procScanner struct {
+	mu      sync.Mutex
+	pending *procScan // not begun; callers may join it
+	running *procScan // reading /proc now
+}
+
+type procScan struct {
+	done chan struct{}
+	res  []procStat
+}
+
+var scanner procScanner
+
+func (s *procScanner) get() []procStat {
+	s.mu.Lock()
+	if r := s.pending; r != nil {
+		s.mu.Unlock()
+		<-r.done
+		return r.res
+	}
+	r := &procScan{done: make(chan struct{})}
+	s.pending = r
+	prev := s.running
+	s.mu.Unlock()
+	if prev != nil {
+		<-prev.done // one scan at a time; callers meanwhile join r
+	}
+	s.mu.Lock()
+	s.pending, s.running = nil, r
+	s.mu.Unlock()
+	r.res = allProcs()
+	s.mu.Lock()
+	if s.running == r {
+		s.running = nil
+	}
+	s.mu.Unlock()
+	close(r.done)
+	return r.res
+}
+
 // groupMembers lists the live (not zombie) members of process group pgid.
 func groupMembers(pgid int) []int {
 	var pids []int
-	for _, st := range allProcs() {
+	for _, st := range scanner.get() {
 		if st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
 			pids = append(pids, st.pid)
 		}
