@@ -19,7 +19,14 @@ if [[ $what == test ]]; then
   command -v dbus-run-session >/dev/null 2>&1 || need+=(dbus-daemon)
   command -v gnome-keyring-daemon >/dev/null 2>&1 || need+=(gnome-keyring)
   command -v secret-tool >/dev/null 2>&1 || need+=(libsecret-tools)
+  # The real tray under a virtual X server, and screenshots.
+  command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
+  command -v import >/dev/null 2>&1 || need+=(imagemagick)
 fi
+# Fyne's cgo build (GLFW) needs the GL and X11 headers, for running and testing alike.
+[[ -f /usr/include/GL/gl.h ]] || need+=(libgl1-mesa-dev)
+[[ -f /usr/include/X11/extensions/Xrandr.h && -f /usr/include/X11/extensions/XInput2.h ]] || need+=(xorg-dev)
+command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 if ((${#need[@]})); then
