@@ -76,13 +76,25 @@ func (w *Watcher) remember(sum Sum) {
 // moment ago), the write still calls onChange, so that the host loads the
 // editor's change too.
 func (w *Watcher) Update(fn func(*File) error) error {
-	return update(w.path, fn, updateOptions{beforeRename: func(before, after Sum) {
+	var replaced, wrote Sum
+	ours := false
+	err := update(w.path, fn, updateOptions{beforeRename: func(before, after Sum) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if w.init && slices.Contains(w.known, before) {
 			w.remember(after)
+			replaced, wrote, ours = before, after, true
 		}
 	}})
+	if err == nil && ours && replaced != wrote {
+		// The content the write replaced is no longer the host's: an
+		// editor that saves it again (a buffer opened before the write, an
+		// undo) changes the file, and must be seen.
+		w.mu.Lock()
+		w.known = slices.DeleteFunc(w.known, func(s Sum) bool { return s == replaced })
+		w.mu.Unlock()
+	}
+	return err
 }
 
 // Run watches until ctx is done, then returns nil; it returns an error only
