@@ -45,15 +45,36 @@ func (e *env) serve(args []string) error {
 	if err != nil {
 		return err
 	}
+	idle, err := idleTimeout(e.getenv)
+	if err != nil {
+		return err
+	}
 	err = host.Run(context.Background(), host.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(),
-		Secrets: e.store(), OnDemand: onDemand, Version: Version, Stderr: e.stderr,
+		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
 	})
 	var already *api.AlreadyRunningError
 	if errors.As(err, &already) {
 		return err
 	}
 	return err
+}
+
+// IdleTimeoutEnv is a hidden knob, for tests: a Go duration ("2s") that
+// replaces host.DefaultIdleTimeout, the time a `serve --on-demand` host
+// waits without a client before it stops its servers and exits.
+const IdleTimeoutEnv = "SWITCHBOARD_IDLE_TIMEOUT"
+
+func idleTimeout(getenv func(string) string) (time.Duration, error) {
+	v := getenv(IdleTimeoutEnv)
+	if v == "" {
+		return 0, nil // the default
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s is %q: write a positive duration such as 30s or 10m, or unset it", IdleTimeoutEnv, v)
+	}
+	return d, nil
 }
 
 func (e *env) stopHost(args []string) error {
@@ -72,7 +93,12 @@ func (e *env) stopHost(args []string) error {
 	defer c.Close()
 	pid := c.HostPID()
 	if err := c.Call(ctx, host.MethodStop, nil, nil); err != nil {
-		return err
+		// The host may close the connection ("shutting down") before its
+		// answer to host.stop is written: that is the stop we asked for.
+		var ae *api.Error
+		if !errors.As(err, &ae) || ae.Code != api.CodeShuttingDown {
+			return err
+		}
 	}
 	// The host stops every server (their ladders) before it exits; the
 	// connection closes when it is gone.

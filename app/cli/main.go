@@ -181,7 +181,11 @@ func (e *env) configPath() (path string, explicit bool, err error) {
 	return p, false, err
 }
 
-func (e *env) store() *secrets.Store { return secrets.NewStore("", "") }
+func (e *env) store() *secrets.Store { return newStore() }
+
+// newStore returns the keyring store the commands use; tests replace it
+// with an in-memory one (secrets.NewMemoryStore).
+var newStore = func() *secrets.Store { return secrets.NewStore("", "") }
 
 // dial connects to the running host; it returns (nil, nil) when none runs.
 // A --config other than the running host's is refused.

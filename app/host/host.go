@@ -90,6 +90,11 @@ type Host struct {
 	watcher *config.Watcher
 	started time.Time
 
+	// applyMu serializes the watcher's reloads and the API's changes from
+	// reading the file to applying it, so that a reload that read the file
+	// before a change wrote it cannot apply that older content after it.
+	applyMu sync.Mutex
+
 	mu      sync.Mutex
 	file    *config.File // the config in force
 	cfgErr  error
@@ -260,6 +265,8 @@ func (h *Host) Stop() { h.quitOnce.Do(func() { close(h.quit) }) }
 
 // reload is the watcher's callback: the file changed on disk.
 func (h *Host) reload() {
+	h.applyMu.Lock()
+	defer h.applyMu.Unlock()
 	f, err := config.Load(h.opts.ConfigPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		f, err = config.New(), nil
@@ -310,6 +317,8 @@ func (h *Host) configStatus() ConfigStatus {
 // host's own write does not come back as a reload), then applies the
 // result.
 func (h *Host) change(fn func(*config.File) error) error {
+	h.applyMu.Lock()
+	defer h.applyMu.Unlock()
 	var out *config.File
 	err := h.watcher.Update(func(f *config.File) error {
 		if err := fn(f); err != nil {

@@ -116,7 +116,11 @@ func (h *Host) methods() api.Methods {
 		MethodRestart: h.each(MethodRestart, func(name string) (<-chan struct{}, error) {
 			return nil, h.mgr.RestartServer(name)
 		}),
-		MethodStopServer: h.each(MethodStopServer, h.mgr.StopServer),
+		// A closure, not the method value h.mgr.StopServer: methods() runs
+		// before the manager exists, and a method value binds nil.
+		MethodStopServer: h.each(MethodStopServer, func(name string) (<-chan struct{}, error) {
+			return h.mgr.StopServer(name)
+		}),
 		MethodPut: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
 			p, err := decode[PutParams](MethodPut, raw)
 			if err != nil {

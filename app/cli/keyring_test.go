@@ -1,0 +1,257 @@
+//go:build linux
+
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+const keyringPass = "switchboard-test-password"
+
+// busConfig is a session bus with no service directories: nothing is
+// started by D-Bus activation, the test starts the keyring itself.
+const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:dir=%s</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+`
+
+// startDaemon starts a daemon of the test (marked like the test's other
+// processes) and stops it at the end of the test.
+func startDaemon(t *testing.T, env []string, stdin string, name string, args ...string) (*exec.Cmd, *syncBuffer, <-chan struct{}) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(stdin)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	return cmd, out, done
+}
+
+// privateKeyring starts a private session bus and gnome-keyring-daemon on
+// it (the login keyring created and unlocked with a password on stdin), and
+// returns the bus address.
+func privateKeyring(t *testing.T, sb *sandbox) string {
+	t.Helper()
+	var missing []string
+	for _, tool := range []string{"dbus-daemon", "gnome-keyring-daemon"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) > 0 {
+		msg := fmt.Sprintf("the real-keyring test needs %s (Debian: apt-get install gnome-keyring dbus-x11 libsecret-tools)", strings.Join(missing, ", "))
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if err := os.MkdirAll(filepath.Join(sb.home, ".local", "share", "keyrings"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	busDir := filepath.Join(sb.root, "bus")
+	if err := os.Mkdir(busDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(sb.root, "bus.conf")
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, busConfig, busDir), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bus := exec.Command("dbus-daemon", "--config-file="+cfg, "--nofork", "--print-address=1")
+	bus.Env = sb.env
+	stdout, err := bus.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Start(); err != nil {
+		t.Fatal(err)
+	}
+	busDone := make(chan struct{})
+	t.Cleanup(func() {
+		_ = bus.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-busDone:
+		case <-time.After(5 * time.Second):
+			_ = bus.Process.Kill()
+			<-busDone
+		}
+	})
+	addrc := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		addrc <- strings.TrimSpace(line)
+		_ = bus.Wait()
+		close(busDone)
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case <-time.After(10 * time.Second):
+		t.Fatal("dbus-daemon printed no address")
+	}
+	if addr == "" {
+		t.Fatal("dbus-daemon printed an empty address")
+	}
+	env := sb.with("DBUS_SESSION_BUS_ADDRESS=" + addr)
+	kr, out, krDone := startDaemon(t, env, keyringPass, "gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets")
+
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	eventually(t, 10*time.Second, "gnome-keyring-daemon owns org.freedesktop.secrets", func() (bool, string) {
+		select {
+		case <-krDone:
+			t.Fatalf("gnome-keyring-daemon exited: %s", out.String())
+		default:
+		}
+		var has bool
+		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.secrets").Store(&has)
+		return err == nil && has, fmt.Sprint(err, out.String())
+	})
+	t.Logf("private bus %s, gnome-keyring-daemon pid %d", addr, kr.Process.Pid)
+	return addr
+}
+
+// TestE2ESecretRealKeyring: a server whose env refers to a keyring secret
+// waits for it; `secret set` (value on stdin) stores it in a real
+// gnome-keyring, the server starts with it in its environment, and the
+// value is nowhere else: not in the config, the log, the status or any
+// output of the CLI.
+func TestE2ESecretRealKeyring(t *testing.T) {
+	sb := newSandbox(t)
+	addr := privateKeyring(t, sb)
+	sb.env = sb.with("DBUS_SESSION_BUS_ADDRESS=" + addr)
+	h := sb.serve(t)
+	var outputs []string // every output of the CLI
+	cli := func(stdin string, args ...string) string {
+		t.Helper()
+		r := sb.run(t, stdin, args...)
+		outputs = append(outputs, r.stdout, r.stderr)
+		if r.code != 0 {
+			t.Fatalf("switchboard %s: %s", strings.Join(args, " "), r)
+		}
+		return r.stdout
+	}
+
+	out := cli("", sb.helperArgs("tokened", "modern", "--secret-env", "TOKEN=tok")...)
+	if !strings.Contains(out, "added tokened") || !strings.Contains(out, `secret "tok" is not set yet: run 'switchboard secret set tok'`) {
+		t.Fatalf("servers add printed %q", out)
+	}
+	if b, _ := os.ReadFile(sb.configPath()); !bytes.Contains(b, []byte(`"TOKEN": "${keyring:tok}"`)) {
+		t.Fatalf("the config does not refer to the secret:\n%s", b)
+	}
+	st := sb.waitServer(t, "tokened", "waiting for secret", func(s host.ServerStatus) bool { return s.State == "waiting for secret" })
+	for _, want := range []string{"env.TOKEN", `secret "tok"`, "switchboard secret set tok"} {
+		if !strings.Contains(st.LastError, want) {
+			t.Errorf("the waiting server's error %q lacks %q", st.LastError, want)
+		}
+	}
+	if human := cli("", "status"); !strings.Contains(human, "waiting for secret") || !strings.Contains(human, "env.TOKEN") {
+		t.Errorf("status does not show the wait:\n%s", human)
+	}
+
+	const v1, v2 = "sekrit-123", "sekrit-456"
+	out = cli(v1, "secret", "set", "tok")
+	if !strings.Contains(out, "secret tok stored in the keyring") || !strings.Contains(out, "restarted the servers that use it: tokened") {
+		t.Fatalf("secret set printed %q", out)
+	}
+	p1 := sb.waitRunning(t, "tokened").PID
+	if env := procEnviron(t, p1); !slices.Contains(env, "TOKEN="+v1) {
+		t.Fatalf("the server's environment lacks TOKEN=%s: %q", v1, env)
+	}
+	if _, err := exec.LookPath("secret-tool"); err == nil {
+		cmd := exec.Command("secret-tool", "lookup", "service", "switchboard", "username", "tok")
+		cmd.Env = sb.env
+		if got, err := cmd.Output(); err != nil || string(got) != v1 {
+			t.Fatalf("secret-tool lookup: %q %v", got, err)
+		}
+		t.Log("secret-tool reads the value from gnome-keyring")
+	}
+
+	// A new value (a trailing newline is stripped) restarts the server.
+	cli(v2+"\n", "secret", "set", "tok")
+	p2 := sb.waitServer(t, "tokened", "restarted", func(s host.ServerStatus) bool {
+		return s.State == "running" && s.PID != 0 && s.PID != p1
+	}).PID
+	if env := procEnviron(t, p2); !slices.Contains(env, "TOKEN="+v2) {
+		t.Fatalf("the restarted server's environment lacks TOKEN=%s: %q", v2, env)
+	}
+	if out := cli("", "secret", "list"); !strings.Contains(out, "tok\tused by tokened") {
+		t.Fatalf("secret list printed %q", out)
+	}
+	outputs = append(outputs, cli("", "status", "--json"), cli("", "status"), cli("", "servers", "list"), cli("", "logs", "tokened"), cli("", "doctor"))
+
+	// Nowhere else.
+	cli("", "stop")
+	h.wait(t, wait)
+	files := map[string]string{"config.json": sb.configPath(), "host.log": sb.logPath(),
+		"the secrets index": filepath.Join(sb.configHome, "switchboard", "secrets.json")}
+	for what, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		for _, v := range []string{v1, v2} {
+			if bytes.Contains(b, []byte(v)) {
+				t.Errorf("the value is in %s:\n%s", what, b)
+			}
+		}
+	}
+	all := strings.Join(append(outputs, h.stderr.String()), "\n")
+	for _, v := range []string{v1, v2} {
+		if strings.Contains(all, v) {
+			t.Errorf("the value %q is in the output of the CLI or the host:\n%s", v, all)
+		}
+	}
+	if !strings.Contains(all, `"secrets": [`) {
+		t.Errorf("status --json lists no secrets of the server:\n%s", all)
+	}
+}
+
+func procEnviron(t *testing.T, pid int) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		t.Fatalf("reading the environment of pid %d: %v", pid, err)
+	}
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}

@@ -1,0 +1,337 @@
+//go:build linux
+
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/secrets"
+)
+
+// testHost is a host run in this process by Run.
+type testHost struct {
+	opts Options
+	c    *api.Client
+	done chan error
+}
+
+// runHost runs a host on fresh directories (the socket's path must fit in
+// 107 bytes, hence a short root) and connects a client to it. The host is
+// stopped at the end of the test.
+func runHost(t *testing.T, store *secrets.Store, cfg map[string]any) *testHost {
+	t.Helper()
+	t.Setenv("SHELL", "/bin/sh") // root's bash profile takes seconds here
+	root, err := os.MkdirTemp("", "sbh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	th := &testHost{done: make(chan error, 1)}
+	th.opts = Options{
+		ConfigPath: filepath.Join(root, "cfg", "config.json"),
+		RuntimeDir: filepath.Join(root, "run"),
+		SocketPath: filepath.Join(root, "run", "host.sock"),
+		LogPath:    filepath.Join(root, "cache", "host.log"),
+		Secrets:    store,
+		Version:    "test",
+		Policy:     supervisor.Policy{Initial: 50 * time.Millisecond, Max: 500 * time.Millisecond},
+	}
+	if cfg != nil {
+		if err := os.MkdirAll(filepath.Dir(th.opts.ConfigPath), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.MarshalIndent(map[string]any{"version": 1, "mcpServers": cfg}, "", "  ")
+		if err := os.WriteFile(th.opts.ConfigPath, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ready := make(chan struct{})
+	th.opts.Ready = func() { close(ready) }
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { th.done <- Run(ctx, th.opts) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-th.done:
+			if err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		case <-time.After(wait):
+			t.Errorf("Run did not return within %v of its context's end", wait)
+		}
+	})
+	select {
+	case <-ready:
+	case err := <-th.done:
+		t.Fatalf("Run returned before it was ready: %v", err)
+	case <-time.After(wait):
+		t.Fatal("the host was not ready in time")
+	}
+	th.c, err = api.Dial(context.Background(), th.opts.SocketPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { th.c.Close() })
+	return th
+}
+
+func (th *testHost) call(t *testing.T, method string, params, result any) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return th.c.Call(ctx, method, params, result)
+}
+
+func (th *testHost) must(t *testing.T, method string, params, result any) {
+	t.Helper()
+	if err := th.call(t, method, params, result); err != nil {
+		t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (th *testHost) list(t *testing.T) []ServerStatus {
+	t.Helper()
+	var out []ServerStatus
+	th.must(t, MethodList, nil, &out)
+	return out
+}
+
+func (th *testHost) waitServer(t *testing.T, name, what string, cond func(ServerStatus) bool) ServerStatus {
+	t.Helper()
+	var got ServerStatus
+	eventually(t, wait, name+": "+what, func() (bool, string) {
+		for _, st := range th.list(t) {
+			if st.Name == name {
+				got = st
+				b, _ := json.Marshal(st)
+				return cond(st), string(b)
+			}
+		}
+		return false, "not listed"
+	})
+	return got
+}
+
+func (th *testHost) waitRunning(t *testing.T, name string) ServerStatus {
+	t.Helper()
+	return th.waitServer(t, name, "running", func(s ServerStatus) bool { return s.State == "running" && s.PID != 0 })
+}
+
+func (th *testHost) log(t *testing.T) string {
+	t.Helper()
+	b, _ := os.ReadFile(th.opts.LogPath)
+	return string(b)
+}
+
+func apiCode(err error) string {
+	var e *api.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// TestHostMethods calls every method of the host's API against a host run
+// in this process.
+func TestHostMethods(t *testing.T) {
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	th := runHost(t, store, map[string]any{"a": helperEntry("modern", "a")})
+
+	var info Info
+	th.must(t, MethodInfo, nil, &info)
+	if info.PID != os.Getpid() || info.Socket != th.opts.SocketPath || info.ConfigPath != th.opts.ConfigPath || !info.Config.OK || info.Clients != 1 {
+		t.Fatalf("host.info: %+v", info)
+	}
+	a := th.waitRunning(t, "a")
+
+	// servers.stop (by name, waiting), start, restart, --all.
+	th.must(t, MethodStopServer, NameParams{Name: "a", Wait: true}, nil)
+	if st := th.waitServer(t, "a", "stopped", func(s ServerStatus) bool { return s.State == "stopped" }); !st.UserStopped || !gone(a.PID) {
+		t.Fatalf("after servers.stop with wait: %+v, pid %d gone %v", st, a.PID, gone(a.PID))
+	}
+	th.must(t, MethodStart, NameParams{Name: "a"}, nil)
+	a2 := th.waitRunning(t, "a")
+	th.must(t, MethodRestart, NameParams{All: true}, nil)
+	a3 := th.waitServer(t, "a", "restarted", func(s ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != a2.PID })
+	th.must(t, MethodStopServer, NameParams{All: true, Wait: true}, nil)
+	if !gone(a3.PID) {
+		t.Fatal("servers.stop --all with wait returned before the ladder finished")
+	}
+	th.must(t, MethodStart, NameParams{All: true}, nil)
+	th.waitRunning(t, "a")
+	if err := th.call(t, MethodStopServer, NameParams{Name: "nope"}, nil); apiCode(err) != api.CodeNotFound {
+		t.Fatalf("servers.stop of an unknown server: %v (code %q)", err, apiCode(err))
+	}
+	if err := th.call(t, MethodStart, NameParams{}, nil); apiCode(err) != api.CodeBadRequest {
+		t.Fatalf("servers.start without a name: %v", err)
+	}
+
+	// servers.put (create), get, call, tools, logs.
+	b := helperEntry("modern", "b")
+	raw, _ := json.Marshal(b)
+	th.must(t, MethodPut, PutParams{Name: "b", Entry: raw, Create: true}, nil)
+	if err := th.call(t, MethodPut, PutParams{Name: "b", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("servers.put of an existing name: %v", err)
+	}
+	bad, _ := json.Marshal(with(b, "cwd", "relative/dir"))
+	err := th.call(t, MethodPut, PutParams{Name: "c", Entry: bad, Create: true}, nil)
+	if err == nil || !strings.Contains(err.Error(), "mcpServers.c.cwd") {
+		t.Fatalf("servers.put of an invalid entry: %v", err)
+	}
+	if err := th.call(t, MethodPut, PutParams{Name: "Bad_Name", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), `"bad-name"`) {
+		t.Fatalf("servers.put with an invalid name: %v", err)
+	}
+	th.waitRunning(t, "b")
+	var er EntryResult
+	th.must(t, MethodGet, NameParams{Name: "b"}, &er)
+	if !strings.Contains(string(er.Entry), testExe) {
+		t.Fatalf("servers.get: %s", er.Entry)
+	}
+	var res struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	th.must(t, MethodCall, CallParams{Name: "b", Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}, &res)
+	if len(res.Content) != 1 || res.Content[0].Text != "echo: hi b" {
+		t.Fatalf("servers.call: %+v", res)
+	}
+	var tr ToolsResult
+	eventually(t, wait, "servers.tools lists b's tools", func() (bool, string) {
+		th.must(t, MethodTools, NameParams{Name: "b"}, &tr)
+		return len(tr.Tools) == 5, fmt.Sprint(len(tr.Tools))
+	})
+	var lr LogsResult
+	th.must(t, MethodLogs, NameParams{Name: "b"}, &lr)
+	if !slices.Contains(lr.Lines, "modern helper: serving b") {
+		t.Fatalf("servers.logs: %q", lr.Lines)
+	}
+	if err := th.call(t, MethodCall, CallParams{Name: "nope", Tool: "echo"}, nil); apiCode(err) != api.CodeNotFound {
+		t.Fatalf("servers.call of an unknown server: %v", err)
+	}
+
+	// disable, enable, remove: in the file.
+	th.must(t, MethodDisable, NameParams{Name: "b"}, nil)
+	th.waitServer(t, "b", "disabled", func(s ServerStatus) bool { return s.State == StateDisabled })
+	f, err := config.Load(th.opts.ConfigPath)
+	if err != nil || !f.Servers["b"].Disabled {
+		t.Fatalf("disable is not in the file: %v", err)
+	}
+	th.must(t, MethodEnable, NameParams{Name: "b"}, nil)
+	th.waitRunning(t, "b")
+	th.must(t, MethodRemove, NameParams{Name: "b"}, nil)
+	if slices.ContainsFunc(th.list(t), func(s ServerStatus) bool { return s.Name == "b" }) {
+		t.Fatal("b listed after servers.remove")
+	}
+	if f, _ := config.Load(th.opts.ConfigPath); f.Servers["b"] != nil {
+		t.Fatal("b in the file after servers.remove")
+	}
+	if fi, err := os.Stat(th.opts.ConfigPath); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the host's config file: %v %v", fi, err)
+	}
+
+	// secrets.set, list, delete; the value is never in the file or the log.
+	const value = "the-SECRET-value-42"
+	s := helperEntry("modern", "s")
+	s["env"].(map[string]string)["TOKEN"] = "${keyring:tok}"
+	raw, _ = json.Marshal(s)
+	th.must(t, MethodPut, PutParams{Name: "s", Entry: raw, Create: true}, nil)
+	th.waitServer(t, "s", "waiting for secret", func(st ServerStatus) bool { return st.State == string(supervisor.WaitingSecret) })
+	var restarted map[string][]string
+	th.must(t, MethodSecretSet, SecretParams{Name: "tok", Value: value}, &restarted)
+	if !slices.Equal(restarted["restarted"], []string{"s"}) {
+		t.Fatalf("secrets.set: %v", restarted)
+	}
+	sp := th.waitRunning(t, "s").PID
+	if !slices.Contains(environOf(t, sp), "TOKEN="+value) {
+		t.Fatal("the secret is not in the server's environment")
+	}
+	var list []SecretInfo
+	th.must(t, MethodSecretList, nil, &list)
+	if len(list) != 1 || list[0].Name != "tok" || !slices.Equal(list[0].UsedBy, []string{"s"}) {
+		t.Fatalf("secrets.list: %+v", list)
+	}
+	th.must(t, MethodSecretDelete, SecretParams{Name: "tok"}, nil)
+	th.must(t, MethodSecretList, nil, &list)
+	if len(list) != 0 {
+		t.Fatalf("secrets.list after delete: %+v", list)
+	}
+	cfgBytes, _ := os.ReadFile(th.opts.ConfigPath)
+	for what, text := range map[string]string{"config": string(cfgBytes), "host.log": th.log(t)} {
+		if strings.Contains(text, value) {
+			t.Fatalf("the secret's value is in the %s", what)
+		}
+	}
+
+	// The host's own writes do not come back as reloads.
+	time.Sleep(3 * config.DefaultDebounce)
+	if strings.Contains(th.log(t), "config file changed") {
+		t.Fatalf("the host's own writes were reloaded:\n%s", th.log(t))
+	}
+
+	var cs ConfigStatus
+	th.must(t, MethodConfig, nil, &cs)
+	if !cs.OK || cs.Path != th.opts.ConfigPath {
+		t.Fatalf("config.status: %+v", cs)
+	}
+
+	// host.stop: Run returns after every server stopped.
+	pids := []int{}
+	for _, st := range th.list(t) {
+		if st.PID != 0 {
+			pids = append(pids, st.PID)
+		}
+	}
+	th.must(t, MethodStop, nil, nil)
+	select {
+	case err := <-th.done:
+		th.done <- err // for the cleanup
+	case <-time.After(wait):
+		t.Fatal("Run did not return after host.stop")
+	}
+	for _, pid := range pids {
+		if !gone(pid) {
+			t.Fatalf("pid %d outlived the host", pid)
+		}
+	}
+}
+
+// TestHostReloadAfterOwnWrite: after the host wrote the file, an editor
+// that saves the content the file had before the host's write (an editor
+// buffer opened earlier and saved unchanged, an undo) is a change: the
+// host must apply it, not take it for content it already has.
+func TestHostReloadAfterOwnWrite(t *testing.T) {
+	th := runHost(t, nil, map[string]any{"a": helperEntry("modern", "a")})
+	before, err := os.ReadFile(th.opts.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	th.waitRunning(t, "a")
+	raw, _ := json.Marshal(helperEntry("modern", "b"))
+	th.must(t, MethodPut, PutParams{Name: "b", Entry: raw, Create: true}, nil)
+	th.waitRunning(t, "b")
+	tmp := th.opts.ConfigPath + ".new"
+	if err := os.WriteFile(tmp, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, th.opts.ConfigPath); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, wait, "b removed by the editor's save", func() (bool, string) {
+		l := th.list(t)
+		b, _ := json.Marshal(l)
+		return !slices.ContainsFunc(l, func(s ServerStatus) bool { return s.Name == "b" }), string(b)
+	})
+}
