@@ -45,6 +45,7 @@ type Live struct {
 	snap    Snapshot
 	servers map[string]host.ServerStatus
 	changed chan struct{} // capacity 1: a burst of events wakes a reader once
+	watches map[chan struct{}]struct{}
 	logSubs map[chan host.LogLine]struct{}
 }
 
@@ -54,18 +55,41 @@ func New(o Options) *Live {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Live{opts: o, log: o.Logger, servers: map[string]host.ServerStatus{},
-		changed: make(chan struct{}, 1), logSubs: map[chan host.LogLine]struct{}{}}
+		changed: make(chan struct{}, 1), watches: map[chan struct{}]struct{}{}, logSubs: map[chan host.LogLine]struct{}{}}
 }
 
 // Changed delivers one wake-up after any number of changes: read the
 // Snapshot then. A burst of events costs one rebuild.
 func (l *Live) Changed() <-chan struct{} { return l.changed }
 
+// Watch returns another wake-up channel like [Live.Changed], for a second
+// reader (the window beside the tray); call stop when done.
+func (l *Live) Watch() (ch <-chan struct{}, stop func()) {
+	c := make(chan struct{}, 1)
+	l.mu.Lock()
+	l.watches[c] = struct{}{}
+	l.mu.Unlock()
+	c <- struct{}{} // the first read shows the current state
+	return c, func() {
+		l.mu.Lock()
+		delete(l.watches, c)
+		l.mu.Unlock()
+	}
+}
+
 func (l *Live) notify() {
 	select {
 	case l.changed <- struct{}{}:
 	default:
 	}
+	l.mu.Lock()
+	for c := range l.watches {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+	l.mu.Unlock()
 }
 
 // Snapshot returns the current state.
