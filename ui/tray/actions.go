@@ -1,0 +1,194 @@
+package tray
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+// HostOptions configure [HostActions].
+type HostOptions struct {
+	// Open shows the window (nil: the item is disabled).
+	Open func()
+	// ShowLogs shows a server's logs (nil: Open).
+	ShowLogs func(name string)
+	// Confirm asks the user a yes/no question and calls answer with the
+	// reply, on the UI thread (nil: a small window of the tray's own).
+	Confirm func(question string, answer func(yes bool))
+	// Detach is called just before the app quits, after host.stop was
+	// sent: it must stop the live view (cancel its Run), so that the view
+	// does not start a new host once this one is gone.
+	Detach func()
+	// Service: the host runs under the OS service manager; see
+	// [Actions.Service].
+	//
+	// TODO(service issue): take it from the fresh host.info that Quit
+	// reads (Info.Service, being added), OR-ed with this.
+	Service bool
+	// OwnClients is how many of the host's clients are this app's
+	// (default 1: the one client.Live that the tray and the window share).
+	OwnClients int
+	// OnError reports a failed action (default: a desktop notification).
+	OnError func(title string, err error)
+	// Timeout bounds each call to the host (default 30 s).
+	Timeout time.Duration
+}
+
+// HostActions returns the menu's actions, carried out through the host's
+// API on live: servers.start, servers.stop and servers.restart with
+// [host.NameParams] (Start all and Stop all with All set), and Quit as
+// [QuitPlan] decides: host.stop, then the app quits. The calls run off the
+// UI thread; a failure is reported through OnError.
+//
+// Stop background service stops the host through host.stop too (and quits
+// the tray, asking first like Quit when AI apps are connected).
+//
+// TODO(service issue): stop it through the service manager instead, so
+// that a unit set to restart does not come back.
+func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
+	if o.OwnClients <= 0 {
+		o.OwnClients = 1
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.OnError == nil {
+		o.OnError = func(title string, err error) {
+			n := fyne.NewNotification(title, err.Error())
+			fyne.Do(func() { app.SendNotification(n) })
+		}
+	}
+	if o.Confirm == nil {
+		o.Confirm = func(q string, answer func(bool)) { confirmWindow(app, q, answer) }
+	}
+	if o.ShowLogs == nil && o.Open != nil {
+		open := o.Open
+		o.ShowLogs = func(string) { open() }
+	}
+	h := &hostActions{live: live, app: app, o: o}
+	a := Actions{
+		Start:       func(name string) { h.call(name, "start", host.MethodStart, host.NameParams{Name: name}) },
+		Stop:        func(name string) { h.call(name, "stop", host.MethodStopServer, host.NameParams{Name: name}) },
+		Restart:     func(name string) { h.call(name, "restart", host.MethodRestart, host.NameParams{Name: name}) },
+		ShowLogs:    o.ShowLogs,
+		Open:        o.Open,
+		StartAll:    func() { h.call("", "start", host.MethodStart, host.NameParams{All: true}) },
+		StopAll:     func() { h.call("", "stop", host.MethodStopServer, host.NameParams{All: true}) },
+		Service:     o.Service,
+		StopService: func() { h.quit(false) },
+		Quit:        func() { h.quit(o.Service) },
+	}
+	return a
+}
+
+type hostActions struct {
+	live *client.Live
+	app  fyne.App
+	o    HostOptions
+}
+
+// call runs a server method in the background; verb and name word the
+// error's title.
+func (h *hostActions) call(name, verb, method string, params host.NameParams) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
+		defer cancel()
+		if err := h.live.Call(ctx, method, params, nil); err != nil {
+			what := "every server"
+			if name != "" {
+				what = fmt.Sprintf("%q", name)
+			}
+			h.o.OnError(fmt.Sprintf("Switchboard could not %s %s", verb, what), err)
+		}
+	}()
+}
+
+// quit carries out [QuitPlan]; service says whether the host is to be
+// left running (Quit under a service manager).
+func (h *hostActions) quit(service bool) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
+		defer cancel()
+		var info host.Info
+		if err := h.live.Call(ctx, host.MethodInfo, nil, &info); err != nil {
+			// No host to stop (or none that answers): close the tray.
+			h.exit()
+			return
+		}
+		stop, ask := QuitPlan(info, service, h.o.OwnClients)
+		if ask == "" {
+			h.finish(stop)
+			return
+		}
+		fyne.Do(func() {
+			h.o.Confirm(ask, func(yes bool) {
+				if yes {
+					go h.finish(stop)
+				}
+			})
+		})
+	}()
+}
+
+// finish stops the host if asked, then quits the app.
+func (h *hostActions) finish(stopHost bool) {
+	if stopHost {
+		ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
+		err := h.live.Call(ctx, host.MethodStop, nil, nil)
+		cancel()
+		if err != nil && !errors.Is(err, client.ErrNotConnected) && h.hostAnswers() {
+			// The app stays: quitting now would leave the servers running
+			// with no way back to them but a new tray.
+			h.o.OnError("Switchboard could not stop its host", err)
+			return
+		}
+	}
+	h.exit()
+}
+
+// hostAnswers reports whether the host still answers (host.stop may fail
+// because the host went away while it answered).
+func (h *hostActions) hostAnswers() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return h.live.Call(ctx, host.MethodInfo, nil, nil) == nil
+}
+
+func (h *hostActions) exit() {
+	if h.o.Detach != nil {
+		h.o.Detach()
+	}
+	fyne.Do(h.app.Quit)
+}
+
+// confirmWindow asks a question in a small window of its own (the tray
+// may have no window open to host a dialog). Closing it answers no.
+func confirmWindow(app fyne.App, question string, answer func(bool)) {
+	w := app.NewWindow("Quit Switchboard?")
+	once := false
+	reply := func(yes bool) {
+		if once {
+			return
+		}
+		once = true
+		w.Close()
+		answer(yes)
+	}
+	msg := widget.NewLabel(question)
+	msg.Wrapping = fyne.TextWrapWord
+	quit := widget.NewButton("Quit and stop the servers", func() { reply(true) })
+	quit.Importance = widget.DangerImportance
+	cancel := widget.NewButton("Cancel", func() { reply(false) })
+	w.SetContent(container.NewBorder(nil, container.NewHBox(cancel, quit), nil, nil, msg))
+	w.SetCloseIntercept(func() { reply(false) })
+	w.Resize(fyne.NewSize(420, 160))
+	w.CenterOnScreen()
+	w.Show()
+}

@@ -1,0 +1,421 @@
+//go:build linux
+
+package tray
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+const wait = 30 * time.Second
+
+// testHost is a host run in this process by host.Run.
+type testHost struct {
+	opts host.Options
+	done chan error
+}
+
+// helperEntry is a config entry that runs this test binary as a helper.
+// GORACE: a binary built with -race sleeps a second at exit by default.
+func helperEntry(role string) map[string]any {
+	return map[string]any{
+		"command":    testExe,
+		"env":        map[string]string{helperEnv: role, "GORACE": "atexit_sleep_ms=0"},
+		"stdinGrace": 1000,
+		"termGrace":  1000,
+	}
+}
+
+// runHost runs a host on fresh directories with the given servers; it is
+// stopped at the end of the test. The socket's path must fit in 107 bytes,
+// hence a short root.
+func runHost(t *testing.T, servers map[string]any) *testHost {
+	t.Helper()
+	t.Setenv("SHELL", "/bin/sh") // the host reads the login shell's PATH
+	root, err := os.MkdirTemp("", "sbt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "cfg"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache"))
+	t.Setenv("SWITCHBOARD_RUNTIME_DIR", filepath.Join(root, "run"))
+	th := &testHost{done: make(chan error, 1)}
+	th.opts = host.Options{
+		ConfigPath: filepath.Join(root, "cfg", "switchboard", "config.json"),
+		RuntimeDir: filepath.Join(root, "run"),
+		SocketPath: filepath.Join(root, "run", "host.sock"),
+		LogPath:    filepath.Join(root, "cache", "host.log"),
+		Version:    "test",
+	}
+	th.opts.Policy.Initial = 50 * time.Millisecond
+	th.opts.Policy.Max = 500 * time.Millisecond
+	if err := os.MkdirAll(filepath.Dir(th.opts.ConfigPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(map[string]any{"version": 1, "mcpServers": servers}, "", "  ")
+	if err := os.WriteFile(th.opts.ConfigPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	th.opts.Ready = func() { close(ready) }
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { th.done <- host.Run(ctx, th.opts) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-th.done:
+			if err != nil {
+				t.Errorf("host.Run: %v", err)
+			}
+		case <-time.After(wait):
+			t.Errorf("host.Run did not return within %v of its context's end", wait)
+		}
+	})
+	select {
+	case <-ready:
+	case err := <-th.done:
+		t.Fatalf("host.Run returned before it was ready: %v", err)
+	case <-time.After(wait):
+		t.Fatal("the host was not ready in time")
+	}
+	return th
+}
+
+// live connects a client.Live to the host; it ends with the test or
+// when cancel is called.
+func live(t *testing.T, socket string) (*client.Live, context.CancelFunc) {
+	t.Helper()
+	l := client.New(client.Options{Socket: socket})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return l, cancel
+}
+
+// waitSnap waits until the view's snapshot satisfies cond.
+func waitSnap(t *testing.T, l *client.Live, what string, cond func(client.Snapshot) bool) client.Snapshot {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		s := l.Snapshot()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			b, _ := json.Marshal(s)
+			t.Fatalf("%s: not within %v; last snapshot: %s", what, wait, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func server(s client.Snapshot, name string) host.ServerStatus {
+	for _, st := range s.Servers {
+		if st.Name == name {
+			return st
+		}
+	}
+	return host.ServerStatus{}
+}
+
+func state(name, want string) func(client.Snapshot) bool {
+	return func(s client.Snapshot) bool { return s.Connected && server(s, name).State == want }
+}
+
+// errors records HostOptions.OnError's reports.
+type errorLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (e *errorLog) add(title string, err error) {
+	e.mu.Lock()
+	e.msgs = append(e.msgs, title+": "+err.Error())
+	e.mu.Unlock()
+}
+
+func (e *errorLog) take() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m := e.msgs
+	e.msgs = nil
+	return m
+}
+
+// TestMenuDrivesRealHost runs a real host with a real MCP server (this
+// binary), follows it with a client.Live and the Tray, and fires the menu's
+// items: each one's effect shows in the host's next snapshots.
+func TestMenuDrivesRealHost(t *testing.T) {
+	crash := helperEntry("crash")
+	crash["maxReconnects"] = 0
+	off := helperEntry("mcp")
+	off["disabled"] = true
+	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash, "off": off})
+	l, detach := live(t, th.opts.SocketPath)
+
+	app := test.NewTempApp(t)
+	var mu sync.Mutex
+	var notes []*fyne.Notification
+	var rb rebuilds
+	tr := &Tray{OnRebuild: rb.hook, Notify: func(n *fyne.Notification) {
+		mu.Lock()
+		notes = append(notes, n)
+		mu.Unlock()
+	}}
+	var errs errorLog
+	var qmu sync.Mutex
+	var questions []string
+	asked := func() []string { qmu.Lock(); defer qmu.Unlock(); return slices.Clone(questions) }
+	detached := make(chan struct{})
+	actions := HostActions(l, app, HostOptions{
+		Open:    func() {},
+		OnError: errs.add,
+		Confirm: func(q string, reply func(bool)) {
+			qmu.Lock()
+			questions = append(questions, q)
+			qmu.Unlock()
+			reply(false)
+		},
+		Detach: func() { detach(); close(detached) },
+	})
+	tr.Run(app, l, actions)
+	defer tr.Close()
+
+	s := waitSnap(t, l, "everything running with its tools, crash failed", func(s client.Snapshot) bool {
+		return s.Connected && server(s, "everything").State == "running" && server(s, "everything").Tools == 2 &&
+			server(s, "crash").State == "failed"
+	})
+	m := BuildMenu(s, actions)
+	for _, label := range []string{"crash — failed", "everything — running (2 tools)", "off — disabled"} {
+		find(t, m, label)
+	}
+	if Health(s) != LevelFailed {
+		t.Fatalf("health %v", Health(s))
+	}
+	// The tray showed it, and notified crash's failure with its reason.
+	waitFor(t, "the tray shows the failure", func() bool {
+		_, last := rb.get()
+		return server(last, "crash").State == "failed" && server(last, "everything").Tools == 2
+	})
+	mu.Lock()
+	if len(notes) != 1 || !strings.Contains(notes[0].Title, `"crash"`) {
+		t.Fatalf("notifications: %+v", notes)
+	}
+	t.Logf("notification: %s / %s", notes[0].Title, notes[0].Content)
+	mu.Unlock()
+
+	// Stop from the menu: the host stops it.
+	pid := server(s, "everything").PID
+	find(t, m, "everything — running (2 tools)", LabelStop).Action()
+	s = waitSnap(t, l, "everything stopped", state("everything", "stopped"))
+	if st := server(s, "everything"); !st.UserStopped || st.PID != 0 {
+		t.Fatalf("after Stop: %+v", st)
+	}
+	var list []host.ServerStatus
+	if err := l.Call(context.Background(), host.MethodList, nil, &list); err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(list, func(st host.ServerStatus) bool { return st.Name == "everything" }); list[i].State != "stopped" {
+		t.Fatalf("servers.list after Stop: %+v", list[i])
+	}
+	_ = pid
+
+	// Start, Restart, Stop all, Start all.
+	m = BuildMenu(s, actions)
+	find(t, m, "everything — stopped", LabelStart).Action()
+	s = waitSnap(t, l, "everything running again", state("everything", "running"))
+	pid = server(s, "everything").PID
+	serverItemOf(t, BuildMenu(s, actions), "everything", LabelRestart).Action()
+	s = waitSnap(t, l, "everything restarted", func(s client.Snapshot) bool {
+		st := server(s, "everything")
+		return st.State == "running" && st.PID != 0 && st.PID != pid
+	})
+	find(t, BuildMenu(s, actions), LabelStopAll).Action()
+	s = waitSnap(t, l, "everything stopped by Stop all", state("everything", "stopped"))
+	find(t, BuildMenu(s, actions), LabelStartAll).Action()
+	s = waitSnap(t, l, "everything and crash started by Start all", func(s client.Snapshot) bool {
+		return server(s, "everything").State == "running" && server(s, "crash").State == "failed" && server(s, "crash").Failures > 0
+	})
+	// Starting a disabled server is refused by the host; the menu does not
+	// offer it, and the action reports the host's words.
+	actions.Start("off")
+	waitFor(t, "the refusal reported", func() bool {
+		e := errs.take()
+		if len(e) == 0 {
+			return false
+		}
+		if !strings.Contains(e[0], `could not start "off"`) || !strings.Contains(e[0], "enable it first") {
+			t.Fatalf("error report: %q", e)
+		}
+		return true
+	})
+
+	// Quit while another client uses the host: asked, and no means no.
+	other, closeOther := live(t, th.opts.SocketPath)
+	waitSnap(t, other, "the other client connected", func(s client.Snapshot) bool { return s.Connected })
+	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
+	waitFor(t, "the question", func() bool { return len(asked()) == 1 })
+	if q := asked()[0]; !strings.Contains(q, "An AI app") {
+		t.Fatalf("question: %q", q)
+	}
+	time.Sleep(200 * time.Millisecond)
+	select {
+	case err := <-th.done:
+		t.Fatalf("the host stopped after the user said no: %v", err)
+	default:
+	}
+	closeOther()
+
+	// Quit with no other client: the host stops every server, then the
+	// view is detached.
+	waitFor(t, "the other client gone", func() bool {
+		var info host.Info
+		return l.Call(context.Background(), host.MethodInfo, nil, &info) == nil && info.Clients == 1
+	})
+	pid = server(l.Snapshot(), "everything").PID
+	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
+	select {
+	case err := <-th.done:
+		th.done <- err // for the cleanup
+	case <-time.After(wait):
+		t.Fatal("Quit did not stop the host")
+	}
+	select {
+	case <-detached:
+	case <-time.After(wait):
+		t.Fatal("Quit did not detach the view")
+	}
+	if q := asked(); len(q) != 1 {
+		t.Fatalf("asked again: %q", q)
+	}
+	if err := processGone(pid); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serverItemOf returns a server's submenu item, whatever its state.
+func serverItemOf(t *testing.T, m *fyne.Menu, name, verb string) *fyne.MenuItem {
+	t.Helper()
+	for _, it := range m.Items {
+		if strings.HasPrefix(it.Label, name+" — ") {
+			return find(t, it.ChildMenu, verb)
+		}
+	}
+	t.Fatalf("no item for %q in\n%s", name, signature(m))
+	return nil
+}
+
+// processGone says whether pid no longer runs (or is a zombie).
+func processGone(pid int) error {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i > 0 && i+2 < len(s) && (s[i+2] == 'Z' || s[i+2] == 'X') {
+		return nil
+	}
+	return fmt.Errorf("server pid %d outlived the host", pid)
+}
+
+// TestQuitAsServiceLeavesHost: under a service manager, Quit closes the
+// tray and leaves the host and its servers running.
+func TestQuitAsServiceLeavesHost(t *testing.T) {
+	th := runHost(t, map[string]any{"a": helperEntry("mcp")})
+	l, detach := live(t, th.opts.SocketPath)
+	waitSnap(t, l, "a running", state("a", "running"))
+	detached := make(chan struct{})
+	actions := HostActions(l, test.NewTempApp(t), HostOptions{Service: true, Detach: func() { detach(); close(detached) }})
+	m := BuildMenu(l.Snapshot(), actions)
+	find(t, m, LabelQuit).Action()
+	select {
+	case <-detached:
+	case <-time.After(wait):
+		t.Fatal("Quit did not close the tray")
+	}
+	select {
+	case err := <-th.done:
+		t.Fatalf("Quit stopped the service's host: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	// The other item stops it.
+	l2, _ := live(t, th.opts.SocketPath)
+	waitSnap(t, l2, "connected", func(s client.Snapshot) bool { return s.Connected })
+	actions = HostActions(l2, test.NewTempApp(t), HostOptions{Service: true})
+	find(t, BuildMenu(l2.Snapshot(), actions), LabelStopService).Action()
+	select {
+	case err := <-th.done:
+		th.done <- err
+	case <-time.After(wait):
+		t.Fatal("Stop background service did not stop the host")
+	}
+}
+
+// TestTrayBurstFromHostStream: 1000 state events from a real API server,
+// through a client.Live, cost one rebuild (or very few).
+func TestTrayBurstFromHostStream(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sbb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	lock, err := api.AcquireInstanceLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	sock := filepath.Join(dir, "host.sock")
+	ln, err := lock.Listen(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as := api.NewServer(api.Methods{
+		host.MethodInfo: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+			return host.Info{PID: 7, Clients: 1, Config: host.ConfigStatus{OK: true}}, nil
+		},
+		host.MethodList: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+			return []host.ServerStatus{srv("a", "running", 1)}, nil
+		},
+	}, api.Options{})
+	go as.Serve(ln)
+	defer as.Close()
+
+	l, _ := live(t, sock)
+	var rb rebuilds
+	tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
+	var r recorder
+	tr.Run(test.NewTempApp(t), l, r.actions(false))
+	defer tr.Close()
+	waitFor(t, "the first connected rebuild", func() bool { _, s := rb.get(); return s.Connected })
+	time.Sleep(5 * DefaultSettle)
+	before, _ := rb.get()
+
+	states := []string{"starting", "running", "restarting", "failed", "stopping", "stopped"}
+	start := time.Now()
+	for i := range 1000 {
+		if err := as.Publish(host.TopicState, srv("a", states[i%len(states)], i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the last event shown", func() bool { _, s := rb.get(); return server(s, "a").Tools == 999 })
+	elapsed := time.Since(start)
+	time.Sleep(10 * DefaultSettle)
+	after, _ := rb.get()
+	checkBurst(t, after-before, elapsed)
+}

@@ -1,0 +1,185 @@
+package tray
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+// Actions are what the menu's items do. [BuildMenu] disables an item whose
+// func is nil. [HostActions] implements them through the host's API; a
+// test passes its own.
+type Actions struct {
+	Start    func(name string)
+	Stop     func(name string)
+	Restart  func(name string)
+	ShowLogs func(name string)
+	Open     func() // shows the window
+	StartAll func()
+	StopAll  func()
+
+	// Service says that the host runs under the OS service manager: the
+	// menu then has a "Stop background service" item (StopService), and
+	// Quit closes the tray only.
+	//
+	// TODO(service issue): the committed host.Info does not say this yet.
+	// Once it does (Info.Service is being added), take it from the
+	// snapshot instead: Service: s.Info.Service.
+	Service     bool
+	StopService func()
+
+	// Quit is the quit item's action (see [QuitPlan] for what it does).
+	Quit func()
+}
+
+// The fixed labels of the menu.
+const (
+	LabelOpen          = "Open Switchboard"
+	LabelStartAll      = "Start all"
+	LabelStopAll       = "Stop all"
+	LabelStopService   = "Stop background service"
+	LabelQuit          = "Quit"
+	LabelStart         = "Start"
+	LabelStop          = "Stop"
+	LabelRestart       = "Restart"
+	LabelShowLogs      = "Show logs"
+	LabelNotConnected  = "Host not running — reconnecting…"
+	LabelNoServers     = "No servers yet — add one in Switchboard"
+	LabelConfigInvalid = "The config file has an error: the last good config is in force"
+)
+
+// maxDetail bounds an error shown as a menu line.
+const maxDetail = 80
+
+// BuildMenu builds the tray menu from the host's state: one item per
+// server ("name — state"), each with a submenu (Start, Stop, Restart, Show
+// logs, those that make no sense in its state disabled); Open Switchboard;
+// Start all and Stop all; Stop background service when the host is a
+// service; and Quit, the last item, marked IsQuit so that Fyne adds no
+// second one. Not connected, it says so (with the reason) above Quit. An
+// invalid config file adds a line saying that the last good one is in
+// force.
+func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
+	var items []*fyne.MenuItem
+	if !s.Connected {
+		items = append(items, disabled(LabelNotConnected))
+		if s.Err != "" {
+			items = append(items, disabled(short(s.Err)))
+		}
+		items = append(items, fyne.NewMenuItemSeparator(), quitItem(a))
+		return fyne.NewMenu("Switchboard", items...)
+	}
+	if e := s.Info.Config.Error; e != "" {
+		items = append(items, disabled(LabelConfigInvalid), disabled(short(e)), fyne.NewMenuItemSeparator())
+	}
+	if len(s.Servers) == 0 {
+		items = append(items, disabled(LabelNoServers))
+	}
+	anyStartable, anyStoppable := false, false
+	for _, st := range s.Servers {
+		items = append(items, serverItem(st, a))
+		anyStartable = anyStartable || canStart(st.State)
+		anyStoppable = anyStoppable || canStop(st.State)
+	}
+	items = append(items,
+		fyne.NewMenuItemSeparator(),
+		item(LabelOpen, a.Open, true),
+		fyne.NewMenuItemSeparator(),
+		item(LabelStartAll, a.StartAll, anyStartable),
+		item(LabelStopAll, a.StopAll, anyStoppable),
+		fyne.NewMenuItemSeparator(),
+	)
+	if a.Service {
+		items = append(items, item(LabelStopService, a.StopService, true))
+	}
+	items = append(items, quitItem(a))
+	return fyne.NewMenu("Switchboard", items...)
+}
+
+// ServerLabel is a server's line in the menu: "name — state", with the
+// tool count while it runs.
+func ServerLabel(st host.ServerStatus) string {
+	state := st.State
+	switch st.State {
+	case "running":
+		if st.Tools == 1 {
+			state = "running (1 tool)"
+		} else {
+			state = fmt.Sprintf("running (%d tools)", st.Tools)
+		}
+	case host.StateInvalid:
+		state = "invalid entry"
+	}
+	return st.Name + " — " + state
+}
+
+func serverItem(st host.ServerStatus, a Actions) *fyne.MenuItem {
+	name := st.Name
+	with := func(f func(string)) func() {
+		if f == nil {
+			return nil
+		}
+		return func() { f(name) }
+	}
+	sub := fyne.NewMenu(name,
+		item(LabelStart, with(a.Start), canStart(st.State)),
+		item(LabelStop, with(a.Stop), canStop(st.State)),
+		item(LabelRestart, with(a.Restart), canRestart(st.State)),
+		item(LabelShowLogs, with(a.ShowLogs), true),
+	)
+	it := fyne.NewMenuItem(ServerLabel(st), nil)
+	it.ChildMenu = sub
+	return it
+}
+
+// canStart: the server is not running and starting it can work (a
+// disabled server must be enabled first; an invalid entry fixed first).
+func canStart(state string) bool { return state == "stopped" || state == "failed" }
+
+// canStop: a process runs, or the supervisor will start one.
+func canStop(state string) bool {
+	switch state {
+	case "running", "starting", "restarting", "waiting for secret":
+		return true
+	}
+	return false
+}
+
+// canRestart: it runs or tries to; a failed server restarts with its
+// failure count reset. A stopped one is started, not restarted.
+func canRestart(state string) bool { return canStop(state) || state == "failed" }
+
+// item is an item that is enabled when on and it has an action.
+func item(label string, action func(), on bool) *fyne.MenuItem {
+	it := fyne.NewMenuItem(label, action)
+	it.Disabled = !on || action == nil
+	return it
+}
+
+func disabled(label string) *fyne.MenuItem {
+	return &fyne.MenuItem{Label: label, Disabled: true}
+}
+
+// quitItem is always enabled: with no action, Fyne's own quit runs.
+func quitItem(a Actions) *fyne.MenuItem {
+	it := fyne.NewMenuItem(LabelQuit, a.Quit)
+	it.IsQuit = true
+	return it
+}
+
+// short is the first line of s, cut at maxDetail characters.
+func short(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	if utf8.RuneCountInString(s) > maxDetail {
+		r := []rune(s)
+		s = string(r[:maxDetail-1]) + "…"
+	}
+	return s
+}

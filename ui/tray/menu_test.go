@@ -1,0 +1,671 @@
+package tray
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+// recorder is an Actions whose funcs record their calls.
+type recorder struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (r *recorder) add(s string) {
+	r.mu.Lock()
+	r.calls = append(r.calls, s)
+	r.mu.Unlock()
+}
+
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.calls
+	r.calls = nil
+	return c
+}
+
+func (r *recorder) actions(service bool) Actions {
+	named := func(verb string) func(string) { return func(n string) { r.add(verb + " " + n) } }
+	plain := func(verb string) func() { return func() { r.add(verb) } }
+	return Actions{
+		Start: named("start"), Stop: named("stop"), Restart: named("restart"), ShowLogs: named("logs"),
+		Open: plain("open"), StartAll: plain("start-all"), StopAll: plain("stop-all"),
+		Service: service, StopService: plain("stop-service"), Quit: plain("quit"),
+	}
+}
+
+// find returns the item at a path of labels.
+func find(t *testing.T, m *fyne.Menu, path ...string) *fyne.MenuItem {
+	t.Helper()
+	for i, label := range path {
+		var found *fyne.MenuItem
+		for _, it := range m.Items {
+			if it.Label == label {
+				found = it
+				break
+			}
+		}
+		if found == nil {
+			t.Fatalf("no item %q in %v; the menu:\n%s", label, path[:i], signature(m))
+		}
+		if i == len(path)-1 {
+			return found
+		}
+		if found.ChildMenu == nil {
+			t.Fatalf("item %q has no submenu", label)
+		}
+		m = found.ChildMenu
+	}
+	return nil
+}
+
+// labels lists a menu's top-level labels ("---" for a separator).
+func labels(m *fyne.Menu) []string {
+	var out []string
+	for _, it := range m.Items {
+		if it.IsSeparator {
+			out = append(out, "---")
+		} else {
+			out = append(out, it.Label)
+		}
+	}
+	return out
+}
+
+// checkQuit: exactly one item is the quit item, and it is the last one
+// (Fyne looks only at the last item before it adds a quit item of its own).
+func checkQuit(t *testing.T, m *fyne.Menu) {
+	t.Helper()
+	n := 0
+	var walk func(*fyne.Menu)
+	walk = func(m *fyne.Menu) {
+		for _, it := range m.Items {
+			if it.IsQuit {
+				n++
+			}
+			if it.ChildMenu != nil {
+				walk(it.ChildMenu)
+			}
+		}
+	}
+	walk(m)
+	last := m.Items[len(m.Items)-1]
+	if n != 1 || !last.IsQuit || last.Label != LabelQuit || last.Disabled {
+		t.Fatalf("%d quit items; the last item: %+v", n, last)
+	}
+}
+
+func srv(name, state string, tools int) host.ServerStatus {
+	return host.ServerStatus{Name: name, State: state, Tools: tools}
+}
+
+func connected(servers ...host.ServerStatus) client.Snapshot {
+	return client.Snapshot{Connected: true, Info: host.Info{PID: 42, Clients: 1, Config: host.ConfigStatus{OK: true}}, Servers: servers}
+}
+
+// every state the host reports, one server each.
+var allStates = connected(
+	srv("broken", host.StateInvalid, 0),
+	srv("everything", "running", 13),
+	srv("files", "failed", 0),
+	srv("git", "starting", 0),
+	srv("gone", "stopping", 0),
+	srv("memory", "stopped", 0),
+	srv("old", host.StateDisabled, 0),
+	srv("retry", "restarting", 0),
+	srv("time", "running", 1),
+	srv("vault", "waiting for secret", 0),
+)
+
+func TestBuildMenuServers(t *testing.T) {
+	var r recorder
+	m := BuildMenu(allStates, r.actions(false))
+	want := []string{
+		"broken — invalid entry",
+		"everything — running (13 tools)",
+		"files — failed",
+		"git — starting",
+		"gone — stopping",
+		"memory — stopped",
+		"old — disabled",
+		"retry — restarting",
+		"time — running (1 tool)",
+		"vault — waiting for secret",
+		"---", LabelOpen, "---", LabelStartAll, LabelStopAll, "---", LabelQuit,
+	}
+	if got := labels(m); !slices.Equal(got, want) {
+		t.Fatalf("labels:\n%q\nwant\n%q", got, want)
+	}
+	checkQuit(t, m)
+
+	// Which of Start, Stop, Restart each state enables (Show logs: always).
+	enabled := map[string][3]bool{
+		"broken — invalid entry":          {false, false, false},
+		"everything — running (13 tools)": {false, true, true},
+		"files — failed":                  {true, false, true},
+		"git — starting":                  {false, true, true},
+		"gone — stopping":                 {false, false, false},
+		"memory — stopped":                {true, false, false},
+		"old — disabled":                  {false, false, false},
+		"retry — restarting":              {false, true, true},
+		"time — running (1 tool)":         {false, true, true},
+		"vault — waiting for secret":      {false, true, true},
+	}
+	for label, on := range enabled {
+		name, _, _ := strings.Cut(label, " — ")
+		for i, verb := range []string{LabelStart, LabelStop, LabelRestart, LabelShowLogs} {
+			it := find(t, m, label, verb)
+			want := i == 3 || on[i]
+			if it.Disabled == want {
+				t.Errorf("%s / %s: disabled %v, want %v", label, verb, it.Disabled, !want)
+			}
+			// Fire it even if disabled: the action must name the server.
+			it.Action()
+			wantCall := map[string]string{LabelStart: "start", LabelStop: "stop", LabelRestart: "restart", LabelShowLogs: "logs"}[verb] + " " + name
+			if got := r.take(); !slices.Equal(got, []string{wantCall}) {
+				t.Errorf("%s / %s called %q, want %q", label, verb, got, wantCall)
+			}
+		}
+	}
+	for label, call := range map[string]string{LabelOpen: "open", LabelStartAll: "start-all", LabelStopAll: "stop-all", LabelQuit: "quit"} {
+		it := find(t, m, label)
+		if it.Disabled {
+			t.Errorf("%s is disabled", label)
+		}
+		it.Action()
+		if got := r.take(); !slices.Equal(got, []string{call}) {
+			t.Errorf("%s called %q, want %q", label, got, call)
+		}
+	}
+}
+
+func TestBuildMenuAllButtons(t *testing.T) {
+	var r recorder
+	a := r.actions(false)
+	cases := []struct {
+		name               string
+		servers            []host.ServerStatus
+		startAll, stopAll  bool
+		wantFirst, notWant string
+	}{
+		{"all running", []host.ServerStatus{srv("a", "running", 1), srv("b", "running", 2)}, false, true, "a — running (1 tool)", ""},
+		{"all stopped", []host.ServerStatus{srv("a", "stopped", 0), srv("b", "failed", 0)}, true, false, "a — stopped", ""},
+		{"mixed", []host.ServerStatus{srv("a", "stopped", 0), srv("b", "running", 0)}, true, true, "a — stopped", ""},
+		{"only disabled", []host.ServerStatus{srv("a", host.StateDisabled, 0)}, false, false, "a — disabled", ""},
+		{"no servers", nil, false, false, LabelNoServers, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := BuildMenu(connected(c.servers...), a)
+			if m.Items[0].Label != c.wantFirst {
+				t.Fatalf("first item %q, want %q", m.Items[0].Label, c.wantFirst)
+			}
+			if c.wantFirst == LabelNoServers && !m.Items[0].Disabled {
+				t.Fatal("the no-servers line is enabled")
+			}
+			if d := find(t, m, LabelStartAll).Disabled; d == c.startAll {
+				t.Errorf("Start all disabled %v", d)
+			}
+			if d := find(t, m, LabelStopAll).Disabled; d == c.stopAll {
+				t.Errorf("Stop all disabled %v", d)
+			}
+			checkQuit(t, m)
+		})
+	}
+}
+
+func TestBuildMenuService(t *testing.T) {
+	var r recorder
+	m := BuildMenu(connected(srv("a", "running", 3)), r.actions(true))
+	want := []string{"a — running (3 tools)", "---", LabelOpen, "---", LabelStartAll, LabelStopAll, "---", LabelStopService, LabelQuit}
+	if got := labels(m); !slices.Equal(got, want) {
+		t.Fatalf("labels %q, want %q", got, want)
+	}
+	checkQuit(t, m)
+	find(t, m, LabelStopService).Action()
+	if got := r.take(); !slices.Equal(got, []string{"stop-service"}) {
+		t.Fatalf("Stop background service called %q", got)
+	}
+	// Not a service: no such item.
+	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 3)), r.actions(false))), LabelStopService) {
+		t.Fatal("Stop background service shown for a host that is not a service")
+	}
+}
+
+func TestBuildMenuNotConnected(t *testing.T) {
+	var r recorder
+	long := "no Switchboard host is running on /run/user/1000/switchboard/host.sock: dial unix: connect: no such file or directory\nmore"
+	for _, c := range []struct {
+		err  string
+		want []string
+	}{
+		{"", []string{LabelNotConnected, "---", LabelQuit}},
+		{"connection refused", []string{LabelNotConnected, "connection refused", "---", LabelQuit}},
+		{long, []string{LabelNotConnected, short(long), "---", LabelQuit}},
+	} {
+		m := BuildMenu(client.Snapshot{Connected: false, Err: c.err, Servers: allStates.Servers}, r.actions(true))
+		if got := labels(m); !slices.Equal(got, c.want) {
+			t.Fatalf("labels %q, want %q", got, c.want)
+		}
+		for _, it := range m.Items[:len(m.Items)-2] {
+			if !it.Disabled {
+				t.Errorf("%q is enabled", it.Label)
+			}
+		}
+		checkQuit(t, m)
+		find(t, m, LabelQuit).Action()
+		if got := r.take(); !slices.Equal(got, []string{"quit"}) {
+			t.Fatalf("Quit called %q", got)
+		}
+	}
+	if s := short(long); len([]rune(s)) > maxDetail || strings.Contains(s, "\n") || !strings.HasSuffix(s, "…") {
+		t.Fatalf("short: %q", s)
+	}
+}
+
+func TestBuildMenuInvalidConfig(t *testing.T) {
+	var r recorder
+	s := connected(srv("a", "running", 2))
+	s.Info.Config = host.ConfigStatus{OK: false, Error: "config.json: line 3: invalid character '}'"}
+	m := BuildMenu(s, r.actions(false))
+	want := []string{LabelConfigInvalid, "config.json: line 3: invalid character '}'", "---", "a — running (2 tools)"}
+	if got := labels(m)[:4]; !slices.Equal(got, want) {
+		t.Fatalf("labels %q, want %q", got, want)
+	}
+	if !m.Items[0].Disabled || !m.Items[1].Disabled {
+		t.Fatal("the config lines are enabled")
+	}
+	checkQuit(t, m)
+	// A valid file: no such line.
+	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 2)), r.actions(false))), LabelConfigInvalid) {
+		t.Fatal("config line shown for a valid config")
+	}
+}
+
+// A nil action disables its item; Quit stays (Fyne fills in its own
+// action for a quit item without one).
+func TestBuildMenuNilActions(t *testing.T) {
+	m := BuildMenu(allStates, Actions{})
+	var walk func(*fyne.Menu)
+	walk = func(m *fyne.Menu) {
+		for _, it := range m.Items {
+			if it.IsQuit || it.IsSeparator || it.ChildMenu != nil {
+				if it.ChildMenu != nil {
+					walk(it.ChildMenu)
+				}
+				continue
+			}
+			if !it.Disabled {
+				t.Errorf("%q has no action but is enabled", it.Label)
+			}
+		}
+	}
+	walk(m)
+	checkQuit(t, m)
+}
+
+func TestHealth(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		s    client.Snapshot
+		want Level
+	}{
+		{"disconnected", client.Snapshot{Servers: []host.ServerStatus{srv("a", "running", 0)}}, LevelNone},
+		{"no servers", connected(), LevelNone},
+		{"all stopped or disabled", connected(srv("a", "stopped", 0), srv("b", host.StateDisabled, 0)), LevelNone},
+		{"all running", connected(srv("a", "running", 0), srv("b", "running", 0)), LevelRunning},
+		{"running and stopped by the user", connected(srv("a", "running", 0), srv("b", "stopped", 0)), LevelRunning},
+		{"one starting", connected(srv("a", "running", 0), srv("b", "starting", 0)), LevelStarting},
+		{"one restarting", connected(srv("a", "running", 0), srv("b", "restarting", 0)), LevelStarting},
+		{"one stopping", connected(srv("a", "stopping", 0)), LevelStarting},
+		{"one failed", connected(srv("a", "running", 0), srv("b", "starting", 0), srv("c", "failed", 0)), LevelFailed},
+		{"waiting for a secret", connected(srv("a", "running", 0), srv("b", "waiting for secret", 0)), LevelFailed},
+		{"invalid entry", connected(srv("a", "running", 0), srv("b", host.StateInvalid, 0)), LevelFailed},
+	} {
+		if got := Health(c.s); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// The four icons are PNGs that differ, each with its dot's colour at the
+// dot's centre (47, 47).
+func TestIcons(t *testing.T) {
+	want := map[Level]func(r, g, b uint32) bool{
+		LevelRunning:  func(r, g, b uint32) bool { return g > 0x90 && r < 0x60 && b < 0x80 },
+		LevelStarting: func(r, g, b uint32) bool { return r > 0xd0 && g > 0x90 && b < 0x40 },
+		LevelFailed:   func(r, g, b uint32) bool { return r > 0xc0 && g < 0x60 && b < 0x60 },
+		LevelNone:     func(r, g, b uint32) bool { return r > 0xf0 && g > 0xf0 && b > 0xf0 }, // the hollow ring's centre
+	}
+	seen := map[string]Level{}
+	for l, ok := range want {
+		res := Icon(l)
+		if prev, dup := seen[string(res.Content())]; dup {
+			t.Fatalf("%v and %v have the same icon", l, prev)
+		}
+		seen[string(res.Content())] = l
+		img, err := png.Decode(bytes.NewReader(res.Content()))
+		if err != nil {
+			t.Fatalf("%v: %v", l, err)
+		}
+		if b := img.Bounds(); b.Dx() != 64 || b.Dy() != 64 {
+			t.Fatalf("%v: %v", l, b)
+		}
+		r, g, b, a := img.At(47, 47).RGBA()
+		if a>>8 != 0xff || !ok(r>>8, g>>8, b>>8) {
+			t.Errorf("%v: dot centre is %02x%02x%02x/%02x", l, r>>8, g>>8, b>>8, a>>8)
+		}
+	}
+	if Icon(Level(99)) != Icon(LevelNone) {
+		t.Fatal("an unknown level has an icon of its own")
+	}
+}
+
+func TestQuitPlan(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		clients  int
+		service  bool
+		own      int
+		stop     bool
+		askParts []string
+	}{
+		{"alone", 1, false, 1, true, nil},
+		{"alone, count off", 0, false, 1, true, nil},
+		{"one bridge", 2, false, 1, true, []string{"An AI app", "Quitting stops every server", "Quit anyway?"}},
+		{"three bridges", 4, false, 1, true, []string{"3 AI apps", "Quit anyway?"}},
+		{"window on its own connection", 2, false, 2, true, nil},
+		{"service", 1, true, 1, false, nil},
+		{"service with bridges", 5, true, 1, false, nil},
+	} {
+		stop, ask := QuitPlan(host.Info{Clients: c.clients}, c.service, c.own)
+		if stop != c.stop {
+			t.Errorf("%s: stopHost %v, want %v", c.name, stop, c.stop)
+		}
+		if (ask == "") != (c.askParts == nil) {
+			t.Errorf("%s: ask %q", c.name, ask)
+		}
+		for _, p := range c.askParts {
+			if !strings.Contains(ask, p) {
+				t.Errorf("%s: ask %q lacks %q", c.name, ask, p)
+			}
+		}
+	}
+}
+
+// fakeSource is a Live's two methods: a snapshot under a lock and a
+// capacity-1 wake-up channel.
+type fakeSource struct {
+	mu      sync.Mutex
+	s       client.Snapshot
+	changed chan struct{}
+}
+
+func newFakeSource(s client.Snapshot) *fakeSource {
+	return &fakeSource{s: s, changed: make(chan struct{}, 1)}
+}
+
+func (f *fakeSource) Snapshot() client.Snapshot {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.s
+	s.Servers = slices.Clone(s.Servers)
+	return s
+}
+
+func (f *fakeSource) Changed() <-chan struct{} { return f.changed }
+
+func (f *fakeSource) set(s client.Snapshot) {
+	f.mu.Lock()
+	f.s = s
+	f.mu.Unlock()
+	select {
+	case f.changed <- struct{}{}:
+	default:
+	}
+}
+
+// deskApp is a test app with a tray: it records what the tray is set to.
+type deskApp struct {
+	fyne.App
+	mu    sync.Mutex
+	menus []*fyne.Menu
+	icons []fyne.Resource
+}
+
+func (d *deskApp) SetSystemTrayMenu(m *fyne.Menu) {
+	d.mu.Lock()
+	d.menus = append(d.menus, m)
+	d.mu.Unlock()
+}
+
+func (d *deskApp) SetSystemTrayIcon(r fyne.Resource) {
+	d.mu.Lock()
+	d.icons = append(d.icons, r)
+	d.mu.Unlock()
+}
+
+func (d *deskApp) SetSystemTrayWindow(fyne.Window) {}
+
+func (d *deskApp) counts() (menus, icons int, last *fyne.Menu, icon fyne.Resource) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.menus) > 0 {
+		last = d.menus[len(d.menus)-1]
+	}
+	if len(d.icons) > 0 {
+		icon = d.icons[len(d.icons)-1]
+	}
+	return len(d.menus), len(d.icons), last, icon
+}
+
+// rebuilds counts a Tray's rebuilds and keeps the last snapshot shown.
+type rebuilds struct {
+	mu   sync.Mutex
+	n    int
+	last client.Snapshot
+}
+
+func (r *rebuilds) hook(s client.Snapshot) {
+	r.mu.Lock()
+	r.n++
+	r.last = s
+	r.mu.Unlock()
+}
+
+func (r *rebuilds) get() (int, client.Snapshot) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n, r.last
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10 s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The tray sets the menu and icon at once, then only when they change: the
+// icon when the health changes, the menu when its text does.
+func TestTraySetsMenuAndIcon(t *testing.T) {
+	app := &deskApp{App: test.NewTempApp(t)}
+	var r recorder
+	src := newFakeSource(client.Snapshot{})
+	var rb rebuilds
+	tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
+	ended := tr.start(app, src, r.actions(false))
+	defer func() { tr.Close(); <-ended }()
+
+	menus, icons, m, icon := app.counts()
+	if menus != 1 || icons != 1 || m.Items[0].Label != LabelNotConnected || icon != Icon(LevelNone) {
+		t.Fatalf("at start: %d menus, %d icons, first item %q, icon %s", menus, icons, m.Items[0].Label, icon.Name())
+	}
+	src.set(connected(srv("a", "starting", 0)))
+	waitFor(t, "the starting menu", func() bool { n, _, _, _ := app.counts(); return n == 2 })
+	_, icons, m, icon = app.counts()
+	if icons != 2 || icon != Icon(LevelStarting) || m.Items[0].Label != "a — starting" {
+		t.Fatalf("starting: %d icons, %s, %q", icons, icon.Name(), m.Items[0].Label)
+	}
+	// Same menu text, same health (a new pid, an uptime): no rebuild.
+	s := connected(srv("a", "starting", 0))
+	s.Servers[0].PID = 1234
+	src.set(s)
+	time.Sleep(10 * DefaultSettle)
+	if n, _ := rb.get(); n != 2 {
+		t.Fatalf("%d rebuilds after a change that shows nothing new, want 2", n)
+	}
+	// Running with tools: menu and icon.
+	src.set(connected(srv("a", "running", 4)))
+	waitFor(t, "the running menu", func() bool { n, _, _, _ := app.counts(); return n == 3 })
+	_, icons, m, icon = app.counts()
+	if icons != 3 || icon != Icon(LevelRunning) || m.Items[0].Label != "a — running (4 tools)" {
+		t.Fatalf("running: %d icons, %s, %q", icons, icon.Name(), m.Items[0].Label)
+	}
+	// A second running server: the menu changes, the icon does not.
+	src.set(connected(srv("a", "running", 4), srv("b", "running", 1)))
+	waitFor(t, "the two-server menu", func() bool { n, _, _, _ := app.counts(); return n == 4 })
+	if _, icons, _, _ = app.counts(); icons != 3 {
+		t.Fatalf("%d icons after a change of the menu only, want 3", icons)
+	}
+	// The menu's actions are the ones given.
+	_, _, m, _ = app.counts()
+	find(t, m, "b — running (1 tool)", LabelStop).Action()
+	if got := r.take(); !slices.Equal(got, []string{"stop b"}) {
+		t.Fatalf("Stop b called %q", got)
+	}
+}
+
+// A burst of 1000 changes costs one rebuild (or very few).
+func TestTrayBurst(t *testing.T) {
+	src := newFakeSource(connected(srv("a", "running", 0)))
+	var rb rebuilds
+	tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
+	var r recorder
+	ended := tr.start(test.NewTempApp(t), src, r.actions(false))
+	defer func() { tr.Close(); <-ended }()
+	if n, _ := rb.get(); n != 1 {
+		t.Fatalf("%d rebuilds at start, want 1", n)
+	}
+	// The snapshots are built first, so that the burst is a burst.
+	states := []string{"starting", "running", "restarting", "failed", "stopping", "stopped"}
+	burst := make([]client.Snapshot, 1000)
+	for i := range burst {
+		s := connected(srv("a", states[i%len(states)], i))
+		for j := range 20 {
+			s.Servers = append(s.Servers, srv(fmt.Sprintf("s%02d", j), states[(i+j)%len(states)], j))
+		}
+		burst[i] = s
+	}
+	start := time.Now()
+	for _, s := range burst {
+		src.set(s)
+	}
+	final := connected(srv("a", "running", 99))
+	src.set(final)
+	waitFor(t, "the final state shown", func() bool {
+		_, last := rb.get()
+		return len(last.Servers) == 1 && last.Servers[0].Tools == 99
+	})
+	elapsed := time.Since(start)
+	time.Sleep(10 * DefaultSettle)
+	n, _ := rb.get()
+	checkBurst(t, n-1, elapsed)
+}
+
+// checkBurst: a burst costs one rebuild per settle window it spans, plus
+// one. Here (2 cores) 1000 changes arrive within one or two windows, or
+// three under the race detector: 1000 rebuilds would be the failure.
+func checkBurst(t *testing.T, rebuilds int, elapsed time.Duration) {
+	t.Helper()
+	limit := 2 + int(elapsed/DefaultSettle)
+	t.Logf("the burst: %d rebuilds in %v (limit %d)", rebuilds, elapsed.Round(time.Millisecond), limit)
+	if rebuilds < 1 || rebuilds > limit {
+		t.Fatalf("the burst cost %d rebuilds in %v; want 1 to %d", rebuilds, elapsed, limit)
+	}
+}
+
+// A notification when a server becomes failed, once per transition.
+func TestTrayNotifiesFailures(t *testing.T) {
+	app := test.NewTempApp(t)
+	src := newFakeSource(client.Snapshot{})
+	var mu sync.Mutex
+	var sent []*fyne.Notification
+	took := func() []*fyne.Notification {
+		mu.Lock()
+		defer mu.Unlock()
+		s := sent
+		sent = nil
+		return s
+	}
+	var rb rebuilds
+	tr := &Tray{OnRebuild: rb.hook, Notify: func(n *fyne.Notification) {
+		mu.Lock()
+		sent = append(sent, n)
+		mu.Unlock()
+	}}
+	var r recorder
+	ended := tr.start(app, src, r.actions(false))
+	defer func() { tr.Close(); <-ended }()
+
+	// step sets a snapshot and waits until the tray has shown it.
+	step := func(s client.Snapshot) {
+		t.Helper()
+		n0, _ := rb.get()
+		src.set(s)
+		waitFor(t, "a rebuild", func() bool { n, _ := rb.get(); return n > n0 })
+	}
+	failed := func(name, why string) host.ServerStatus {
+		s := srv(name, "failed", 0)
+		s.LastError = why
+		return s
+	}
+	// The baseline: "old" had failed before the tray connected.
+	step(connected(failed("old", "gone"), srv("a", "starting", 0)))
+	if got := took(); len(got) != 0 {
+		t.Fatalf("notified at the baseline: %+v", got[0])
+	}
+	step(connected(failed("old", "gone"), srv("a", "restarting", 0)))
+	step(connected(failed("old", "gone"), failed("a", "exited with status 3: cannot open the database")))
+	got := took()
+	if len(got) != 1 || got[0].Title != `Switchboard: server "a" failed` || !strings.Contains(got[0].Content, "cannot open the database") {
+		t.Fatalf("notifications: %+v", got)
+	}
+	// Still failed (another change): nothing new.
+	step(connected(failed("old", "gone"), failed("a", "exited with status 3: cannot open the database"), srv("b", "running", 0)))
+	// Disconnected, then back to the same host: nothing new.
+	step(client.Snapshot{Err: "connection reset"})
+	step(connected(failed("old", "gone"), failed("a", "x"), srv("b", "running", 2)))
+	if got := took(); len(got) != 0 {
+		t.Fatalf("notified again: %+v", got[0])
+	}
+	// Restarted, failed again: notified again.
+	step(connected(failed("old", "gone"), srv("a", "starting", 0), srv("b", "running", 2)))
+	step(connected(failed("old", "gone"), failed("a", ""), srv("b", "running", 2)))
+	if got := took(); len(got) != 1 || !strings.Contains(got[0].Content, "gave no reason") {
+		t.Fatalf("after a restart: %+v", got)
+	}
+	// A new host (another pid) is a new baseline.
+	s := connected(failed("a", "y"), failed("b", "z"))
+	s.Info.PID = 43
+	step(s)
+	if got := took(); len(got) != 0 {
+		t.Fatalf("notified at a new host's baseline: %+v", got[0])
+	}
+}

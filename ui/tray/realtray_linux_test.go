@@ -1,0 +1,505 @@
+//go:build linux && cgo && !ci
+
+package tray
+
+// TestRealTray runs the real tray: this test binary re-executed as a Fyne
+// app (the GLFW driver, under Xvfb) with the Tray against a real host, on a
+// private D-Bus session bus where a fake StatusNotifierWatcher stands in
+// for the desktop's tray host. The menu is read back over
+// com.canonical.dbusmenu and clicked, as a panel would.
+//
+//	go test -run TestRealTray -v ./ui/tray/
+//
+// It needs Xvfb and dbus-daemon: it skips without them, but fails under
+// CI=true.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+	"github.com/godbus/dbus/v5"
+	"github.com/godbus/dbus/v5/prop"
+	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+const socketEnv = "SWITCHBOARD_TRAY_TEST_SOCKET"
+
+func init() { helpers["tray"] = runTrayApp }
+
+// runTrayApp is the tray process: a Fyne app with the Tray, following the
+// host at $SWITCHBOARD_TRAY_TEST_SOCKET. Its notifications go to stderr
+// (the private bus has no notification daemon).
+func runTrayApp() int {
+	a := fyneapp.NewWithID("io.github.switchboard-mcp.traytest")
+	live := client.New(client.Options{Socket: os.Getenv(socketEnv)})
+	ctx, cancel := context.WithCancel(context.Background())
+	go live.Run(ctx)
+	tr := &Tray{Notify: func(n *fyne.Notification) {
+		fmt.Fprintf(os.Stderr, "NOTIFICATION: %s | %s\n", n.Title, strings.ReplaceAll(n.Content, "\n", " "))
+	}}
+	actions := HostActions(live, a, HostOptions{
+		Open:    func() {},
+		Detach:  cancel,
+		OnError: func(title string, err error) { fmt.Fprintf(os.Stderr, "ERROR: %s: %v\n", title, err) },
+	})
+	tr.Run(a, live, actions)
+	a.Run()
+	tr.Close()
+	cancel()
+	fmt.Fprintln(os.Stderr, "tray app: quit")
+	return 0
+}
+
+// need returns the path of a program the test needs; without it the test
+// skips, or fails under CI=true.
+func need(t *testing.T, prog, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(prog)
+	if err != nil {
+		msg := fmt.Sprintf("%s is not installed (apt-get install %s)", prog, pkg)
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s; CI=true, where it must be", msg)
+		}
+		t.Skip(msg)
+	}
+	return p
+}
+
+// startXvfb starts Xvfb on a free display (it picks one: -displayfd) and
+// returns the DISPLAY value; it is killed at the end of the test.
+func startXvfb(t *testing.T, xvfb string) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting Xvfb: %v", err)
+	}
+	w.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		r.Close()
+		got <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-got:
+		if n == "" {
+			t.Fatalf("Xvfb did not say its display: %s", stderr.String())
+		}
+		return ":" + n
+	case <-time.After(wait):
+		t.Fatalf("Xvfb did not start within %v: %s", wait, stderr.String())
+	}
+	return ""
+}
+
+// startSessionBus starts a private session bus and returns its address;
+// it is killed at the end of the test.
+func startSessionBus(t *testing.T, daemon string) string {
+	t.Helper()
+	cmd := exec.Command(daemon, "--session", "--nofork", "--print-address=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting dbus-daemon: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading dbus-daemon's address: %v", err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// watcher is a fake org.kde.StatusNotifierWatcher: the part of a desktop's
+// tray host that items register with.
+type watcher struct {
+	props      *prop.Properties
+	mu         sync.Mutex
+	items      []string
+	registered chan string // the bus name of each item that registers
+}
+
+// RegisterStatusNotifierItem is called by an item; service is its bus name
+// or (what fyne.io/systray sends) its object path, the sender's name then
+// being the item's.
+func (w *watcher) RegisterStatusNotifierItem(sender dbus.Sender, service string) *dbus.Error {
+	name := string(sender)
+	w.mu.Lock()
+	w.items = append(w.items, name+service)
+	items := append([]string(nil), w.items...)
+	w.mu.Unlock()
+	w.props.SetMust("org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems", items)
+	select {
+	case w.registered <- name:
+	default:
+	}
+	return nil
+}
+
+// RegisterStatusNotifierHost is called by a tray host; there is none here.
+func (w *watcher) RegisterStatusNotifierHost(service string) *dbus.Error { return nil }
+
+func startWatcher(t *testing.T, addr string) <-chan string {
+	t.Helper()
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatalf("connecting to the session bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	w := &watcher{registered: make(chan string, 4)}
+	const iface, path = "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher"
+	if err := conn.Export(w, path, iface); err != nil {
+		t.Fatal(err)
+	}
+	w.props, err = prop.Export(conn, path, map[string]map[string]*prop.Prop{iface: {
+		"RegisteredStatusNotifierItems":  {Value: []string{}, Emit: prop.EmitTrue},
+		"IsStatusNotifierHostRegistered": {Value: true, Emit: prop.EmitTrue},
+		"ProtocolVersion":                {Value: int32(0), Emit: prop.EmitTrue},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := conn.RequestName(iface, dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("claiming %s: reply %v, %v", iface, reply, err)
+	}
+	return w.registered
+}
+
+// menuNode is one dbusmenu item as GetLayout returns it.
+type menuNode struct {
+	ID       int32
+	Label    string
+	Enabled  bool
+	Children []menuNode
+}
+
+// toNode converts GetLayout's (ia{sv}av) structure.
+func toNode(v any) (menuNode, error) {
+	f, ok := v.([]any)
+	if !ok || len(f) != 3 {
+		return menuNode{}, fmt.Errorf("a layout item is %T %v", v, v)
+	}
+	n := menuNode{Enabled: true}
+	n.ID, _ = f[0].(int32)
+	props, _ := f[1].(map[string]dbus.Variant)
+	if l, ok := props["label"]; ok {
+		n.Label, _ = l.Value().(string)
+	}
+	if ty, ok := props["type"]; ok && ty.Value() == "separator" {
+		n.Label = "---"
+	}
+	if e, ok := props["enabled"]; ok {
+		n.Enabled, _ = e.Value().(bool)
+	}
+	if vis, ok := props["visible"]; ok && vis.Value() == false {
+		return menuNode{}, nil
+	}
+	children, _ := f[2].([]dbus.Variant)
+	for _, c := range children {
+		cn, err := toNode(c.Value())
+		if err != nil {
+			return n, err
+		}
+		n.Children = append(n.Children, cn)
+	}
+	return n, nil
+}
+
+func (n menuNode) find(label string) (menuNode, bool) {
+	for _, c := range n.Children {
+		if c.Label == label {
+			return c, true
+		}
+	}
+	return menuNode{}, false
+}
+
+func (n menuNode) String() string {
+	var b strings.Builder
+	var walk func(menuNode, int)
+	walk = func(n menuNode, depth int) {
+		for _, c := range n.Children {
+			fmt.Fprintf(&b, "%s%q (id %d, enabled %v)\n", strings.Repeat("  ", depth), c.Label, c.ID, c.Enabled)
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	return b.String()
+}
+
+// hostState asks the host for a server's status on a connection of its
+// own, closed at once (so that the tray's Quit sees no other client).
+func hostState(t *testing.T, socket, name string) host.ServerStatus {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, err := api.Dial(ctx, socket)
+	if err != nil {
+		t.Fatalf("dialling the host: %v", err)
+	}
+	defer c.Close()
+	var list []host.ServerStatus
+	if err := c.Call(ctx, host.MethodList, nil, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range list {
+		if st.Name == name {
+			return st
+		}
+	}
+	t.Fatalf("the host has no server %q", name)
+	return host.ServerStatus{}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestRealTray(t *testing.T) {
+	xvfb := need(t, "Xvfb", "xvfb")
+	daemon := need(t, "dbus-daemon", "dbus")
+	display := startXvfb(t, xvfb)
+	bus := startSessionBus(t, daemon)
+	registered := startWatcher(t, bus)
+
+	crash := helperEntry("crash")
+	crash["maxReconnects"] = 0
+	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash})
+
+	// The tray process, with a fresh home for Fyne's settings.
+	home := t.TempDir()
+	cmd := exec.Command(testExe, "-test.run=^$")
+	cmd.Env = append(os.Environ(),
+		helperEnv+"=tray", socketEnv+"="+th.opts.SocketPath,
+		"DISPLAY="+display, "DBUS_SESSION_BUS_ADDRESS="+bus, "LANG=en_US.UTF-8",
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_RUNTIME_DIR="+home)
+	var logs syncBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+		t.Logf("the tray process's output:\n%s", logs.String())
+	})
+
+	var item string
+	select {
+	case item = <-registered:
+		t.Logf("the tray registered its item as %s", item)
+	case err := <-exited:
+		t.Fatalf("the tray process exited before it registered: %v", err)
+	case <-time.After(wait):
+		t.Fatal("the tray did not register its item")
+	}
+
+	conn, err := dbus.Connect(bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Find the menu the way a tray host does: the item's Menu property.
+	obj := conn.Object(item, "/StatusNotifierItem")
+	v, err := obj.GetProperty("org.kde.StatusNotifierItem.Menu")
+	if err != nil {
+		t.Fatalf("the item's Menu property: %v", err)
+	}
+	menuPath, ok := v.Value().(dbus.ObjectPath)
+	if !ok {
+		t.Fatalf("the Menu property is %T", v.Value())
+	}
+	menu := conn.Object(item, menuPath)
+	layout := func() (menuNode, error) {
+		call := menu.Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{})
+		if call.Err != nil {
+			return menuNode{}, call.Err
+		}
+		if len(call.Body) != 2 {
+			return menuNode{}, fmt.Errorf("GetLayout returned %d values", len(call.Body))
+		}
+		return toNode(call.Body[1])
+	}
+	// waitMenu polls the menu until cond holds.
+	waitMenu := func(what string, cond func(menuNode) bool) menuNode {
+		t.Helper()
+		deadline := time.Now().Add(wait)
+		for {
+			m, err := layout()
+			if err == nil && cond(m) {
+				return m
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %v; last menu (err %v):\n%s", what, wait, err, m)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	has := func(labels ...string) func(menuNode) bool {
+		return func(m menuNode) bool {
+			for _, l := range labels {
+				if _, ok := m.find(l); !ok {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	m := waitMenu("the servers in the menu", has("crash — failed", "everything — running (2 tools)", LabelOpen, LabelStartAll, LabelStopAll, LabelQuit))
+	t.Logf("the menu over D-Bus:\n%s", m)
+	// One Quit only: ours.
+	quits := 0
+	for _, c := range m.Children {
+		if c.Label == LabelQuit {
+			quits++
+		}
+	}
+	if quits != 1 {
+		t.Fatalf("%d Quit items", quits)
+	}
+	ev, _ := m.find("everything — running (2 tools)")
+	for label, enabled := range map[string]bool{LabelStart: false, LabelStop: true, LabelRestart: true, LabelShowLogs: true} {
+		if c, ok := ev.find(label); !ok || c.Enabled != enabled {
+			t.Fatalf("everything / %s: %+v (found %v), want enabled %v", label, c, ok, enabled)
+		}
+	}
+	cr, _ := m.find("crash — failed")
+	if c, _ := cr.find(LabelStop); c.Enabled {
+		t.Fatal("crash / Stop is enabled")
+	}
+
+	// The icon: the failed one (a red dot), as the item's pixmap.
+	pv, err := obj.GetProperty("org.kde.StatusNotifierItem.IconPixmap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pix []struct {
+		W, H int32
+		Pix  []byte
+	}
+	if err := dbus.Store([]any{pv.Value()}, &pix); err != nil || len(pix) != 1 || pix[0].W != 64 {
+		t.Fatalf("IconPixmap: %v %+v", err, pv)
+	}
+	if i := (47*64 + 47) * 4; pix[0].Pix[i] != 0xff || pix[0].Pix[i+1] < 0xc0 || pix[0].Pix[i+2] > 0x60 {
+		t.Fatalf("the icon's dot is ARGB %x, not red", pix[0].Pix[i:i+4])
+	}
+
+	// Click crash / Start: it fails again, and this failure (not the one
+	// that happened before the tray connected) is notified, with its reason.
+	click := func(n menuNode) {
+		t.Helper()
+		if call := menu.Call("com.canonical.dbusmenu.Event", 0, n.ID, "clicked", dbus.MakeVariant(""), uint32(0)); call.Err != nil {
+			t.Fatalf("clicking %q: %v", n.Label, call.Err)
+		}
+	}
+	failures := hostState(t, th.opts.SocketPath, "crash").Failures
+	crashStart, _ := cr.find(LabelStart)
+	click(crashStart)
+	const note = `NOTIFICATION: Switchboard: server "crash" failed | server "crash": connection closed: exited (exit status 3); last stderr: tray test server: cannot open the database`
+	deadline := time.Now().Add(wait)
+	for !strings.Contains(logs.String(), note) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no notification of crash's failure (failures %d, then %d)", failures, hostState(t, th.opts.SocketPath, "crash").Failures)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := strings.Count(logs.String(), "NOTIFICATION:"); n != 1 {
+		t.Fatalf("%d notifications", n)
+	}
+	m = waitMenu("the menu settles", has("crash — failed", "everything — running (2 tools)"))
+	ev, _ = m.find("everything — running (2 tools)")
+
+	// Click everything / Stop, as a panel does: the host stops it.
+	pid := hostState(t, th.opts.SocketPath, "everything").PID
+	stop, _ := ev.find(LabelStop)
+	click(stop)
+	deadline = time.Now().Add(wait)
+	for {
+		st := hostState(t, th.opts.SocketPath, "everything")
+		if st.State == "stopped" && st.UserStopped {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("clicking Stop did not stop the server: %+v", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// "stopped" comes when the session has closed; the process may take
+	// its stop ladder's moment longer.
+	waitFor(t, "the stopped server's process gone", func() bool { return processGone(pid) == nil })
+	m = waitMenu("the menu shows it stopped", has("everything — stopped"))
+	ev, _ = m.find("everything — stopped")
+	if c, _ := ev.find(LabelStart); !c.Enabled {
+		t.Fatal("everything / Start is disabled once stopped")
+	}
+
+	// Click Start: it runs again.
+	start, _ := ev.find(LabelStart)
+	click(start)
+	m = waitMenu("the menu shows it running again", has("everything — running (2 tools)"))
+
+	// Click Quit: the host stops every server and exits, and so does the
+	// tray.
+	pid = hostState(t, th.opts.SocketPath, "everything").PID
+	quit, _ := m.find(LabelQuit)
+	click(quit)
+	select {
+	case err := <-th.done:
+		th.done <- err // for the cleanup
+	case <-time.After(wait):
+		t.Fatal("Quit did not stop the host")
+	}
+	if err := processGone(pid); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("the tray process: %v", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("the tray process did not quit")
+	}
+}

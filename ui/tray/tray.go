@@ -1,0 +1,202 @@
+// Package tray is Switchboard's system tray: an icon that shows the host's
+// overall health, a menu built from the host's state, and a desktop
+// notification when a server fails for good. Like the rest of the UI it is
+// a client of the host (through [client.Live]); it owns no server.
+//
+// [BuildMenu], [Health] and [QuitPlan] are plain functions of the host's
+// state, tested without a display; [Tray] applies them to a Fyne app as
+// the state changes, and [HostActions] carries the menu's actions out
+// through the host's API.
+package tray
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+// DefaultSettle is how long a wake-up waits for the rest of a burst.
+const DefaultSettle = 30 * time.Millisecond
+
+// Tray keeps a Fyne app's tray icon and menu in step with the host. The
+// zero value is ready; set the fields before Run.
+type Tray struct {
+	// Settle is how long Run waits after a wake-up before it reads the
+	// state, so that a burst of events spread over a few milliseconds
+	// costs one rebuild (default DefaultSettle; negative: no wait).
+	Settle time.Duration
+	// Notify sends a desktop notification (default: the app's
+	// SendNotification).
+	Notify func(*fyne.Notification)
+	// OnRebuild, if set, is called after each rebuild with the state shown
+	// (tests count rebuilds with it).
+	OnRebuild func(client.Snapshot)
+
+	once, closeOnce sync.Once
+	done            chan struct{}
+
+	// The follower's own (the first update runs before it starts).
+	shown   string            // the menu last set (its signature)
+	icon    Level             // the icon last set
+	started bool              // the first rebuild happened
+	hostPID int               // the host the states below belong to
+	states  map[string]string // each server's last state
+}
+
+func (t *Tray) init() { t.once.Do(func() { t.done = make(chan struct{}) }) }
+
+// Close stops following the host. It is safe to call more than once.
+func (t *Tray) Close() {
+	t.init()
+	t.closeOnce.Do(func() { close(t.done) })
+}
+
+// Run shows the host's state in the app's tray until Close. If the app
+// has a tray (a [desktop.App]), Run sets its icon and menu at once, then
+// returns, and a goroutine follows live.Changed: it rebuilds them once per
+// wake-up, however many events the wake-up stands for, and only when what
+// they show changed (the changes go through fyne.DoAndWait). It sends a
+// desktop notification when a server fails for good.
+//
+// Call Run once, on the main goroutine, before the app's Run: Fyne starts
+// the tray only if it has a menu (or a tray window) when the app starts.
+func (t *Tray) Run(a fyne.App, live *client.Live, actions Actions) {
+	t.start(a, live, actions)
+}
+
+// source is what Run reads of a [client.Live].
+type source interface {
+	Snapshot() client.Snapshot
+	Changed() <-chan struct{}
+}
+
+// start sets the tray now and follows src in a goroutine; the returned
+// channel closes when that goroutine has returned.
+func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
+	t.init()
+	desk, _ := a.(desktop.App)
+	notify := t.Notify
+	if notify == nil {
+		notify = func(n *fyne.Notification) { fyne.Do(func() { a.SendNotification(n) }) }
+	}
+	settle := t.Settle
+	if settle == 0 {
+		settle = DefaultSettle
+	}
+	// The first time in the caller's goroutine: before the app runs, Fyne
+	// applies it directly (and so starts the tray).
+	t.update(desk, src.Snapshot(), actions, notify, func(f func()) { f() })
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		for {
+			select {
+			case <-t.done:
+				return
+			case <-src.Changed():
+			}
+			if settle > 0 {
+				timer := time.NewTimer(settle)
+				select {
+				case <-t.done:
+					timer.Stop()
+					return
+				case <-timer.C:
+				}
+			}
+			// What changed during the wait is in the snapshot below: drop
+			// its wake-up too.
+			select {
+			case <-src.Changed():
+			default:
+			}
+			t.update(desk, src.Snapshot(), actions, notify, fyne.DoAndWait)
+		}
+	}()
+	return ended
+}
+
+// update notifies new failures and rebuilds the tray if what it shows
+// changed.
+func (t *Tray) update(desk desktop.App, s client.Snapshot, actions Actions, notify func(*fyne.Notification), do func(func())) {
+	for _, st := range t.newlyFailed(s) {
+		notify(FailureNotification(st))
+	}
+	m := BuildMenu(s, actions)
+	sig, level := signature(m), Health(s)
+	if t.started && sig == t.shown && level == t.icon {
+		return
+	}
+	iconChanged := !t.started || level != t.icon
+	menuChanged := !t.started || sig != t.shown
+	t.started, t.shown, t.icon = true, sig, level
+	if desk != nil {
+		do(func() {
+			if iconChanged {
+				desk.SetSystemTrayIcon(Icon(level))
+			}
+			if menuChanged {
+				desk.SetSystemTrayMenu(m)
+			}
+		})
+	}
+	if t.OnRebuild != nil {
+		t.OnRebuild(s)
+	}
+}
+
+// newlyFailed returns the servers that became "failed" since the last
+// snapshot of the same host. The first snapshot of a host is the baseline:
+// a server that had already failed when the tray (re)connected is shown by
+// the icon, not notified. A disconnection keeps the last states, so a
+// reconnection to the same host notifies nothing twice.
+func (t *Tray) newlyFailed(s client.Snapshot) []host.ServerStatus {
+	if !s.Connected {
+		return nil
+	}
+	baseline := t.states == nil || s.Info.PID != t.hostPID
+	var out []host.ServerStatus
+	next := make(map[string]string, len(s.Servers))
+	for _, st := range s.Servers {
+		next[st.Name] = st.State
+		if !baseline && st.State == "failed" && t.states[st.Name] != "failed" {
+			out = append(out, st)
+		}
+	}
+	t.states, t.hostPID = next, s.Info.PID
+	return out
+}
+
+// FailureNotification is the desktop notification for a server that
+// failed for good: its name, and the reason (its last error).
+func FailureNotification(st host.ServerStatus) *fyne.Notification {
+	reason := strings.TrimSpace(st.LastError)
+	if reason == "" {
+		reason = "It gave no reason; its logs may say more."
+	}
+	return fyne.NewNotification(fmt.Sprintf("Switchboard: server %q failed", st.Name),
+		reason+"\nIt is not restarted again: start it from the Switchboard menu once the cause is fixed.")
+}
+
+// signature is a menu's text: labels, flags and structure. Two menus with
+// the same signature look and act the same (actions follow labels).
+func signature(m *fyne.Menu) string {
+	var b strings.Builder
+	var walk func(m *fyne.Menu, depth int)
+	walk = func(m *fyne.Menu, depth int) {
+		for _, it := range m.Items {
+			fmt.Fprintf(&b, "%d|%s|%t|%t|%t|%t\n", depth, it.Label, it.Disabled, it.IsSeparator, it.IsQuit, it.Checked)
+			if it.ChildMenu != nil {
+				walk(it.ChildMenu, depth+1)
+			}
+		}
+	}
+	walk(m, 0)
+	return b.String()
+}
