@@ -98,6 +98,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = e.status(rest)
 	case "servers":
 		err = e.servers(rest)
+	case "clients":
+		err = e.clients(rest)
 	case "secret", "secrets":
 		err = e.secret(rest)
 	case "logs":

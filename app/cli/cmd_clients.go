@@ -1,0 +1,578 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/clients"
+	"github.com/switchboard-mcp/switchboard/app/config"
+)
+
+const clientsUsage = `Usage: switchboard clients COMMAND
+
+  list [--json]               the known AI apps: installed, connected, their config file
+  connect APP [--servers a,b] [--dry-run]
+                              add the "switchboard" entry to the app's config: it runs
+                              this binary's bridge (every server, or only those named)
+  disconnect APP [--dry-run]  remove that entry; everything else in the file stays
+  import APP [--move-secrets] [--yes] [--dry-run]
+                              take the servers configured in the app into Switchboard,
+                              then offer to replace them in the app with the entry
+
+APP: claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed.
+The app's file is backed up (FILE.switchboard-backup-TIME) and written atomically;
+--dry-run prints the change and writes nothing. No token or secret is written into it.
+`
+
+func (e *env) clients(args []string) error {
+	sub, rest := splitCommand(args)
+	switch sub {
+	case "", "list":
+		return e.clientsList(rest)
+	case "connect":
+		return e.clientsConnect(rest)
+	case "disconnect":
+		return e.clientsDisconnect(rest)
+	case "import":
+		return e.clientsImport(rest)
+	case "help":
+		fmt.Fprint(e.stdout, clientsUsage)
+		return nil
+	}
+	return usagef("clients: unknown subcommand %q (list, connect, disconnect, import)", sub)
+}
+
+// clientsEnv is the environment the apps' paths are computed from.
+func (e *env) clientsEnv() clients.Env {
+	return clients.Env{GOOS: runtime.GOOS, Getenv: e.getenv}
+}
+
+func pathExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// bridgeExecutable is the absolute path of this binary, symbolic links
+// resolved, that an app's entry runs; tests replace it.
+var bridgeExecutable = func() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the path of the switchboard binary: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return filepath.Abs(exe)
+}
+
+// clientApp parses the app argument and finds its config file.
+func (e *env) clientApp(verb string, pos []string) (*clients.App, clients.Location, error) {
+	if len(pos) != 1 {
+		return nil, clients.Location{}, usagef("clients %s: give one APP (claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed)", verb)
+	}
+	app, err := clients.Lookup(pos[0])
+	if err != nil {
+		return nil, clients.Location{}, usageError{err.Error()}
+	}
+	loc, err := app.Locate(e.clientsEnv(), pathExists)
+	return app, loc, err
+}
+
+// readClient reads and parses an app's config file.
+func readClient(app *clients.App, loc clients.Location) (before []byte, doc *clients.Doc, err error) {
+	before, _, err = clients.ReadFile(loc.Path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s's config: %w", app.Name, err)
+	}
+	doc, err = app.Parse(before)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s's config %s: %w", app.Name, loc.Path, err)
+	}
+	return before, doc, nil
+}
+
+// clientStatus is one line of `clients list`.
+type clientStatus struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Config       string   `json:"config"`
+	ConfigExists bool     `json:"configExists"`
+	Installed    bool     `json:"installed"`
+	InstalledBy  string   `json:"installedBy,omitempty"` // the path that showed it
+	Connected    bool     `json:"connected"`
+	Command      string   `json:"command,omitempty"` // what the entry runs
+	Args         []string `json:"args,omitempty"`
+	Stale        bool     `json:"stale,omitempty"`   // the entry runs another binary than this one
+	Servers      []string `json:"servers,omitempty"` // the app's other entries
+	Error        string   `json:"error,omitempty"`
+}
+
+func (e *env) clientsList(args []string) error {
+	pos, _, err := e.flags().parse(args)
+	if err != nil {
+		return usagef("clients list: %v", err)
+	}
+	if len(pos) > 0 {
+		return usagef("clients list takes no arguments")
+	}
+	exe, _ := bridgeExecutable()
+	var out []clientStatus
+	for _, app := range clients.Apps() {
+		st := clientStatus{ID: app.ID, Name: app.Name}
+		loc, err := app.Locate(e.clientsEnv(), pathExists)
+		if err != nil {
+			st.Error = err.Error()
+			out = append(out, st)
+			continue
+		}
+		st.Config, st.ConfigExists, st.Installed = loc.Path, loc.Exists, loc.Installed
+		if loc.Installed {
+			st.InstalledBy = loc.Marker
+		}
+		if loc.Exists {
+			if _, doc, err := readClient(app, loc); err != nil {
+				st.Error = err.Error()
+			} else {
+				b, args, ok := doc.Connected()
+				st.Connected, st.Command, st.Args = ok, b.Command, args
+				st.Stale = ok && exe != "" && !samePath(b.Command, exe)
+				for _, s := range doc.Servers() {
+					if !s.IsBridge() {
+						st.Servers = append(st.Servers, s.Name)
+					}
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	if e.json {
+		return e.printJSON(out)
+	}
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "APP\tNAME\tINSTALLED\tCONNECTED\tSERVERS\tCONFIG")
+	var notes []string
+	for _, st := range out {
+		connected := yes(st.Connected)
+		if st.Stale {
+			connected = "yes (stale)"
+		}
+		if st.Error != "" {
+			connected = "?"
+			notes = append(notes, fmt.Sprintf("%s: %s", st.ID, st.Error))
+		}
+		config := st.Config
+		if !st.ConfigExists && config != "" {
+			config += " (no file yet)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", st.ID, st.Name, yes(st.Installed), connected, len(st.Servers), config)
+		if st.Stale {
+			notes = append(notes, fmt.Sprintf("%s: its entry runs %s, not this switchboard (%s): run 'switchboard clients connect %s' to update it", st.ID, st.Command, exe, st.ID))
+		}
+		if len(st.Servers) > 0 {
+			notes = append(notes, fmt.Sprintf("%s has its own servers (%s): 'switchboard clients import %s' moves them into Switchboard", st.ID, strings.Join(st.Servers, ", "), st.ID))
+		}
+	}
+	tw.Flush()
+	if len(notes) > 0 {
+		fmt.Fprintln(e.stdout)
+		for _, n := range notes {
+			fmt.Fprintln(e.stdout, n)
+		}
+	}
+	return nil
+}
+
+// samePath compares two paths of this OS (without case on Windows and
+// macOS, whose file systems usually ignore it).
+func samePath(a, b string) bool {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
+}
+
+func (e *env) clientsConnect(args []string) error {
+	var dry bool
+	var servers []string
+	f := e.flags()
+	f.Bool("dry-run", &dry, "n")
+	f.Multi("servers", &servers)
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return usagef("clients connect: %v", err)
+	}
+	app, loc, err := e.clientApp("connect", pos)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, s := range servers {
+		for _, n := range strings.Split(s, ",") {
+			if n = strings.TrimSpace(n); n == "" {
+				continue
+			}
+			if !config.ValidServerName(n) {
+				return usagef("clients connect: --servers: %q is not a server name ('switchboard status' lists them)", n)
+			}
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(servers) > 0 && len(names) == 0 {
+		return usagef("clients connect: --servers needs server names, like --servers github,files")
+	}
+	exe, err := bridgeExecutable()
+	if err != nil {
+		return err
+	}
+	before, doc, err := readClient(app, loc)
+	if err != nil {
+		return err
+	}
+	bridge := clients.Bridge{Command: exe, Servers: names}
+	secrets := doc.SecretValues()
+	if !doc.SetBridge(bridge) {
+		fmt.Fprintf(e.stdout, "%s is already connected: %s runs %s\n", app.Name, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
+		return nil
+	}
+	e.noteServers(names)
+	e.noteExecutable(exe)
+	if err := e.writeClient(app, loc, before, doc.Bytes(), dry, secrets); err != nil || dry {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "connected %s: the %q entry in %s runs %s\n", app.Name, clients.EntryName, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
+	if !loc.Installed {
+		fmt.Fprintf(e.stdout, "note: %s does not look installed (none of its folders exists); the entry is ready for when it is\n", app.Name)
+	}
+	fmt.Fprintln(e.stdout, app.Restart)
+	return nil
+}
+
+// noteServers warns about names given to --servers that are not in the
+// config (yet).
+func (e *env) noteServers(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	path, _, err := e.configPath()
+	if err != nil {
+		return
+	}
+	f, err := config.Load(path)
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		if f.Servers[n] == nil {
+			fmt.Fprintf(e.stdout, "note: server %q is not in the config %s (yet): the app sees no tools of it until it is\n", n, path)
+		}
+	}
+}
+
+// noteExecutable warns when the binary is a temporary build.
+func (e *env) noteExecutable(exe string) {
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		fmt.Fprintf(e.stdout, "note: this switchboard is a temporary build (%s, from 'go run'?): the app cannot start it once it is gone; install switchboard and connect again\n", exe)
+	}
+}
+
+// writeClient shows the change with --dry-run, else backs the file up and
+// writes it.
+// secrets are the literal secrets of the app's file, hidden in the diff.
+func (e *env) writeClient(app *clients.App, loc clients.Location, before, after []byte, dry bool, secrets []string) error {
+	if dry {
+		old := loc.Path
+		if before == nil {
+			old = "/dev/null"
+		}
+		fmt.Fprint(e.stdout, clients.Redact(clients.Diff(old, loc.Path, before, after), secrets))
+		fmt.Fprintf(e.stdout, "dry run: %s was not changed\n", loc.Path)
+		return nil
+	}
+	backup, err := clients.WriteFile(loc.Path, before, after, time.Now())
+	if err != nil {
+		if errors.Is(err, clients.ErrChanged) {
+			return fmt.Errorf("%s: %w", loc.Path, err)
+		}
+		return fmt.Errorf("writing %s's config %s: %w", app.Name, loc.Path, err)
+	}
+	if backup != "" {
+		fmt.Fprintf(e.stdout, "backed up %s to %s\n", loc.Path, backup)
+	}
+	return nil
+}
+
+func (e *env) clientsDisconnect(args []string) error {
+	var dry bool
+	f := e.flags()
+	f.Bool("dry-run", &dry, "n")
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return usagef("clients disconnect: %v", err)
+	}
+	app, loc, err := e.clientApp("disconnect", pos)
+	if err != nil {
+		return err
+	}
+	if !loc.Exists {
+		fmt.Fprintf(e.stdout, "%s is not connected: %s does not exist\n", app.Name, loc.Path)
+		return nil
+	}
+	before, doc, err := readClient(app, loc)
+	if err != nil {
+		return err
+	}
+	secrets := doc.SecretValues()
+	if !doc.Disconnect() {
+		fmt.Fprintf(e.stdout, "%s is not connected: %s has no %q entry\n", app.Name, loc.Path, clients.EntryName)
+		return nil
+	}
+	if err := e.writeClient(app, loc, before, doc.Bytes(), dry, secrets); err != nil || dry {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "disconnected %s: removed the %q entry from %s\n", app.Name, clients.EntryName, loc.Path)
+	fmt.Fprintln(e.stdout, app.Restart)
+	return nil
+}
+
+func (e *env) clientsImport(args []string) error {
+	var move, yes, dry bool
+	f := e.flags()
+	f.Bool("move-secrets", &move)
+	f.Bool("yes", &yes, "y")
+	f.Bool("dry-run", &dry, "n")
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return usagef("clients import: %v", err)
+	}
+	app, loc, err := e.clientApp("import", pos)
+	if err != nil {
+		return err
+	}
+	if !loc.Exists {
+		fmt.Fprintf(e.stdout, "%s has no config file (%s does not exist): nothing to import\n", app.Name, loc.Path)
+		return nil
+	}
+	before, doc, err := readClient(app, loc)
+	if err != nil {
+		return err
+	}
+	block, found, skipped := doc.ImportBlock()
+	for _, s := range skipped {
+		fmt.Fprintln(e.stdout, "skipped:", s)
+	}
+	if len(found) == 0 {
+		fmt.Fprintf(e.stdout, "%s has no servers of its own in %s: nothing to import\n", app.Name, loc.Path)
+		return nil
+	}
+	servers, skipped2, candidates, err := config.ParseImport(block)
+	if err != nil {
+		return err
+	}
+	for _, s := range skipped2 {
+		fmt.Fprintln(e.stdout, "skipped:", s)
+	}
+	if len(servers) == 0 {
+		fmt.Fprintf(e.stdout, "%s has no servers of its own that Switchboard can run in %s: nothing to import\n", app.Name, loc.Path)
+		return nil
+	}
+	origs := make([]string, 0, len(servers))
+	for n := range servers {
+		origs = append(origs, n)
+	}
+	sort.Slice(origs, func(i, j int) bool { return slices.Index(found, origs[i]) < slices.Index(found, origs[j]) })
+
+	in := bufio.NewReader(e.stdin)
+	ask := func(q string) bool {
+		if yes {
+			return true
+		}
+		fmt.Fprintf(e.stdout, "%s [y/N] ", q)
+		line, _ := in.ReadString('\n')
+		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
+	}
+
+	// taken: the app's entries that Switchboard now has (imported, or
+	// already there with the same command), by the name in the app.
+	var taken, added []string
+	failed := 0
+	if dry {
+		for _, orig := range origs {
+			fmt.Fprintf(e.stdout, "would import %s as %s\n", orig, config.NormalizeName(orig))
+			taken = append(taken, orig)
+			added = append(added, config.NormalizeName(orig))
+		}
+		if len(candidates) > 0 {
+			fmt.Fprintf(e.stdout, "%d values look like secrets: --move-secrets would move them into the keyring\n", len(candidates))
+		}
+	} else {
+		ctx := context.Background()
+		b, err := e.backend(ctx)
+		if err != nil {
+			return err
+		}
+		defer b.close()
+		fresh := map[string]bool{} // servers not in Switchboard yet
+		for _, orig := range origs {
+			name := config.NormalizeName(orig)
+			raw, err := b.get(name)
+			if err != nil {
+				fresh[orig] = true
+				continue
+			}
+			if sameCommand(raw, servers[orig]) {
+				fmt.Fprintf(e.stdout, "%s is already in Switchboard as %s\n", orig, name)
+				taken = append(taken, orig)
+				added = append(added, name)
+				continue
+			}
+			fmt.Fprintf(e.stdout, "not imported: %s: Switchboard has another server named %s; rename one of them and import again\n", orig, name)
+			failed++
+		}
+		moved := map[string]map[string]string{} // server -> var -> secret name
+		var kept int
+		for _, c := range candidates {
+			if !fresh[c.Server] {
+				continue
+			}
+			if !move {
+				kept++
+				continue
+			}
+			if !ask(fmt.Sprintf("move %s.env.%s into the keyring as %q?", c.Server, c.Var, c.Secret)) {
+				kept++
+				continue
+			}
+			if _, err := b.setSecret(c.Secret, c.Value); err != nil {
+				return fmt.Errorf("moving %s.env.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Var, err)
+			}
+			if moved[c.Server] == nil {
+				moved[c.Server] = map[string]string{}
+			}
+			moved[c.Server][c.Var] = c.Secret
+			fmt.Fprintf(e.stdout, "moved %s.env.%s into the keyring as %q\n", c.Server, c.Var, c.Secret)
+		}
+		if kept > 0 && !move {
+			fmt.Fprintf(e.stdout, "%d values look like secrets and stay in Switchboard's config as plain text; run the import with --move-secrets to move them into the keyring\n", kept)
+		}
+		for _, orig := range origs {
+			if !fresh[orig] {
+				continue
+			}
+			s := servers[orig]
+			for v, secret := range moved[orig] {
+				if err := s.ReferenceSecret(v, secret); err != nil {
+					return err
+				}
+			}
+			name := config.NormalizeName(orig)
+			raw, err := json.Marshal(s)
+			if err != nil {
+				return err
+			}
+			if err := b.put(name, raw, true); err != nil {
+				fmt.Fprintf(e.stdout, "not imported: %s: %v\n", orig, err)
+				failed++
+				continue
+			}
+			if name != orig {
+				fmt.Fprintf(e.stdout, "imported %s as %s\n", orig, name)
+			} else {
+				fmt.Fprintf(e.stdout, "imported %s\n", name)
+			}
+			taken = append(taken, orig)
+			added = append(added, name)
+		}
+	}
+	if len(taken) == 0 {
+		return exitError{1}
+	}
+
+	// Offer to replace the taken entries with the bridge entry.
+	exe, err := bridgeExecutable()
+	if err != nil {
+		return err
+	}
+	bridge := clients.Bridge{Command: exe}
+	if old, _, ok := doc.Connected(); ok && len(old.Servers) > 0 {
+		// The app already reaches a subset: add the imported servers to it.
+		bridge.Servers = old.Servers
+		for _, n := range added {
+			if !slices.Contains(bridge.Servers, n) {
+				bridge.Servers = append(bridge.Servers, n)
+			}
+		}
+	}
+	secrets := doc.SecretValues()
+	doc.Replace(taken, bridge)
+	after := doc.Bytes()
+	fmt.Fprintf(e.stdout, "\nIn %s, the %q entry can now take the place of what Switchboard runs for it (%s):\n",
+		app.Name, clients.EntryName, strings.Join(taken, ", "))
+	if dry {
+		return e.writeClient(app, loc, before, after, true, secrets)
+	}
+	fmt.Fprint(e.stdout, clients.Redact(clients.Diff(loc.Path, loc.Path, before, after), secrets))
+	if !ask(fmt.Sprintf("Replace them in %s?", loc.Path)) {
+		fmt.Fprintf(e.stdout, "%s was not changed: 'switchboard clients connect %s' adds the entry later (remove the imported servers from the app yourself, or it runs them twice)\n", loc.Path, app.ID)
+		if len(candidates) > 0 {
+			fmt.Fprintf(e.stdout, "note: %s still holds secrets in plain text\n", loc.Path)
+		}
+		if failed > 0 {
+			return exitError{1}
+		}
+		return nil
+	}
+	if err := e.writeClient(app, loc, before, after, false, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", plural(len(taken), "1 server", "%d servers"), loc.Path, clients.EntryName)
+	if len(candidates) > 0 {
+		fmt.Fprintf(e.stdout, "note: the backup still holds the old entries with their secrets in plain text: delete it once %s works\n", app.Name)
+	}
+	e.noteExecutable(exe)
+	fmt.Fprintln(e.stdout, app.Restart)
+	if failed > 0 {
+		return exitError{1}
+	}
+	return nil
+}
+
+// sameCommand reports whether a stored entry runs the same command and
+// arguments as an imported server.
+func sameCommand(stored json.RawMessage, s *config.Server) bool {
+	var a struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if json.Unmarshal(stored, &a) != nil {
+		return false
+	}
+	return a.Command == s.Command && slices.Equal(a.Args, s.Args)
+}
+
+// plural returns one if n is 1, else many with n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf(many, n)
+}

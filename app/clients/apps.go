@@ -1,0 +1,292 @@
+package clients
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// EntryName is the name of the one entry Switchboard adds to an app's
+// servers.
+const EntryName = "switchboard"
+
+// App is an AI app whose MCP config file Switchboard can edit.
+type App struct {
+	ID       string // what the user types: "claude-desktop"
+	Name     string // "Claude Desktop"
+	Key      string // the top-level key of the servers object: "mcpServers"
+	Comments bool   // the file is JSON with comments and trailing commas (VS Code, Zed)
+	// OwnFile says that the file holds MCP servers only (mcp.json): a
+	// servers object that a disconnect empties stays, as {}. In a general
+	// settings file the emptied key is removed, as it most likely was
+	// before connect added it.
+	OwnFile bool
+	// Restart says what the user must do for the app to see a change.
+	Restart string
+
+	aliases []string
+	paths   func(Env) Paths
+	// choose picks the config file from the candidates when the app can use
+	// more than one; nil: the first that exists, else the first.
+	choose func(p Paths, exists func(string) bool) string
+	// entry returns the members of the bridge entry in the app's shape.
+	entry func(command string, args []string) []member
+}
+
+// member is one key and its value (a string, []string or a map) of an
+// entry Switchboard writes.
+type member struct {
+	key   string
+	value any
+}
+
+// Paths are where an app keeps its config on one OS.
+type Paths struct {
+	// Candidates are the config files the app may use, in order of
+	// preference; most apps have one.
+	Candidates []string
+	// Markers are directories (or files) whose existence shows that the app
+	// is installed (it creates them when it first runs).
+	Markers []string
+}
+
+// Location is where an app's config is on this machine.
+type Location struct {
+	Path      string // the config file to read and write
+	Exists    bool   // the config file exists
+	Installed bool   // a marker (or the config file) exists
+	Marker    string // the marker found, if any
+}
+
+// Paths returns where the app keeps its config on env's OS: a pure
+// function of env. An error means the environment does not say where the
+// home directory is.
+func (a *App) Paths(env Env) (Paths, error) {
+	p := a.paths(env)
+	for _, c := range append(slices.Clone(p.Candidates), p.Markers...) {
+		if c == "" {
+			v := "$HOME"
+			if env.GOOS == "windows" {
+				v = "%USERPROFILE%"
+			}
+			return Paths{}, fmt.Errorf("cannot find %s's config: %s is not set to an absolute path", a.Name, v)
+		}
+	}
+	return p, nil
+}
+
+// Locate finds the app's config file and whether the app is installed,
+// with exists telling whether a path exists (normally an os.Stat).
+//
+// Installed is a heuristic: the app counts as installed when its config
+// file or one of its markers exists (the config directory the app creates
+// on its first run, such as ~/.cursor or Code/User). An app that was
+// installed but never started, or whose directory outlived an uninstall,
+// is reported wrongly; connect works either way.
+func (a *App) Locate(env Env, exists func(string) bool) (Location, error) {
+	p, err := a.Paths(env)
+	if err != nil {
+		return Location{}, err
+	}
+	var loc Location
+	if a.choose != nil {
+		loc.Path = a.choose(p, exists)
+	} else {
+		loc.Path = p.Candidates[0]
+		for _, c := range p.Candidates {
+			if exists(c) {
+				loc.Path = c
+				break
+			}
+		}
+	}
+	loc.Exists = exists(loc.Path)
+	if loc.Exists {
+		loc.Installed, loc.Marker = true, loc.Path
+	}
+	for _, m := range p.Markers {
+		if !loc.Installed && exists(m) {
+			loc.Installed, loc.Marker = true, m
+		}
+	}
+	return loc, nil
+}
+
+// claudeMSIX is the package family of Claude Desktop's MSIX install on
+// Windows (the default since early 2026).
+const claudeMSIX = "Claude_pzs8sxrjxfjjc"
+
+func plainEntry(command string, args []string) []member {
+	return []member{{"command", command}, {"args", args}}
+}
+
+func stdioEntry(command string, args []string) []member {
+	return []member{{"type", "stdio"}, {"command", command}, {"args", args}}
+}
+
+var apps = []*App{
+	{
+		ID: "claude-desktop", Name: "Claude Desktop", Key: "mcpServers",
+		Restart: "Quit Claude Desktop completely (File > Quit, or Quit from its tray or menu-bar icon: closing the window is not enough) and start it again. " +
+			"Claude Desktop may overwrite its config file when the file changes while it runs: if the change is gone after the restart, quit Claude Desktop first, run this command again, then start it.",
+		aliases: []string{"claude"},
+		paths: func(e Env) Paths {
+			switch e.GOOS {
+			case "windows":
+				// An MSIX app's new files under %APPDATA% live in its package's
+				// LocalCache; a file that was there before the install is used
+				// in place.
+				pkg := e.join(e.localAppData(), "Packages", claudeMSIX)
+				return Paths{
+					Candidates: []string{
+						e.join(pkg, `LocalCache\Roaming\Claude\claude_desktop_config.json`),
+						e.join(e.appData(), `Claude\claude_desktop_config.json`),
+					},
+					Markers: []string{pkg, e.join(e.appData(), "Claude"), e.join(e.localAppData(), "AnthropicClaude")},
+				}
+			case "darwin", "ios":
+				dir := e.join(e.userConfig(), "Claude")
+				return Paths{Candidates: []string{e.join(dir, "claude_desktop_config.json")}, Markers: []string{dir}}
+			}
+			// No official Linux build; community builds use ~/.config/Claude.
+			dir := e.join(e.xdgConfig(), "Claude")
+			return Paths{Candidates: []string{e.join(dir, "claude_desktop_config.json")}, Markers: []string{dir}}
+		},
+		choose: func(p Paths, exists func(string) bool) string {
+			if len(p.Candidates) == 1 {
+				return p.Candidates[0]
+			}
+			msix, classic := p.Candidates[0], p.Candidates[1]
+			switch {
+			case exists(msix):
+				return msix
+			case exists(classic):
+				return classic
+			case exists(p.Markers[0]): // the MSIX package is installed
+				return msix
+			}
+			return classic
+		},
+		entry: plainEntry,
+	},
+	{
+		ID: "claude-code", Name: "Claude Code", Key: "mcpServers",
+		Restart: "Start a new Claude Code session: running sessions keep the servers they started with ('claude mcp list' shows the entry). " +
+			"Claude Code rewrites this file while it runs; if the change is gone, run this command again while no session runs.",
+		paths: func(e Env) Paths {
+			// User scope: the top-level mcpServers of ~/.claude.json, or of
+			// $CLAUDE_CONFIG_DIR/.claude.json when that is set.
+			if d := e.get("CLAUDE_CONFIG_DIR"); d != "" {
+				return Paths{Candidates: []string{e.join(d, ".claude.json")}, Markers: []string{d}}
+			}
+			return Paths{Candidates: []string{e.join(e.home(), ".claude.json")}, Markers: []string{e.join(e.home(), ".claude")}}
+		},
+		entry: stdioEntry,
+	},
+	{
+		ID: "cursor", Name: "Cursor", Key: "mcpServers", OwnFile: true,
+		Restart: "Restart Cursor, or turn the server off and on in Cursor Settings > MCP.",
+		paths: func(e Env) Paths {
+			dir := e.join(e.home(), ".cursor")
+			return Paths{Candidates: []string{e.join(dir, "mcp.json")}, Markers: []string{dir}}
+		},
+		entry: plainEntry,
+	},
+	{
+		ID: "vscode", Name: "VS Code", Key: "servers", Comments: true, OwnFile: true,
+		Restart: "VS Code reads mcp.json again by itself; if the server does not start, start it from the MCP Servers view ('MCP: List Servers').",
+		aliases: []string{"vs-code", "code"},
+		paths: func(e Env) Paths {
+			dir := e.join(e.userConfig(), "Code", "User")
+			return Paths{Candidates: []string{e.join(dir, "mcp.json")}, Markers: []string{dir}}
+		},
+		entry: stdioEntry,
+	},
+	{
+		ID: "windsurf", Name: "Windsurf", Key: "mcpServers", OwnFile: true,
+		Restart: "Press refresh in Windsurf's MCP servers panel (Cascade), or restart Windsurf.",
+		paths: func(e Env) Paths {
+			dir := e.join(e.home(), ".codeium", "windsurf")
+			return Paths{Candidates: []string{e.join(dir, "mcp_config.json")}, Markers: []string{dir}}
+		},
+		entry: plainEntry,
+	},
+	{
+		ID: "gemini-cli", Name: "Gemini CLI", Key: "mcpServers",
+		Restart: "Start a new Gemini CLI session ('/mcp' lists the servers).",
+		aliases: []string{"gemini"},
+		paths: func(e Env) Paths {
+			dir := e.join(e.home(), ".gemini")
+			return Paths{Candidates: []string{e.join(dir, "settings.json")}, Markers: []string{dir}}
+		},
+		entry: plainEntry,
+	},
+	{
+		ID: "lm-studio", Name: "LM Studio", Key: "mcpServers", OwnFile: true,
+		Restart: "Restart LM Studio if the switchboard tools do not appear in its Program tab.",
+		aliases: []string{"lmstudio"},
+		paths: func(e Env) Paths {
+			dir := e.join(e.home(), ".lmstudio")
+			return Paths{Candidates: []string{e.join(dir, "mcp.json")}, Markers: []string{dir}}
+		},
+		entry: plainEntry,
+	},
+	{
+		ID: "zed", Name: "Zed", Key: "context_servers", Comments: true,
+		Restart: "Zed reads settings.json again by itself; the server appears in the Agent panel's settings.",
+		paths: func(e Env) Paths {
+			var dir string
+			switch e.GOOS {
+			case "windows":
+				dir = e.join(e.appData(), "Zed")
+			case "darwin", "ios":
+				dir = e.join(e.home(), ".config", "zed") // not Application Support
+			default:
+				dir = e.join(e.xdgConfig(), "zed")
+			}
+			return Paths{Candidates: []string{e.join(dir, "settings.json")}, Markers: []string{dir}}
+		},
+		// "source": "custom" is what Zed releases with a tagged settings enum
+		// need; later ones ignore it. "args" is required even when empty.
+		entry: func(command string, args []string) []member {
+			return []member{{"source", "custom"}, {"command", command}, {"args", args}}
+		},
+	},
+}
+
+// Apps returns the known apps, in the order `switchboard clients list`
+// shows them.
+func Apps() []*App { return slices.Clone(apps) }
+
+// Lookup returns the app with this ID (or alias), in any case.
+func Lookup(id string) (*App, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	for _, a := range apps {
+		if a.ID == id || slices.Contains(a.aliases, id) {
+			return a, nil
+		}
+	}
+	ids := make([]string, len(apps))
+	for i, a := range apps {
+		ids[i] = a.ID
+	}
+	return nil, fmt.Errorf("unknown app %q: the known apps are %s ('switchboard clients list' shows them)", id, strings.Join(ids, ", "))
+}
+
+// Bridge is the command an app runs to reach Switchboard: the switchboard
+// binary by its absolute path, with "bridge" and the servers it exposes
+// (none: every server). It never holds a token or a secret: the bridge
+// finds the host by itself.
+type Bridge struct {
+	Command string
+	Servers []string
+}
+
+// Args returns the bridge's arguments: bridge [--servers a,b].
+func (b Bridge) Args() []string {
+	args := []string{"bridge"}
+	if len(b.Servers) > 0 {
+		args = append(args, "--servers", strings.Join(b.Servers, ","))
+	}
+	return args
+}

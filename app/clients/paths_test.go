@@ -1,0 +1,174 @@
+package clients
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func envOf(goos string, vars ...string) Env {
+	m := map[string]string{}
+	for _, kv := range vars {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return Env{GOOS: goos, Getenv: func(k string) string { return m[k] }}
+}
+
+// pathEnvs are the environments of testdata/paths.golden: each OS with the
+// variables set as usual, and with the ones that change an answer.
+var pathEnvs = []struct {
+	goos string
+	vars []string
+}{
+	{"linux", []string{"HOME=/home/ann"}},
+	{"linux", []string{"HOME=/home/ann", "XDG_CONFIG_HOME=/home/ann/xdg", "CLAUDE_CONFIG_DIR=/home/ann/claude-work"}},
+	{"linux", []string{"HOME=/home/ann/", "XDG_CONFIG_HOME=relative/ignored"}},
+	{"freebsd", []string{"HOME=/usr/home/ann"}},
+	{"darwin", []string{"HOME=/Users/ann", "XDG_CONFIG_HOME=/Users/ann/xdg-is-not-used-on-macos"}},
+	{"windows", []string{`USERPROFILE=C:\Users\ann`, `APPDATA=C:\Users\ann\AppData\Roaming`, `LOCALAPPDATA=C:\Users\ann\AppData\Local`}},
+	{"windows", []string{`USERPROFILE=C:\Users\ann`}},
+	{"windows", []string{`HOMEDRIVE=D:`, `HOMEPATH=\Users\bob`, `APPDATA=D:/Roaming/`, `CLAUDE_CONFIG_DIR=D:\claude`}},
+}
+
+// TestPathsGolden: every app's config file and markers on every OS, as
+// pure functions of the environment, against testdata/paths.golden.
+func TestPathsGolden(t *testing.T) {
+	var b strings.Builder
+	for _, pe := range pathEnvs {
+		fmt.Fprintf(&b, "## GOOS=%s %s\n", pe.goos, strings.Join(pe.vars, " "))
+		env := envOf(pe.goos, pe.vars...)
+		for _, app := range Apps() {
+			p, err := app.Paths(env)
+			if err != nil {
+				t.Fatalf("%s %v: %v", app.ID, pe, err)
+			}
+			for _, c := range p.Candidates {
+				fmt.Fprintf(&b, "%-15s config  %s\n", app.ID, c)
+			}
+			for _, m := range p.Markers {
+				fmt.Fprintf(&b, "%-15s marker  %s\n", app.ID, m)
+			}
+			for _, x := range append(slices.Clone(p.Candidates), p.Markers...) {
+				if !env.isAbs(x) {
+					t.Errorf("%s: %q is not absolute on %s", app.ID, x, pe.goos)
+				}
+				if pe.goos == "windows" && strings.Contains(x, "/") || pe.goos != "windows" && strings.Contains(x, `\`) {
+					t.Errorf("%s: %q has the other OS's separator", app.ID, x)
+				}
+			}
+		}
+		b.WriteString("\n")
+	}
+	golden(t, filepath.Join("testdata", "paths.golden"), []byte(b.String()))
+}
+
+// TestPathsNoHome: without a home directory there is no answer, and the
+// error says which variable to set.
+func TestPathsNoHome(t *testing.T) {
+	for _, tc := range []struct {
+		goos string
+		vars []string
+		want string
+	}{
+		{"linux", nil, "$HOME"},
+		{"linux", []string{"HOME=relative"}, "$HOME"},
+		{"darwin", nil, "$HOME"},
+		{"windows", []string{`APPDATA=C:\x`, `LOCALAPPDATA=C:\y`}, "%USERPROFILE%"},
+	} {
+		env := envOf(tc.goos, tc.vars...)
+		n := 0
+		for _, app := range Apps() {
+			_, err := app.Paths(env)
+			if err == nil {
+				continue
+			}
+			n++
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), app.Name) {
+				t.Errorf("%s %v: %v", app.ID, tc, err)
+			}
+			if _, err := app.Locate(env, func(string) bool { return true }); err == nil {
+				t.Errorf("%s: Locate without a home did not fail", app.ID)
+			}
+		}
+		// On Windows with APPDATA set, Zed and VS Code still have an answer.
+		if tc.goos != "windows" && n != len(apps) || tc.goos == "windows" && n == 0 {
+			t.Errorf("%v: %d apps failed", tc, n)
+		}
+	}
+}
+
+// TestLocateClaudeDesktopWindows: the MSIX install's file when it exists,
+// else the classic one when that exists (an MSIX app uses a file that was
+// there before it was installed), else the MSIX one if the MSIX package is
+// installed, else the classic one.
+func TestLocateClaudeDesktopWindows(t *testing.T) {
+	env := envOf("windows", `USERPROFILE=C:\Users\ann`, `APPDATA=C:\Users\ann\AppData\Roaming`, `LOCALAPPDATA=C:\Users\ann\AppData\Local`)
+	const (
+		pkg      = `C:\Users\ann\AppData\Local\Packages\Claude_pzs8sxrjxfjjc`
+		msix     = pkg + `\LocalCache\Roaming\Claude\claude_desktop_config.json`
+		classic  = `C:\Users\ann\AppData\Roaming\Claude\claude_desktop_config.json`
+		squirrel = `C:\Users\ann\AppData\Local\AnthropicClaude`
+	)
+	app, _ := Lookup("claude-desktop")
+	for _, tc := range []struct {
+		exist     []string
+		want      string
+		exists    bool
+		installed bool
+		marker    string
+	}{
+		{nil, classic, false, false, ""},
+		{[]string{squirrel}, classic, false, true, squirrel},
+		{[]string{pkg}, msix, false, true, pkg},
+		{[]string{pkg, classic}, classic, true, true, classic},
+		{[]string{pkg, classic, msix}, msix, true, true, msix},
+		{[]string{msix}, msix, true, true, msix},
+	} {
+		loc, err := app.Locate(env, func(p string) bool { return slices.Contains(tc.exist, p) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc.Path != tc.want || loc.Exists != tc.exists || loc.Installed != tc.installed || loc.Marker != tc.marker {
+			t.Errorf("existing %q: %+v, want %s exists=%v installed=%v marker=%q", tc.exist, loc, tc.want, tc.exists, tc.installed, tc.marker)
+		}
+	}
+}
+
+// TestLocateInstalled: an app is installed when its config file or a
+// marker exists.
+func TestLocateInstalled(t *testing.T) {
+	env := envOf("linux", "HOME=/home/ann")
+	cursor, _ := Lookup("Cursor")
+	for _, tc := range []struct {
+		exist     []string
+		installed bool
+	}{
+		{nil, false},
+		{[]string{"/home/ann/.cursor"}, true},
+		{[]string{"/home/ann/.cursor/mcp.json"}, true},
+		{[]string{"/home/ann/.cursor-server"}, false},
+	} {
+		loc, _ := cursor.Locate(env, func(p string) bool { return slices.Contains(tc.exist, p) })
+		if loc.Installed != tc.installed || loc.Path != "/home/ann/.cursor/mcp.json" {
+			t.Errorf("%q: %+v", tc.exist, loc)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	for in, want := range map[string]string{
+		"claude-desktop": "claude-desktop", "Claude": "claude-desktop", "VSCODE": "vscode", "code": "vscode",
+		"gemini": "gemini-cli", "lmstudio": "lm-studio", " zed ": "zed",
+	} {
+		a, err := Lookup(in)
+		if err != nil || a.ID != want {
+			t.Errorf("Lookup(%q) = %v, %v; want %s", in, a, err, want)
+		}
+	}
+	if _, err := Lookup("notepad"); err == nil || !strings.Contains(err.Error(), "claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed") {
+		t.Errorf("Lookup(notepad): %v", err)
+	}
+}
