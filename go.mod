@@ -3,6 +3,7 @@ module github.com/switchboard-mcp/switchboard
 go 1.26.0
 
 require (
+	github.com/kardianos/service v1.3.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1

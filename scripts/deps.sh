@@ -22,6 +22,10 @@ if [[ $what == test ]]; then
   # The real tray under a virtual X server, and screenshots.
   command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
   command -v import >/dev/null 2>&1 || need+=(imagemagick)
+  # The service's unit and the autostart entry are checked with systemd's
+  # and freedesktop's own validators (app/service).
+  command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
+  command -v desktop-file-validate >/dev/null 2>&1 || need+=(desktop-file-utils)
 fi
 # Fyne's cgo build (GLFW) needs the GL and X11 headers, for running and testing alike.
 [[ -f /usr/include/GL/gl.h ]] || need+=(libgl1-mesa-dev)

@@ -67,8 +67,9 @@ boot=$!
 x86_64-w64-mingw32-gcc -O2 -s -shared -o "$tmp/bcryptprimitives.dll" \
 	"$shim_src/bcryptprimitives.c" "$shim_src/bcryptprimitives.def" -ladvapi32
 # The packages with Windows code paths: the engine (job objects, the batch
-# guard) and the local API (named pipe with a same-user DACL, the lock).
-pkgs=${WINE_TEST_PKGS:-"engine app/api"}
+# guard), the local API (named pipe with a same-user DACL, the lock) and
+# the service package (the Run key through the registry).
+pkgs=${WINE_TEST_PKGS:-"engine app/api app/service"}
 for p in $pkgs; do
 	(cd "$root" && GOOS=windows GOARCH=amd64 go test -c -o "$tmp/${p//\//_}.test.exe" "./$p/")
 done

@@ -27,9 +27,10 @@ func LogPath() string {
 }
 
 func (e *env) serve(args []string) error {
-	var onDemand bool
+	var onDemand, asService bool
 	f := e.flags()
 	f.Bool("on-demand", &onDemand)
+	f.Bool("service", &asService)
 	if _, _, err := f.parse(args); err != nil {
 		return usagef("serve: %v", err)
 	}
@@ -49,10 +50,14 @@ func (e *env) serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	err = host.Run(context.Background(), host.Options{
+	opts := host.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
-	})
+	}
+	if asService {
+		return e.serveService(opts)
+	}
+	err = host.Run(context.Background(), opts)
 	var already *api.AlreadyRunningError
 	if errors.As(err, &already) {
 		return err
@@ -276,6 +281,7 @@ func (e *env) doctor(args []string) error {
 		c.Close()
 	}
 	info("log file: %s", LogPath())
+	e.doctorService(ok, bad, info)
 
 	store := e.store()
 	if _, err := store.Get("switchboard-doctor-probe"); err == nil || errors.Is(err, secrets.ErrNotFound) {

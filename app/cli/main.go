@@ -47,6 +47,10 @@ Usage: switchboard [--config PATH] [--json] COMMAND ...
   call NAME TOOL [JSON]         call a tool and print the result
   doctor                        PATH resolution of every command, the keyring,
                                 the config, the host, the log file; says what to fix
+  service install|uninstall|start|stop|status
+                                the host as your background service, started
+                                at login ('switchboard service help')
+  autostart on|off|status       start the tray app at login
   try [--env K=V]... -- CMD [ARGS...]
                                 start one server in the foreground, list its tools,
                                 stop it (a diagnostic: nothing is saved)
@@ -110,6 +114,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = e.call(rest)
 	case "doctor":
 		err = e.doctor(rest)
+	case "service":
+		err = e.service(rest)
+	case "autostart":
+		err = e.autostart(rest)
 	case "try":
 		return try(rest, stdout, stderr)
 	default:

@@ -9,12 +9,21 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/service"
 )
 
-// StartHost starts `exe serve --on-demand` detached from the caller (its
-// own session, stdio on the null device, so it does not die with the tray
-// or the AI app that started it) and waits until its API answers.
+// startService starts the installed background service (a test seam).
+var startService = service.StartInstalled
+
+// StartHost starts a host and waits until its API answers: this user's
+// background service, through the OS's service manager, when it is
+// installed; otherwise `exe serve --on-demand` detached from the caller
+// (its own session, stdio on the null device, so it does not die with the
+// tray or the AI app that started it).
 func StartHost(ctx context.Context, exe, socket string) error {
+	if used, err := startService(ctx, socket); used {
+		return err
+	}
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {

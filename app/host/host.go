@@ -46,6 +46,7 @@ type Options struct {
 	LogPath     string         // host.log; empty means stderr only
 	Secrets     *secrets.Store // nil: no keyring (secret references fail)
 	OnDemand    bool           // started by the tray or a bridge: exit when idle
+	Service     bool           // run by the OS's service manager (serve --service): the tray's Quit leaves it
 	IdleTimeout time.Duration
 	Version     string
 	// Policy overrides the restart policy (tests).
@@ -72,6 +73,7 @@ type Info struct {
 	ConfigPath string       `json:"configPath"`
 	LogPath    string       `json:"logPath,omitempty"`
 	OnDemand   bool         `json:"onDemand"`
+	Service    bool         `json:"service"` // run by the OS's service manager
 	Clients    int          `json:"clients"`
 	StartedAt  time.Time    `json:"startedAt"`
 	Path       string       `json:"path"` // the PATH servers get
@@ -345,7 +347,7 @@ func (h *Host) info() Info {
 		pathErr = h.pathErr.Error()
 	}
 	inf := Info{PID: os.Getpid(), Version: h.opts.Version, Socket: h.opts.SocketPath, ConfigPath: h.opts.ConfigPath,
-		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept}
+		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, Service: h.opts.Service, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept}
 	h.mu.Unlock()
 	inf.Clients = h.srv.Clients()
 	inf.Config = h.configStatus()

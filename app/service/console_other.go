@@ -1,0 +1,6 @@
+//go:build !windows
+
+package service
+
+// DetachConsole does something on Windows only.
+func DetachConsole() {}
