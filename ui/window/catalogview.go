@@ -1,0 +1,320 @@
+package window
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/ui/catalog"
+)
+
+// catalogView lists the built-in templates ([catalog.All]).
+type catalogView struct {
+	add map[string]*widget.Button // each template's Add button, by name
+	obj fyne.CanvasObject
+}
+
+func (w *Window) openCatalog() {
+	v := &catalogView{add: map[string]*widget.Button{}}
+	box := container.NewVBox()
+	for _, s := range catalog.All() {
+		spec := selectableLabel(s.Registry.Runner() + " " + s.Spec())
+		spec.Importance = widget.LowImportance
+		head := container.NewHBox(bold(s.Title), spec)
+		desc := widget.NewLabel(s.Description)
+		desc.Wrapping = fyne.TextWrapWord
+		text := container.NewVBox(head, desc)
+		if s.Note != "" {
+			n := hintLabel(s.Note)
+			n.Importance = widget.WarningImportance
+			text.Add(n)
+		}
+		b := widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { w.openTemplate(s) })
+		v.add[s.Name] = b
+		box.Add(container.NewBorder(nil, nil, nil, container.NewCenter(b), text))
+		box.Add(widget.NewSeparator())
+	}
+	v.obj = container.NewVScroll(box)
+	w.open(&page{title: "Catalog: well-known servers, pinned to a version", obj: v.obj})
+	w.catalog = v
+}
+
+// templateView asks for exactly the settings a template needs and adds
+// the server; Customize opens the full form with them filled in.
+type templateView struct {
+	w         *Window
+	tpl       catalog.Server
+	name      *widget.Entry
+	inputs    map[string]*fieldInput // by Field.ID
+	errs      map[string]*widget.Label
+	save      *widget.Button
+	customize *widget.Button
+	obj       fyne.CanvasObject
+}
+
+// fieldInput is the widgets of one template field: one entry, or a list
+// of them for a Dirs field.
+type fieldInput struct {
+	field   catalog.Field
+	entries []*widget.Entry
+	rows    *fyne.Container
+}
+
+func (w *Window) openTemplate(s catalog.Server) {
+	v := &templateView{w: w, tpl: s, inputs: map[string]*fieldInput{}, errs: map[string]*widget.Label{}}
+	errFor := func(key string) *widget.Label {
+		l := errorLabel()
+		v.errs[key] = l
+		return l
+	}
+	v.name = widget.NewEntry()
+	v.name.SetText(s.Name)
+	cmd, args := s.Command()
+	objs := []fyne.CanvasObject{
+		widget.NewLabel("Name"), container.NewVBox(v.name, errFor("name")),
+		widget.NewLabel("Runs"), selectableLabel(commandLine(cmd, args)),
+	}
+	for _, f := range s.Fields {
+		in := &fieldInput{field: f, rows: container.NewVBox()}
+		v.inputs[f.ID] = in
+		cell := container.NewVBox(in.rows)
+		in.addRow(w, "")
+		if f.Kind == catalog.Dirs {
+			cell.Add(container.NewHBox(widget.NewButtonWithIcon("Add directory", theme.ContentAddIcon(), func() {
+				w.focus(in.addRow(w, ""))
+			})))
+		}
+		help := f.Help
+		if f.Optional {
+			help = "Optional: " + help
+		}
+		cell.Add(hintLabel(help))
+		cell.Add(errFor(f.ID))
+		label := f.Label
+		if !f.Optional {
+			label += " *"
+		}
+		objs = append(objs, widget.NewLabel(label), cell)
+	}
+	v.save = widget.NewButtonWithIcon("Add server", theme.ContentAddIcon(), v.submit)
+	v.save.Importance = widget.HighImportance
+	v.customize = widget.NewButtonWithIcon("Customize…", theme.DocumentCreateIcon(), v.openForm)
+	desc := widget.NewLabel(s.Description)
+	desc.Wrapping = fyne.TextWrapWord
+	note := hintLabel(s.Note)
+	note.Importance = widget.WarningImportance
+	secretNote := hintLabel("")
+	if slices.ContainsFunc(s.Fields, func(f catalog.Field) bool { return f.Kind == catalog.Secret }) {
+		setText(secretNote, "Secrets go to the OS keyring; the config file only refers to them.")
+	}
+	v.obj = container.NewVScroll(container.NewVBox(desc, note, formGrid(objs...), secretNote, errFor(""),
+		container.NewHBox(v.save, v.customize, widget.NewButton("Cancel", w.openCatalog))))
+	w.open(&page{title: "Add " + s.Title, obj: v.obj})
+	w.template = v
+	if len(s.Fields) > 0 {
+		w.focus(v.inputs[s.Fields[0].ID].entries[0])
+	} else {
+		w.focus(v.name)
+	}
+}
+
+// addRow adds an entry to a field (a Dirs field has one per directory)
+// and returns it.
+func (in *fieldInput) addRow(w *Window, text string) *widget.Entry {
+	e := widget.NewEntry()
+	if in.field.Kind == catalog.Secret {
+		e = widget.NewPasswordEntry()
+	}
+	e.SetPlaceHolder(in.field.Placeholder)
+	e.SetText(text)
+	in.entries = append(in.entries, e)
+	var row fyne.CanvasObject = e
+	switch in.field.Kind {
+	case catalog.Dir, catalog.Dirs:
+		choose := widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), func() {
+			dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {
+				if err == nil && u != nil {
+					e.SetText(u.Path())
+				}
+			}, w.win)
+		})
+		right := container.NewHBox(choose)
+		if in.field.Kind == catalog.Dirs && len(in.entries) > 1 {
+			right.Add(widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
+				if i := slices.Index(in.entries, e); i >= 0 {
+					in.entries = slices.Delete(in.entries, i, i+1)
+					in.rows.Objects = slices.Delete(in.rows.Objects, i, i+1)
+					in.rows.Refresh()
+				}
+			}))
+		}
+		row = container.NewBorder(nil, nil, nil, right, e)
+	}
+	in.rows.Add(row)
+	return e
+}
+
+func (v *templateView) values() catalog.Values {
+	vals := catalog.Values{}
+	for id, in := range v.inputs {
+		for _, e := range in.entries {
+			vals[id] = append(vals[id], e.Text)
+		}
+	}
+	return vals
+}
+
+// entry returns the entry a build makes under name, and its secrets: each
+// secret field's variable refers to ${keyring:<server>-<variable>}.
+func entryOf(name string, b catalog.Built) (json.RawMessage, []pendingSecret) {
+	env := maps.Clone(b.Env)
+	var secrets []pendingSecret
+	for _, k := range slices.Sorted(maps.Keys(b.Secrets)) {
+		sn := config.SuggestSecretName(name, k)
+		env[k] = config.KeyringRef(sn)
+		secrets = append(secrets, pendingSecret{Var: k, Name: sn, Value: b.Secrets[k]})
+	}
+	e := map[string]any{"command": b.Command, "args": b.Args}
+	if len(env) > 0 {
+		e["env"] = env
+	}
+	return marshal(e), secrets
+}
+
+// submit checks the values and adds the server.
+func (v *templateView) submit() {
+	for _, l := range v.errs {
+		setText(l, "")
+	}
+	name := strings.TrimSpace(v.name.Text)
+	b, ferrs := v.tpl.Build(v.values())
+	ok := len(ferrs) == 0
+	for _, fe := range ferrs {
+		v.showError(fe.Field, fe.Msg)
+	}
+	entry, secrets := entryOf(name, b)
+	nameMsg, ps := checkEntry(name, entry)
+	if nameMsg != "" {
+		v.showError("name", nameMsg)
+		ok = false
+	}
+	for _, p := range ps {
+		v.showProblem(p, b)
+		ok = false
+	}
+	if !ok {
+		v.w.setStatus("Not added: correct the fields marked in red.", true)
+		return
+	}
+	v.save.Disable()
+	v.w.setStatus("Adding "+name+"…", false)
+	v.w.saveEntry(name, entry, true, secrets, func(err error) {
+		v.save.Enable()
+		if err == nil {
+			v.w.home()
+			v.w.setStatus("Added "+name+".", false)
+			return
+		}
+		v.w.setStatus("Not added: correct the fields marked in red.", true)
+		if variable, ok := isSecretError(err); ok {
+			v.showError(v.fieldOfEnv(variable), err.Error())
+			return
+		}
+		if ps, ok := hostProblems(name, err.Error()); ok {
+			for _, p := range ps {
+				v.showProblem(p, b)
+			}
+			return
+		}
+		if strings.Contains(err.Error(), "already exists") {
+			v.showError("name", err.Error())
+			return
+		}
+		v.showError("", err.Error())
+	})
+}
+
+// fieldOfEnv returns the field that sets an env variable, or "".
+func (v *templateView) fieldOfEnv(variable string) string {
+	for _, f := range v.tpl.Fields {
+		if f.Env == variable {
+			return f.ID
+		}
+	}
+	return ""
+}
+
+// showProblem shows a problem of the built entry next to the field it
+// came from.
+func (v *templateView) showProblem(p config.Problem, b catalog.Built) {
+	field := ""
+	if variable, ok := strings.CutPrefix(p.Key, "env."); ok {
+		field = v.fieldOfEnv(variable)
+	}
+	if rest, ok := strings.CutPrefix(p.Key, "args["); ok {
+		if i, err := strconv.Atoi(strings.TrimSuffix(rest, "]")); err == nil {
+			field = b.ArgField[i]
+		}
+	}
+	if field == "" {
+		v.showError("", p.Error())
+		return
+	}
+	v.showError(field, p.Msg)
+}
+
+func (v *templateView) showError(key, msg string) {
+	l := v.errs[key]
+	if l == nil {
+		l = v.errs[""]
+	}
+	if l.Text != "" {
+		msg = l.Text + "\n" + msg
+	}
+	setText(l, msg)
+}
+
+// openForm opens the full form with the template's command line, env and
+// secrets filled in (what is missing stays to be filled there).
+func (v *templateView) openForm() {
+	name := strings.TrimSpace(v.name.Text)
+	b, _ := v.tpl.Build(v.values())
+	entry, secrets := entryOf(name, b)
+	var e map[string]any
+	_ = json.Unmarshal(entry, &e)
+	env, _ := e["env"].(map[string]any)
+	for _, f := range v.tpl.Fields {
+		if f.Kind == catalog.Secret && f.Env != "" && !f.Optional && b.Secrets[f.Env] == "" {
+			if env == nil {
+				env = map[string]any{}
+			}
+			env[f.Env] = config.KeyringRef(config.SuggestSecretName(name, f.Env))
+		}
+	}
+	if env != nil {
+		e["env"] = env
+	}
+	s, err := config.ParseServer(config.NormalizeName(name), marshal(e))
+	if err != nil {
+		v.showError("", err.Error())
+		return
+	}
+	values := map[string]string{}
+	for _, ps := range secrets {
+		values[ps.Var] = ps.Value
+	}
+	w := v.w
+	f := newServerForm(w, name, true, s, nil, values)
+	w.open(&page{title: "Add " + v.tpl.Title, obj: f.obj})
+	w.form = f
+	w.focus(f.name)
+}

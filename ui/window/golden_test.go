@@ -1,0 +1,170 @@
+package window
+
+// Golden markup of the main views, rendered from fixed data (a fixed
+// snapshot and clock: no live timing) by a window whose Live is never
+// connected. The masters are in testdata/; when a view changes on
+// purpose, delete its master, run the test, and copy the markup it writes
+// to testdata/failed/ over it after reading it.
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/ui/catalog"
+)
+
+var goldenNow = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+
+// goldenSnapshot has a server in each kind of state, and an invalid
+// config file.
+func goldenSnapshot() client.Snapshot {
+	return client.Snapshot{
+		Connected: true,
+		Info: host.Info{
+			Path:   "/nonexistent/bin",
+			Config: host.ConfigStatus{Path: "/home/me/.config/switchboard/config.json", Error: "config.json:3:5: invalid character '}' looking for beginning of object key string"},
+		},
+		Servers: []host.ServerStatus{
+			{Name: "everything", State: "running", Era: "legacy", StartedAt: goldenNow.Add(-3*time.Hour - 5*time.Minute), Tools: 11, Restarts: 1, Command: "npx", Resolved: "/usr/bin/npx"},
+			{Name: "files", State: "failed", Restarts: 5, LastError: `server "files" exited at start (exit status 1): npm error 404 Not Found`, Command: "npx"},
+			{Name: "github", State: "waiting for secret", LastError: `secret "github-token" is not in the keyring: set it with 'switchboard secret set github-token'`, Command: "npx"},
+			{Name: "memory", State: "disabled", Disabled: true, Command: "npx"},
+			{Name: "notes", State: "invalid", Problems: []string{`mcpServers.notes.cwd: "notes" is not absolute: give an absolute path`}, Command: "notes-server"},
+			{Name: "time", State: "stopped", UserStopped: true, Era: "modern", Command: "uvx"},
+		},
+	}
+}
+
+// goldenWindow is a shown window over a Live that never connects.
+func goldenWindow(t *testing.T) (*Window, *uiQueue) {
+	t.Helper()
+	q := &uiQueue{}
+	live := client.New(client.Options{Socket: filepath.Join(t.TempDir(), "none.sock")})
+	w := New(test.NewTempApp(t), live, Options{Do: q.do, Now: func() time.Time { return goldenNow }})
+	w.Show()
+	t.Cleanup(w.Close)
+	w.apply(goldenSnapshot())
+	w.win.Resize(fyne.NewSize(1120, 720))
+	return w, q
+}
+
+func TestGoldenList(t *testing.T) {
+	w, _ := goldenWindow(t)
+	assertMarkup(t, w, "list.xml")
+}
+
+func TestGoldenForm(t *testing.T) {
+	w, _ := goldenWindow(t)
+	w.openAdd()
+	f := w.form
+	f.name.SetText("files")
+	f.command.SetText("files-server")
+	f.args.add("--root")
+	f.args.add("/home/me/My Documents")
+	r := f.env.add()
+	r.name.SetText("LOG_LEVEL")
+	r.value.SetText("debug")
+	r = f.env.add()
+	r.name.SetText("API_TOKEN")
+	r.kind.SetSelected(kindSecret)
+	r.secret.SetText("not shown")
+	f.cwd.SetText("relative")
+	f.submit()
+	assertMarkup(t, w, "form.xml")
+}
+
+func TestGoldenPaste(t *testing.T) {
+	w, _ := goldenWindow(t)
+	w.openPaste()
+	w.paste.text.SetText(`{"mcpServers": {
+  "GitHub": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_example"}},
+  "remote": {"url": "https://example.com/mcp"}
+}}`)
+	w.paste.showPreview()
+	assertMarkup(t, w, "paste.xml")
+}
+
+func TestGoldenCatalog(t *testing.T) {
+	w, _ := goldenWindow(t)
+	w.openCatalog()
+	assertMarkup(t, w, "catalog.xml")
+	w.openTemplate(mustTemplate(t, "github"))
+	assertMarkup(t, w, "template.xml")
+}
+
+func TestGoldenLogs(t *testing.T) {
+	w, _ := goldenWindow(t)
+	w.openLogs("files")
+	w.logs.load([]string{"--- started, pid 4242 ---", "npm error code E404", "npm error 404 Not Found - GET https://registry.npmjs.org/@example%2fnope", "npm error A complete log of this run can be found in: /root/.npm/_logs/x.log"})
+	w.logs.filter.SetText("npm error")
+	assertMarkup(t, w, "logs.xml")
+}
+
+func TestGoldenTools(t *testing.T) {
+	w, _ := goldenWindow(t)
+	w.openTools("everything")
+	w.tools.setTools([]toolInfo{
+		{Name: "add", Description: "Adds two numbers.", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number","description":"the first"},"b":{"type":"number"}},"required":["a","b"]}`)},
+		{Name: "echo", Description: "Echoes back the input.", InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"the text"},"mode":{"type":"string","enum":["plain","loud"]},"tags":{"type":"array","items":{"type":"string"}}},"required":["message"]}`)},
+	})
+	test.Tap(w.tools.buttons["echo"])
+	assertMarkup(t, w, "tools.xml")
+}
+
+func mustTemplate(t *testing.T, name string) catalog.Server {
+	t.Helper()
+	s, ok := catalog.Lookup(name)
+	if !ok {
+		t.Fatalf("no template %q", name)
+	}
+	return s
+}
+
+// settle lays out every container and widget of the canvas again, top
+// down, as the real driver does each frame when a minimum size changed
+// (common.Canvas.EnsureMinSize; the test canvas does not), so that the
+// markup shows what a person would see after a label appears or hides.
+func settle(c fyne.Canvas) {
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		if o == nil || !o.Visible() {
+			return
+		}
+		switch x := o.(type) {
+		case *fyne.Container:
+			if x.Layout != nil {
+				x.Layout.Layout(x.Objects, x.Size())
+			}
+			for _, ch := range x.Objects {
+				walk(ch)
+			}
+		case fyne.Widget:
+			r := test.WidgetRenderer(x)
+			r.Layout(x.Size())
+			for _, ch := range r.Objects() {
+				walk(ch)
+			}
+		}
+	}
+	for i := 0; i < 3; i++ {
+		walk(c.Content())
+		for _, o := range c.Overlays().List() {
+			walk(o)
+		}
+	}
+}
+
+// assertMarkup settles the window and compares its markup with a master.
+func assertMarkup(t *testing.T, w *Window, master string) {
+	t.Helper()
+	w.win.Canvas().Unfocus()
+	settle(w.win.Canvas())
+	test.AssertRendersToMarkup(t, master, w.win.Canvas())
+}

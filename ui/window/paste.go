@@ -1,0 +1,228 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+// pasteView imports servers from another app's config: a Claude-style
+// "mcpServers" block is pasted in and previewed (config.ParseImport), the
+// literal secrets found in it are offered to move into the keyring, and
+// each server is added with servers.put, as `switchboard servers import`
+// does.
+type pasteView struct {
+	w        *Window
+	text     *widget.Entry
+	previewB *widget.Button
+	importB  *widget.Button
+	err      *widget.Label
+	preview  *fyne.Container
+	secrets  []*secretOffer
+	results  *widget.Label
+	obj      fyne.CanvasObject
+}
+
+// secretOffer is a literal secret found in the pasted block, with its
+// checkbox: checked, it moves into the keyring.
+type secretOffer struct {
+	c     config.SecretCandidate
+	check *widget.Check
+}
+
+func (w *Window) openPaste() {
+	v := &pasteView{w: w}
+	v.text = widget.NewMultiLineEntry()
+	v.text.TextStyle = fyne.TextStyle{Monospace: true}
+	v.text.SetPlaceHolder(`{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me"]}}}`)
+	v.text.SetMinRowsVisible(10)
+	v.text.Wrapping = fyne.TextWrapWord
+	v.text.OnChanged = func(string) { v.importB.Disable() } // preview again first
+	v.err = errorLabel()
+	v.previewB = widget.NewButtonWithIcon("Preview", theme.SearchIcon(), v.showPreview)
+	v.importB = widget.NewButtonWithIcon("Import", theme.DownloadIcon(), v.doImport)
+	v.importB.Importance = widget.HighImportance
+	v.importB.Disable()
+	v.preview = container.NewVBox()
+	v.results = hintLabel("")
+	v.results.Importance = widget.MediumImportance
+	help := widget.NewLabel("Paste the \"mcpServers\" block of Claude Desktop, Cursor or VS Code (or a single \"name\": {...} entry), then Preview.")
+	help.Wrapping = fyne.TextWrapWord
+	v.obj = container.NewVScroll(container.NewVBox(help, v.text, v.err,
+		container.NewHBox(v.previewB, v.importB), v.preview, v.results))
+	w.open(&page{title: "Paste configuration", obj: v.obj})
+	w.paste = v
+	w.focus(v.text)
+}
+
+// showPreview parses the pasted text and shows what would be imported.
+func (v *pasteView) showPreview() {
+	setText(v.err, "")
+	setText(v.results, "")
+	v.preview.Objects = nil
+	v.secrets = nil
+	v.importB.Disable()
+	servers, skipped, cands, err := config.ParseImport([]byte(v.text.Text))
+	if err != nil {
+		setText(v.err, err.Error())
+		v.preview.Refresh()
+		return
+	}
+	existing := map[string]bool{}
+	for _, st := range v.w.snap.Servers {
+		existing[st.Name] = true
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range servers {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	if len(names) > 0 {
+		v.preview.Add(bold("Servers to add"))
+	}
+	for _, orig := range names {
+		s := servers[orig]
+		name := config.NormalizeName(orig)
+		line := name + ": " + commandLine(s.Command, s.Args)
+		if name != orig {
+			line += fmt.Sprintf("  (%q is not a valid name: imported as %s)", orig, name)
+		}
+		if existing[name] {
+			line += "  (already exists: it will not be replaced)"
+		}
+		l := selectableLabel(line)
+		l.Wrapping = fyne.TextWrapWord
+		v.preview.Add(l)
+	}
+	if len(skipped) > 0 {
+		v.preview.Add(bold("Skipped"))
+		for _, s := range skipped {
+			l := hintLabel(s)
+			l.Importance = widget.WarningImportance
+			v.preview.Add(l)
+		}
+	}
+	if len(cands) > 0 {
+		v.preview.Add(bold("Secrets written in plain text"))
+		for _, c := range cands {
+			o := &secretOffer{c: c}
+			o.check = widget.NewCheck(fmt.Sprintf("Move %s.env.%s into the keyring as %q", c.Server, c.Var, c.Secret), nil)
+			o.check.SetChecked(true)
+			v.secrets = append(v.secrets, o)
+			v.preview.Add(o.check)
+		}
+	}
+	v.preview.Refresh()
+	if len(names) > 0 {
+		v.importB.Enable()
+	}
+}
+
+// doImport moves the chosen secrets into the keyring and adds each server,
+// reporting each outcome in the command line's words.
+func (v *pasteView) doImport() {
+	servers, _, _, err := config.ParseImport([]byte(v.text.Text))
+	if err != nil {
+		setText(v.err, err.Error())
+		return
+	}
+	var move []config.SecretCandidate
+	for _, o := range v.secrets {
+		if o.check.Checked {
+			move = append(move, o.c)
+		}
+	}
+	v.importB.Disable()
+	v.previewB.Disable()
+	setText(v.results, "Importing…")
+	w := v.w
+	go func() {
+		ctx, cancel := context.WithTimeout(w.ctx, callTimeout)
+		defer cancel()
+		var lines []string
+		imported := 0
+		failed := map[string]string{} // server -> why its secret could not move
+		moved := map[string]map[string]string{}
+		for _, c := range move {
+			if _, bad := failed[c.Server]; bad {
+				continue
+			}
+			if err := w.live.Call(ctx, host.MethodSecretSet, host.SecretParams{Name: c.Secret, Value: c.Value}, nil); err != nil {
+				failed[c.Server] = fmt.Sprintf("moving %s.env.%s into the keyring: %v (nothing of this server was imported)", c.Server, c.Var, err)
+				continue
+			}
+			if moved[c.Server] == nil {
+				moved[c.Server] = map[string]string{}
+			}
+			moved[c.Server][c.Var] = c.Secret
+			lines = append(lines, fmt.Sprintf("moved %s.env.%s into the keyring as %q", c.Server, c.Var, c.Secret))
+		}
+		names := make([]string, 0, len(servers))
+		for n := range servers {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, orig := range names {
+			if why, bad := failed[orig]; bad {
+				lines = append(lines, "not imported: "+orig+": "+why)
+				continue
+			}
+			s := servers[orig]
+			var err error
+			for variable, secret := range moved[orig] {
+				if err == nil {
+					err = s.ReferenceSecret(variable, secret)
+				}
+			}
+			name := config.NormalizeName(orig)
+			if err == nil {
+				err = w.live.Call(ctx, host.MethodPut, host.PutParams{Name: name, Entry: marshal(s), Create: true}, nil)
+			}
+			switch {
+			case err != nil:
+				lines = append(lines, fmt.Sprintf("not imported: %s: %v", orig, err))
+			case name != orig:
+				imported++
+				lines = append(lines, fmt.Sprintf("imported %s as %s", orig, name))
+			default:
+				imported++
+				lines = append(lines, "imported "+name)
+			}
+		}
+		w.opts.Do(func() {
+			if w.ctx.Err() != nil {
+				return
+			}
+			v.previewB.Enable()
+			setText(v.results, strings.Join(lines, "\n"))
+			w.setStatus(fmt.Sprintf("Imported %d of %d servers.", imported, len(names)), imported < len(names))
+		})
+	}()
+}
+
+// commandLine writes a command and its arguments for a person, quoting
+// the arguments that hold spaces or quotes (display only: nothing splits
+// it again).
+func commandLine(cmd string, args []string) string {
+	parts := []string{cmd}
+	for _, a := range args {
+		if a == "" || strings.IndexFunc(a, func(r rune) bool { return unicode.IsSpace(r) || r == '"' || r == '\'' }) >= 0 {
+			a = strconv.Quote(a)
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,151 @@
+package window
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// selectableLabel returns a label whose text a person can select and copy
+// (Ctrl+C): for errors, paths and logs.
+func selectableLabel(text string) *widget.Label {
+	l := widget.NewLabel(text)
+	l.Selectable = true
+	return l
+}
+
+// errorLabel returns a selectable, wrapping label in the danger colour,
+// hidden while it has no text: an inline error next to a field.
+func errorLabel() *widget.Label {
+	l := selectableLabel("")
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.DangerImportance
+	l.Hide()
+	return l
+}
+
+// hintLabel returns a wrapping, selectable label for a field's hint.
+func hintLabel(text string) *widget.Label {
+	l := selectableLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	l.Importance = widget.LowImportance
+	if text == "" {
+		l.Hide()
+	}
+	return l
+}
+
+// setText sets a label's text and shows it, or hides it when text is "".
+func setText(l *widget.Label, text string) {
+	if text == "" {
+		if l.Visible() || l.Text != "" {
+			l.Text = ""
+			l.Hide()
+		}
+		return
+	}
+	l.SetText(text)
+	l.Show()
+}
+
+// bold returns a bold label.
+func bold(text string) *widget.Label {
+	return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+}
+
+// formGrid lays out labels and fields in two columns, as a form does.
+func formGrid(objs ...fyne.CanvasObject) *fyne.Container {
+	return container.New(layout.NewFormLayout(), objs...)
+}
+
+// table lines rows of cells up in columns as wide as their widest cell,
+// like a table's, while each row stays a container of its own (so that a
+// row can be added, removed or updated alone, and keeps its widgets and
+// their keyboard focus).
+type table struct {
+	rows   []*fyne.Container
+	widths []float32 // nil: compute again
+}
+
+// row returns a new row of the table.
+func (t *table) row(cells ...fyne.CanvasObject) *fyne.Container {
+	r := container.New(&rowLayout{t}, cells...)
+	t.rows = append(t.rows, r)
+	t.widths = nil
+	return r
+}
+
+// remove takes a row out of the table.
+func (t *table) remove(r *fyne.Container) {
+	for i, x := range t.rows {
+		if x == r {
+			t.rows = append(t.rows[:i], t.rows[i+1:]...)
+			break
+		}
+	}
+	t.widths = nil
+}
+
+// invalidate makes the next layout measure the cells again (after their
+// content changed).
+func (t *table) invalidate() { t.widths = nil }
+
+func (t *table) colWidths() []float32 {
+	if t.widths != nil {
+		return t.widths
+	}
+	var w []float32
+	for _, r := range t.rows {
+		for i, o := range r.Objects {
+			if i >= len(w) {
+				w = append(w, 0)
+			}
+			if o.Visible() {
+				w[i] = max(w[i], o.MinSize().Width)
+			}
+		}
+	}
+	t.widths = w
+	return w
+}
+
+// rowLayout lays out one row of a table.
+type rowLayout struct{ t *table }
+
+func (l *rowLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	pad := theme.Size(theme.SizeNamePadding)
+	var width, height float32
+	for i, w := range l.t.colWidths() {
+		if i > 0 {
+			width += pad
+		}
+		width += w
+	}
+	for _, o := range objs {
+		if o.Visible() {
+			height = max(height, o.MinSize().Height)
+		}
+	}
+	return fyne.NewSize(width, height)
+}
+
+func (l *rowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	pad := theme.Size(theme.SizeNamePadding)
+	widths := l.t.colWidths()
+	var x float32
+	for i, o := range objs {
+		w := float32(0)
+		if i < len(widths) {
+			w = widths[i]
+		}
+		if i == len(objs)-1 {
+			w = max(w, size.Width-x) // the last column takes the rest
+		}
+		h := o.MinSize().Height
+		o.Move(fyne.NewPos(x, (size.Height-h)/2))
+		o.Resize(fyne.NewSize(w, h))
+		x += w + pad
+	}
+}

@@ -1,0 +1,521 @@
+package window
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+// TestAddServerThroughForm adds a server through the form, with a plain
+// variable and a secret one, and sees it reach the host: the config file
+// on disk refers to the secret and never holds its value, the keyring
+// holds the value, and the server runs with it.
+func TestAddServerThroughForm(t *testing.T) {
+	h := start(t, nil)
+	w := h.w
+	test.Tap(w.addBtn)
+	f := w.form
+	if f == nil {
+		t.Fatal("Add server did not open the form")
+	}
+	test.Type(f.name, "helper")
+	test.Type(f.command, testExe)
+	if f.commandHint.Text != "Found" || f.commandHint.Importance == widget.WarningImportance {
+		t.Errorf("hint for an existing executable: %q", f.commandHint.Text)
+	}
+	for _, a := range []string{"--first", "two words", "third"} {
+		test.Tap(f.addArg)
+		test.Type(f.args.rows[len(f.args.rows)-1].entry, a)
+	}
+	test.Tap(f.args.rows[2].up) // third moves above "two words"
+	test.Tap(f.args.rows[0].del)
+	if got := f.args.values(); !slices.Equal(got, []string{"third", "two words"}) {
+		t.Fatalf("args after reordering and removing: %q", got)
+	}
+
+	test.Tap(f.addEnv)
+	test.Type(f.env.rows[0].name, helperEnv)
+	test.Type(f.env.rows[0].value, "server")
+	test.Tap(f.addEnv)
+	sec := f.env.rows[1]
+	test.Type(sec.name, tokenEnv)
+	sec.kind.SetSelected(kindSecret)
+	if sec.value.Visible() || !sec.secretBox.Visible() || !sec.secret.Password {
+		t.Fatal("a secret row shows a password entry instead of the plain value")
+	}
+	wantSecret := config.SuggestSecretName("helper", tokenEnv)
+	if sec.secretName.Text != wantSecret {
+		t.Errorf("suggested secret name %q; want %q", sec.secretName.Text, wantSecret)
+	}
+	test.Type(sec.secret, "s3cret-value")
+	test.Tap(f.save)
+	h.until("the form saves and closes", func() bool { return w.form == nil })
+	if !strings.Contains(w.statusLine.Text, "Saved helper") {
+		t.Errorf("status line: %q", w.statusLine.Text)
+	}
+
+	e := h.entry("helper")
+	if e["command"] != testExe || !slices.Equal(toStrings(e["args"]), []string{"third", "two words"}) {
+		t.Errorf("entry on the host: %v", e)
+	}
+	env, _ := e["env"].(map[string]any)
+	if env[tokenEnv] != config.KeyringRef(wantSecret) || env[helperEnv] != "server" {
+		t.Errorf("env on the host: %v", env)
+	}
+	disk, err := os.ReadFile(h.opts.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(disk), `"${keyring:`+wantSecret+`}"`) || strings.Contains(string(disk), "s3cret-value") {
+		t.Errorf("the config file must refer to the secret, never hold it:\n%s", disk)
+	}
+	got, err := h.store.Get(wantSecret)
+	if err != nil || got.Reveal() != "s3cret-value" {
+		t.Errorf("keyring %s = %v, %v", wantSecret, got, err)
+	}
+
+	// It runs, and the secret reached its process.
+	r := h.state("helper", stateRunning)
+	h.until("the tool count", func() bool { return r.tools.Text == "2" })
+	test.Tap(r.toolsB)
+	h.until("the tools", func() bool { return w.tools != nil && len(w.tools.tools) == 2 })
+	test.Tap(w.tools.buttons["secret"])
+	test.Tap(w.tools.try.call)
+	h.until("the secret tool's result", func() bool { return strings.Contains(w.tools.try.result.Text, tokenEnv+"=") })
+	if w.tools.try.result.Text != tokenEnv+"=s3cret-value" {
+		t.Errorf("the server saw %q", w.tools.try.result.Text)
+	}
+
+	// Edit: the secret row comes back as a reference kept in the keyring.
+	test.Tap(w.addBtn) // leave the tools page through another page
+	w.home()
+	test.Tap(r.edit)
+	h.until("the edit form", func() bool { return w.form != nil })
+	f = w.form
+	if f.name.Disabled() == false || f.command.Text != testExe {
+		t.Errorf("edit form: name enabled=%v command %q", !f.name.Disabled(), f.command.Text)
+	}
+	if f.commandHint.Text != "Runs "+testExe {
+		t.Errorf("edit hint: %q (the host's own resolution)", f.commandHint.Text)
+	}
+	sec = f.env.row(tokenEnv)
+	if sec == nil || sec.kind.Selected != kindSecret || sec.secretName.Text != wantSecret || sec.secret.Text != "" {
+		t.Fatalf("the secret row of the edited entry: %+v", sec)
+	}
+	f.limitEntries["callTimeout"].SetText("60000")
+	test.Tap(f.save)
+	h.until("the edit saves", func() bool { return w.form == nil })
+	if e := h.entry("helper"); e["callTimeout"] != float64(60000) || e["env"].(map[string]any)[tokenEnv] != config.KeyringRef(wantSecret) {
+		t.Errorf("after the edit: %v", e)
+	}
+	if got, _ := h.store.Get(wantSecret); got.Reveal() != "s3cret-value" {
+		t.Error("saving the form without typing the secret changed it")
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	l, _ := v.([]any)
+	for _, x := range l {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
+
+// TestInvalidFieldsInline sees invalid fields refused next to the field,
+// in the words the host (and so the command line) uses, with nothing
+// sent.
+func TestInvalidFieldsInline(t *testing.T) {
+	h := start(t, nil)
+	w := h.w
+	test.Tap(w.addBtn)
+	f := w.form
+	test.Type(f.name, "Bad Name")
+	test.Type(f.command, "npx -y some-server")
+	test.Type(f.cwd, "relative/dir")
+	test.Tap(f.addEnv)
+	test.Type(f.env.rows[0].name, "X")
+	test.Type(f.env.rows[0].value, "${HOME}")
+	f.limitEntries["termGrace"].SetText("soon")
+	test.Tap(f.save)
+	h.q.pump()
+	if w.form != f {
+		t.Fatal("an invalid form was saved")
+	}
+
+	// The host's words for the same entry, as the command line prints them.
+	entry, _, _ := f.entry()
+	putErr := func(name string) string {
+		err := h.call(host.MethodPut, host.PutParams{Name: name, Entry: entry, Create: true}, nil)
+		if err == nil {
+			t.Fatalf("the host accepted %s", entry)
+		}
+		return err.Error()
+	}
+	nameErr := putErr("Bad Name")
+	if got := f.errs["name"].Text; got != nameErr || !f.errs["name"].Visible() {
+		t.Errorf("name error %q; the host says %q", got, nameErr)
+	}
+	hostErr := putErr("bad-name")
+	for key, want := range map[string]string{
+		"command":   `"npx -y some-server" contains whitespace: put only the executable in command ("npx") and the rest in args (["-y","some-server"])`,
+		"cwd":       `"relative/dir" is not absolute: give an absolute path`,
+		"termGrace": `"soon" is not a whole number: give a number of milliseconds, like 2000`,
+	} {
+		l := f.errs[key]
+		if l.Text != want || !l.Visible() {
+			t.Errorf("%s error %q; want %q", key, l.Text, want)
+		}
+		if !strings.Contains(hostErr, "mcpServers.bad-name."+key+": "+want) {
+			t.Errorf("the host's words for %s differ: %s", key, hostErr)
+		}
+	}
+	envErr := f.env.rows[0].err.Text
+	if !strings.HasPrefix(envErr, `"${HOME}" is not supported`) || !strings.Contains(hostErr, "env.X: "+envErr) {
+		t.Errorf("env row error %q; the host says %s", envErr, hostErr)
+	}
+	if !f.advanced.Items[0].Open {
+		t.Error("the Advanced section stays closed over its error")
+	}
+	if err := h.call(host.MethodGet, host.NameParams{Name: "bad-name"}, nil); err == nil {
+		t.Error("an invalid entry reached the host")
+	}
+
+	// The host's own refusal is split back onto the fields, too.
+	ps, ok := hostProblems("bad-name", hostErr)
+	if !ok {
+		t.Fatalf("hostProblems did not read %q", hostErr)
+	}
+	keys := map[string]bool{}
+	for _, p := range ps {
+		keys[p.Key] = true
+	}
+	for _, k := range []string{"command", "cwd", "env.X", "termGrace"} {
+		if !keys[k] {
+			t.Errorf("hostProblems lost %s: %+v", k, ps)
+		}
+	}
+	f.clearErrors()
+	f.showSaveError("bad-name", errorString(hostErr))
+	if f.errs["cwd"].Text != `"relative/dir" is not absolute: give an absolute path` {
+		t.Errorf("the host's cwd problem shows as %q", f.errs["cwd"].Text)
+	}
+
+	// A secret row with no value for a secret the keyring lacks.
+	f.clearErrors()
+	f.name.SetText("fine")
+	f.command.SetText(testExe)
+	f.cwd.SetText("")
+	f.limitEntries["termGrace"].SetText("")
+	f.env.rows[0].value.SetText("ok")
+	test.Tap(f.addEnv)
+	r := f.env.rows[1]
+	test.Type(r.name, "API_KEY")
+	r.kind.SetSelected(kindSecret)
+	h.until("the secret list", func() bool { return f.knownSecrets != nil })
+	test.Tap(f.save)
+	h.q.pump()
+	if !strings.Contains(r.err.Text, "type the secret's value") || w.form != f {
+		t.Errorf("a new secret without a value: %q", r.err.Text)
+	}
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// TestStateFromHost sees state changes made by another client reflected
+// in the list, and drives start, disable and remove from it.
+func TestStateFromHost(t *testing.T) {
+	h := start(t, map[string]any{"alpha": helperEntry()})
+	r := h.state("alpha", stateRunning)
+	if r.state.Importance != widget.SuccessImportance || r.stop.Disabled() || !r.start.Disabled() {
+		t.Errorf("running: importance %v, stop disabled %v, start disabled %v", r.state.Importance, r.stop.Disabled(), r.start.Disabled())
+	}
+	if err := h.call(host.MethodStopServer, host.NameParams{Name: "alpha", Wait: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.state("alpha", stateStopped)
+	if r.state.Importance != widget.LowImportance || !r.stop.Disabled() || r.start.Disabled() || r.uptime.Text != "–" {
+		t.Errorf("stopped: importance %v, stop disabled %v, start disabled %v, uptime %q", r.state.Importance, r.stop.Disabled(), r.start.Disabled(), r.uptime.Text)
+	}
+	test.Tap(r.start)
+	h.state("alpha", stateRunning)
+	if r.era.Text != "modern" && r.era.Text != "legacy" {
+		t.Errorf("era %q", r.era.Text)
+	}
+
+	test.Tap(r.toggle)
+	h.state("alpha", host.StateDisabled)
+	if r.toggle.Text != "Enable" {
+		t.Errorf("toggle of a disabled server: %q", r.toggle.Text)
+	}
+	test.Tap(r.toggle)
+	h.state("alpha", stateRunning)
+
+	// The config file is broken by hand: the banner says so; the list
+	// keeps the last good config.
+	if err := os.WriteFile(h.opts.ConfigPath, []byte(`{"mcpServers": {`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.until("the config banner", func() bool { return h.w.cfgBanner.Visible() })
+	if !strings.Contains(h.w.cfgBanner.Text, "last good config stays in force") || !strings.Contains(h.w.cfgBanner.Text, h.opts.ConfigPath) {
+		t.Errorf("banner: %q", h.w.cfgBanner.Text)
+	}
+	if h.w.list.rows["alpha"] == nil {
+		t.Error("the list lost the server of the last good config")
+	}
+	// Removing needs a file the host can change: it says so until then.
+	test.Tap(r.remove)
+	h.w.confirm.Confirm()
+	h.until("the refusal", func() bool { return h.w.statusLine.Importance == widget.DangerImportance })
+	if !strings.Contains(h.w.statusLine.Text, "is not changed until it can be read") {
+		t.Errorf("removing with a broken file: %q", h.w.statusLine.Text)
+	}
+	good, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{"alpha": helperEntry()}})
+	if err := os.WriteFile(h.opts.ConfigPath, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.until("the banner goes", func() bool { return !h.w.cfgBanner.Visible() })
+
+	// Stopped first: removing a running server can leave it in the list
+	// as "stopped" (the host publishes its stop ladder's states after its
+	// "removed" event, and the live view takes them for a new server).
+	if err := h.call(host.MethodStopServer, host.NameParams{Name: "alpha", Wait: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.state("alpha", stateStopped)
+	test.Tap(r.remove)
+	if h.w.confirm == nil {
+		t.Fatal("Remove did not ask first")
+	}
+	h.w.confirm.Confirm()
+	h.until("the row goes", func() bool { return h.w.list.rows["alpha"] == nil })
+	if !h.w.list.empty.Visible() || !slices.Contains(h.w.list.box.Objects, fyne.CanvasObject(h.w.list.empty)) {
+		t.Error("an empty list does not say how to add a server")
+	}
+}
+
+// TestToolsTryIt builds arguments from a tool's schema and calls it.
+func TestToolsTryIt(t *testing.T) {
+	h := start(t, map[string]any{"alpha": helperEntry()})
+	r := h.state("alpha", stateRunning)
+	h.until("tools", func() bool { return r.tools.Text == "2" })
+	test.Tap(r.toolsB)
+	w := h.w
+	h.until("the tools view", func() bool { return w.tools != nil && w.tools.buttons["echo"] != nil })
+	test.Tap(w.tools.buttons["echo"])
+	p := w.tools.try
+	if p.tool.Name != "echo" || p.raw != nil || len(p.inputs) != 3 {
+		t.Fatalf("echo's form: %+v", p)
+	}
+	in := map[string]*argInput{}
+	for _, i := range p.inputs {
+		in[i.name] = i
+	}
+	if !in["message"].required || in["times"].required || in["times"].typ != "integer" || in["loud"].check == nil {
+		t.Errorf("fields from the schema: message %+v, times %+v, loud %+v", in["message"], in["times"], in["loud"])
+	}
+	test.Tap(p.call)
+	if in["message"].err.Text != "is required" {
+		t.Errorf("a missing required argument: %q", in["message"].err.Text)
+	}
+	test.Type(in["message"].entry, "hi there")
+	test.Type(in["times"].entry, "two")
+	test.Tap(p.call)
+	if in["times"].err.Text != `"two" is not a whole number` {
+		t.Errorf("a bad integer: %q", in["times"].err.Text)
+	}
+	in["times"].entry.SetText("2")
+	test.Tap(in["loud"].check)
+	test.Tap(p.call)
+	h.until("the result", func() bool { return p.result.Text == "HI THERE HI THERE" })
+
+	// Raw JSON for a schema without properties; a call error shows too.
+	test.Tap(w.tools.buttons["secret"])
+	p = w.tools.try
+	if p.raw == nil {
+		t.Fatal("no raw JSON entry for a schema without properties")
+	}
+	p.raw.SetText("[1]")
+	test.Tap(p.call)
+	if !strings.HasPrefix(p.rawErr.Text, "is not a JSON object") {
+		t.Errorf("raw JSON error: %q", p.rawErr.Text)
+	}
+	p.raw.SetText("{}")
+	if err := h.call(host.MethodStopServer, host.NameParams{Name: "alpha", Wait: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	test.Tap(p.call)
+	h.until("the error", func() bool { return p.result.Importance == widget.DangerImportance })
+	if !strings.Contains(p.result.Text, `server "alpha" is stopped`) {
+		t.Errorf("the host's error: %q", p.result.Text)
+	}
+}
+
+// TestLogsFollow shows the kept stderr, then new lines as they come,
+// filtered and copied.
+func TestLogsFollow(t *testing.T) {
+	h := start(t, map[string]any{"alpha": helperEntry()})
+	r := h.state("alpha", stateRunning)
+	test.Tap(r.logs)
+	v := h.w.logs
+	h.until("the kept lines", func() bool { return strings.Contains(v.text.Text, "helper: serving") })
+	for _, m := range []string{"one", "two"} {
+		if err := h.call(host.MethodCall, host.CallParams{Name: "alpha", Tool: "echo", Arguments: json.RawMessage(`{"message":"` + m + `"}`)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.until("the followed lines", func() bool { return strings.Contains(v.text.Text, "helper: echo two") })
+	if n := strings.Count(v.text.Text, "helper: echo one"); n != 1 {
+		t.Errorf("a line shows %d times:\n%s", n, v.text.Text)
+	}
+	test.Type(v.filter, "ECHO")
+	if v.text.Text != "helper: echo one\nhelper: echo two" || v.count.Text != "2 of "+itoa(len(v.lines))+" lines" {
+		t.Errorf("filtered: %q (%s)", v.text.Text, v.count.Text)
+	}
+	test.Tap(v.copyB)
+	if got := h.w.app.Clipboard().Content(); got != "helper: echo one\nhelper: echo two" {
+		t.Errorf("clipboard: %q", got)
+	}
+	if !v.text.Selectable {
+		t.Error("the log text is not selectable")
+	}
+	h.w.home()
+	if err := h.call(host.MethodCall, host.CallParams{Name: "alpha", Tool: "echo", Arguments: json.RawMessage(`{"message":"after"}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.q.pump() // a line for a closed view is dropped, not a crash
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestPasteImport imports a Claude-style block, moving its literal secret
+// into the keyring.
+func TestPasteImport(t *testing.T) {
+	h := start(t, nil)
+	w := h.w
+	test.Tap(w.pasteBtn)
+	v := w.paste
+	test.Tap(v.previewB)
+	if !v.err.Visible() || !strings.HasPrefix(v.err.Text, "no servers found") && !strings.Contains(v.err.Text, "JSON") {
+		t.Errorf("an empty paste: %q", v.err.Text)
+	}
+	block := `{"mcpServers": {
+	  "My Helper": {"command": ` + jsonString(testExe) + `, "env": {"` + helperEnv + `": "server", "` + tokenEnv + `": "tok-123"}},
+	  "remote": {"url": "https://example.com/mcp"}
+	}}`
+	v.text.SetText(block)
+	test.Tap(v.previewB)
+	if v.importB.Disabled() || len(v.secrets) != 1 || !v.secrets[0].check.Checked {
+		t.Fatalf("preview: import disabled %v, secrets %d", v.importB.Disabled(), len(v.secrets))
+	}
+	test.Tap(v.importB)
+	h.until("the import", func() bool { return strings.Contains(v.results.Text, "imported My Helper as my-helper") })
+	secret := config.SuggestSecretName("my-helper", tokenEnv)
+	if !strings.Contains(v.results.Text, `moved My Helper.env.`+tokenEnv+` into the keyring as "`+secret+`"`) {
+		t.Errorf("results: %s", v.results.Text)
+	}
+	env := h.entry("my-helper")["env"].(map[string]any)
+	if env[tokenEnv] != config.KeyringRef(secret) {
+		t.Errorf("env: %v", env)
+	}
+	if got, _ := h.store.Get(secret); got.Reveal() != "tok-123" {
+		t.Errorf("keyring %s = %q", secret, got.Reveal())
+	}
+	h.state("my-helper", stateRunning)
+}
+
+func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestCatalogTemplate adds a server from a template: a required field
+// missing and a bad value show inline; a good one becomes an entry with
+// the pinned package. PATH is emptied so that npx does not resolve and
+// nothing is downloaded; the warning shows instead.
+func TestCatalogTemplate(t *testing.T) {
+	empty := t.TempDir()
+	h := start(t, nil, "SHELL", "/bin/false", "PATH", empty)
+	w := h.w
+	test.Tap(w.catalogBtn)
+	test.Tap(w.catalog.add["filesystem"])
+	v := w.template
+	test.Tap(v.save)
+	if !strings.HasPrefix(v.errs["dirs"].Text, "is required") {
+		t.Errorf("missing directories: %q", v.errs["dirs"].Text)
+	}
+	test.Type(v.inputs["dirs"].entries[0], "rel")
+	test.Tap(v.save)
+	if v.errs["dirs"].Text != `"rel" is not absolute: give an absolute path` {
+		t.Errorf("a relative directory: %q", v.errs["dirs"].Text)
+	}
+	dir := t.TempDir()
+	v.inputs["dirs"].entries[0].SetText(dir)
+	test.Tap(v.save)
+	h.until("added", func() bool { return w.template == nil })
+	e := h.entry("filesystem")
+	if e["command"] != "npx" || !slices.Equal(toStrings(e["args"]), []string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", dir}) {
+		t.Errorf("entry: %v", e)
+	}
+	r := h.row("filesystem")
+	h.until("the resolve error", func() bool { return strings.Contains(r.problem.Text, "npx") })
+
+	// The form warns about a command that does not resolve.
+	test.Tap(w.addBtn)
+	test.Type(w.form.command, "npx")
+	if w.form.commandHint.Importance != widget.WarningImportance || !strings.Contains(w.form.commandHint.Text, `"npx" was not found`) {
+		t.Errorf("hint: %q", w.form.commandHint.Text)
+	}
+
+	// A template with a secret, through Customize: the full form carries
+	// the typed secret.
+	test.Tap(w.catalogBtn)
+	test.Tap(w.catalog.add["github"])
+	v = w.template
+	test.Type(v.inputs["token"].entries[0], "ghp_abc")
+	test.Tap(v.customize)
+	f := w.form
+	r2 := f.env.row("GITHUB_PERSONAL_ACCESS_TOKEN")
+	if f == nil || r2 == nil || r2.kind.Selected != kindSecret || r2.secret.Text != "ghp_abc" || r2.secretName.Text != "github-github_personal_access_token" {
+		t.Fatalf("customized form: %+v", r2)
+	}
+	test.Tap(f.save)
+	h.until("saved", func() bool { return w.form == nil })
+	if got, _ := h.store.Get("github-github_personal_access_token"); got.Reveal() != "ghp_abc" {
+		t.Errorf("keyring: %q", got.Reveal())
+	}
+}
+
+// TestShortcutsAndHide covers the keyboard shortcuts and hiding on close.
+func TestShortcutsAndHide(t *testing.T) {
+	h := start(t, nil)
+	w := h.w
+	c := w.win.Canvas()
+	c.(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault})
+	if w.form == nil || c.Focused() != w.form.name {
+		t.Fatal("Ctrl+N did not open the form with the name focused")
+	}
+	c.Unfocus()
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if w.page != nil {
+		t.Error("Escape did not go back to the list")
+	}
+	c.(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: fyne.KeyModifierShortcutDefault})
+	if w.visible {
+		t.Error("Ctrl+W did not hide the window")
+	}
+	w.Show()
+	if !w.visible {
+		t.Error("Show after Hide")
+	}
+}
