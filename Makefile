@@ -1,0 +1,170 @@
+# Switchboard's builds and packages. `make help` lists the targets.
+#
+# The version comes from FyneApp.toml (Details.Version): bump it there.
+# Binaries go to bin/, packages and release files to dist/ (both ignored
+# by git). Tools are pinned and run with `go run`: nfpm v2.45.2 (.deb,
+# .rpm), go-winres v0.3.3 (the Windows icon, manifest and version
+# resource), fyne v1.7.4 (the macOS .app). wixl and msiinfo come from
+# Debian's msitools/wixl, the Windows cross compiler from
+# gcc-mingw-w64-x86-64 (scripts/deps.sh installs them).
+
+GO      ?= go
+MODULE  := github.com/switchboard-mcp/switchboard
+VERSION := $(shell sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml)
+RELEASE ?= 1
+APPID   := $(shell sed -n 's/^[[:space:]]*ID[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml)
+LDFLAGS := -s -w -X $(MODULE)/app/cli.Version=$(VERSION)
+
+NFPM    := $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
+WINRES  := $(GO) run github.com/tc-hib/go-winres@v0.3.3
+FYNE    := $(GO) run fyne.io/tools/cmd/fyne@v1.7.4
+MINGW_CC ?= x86_64-w64-mingw32-gcc
+
+LINUX_BIN := bin/linux-amd64/switchboard
+WIN_DIR   := bin/windows-amd64
+PKG       := bin/pkg
+DEB       := dist/switchboard_$(VERSION)-$(RELEASE)_amd64.deb
+RPM       := dist/switchboard-$(VERSION)-$(RELEASE).x86_64.rpm
+MSI       := dist/switchboard-$(VERSION)-x64.msi
+
+# Builds use the same flags as `go build` and `go test`, so that they share
+# the build cache with them: Fyne's cgo code (GLFW, GL) takes minutes to
+# compile cold. For a release, `make dist GOFLAGS=-trimpath` keeps the
+# build machine's paths out of the binaries (and compiles everything anew).
+
+.PHONY: help build test linux man deb rpm windows msi dist darwin-check \
+	app dmg package-test clean
+
+help:
+	@echo "make build         bin/switchboard for this machine (development)"
+	@echo "make test          the test suite (scripts/test.sh)"
+	@echo "make linux         $(LINUX_BIN) (release flags)"
+	@echo "make deb | rpm     $(DEB) | $(RPM)"
+	@echo "make windows       $(WIN_DIR)/switchboard.exe (console) and switchboard-tray.exe (GUI)"
+	@echo "make msi           $(MSI)"
+	@echo "make dist          everything this machine can build, in dist/, with SHA256SUMS"
+	@echo "make darwin-check  every package compiles for macOS (CGO_ENABLED=0 -tags ci)"
+	@echo "make app | dmg     the macOS .app bundle | .dmg (on a Mac only)"
+	@echo "make man           refresh packaging/linux/switchboard.1 from 'switchboard help'"
+	@echo "make package-test  build the packages and check them (scripts/package-test.sh)"
+	@echo "version $(VERSION)-$(RELEASE), app id $(APPID)"
+
+build:
+	$(GO) build -ldflags "-X $(MODULE)/app/cli.Version=$(VERSION)-dev" -o bin/switchboard .
+
+test:
+	bash scripts/test.sh
+
+# The release binary for Linux: cgo (Fyne's GLFW driver), stripped, with
+# Debian's hardening: PIE, full RELRO (relro, bind now), and the C parts
+# (GLFW) with fortified functions and a stack protector. PIE compiles
+# everything apart from the plain builds' cache: about 3 minutes cold.
+LINUX_ENV := CGO_ENABLED=1 GOOS=linux GOARCH=amd64 CGO_CPPFLAGS=-D_FORTIFY_SOURCE=2 \
+	CGO_CFLAGS="-g -O2 -fstack-protector-strong"
+linux:
+	@mkdir -p $(dir $(LINUX_BIN))
+	$(LINUX_ENV) $(GO) build -buildmode=pie \
+		-ldflags "$(LDFLAGS) -linkmode=external '-extldflags=-Wl,-z,relro,-z,now'" -o $(LINUX_BIN) .
+
+man: linux
+	packaging/linux/gen-man.sh $(LINUX_BIN) $(VERSION) > packaging/linux/switchboard.1
+
+# What nfpm.yaml takes from bin/pkg: the binary, and the man page, the
+# copyright file and the systemd user unit generated from that binary, and
+# a changelog entry for this version.
+$(PKG)/.linux: linux
+	@mkdir -p $(PKG)
+	cp $(LINUX_BIN) $(PKG)/switchboard
+	objcopy --remove-section=.comment $(PKG)/switchboard
+	packaging/linux/gen-man.sh $(LINUX_BIN) $(VERSION) > $(PKG)/switchboard.1
+	gzip -9n -c $(PKG)/switchboard.1 > $(PKG)/switchboard.1.gz
+	packaging/linux/gen-copyright.sh $(LINUX_BIN) > $(PKG)/copyright
+	packaging/linux/gen-changelog.sh $(VERSION)-$(RELEASE) > $(PKG)/changelog.yaml
+	packaging/linux/gen-unit.sh $(LINUX_BIN) > $(PKG)/switchboard.service
+	@touch $@
+
+deb: $(PKG)/.linux
+	@mkdir -p dist
+	GOARCH=amd64 SWITCHBOARD_VERSION=$(VERSION) SWITCHBOARD_RELEASE=$(RELEASE) \
+		$(NFPM) package --config packaging/linux/nfpm.yaml --packager deb --target $(DEB)
+
+rpm: $(PKG)/.linux
+	@mkdir -p dist
+	GOARCH=amd64 SWITCHBOARD_VERSION=$(VERSION) SWITCHBOARD_RELEASE=$(RELEASE) \
+		$(NFPM) package --config packaging/linux/nfpm.yaml --packager rpm --target $(RPM)
+
+# Two Windows binaries from the same source (see docs/install.md):
+#   switchboard.exe       console subsystem: the CLI, serve, bridge
+#   switchboard-tray.exe  GUI subsystem (-H=windowsgui): the tray, no console
+# Each gets its icon, manifest and version resource from a go-winres .syso,
+# handed to the external linker (so no .syso is written into the source
+# tree, where every Windows build would pick it up).
+WIN_ENV := GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=$(MINGW_CC)
+WINRES_COMMON := --arch amd64 --icon packaging/icons/switchboard.ico --product-name Switchboard \
+	--product-version $(VERSION) --file-version $(VERSION) --copyright "The Switchboard authors"
+
+windows:
+	@mkdir -p $(WIN_DIR) $(PKG)
+	$(WINRES) simply $(WINRES_COMMON) --manifest cli --file-description "Switchboard command line" \
+		--original-filename switchboard.exe --out $(PKG)/console
+	$(WINRES) simply $(WINRES_COMMON) --manifest gui --file-description "Switchboard" \
+		--original-filename switchboard-tray.exe --out $(PKG)/tray
+	$(WIN_ENV) $(GO) build -ldflags "$(LDFLAGS) -linkmode=external '-extldflags=$(CURDIR)/$(PKG)/console_windows_amd64.syso'" \
+		-o $(WIN_DIR)/switchboard.exe .
+	$(WIN_ENV) $(GO) build -ldflags "$(LDFLAGS) -H=windowsgui -linkmode=external '-extldflags=$(CURDIR)/$(PKG)/tray_windows_amd64.syso'" \
+		-o $(WIN_DIR)/switchboard-tray.exe .
+
+msi: windows
+	@mkdir -p dist
+	wixl -a x64 -D Version=$(VERSION) -D BinDir=$(WIN_DIR) -D IconFile=packaging/icons/switchboard.ico \
+		-o $(MSI) packaging/windows/switchboard.wxs
+
+dist: deb rpm msi
+	rm -rf dist/switchboard_$(VERSION)_linux_amd64 dist/switchboard_$(VERSION)_windows_amd64
+	mkdir -p dist/switchboard_$(VERSION)_linux_amd64 dist/switchboard_$(VERSION)_windows_amd64
+	cp $(LINUX_BIN) dist/switchboard_$(VERSION)_linux_amd64/
+	cp $(WIN_DIR)/switchboard.exe $(WIN_DIR)/switchboard-tray.exe dist/switchboard_$(VERSION)_windows_amd64/
+	rm -f dist/SHA256SUMS
+	cd dist && find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > ../$(PKG)/SHA256SUMS
+	mv $(PKG)/SHA256SUMS dist/SHA256SUMS
+	@echo "dist/:" && cat dist/SHA256SUMS
+
+# Every package compiles for macOS (CGO_ENABLED=0 -tags ci), except those
+# that use Fyne's widgets: see packaging/darwin-check.sh.
+darwin-check:
+	packaging/darwin-check.sh
+
+# macOS: the .app bundle (fyne package, given FyneApp.toml's name, id,
+# version and icon; Contents/MacOS/switchboard is the binary built here)
+# and a compressed .dmg with it. Both need a Mac (cgo with
+# Apple's SDK, hdiutil); sign and notarize the .app before the .dmg for
+# release (codesign, notarytool: not automated here).
+IS_DARWIN := $(filter Darwin,$(shell uname -s))
+MAC_ARCH  ?= $(shell uname -m | sed 's/x86_64/amd64/')
+
+app:
+ifeq ($(IS_DARWIN),)
+	@echo "make app: the macOS .app bundle can only be built on a Mac (cgo with Apple's SDK);" >&2
+	@echo "          on this machine 'make darwin-check' checks that the code compiles for macOS." >&2
+	@exit 1
+else
+	@mkdir -p bin/darwin dist/darwin
+	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o bin/darwin/switchboard .
+	rm -rf Switchboard.app dist/darwin/Switchboard.app
+	$(FYNE) package -os darwin -release -executable bin/darwin/switchboard -name Switchboard \
+		-app-id $(APPID) -app-version $(VERSION) -icon packaging/icons/switchboard-512.png
+	mv Switchboard.app dist/darwin/
+endif
+
+dmg: app
+ifneq ($(IS_DARWIN),)
+	rm -f dist/Switchboard-$(VERSION)-$(MAC_ARCH).dmg
+	hdiutil create -volname Switchboard -srcfolder dist/darwin/Switchboard.app -ov -format UDZO \
+		dist/Switchboard-$(VERSION)-$(MAC_ARCH).dmg
+endif
+
+package-test:
+	bash scripts/package-test.sh
+
+clean:
+	rm -rf dist $(PKG) bin/linux-amd64 $(WIN_DIR)

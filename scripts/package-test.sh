@@ -1,0 +1,284 @@
+#!/usr/bin/env bash
+# Builds the installer packages (make dist) and checks them as a user's
+# machine would see them:
+#   .deb   lintian (clean: errors and warnings fail; the overrides are in
+#          packaging/linux/lintian-overrides, each with its reason), its
+#          control fields and file list, then a real `dpkg -i` on this
+#          machine: the installed `switchboard version` and `doctor`, the
+#          menu entry, icons, man page and the (not enabled) systemd user
+#          unit, then `dpkg -r` and `dpkg -P`, after which none of the
+#          package's files or folders may be left.
+#   .rpm   rpm -qip, its file list and requirements.
+#   .msi   msiinfo: its tables, both executables in the File table (with
+#          the built sizes, and byte for byte in the cabinet), the Start
+#          menu shortcut to the tray executable, the product version; the
+#          executables' PE subsystems (console and GUI) and resources.
+#   macOS  every package compiles for darwin (make darwin-check).
+#
+# It needs root (or sudo) for dpkg, and lintian, rpm, wixl, msitools,
+# desktop-file-utils and gcc-mingw-w64-x86-64 (scripts/deps.sh installs
+# them). Without a tool it skips with a message, and fails when CI=true.
+# PACKAGE_TEST_SKIP_BUILD=1 checks what dist/ already holds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
+t0=$(date +%s)
+since() { echo "$(($(date +%s) - t0))s"; }
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok    $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL  $*"; }
+check() { # check DESCRIPTION COMMAND...: ok when the command succeeds
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+
+missing=()
+for t in make lintian rpm dpkg-deb wixl msiinfo msiextract desktop-file-validate x86_64-w64-mingw32-gcc x86_64-w64-mingw32-objdump; do
+	command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+done
+if [[ -n $SUDO ]] && ! sudo -n true 2>/dev/null; then missing+=("root (for dpkg -i)"); fi
+if ((${#missing[@]})); then
+	msg="package-test: missing ${missing[*]}: run scripts/deps.sh (apt: lintian rpm msitools wixl desktop-file-utils gcc-mingw-w64-x86-64)"
+	if [[ ${CI:-} == true ]]; then
+		echo "$msg (CI=true: failing, not skipping)" >&2
+		exit 1
+	fi
+	echo "$msg; package checks SKIPPED" >&2
+	exit 0
+fi
+
+version=$(make -s -f Makefile help | sed -n 's/^version \([^ ]*\)-\([0-9]*\), .*/\1/p')
+release=$(make -s -f Makefile help | sed -n 's/^version \([^ ]*\)-\([0-9]*\), .*/\2/p')
+deb=dist/switchboard_${version}-${release}_amd64.deb
+rpmf=dist/switchboard-${version}-${release}.x86_64.rpm
+msi=dist/switchboard-${version}-x64.msi
+echo "package-test: version $version-$release"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/package-test.XXXXXX")
+installed_by_us=false
+cleanup() {
+	if $installed_by_us; then
+		echo "package-test: purging the test install" >&2
+		$SUDO dpkg -P switchboard >/dev/null 2>&1 || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [[ ${PACKAGE_TEST_SKIP_BUILD:-} != 1 ]]; then
+	echo "== build: make dist"
+	b0=$(date +%s)
+	if ! make dist >"$tmp/build.log" 2>&1; then
+		tail -n 60 "$tmp/build.log"
+		echo "package-test: make dist failed" >&2
+		exit 1
+	fi
+	grep -v '^go: downloading' "$tmp/build.log" | tail -n 12
+	echo "package-test: built in $(($(date +%s) - b0))s"
+fi
+for f in "$deb" "$rpmf" "$msi" dist/SHA256SUMS; do
+	check "built $f" test -s "$f"
+done
+check "dist/SHA256SUMS verifies" bash -c 'cd dist && sha256sum --quiet -c SHA256SUMS'
+
+# ---------------------------------------------------------------- .deb
+echo "== lintian $deb"
+# As root lintian says so on stderr; the tags go to stdout.
+if lintian --fail-on error,warning --display-info --display-level '>=pedantic' \
+	--tag-display-limit 0 "$deb" >"$tmp/lintian.out" 2>"$tmp/lintian.err"; then
+	ok "lintian: no errors or warnings"
+else
+	bad "lintian: errors or warnings"
+fi
+sed 's/^/  /' "$tmp/lintian.out"
+grep -v 'running with root privileges' "$tmp/lintian.err" | sed 's/^/  /' || true
+[[ -s $tmp/lintian.out ]] || echo "  (lintian printed no tags)"
+
+echo "== dpkg-deb -I / -c"
+dpkg-deb -I "$deb" | sed 's/^/  /'
+dpkg-deb -c "$deb" | awk '{ print "  " $1 " " $6 }'
+dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|; s|/$||' | grep -v '^$' >"$tmp/deb.paths"
+for p in /usr/bin/switchboard \
+	/usr/share/applications/io.github.switchboard-mcp.switchboard.desktop \
+	/usr/lib/systemd/user/switchboard.service \
+	/usr/share/man/man1/switchboard.1.gz \
+	/usr/share/doc/switchboard/copyright \
+	/usr/share/doc/switchboard/changelog.Debian.gz \
+	/usr/share/icons/hicolor/16x16/apps/io.github.switchboard-mcp.switchboard.png \
+	/usr/share/icons/hicolor/512x512/apps/io.github.switchboard-mcp.switchboard.png; do
+	check "deb contains $p" grep -qxF "$p" "$tmp/deb.paths"
+done
+check "deb Version is $version-$release" test "$(dpkg-deb -f "$deb" Version)" = "$version-$release"
+check "desktop-file-validate" desktop-file-validate packaging/linux/io.github.switchboard-mcp.switchboard.desktop
+
+# ---------------------------------------------------------------- .rpm
+echo "== rpm -qip $rpmf"
+rpm -qip "$rpmf" 2>&1 | sed 's/^/  /'
+echo "  files:"
+rpm -qlp "$rpmf" 2>/dev/null | sed 's/^/    /'
+echo "  requires:"
+rpm -qp --requires "$rpmf" 2>/dev/null | sed 's/^/    /'
+check "rpm Version/Release are $version/$release" \
+	test "$(rpm -qp --qf '%{VERSION}/%{RELEASE}' "$rpmf" 2>/dev/null)" = "$version/$release"
+rpm -qlp "$rpmf" 2>/dev/null >"$tmp/rpm.paths"
+for p in /usr/bin/switchboard /usr/lib/systemd/user/switchboard.service \
+	/usr/share/applications/io.github.switchboard-mcp.switchboard.desktop \
+	/usr/share/man/man1/switchboard.1.gz /usr/share/licenses/switchboard/LICENSE; do
+	check "rpm contains $p" grep -qxF "$p" "$tmp/rpm.paths"
+done
+check "rpm requires libGL.so.1" bash -c "rpm -qp --requires '$rpmf' 2>/dev/null | grep -q '^libGL.so.1'"
+
+# ------------------------------------------------- dpkg -i, run, remove
+echo "== dpkg -i $deb"
+if dpkg -s switchboard >/dev/null 2>&1; then
+	bad "switchboard is already installed on this machine: not touching it (dpkg -P switchboard first)"
+else
+	# What the package will add: its files, and its folders that do not
+	# exist yet (they must be gone again after the purge).
+	: >"$tmp/new.paths"
+	while read -r p; do
+		[[ -e $p ]] || echo "$p" >>"$tmp/new.paths"
+	done <"$tmp/deb.paths"
+	if $SUDO dpkg -i "$deb" >"$tmp/dpkg-i.log" 2>&1; then
+		installed_by_us=true
+		ok "dpkg -i"
+	else
+		bad "dpkg -i (missing dependencies? apt-get install -f)"
+		installed_by_us=true
+	fi
+	sed 's/^/  /' "$tmp/dpkg-i.log"
+	check "dpkg -s: install ok installed" bash -c "dpkg-query -W -f '\${Status}' switchboard | grep -qx 'install ok installed'"
+	out=$(/usr/bin/switchboard version 2>&1) || true
+	echo "  \$ switchboard version"
+	echo "  $out"
+	check "installed switchboard version prints 'switchboard $version'" test "$out" = "switchboard $version"
+
+	# doctor as a new user would run it: a fresh home, no config, no host,
+	# and no session bus (a bus address that leads nowhere, so that the
+	# keyring check fails fast instead of autolaunching a dbus-daemon).
+	# Exit 0 is "nothing to fix", 1 is "N things to fix" (here: no
+	# keyring): both mean it ran and printed its report. Anything else (2:
+	# usage, a panic, a signal, a time-out) fails.
+	h=$tmp/home
+	mkdir -p "$h"
+	echo "  \$ switchboard doctor    (fresh HOME, no session bus)"
+	set +e
+	HOME=$h XDG_CONFIG_HOME=$h/.config XDG_CACHE_HOME=$h/.cache XDG_RUNTIME_DIR=$h/run \
+		DBUS_SESSION_BUS_ADDRESS=unix:path=$h/no-bus SHELL=/bin/sh \
+		timeout 60 /usr/bin/switchboard doctor >"$tmp/doctor.out" 2>&1
+	rc=$?
+	set -e
+	sed 's/^/  /' "$tmp/doctor.out"
+	echo "  (exit code $rc)"
+	check "doctor ran and exited 0 or 1 (exit $rc)" test "$rc" -le 1
+	check "doctor's report starts with 'Switchboard $version'" test "$(head -n1 "$tmp/doctor.out")" = "Switchboard $version"
+	check "doctor's report ends with its verdict" \
+		grep -Eq '^(nothing to fix|[0-9]+ things? to fix)$' <(tail -n1 "$tmp/doctor.out")
+
+	check "man switchboard finds the page" bash -c 'man -w switchboard >/dev/null 2>&1'
+	check "the desktop entry is in the application menu folder" \
+		test -f /usr/share/applications/io.github.switchboard-mcp.switchboard.desktop
+	check "the systemd user unit is installed" test -f /usr/lib/systemd/user/switchboard.service
+	check "the unit is not enabled (no default.target.wants link)" \
+		bash -c '! ls /etc/systemd/user/*.wants/switchboard.service >/dev/null 2>&1'
+	if systemd-analyze --version >/dev/null 2>&1; then
+		# Verifies the unit's syntax and that ExecStart's binary exists.
+		if systemd-analyze verify /usr/lib/systemd/user/switchboard.service >"$tmp/verify.out" 2>&1; then
+			ok "systemd-analyze verify switchboard.service"
+		else
+			bad "systemd-analyze verify switchboard.service"
+		fi
+		sed 's/^/  /' "$tmp/verify.out"
+	fi
+
+	echo "== dpkg -r / dpkg -P"
+	$SUDO dpkg -r switchboard 2>&1 | sed 's/^/  /'
+	left=()
+	while read -r p; do
+		[[ -e $p && ! -d $p ]] && left+=("$p")
+	done <"$tmp/deb.paths"
+	check "dpkg -r: none of the package's files left" test ${#left[@]} -eq 0
+	((${#left[@]} == 0)) || printf '  left: %s\n' "${left[@]}"
+	$SUDO dpkg -P switchboard 2>&1 | sed 's/^/  /'
+	installed_by_us=false
+	left=()
+	while read -r p; do
+		[[ -e $p ]] && left+=("$p")
+	done <"$tmp/new.paths"
+	check "dpkg -P: no file or folder the package added is left" test ${#left[@]} -eq 0
+	((${#left[@]} == 0)) || printf '  left: %s\n' "${left[@]}"
+	check "dpkg -s: switchboard is gone" bash -c '! dpkg -s switchboard >/dev/null 2>&1'
+fi
+
+# ---------------------------------------------------------------- .msi
+echo "== msiinfo $msi"
+msiinfo suminfo "$msi" | sed 's/^/  /'
+echo "  tables: $(msiinfo tables "$msi" | sort | tr '\n' ' ')"
+for t in File Component Directory Shortcut Property Icon Feature Media Upgrade; do
+	check "msi has a $t table" grep -qx "$t" <(msiinfo tables "$msi")
+done
+msiinfo export "$msi" File >"$tmp/File.idt"
+msiinfo export "$msi" Shortcut >"$tmp/Shortcut.idt"
+msiinfo export "$msi" Property >"$tmp/Property.idt"
+for t in File Shortcut Component Directory; do
+	echo "  -- $t"
+	msiinfo export "$msi" "$t" | tail -n +4 | sed 's/^/  /'
+done
+win=bin/windows-amd64
+for exe in switchboard.exe switchboard-tray.exe; do
+	size=$(stat -c %s "$win/$exe")
+	check "msi File table: $exe, $size bytes" \
+		awk -F'\t' -v n="$exe" -v s="$size" '$3 == n && $4 == s { f = 1 } END { exit !f }' "$tmp/File.idt"
+done
+check "msi Shortcut table: 'Switchboard' in the Start menu, opening switchboard-tray.exe" \
+	awk -F'\t' 'NR > 3 && $2 == "ProgramMenuFolder" && $3 == "Switchboard" && $4 == "TrayExe" { f = 1 } END { exit !f }' "$tmp/Shortcut.idt"
+# msiinfo export writes CRLF line ends.
+prop() { awk -F'\t' -v k="$1" '{ sub(/\r$/, "") } $1 == k { print $2 }' "$tmp/Property.idt"; }
+check "msi ProductVersion is $version" test "$(prop ProductVersion)" = "$version"
+check "msi UpgradeCode is the fixed one" test "$(prop UpgradeCode)" = "{4CA7D9ED-B486-472A-B402-CE7386BDDF3C}"
+check "msi has the Add/Remove Programs icon" test "$(prop ARPPRODUCTICON)" = switchboard.ico
+mkdir -p "$tmp/msi"
+(cd "$tmp/msi" && msiextract "$OLDPWD/$msi" >/dev/null)
+for exe in switchboard.exe switchboard-tray.exe; do
+	got=$(find "$tmp/msi" -name "$exe" -type f | head -n1)
+	check "msi cabinet: $exe is the built one, byte for byte" cmp -s "$got" "$win/$exe"
+done
+
+# The PE subsystem: 3 is the console, 2 the GUI (the optional header's
+# Subsystem field, at e_lfanew + 0x5c).
+subsystem() {
+	local off
+	off=$(od -An -tu4 -j 60 -N 4 "$1" | tr -d ' ')
+	od -An -tu2 -j $((off + 92)) -N 2 "$1" | tr -d ' '
+}
+check "switchboard.exe is a console program" test "$(subsystem "$win/switchboard.exe")" = 3
+check "switchboard-tray.exe is a GUI program (no console window)" test "$(subsystem "$win/switchboard-tray.exe")" = 2
+for exe in switchboard.exe switchboard-tray.exe; do
+	check "$exe has a resource section (icon, manifest, version)" \
+		bash -c "x86_64-w64-mingw32-objdump -h '$win/$exe' | grep -q '\.rsrc'"
+done
+
+# ---------------------------------------------------------------- macOS
+echo "== darwin compile check"
+if make -s darwin-check >"$tmp/darwin.log" 2>&1; then
+	sed 's/^/  /' "$tmp/darwin.log"
+	ok "darwin/arm64 and darwin/amd64 compile check (CGO_ENABLED=0 -tags ci)"
+else
+	sed 's/^/  /' "$tmp/darwin.log"
+	bad "darwin compile check"
+fi
+
+# The committed man page is the reviewers' copy; the packages carry one
+# made from the binary they contain. Say when the copy is stale.
+if ! cmp -s bin/pkg/switchboard.1 packaging/linux/switchboard.1; then
+	echo "note: packaging/linux/switchboard.1 differs from 'switchboard help': run make man and commit it"
+fi
+
+echo "package-test: finished in $(since)"
+echo "package-test: $passed passed, $failed failed"
+((failed == 0))
