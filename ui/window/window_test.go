@@ -231,6 +231,13 @@ func TestInvalidFieldsInline(t *testing.T) {
 	}
 }
 
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 type errorString string
 
 func (e errorString) Error() string { return string(e) }
@@ -238,7 +245,9 @@ func (e errorString) Error() string { return string(e) }
 // TestStateFromHost sees state changes made by another client reflected
 // in the list, and drives start, disable and remove from it.
 func TestStateFromHost(t *testing.T) {
-	h := start(t, map[string]any{"alpha": helperEntry()})
+	beta := helperEntry()
+	beta["disabled"] = true
+	h := start(t, map[string]any{"alpha": helperEntry(), "beta": beta})
 	r := h.state("alpha", stateRunning)
 	if r.state.Importance != widget.SuccessImportance || r.stop.Disabled() || !r.start.Disabled() {
 		t.Errorf("running: importance %v, stop disabled %v, start disabled %v", r.state.Importance, r.stop.Disabled(), r.start.Disabled())
@@ -278,32 +287,29 @@ func TestStateFromHost(t *testing.T) {
 	}
 	// Removing needs a file the host can change: it says so until then.
 	test.Tap(r.remove)
+	if h.w.confirm == nil {
+		t.Fatal("Remove did not ask first")
+	}
 	h.w.confirm.Confirm()
 	h.until("the refusal", func() bool { return h.w.statusLine.Importance == widget.DangerImportance })
 	if !strings.Contains(h.w.statusLine.Text, "is not changed until it can be read") {
 		t.Errorf("removing with a broken file: %q", h.w.statusLine.Text)
 	}
-	good, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{"alpha": helperEntry()}})
+	good, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{"alpha": helperEntry(), "beta": beta}})
 	if err := os.WriteFile(h.opts.ConfigPath, good, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	h.until("the banner goes", func() bool { return !h.w.cfgBanner.Visible() })
 
-	// Stopped first: removing a running server can leave it in the list
-	// as "stopped" (the host publishes its stop ladder's states after its
-	// "removed" event, and the live view takes them for a new server).
-	if err := h.call(host.MethodStopServer, host.NameParams{Name: "alpha", Wait: true}, nil); err != nil {
-		t.Fatal(err)
-	}
-	h.state("alpha", stateStopped)
-	test.Tap(r.remove)
-	if h.w.confirm == nil {
-		t.Fatal("Remove did not ask first")
-	}
+	// beta never ran. (Removing a running server can leave it in the list
+	// as "stopped": the host publishes its stop ladder's states after the
+	// "removed" event, and the live view takes them for a new server.)
+	rb := h.state("beta", host.StateDisabled)
+	test.Tap(rb.remove)
 	h.w.confirm.Confirm()
-	h.until("the row goes", func() bool { return h.w.list.rows["alpha"] == nil })
-	if !h.w.list.empty.Visible() || !slices.Contains(h.w.list.box.Objects, fyne.CanvasObject(h.w.list.empty)) {
-		t.Error("an empty list does not say how to add a server")
+	h.until("the row goes", func() bool { return h.w.list.rows["beta"] == nil })
+	if h.w.list.rows["alpha"] == nil || strings.Contains(string(must(os.ReadFile(h.opts.ConfigPath))), "beta") {
+		t.Error("removing beta touched alpha, or left beta in the file")
 	}
 }
 
@@ -500,6 +506,9 @@ func TestCatalogTemplate(t *testing.T) {
 func TestShortcutsAndHide(t *testing.T) {
 	h := start(t, nil)
 	w := h.w
+	if !w.list.empty.Visible() || !slices.Contains(w.list.box.Objects, fyne.CanvasObject(w.list.empty)) {
+		t.Error("an empty list does not say how to add a server")
+	}
 	c := w.win.Canvas()
 	c.(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: fyne.KeyModifierShortcutDefault})
 	if w.form == nil || c.Focused() != w.form.name {
