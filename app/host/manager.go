@@ -99,6 +99,9 @@ type server struct {
 	userStopped bool
 	logs        *engine.Ring // stderr across restarts
 
+	pubMu   sync.Mutex // orders its state events: the last one sent is the latest state
+	removed bool       // under pubMu: "removed" was sent, send no more
+
 	cacheMu   sync.Mutex // guards the fields below and cfg, userStopped
 	followed  int        // the pid whose stderr is followed
 	tools     []*mcp.Tool
@@ -201,7 +204,10 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			m.ladders.Add(1)
 			go func() { <-done; m.ladders.Done() }()
 		}
+		s.pubMu.Lock()
+		s.removed = true
 		m.publish(TopicState, ServerStatus{Name: name, State: "removed"})
+		s.pubMu.Unlock()
 	}
 	sort.Strings(added)
 	sort.Strings(removed)
@@ -391,7 +397,14 @@ func (m *Manager) refresh(name string, s *server, cs *mcp.ClientSession) {
 	m.publishState(s)
 }
 
-func (m *Manager) publishState(s *server) { m.publish(TopicState, m.statusOf(s)) }
+func (m *Manager) publishState(s *server) {
+	s.pubMu.Lock()
+	defer s.pubMu.Unlock()
+	if s.removed {
+		return // its stop ladder's states come after "removed": not sent
+	}
+	m.publish(TopicState, m.statusOf(s))
+}
 
 func (m *Manager) statusOf(s *server) ServerStatus {
 	c, userStopped := s.config()
