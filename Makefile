@@ -80,7 +80,7 @@ $(PKG)/.linux: linux
 	gzip -9n -c $(PKG)/switchboard.1 > $(PKG)/switchboard.1.gz
 	packaging/linux/gen-copyright.sh $(LINUX_BIN) > $(PKG)/copyright
 	packaging/linux/gen-changelog.sh $(VERSION)-$(RELEASE) > $(PKG)/changelog.yaml
-	packaging/linux/gen-unit.sh $(LINUX_BIN) > $(PKG)/switchboard.service
+	$(GO) run packaging/linux/gen-unit.go > $(PKG)/switchboard.service
 	@touch $@
 
 deb: $(PKG)/.linux

@@ -153,9 +153,10 @@ else
 	fi
 	sed 's/^/  /' "$tmp/dpkg-i.log"
 	check "dpkg -s: install ok installed" bash -c "dpkg-query -W -f '\${Status}' switchboard | grep -qx 'install ok installed'"
-	out=$(/usr/bin/switchboard version 2>&1) || true
+	out=$(/usr/bin/switchboard version 2>"$tmp/version.err") || true
 	echo "  \$ switchboard version"
 	echo "  $out"
+	sed 's/^/  stderr: /' "$tmp/version.err"
 	check "installed switchboard version prints 'switchboard $version'" test "$out" = "switchboard $version"
 
 	# doctor as a new user would run it: a fresh home, no config, no host,
@@ -170,10 +171,11 @@ else
 	set +e
 	HOME=$h XDG_CONFIG_HOME=$h/.config XDG_CACHE_HOME=$h/.cache XDG_RUNTIME_DIR=$h/run \
 		DBUS_SESSION_BUS_ADDRESS=unix:path=$h/no-bus SHELL=/bin/sh \
-		timeout 60 /usr/bin/switchboard doctor >"$tmp/doctor.out" 2>&1
+		timeout 60 /usr/bin/switchboard doctor >"$tmp/doctor.out" 2>"$tmp/doctor.err"
 	rc=$?
 	set -e
 	sed 's/^/  /' "$tmp/doctor.out"
+	sed 's/^/  stderr: /' "$tmp/doctor.err"
 	echo "  (exit code $rc)"
 	check "doctor ran and exited 0 or 1 (exit $rc)" test "$rc" -le 1
 	check "doctor's report starts with 'Switchboard $version'" test "$(head -n1 "$tmp/doctor.out")" = "Switchboard $version"
@@ -204,7 +206,12 @@ else
 	done <"$tmp/deb.paths"
 	check "dpkg -r: none of the package's files left" test ${#left[@]} -eq 0
 	((${#left[@]} == 0)) || printf '  left: %s\n' "${left[@]}"
-	$SUDO dpkg -P switchboard 2>&1 | sed 's/^/  /'
+	# With no conffiles, dpkg -r leaves nothing for -P to purge.
+	if dpkg-query -W -f '${Status}' switchboard 2>/dev/null | grep -q config-files; then
+		$SUDO dpkg -P switchboard 2>&1 | sed 's/^/  /'
+	else
+		echo "  (dpkg -r left no config files: nothing for dpkg -P to purge)"
+	fi
 	installed_by_us=false
 	left=()
 	while read -r p; do

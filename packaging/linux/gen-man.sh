@@ -11,7 +11,8 @@
 set -euo pipefail
 bin=$1
 version=$2
-help=$("$bin" help)
+# A locale Fyne can parse, or it logs an error at start.
+help=$(LANG=en_US.UTF-8 LC_ALL= "$bin" help)
 
 # roff escapes: backslashes, then hyphens as minus signs (what a reader
 # types), then a leading dot or quote that roff would take for a request.
