@@ -6,8 +6,10 @@
 #          control fields and file list, then a real `dpkg -i` on this
 #          machine: the installed `switchboard version` and `doctor`, the
 #          menu entry, icons, man page and the (not enabled) systemd user
-#          unit, then `dpkg -r` and `dpkg -P`, after which none of the
-#          package's files or folders may be left.
+#          unit, the unit's ExecStart running a real MCP server (no systemd
+#          here: the command, not the unit manager), then `dpkg -r` and
+#          `dpkg -P`, after which none of the package's files or folders
+#          may be left.
 #   .rpm   rpm -qip, its file list and requirements.
 #   .msi   msiinfo: its tables, both executables in the File table (with
 #          the built sizes, and byte for byte in the cabinet), the Start
@@ -61,7 +63,9 @@ echo "package-test: version $version-$release"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/package-test.XXXXXX")
 installed_by_us=false
+serve_pid=""
 cleanup() {
+	if [[ -n $serve_pid ]]; then kill "$serve_pid" 2>/dev/null || true; fi
 	if $installed_by_us; then
 		echo "package-test: purging the test install" >&2
 		$SUDO dpkg -P switchboard >/dev/null 2>&1 || true
@@ -196,6 +200,53 @@ else
 			bad "systemd-analyze verify switchboard.service"
 		fi
 		sed 's/^/  /' "$tmp/verify.out"
+	fi
+
+	# What the enabled service does at login, without systemd (not PID 1
+	# here): the installed unit's ExecStart, in the fresh home, with one
+	# real MCP server (the pinned @modelcontextprotocol/server-everything)
+	# in the config; `switchboard status` must show it running, and
+	# `switchboard stop` must stop the host.
+	everything=$PWD/engine/stdio/testdata/npm/node_modules/.bin/mcp-server-everything
+	if [[ ! -x $everything ]]; then
+		if [[ ${CI:-} == true ]]; then
+			bad "the service check needs $everything (scripts/deps.sh runs npm ci)"
+		else
+			echo "  (no $everything: run scripts/deps.sh; service check SKIPPED)"
+		fi
+	else
+		exec_line=$(sed -n 's/^ExecStart=//p' /usr/lib/systemd/user/switchboard.service)
+		read -ra exec_argv <<<"$exec_line"
+		mkdir -p "$h/run" && chmod 700 "$h/run"
+		hostenv=(env HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_RUNTIME_DIR="$h/run"
+			DBUS_SESSION_BUS_ADDRESS="unix:path=$h/no-bus" SHELL=/bin/sh)
+		"${hostenv[@]}" /usr/bin/switchboard servers add everything -- "$everything" >/dev/null 2>"$tmp/add.err" ||
+			cat "$tmp/add.err"
+		echo "  \$ $exec_line    (the unit's ExecStart, in the background)"
+		"${hostenv[@]}" "${exec_argv[@]}" >"$tmp/serve.log" 2>&1 &
+		serve_pid=$!
+		running=false
+		for _ in $(seq 1 120); do
+			if "${hostenv[@]}" /usr/bin/switchboard status --json 2>/dev/null | grep -q '"state": "running"'; then
+				running=true
+				break
+			fi
+			sleep 0.5
+		done
+		"${hostenv[@]}" /usr/bin/switchboard status 2>/dev/null | sed 's/^/  /'
+		check "the service's host runs the configured server" $running
+		"${hostenv[@]}" /usr/bin/switchboard stop 2>&1 | sed 's/^/  /'
+		stopped=false
+		for _ in $(seq 1 60); do
+			if ! kill -0 "$serve_pid" 2>/dev/null; then
+				stopped=true
+				break
+			fi
+			sleep 0.5
+		done
+		check "switchboard stop ends the service's host" $stopped
+		$stopped || { kill "$serve_pid" 2>/dev/null || true; sed 's/^/  /' "$tmp/serve.log"; }
+		wait "$serve_pid" 2>/dev/null || true
 	fi
 
 	echo "== dpkg -r / dpkg -P"
