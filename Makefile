@@ -27,10 +27,10 @@ DEB       := dist/switchboard_$(VERSION)-$(RELEASE)_amd64.deb
 RPM       := dist/switchboard-$(VERSION)-$(RELEASE).x86_64.rpm
 MSI       := dist/switchboard-$(VERSION)-x64.msi
 
-# Builds use the same flags as `go build` and `go test`, so that they share
-# the build cache with them: Fyne's cgo code (GLFW, GL) takes minutes to
-# compile cold. For a release, `make dist GOFLAGS=-trimpath` keeps the
-# build machine's paths out of the binaries (and compiles everything anew).
+# No -trimpath by default, so that these builds reuse the build cache of
+# plain `go build`s of the same targets: Fyne's cgo code (GLFW, GL) takes
+# minutes to compile cold. For a release, `make dist GOFLAGS=-trimpath`
+# keeps the build machine's paths out of the binaries.
 
 .PHONY: help build test linux man deb rpm windows msi dist darwin-check \
 	app dmg package-test clean
