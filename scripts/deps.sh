@@ -26,6 +26,11 @@ if [[ $what == test ]]; then
   # and freedesktop's own validators (app/service).
   command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
   command -v desktop-file-validate >/dev/null 2>&1 || need+=(desktop-file-utils)
+  # The installer packages' checks (scripts/package-test.sh).
+  command -v lintian >/dev/null 2>&1 || need+=(lintian)
+  command -v rpm >/dev/null 2>&1 || need+=(rpm)
+  command -v wixl >/dev/null 2>&1 || need+=(wixl)
+  command -v msiinfo >/dev/null 2>&1 || need+=(msitools)
 fi
 # Fyne's cgo build (GLFW) needs the GL and X11 headers, for running and testing alike.
 [[ -f /usr/include/GL/gl.h ]] || need+=(libgl1-mesa-dev)
