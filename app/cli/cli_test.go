@@ -144,7 +144,7 @@ func TestUsageErrors(t *testing.T) {
 		{"status", "--config"},
 		{"status", "--nope"},
 		{"logs"},
-		{"tools"},
+		{"tools", "a", "b"},
 		{"call", "a"},
 		{"call", "a", "t", "{not json"},
 		{"secret", "set"},

@@ -72,10 +72,13 @@ func (e *env) tools(args []string) error {
 	if err != nil {
 		return usagef("tools: %v", err)
 	}
-	if len(pos) != 1 {
-		return usagef("tools: give one server NAME")
-	}
 	ctx := context.Background()
+	if len(pos) == 0 {
+		return e.gatewayTools(ctx) // the gateway's names of everything
+	}
+	if len(pos) != 1 {
+		return usagef("tools: give one server NAME, or none for the gateway's names")
+	}
 	c, err := e.needHost(ctx, "tools")
 	if err != nil {
 		return err
@@ -88,9 +91,15 @@ func (e *env) tools(args []string) error {
 	if e.json {
 		return e.printJSON(r.Tools)
 	}
+	exposed := exposedNames(ctx, c, pos[0])
 	for _, t := range r.Tools {
 		desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
 		fmt.Fprintf(e.stdout, "%s\n    %s\n", t.Name, desc)
+		if n, ok := exposed[t.Name]; ok && n.Hidden == "" {
+			fmt.Fprintf(e.stdout, "    gateway: %s\n", n.Exposed)
+		} else if ok {
+			fmt.Fprintf(e.stdout, "    gateway: not exposed (%s)\n", n.Hidden)
+		}
 		if t.InputSchema != nil {
 			b, _ := json.Marshal(t.InputSchema)
 			fmt.Fprintf(e.stdout, "    input: %s\n", b)

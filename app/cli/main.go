@@ -114,6 +114,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = e.call(rest)
 	case "doctor":
 		err = e.doctor(rest)
+	case "bridge", "gateway":
+		err = e.gatewayCmd(cmd, rest)
 	case "service":
 		err = e.service(rest)
 	case "autostart":

@@ -22,6 +22,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/secrets"
@@ -55,6 +56,12 @@ type Options struct {
 	Stderr io.Writer
 	// Ready, if set, is called once the API is serving.
 	Ready func()
+	// GatewayPath is the MCP gateway's socket; empty: mcp.sock beside
+	// SocketPath (app/api.GatewayPathFor).
+	GatewayPath string
+	// GatewayHTTPPort, if not 0, overrides the config's gateway.httpPort
+	// (-1: any free port; tests).
+	GatewayHTTPPort int
 }
 
 // ConfigStatus says whether the config file is in force.
@@ -89,6 +96,8 @@ type Host struct {
 	lock    *api.InstanceLock
 	srv     *api.Server
 	mgr     *Manager
+	gw      *gateway.Gateway
+	gwPath  string
 	watcher *config.Watcher
 	started time.Time
 
@@ -141,7 +150,7 @@ func Run(ctx context.Context, o Options) error {
 		h.log.Warn("using the host's own PATH", "reason", h.pathErr)
 	}
 
-	h.srv = api.NewServer(h.methods(), api.Options{Logger: h.log})
+	h.srv = api.NewServer(h.withGateway(h.methods()), api.Options{Logger: h.log})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
@@ -151,8 +160,15 @@ func Run(ctx context.Context, o Options) error {
 		Policy:  o.Policy,
 		Version: o.Version,
 		Logger:  h.log,
-		Publish: func(topic string, data any) { _ = h.srv.Publish(topic, data) },
+		Publish: func(topic string, data any) {
+			_ = h.srv.Publish(topic, data)
+			if topic != TopicLog {
+				h.gw.Notify()
+			}
+		},
 	})
+	h.gw = gateway.New(gateway.Options{Backend: h.mgr.GatewayBackend(), Version: o.Version, Logger: h.log, Secrets: o.Secrets})
+	defer h.gw.Close()
 
 	h.file = config.New()
 	if f, err := config.Load(o.ConfigPath); err == nil {
@@ -165,6 +181,12 @@ func Run(ctx context.Context, o Options) error {
 	h.watcher.Ignore(h.file.Sum())
 	h.applyFile(h.file)
 
+	// The gateway listens first: a bridge that started this host waits
+	// for the API, then connects to the gateway.
+	if err := h.startGateway(); err != nil {
+		h.mgr.StopAll()
+		return err
+	}
 	l, err := lock.Listen(o.SocketPath)
 	if err != nil {
 		h.mgr.StopAll()
@@ -198,7 +220,7 @@ func Run(ctx context.Context, o Options) error {
 		if idleTimer != nil {
 			idleTimer.Stop()
 		}
-		if h.srv.Clients() == 0 {
+		if h.srv.Clients()+h.gw.Clients() == 0 {
 			idleTimer = time.NewTimer(o.IdleTimeout)
 			idle = idleTimer.C
 		} else {
@@ -221,6 +243,8 @@ loop:
 			break loop
 		case <-h.srv.ClientsChanged():
 			resetIdle()
+		case <-h.gw.ClientsChanged():
+			resetIdle()
 		case <-idle:
 			reason = fmt.Sprintf("no client for %v (started on demand)", o.IdleTimeout)
 			break loop
@@ -232,6 +256,7 @@ loop:
 	h.log.Info("host stopping", "reason", reason)
 	_ = h.srv.Publish(TopicHost, map[string]string{"state": "stopping", "reason": reason})
 	wcancel()
+	h.gw.Close() // ends the bridges' sessions; their calls are cancelled
 	start := time.Now()
 	h.mgr.StopAll()
 	h.log.Info("every server stopped", "took", time.Since(start).Round(time.Millisecond))
@@ -297,6 +322,7 @@ func (h *Host) applyFile(f *config.File) {
 	for _, p := range f.Report().Problems() {
 		h.log.Warn("config problem", "problem", p.Error())
 	}
+	h.configureGateway(f)
 	_ = h.srv.Publish(TopicConfig, h.configStatus())
 }
 

@@ -8,9 +8,11 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
@@ -31,6 +33,8 @@ type ServerConfig struct {
 	Fingerprint string
 	// Command is the entry's command as written.
 	Command string
+	// Tools is the entry's "tools" option: which tools the gateway exposes.
+	Tools *config.Tools
 }
 
 // ServerStatus is what the host tells its clients about a server.
@@ -91,6 +95,9 @@ type Manager struct {
 	servers map[string]*server
 	closing bool
 	ladders sync.WaitGroup // stops of removed servers
+
+	progress    sync.Map      // progress token -> func(*mcp.ProgressNotificationParams) (gateway calls)
+	progressSeq atomic.Uint64 // makes the tokens
 }
 
 type server struct {
@@ -254,6 +261,7 @@ func (m *Manager) newSupervisor(s *server, c ServerConfig) *supervisor.Superviso
 		ResourceListChangedHandler: func(ctx context.Context, r *mcp.ResourceListChangedRequest) {
 			refresh(ctx, r.Session)
 		},
+		ProgressNotificationHandler: m.onProgress,
 	})
 	opts := m.start
 	opts.Logger = m.log

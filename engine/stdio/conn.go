@@ -106,6 +106,8 @@ type Conn struct {
 	lateN  atomic.Int64
 
 	junkDropped atomic.Int64
+
+	tap atomic.Pointer[func(jsonrpc.Message) bool]
 }
 
 // NewConn returns a Conn that reads messages from r and writes them to w,
@@ -151,6 +153,19 @@ func (c *Conn) Err() error {
 	default:
 		return nil
 	}
+}
+
+// SetTap sets a function that sees every message from the server before the
+// go-sdk does, on the reader goroutine; a message it reports as handled is
+// not passed on. It must not block. The host's gateway uses it to relay
+// its own requests' responses (with ids the go-sdk never uses) without the
+// go-sdk decoding them. nil removes it.
+func (c *Conn) SetTap(tap func(jsonrpc.Message) bool) {
+	if tap == nil {
+		c.tap.Store(nil)
+		return
+	}
+	c.tap.Store(&tap)
 }
 
 // LateProbeAnswers counts server/discover answers that came after the
@@ -394,6 +409,9 @@ func (c *Conn) readLoop() {
 						c.opts.FloodRate, c.opts.FloodWindow), nil)
 					return
 				}
+			}
+			if tap := c.tap.Load(); tap != nil && (*tap)(m) {
+				continue
 			}
 			select {
 			case c.in <- m:

@@ -163,6 +163,13 @@ func (s *Supervisor) Process() *engine.Process {
 	return s.proc
 }
 
+// Conn returns the current process's connection, or nil.
+func (s *Supervisor) Conn() *stdio.Conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn
+}
+
 // Spec returns the spec the next attempt will use.
 func (s *Supervisor) Spec() engine.Spec {
 	s.mu.Lock()

@@ -1,0 +1,129 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/config"
+)
+
+// Backend is what the gateway needs of the host: a snapshot of the servers
+// with their cached lists, and the calls forwarded to a server's session.
+// The host's manager implements it (app/host); tests use a fake. Every
+// method is safe for concurrent use.
+type Backend interface {
+	// Servers returns every configured server, in any order.
+	Servers() []Server
+	// CallTool calls a tool of a running server with the server's own tool
+	// name, bounded by its callTimeout. progress, if not nil, receives the
+	// server's progress notifications for the call (whose params carry
+	// the progress token the caller set). A server that is not running
+	// yields a [*NotRunningError]; an error answer of the server a
+	// *jsonrpc.Error.
+	CallTool(ctx context.Context, server string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error)
+	// GetPrompt and ReadResource forward to a running server, bounded by
+	// its callTimeout, with the server's own names.
+	GetPrompt(ctx context.Context, server string, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
+	ReadResource(ctx context.Context, server string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
+}
+
+// Server is one configured server as the gateway sees it.
+type Server struct {
+	Name        string
+	State       string // the supervisor's state ("running", "restarting", ...), "disabled" or "invalid"
+	LastError   string
+	UserStopped bool // stopped by the user ('switchboard servers stop'); stays stopped across reloads
+	Disabled    bool
+	// Cached says that the lists below belong to the running session; they
+	// are nil otherwise (the host refreshes them after each start and each
+	// list_changed).
+	Cached    bool
+	Tools     []*mcp.Tool
+	Prompts   []*mcp.Prompt
+	Resources []*mcp.Resource
+	// Filter is the entry's "tools" option (nil: every tool).
+	Filter *config.Tools
+	// StartTimeout bounds a start: the probe and handshake timeouts.
+	StartTimeout time.Duration
+}
+
+// The states the gateway reads (the supervisor's and the host's).
+const (
+	stateRunning    = "running"
+	stateStarting   = "starting"
+	stateRestarting = "restarting"
+	stateStopping   = "stopping"
+	stateStopped    = "stopped"
+	stateSecret     = "waiting for secret"
+	stateFailed     = "failed"
+	stateDisabled   = "disabled"
+	stateInvalid    = "invalid"
+)
+
+// NotRunningError is what a call to a server that is not running gets.
+type NotRunningError struct {
+	Server    string
+	State     string
+	LastError string
+}
+
+func (e *NotRunningError) Error() string {
+	return notRunningText(e.Server, e.State, e.LastError, false, false)
+}
+
+// notRunningText tells the model (and the person reading its transcript)
+// why a server cannot take a call, and what brings it back.
+func notRunningText(server, state, lastErr string, userStopped, disabled bool) string {
+	why := ""
+	if lastErr != "" {
+		why = " (" + lastErr + ")"
+	}
+	switch {
+	case disabled || state == stateDisabled:
+		return fmt.Sprintf("Switchboard server %q is disabled: enable it with 'switchboard servers enable %s'", server, server)
+	case state == stateInvalid:
+		return fmt.Sprintf("Switchboard server %q cannot run: its config entry has problems; 'switchboard status' lists them", server)
+	case userStopped || state == stateStopped && lastErr == "":
+		return fmt.Sprintf("Switchboard server %q is stopped: start it with 'switchboard servers start %s'", server, server)
+	case state == stateFailed:
+		return fmt.Sprintf("Switchboard server %q has failed%s and is not restarted any more: fix it, then run 'switchboard servers restart %s'", server, why, server)
+	case state == stateSecret:
+		return fmt.Sprintf("Switchboard server %q is waiting for a secret%s: set it with 'switchboard secret set NAME'", server, why)
+	case state == stateStarting || state == stateRestarting || state == stateStopping || state == stateStopped:
+		return fmt.Sprintf("Switchboard server %q is %s%s: try again in a moment", server, state, why)
+	}
+	return fmt.Sprintf("Switchboard server %q is %s%s", server, state, why)
+}
+
+// RawCall is a tools/call that a [RawBackend] relays as JSON, without
+// decoding the arguments or the result.
+type RawCall struct {
+	Tool      string          // the server's own name of the tool
+	Arguments json.RawMessage // as the client sent them; nil means {}
+	// Meta holds the client's own _meta entries (never the protocol's
+	// keys nor its progress token), forwarded as they are.
+	Meta map[string]json.RawMessage
+	// Progress, if set, receives the params of each progress notification
+	// that the server sends about the call, as JSON.
+	Progress func(params json.RawMessage)
+	// Done receives the server's result (JSON), or an error: the server's
+	// *jsonrpc.Error, a [*NotRunningError], or a sentence naming the server
+	// (its callTimeout passed, it stopped during the call). It is called
+	// exactly once, unless the call is cancelled first; then never.
+	Done func(result json.RawMessage, err error)
+}
+
+// RawBackend is a [Backend] that can relay a tools/call without the
+// go-sdk decoding it: the gateway's lean path uses it when the backend has
+// it. Progress and Done may run on the goroutine that reads the server's
+// output: they must not block.
+type RawBackend interface {
+	Backend
+	// StartToolCall sends the call and returns at once. cancel withdraws
+	// it (the server gets notifications/cancelled). A server that is not
+	// running is a [*NotRunningError], and Done is not called.
+	StartToolCall(server string, c *RawCall) (cancel func(), err error)
+}

@@ -1,0 +1,583 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/api"
+)
+
+// The socket's wire format is MCP's stdio transport: one JSON-RPC message
+// per line. A bridge first sends one line of its own, the preamble, and
+// reads one line back; a client that starts with a JSON-RPC message has no
+// filter.
+//
+//	→ {"switchboard": {"version": 1, "servers": ["github"], "tools": ["github__get_*"], "client": "bridge pid 4242", "fds": true}}
+//	← {"switchboard": {"version": 1, "warnings": ["no server is named \"gihub\""], "fds": true}}
+//	← {"switchboard": {"version": 1, "error": "tool pattern \"[\" is malformed ..."}}   (then the gateway closes)
+//
+// With "fds" on both sides (Unix, and the bridge's stdin and stdout are
+// pipes or sockets), the bridge then hands its stdin and stdout over
+// (SCM_RIGHTS, one byte) and relays nothing: the host reads the app's
+// requests and writes its responses itself, and the socket only tells the
+// bridge when the session ends:
+//
+//	← {"switchboard": {"version": 1, "end": true}}                                  (the app closed stdin: exit 0)
+//	← {"switchboard": {"version": 1, "end": true, "error": "the host is stopping"}} (exit 1)
+//
+// The bridge going away ends the session too.
+
+// HelloVersion is the version of the preamble.
+const HelloVersion = 1
+
+// Hello is a bridge's preamble.
+type Hello struct {
+	Version int `json:"version"`
+	Filter
+	// Client describes the bridge for the host's log.
+	Client string `json:"client,omitempty"`
+	// FDs offers to hand the bridge's stdin and stdout over.
+	FDs bool `json:"fds,omitempty"`
+}
+
+// Welcome is the gateway's answer to a [Hello]; Error set means refused.
+// With End set it is the last line of a session whose descriptors were
+// handed over; Error then says why it ended, if not because the app
+// closed its stdin.
+type Welcome struct {
+	Version  int      `json:"version"`
+	Error    string   `json:"error,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	// FDs accepts the bridge's stdin and stdout.
+	FDs bool `json:"fds,omitempty"`
+	End bool `json:"end,omitempty"`
+}
+
+type helloLine struct {
+	Switchboard *Hello `json:"switchboard"`
+}
+
+type welcomeLine struct {
+	Switchboard *Welcome `json:"switchboard"`
+}
+
+// Handshake sends a bridge's preamble on a new connection to the gateway
+// and reads the answer. The returned reader holds what the gateway sent
+// after it; read the connection through it.
+func Handshake(nc net.Conn, h Hello) (*bufio.Reader, *Welcome, error) {
+	h.Version = HelloVersion
+	b, err := json.Marshal(helloLine{Switchboard: &h})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := nc.Write(append(b, '\n')); err != nil {
+		return nil, nil, fmt.Errorf("sending the bridge's preamble to the gateway: %w", err)
+	}
+	br := bufio.NewReaderSize(nc, 64<<10)
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, errors.New("the gateway closed the connection without answering: the host may be stopping; try again")
+		}
+		return nil, nil, fmt.Errorf("reading the gateway's answer: %w", err)
+	}
+	var w welcomeLine
+	if err := json.Unmarshal(line, &w); err != nil || w.Switchboard == nil {
+		return nil, nil, fmt.Errorf("the gateway's answer is not a Switchboard welcome (%q): the host may be of another version", truncate(line, 120))
+	}
+	if w.Switchboard.Error != "" {
+		return nil, w.Switchboard, errors.New(w.Switchboard.Error)
+	}
+	return br, w.Switchboard, nil
+}
+
+// ErrHostGone is WaitEnd's error when the connection ends without the
+// gateway's last line: the host died.
+var ErrHostGone = errors.New("the Switchboard host closed the connection (it stopped or was killed); the app must start the bridge again")
+
+// WaitEnd waits, after a hand-over of the descriptors, for the end of the
+// session: nil when the app closed its stdin, else why it ended.
+func WaitEnd(br *bufio.Reader) error {
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var w welcomeLine
+			if json.Unmarshal(line, &w) == nil && w.Switchboard != nil && w.Switchboard.End {
+				if w.Switchboard.Error != "" {
+					return errors.New(w.Switchboard.Error)
+				}
+				return nil
+			}
+		}
+		if err != nil {
+			return ErrHostGone
+		}
+	}
+}
+
+// serveConn runs one socket client: the peer check, the preamble, then an
+// MCP session of its own facade until the client goes away.
+func (g *Gateway) serveConn(nc net.Conn) {
+	pid, err := api.CheckPeer(nc)
+	if err != nil {
+		g.log.Warn("refused a gateway client", "pid", pid, "error", err)
+		_ = nc.Close()
+		return
+	}
+	br := bufio.NewReaderSize(nc, 64<<10)
+	first, err := readLine(br, g.opts.MaxMessageSize)
+	if err != nil {
+		_ = nc.Close()
+		return
+	}
+	var filter Filter
+	var handOff bool
+	client := fmt.Sprintf("pid %d", pid)
+	if hello, ok := parseHello(first); ok {
+		first = nil
+		w := Welcome{Version: HelloVersion}
+		if hello.Version != HelloVersion {
+			w.Error = fmt.Sprintf("this Switchboard host speaks bridge preamble version %d, the bridge %d: use the switchboard binary of the running host (stop it with 'switchboard stop' after an upgrade)", HelloVersion, hello.Version)
+		} else if err := hello.Filter.Check(); err != nil {
+			w.Error = err.Error()
+		} else {
+			filter = hello.Filter
+			w.Warnings = g.filterWarnings(filter)
+			w.FDs = hello.FDs && handOffHere && br.Buffered() == 0
+			handOff = w.FDs
+		}
+		if hello.Client != "" {
+			client += " (" + hello.Client + ")"
+		}
+		b, _ := json.Marshal(welcomeLine{Switchboard: &w})
+		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		if _, err := nc.Write(append(b, '\n')); err != nil || w.Error != "" {
+			_ = nc.Close()
+			return
+		}
+		_ = nc.SetWriteDeadline(time.Time{})
+	}
+
+	var c *sockConn
+	f := g.newFacade(filter)
+	if handOff {
+		_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		in, out, err := receiveFDs(nc)
+		_ = nc.SetReadDeadline(time.Time{})
+		if err != nil {
+			g.log.Warn("a bridge did not hand its stdin and stdout over", "client", client, "error", err)
+			_ = nc.Close()
+			return
+		}
+		client += " (stdin and stdout handed over)"
+		c = newSockConn(g, f, nc, in, out, bufio.NewReaderSize(in, 64<<10), nil)
+	} else {
+		c = newSockConn(g, f, nc, nc, nc, br, nil)
+		c.first = first
+	}
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		c.endWith("the Switchboard host is stopping")
+		_ = c.Close()
+		<-c.writeDone
+		return
+	}
+	g.facades[f] = struct{}{}
+	g.conns[c] = struct{}{}
+	g.notifyClients()
+	g.mu.Unlock()
+	f.sync() // a view built since newFacade
+	g.log.Info("gateway client connected", "client", client, "servers", filter.Servers, "tools", filter.Tools)
+	defer func() {
+		g.mu.Lock()
+		delete(g.facades, f)
+		delete(g.conns, c)
+		g.notifyClients()
+		g.mu.Unlock()
+		g.log.Info("gateway client disconnected", "client", client)
+	}()
+
+	ss, err := f.srv.Connect(c.ctx, c, nil)
+	if err != nil {
+		g.log.Warn("a gateway client's session did not start", "client", client, "error", err)
+		_ = c.Close()
+		<-c.writeDone
+		return
+	}
+	c.ss.Store(ss)
+	go c.readLoop()
+	_ = ss.Wait()
+	_ = c.Close()
+	<-c.readDone
+	<-c.writeDone
+}
+
+// filterWarnings names the servers of a filter that the config lacks.
+func (g *Gateway) filterWarnings(f Filter) []string {
+	v := g.current()
+	var out []string
+	for _, s := range f.Servers {
+		if v.servers[s] == nil {
+			out = append(out, fmt.Sprintf("no server is named %q (yet): 'switchboard status' lists them", s))
+		}
+	}
+	return out
+}
+
+func parseHello(line []byte) (*Hello, bool) {
+	t := bytes.TrimLeft(line, " \t\r")
+	if !bytes.HasPrefix(t, []byte(`{"switchboard"`)) {
+		return nil, false
+	}
+	var h helloLine
+	if err := json.Unmarshal(line, &h); err != nil || h.Switchboard == nil {
+		return nil, false
+	}
+	return h.Switchboard, true
+}
+
+// sockConn is the [mcp.Connection] (and [mcp.Transport]) of one socket
+// client. A reader goroutine takes each line: a tools/call (or the
+// cancellation of one) goes down the lean path; anything else is decoded
+// for the go-sdk's session, which Read hands it to. Everything written goes
+// through a bounded queue to a writer goroutine, so that nothing waits on
+// a slow client: one that lets the queue overflow is disconnected.
+type sockConn struct {
+	g     *Gateway
+	f     *facade
+	nc    net.Conn // the socket
+	in    stream   // the client's messages: the socket, or the bridge's stdin
+	out   sink     // where the responses go: the socket, or the bridge's stdout
+	br    *bufio.Reader
+	first []byte
+	// handedOff: in and out are the bridge's stdin and stdout; the socket
+	// only carries the end of the session.
+	handedOff bool
+	endReason atomic.Pointer[string]
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	msgs      chan jsonrpc.Message
+	readDone  chan struct{}
+	readErr   error // set before readDone closes
+	writeDone chan struct{}
+	q         outQueue
+	direct    func([]byte) (int, bool) // a write that never waits; nil: always queue
+	closeOnce sync.Once
+
+	ss atomic.Pointer[mcp.ServerSession]
+
+	leanMu     sync.Mutex
+	lean       map[jsonrpc.ID]*leanEntry // lean calls in flight
+	leanClosed bool                      // the connection ended: no new ones
+}
+
+// stream and sink are a net.Conn or an *os.File.
+type stream interface {
+	io.ReadCloser
+	SetReadDeadline(time.Time) error
+}
+
+type sink interface {
+	io.WriteCloser
+	SetWriteDeadline(time.Time) error
+}
+
+func newSockConn(g *Gateway, f *facade, nc net.Conn, in stream, out sink, br *bufio.Reader, first []byte) *sockConn {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &sockConn{g: g, f: f, nc: nc, in: in, out: out, br: br, first: first, ctx: ctx, cancel: cancel,
+		handedOff: in != stream(nc),
+		msgs:      make(chan jsonrpc.Message), readDone: make(chan struct{}), writeDone: make(chan struct{}),
+		lean: map[jsonrpc.ID]*leanEntry{}}
+	c.q.init(g.opts.QueueBytes)
+	c.direct = directWriter(out)
+	go c.writeLoop()
+	if c.handedOff {
+		// The bridge going away ends the session.
+		go func() {
+			var b [1]byte
+			_, _ = nc.Read(b[:])
+			_ = c.Close()
+		}()
+	}
+	return c
+}
+
+// endWith sets why the session ends, for a bridge that handed its
+// descriptors over.
+func (c *sockConn) endWith(reason string) { c.endReason.CompareAndSwap(nil, &reason) }
+
+// Connect implements [mcp.Transport]: the connection is already there.
+func (c *sockConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
+
+// SessionID implements [mcp.Connection].
+func (c *sockConn) SessionID() string { return "" }
+
+// Read implements [mcp.Connection].
+func (c *sockConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case m := <-c.msgs:
+		return m, nil
+	case <-c.readDone:
+		return nil, c.readErr
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Write implements [mcp.Connection].
+func (c *sockConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	return c.send(append(b, '\n'))
+}
+
+// errClientGone is the error of a write to a client that is gone.
+var errClientGone = errors.New("the gateway client disconnected")
+
+// send writes one line to the client without ever waiting: what the
+// socket takes at once is written by the caller (no hand-off to another
+// goroutine), the rest is queued for the writer goroutine. Lines go out
+// whole and in order. A client that lets the queue overflow is
+// disconnected.
+func (c *sockConn) send(line []byte) error {
+	q := &c.q
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return errClientGone
+	}
+	if !q.writing && len(q.bufs) == 0 && c.direct != nil {
+		n, ok := c.direct(line)
+		if !ok {
+			q.mu.Unlock()
+			c.writeFailed()
+			return errClientGone
+		}
+		if n == len(line) {
+			q.mu.Unlock()
+			return nil
+		}
+		line = line[n:]
+	}
+	if q.bytes+len(line) > q.limit {
+		q.mu.Unlock()
+		c.g.log.Warn("a gateway client does not read its messages; disconnecting it", "queued_bytes", q.bytes)
+		c.endWith("the app did not read the gateway's messages (more than " + strconv.Itoa(q.limit>>20) + " MiB waited)")
+		_ = c.Close()
+		return errClientGone
+	}
+	q.bufs = append(q.bufs, line)
+	q.bytes += len(line)
+	q.mu.Unlock()
+	q.signal()
+	return nil
+}
+
+// writeFailed ends the connection after a failed write.
+func (c *sockConn) writeFailed() {
+	c.q.close()
+	c.cancel()
+	_ = c.in.SetReadDeadline(time.Now())
+}
+
+// Close implements [mcp.Connection]: it cancels the lean calls, stops
+// reading, and lets the writer flush for at most a second.
+func (c *sockConn) Close() error {
+	c.closeOnce.Do(func() {
+		c.cancel()
+		c.withdrawAll()
+		c.q.close()
+		_ = c.in.SetReadDeadline(time.Now())
+		_ = c.out.SetWriteDeadline(time.Now().Add(time.Second))
+	})
+	return nil
+}
+
+func (c *sockConn) writeLoop() {
+	defer close(c.writeDone)
+	defer c.finish()
+	for {
+		batch, closed := c.q.take()
+		if len(batch) > 0 {
+			n := 0
+			for _, b := range batch {
+				n += len(b)
+			}
+			bufs := net.Buffers(batch)
+			_, err := bufs.WriteTo(c.out)
+			c.q.done(n)
+			if err != nil {
+				c.writeFailed()
+				return
+			}
+			continue
+		}
+		if closed {
+			return
+		}
+		<-c.q.wake
+	}
+}
+
+// finish closes the connection's streams once everything is written; a
+// bridge that handed its descriptors over gets the last line first.
+func (c *sockConn) finish() {
+	_ = c.out.Close()
+	if !c.handedOff {
+		return
+	}
+	_ = c.in.Close()
+	w := Welcome{Version: HelloVersion, End: true}
+	if r := c.endReason.Load(); r != nil {
+		w.Error = *r
+	}
+	b, _ := json.Marshal(welcomeLine{Switchboard: &w})
+	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = c.nc.Write(append(b, '\n'))
+	_ = c.nc.Close()
+}
+
+func (c *sockConn) readLoop() {
+	defer close(c.readDone)
+	max := c.g.opts.MaxMessageSize
+	for {
+		var line []byte
+		var err error
+		if c.first != nil {
+			line, c.first = c.first, nil
+		} else {
+			line, err = readLine(c.br, max)
+		}
+		if err != nil {
+			if errors.Is(err, errTooLarge) {
+				c.g.log.Warn("a gateway client sent a message over the size limit; disconnecting it", "limit", max)
+			}
+			c.readErr = io.EOF
+			c.cancel()
+			return
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if c.tryLean(line) {
+			continue
+		}
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			// The go-sdk would end the session; a stray line should not.
+			resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%q}}`+"\n",
+				jsonrpc.CodeParseError, "not a JSON-RPC message: "+err.Error())
+			_ = c.send([]byte(resp))
+			continue
+		}
+		select {
+		case c.msgs <- msg:
+		case <-c.ctx.Done():
+			c.readErr = io.EOF
+			return
+		}
+	}
+}
+
+var errTooLarge = errors.New("message too large")
+
+// readLine reads one line of at most max bytes (newline included) into a
+// fresh slice, without the newline. A last line without a newline counts.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > max {
+			return nil, errTooLarge
+		}
+		switch {
+		case err == nil:
+			if buf == nil {
+				return bytes.Clone(chunk[:len(chunk)-1]), nil
+			}
+			return append(buf, chunk[:len(chunk)-1]...), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			buf = append(buf, chunk...)
+		case errors.Is(err, io.EOF) && len(buf)+len(chunk) > 0:
+			return append(buf, chunk...), nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// outQueue is a socket client's queue of lines to write, bounded in bytes.
+// writing is set while the writer goroutine writes a batch, so that a
+// sender does not write past it.
+type outQueue struct {
+	mu      sync.Mutex
+	bufs    [][]byte
+	bytes   int // queued
+	limit   int
+	writing bool
+	closed  bool
+	wake    chan struct{}
+}
+
+func (q *outQueue) init(limit int) {
+	q.limit = limit
+	q.wake = make(chan struct{}, 1)
+}
+
+func (q *outQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the queued lines and marks the queue as being written.
+func (q *outQueue) take() ([][]byte, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	b := q.bufs
+	q.bufs = nil
+	if len(b) > 0 {
+		q.writing = true
+	}
+	return b, q.closed
+}
+
+// done ends a write of n bytes that take handed out.
+func (q *outQueue) done(n int) {
+	q.mu.Lock()
+	q.bytes -= n
+	q.writing = false
+	q.mu.Unlock()
+}
+
+func (q *outQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}

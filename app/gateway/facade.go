@@ -1,0 +1,495 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A facade is the go-sdk server one client talks to: its tools, prompts
+// and resources mirror the gateway's current view, narrowed by the
+// client's filter. Every socket client gets its own, so that a bridge's
+// filter is simply what its server holds; the HTTP endpoint shares one.
+//
+// tools/call is answered by the facade's middleware, not by the go-sdk's
+// tool lookup, so that a call to a tool whose server is down gets a tool
+// error naming the server and its state rather than "unknown tool"; it is
+// the same function that the lean path of a socket calls.
+type facade struct {
+	g      *Gateway
+	srv    *mcp.Server
+	filter Filter
+
+	mu        sync.Mutex // serializes sync
+	tools     map[string]*mcp.Tool
+	prompts   map[string]*mcp.Prompt
+	resources map[string]*mcp.Resource
+
+	listedMu sync.Mutex
+	listed   map[mcp.Session]bool // sessions whose first list has waited
+}
+
+// instructions tell a model how the gateway names things.
+const instructions = "Switchboard gateway: the tools and prompts of several MCP servers, each named SERVER__NAME " +
+	"(the server's name, two underscores, the server's own name for it; a name over 64 characters ends in a hash)."
+
+func (g *Gateway) newFacade(filter Filter) *facade {
+	f := &facade{g: g, filter: filter,
+		tools: map[string]*mcp.Tool{}, prompts: map[string]*mcp.Prompt{}, resources: map[string]*mcp.Resource{},
+		listed: map[mcp.Session]bool{}}
+	f.srv = mcp.NewServer(g.impl, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       g.sdkLog,
+		// Advertised whether or not anything is listed yet: servers that
+		// are still starting add theirs later, with list_changed.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		},
+	})
+	f.srv.AddReceivingMiddleware(f.middleware)
+	f.sync()
+	return f
+}
+
+// sync makes the facade's server hold what the current view lists for its
+// client. The go-sdk sends list_changed to the connected sessions (once
+// for a burst of changes).
+func (f *facade) sync() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	v := f.g.current()
+	var gone []string
+	for name, t := range f.tools {
+		if e := v.tools[name]; e == nil || e.tool != t || !f.filter.tool(e.server, e.name, name) {
+			gone = append(gone, name)
+			delete(f.tools, name)
+		}
+	}
+	if len(gone) > 0 {
+		f.srv.RemoveTools(gone...)
+	}
+	for name, e := range v.tools {
+		if f.tools[name] == e.tool || !f.filter.tool(e.server, e.name, name) {
+			continue
+		}
+		if f.g.protect("tool "+name, func() { f.srv.AddTool(e.tool, f.toolHandler) }) {
+			f.tools[name] = e.tool
+		}
+	}
+
+	gone = gone[:0]
+	for name, p := range f.prompts {
+		if e := v.prompts[name]; e == nil || e.prompt != p || !f.filter.server(e.server) {
+			gone = append(gone, name)
+			delete(f.prompts, name)
+		}
+	}
+	if len(gone) > 0 {
+		f.srv.RemovePrompts(gone...)
+	}
+	for name, e := range v.prompts {
+		if f.prompts[name] == e.prompt || !f.filter.server(e.server) {
+			continue
+		}
+		server, own := e.server, e.name
+		h := func(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return f.getPrompt(ctx, server, own, r.Params)
+		}
+		if f.g.protect("prompt "+name, func() { f.srv.AddPrompt(e.prompt, h) }) {
+			f.prompts[name] = e.prompt
+		}
+	}
+
+	gone = gone[:0]
+	for uri, r := range f.resources {
+		if e := v.resources[uri]; e == nil || e.resource != r || !f.filter.server(e.server) {
+			gone = append(gone, uri)
+			delete(f.resources, uri)
+		}
+	}
+	if len(gone) > 0 {
+		f.srv.RemoveResources(gone...)
+	}
+	for uri, e := range v.resources {
+		if f.resources[uri] == e.resource || !f.filter.server(e.server) {
+			continue
+		}
+		server := e.server
+		h := func(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return f.readResource(ctx, server, r.Params)
+		}
+		if f.g.protect("resource "+uri, func() { f.srv.AddResource(e.resource, h) }) {
+			f.resources[uri] = e.resource
+		}
+	}
+}
+
+// middleware makes the first list of a session wait for the servers that
+// are still starting, and answers tools/call.
+func (f *facade) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list", "prompts/list", "resources/list":
+			f.firstList(ctx, req.GetSession())
+		case "tools/call":
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				res, err := f.sdkCall(ctx, r)
+				if err != nil {
+					return nil, err // an untyped nil: never a nil *CallToolResult
+				}
+				return res, nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// toolHandler is registered with every tool; the middleware answers
+// tools/call before it, so it only runs if the middleware is bypassed.
+func (f *facade) toolHandler(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return f.sdkCall(ctx, r)
+}
+
+// firstList waits, on a session's first list request, for the servers it
+// sees that are still starting (each up to its start timeout), and brings
+// the facade up to date.
+func (f *facade) firstList(ctx context.Context, s mcp.Session) {
+	f.listedMu.Lock()
+	done := f.listed[s]
+	if !done {
+		if len(f.listed) >= 4096 { // the shared HTTP facade: forget old sessions
+			clear(f.listed)
+		}
+		f.listed[s] = true
+	}
+	f.listedMu.Unlock()
+	if done {
+		return
+	}
+	f.g.waitStarted(ctx, f.filter)
+	f.sync()
+}
+
+// sdkCall is tools/call on the go-sdk's path.
+func (f *facade) sdkCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	p := r.Params
+	var deliver func(*mcp.ProgressNotificationParams)
+	if tok := p.GetProgressToken(); tok != nil && r.Session != nil {
+		ss := r.Session
+		deliver = func(n *mcp.ProgressNotificationParams) {
+			_ = ss.NotifyProgress(context.WithoutCancel(ctx), &mcp.ProgressNotificationParams{
+				Meta: userMeta(n.Meta), ProgressToken: tok, Progress: n.Progress, Total: n.Total, Message: n.Message})
+		}
+	}
+	return f.call(ctx, p.Name, p.Arguments, userMeta(p.Meta), deliver)
+}
+
+// call is tools/call, on both paths: it resolves the exposed name, forwards
+// the call, and turns every failure of a server into a tool error. The
+// error is a *jsonrpc.Error (an unknown tool, or the server's own error
+// answer) or the context's.
+func (f *facade) call(ctx context.Context, exposed string, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+	e, down := f.resolveTool(ctx, exposed)
+	if down != nil {
+		return toolError(down.text()), nil
+	}
+	if e == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", exposed)}
+	}
+	if rb, ok := f.g.backend.(RawBackend); ok && !f.g.opts.SDKOnly {
+		return f.callRaw(ctx, rb, e, args, meta, deliver)
+	}
+	params := &mcp.CallToolParams{Name: e.name}
+	if len(meta) > 0 {
+		params.Meta = meta
+	}
+	if len(args) > 0 {
+		params.Arguments = args
+	}
+	var progress func(*mcp.ProgressNotificationParams)
+	if deliver != nil {
+		var finish func()
+		progress, finish = pump(deliver)
+		// The go-sdk's client may handle a progress notification after the
+		// response: the pump delivers late ones for a while.
+		defer time.AfterFunc(time.Second, finish)
+	}
+	res, err := f.g.backend.CallTool(ctx, e.server, params, progress)
+	if err == nil {
+		return normalize(res), nil
+	}
+	return f.callError(ctx, err)
+}
+
+// callRaw forwards a call through a RawBackend, waiting for it: the go-sdk
+// path's call (the HTTP endpoint's, a socket request that the lean path
+// leaves to the go-sdk) relayed like a lean one, so that its progress
+// notifications come in order before the result.
+func (f *facade) callRaw(ctx context.Context, rb RawBackend, e *entry, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+	rc := &RawCall{Tool: e.name, Arguments: args}
+	for k, v := range meta {
+		b, err := json.Marshal(v)
+		if err != nil {
+			continue
+		}
+		if rc.Meta == nil {
+			rc.Meta = map[string]json.RawMessage{}
+		}
+		rc.Meta[k] = b
+	}
+	var finish func()
+	if deliver != nil {
+		var progress func(*mcp.ProgressNotificationParams)
+		progress, finish = pump(deliver)
+		rc.Progress = func(raw json.RawMessage) {
+			var n mcp.ProgressNotificationParams
+			if json.Unmarshal(raw, &n) == nil {
+				progress(&n)
+			}
+		}
+	}
+	type outcome struct {
+		res json.RawMessage
+		err error
+	}
+	done := make(chan outcome, 1)
+	rc.Done = func(res json.RawMessage, err error) { done <- outcome{res, err} }
+	stop, err := rb.StartToolCall(e.server, rc)
+	if err != nil {
+		if finish != nil {
+			finish()
+		}
+		return f.callError(ctx, err)
+	}
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		stop()
+		if finish != nil {
+			finish()
+		}
+		return nil, ctx.Err()
+	}
+	if finish != nil {
+		finish() // every progress notification goes out before the response
+	}
+	if o.err != nil {
+		return f.callError(ctx, o.err)
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(o.res, &res); err != nil {
+		return toolError(fmt.Sprintf("Switchboard server %q answered tool %q with a result that does not decode: %v", e.server, e.name, err)), nil
+	}
+	return normalize(&res), nil
+}
+
+// callError turns a failed call into what the client gets: a tool error
+// naming the server, or the server's JSON-RPC error, or the context's.
+func (f *facade) callError(ctx context.Context, err error) (*mcp.CallToolResult, error) {
+	var nr *NotRunningError
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(err, &nr):
+		return toolError(f.g.downText(nr.Server, nr.State, nr.LastError)), nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.As(err, &rpc):
+		return nil, rpc
+	}
+	return toolError(err.Error()), nil
+}
+
+// downServer is why a tool cannot be called: its server is not up.
+type downServer struct {
+	st *serverState
+}
+
+func (d *downServer) text() string {
+	return notRunningText(d.st.Name, d.st.State, d.st.LastError, d.st.UserStopped, d.st.Disabled)
+}
+
+// resolveTool finds what an exposed name calls, waiting first (up to its
+// start timeout) if it names a server that is starting for the first
+// time. A server that runs but whose lists are not read yet gets the call
+// under the name's SERVER__TOOL split.
+func (f *facade) resolveTool(ctx context.Context, exposed string) (*entry, *downServer) {
+	e, down := f.lookupTool(f.g.current(), exposed)
+	if down == nil || !down.st.pending {
+		return e, down
+	}
+	f.g.waitStarted(ctx, Filter{Servers: []string{down.st.Name}})
+	v := f.g.current()
+	e, down = f.lookupTool(v, exposed)
+	if down != nil && down.st.State == stateRunning {
+		if server, name, ok := SplitName(exposed); ok && server == down.st.Name {
+			return &entry{server: server, name: name}, nil
+		}
+	}
+	return e, down
+}
+
+// needsWait reports whether resolveTool may wait for exposed.
+func (f *facade) needsWait(exposed string) bool {
+	_, down := f.lookupTool(f.g.current(), exposed)
+	return down != nil && down.st.pending
+}
+
+// lookupTool finds what an exposed name calls in a view: a listed tool
+// this client sees, or a server that is down (a tool it listed before, or
+// a name SERVER__TOOL of a configured server it sees); nil, nil means
+// unknown.
+func (f *facade) lookupTool(v *view, exposed string) (*entry, *downServer) {
+	if e := v.tools[exposed]; e != nil && f.filter.tool(e.server, e.name, exposed) {
+		return e, nil
+	}
+	if e := v.knownTools[exposed]; e != nil && f.filter.tool(e.server, e.name, exposed) {
+		if st := v.servers[e.server]; st != nil && !st.listed {
+			return nil, &downServer{st}
+		}
+	}
+	if server, name, ok := SplitName(exposed); ok {
+		if st := v.servers[server]; st != nil && !st.listed && st.Filter.Allows(name) && f.filter.tool(server, name, exposed) {
+			return nil, &downServer{st}
+		}
+	}
+	return nil, nil
+}
+
+func (f *facade) getPrompt(ctx context.Context, server, name string, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	fp := &mcp.GetPromptParams{Name: name, Arguments: p.Arguments, Meta: userMeta(p.Meta)}
+	res, err := f.g.backend.GetPrompt(ctx, server, fp)
+	if err != nil {
+		return nil, f.g.rpcError(ctx, err)
+	}
+	out := *res
+	out.Meta = userMeta(res.Meta)
+	return &out, nil
+}
+
+func (f *facade) readResource(ctx context.Context, server string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	fp := &mcp.ReadResourceParams{URI: p.URI, Meta: userMeta(p.Meta)}
+	res, err := f.g.backend.ReadResource(ctx, server, fp)
+	if err != nil {
+		return nil, f.g.rpcError(ctx, err)
+	}
+	out := *res
+	out.Meta = userMeta(res.Meta)
+	return &out, nil
+}
+
+// rpcError turns a failed prompts/get or resources/read into the error the
+// client gets: the server's own JSON-RPC error, or one that names the
+// server's state.
+func (g *Gateway) rpcError(ctx context.Context, err error) error {
+	var nr *NotRunningError
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(err, &nr):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: g.downText(nr.Server, nr.State, nr.LastError)}
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &rpc):
+		return rpc
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
+// downText names a server's state as the current view knows it (it may be
+// newer than the error's).
+func (g *Gateway) downText(server, state, lastErr string) string {
+	if st := g.current().servers[server]; st != nil && st.State != stateRunning {
+		return notRunningText(server, st.State, st.LastError, st.UserStopped, st.Disabled)
+	}
+	return notRunningText(server, state, lastErr, false, false)
+}
+
+// toolError is a tool result that reports an error to the model.
+func toolError(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
+
+// protocolMetaPrefix marks the _meta keys of the protocol itself (the
+// protocol version, client and server info, ...): they belong to one hop
+// and are never forwarded.
+const protocolMetaPrefix = "io.modelcontextprotocol/"
+
+// userMeta returns m without the keys of the protocol and without the
+// progress token (each hop has its own), or nil if nothing is left.
+func userMeta(m mcp.Meta) mcp.Meta {
+	n := 0
+	for k := range m {
+		if !strings.HasPrefix(k, protocolMetaPrefix) && k != "progressToken" {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make(mcp.Meta, n)
+	for k, v := range m {
+		if !strings.HasPrefix(k, protocolMetaPrefix) && k != "progressToken" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// normalize is a server's tool result as the gateway passes it on: its
+// content, structured content, error flag and own _meta, without what
+// belongs to the hop from the server (protocol _meta, the result type and
+// multi-round-trip fields). Both paths send exactly this.
+func normalize(res *mcp.CallToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{Meta: userMeta(res.Meta), Content: res.Content, StructuredContent: res.StructuredContent, IsError: res.IsError}
+	if out.Content == nil {
+		out.Content = []mcp.Content{}
+	}
+	return out
+}
+
+// pump delivers progress notifications in order on a goroutine of its own,
+// so that a slow client never holds up the server's session (whose
+// notifications are handled in its read loop). Up to 256 wait; more are
+// dropped, as progress may be. finish waits until the queue is empty.
+func pump(deliver func(*mcp.ProgressNotificationParams)) (progress func(*mcp.ProgressNotificationParams), finish func()) {
+	ch := make(chan *mcp.ProgressNotificationParams, 256)
+	done := make(chan struct{})
+	var mu sync.Mutex
+	closed := false
+	go func() {
+		defer close(done)
+		for n := range ch {
+			deliver(n)
+		}
+	}()
+	progress = func(n *mcp.ProgressNotificationParams) {
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			return
+		}
+		select {
+		case ch <- n:
+		default:
+		}
+	}
+	finish = func() {
+		mu.Lock()
+		if !closed {
+			closed = true
+			close(ch)
+		}
+		mu.Unlock()
+		<-done
+	}
+	return progress, finish
+}

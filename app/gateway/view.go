@@ -1,0 +1,371 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A view is one immutable aggregate of every server's tools, prompts and
+// resources, with the names the gateway gives them. The gateway builds a
+// new one after every change the host reports and replaces the old one;
+// next is closed then, so that waiters wake.
+type view struct {
+	servers   map[string]*serverState
+	tools     map[string]*entry // listed tools by exposed name
+	prompts   map[string]*entry // listed prompts by exposed name
+	resources map[string]*entry // listed resources by URI
+	// known holds the exposed names of every tool and prompt the gateway
+	// has seen a server list (in its last run too), listed or not: a call
+	// to one whose server is down gets a tool error naming its state.
+	knownTools   map[string]*entry
+	knownPrompts map[string]*entry
+	mapping      Mapping
+	next         chan struct{}
+}
+
+// entry is one exposed tool, prompt or resource.
+type entry struct {
+	server, name string // the server's own name of it (a resource's URI)
+	tool         *mcp.Tool
+	prompt       *mcp.Prompt
+	resource     *mcp.Resource
+}
+
+// serverState is a server as of a view.
+type serverState struct {
+	Server
+	listed   bool      // its (last known) lists are exposed
+	pending  bool      // still starting: the first list of a session waits for it
+	deadline time.Time // until when a list waits for it
+}
+
+// Mapping is the gateway's naming of everything it has seen, for
+// 'switchboard tools'.
+type Mapping struct {
+	Tools     []MappedName     `json:"tools"`
+	Prompts   []MappedName     `json:"prompts"`
+	Resources []MappedResource `json:"resources"`
+	// Conflicts are resource URIs that more than one server lists: the
+	// gateway serves them from none.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+	// Pending are servers that are still starting: their lists come later.
+	Pending []string `json:"pending,omitempty"`
+}
+
+// MappedName is a tool or prompt and its exposed name.
+type MappedName struct {
+	Exposed string `json:"exposed"`
+	Server  string `json:"server"`
+	Name    string `json:"name"`
+	// Hidden says why it is not exposed; "" when it is.
+	Hidden string `json:"hidden,omitempty"`
+}
+
+// MappedResource is a resource and its server.
+type MappedResource struct {
+	URI    string `json:"uri"`
+	Server string `json:"server"`
+	Hidden string `json:"hidden,omitempty"`
+}
+
+// Conflict is a resource URI that several servers list.
+type Conflict struct {
+	URI     string   `json:"uri"`
+	Servers []string `json:"servers"`
+}
+
+// memo is what the gateway remembers of a server between views: its last
+// lists (so that a restarting server's tools stay listed, and a call to
+// one says why it fails), the exposed copies made of them (so that an
+// unchanged tool keeps its pointer and a client's server is not touched),
+// and since when it is starting.
+type memo struct {
+	have      bool // a list was seen
+	tools     []*mcp.Tool
+	prompts   []*mcp.Prompt
+	resources []*mcp.Resource
+	toolCopy  map[*mcp.Tool]*mcp.Tool
+	promptCp  map[*mcp.Prompt]*mcp.Prompt
+	resCp     map[*mcp.Resource]*mcp.Resource
+	since     time.Time // when it was first seen pending; zero if not pending
+}
+
+// transient reports whether a server is between two runs, and comes back by
+// itself: its last lists stay listed meanwhile.
+func transient(s *Server) bool {
+	switch s.State {
+	case stateStarting, stateRestarting, stateStopping, stateSecret, stateRunning:
+		return true
+	case stateStopped:
+		return !s.UserStopped && !s.Disabled
+	}
+	return false
+}
+
+// build makes a view of servers, updating memos (the caller's, kept across
+// views); it drops the memos of servers that no longer exist.
+func build(servers []Server, memos map[string]*memo, now time.Time) *view {
+	v := &view{
+		servers:      map[string]*serverState{},
+		tools:        map[string]*entry{},
+		prompts:      map[string]*entry{},
+		resources:    map[string]*entry{},
+		knownTools:   map[string]*entry{},
+		knownPrompts: map[string]*entry{},
+		next:         make(chan struct{}),
+	}
+	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
+	seen := map[string]bool{}
+	uris := map[string][]string{} // URI -> servers listing it
+	uriEntries := map[string]*entry{}
+	for i := range servers {
+		s := servers[i]
+		seen[s.Name] = true
+		m := memos[s.Name]
+		if m == nil {
+			m = &memo{}
+			memos[s.Name] = m
+		}
+		st := &serverState{Server: s}
+		v.servers[s.Name] = st
+		if s.State == stateRunning && s.Cached {
+			if !m.have || !slices.Equal(m.tools, s.Tools) {
+				m.toolCopy = exposeTools(s.Name, s.Tools, m.toolCopy)
+			}
+			if !m.have || !slices.Equal(m.prompts, s.Prompts) {
+				m.promptCp = exposePrompts(s.Name, s.Prompts, m.promptCp)
+			}
+			if !m.have || !slices.Equal(m.resources, s.Resources) {
+				m.resCp = sameResources(s.Resources, m.resCp)
+			}
+			m.have, m.tools, m.prompts, m.resources = true, s.Tools, s.Prompts, s.Resources
+		}
+		st.listed = m.have && transient(&s)
+		// The first list waits for a server that is on its way up and has
+		// never listed anything: a first start, not a restart.
+		st.pending = !m.have && (s.State == stateStarting || s.State == stateRunning ||
+			s.State == stateStopped && !s.UserStopped && !s.Disabled)
+		if st.pending {
+			if m.since.IsZero() {
+				m.since = now
+			}
+			timeout := s.StartTimeout
+			if timeout <= 0 {
+				timeout = 63 * time.Second // the engine's default probe + handshake
+			}
+			st.deadline = m.since.Add(timeout)
+			v.mapping.Pending = append(v.mapping.Pending, s.Name)
+		} else {
+			m.since = time.Time{}
+		}
+		if !m.have {
+			continue
+		}
+		// Tools and prompts.
+		for _, t := range m.tools {
+			e := &entry{server: s.Name, name: t.Name, tool: m.toolCopy[t]}
+			exposed := ExposedName(s.Name, t.Name)
+			mn := MappedName{Exposed: exposed, Server: s.Name, Name: t.Name}
+			switch {
+			case !s.Filter.Allows(t.Name):
+				mn.Hidden = "hidden by the entry's tools.allow/deny"
+			case e.tool == nil:
+				mn.Hidden = "its input schema is not a JSON Schema of type object"
+			case v.knownTools[exposed] != nil:
+				mn.Hidden = fmt.Sprintf("the server lists a second tool named %s", exposed)
+			default:
+				v.knownTools[exposed] = e
+				if st.listed {
+					v.tools[exposed] = e
+				} else {
+					mn.Hidden = "the server is " + stateText(&s)
+				}
+			}
+			v.mapping.Tools = append(v.mapping.Tools, mn)
+		}
+		for _, p := range m.prompts {
+			e := &entry{server: s.Name, name: p.Name, prompt: m.promptCp[p]}
+			exposed := ExposedName(s.Name, p.Name)
+			mn := MappedName{Exposed: exposed, Server: s.Name, Name: p.Name}
+			switch {
+			case v.knownPrompts[exposed] != nil:
+				mn.Hidden = fmt.Sprintf("the server lists a second prompt named %s", exposed)
+			default:
+				v.knownPrompts[exposed] = e
+				if st.listed {
+					v.prompts[exposed] = e
+				} else {
+					mn.Hidden = "the server is " + stateText(&s)
+				}
+			}
+			v.mapping.Prompts = append(v.mapping.Prompts, mn)
+		}
+		if !st.listed {
+			for _, r := range m.resources {
+				v.mapping.Resources = append(v.mapping.Resources, MappedResource{URI: r.URI, Server: s.Name, Hidden: "the server is " + stateText(&s)})
+			}
+			continue
+		}
+		for _, r := range m.resources {
+			if slices.Contains(uris[r.URI], s.Name) {
+				continue // listed twice by the same server
+			}
+			uris[r.URI] = append(uris[r.URI], s.Name)
+			if len(uris[r.URI]) == 1 {
+				uriEntries[r.URI] = &entry{server: s.Name, name: r.URI, resource: m.resCp[r]}
+			}
+		}
+	}
+	for name := range memos {
+		if !seen[name] {
+			delete(memos, name)
+		}
+	}
+	for uri, owners := range uris {
+		if len(owners) > 1 {
+			v.mapping.Conflicts = append(v.mapping.Conflicts, Conflict{URI: uri, Servers: owners})
+			for _, o := range owners {
+				v.mapping.Resources = append(v.mapping.Resources, MappedResource{URI: uri, Server: o,
+					Hidden: "servers " + strings.Join(owners, " and ") + " both list this URI: it is served by neither"})
+			}
+			continue
+		}
+		v.resources[uri] = uriEntries[uri]
+		v.mapping.Resources = append(v.mapping.Resources, MappedResource{URI: uri, Server: owners[0]})
+	}
+	sort.Slice(v.mapping.Resources, func(i, j int) bool {
+		a, b := v.mapping.Resources[i], v.mapping.Resources[j]
+		return a.URI < b.URI || a.URI == b.URI && a.Server < b.Server
+	})
+	sort.Slice(v.mapping.Conflicts, func(i, j int) bool { return v.mapping.Conflicts[i].URI < v.mapping.Conflicts[j].URI })
+	return v
+}
+
+// stateText is a server's state for the mapping.
+func stateText(s *Server) string {
+	switch {
+	case s.Disabled:
+		return stateDisabled
+	case s.UserStopped:
+		return "stopped by the user"
+	}
+	return s.State
+}
+
+// exposeTools returns the exposed copies of tools. A tool that is the
+// same as before (the same pointer, or the same JSON: a restart or a
+// list_changed re-reads every tool) keeps its copy, so that the clients'
+// servers are not touched and get no list_changed for it. A tool whose
+// input schema cannot be served gets no copy.
+func exposeTools(server string, tools []*mcp.Tool, old map[*mcp.Tool]*mcp.Tool) map[*mcp.Tool]*mcp.Tool {
+	byJSON := map[string]*mcp.Tool{}
+	for src, c := range old {
+		if c != nil {
+			if b, err := json.Marshal(src); err == nil {
+				byJSON[string(b)] = c
+			}
+		}
+	}
+	out := make(map[*mcp.Tool]*mcp.Tool, len(tools))
+	for _, t := range tools {
+		if c, ok := old[t]; ok {
+			out[t] = c
+			continue
+		}
+		if b, err := json.Marshal(t); err == nil {
+			if c, ok := byJSON[string(b)]; ok {
+				out[t] = c
+				continue
+			}
+		}
+		schema, ok := objectSchema(t.InputSchema)
+		if !ok {
+			out[t] = nil
+			continue
+		}
+		c := *t
+		c.Name = ExposedName(server, t.Name)
+		c.InputSchema = schema
+		out[t] = &c
+	}
+	return out
+}
+
+func exposePrompts(server string, prompts []*mcp.Prompt, old map[*mcp.Prompt]*mcp.Prompt) map[*mcp.Prompt]*mcp.Prompt {
+	byJSON := map[string]*mcp.Prompt{}
+	for src, c := range old {
+		if b, err := json.Marshal(src); err == nil {
+			byJSON[string(b)] = c
+		}
+	}
+	out := make(map[*mcp.Prompt]*mcp.Prompt, len(prompts))
+	for _, p := range prompts {
+		if c, ok := old[p]; ok {
+			out[p] = c
+			continue
+		}
+		if b, err := json.Marshal(p); err == nil {
+			if c, ok := byJSON[string(b)]; ok {
+				out[p] = c
+				continue
+			}
+		}
+		c := *p
+		c.Name = ExposedName(server, p.Name)
+		out[p] = &c
+	}
+	return out
+}
+
+// sameResources maps each resource to itself, or to the one it equals of
+// the last list (as exposeTools does for tools).
+func sameResources(rs []*mcp.Resource, old map[*mcp.Resource]*mcp.Resource) map[*mcp.Resource]*mcp.Resource {
+	byJSON := map[string]*mcp.Resource{}
+	for _, c := range old {
+		if b, err := json.Marshal(c); err == nil {
+			byJSON[string(b)] = c
+		}
+	}
+	out := make(map[*mcp.Resource]*mcp.Resource, len(rs))
+	for _, r := range rs {
+		out[r] = r
+		if c, ok := old[r]; ok {
+			out[r] = c
+		} else if b, err := json.Marshal(r); err == nil {
+			if c, ok := byJSON[string(b)]; ok {
+				out[r] = c
+			}
+		}
+	}
+	return out
+}
+
+// objectSchema returns a tool's input schema in the form the go-sdk's
+// server accepts (a JSON object of type "object"): a schema with no type
+// gets type "object"; any other type is refused.
+func objectSchema(s any) (any, bool) {
+	switch m := s.(type) {
+	case nil:
+		return map[string]any{"type": "object"}, true
+	case map[string]any:
+		switch m["type"] {
+		case "object":
+			return m, true
+		case nil:
+			c := make(map[string]any, len(m)+1)
+			for k, v := range m {
+				c[k] = v
+			}
+			c["type"] = "object"
+			return c, true
+		}
+		return nil, false
+	}
+	return nil, false
+}

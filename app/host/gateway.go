@@ -1,0 +1,572 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
+	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/engine/stdio"
+	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+)
+
+// The host's side of the gateway (app/gateway): the manager as its
+// Backend, the wiring into Run, and the gateway.tools method.
+
+// MethodGatewayTools returns a [GatewayInfo].
+const MethodGatewayTools = "gateway.tools"
+
+// GatewayInfo is the gateway's endpoints and naming, for 'switchboard
+// tools'.
+type GatewayInfo struct {
+	Socket  string          `json:"socket"`
+	HTTP    string          `json:"http,omitempty"` // the URL, when the HTTP endpoint is on
+	Mapping gateway.Mapping `json:"mapping"`
+}
+
+// GatewayBackend returns the manager as the gateway's backend: a
+// [gateway.RawBackend], so that the gateway's lean path relays tools/call
+// to a server's connection as JSON (with ids of its own, which the go-sdk
+// never uses, through the connection's tap) instead of through the
+// go-sdk's client.
+func (m *Manager) GatewayBackend() gateway.RawBackend {
+	return &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay{}}
+}
+
+type gatewayBackend struct {
+	m *Manager
+
+	mu     sync.Mutex
+	relays map[*stdio.Conn]*relay
+	seq    atomic.Uint64
+}
+
+// Servers implements [gateway.Backend].
+func (b *gatewayBackend) Servers() []gateway.Server {
+	m := b.m
+	type pair struct {
+		s   *server
+		sup *supervisor.Supervisor
+	}
+	m.mu.Lock()
+	list := make([]pair, 0, len(m.servers))
+	for _, s := range m.servers {
+		list = append(list, pair{s, s.sup})
+	}
+	m.mu.Unlock()
+	out := make([]gateway.Server, 0, len(list))
+	for _, p := range list {
+		c, userStopped := p.s.config()
+		spec := c.Spec
+		_ = spec.Check() // fills in the default timeouts
+		gs := gateway.Server{Name: c.Name, UserStopped: userStopped, Disabled: c.Disabled, Filter: c.Tools,
+			StartTimeout: spec.ProbeTimeout + spec.HandshakeTimeout}
+		if p.sup == nil {
+			gs.State = StateInvalid
+			out = append(out, gs)
+			continue
+		}
+		st := p.sup.Status()
+		gs.State, gs.LastError = string(st.State), st.LastError
+		if st.State == supervisor.Stopped && c.Disabled {
+			gs.State = StateDisabled
+		}
+		cs := p.sup.Session()
+		p.s.cacheMu.Lock()
+		if cs != nil && p.s.session == cs {
+			gs.Cached = true
+			gs.Tools, gs.Prompts, gs.Resources = p.s.tools, p.s.prompts, p.s.resources
+		}
+		p.s.cacheMu.Unlock()
+		out = append(out, gs)
+	}
+	return out
+}
+
+// session returns a running server's session and its callTimeout.
+func (b *gatewayBackend) session(name string) (*server, *mcp.ClientSession, time.Duration, error) {
+	m := b.m
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	var sup *supervisor.Supervisor
+	if ok {
+		sup = s.sup
+	}
+	m.mu.Unlock()
+	if !ok {
+		return nil, nil, 0, &gateway.NotRunningError{Server: name, State: "removed"}
+	}
+	c, _ := s.config()
+	if sup == nil {
+		return nil, nil, 0, &gateway.NotRunningError{Server: name, State: StateInvalid}
+	}
+	cs := sup.Session()
+	if cs == nil {
+		st := sup.Status()
+		state := string(st.State)
+		if st.State == supervisor.Stopped && c.Disabled {
+			state = StateDisabled
+		}
+		return nil, nil, 0, &gateway.NotRunningError{Server: name, State: state, LastError: st.LastError}
+	}
+	timeout := c.CallTimeout
+	if timeout <= 0 {
+		timeout = config.DefaultCallTimeout
+	}
+	return s, cs, timeout, nil
+}
+
+// failed turns the error of a forwarded request into what the gateway
+// expects: the context's error, the server's JSON-RPC error, a
+// NotRunningError when the server's session ended under the request, or a
+// sentence naming the server.
+func (b *gatewayBackend) failed(ctx, cctx context.Context, name, what string, timeout time.Duration, s *server, cs *mcp.ClientSession, err error) error {
+	if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("Switchboard server %q: %s did not answer within %v (its callTimeout); the request was cancelled", name, what, timeout)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		return err
+	}
+	// The connection broke: the server exited or was stopped. Give the
+	// supervisor a moment to say so.
+	ended := make(chan struct{})
+	go func() { _ = cs.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(500 * time.Millisecond):
+	}
+	if s.sup != nil && s.sup.Session() != cs {
+		st := s.sup.Status()
+		state := string(st.State)
+		if st.State == supervisor.Running {
+			state = "restarting"
+		}
+		return fmt.Errorf("Switchboard server %q stopped while %s was running (%v); it is %s now: try again in a moment", name, what, err, state)
+	}
+	return fmt.Errorf("Switchboard server %q: %s failed: %w", name, what, err)
+}
+
+// CallTool implements [gateway.Backend].
+func (b *gatewayBackend) CallTool(ctx context.Context, name string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+	s, cs, timeout, err := b.session(name)
+	if err != nil {
+		return nil, err
+	}
+	if progress != nil {
+		tok := "switchboard-" + strconv.FormatUint(b.m.progressSeq.Add(1), 10)
+		b.m.progress.Store(tok, progress)
+		// The go-sdk's client handles notifications on a goroutine of its
+		// own, after the response at times: the route outlives the call
+		// a little.
+		defer time.AfterFunc(time.Second, func() { b.m.progress.Delete(tok) })
+		meta := make(mcp.Meta, len(p.Meta)+1)
+		maps.Copy(meta, p.Meta)
+		meta["progressToken"] = tok
+		p.Meta = meta
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := cs.CallTool(cctx, p)
+	if err != nil {
+		return nil, b.failed(ctx, cctx, name, fmt.Sprintf("tool %q", p.Name), timeout, s, cs, err)
+	}
+	return res, nil
+}
+
+// GetPrompt implements [gateway.Backend].
+func (b *gatewayBackend) GetPrompt(ctx context.Context, name string, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	s, cs, timeout, err := b.session(name)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := cs.GetPrompt(cctx, p)
+	if err != nil {
+		return nil, b.failed(ctx, cctx, name, fmt.Sprintf("prompt %q", p.Name), timeout, s, cs, err)
+	}
+	return res, nil
+}
+
+// ReadResource implements [gateway.Backend].
+func (b *gatewayBackend) ReadResource(ctx context.Context, name string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	s, cs, timeout, err := b.session(name)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := cs.ReadResource(cctx, p)
+	if err != nil {
+		return nil, b.failed(ctx, cctx, name, fmt.Sprintf("resource %q", p.URI), timeout, s, cs, err)
+	}
+	return res, nil
+}
+
+// onProgress routes a server's progress notification to the gateway call
+// that set its token.
+func (m *Manager) onProgress(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+	if r == nil || r.Params == nil {
+		return
+	}
+	tok, ok := r.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if f, ok := m.progress.Load(tok); ok {
+		f.(func(*mcp.ProgressNotificationParams))(r.Params)
+	}
+}
+
+// startGateway makes the gateway and its socket; the caller serves it.
+func (h *Host) startGateway() error {
+	path := h.opts.GatewayPath
+	if path == "" {
+		path = api.GatewayPathFor(h.opts.SocketPath)
+	}
+	h.gwPath = path
+	l, err := h.lock.ListenGateway(path)
+	if err != nil {
+		return fmt.Errorf("the MCP gateway cannot listen on %s: %w", path, err)
+	}
+	go func() {
+		if err := h.gw.Serve(l); err != nil && !errors.Is(err, gateway.ErrClosed) {
+			h.log.Error("the MCP gateway stopped accepting clients", "error", err)
+		}
+	}()
+	return nil
+}
+
+// configureGateway applies the file's gateway settings (the HTTP
+// endpoint).
+func (h *Host) configureGateway(f *config.File) {
+	if h.gw == nil {
+		return
+	}
+	gs, err := f.Gateway()
+	if err != nil {
+		h.log.Error("the gateway settings cannot be used; the HTTP endpoint keeps its state", "error", err)
+		return
+	}
+	port := gs.HTTPPort
+	if h.opts.GatewayHTTPPort != 0 {
+		port = h.opts.GatewayHTTPPort
+	}
+	if err := h.gw.SetHTTP(port); err != nil {
+		h.log.Error("gateway", "error", err)
+	}
+}
+
+// withGateway adds the gateway's method to the host's.
+func (h *Host) withGateway(ms api.Methods) api.Methods {
+	ms[MethodGatewayTools] = func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+		info := GatewayInfo{Socket: h.gwPath}
+		if h.gw == nil {
+			return info, nil
+		}
+		info.Mapping = h.gw.Mapping()
+		if a := h.gw.HTTPAddr(); a != "" {
+			info.HTTP = "http://" + a + gateway.HTTPPath
+		}
+		return info, nil
+	}
+	return ms
+}
+
+// The raw relay of tools/call (gateway.RawBackend). A call gets the id
+// "sbgw-N" on the server's connection; the connection's tap takes the
+// answers and the progress notifications of those ids before the go-sdk's
+// client sees them, and hands them to the gateway as JSON.
+
+const rawIDPrefix = "sbgw-"
+
+// relay is the raw calls in flight on one server connection.
+type relay struct {
+	b      *gatewayBackend
+	server string
+	s      *server
+	conn   *stdio.Conn
+	// protoMeta is the session's per-request _meta (2026-07-28), JSON
+	// members without braces.
+	protoMeta []byte
+
+	mu      sync.Mutex
+	pending map[string]*rawCall
+	closed  bool
+}
+
+type rawCall struct {
+	c     *gateway.RawCall
+	tool  string
+	timer *time.Timer
+}
+
+// StartToolCall implements [gateway.RawBackend].
+func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(), error) {
+	m := b.m
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	var sup *supervisor.Supervisor
+	if ok {
+		sup = s.sup
+	}
+	m.mu.Unlock()
+	if !ok {
+		return nil, &gateway.NotRunningError{Server: name, State: "removed"}
+	}
+	if sup == nil {
+		return nil, &gateway.NotRunningError{Server: name, State: StateInvalid}
+	}
+	// The connection of the running session: a session is set only after
+	// its connection, and cleared before the next one exists.
+	cs := sup.Session()
+	conn := sup.Conn()
+	if cs == nil || conn == nil || sup.Session() != cs {
+		_, _, _, err := b.session(name)
+		if err == nil {
+			err = &gateway.NotRunningError{Server: name, State: string(supervisor.Starting)}
+		}
+		return nil, err
+	}
+	cfg, _ := s.config()
+	timeout := cfg.CallTimeout
+	if timeout <= 0 {
+		timeout = config.DefaultCallTimeout
+	}
+	r := b.relayFor(name, s, conn, cs)
+
+	id := rawIDPrefix + strconv.FormatUint(b.seq.Add(1), 10)
+	params := r.rawParams(c, id)
+	call := &rawCall{c: c, tool: c.Tool}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping)}
+	}
+	r.pending[id] = call
+	call.timer = time.AfterFunc(timeout, func() {
+		if r.take(id) != nil {
+			r.cancelUpstream(id, "callTimeout")
+			c.Done(nil, fmt.Errorf("Switchboard server %q: tool %q did not answer within %v (its callTimeout); the call was cancelled", name, c.Tool, timeout))
+		}
+	})
+	r.mu.Unlock()
+	reqID, _ := jsonrpc.MakeID(id)
+	if err := conn.Write(context.Background(), &jsonrpc.Request{ID: reqID, Method: "tools/call", Params: params}); err != nil {
+		if r.take(id) != nil {
+			return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping), LastError: err.Error()}
+		}
+		return func() {}, nil // it was answered or failed already
+	}
+	return func() {
+		if r.take(id) != nil {
+			r.cancelUpstream(id, "cancelled by the client")
+		}
+	}, nil
+}
+
+// rawParams are the params of a relayed tools/call: what the go-sdk's
+// client would send for the same call (the arguments as given, {} when
+// absent; on a 2026-07-28 session the per-request _meta of the protocol,
+// r.protoMeta).
+func (r *relay) rawParams(c *gateway.RawCall, id string) json.RawMessage {
+	args := bytes.TrimSpace(c.Arguments)
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	out := make([]byte, 0, len(args)+len(c.Tool)+len(r.protoMeta)+64)
+	out = append(out, `{"_meta":{`...)
+	n := 0
+	for k, v := range c.Meta {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		kb, _ := json.Marshal(k)
+		out = append(out, kb...)
+		out = append(out, ':')
+		out = append(out, bytes.TrimSpace(v)...)
+		n++
+	}
+	if c.Progress != nil {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `"progressToken":"`...)
+		out = append(out, id...)
+		out = append(out, '"')
+		n++
+	}
+	if len(r.protoMeta) > 0 {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, r.protoMeta...)
+		n++
+	}
+	if n == 0 {
+		out = out[:len(out)-len(`"_meta":{`)]
+	} else {
+		out = append(out, "},"...)
+	}
+	out = append(out, `"name":`...)
+	nb, _ := json.Marshal(c.Tool)
+	out = append(out, nb...)
+	out = append(out, `,"arguments":`...)
+	out = append(out, args...)
+	return append(out, '}')
+}
+
+// protoMeta is the per-request _meta of a 2026-07-28 session (without its
+// braces), as the go-sdk's client adds it to every request; nil for an
+// older session.
+func protoMeta(cs *mcp.ClientSession, impl *mcp.Implementation) []byte {
+	ir := cs.InitializeResult()
+	if ir == nil || ir.ProtocolVersion < "2026-07-28" {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]any{
+		mcp.MetaKeyProtocolVersion:    ir.ProtocolVersion,
+		mcp.MetaKeyClientInfo:         impl,
+		mcp.MetaKeyClientCapabilities: json.RawMessage(`{}`), // the manager's client advertises none
+	})
+	return b[1 : len(b)-1]
+}
+
+// relayFor returns the relay of a connection, installing its tap and the
+// watch that fails its calls when the connection closes.
+func (b *gatewayBackend) relayFor(name string, s *server, conn *stdio.Conn, cs *mcp.ClientSession) *relay {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if r := b.relays[conn]; r != nil {
+		return r
+	}
+	r := &relay{b: b, server: name, s: s, conn: conn, pending: map[string]*rawCall{}, protoMeta: protoMeta(cs, b.m.impl)}
+	b.relays[conn] = r
+	conn.SetTap(r.tap)
+	go func() {
+		<-conn.Done()
+		r.closeAll()
+		b.mu.Lock()
+		delete(b.relays, conn)
+		b.mu.Unlock()
+	}()
+	return r
+}
+
+// take removes a pending call, reporting it; nil if it is no longer
+// pending (answered, timed out, cancelled).
+func (r *relay) take(id string) *rawCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.pending[id]
+	if c != nil {
+		delete(r.pending, id)
+		c.timer.Stop()
+	}
+	return c
+}
+
+func (r *relay) cancelUpstream(id, reason string) {
+	p, _ := json.Marshal(map[string]string{"requestId": id, "reason": reason})
+	_ = r.conn.Write(context.Background(), &jsonrpc.Request{Method: "notifications/cancelled", Params: p})
+}
+
+// tap sees every message of the server before the go-sdk's client: it
+// takes the answers and progress notifications of the relayed calls. It
+// runs on the connection's reader and never blocks.
+func (r *relay) tap(msg jsonrpc.Message) bool {
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		id, ok := m.ID.Raw().(string)
+		if !ok || !strings.HasPrefix(id, rawIDPrefix) {
+			return false
+		}
+		if c := r.take(id); c != nil {
+			if m.Error != nil {
+				var rpc *jsonrpc.Error
+				if !errors.As(m.Error, &rpc) {
+					rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: m.Error.Error()}
+				}
+				c.c.Done(nil, rpc)
+			} else {
+				c.c.Done(m.Result, nil)
+			}
+		}
+		return true // a late answer is dropped too: the go-sdk never asked
+	case *jsonrpc.Request:
+		if m.Method != "notifications/progress" || !bytes.Contains(m.Params, []byte(`"`+rawIDPrefix)) {
+			return false
+		}
+		var p struct {
+			Token any `json:"progressToken"`
+		}
+		if segjson.Unmarshal(m.Params, &p) != nil {
+			return false
+		}
+		id, ok := p.Token.(string)
+		if !ok || !strings.HasPrefix(id, rawIDPrefix) {
+			return false
+		}
+		r.mu.Lock()
+		c := r.pending[id]
+		r.mu.Unlock()
+		if c != nil && c.c.Progress != nil {
+			c.c.Progress(m.Params)
+		}
+		return true
+	}
+	return false
+}
+
+// closeAll fails the calls of a connection that closed: the server
+// exited or was stopped. It waits (briefly) for the supervisor to say so,
+// so that the error names the state the server is in.
+func (r *relay) closeAll() {
+	r.mu.Lock()
+	r.closed = true
+	calls := r.pending
+	r.pending = map[string]*rawCall{}
+	r.mu.Unlock()
+	if len(calls) == 0 {
+		return
+	}
+	for _, c := range calls {
+		c.timer.Stop()
+	}
+	reason := "it stopped"
+	if err := r.conn.Err(); err != nil {
+		reason = err.Error()
+	}
+	state := "restarting"
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if sup := r.s.sup; sup != nil && sup.Conn() != r.conn {
+			st := sup.Status()
+			if st.State != supervisor.Running {
+				state = string(st.State)
+			}
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, c := range calls {
+		c.c.Done(nil, fmt.Errorf("Switchboard server %q stopped while tool %q was running (%s); it is %s now: try again in a moment", r.server, c.tool, reason, state))
+	}
+}

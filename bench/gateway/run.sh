@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the gateway benchmark (package main in this directory): a tools/call
+# through `switchboard bridge` and the host's gateway against a direct
+# stdio call to the same go-sdk server, sequential and with 16 concurrent
+# callers, and prints a table of figures (never a verdict).
+#
+#   bench/gateway/run.sh                      # 5 rounds x 2000 calls per phase
+#   ROUNDS=3 CALLS=1000 bench/gateway/run.sh
+#   KEEP=/tmp/out bench/gateway/run.sh        # keep the binaries and the hosts' logs
+#
+# It takes about a minute.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if [[ -n ${KEEP:-} ]]; then
+	out=$KEEP
+	mkdir -p "$out"
+else
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+fi
+
+go build -o "$out/gatewaybench" ./bench/gateway
+"$out/gatewaybench" -work "$out/work" -rounds "${ROUNDS:-5}" -calls "${CALLS:-2000}" -conc "${CONC:-16}"
