@@ -26,3 +26,6 @@ go test -race -count=1 -timeout 20m ./...
 
 echo "== Windows code paths under Wine"
 bash scripts/wine-test.sh
+
+echo "== Installer packages (.deb, .rpm, .msi) and the darwin compile check"
+bash scripts/package-test.sh

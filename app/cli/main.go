@@ -45,6 +45,12 @@ Usage: switchboard [--config PATH] [--json] COMMAND ...
   logs NAME [-f]                the captured stderr
   tools NAME [--json]           the server's tools with their input schemas
   call NAME TOOL [JSON]         call a tool and print the result
+  clients list|connect|disconnect|import APP
+                                connect AI apps to Switchboard ('switchboard clients help')
+  bridge [--servers a,b] [--tools GLOB]...
+                                the MCP stdio server that AI apps run: it relays to
+                                the host's gateway (starting a host if none runs)
+  gateway token [--new]         the bearer token of the optional HTTP endpoint
   doctor                        PATH resolution of every command, the keyring,
                                 the config, the host, the log file; says what to fix
   service install|uninstall|start|stop|status
