@@ -47,8 +47,11 @@ fi
 # The real MCP servers the engine's tests drive, at pinned versions.
 npmdir=engine/stdio/testdata/npm
 if [[ ! -x $npmdir/node_modules/.bin/mcp-server-everything || $npmdir/package-lock.json -nt $npmdir/node_modules ]]; then
-  echo "deps: npm ci in $npmdir"
-  (cd "$npmdir" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "deps: npm install in $npmdir"
+  # npm install, not npm ci: the Inspector has an optional, Windows-only
+  # dependency that npm leaves out of the lock file on Linux, and npm ci
+  # then refuses the lock as out of sync. The lock still pins every version.
+  (cd "$npmdir" && npm install --no-audit --no-fund --loglevel=error)
 fi
 
 go mod download
