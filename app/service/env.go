@@ -57,7 +57,8 @@ func OSEnv() (Env, error) {
 	if err != nil {
 		return Env{}, fmt.Errorf("cannot find the switchboard executable: %w", err)
 	}
-	e := Env{GOOS: runtime.GOOS, Getenv: os.Getenv, Executable: exe}
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	e := Env{GOOS: runtime.GOOS, Getenv: os.Getenv, Executable: PreferGUI(runtime.GOOS, exe, exists)}
 	if runtime.GOOS == "windows" {
 		if e.User, err = currentUser(); err != nil {
 			return Env{}, err
@@ -250,4 +251,23 @@ func join(goos, dir, name string) string {
 		return path.Join(dir, name)
 	}
 	return strings.TrimRight(clean(goos, dir), `\`) + `\` + strings.ReplaceAll(name, "/", `\`)
+}
+
+// PreferGUI returns the executable that the logon task and the Run value
+// start. On Windows the console switchboard.exe would open a console
+// window at every login (and closing it would stop the host): the GUI
+// switchboard-tray.exe beside it is used instead when it is there.
+func PreferGUI(goos, exe string, exists func(string) bool) string {
+	if goos != "windows" {
+		return exe
+	}
+	i := strings.LastIndexAny(exe, `\/`)
+	dir, base := exe[:i+1], exe[i+1:]
+	if !strings.EqualFold(base, "switchboard.exe") {
+		return exe
+	}
+	if gui := dir + "switchboard-tray.exe"; exists(gui) {
+		return gui
+	}
+	return exe
 }
