@@ -478,26 +478,13 @@ func (e *env) clientsImport(args []string) error {
 			if !fresh[orig] {
 				continue
 			}
-			s := servers[orig]
-			for v, secret := range moved[orig] {
-				if err := s.ReferenceSecret(v, secret); err != nil {
-					return err
-				}
-			}
-			name := config.NormalizeName(orig)
-			raw, err := json.Marshal(s)
+			name, ok, err := e.importOne(b, orig, servers[orig], moved[orig])
 			if err != nil {
 				return err
 			}
-			if err := b.put(name, raw, true); err != nil {
-				fmt.Fprintf(e.stdout, "not imported: %s: %v\n", orig, err)
+			if !ok {
 				failed++
 				continue
-			}
-			if name != orig {
-				fmt.Fprintf(e.stdout, "imported %s as %s\n", orig, name)
-			} else {
-				fmt.Fprintf(e.stdout, "imported %s\n", name)
 			}
 			taken = append(taken, orig)
 			added = append(added, name)

@@ -299,30 +299,40 @@ func (e *env) serversImport(args []string) error {
 	sort.Strings(names)
 	failed := 0
 	for _, orig := range names {
-		s := servers[orig]
-		for v, secret := range moved[orig] {
-			if err := s.ReferenceSecret(v, secret); err != nil {
-				return err
-			}
-		}
-		name := config.NormalizeName(orig)
-		raw, err := json.Marshal(s)
-		if err != nil {
+		if _, ok, err := e.importOne(b, orig, servers[orig], moved[orig]); err != nil {
 			return err
-		}
-		if err := b.put(name, raw, true); err != nil {
-			fmt.Fprintf(e.stdout, "not imported: %s: %v\n", orig, err)
+		} else if !ok {
 			failed++
-			continue
-		}
-		if name != orig {
-			fmt.Fprintf(e.stdout, "imported %s as %s\n", orig, name)
-		} else {
-			fmt.Fprintf(e.stdout, "imported %s\n", name)
 		}
 	}
 	if failed > 0 {
 		return exitError{1}
 	}
 	return nil
+}
+
+// importOne adds one imported entry under its normalized name, with the
+// variables in moved referring to their keyring secrets, and says so. ok
+// is false when the host or the file refused it (reported, not fatal).
+func (e *env) importOne(b backend, orig string, s *config.Server, moved map[string]string) (name string, ok bool, err error) {
+	for v, secret := range moved {
+		if err := s.ReferenceSecret(v, secret); err != nil {
+			return "", false, err
+		}
+	}
+	name = config.NormalizeName(orig)
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return "", false, err
+	}
+	if err := b.put(name, raw, true); err != nil {
+		fmt.Fprintf(e.stdout, "not imported: %s: %v\n", orig, err)
+		return name, false, nil
+	}
+	if name != orig {
+		fmt.Fprintf(e.stdout, "imported %s as %s\n", orig, name)
+	} else {
+		fmt.Fprintf(e.stdout, "imported %s\n", name)
+	}
+	return name, true, nil
 }
