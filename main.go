@@ -11,9 +11,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/cli"
 	"github.com/switchboard-mcp/switchboard/ui"
+	"github.com/switchboard-mcp/switchboard/ui/localefix"
 )
 
 func main() {
+	localefix.Restore()
 	args := os.Args[1:]
 	// "--background" is how the login item starts it: tray only, no window.
 	if len(args) == 0 || len(args) == 1 && args[0] == "--background" {
