@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Runs the engine's tests as a Windows program under Wine: real cmd.exe,
-# batch files, CreateProcess and job objects (Wine's implementations).
+# Runs the tests of the packages with Windows code paths (engine, app/api,
+# app/service, app/gateway) as Windows programs under Wine: real cmd.exe,
+# batch files, CreateProcess, job objects and named pipes (Wine's
+# implementations).
 #
 #   scripts/wine-test.sh [go test flags, e.g. -test.run Batch -test.count 2]
+#   WINE_TEST_PKGS=app/gateway scripts/wine-test.sh    (some packages only)
 #
 # Needs wine64 and gcc-mingw-w64-x86-64 (apt-get install -y wine64
 # gcc-mingw-w64-x86-64). Without wine it skips with a message, and fails
@@ -67,9 +70,11 @@ boot=$!
 x86_64-w64-mingw32-gcc -O2 -s -shared -o "$tmp/bcryptprimitives.dll" \
 	"$shim_src/bcryptprimitives.c" "$shim_src/bcryptprimitives.def" -ladvapi32
 # The packages with Windows code paths: the engine (job objects, the batch
-# guard), the local API (named pipe with a same-user DACL, the lock) and
-# the service package (the Run key through the registry).
-pkgs=${WINE_TEST_PKGS:-"engine app/api app/service"}
+# guard), the local API (named pipe with a same-user DACL, the lock), the
+# service package (the Run key through the registry) and the gateway (its
+# tests on named pipes, and switchboard bridge relaying through the pipe
+# to a real server: bridge_windows_test.go).
+pkgs=${WINE_TEST_PKGS:-"engine app/api app/service app/gateway"}
 for p in $pkgs; do
 	(cd "$root" && GOOS=windows GOARCH=amd64 go test -c -o "$tmp/${p//\//_}.test.exe" "./$p/")
 done

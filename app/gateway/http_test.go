@@ -29,7 +29,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func httpGateway(t *testing.T) (*Gateway, *secrets.Store, string) {
 	t.Helper()
-	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	store := secrets.NewMemoryStore(filepath.Join(testTempDir(t), "secrets.json"))
 	f := newFake(running("alpha", "echo"))
 	g := New(Options{Backend: fakeRaw{f}, Secrets: store})
 	t.Cleanup(g.Close)
