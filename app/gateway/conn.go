@@ -9,10 +9,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -223,6 +227,57 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	_ = c.Close()
 	<-c.readDone
 	<-c.writeDone
+}
+
+// ClientNames returns the names that the apps on the socket clients gave
+// in their MCP handshake (clientInfo.name, e.g. "claude-ai",
+// "cursor-vscode"), each once, sorted. A client whose session has not
+// begun yet (no initialize, or in the 2026-07-28 era no request but
+// server/discover) or whose app sent no name adds none. A name is
+// cleaned for display: control characters dropped, spaces trimmed, at
+// most [maxClientName] bytes.
+func (g *Gateway) ClientNames() []string {
+	g.mu.Lock()
+	sss := make([]*mcp.ServerSession, 0, len(g.conns))
+	for c := range g.conns {
+		if ss := c.ss.Load(); ss != nil {
+			sss = append(sss, ss)
+		}
+	}
+	g.mu.Unlock()
+	var names []string
+	for _, ss := range sss {
+		p := ss.InitializeParams()
+		if p == nil || p.ClientInfo == nil {
+			continue
+		}
+		if n := cleanClientName(p.ClientInfo.Name); n != "" {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// maxClientName bounds a name that ClientNames returns.
+const maxClientName = 64
+
+// cleanClientName makes an app's self-given name fit for a dialog.
+func cleanClientName(s string) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return -1
+		}
+		return r
+	}, s))
+	if len(s) <= maxClientName {
+		return s
+	}
+	cut := maxClientName
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.TrimSpace(s[:cut])
 }
 
 // filterWarnings names the servers of a filter that the config lacks.

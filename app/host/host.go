@@ -74,19 +74,34 @@ type ConfigStatus struct {
 
 // Info is what host.info returns.
 type Info struct {
-	PID        int          `json:"pid"`
-	Version    string       `json:"version"`
-	Socket     string       `json:"socket"`
-	ConfigPath string       `json:"configPath"`
-	LogPath    string       `json:"logPath,omitempty"`
-	OnDemand   bool         `json:"onDemand"`
-	Service    bool         `json:"service"` // run by the OS's service manager
-	Clients    int          `json:"clients"`
-	StartedAt  time.Time    `json:"startedAt"`
-	Path       string       `json:"path"` // the PATH servers get
-	PathError  string       `json:"pathError,omitempty"`
-	Config     ConfigStatus `json:"config"`
-	Swept      int          `json:"swept"` // survivors of a killed host killed at start
+	PID        int    `json:"pid"`
+	Version    string `json:"version"`
+	Socket     string `json:"socket"`
+	ConfigPath string `json:"configPath"`
+	LogPath    string `json:"logPath,omitempty"`
+	OnDemand   bool   `json:"onDemand"`
+	Service    bool   `json:"service"` // run by the OS's service manager
+	// Clients counts the connections to the local API: the tray and the
+	// window, the CLI, a 'switchboard logs --follow'. AI apps are not
+	// among them: they connect to the gateway (AIClients).
+	Clients int `json:"clients"`
+	// AIClients counts the connections to the gateway's socket: the
+	// bridges that AI apps run (usually one per running app), and any
+	// other MCP client of that socket. The gateway's HTTP endpoint is not
+	// counted: its sessions outlive their requests (up to an hour idle),
+	// so a client that is there cannot be told from one that left.
+	AIClients int `json:"aiClients"`
+	// AIApps are the names that the apps on those connections gave in
+	// their MCP handshake (clientInfo.name: "claude-ai", "cursor-vscode"),
+	// each once, sorted. A connection whose app has not begun its session
+	// yet (initialize; in the 2026-07-28 era, its first request after
+	// server/discover), or gave no name, is counted in AIClients only.
+	AIApps    []string     `json:"aiApps,omitempty"`
+	StartedAt time.Time    `json:"startedAt"`
+	Path      string       `json:"path"` // the PATH servers get
+	PathError string       `json:"pathError,omitempty"`
+	Config    ConfigStatus `json:"config"`
+	Swept     int          `json:"swept"` // survivors of a killed host killed at start
 }
 
 // Host is a running host.
@@ -376,6 +391,8 @@ func (h *Host) info() Info {
 		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, Service: h.opts.Service, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept}
 	h.mu.Unlock()
 	inf.Clients = h.srv.Clients()
+	inf.AIClients = h.gw.Clients()
+	inf.AIApps = h.gw.ClientNames()
 	inf.Config = h.configStatus()
 	return inf
 }

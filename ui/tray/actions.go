@@ -32,9 +32,6 @@ type HostOptions struct {
 	// TODO(service issue): take it from the fresh host.info that Quit
 	// reads (Info.Service, being added), OR-ed with this.
 	Service bool
-	// OwnClients is how many of the host's clients are this app's
-	// (default 1: the one client.Live that the tray and the window share).
-	OwnClients int
 	// OnError reports a failed action (default: a desktop notification).
 	OnError func(title string, err error)
 	// Timeout bounds each call to the host (default 30 s).
@@ -53,9 +50,6 @@ type HostOptions struct {
 // TODO(service issue): stop it through the service manager instead, so
 // that a unit set to restart does not come back.
 func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
-	if o.OwnClients <= 0 {
-		o.OwnClients = 1
-	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
@@ -122,7 +116,7 @@ func (h *hostActions) quit(service bool) {
 			h.exit()
 			return
 		}
-		stop, ask := QuitPlan(info, service, h.o.OwnClients)
+		stop, ask := QuitPlan(info, service)
 		if ask == "" {
 			h.finish(stop)
 			return

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,8 +17,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/host"
 )
 
@@ -266,12 +269,17 @@ func TestMenuDrivesRealHost(t *testing.T) {
 		return true
 	})
 
-	// Quit while another client uses the host: asked, and no means no.
-	other, closeOther := live(t, th.opts.SocketPath)
+	// Another client of the host's API (a window, a logs follower): it is
+	// no AI app, and stays connected through both Quits below.
+	other, _ := live(t, th.opts.SocketPath)
 	waitSnap(t, other, "the other client connected", func(s client.Snapshot) bool { return s.Connected })
+
+	// Quit while an AI app is connected through the gateway: asked, naming
+	// the app, and no means no.
+	leave := aiApp(t, th.opts.SocketPath, "claude-ai")
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
 	waitFor(t, "the question", func() bool { return len(asked()) == 1 })
-	if q := asked()[0]; !strings.Contains(q, "An AI app") {
+	if q := asked()[0]; !strings.HasPrefix(q, "Claude Desktop is connected through Switchboard.") {
 		t.Fatalf("question: %q", q)
 	}
 	time.Sleep(200 * time.Millisecond)
@@ -280,13 +288,13 @@ func TestMenuDrivesRealHost(t *testing.T) {
 		t.Fatalf("the host stopped after the user said no: %v", err)
 	default:
 	}
-	closeOther()
+	leave()
 
-	// Quit with no other client: the host stops every server, then the
-	// view is detached.
-	waitFor(t, "the other client gone", func() bool {
+	// Quit with no AI app (the other API client still connected): no
+	// question; the host stops every server, then the view is detached.
+	waitFor(t, "the AI app gone", func() bool {
 		var info host.Info
-		return l.Call(context.Background(), host.MethodInfo, nil, &info) == nil && info.Clients == 1
+		return l.Call(context.Background(), host.MethodInfo, nil, &info) == nil && info.AIClients == 0 && info.Clients == 2
 	})
 	pid = server(l.Snapshot(), "everything").PID
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
@@ -307,6 +315,40 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	if err := processGone(pid); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// aiApp connects an AI app named name (its MCP clientInfo name) to the
+// host's gateway, as a bridge that relays does, and waits until its
+// session has begun. It returns a func that disconnects it (also run at
+// the end of the test).
+func aiApp(t *testing.T, socket, name string) (leave func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	nc, err := api.DialGateway(ctx, api.GatewayPathFor(socket))
+	if err != nil {
+		t.Fatalf("dialling the gateway: %v", err)
+	}
+	br, _, err := gateway.Handshake(nc, gateway.Hello{Client: "tray test"})
+	if err != nil {
+		nc.Close()
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: struct {
+		io.Reader
+		io.Closer
+	}{br, nc}, Writer: nc}, nil)
+	if err != nil {
+		nc.Close()
+		t.Fatal(err)
+	}
+	// In the 2026-07-28 era the app gives its name with its first request.
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	leave = func() { _ = cs.Close() }
+	t.Cleanup(leave)
+	return leave
 }
 
 // serverItemOf returns a server's submenu item, whatever its state.

@@ -374,33 +374,41 @@ func TestIcons(t *testing.T) {
 }
 
 func TestQuitPlan(t *testing.T) {
+	const tail = " connected through Switchboard. Quitting stops every server, and "
 	for _, c := range []struct {
-		name     string
-		clients  int
-		service  bool
-		own      int
-		stop     bool
-		askParts []string
+		name    string
+		info    host.Info
+		service bool
+		stop    bool
+		ask     string // "": no question
 	}{
-		{"alone", 1, false, 1, true, nil},
-		{"alone, count off", 0, false, 1, true, nil},
-		{"one bridge", 2, false, 1, true, []string{"An AI app", "Quitting stops every server", "Quit anyway?"}},
-		{"three bridges", 4, false, 1, true, []string{"3 AI apps", "Quit anyway?"}},
-		{"window on its own connection", 2, false, 2, true, nil},
-		{"service", 1, true, 1, false, nil},
-		{"service with bridges", 5, true, 1, false, nil},
+		{"alone", host.Info{Clients: 1}, false, true, ""},
+		// API clients (a logs follower, a test's probe) are not AI apps.
+		{"logs followers and the window", host.Info{Clients: 4}, false, true, ""},
+		{"one bridge", host.Info{Clients: 1, AIClients: 1}, false, true,
+			"An AI app is" + tail + "it loses these servers' tools. Quit anyway?"},
+		{"three bridges", host.Info{Clients: 1, AIClients: 3}, false, true,
+			"3 AI apps are" + tail + "they lose these servers' tools. Quit anyway?"},
+		{"named", host.Info{AIClients: 2, AIApps: []string{"claude-ai", "cursor-vscode"}}, false, true,
+			"Claude Desktop and Cursor are" + tail + "they lose these servers' tools. Quit anyway?"},
+		{"one app, two sessions", host.Info{AIClients: 2, AIApps: []string{"claude-code"}}, false, true,
+			"Claude Code is" + tail + "it loses these servers' tools. Quit anyway?"},
+		{"unknown names as given, sorted", host.Info{AIClients: 3, AIApps: []string{"zed-thing", "Visual Studio Code", "aider"}}, false, true,
+			"VS Code, aider and zed-thing are" + tail + "they lose these servers' tools. Quit anyway?"},
+		{"two names for one app", host.Info{AIClients: 2, AIApps: []string{"Cursor", "cursor-vscode"}}, false, true,
+			"Cursor is" + tail + "it loses these servers' tools. Quit anyway?"},
+		{"many", host.Info{AIClients: 6, AIApps: []string{"a", "b", "c", "d", "e", "f"}}, false, true,
+			"a, b, c and 3 other AI apps are" + tail + "they lose these servers' tools. Quit anyway?"},
+		{"names but no count", host.Info{AIApps: []string{"claude-ai"}}, false, true, ""},
+		{"service", host.Info{Clients: 1}, true, false, ""},
+		{"service with bridges", host.Info{Clients: 1, AIClients: 5, AIApps: []string{"claude-ai"}}, true, false, ""},
 	} {
-		stop, ask := QuitPlan(host.Info{Clients: c.clients}, c.service, c.own)
+		stop, ask := QuitPlan(c.info, c.service)
 		if stop != c.stop {
 			t.Errorf("%s: stopHost %v, want %v", c.name, stop, c.stop)
 		}
-		if (ask == "") != (c.askParts == nil) {
-			t.Errorf("%s: ask %q", c.name, ask)
-		}
-		for _, p := range c.askParts {
-			if !strings.Contains(ask, p) {
-				t.Errorf("%s: ask %q lacks %q", c.name, ask, p)
-			}
+		if ask != c.ask {
+			t.Errorf("%s: ask\n%q, want\n%q", c.name, ask, c.ask)
 		}
 	}
 }

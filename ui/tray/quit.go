@@ -2,6 +2,8 @@ package tray
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/host"
 )
@@ -13,30 +15,74 @@ import (
 // way to stop them. Otherwise Quit stops the host, which stops every
 // server and waits for their stop ladders before it exits.
 //
-// Before stopping the host, Quit asks (ask is the question) when other
-// clients use it. info.Clients counts every connection to the host's API,
-// this app's own included: own is how many of them are this app's (one,
-// the [client.Live] that the tray and the window share). The rest are
-// counted as AI apps: bridges do not identify themselves yet, so a
-// `switchboard logs --follow` in a terminal counts too, and Quit asks one
-// question too many rather than one too few.
-//
-// TODO(bridge issue): count only the AI apps' connections once the host
-// reports them apart (whatever way they come: bridges on the API socket,
-// or a gateway whose clients Info.Clients does not count), and name the
-// apps in the question.
-func QuitPlan(info host.Info, service bool, own int) (stopHost bool, ask string) {
+// Before stopping the host, Quit asks (ask is the question) when AI apps
+// are connected through the gateway (info.AIClients). The question names
+// the apps when they gave their names (info.AIApps), else counts the
+// connections. Clients of the host's API (this app, the CLI, a
+// `switchboard logs --follow`) do not count.
+func QuitPlan(info host.Info, service bool) (stopHost bool, ask string) {
 	if service {
 		return false, ""
 	}
-	others := info.Clients - own
-	switch {
-	case others <= 0:
+	n := info.AIClients
+	if n <= 0 {
 		return true, ""
-	case others == 1:
-		ask = "An AI app (or another Switchboard client) is connected to Switchboard. "
-	default:
-		ask = fmt.Sprintf("%d AI apps (or other Switchboard clients) are connected to Switchboard. ", others)
 	}
-	return true, ask + "Quitting stops every server, and they lose these servers' tools. Quit anyway?"
+	apps := appTitles(info.AIApps)
+	var who string
+	switch {
+	case len(apps) == 1:
+		who = apps[0] + " is"
+	case len(apps) > 1:
+		who = joinNames(apps) + " are"
+	case n == 1:
+		who = "An AI app is"
+	default:
+		who = fmt.Sprintf("%d AI apps are", n)
+	}
+	lose := "they lose"
+	if len(apps) == 1 || len(apps) == 0 && n == 1 {
+		lose = "it loses"
+	}
+	return true, who + " connected through Switchboard. Quitting stops every server, and " + lose + " these servers' tools. Quit anyway?"
+}
+
+// knownApps are the names that AI apps give in their MCP handshake
+// (clientInfo.name), with the names their users know them by. Others are
+// shown as the apps gave them.
+var knownApps = map[string]string{
+	"claude-ai":          "Claude Desktop", // a bridge is a local command: the desktop app, not the web
+	"claude-code":        "Claude Code",
+	"cursor-vscode":      "Cursor",
+	"Visual Studio Code": "VS Code",
+}
+
+// appTitles maps the apps' names to their titles, each once, sorted.
+func appTitles(names []string) []string {
+	var out []string
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if t, ok := knownApps[n]; ok {
+			n = t
+		}
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// maxNamed is how many apps a question names; past it the rest are
+// counted.
+const maxNamed = 4
+
+// joinNames joins two or more names: "A and B", "A, B and C", and past
+// maxNamed "A, B, C and 2 other AI apps".
+func joinNames(names []string) string {
+	if len(names) > maxNamed {
+		rest := len(names) - (maxNamed - 1)
+		return strings.Join(names[:maxNamed-1], ", ") + fmt.Sprintf(" and %d other AI apps", rest)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -252,7 +252,7 @@ func (n menuNode) String() string {
 }
 
 // hostState asks the host for a server's status on a connection of its
-// own, closed at once (so that the tray's Quit sees no other client).
+// own, closed at once.
 func hostState(t *testing.T, socket, name string) host.ServerStatus {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -479,10 +479,37 @@ func TestRealTray(t *testing.T) {
 	click(start)
 	m = waitMenu("the menu shows it running again", has("everything — running (2 tools)"))
 
-	// Click Quit: the host stops every server and exits, and so does the
-	// tray.
-	pid = hostState(t, th.opts.SocketPath, "everything").PID
+	// Click Quit while an AI app is connected through the gateway: the
+	// tray asks first (its question window stays unanswered), so the host
+	// and the tray keep running.
+	leave := aiApp(t, th.opts.SocketPath, "cursor-vscode")
 	quit, _ := m.find(LabelQuit)
+	click(quit)
+	time.Sleep(time.Second)
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		t.Fatalf("Quit closed the tray without asking while an AI app was connected: %v", err)
+	default:
+	}
+	if b, _ := os.ReadFile(th.opts.LogPath); strings.Contains(string(b), "host stopping") {
+		t.Fatalf("Quit stopped the host without asking while an AI app was connected; the host's log:\n%s", b)
+	}
+	leave()
+
+	// Click Quit with no AI app, while another client of the host's API
+	// stays connected (as a 'switchboard logs --follow' would): no question;
+	// the host stops every server and exits, and so does the tray.
+	follower, err := api.Dial(context.Background(), th.opts.SocketPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer follower.Close()
+	waitFor(t, "the AI app gone", func() bool {
+		var info host.Info
+		return follower.Call(context.Background(), host.MethodInfo, nil, &info) == nil && info.AIClients == 0
+	})
+	pid = hostState(t, th.opts.SocketPath, "everything").PID
 	click(quit)
 	select {
 	case err := <-th.done:
