@@ -19,6 +19,7 @@ license_of() { # a short name for a license text (for the summary list)
 	elif grep -qi 'Permission to use, copy, modify, and/or distribute' "$f"; then echo ISC
 	elif grep -qi 'Neither the name' "$f"; then echo BSD-3-clause
 	elif grep -qi 'Redistribution and use in source and binary forms' "$f"; then echo BSD-2-clause
+	elif grep -qi 'Altered source versions must be plainly marked' "$f"; then echo Zlib
 	elif grep -qi 'unlicense\|public domain' "$f"; then echo public-domain
 	else echo other
 	fi
