@@ -152,65 +152,76 @@ func (v *pasteView) doImport() {
 	go func() {
 		ctx, cancel := context.WithTimeout(w.ctx, callTimeout)
 		defer cancel()
-		var lines []string
-		imported := 0
-		failed := map[string]string{} // server -> why its secret could not move
-		moved := map[string]map[string]string{}
-		for _, c := range move {
-			if _, bad := failed[c.Server]; bad {
-				continue
-			}
-			if err := w.live.Call(ctx, host.MethodSecretSet, host.SecretParams{Name: c.Secret, Value: c.Value}, nil); err != nil {
-				failed[c.Server] = fmt.Sprintf("moving %s.env.%s into the keyring: %v (nothing of this server was imported)", c.Server, c.Var, err)
-				continue
-			}
-			if moved[c.Server] == nil {
-				moved[c.Server] = map[string]string{}
-			}
-			moved[c.Server][c.Var] = c.Secret
-			lines = append(lines, fmt.Sprintf("moved %s.env.%s into the keyring as %q", c.Server, c.Var, c.Secret))
-		}
-		names := make([]string, 0, len(servers))
-		for n := range servers {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, orig := range names {
-			if why, bad := failed[orig]; bad {
-				lines = append(lines, "not imported: "+orig+": "+why)
-				continue
-			}
-			s := servers[orig]
-			var err error
-			for variable, secret := range moved[orig] {
-				if err == nil {
-					err = s.ReferenceSecret(variable, secret)
-				}
-			}
-			name := config.NormalizeName(orig)
-			if err == nil {
-				err = w.live.Call(ctx, host.MethodPut, host.PutParams{Name: name, Entry: marshal(s), Create: true}, nil)
-			}
-			switch {
-			case err != nil:
-				lines = append(lines, fmt.Sprintf("not imported: %s: %v", orig, err))
-			case name != orig:
-				imported++
-				lines = append(lines, fmt.Sprintf("imported %s as %s", orig, name))
-			default:
-				imported++
-				lines = append(lines, "imported "+name)
-			}
-		}
+		lines, added := w.importServers(ctx, servers, move)
 		w.opts.Do(func() {
 			if w.ctx.Err() != nil {
 				return
 			}
 			v.previewB.Enable()
 			setText(v.results, strings.Join(lines, "\n"))
-			w.setStatus(fmt.Sprintf("Imported %d of %d servers.", imported, len(names)), imported < len(names))
+			w.setStatus(fmt.Sprintf("Imported %d of %d servers.", len(added), len(servers)), len(added) < len(servers))
 		})
 	}()
+}
+
+// importServers moves the chosen literal secrets into the keyring and adds
+// each server with servers.put (as a new entry), in name order, through
+// the host, as `switchboard servers import` does: the one path by which
+// the window imports servers (a pasted block, an AI app's own servers).
+// It runs off the UI goroutine. lines are the outcomes in the command
+// line's words; added maps each server that was added, by its name in the
+// block, to its name in Switchboard.
+func (w *Window) importServers(ctx context.Context, servers map[string]*config.Server, move []config.SecretCandidate) (lines []string, added map[string]string) {
+	added = map[string]string{}
+	failed := map[string]string{} // server -> why its secret could not move
+	moved := map[string]map[string]string{}
+	for _, c := range move {
+		if _, bad := failed[c.Server]; bad {
+			continue
+		}
+		if err := w.live.Call(ctx, host.MethodSecretSet, host.SecretParams{Name: c.Secret, Value: c.Value}, nil); err != nil {
+			failed[c.Server] = fmt.Sprintf("moving %s.env.%s into the keyring: %v (nothing of this server was imported)", c.Server, c.Var, err)
+			continue
+		}
+		if moved[c.Server] == nil {
+			moved[c.Server] = map[string]string{}
+		}
+		moved[c.Server][c.Var] = c.Secret
+		lines = append(lines, fmt.Sprintf("moved %s.env.%s into the keyring as %q", c.Server, c.Var, c.Secret))
+	}
+	names := make([]string, 0, len(servers))
+	for n := range servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, orig := range names {
+		if why, bad := failed[orig]; bad {
+			lines = append(lines, "not imported: "+orig+": "+why)
+			continue
+		}
+		s := servers[orig]
+		var err error
+		for variable, secret := range moved[orig] {
+			if err == nil {
+				err = s.ReferenceSecret(variable, secret)
+			}
+		}
+		name := config.NormalizeName(orig)
+		if err == nil {
+			err = w.live.Call(ctx, host.MethodPut, host.PutParams{Name: name, Entry: marshal(s), Create: true}, nil)
+		}
+		switch {
+		case err != nil:
+			lines = append(lines, fmt.Sprintf("not imported: %s: %v", orig, err))
+			continue
+		case name != orig:
+			lines = append(lines, fmt.Sprintf("imported %s as %s", orig, name))
+		default:
+			lines = append(lines, "imported "+name)
+		}
+		added[orig] = name
+	}
+	return lines, added
 }
 
 // commandLine writes a command and its arguments for a person, quoting

@@ -1,7 +1,8 @@
 // Package window is Switchboard's main window: the list of servers with
 // their states and actions, the form that adds or edits a server, the
-// "Paste configuration" import, the catalog of well-known servers, and each
-// server's logs and tools.
+// "Paste configuration" import, the catalog of well-known servers, each
+// server's logs and tools, and the "AI apps" panel that connects desktop AI
+// apps to Switchboard (app/clients).
 //
 // The window is a client of the host, like the tray and the command line:
 // it reads the host's state from a [client.Live] view, follows its
@@ -67,6 +68,7 @@ type Window struct {
 	addBtn     *widget.Button
 	pasteBtn   *widget.Button
 	catalogBtn *widget.Button
+	appsBtn    *widget.Button
 	refreshBtn *widget.Button
 	center     *fyne.Container
 
@@ -81,6 +83,7 @@ type Window struct {
 	template *templateView
 	logs     *logsView
 	tools    *toolsView
+	apps     *appsView
 	confirm  *dialog.ConfirmDialog // the last removal asked about
 }
 
@@ -163,8 +166,9 @@ func (w *Window) build() fyne.CanvasObject {
 	w.addBtn = widget.NewButtonWithIcon("Add server", theme.ContentAddIcon(), w.openAdd)
 	w.pasteBtn = widget.NewButtonWithIcon("Paste configuration", theme.ContentPasteIcon(), w.openPaste)
 	w.catalogBtn = widget.NewButtonWithIcon("Catalog", theme.ListIcon(), w.openCatalog)
+	w.appsBtn = widget.NewButtonWithIcon("AI apps", theme.ComputerIcon(), w.openApps)
 	w.refreshBtn = widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), w.refresh)
-	toolbar := container.NewHBox(w.addBtn, w.pasteBtn, w.catalogBtn, w.refreshBtn)
+	toolbar := container.NewHBox(w.addBtn, w.pasteBtn, w.catalogBtn, w.appsBtn, w.refreshBtn)
 	w.list = newServerList(w)
 	w.center = container.NewStack(w.list.obj)
 	top := container.NewVBox(w.connBanner, w.cfgBanner, toolbar, widget.NewSeparator())
@@ -245,6 +249,9 @@ func (w *Window) apply(s client.Snapshot) {
 	if w.form != nil {
 		w.form.updateHint()
 	}
+	if w.apps != nil {
+		w.apps.stateChanged()
+	}
 }
 
 // refresh shows the current snapshot again and fetches the current page's
@@ -284,7 +291,7 @@ func (w *Window) leave() {
 		w.page.close()
 	}
 	w.page = nil
-	w.form, w.paste, w.catalog, w.template, w.logs, w.tools = nil, nil, nil, nil, nil, nil
+	w.form, w.paste, w.catalog, w.template, w.logs, w.tools, w.apps = nil, nil, nil, nil, nil, nil, nil
 }
 
 // focus gives the keyboard focus to a widget of the current page.
