@@ -6,11 +6,16 @@ package ui
 import (
 	"context"
 	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/ui/appicon"
 	"github.com/switchboard-mcp/switchboard/ui/tray"
 	"github.com/switchboard-mcp/switchboard/ui/window"
 )
@@ -28,14 +33,31 @@ type Options struct {
 }
 
 // Run runs the tray app until the user quits it.
+//
+// On the freedesktop platforms the tray is a [tray.Systray] and Fyne's
+// driver (and with it the GL stack) starts only when a window is first
+// needed; elsewhere the tray is Fyne's own. See docs/architecture.md.
 func Run(o Options) error {
+	guardSessionBus()
 	a := app.NewWithID(AppID)
-	return RunApp(a, o)
+	a.SetIcon(appicon.Icon)
+	return run(a, o, startSystray)
 }
 
 // RunApp runs the tray app on a given Fyne app (tests give Fyne's test
-// app); it returns when the app quits.
+// app), with Fyne's tray; it returns when the app quits.
 func RunApp(a fyne.App, o Options) error {
+	return run(a, o, nil)
+}
+
+// trayHost is a tray that is not Fyne's: safe from any goroutine, closed
+// when the app ends.
+type trayHost interface {
+	tray.Host
+	Close()
+}
+
+func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	live := client.New(client.Options{
@@ -48,13 +70,114 @@ func RunApp(a fyne.App, o Options) error {
 	go live.Run(ctx)
 
 	// The window is created only when first opened; closing it hides it.
+	// ensure runs on the UI goroutine.
 	var win *window.Window
+	var onClose func() // nil: closing the window hides it
 	ensure := func() *window.Window {
 		if win == nil {
 			ch, _ := live.Watch()
-			win = window.New(a, live, window.Options{Changed: ch})
+			win = window.New(a, live, window.Options{Changed: ch, OnClose: onClose})
 		}
 		return win
+	}
+
+	var host trayHost
+	if startTray != nil {
+		h, err := startTray("Switchboard")
+		if err != nil {
+			// No tray to come back from: the window is the app, and
+			// closing it quits (the host and its servers keep running).
+			if o.Logger != nil {
+				o.Logger.Warn("no tray icon; showing the window", "err", err)
+			}
+			o.ShowWindow = true
+			onClose = a.Quit
+			return runFyneTray(a, o, live, cancel, ensure, false)
+		}
+		host = h
+		defer h.Close()
+	}
+	if host == nil {
+		return runFyneTray(a, o, live, cancel, ensure, true)
+	}
+
+	// Fyne's driver runs only from the first time the UI thread is needed
+	// (the window, a question): until then the tray is the whole app.
+	var (
+		mu      sync.Mutex
+		started bool
+		fyneOn  = make(chan struct{}) // closed: the main goroutine runs Fyne
+		quitNow = make(chan struct{}) // closed: quit before Fyne ran
+	)
+	onUI := func(f func()) {
+		mu.Lock()
+		if !started {
+			started = true
+			close(fyneOn)
+		}
+		mu.Unlock()
+		fyne.Do(f) // queued until the driver runs
+	}
+	quit := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if started {
+			fyne.Do(a.Quit)
+			return
+		}
+		select {
+		case <-quitNow:
+		default:
+			close(quitNow)
+		}
+	}
+	notify := func(n *fyne.Notification) { a.SendNotification(n) } // D-Bus: any goroutine
+	actions := tray.HostActions(live, a, tray.HostOptions{
+		Open:     func() { onUI(func() { ensure().Show() }) },
+		ShowLogs: func(name string) { onUI(func() { ensure().ShowLogs(name) }) },
+		Confirm: func(q string, answer func(bool)) {
+			onUI(func() { tray.ConfirmWindow(a, q, answer) })
+		},
+		Quit:    quit,
+		OnError: func(title string, err error) { notify(fyne.NewNotification(title, err.Error())) },
+		Detach:  cancel,
+	})
+	t := &tray.Tray{Host: host, Notify: notify}
+	t.Run(a, live, actions)
+	defer t.Close()
+
+	if o.ShowWindow {
+		mu.Lock()
+		started = true
+		close(fyneOn)
+		mu.Unlock()
+		ensure().Show()
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case <-fyneOn:
+		signal.Stop(sig) // Fyne's driver catches them from here on
+	case <-quitNow:
+		return nil
+	case <-sig:
+		return nil
+	}
+	// A window that is never shown keeps the driver running when the
+	// last shown one closes (a question answered "no" before the main
+	// window was ever opened); it costs no GL surface.
+	a.NewWindow("Switchboard")
+	a.Run()
+	return nil
+}
+
+// runFyneTray runs the app with Fyne's own tray (macOS, Windows, tests),
+// or with none (withTray false: the window is the app).
+func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure func() *window.Window, withTray bool) error {
+	if !withTray {
+		ensure().Show()
+		a.Run()
+		return nil
 	}
 	open := func() { fyne.Do(func() { ensure().Show() }) }
 	actions := tray.HostActions(live, a, tray.HostOptions{

@@ -17,14 +17,16 @@
 # median time from exec to the window being mapped (xdotool search
 # --onlyvisible, polled every 20 ms), over LAUNCHES fresh starts. The host
 # (`switchboard serve`, 10 bench/host/mcpserver servers) is started first
-# and is not measured here (bench/host does that). No D-Bus session: the
-# tray's StatusNotifierItem fails to register (logged) but the app runs.
+# and is not measured here (bench/host does that). A private D-Bus session
+# bus with no tray host on it: the tray exports its StatusNotifierItem
+# there, and its registration with the (missing) StatusNotifierWatcher
+# fails (logged); without any bus the app would show its window instead.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 servers=${SERVERS:-10} settle=${SETTLE:-5} window=${WINDOW:-30} launches=${LAUNCHES:-3}
-for c in Xvfb xdotool; do
-	command -v "$c" >/dev/null || { echo "run.sh: $c is missing (apt-get install xvfb xdotool)" >&2; exit 1; }
+for c in Xvfb xdotool dbus-daemon; do
+	command -v "$c" >/dev/null || { echo "run.sh: $c is missing (apt-get install xvfb xdotool dbus)" >&2; exit 1; }
 done
 
 tmp=$(mktemp -d)
@@ -54,7 +56,9 @@ chmod 700 "$tmp/rt"
 } >"$tmp/cfg/switchboard/config.json"
 export SWITCHBOARD_RUNTIME_DIR=$tmp/rt XDG_CONFIG_HOME=$tmp/cfg XDG_CACHE_HOME=$tmp/cache
 export SHELL=/bin/sh LANG=en_US.UTF-8
-unset DBUS_SESSION_BUS_ADDRESS
+read -r bus buspid < <(dbus-daemon --session --fork --print-address=1 --print-pid=1 | paste -sd' ')
+pids+=("$buspid")
+export DBUS_SESSION_BUS_ADDRESS=$bus
 
 exec 3>"$tmp/display"
 Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &

@@ -20,8 +20,12 @@ type HostOptions struct {
 	// ShowLogs shows a server's logs (nil: Open).
 	ShowLogs func(name string)
 	// Confirm asks the user a yes/no question and calls answer with the
-	// reply, on the UI thread (nil: a small window of the tray's own).
+	// reply. It is called off the UI thread and may answer on any
+	// goroutine (nil: a small window of the tray's own, on the UI thread).
 	Confirm func(question string, answer func(yes bool))
+	// Quit quits the app, from any goroutine (nil: the Fyne app's Quit, on
+	// its UI thread).
+	Quit func()
 	// Detach is called just before the app quits, after host.stop was
 	// sent: it must stop the live view (cancel its Run), so that the view
 	// does not start a new host once this one is gone.
@@ -60,7 +64,12 @@ func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 		}
 	}
 	if o.Confirm == nil {
-		o.Confirm = func(q string, answer func(bool)) { confirmWindow(app, q, answer) }
+		o.Confirm = func(q string, answer func(bool)) {
+			fyne.Do(func() { ConfirmWindow(app, q, answer) })
+		}
+	}
+	if o.Quit == nil {
+		o.Quit = func() { fyne.Do(app.Quit) }
 	}
 	if o.ShowLogs == nil && o.Open != nil {
 		open := o.Open
@@ -121,12 +130,10 @@ func (h *hostActions) quit(service bool) {
 			h.finish(stop)
 			return
 		}
-		fyne.Do(func() {
-			h.o.Confirm(ask, func(yes bool) {
-				if yes {
-					go h.finish(stop)
-				}
-			})
+		h.o.Confirm(ask, func(yes bool) {
+			if yes {
+				go h.finish(stop)
+			}
 		})
 	}()
 }
@@ -159,12 +166,12 @@ func (h *hostActions) exit() {
 	if h.o.Detach != nil {
 		h.o.Detach()
 	}
-	fyne.Do(h.app.Quit)
+	h.o.Quit()
 }
 
-// confirmWindow asks a question in a small window of its own (the tray
+// ConfirmWindow asks a question in a small window of its own (the tray
 // may have no window open to host a dialog). Closing it answers no.
-func confirmWindow(app fyne.App, question string, answer func(bool)) {
+func ConfirmWindow(app fyne.App, question string, answer func(bool)) {
 	w := app.NewWindow("Quit Switchboard?")
 	once := false
 	reply := func(yes bool) {

@@ -60,7 +60,8 @@ const maxDetail = 80
 // logs, those that make no sense in its state disabled); Open Switchboard;
 // Start all and Stop all; Stop background service when the host is a
 // service; and Quit, the last item, marked IsQuit so that Fyne adds no
-// second one. Not connected, it says so (with the reason) above Quit. An
+// second one. Not connected, it says so (with the reason) above Open
+// Switchboard and Quit. An
 // invalid config file adds a line saying that the last good one is in
 // force.
 func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
@@ -70,7 +71,9 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 		if s.Err != "" {
 			items = append(items, disabled(short(s.Err)))
 		}
-		items = append(items, fyne.NewMenuItemSeparator(), quitItem(a))
+		// The window shows the same, and what to do about it.
+		items = append(items, fyne.NewMenuItemSeparator(), item(LabelOpen, a.Open, true),
+			fyne.NewMenuItemSeparator(), quitItem(a))
 		return fyne.NewMenu("Switchboard", items...)
 	}
 	if e := s.Info.Config.Error; e != "" {

@@ -251,18 +251,23 @@ func TestBuildMenuNotConnected(t *testing.T) {
 		err  string
 		want []string
 	}{
-		{"", []string{LabelNotConnected, "---", LabelQuit}},
-		{"connection refused", []string{LabelNotConnected, "connection refused", "---", LabelQuit}},
-		{long, []string{LabelNotConnected, short(long), "---", LabelQuit}},
+		{"", []string{LabelNotConnected, "---", LabelOpen, "---", LabelQuit}},
+		{"connection refused", []string{LabelNotConnected, "connection refused", "---", LabelOpen, "---", LabelQuit}},
+		{long, []string{LabelNotConnected, short(long), "---", LabelOpen, "---", LabelQuit}},
 	} {
 		m := BuildMenu(client.Snapshot{Connected: false, Err: c.err, Servers: allStates.Servers}, r.actions(true))
 		if got := labels(m); !slices.Equal(got, c.want) {
 			t.Fatalf("labels %q, want %q", got, c.want)
 		}
-		for _, it := range m.Items[:len(m.Items)-2] {
+		for _, it := range m.Items[:len(m.Items)-4] {
 			if !it.Disabled {
 				t.Errorf("%q is enabled", it.Label)
 			}
+		}
+		// The window says the same, with what to do: Open works.
+		find(t, m, LabelOpen).Action()
+		if got := r.take(); !slices.Equal(got, []string{"open"}) {
+			t.Fatalf("Open called %q", got)
 		}
 		checkQuit(t, m)
 		find(t, m, LabelQuit).Action()

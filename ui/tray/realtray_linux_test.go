@@ -37,7 +37,45 @@ import (
 
 const socketEnv = "SWITCHBOARD_TRAY_TEST_SOCKET"
 
-func init() { helpers["tray"] = runTrayApp }
+func init() {
+	helpers["tray"] = runTrayApp
+	helpers["systray"] = runSystrayApp
+}
+
+// runSystrayApp is the tray process as the app runs on Linux: a [Systray]
+// and a Fyne app whose driver never runs (the window is never opened), so
+// no GL is loaded. Quit ends it; Open says so on stderr.
+func runSystrayApp() int {
+	a := fyneapp.NewWithID("io.github.switchboard-mcp.traytest")
+	st, err := StartSystray("traytest")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tray app:", err)
+		return 1
+	}
+	live := client.New(client.Options{Socket: os.Getenv(socketEnv)})
+	ctx, cancel := context.WithCancel(context.Background())
+	go live.Run(ctx)
+	quit := make(chan struct{})
+	var once sync.Once
+	notify := func(n *fyne.Notification) {
+		fmt.Fprintf(os.Stderr, "NOTIFICATION: %s | %s\n", n.Title, strings.ReplaceAll(n.Content, "\n", " "))
+	}
+	tr := &Tray{Host: st, Notify: notify}
+	actions := HostActions(live, a, HostOptions{
+		Open:    func() { fmt.Fprintln(os.Stderr, "OPEN") },
+		Detach:  cancel,
+		Quit:    func() { once.Do(func() { close(quit) }) },
+		Confirm: func(q string, _ func(bool)) { fmt.Fprintln(os.Stderr, "QUESTION:", q) },
+		OnError: func(title string, err error) { fmt.Fprintf(os.Stderr, "ERROR: %s: %v\n", title, err) },
+	})
+	tr.Run(a, live, actions)
+	<-quit
+	tr.Close()
+	st.Close()
+	cancel()
+	fmt.Fprintln(os.Stderr, "tray app: quit")
+	return 0
+}
 
 // runTrayApp is the tray process: a Fyne app with the Tray, following the
 // host at $SWITCHBOARD_TRAY_TEST_SOCKET. Its notifications go to stderr
@@ -275,6 +313,27 @@ func hostState(t *testing.T, socket, name string) host.ServerStatus {
 	return host.ServerStatus{}
 }
 
+// glLibraries returns the Mesa libraries in a /proc/PID/maps text: the
+// ones a GL context loads (libGL.so itself is linked at start).
+func glLibraries(maps string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, line := range strings.Split(maps, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 {
+			continue
+		}
+		base := filepath.Base(f[5])
+		for _, p := range []string{"libGLX_mesa", "swrast_dri", "libLLVM", "libgallium"} {
+			if strings.HasPrefix(base, p) && !seen[base] {
+				seen[base] = true
+				out = append(out, base)
+			}
+		}
+	}
+	return out
+}
+
 // syncBuffer is a bytes.Buffer safe for a writer and a reader.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -293,7 +352,15 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// TestRealTray runs the tray both ways: with Fyne's own tray (macOS and
+// Windows use it) and with the [Systray] the app uses on Linux, where the
+// tray process must also load no GL while its window is never opened.
 func TestRealTray(t *testing.T) {
+	t.Run("fyne", func(t *testing.T) { testRealTray(t, "tray") })
+	t.Run("systray", func(t *testing.T) { testRealTray(t, "systray") })
+}
+
+func testRealTray(t *testing.T, role string) {
 	xvfb := need(t, "Xvfb", "xvfb")
 	daemon := need(t, "dbus-daemon", "dbus")
 	display := startXvfb(t, xvfb)
@@ -308,7 +375,7 @@ func TestRealTray(t *testing.T) {
 	home := t.TempDir()
 	cmd := exec.Command(testExe, "-test.run=^$")
 	cmd.Env = append(os.Environ(),
-		helperEnv+"=tray", socketEnv+"="+th.opts.SocketPath,
+		helperEnv+"="+role, socketEnv+"="+th.opts.SocketPath,
 		"DISPLAY="+display, "DBUS_SESSION_BUS_ADDRESS="+bus, "LANG=en_US.UTF-8",
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_RUNTIME_DIR="+home)
@@ -397,6 +464,16 @@ func TestRealTray(t *testing.T) {
 	}
 	if quits != 1 {
 		t.Fatalf("%d Quit items", quits)
+	}
+	// What the tray process has mapped of Mesa (loaded with a GL context).
+	maps, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gl := glLibraries(string(maps))
+	t.Logf("GL libraries the tray process maps: %v", gl)
+	if role == "systray" && len(gl) > 0 {
+		t.Fatalf("the tray process loaded GL with its window never opened: %v", gl)
 	}
 	ev, _ := m.find("everything — running (2 tools)")
 	for label, enabled := range map[string]bool{LabelStart: false, LabelStop: true, LabelRestart: true, LabelShowLogs: true} {
@@ -495,6 +572,15 @@ func TestRealTray(t *testing.T) {
 	if b, _ := os.ReadFile(th.opts.LogPath); strings.Contains(string(b), "host stopping") {
 		t.Fatalf("Quit stopped the host without asking while an AI app was connected; the host's log:\n%s", b)
 	}
+	if role == "systray" {
+		if !strings.Contains(logs.String(), "QUESTION: Cursor is connected through Switchboard.") {
+			t.Fatal("Quit did not ask about Cursor")
+		}
+		// Open Switchboard reaches the app (which would start Fyne's driver).
+		open, _ := m.find(LabelOpen)
+		click(open)
+		waitFor(t, "Open to reach the app", func() bool { return strings.Contains(logs.String(), "OPEN\n") })
+	}
 	leave()
 
 	// Click Quit with no AI app, while another client of the host's API
@@ -510,7 +596,12 @@ func TestRealTray(t *testing.T) {
 		return follower.Call(context.Background(), host.MethodInfo, nil, &info) == nil && info.AIClients == 0
 	})
 	pid = hostState(t, th.opts.SocketPath, "everything").PID
-	click(quit)
+	// The tray may be gone before its reply to this click is: a panel
+	// does not wait for one either.
+	if call := menu.Call("com.canonical.dbusmenu.Event", 0, quit.ID, "clicked", dbus.MakeVariant(""), uint32(0)); call.Err != nil &&
+		!strings.Contains(call.Err.Error(), "disconnected from message bus without replying") {
+		t.Fatalf("clicking %q: %v", quit.Label, call.Err)
+	}
 	select {
 	case err := <-th.done:
 		th.done <- err // for the cleanup

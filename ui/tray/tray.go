@@ -37,6 +37,11 @@ type Tray struct {
 	// OnRebuild, if set, is called after each rebuild with the state shown
 	// (tests count rebuilds with it).
 	OnRebuild func(client.Snapshot)
+	// Host shows the icon and menu. Nil: the app given to Run, when it is
+	// a [desktop.App] (Fyne's own tray), changed on Fyne's UI thread. A
+	// Host set here (a [Systray]) is called from the follower's goroutine
+	// and must be safe for that.
+	Host Host
 
 	once, closeOnce sync.Once
 	done            chan struct{}
@@ -70,6 +75,13 @@ func (t *Tray) Run(a fyne.App, live *client.Live, actions Actions) {
 	t.start(a, live, actions)
 }
 
+// Host is a tray that shows an icon and a menu: a [desktop.App], or a
+// [Systray].
+type Host interface {
+	SetSystemTrayIcon(fyne.Resource)
+	SetSystemTrayMenu(*fyne.Menu)
+}
+
 // source is what Run reads of a [client.Live].
 type source interface {
 	Snapshot() client.Snapshot
@@ -80,7 +92,13 @@ type source interface {
 // channel closes when that goroutine has returned.
 func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 	t.init()
-	desk, _ := a.(desktop.App)
+	var desk Host
+	do := fyne.DoAndWait
+	if t.Host != nil {
+		desk, do = t.Host, func(f func()) { f() }
+	} else if d, ok := a.(desktop.App); ok {
+		desk = d
+	}
 	notify := t.Notify
 	if notify == nil {
 		notify = func(n *fyne.Notification) { fyne.Do(func() { a.SendNotification(n) }) }
@@ -116,7 +134,7 @@ func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 			case <-src.Changed():
 			default:
 			}
-			t.update(desk, src.Snapshot(), actions, notify, fyne.DoAndWait)
+			t.update(desk, src.Snapshot(), actions, notify, do)
 		}
 	}()
 	return ended
@@ -124,7 +142,7 @@ func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 
 // update notifies new failures and rebuilds the tray if what it shows
 // changed.
-func (t *Tray) update(desk desktop.App, s client.Snapshot, actions Actions, notify func(*fyne.Notification), do func(func())) {
+func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func(*fyne.Notification), do func(func())) {
 	for _, st := range t.newlyFailed(s) {
 		notify(FailureNotification(st))
 	}

@@ -45,6 +45,9 @@ type Options struct {
 	Now func() time.Time
 	// Title is the window's title; "" means "Switchboard".
 	Title string
+	// OnClose runs when the user closes the window; nil hides it (the app
+	// lives on in the tray). Without a tray, the app passes its quit.
+	OnClose func()
 }
 
 // Window is the main window. Its methods must be called on the UI
@@ -118,7 +121,11 @@ func (w *Window) Show() {
 	if w.win == nil {
 		w.win = w.app.NewWindow(w.opts.Title)
 		w.win.SetContent(w.build())
-		w.win.SetCloseIntercept(w.Hide)
+		if w.opts.OnClose != nil {
+			w.win.SetCloseIntercept(w.opts.OnClose)
+		} else {
+			w.win.SetCloseIntercept(w.Hide)
+		}
 		w.win.Resize(fyne.NewSize(1120, 720))
 		w.addShortcuts()
 		w.apply(w.live.Snapshot())
