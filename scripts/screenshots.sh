@@ -8,11 +8,12 @@
 #   KEEP=1 scripts/screenshots.sh     # keep the temp dir (app.log, host logs)
 #
 # Needs: Xvfb, xdotool, ImageMagick (import), node (the npm test servers in
-# engine/stdio/testdata/npm). Everything runs in a temp dir
-# (SWITCHBOARD_RUNTIME_DIR, XDG_CONFIG_HOME, XDG_CACHE_HOME); the host and
-# its servers are stopped at the end. There is no window manager: the
-# window sits at 0,0, undecorated, and the clicks below are coordinates in
-# its default 1120x720 layout (dark theme, Fyne's default font).
+# engine/stdio/testdata/npm). Everything runs in a temp dir (HOME,
+# SWITCHBOARD_RUNTIME_DIR, XDG_CONFIG_HOME, XDG_CACHE_HOME), the AI apps'
+# config files too; the host and its servers are stopped at the end. There
+# is no window manager: the window sits at 0,0, undecorated, and the clicks
+# below are coordinates in its default 1120x720 layout (dark theme, Fyne's
+# default font).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -37,19 +38,39 @@ trap cleanup EXIT
 go build -o "$tmp/switchboard" .
 
 npm=$root/engine/stdio/testdata/npm/node_modules/.bin
-mkdir -p "$tmp/rt" "$tmp/cfg/switchboard" "$tmp/cache" "$tmp/notes"
-chmod 700 "$tmp/rt"
-echo "Meeting notes" >"$tmp/notes/monday.md"
-cat >"$tmp/cfg/switchboard/config.json" <<EOF
+# A demo home: the config, the cache and the AI apps' files are where they
+# are on a Linux desktop, under it.
+export HOME=$tmp/home SWITCHBOARD_RUNTIME_DIR=$tmp/rt
+export XDG_CONFIG_HOME=$HOME/.config XDG_CACHE_HOME=$HOME/.cache
+export SHELL=/bin/sh LANG=en_US.UTF-8
+unset DBUS_SESSION_BUS_ADDRESS # no session bus: the app has no tray and shows its window at launch, which is what we shoot
+mkdir -p "$SWITCHBOARD_RUNTIME_DIR" "$XDG_CONFIG_HOME/switchboard" "$XDG_CACHE_HOME" "$HOME/notes"
+chmod 700 "$SWITCHBOARD_RUNTIME_DIR"
+echo "Meeting notes" >"$HOME/notes/monday.md"
+cat >"$XDG_CONFIG_HOME/switchboard/config.json" <<EOF
 {"version": 1, "mcpServers": {
   "everything": {"command": "$npm/mcp-server-everything"},
-  "filesystem": {"command": "$npm/mcp-server-filesystem", "args": ["$tmp/notes"]},
+  "filesystem": {"command": "$npm/mcp-server-filesystem", "args": ["$HOME/notes"]},
   "weather": {"command": "mcp-weather-server"}
 }}
 EOF
-export SWITCHBOARD_RUNTIME_DIR=$tmp/rt XDG_CONFIG_HOME=$tmp/cfg XDG_CACHE_HOME=$tmp/cache
-export SHELL=/bin/sh LANG=en_US.UTF-8
-unset DBUS_SESSION_BUS_ADDRESS # no tray watcher: systray logs "failed to register"; the window is what we shoot
+
+# AI apps (app/clients' Linux paths): Claude Desktop ($XDG_CONFIG_HOME/Claude)
+# with a server of its own; Cursor (~/.cursor) connected through the bridge,
+# by the CLI as a user would. The token is a placeholder.
+mkdir -p "$HOME/.cursor" "$XDG_CONFIG_HOME/Claude"
+cat >"$XDG_CONFIG_HOME/Claude/claude_desktop_config.json" <<'EOF'
+{
+  "mcpServers": {
+    "github": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_EXAMPLE"}
+    }
+  }
+}
+EOF
+"$tmp/switchboard" clients connect cursor >"$tmp/connect.log"
 
 # A free display, chosen by Xvfb itself.
 exec 3>"$tmp/display"
@@ -93,3 +114,5 @@ click 62 21 # Add server
 shot add-server
 click 352 21 # Catalog
 shot catalog
+click 449 21 # AI apps
+shot ai-apps
