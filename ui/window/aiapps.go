@@ -217,7 +217,7 @@ func (w *Window) openApps() {
 	intro.Wrapping = fyne.TextWrapWord
 	v.head = hintLabel("Reading the apps' config files…")
 	v.box = container.NewVBox()
-	v.obj = container.NewVScroll(container.NewVBox(intro, v.head, v.box))
+	v.obj = pageScroll(container.NewVBox(intro, v.head, v.box))
 	w.open(&page{title: "AI apps", obj: v.obj, reload: v.load})
 	w.apps = v
 	v.load()
@@ -302,12 +302,13 @@ func (v *appsView) newRow(st *appState) *appRow {
 	r.err = errorLabel()
 	r.note = hintLabel("")
 	r.note.Importance = widget.MediumImportance
-	details := formGrid(
-		widget.NewLabel("Config file"), container.NewHBox(r.path, r.pathNote),
-		widget.NewLabel("Through Switchboard"), r.through,
-		widget.NewLabel("Its own servers"), container.NewVBox(r.own, r.stays),
-	)
-	r.obj = container.NewVBox(row, details, r.err, r.note)
+	// The details are rows of the table too, so that their values start
+	// at its second column.
+	r.obj = container.NewVBox(row,
+		v.tbl.detail(widget.NewLabel("Config file"), container.NewHBox(r.path, r.pathNote)),
+		v.tbl.detail(widget.NewLabel("Through Switchboard"), r.through),
+		v.tbl.detail(widget.NewLabel("Its own servers"), container.NewVBox(r.own, r.stays)),
+		r.err, r.note)
 	r.update()
 	return r
 }
@@ -366,7 +367,14 @@ func (r *appRow) update() {
 	setText(r.err, strings.Join(problems, "\n"))
 	setText(r.note, v.notes[id])
 
-	// Connect stands out where it is the thing to do.
+	// Connect stands out where it is the thing to do. On an app already
+	// connected it changes the servers it reaches (or updates a stale
+	// entry): it says so.
+	label := "Connect…"
+	if st.connected && st.problem == "" {
+		label = "Change…"
+	}
+	r.connect.SetText(label)
 	r.connect.Importance = widget.MediumImportance
 	if st.loc.Installed && st.problem == "" && (!st.connected || r.stale()) {
 		r.connect.Importance = widget.HighImportance
@@ -402,6 +410,10 @@ func (r *appRow) throughText() string {
 				n += " (not in Switchboard)"
 			case s.Disabled:
 				n += " (disabled)"
+			case !ok, s.State == "", s.State == stateRunning, s.State == stateStarting, s.State == stateRestarting:
+				// serving, or about to (or the state is unknown)
+			default: // failed, stopped, invalid, waiting for a secret, stopping
+				n += " (" + s.State + ")"
 			}
 			out[i] = n
 		}
@@ -419,7 +431,7 @@ func (r *appRow) throughText() string {
 		text = "Every server: " + mark(all)
 	}
 	if r.stale() {
-		text += fmt.Sprintf("\nIts entry runs %s, not this Switchboard (%s): Connect again to update it.", st.bridge.Command, r.v.exe)
+		text += fmt.Sprintf("\nIts entry runs %s, not this Switchboard (%s): Change… updates it.", st.bridge.Command, r.v.exe)
 	}
 	return text
 }

@@ -182,15 +182,15 @@ func (v *appsView) askConnect(r *appRow) {
 		l.Wrapping = fyne.TextWrapWord
 		top = container.NewVBox(l)
 	}
-	verb := "Add the %q entry to"
-	if connected {
-		verb = "Update the %q entry in"
+	verb, title, okText := "Add the %q entry to", "Connect "+app.Name, "Connect"
+	if connected { // the row's button reads Change…
+		verb, title, okText = "Update the %q entry in", "Change how "+app.Name+" connects", "Change"
 	}
 	intro := fmt.Sprintf(verb+" %s's config file: it runs %s bridge, the way %s reaches Switchboard.", clients.EntryName, app.Name, v.exe, app.Name)
 	if strings.Contains(v.exe, string(filepath.Separator)+"go-build") {
 		intro += " Note: this Switchboard is a temporary build (from 'go run'?): the app cannot start it once it is gone."
 	}
-	c := v.newChange(r, "Connect "+app.Name, intro, "Connect", before, doc.SecretValues(), top)
+	c := v.newChange(r, title, intro, okText, before, doc.SecretValues(), top)
 	c.servers = checks
 	var bridge clients.Bridge // the entry shown
 	compute := func() {

@@ -92,6 +92,9 @@ func TestAppsConnect(t *testing.T) {
 		t.Errorf("buttons: connect disabled %v, disconnect disabled %v, import disabled %v; error %q",
 			r.connect.Disabled(), r.disconnect.Disabled(), r.importB.Disabled(), r.err.Text)
 	}
+	if r.connect.Text != "Connect…" {
+		t.Errorf("an app not connected: the button reads %q", r.connect.Text)
+	}
 	if c := v.rows["cursor"]; c == nil || c.found.Text != "Not found" || c.pathNote.Text != "(no file yet)" {
 		t.Errorf("an app that is not here: %+v", c)
 	}
@@ -169,6 +172,9 @@ func TestAppsConnect(t *testing.T) {
 	}
 	if r.disconnect.Disabled() {
 		t.Error("Disconnect is disabled for a connected app")
+	}
+	if r.connect.Text != "Change…" {
+		t.Errorf("a connected app: the button reads %q", r.connect.Text)
 	}
 
 	// Disconnect: Cancel keeps the file; confirmed, the original comes back.
@@ -445,6 +451,10 @@ func TestGoldenApps(t *testing.T) {
 	// The load's own result waits in the UI queue, which is never run
 	// (running it would apply the unconnected Live's state too).
 	w.apps.show(loadApps(files), must(files.exe()), nil)
+	// The servers an app reaches, with those that do not run marked.
+	if got := w.apps.rows["claude-desktop"].through.Text; got != "everything, files (failed), gone (not in Switchboard)" {
+		t.Errorf("Claude Desktop reaches %q", got)
+	}
 	assertMarkup(t, w, "apps.xml")
 
 	// An app connected to some servers keeps them checked, one that

@@ -43,7 +43,7 @@ func (w *Window) openCatalog() {
 		box.Add(container.NewBorder(nil, nil, nil, container.NewCenter(b), text))
 		box.Add(widget.NewSeparator())
 	}
-	v.obj = container.NewVScroll(box)
+	v.obj = pageScroll(box)
 	w.open(&page{title: "Catalog: well-known servers, pinned to a version", obj: v.obj})
 	w.catalog = v
 }
@@ -116,7 +116,7 @@ func (w *Window) openTemplate(s catalog.Server) {
 	if slices.ContainsFunc(s.Fields, func(f catalog.Field) bool { return f.Kind == catalog.Secret }) {
 		setText(secretNote, "Secrets go to the OS keyring; the config file only refers to them.")
 	}
-	v.obj = container.NewVScroll(container.NewVBox(desc, note, formGrid(objs...), secretNote, errFor(""),
+	v.obj = pageScroll(container.NewVBox(desc, note, formGrid(objs...), secretNote, errFor(""),
 		container.NewHBox(v.save, v.customize, widget.NewButton("Cancel", w.openCatalog))))
 	w.open(&page{title: "Add " + s.Title, obj: v.obj})
 	w.template = v

@@ -196,7 +196,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		widget.NewLabel("Working directory"), container.NewVBox(container.NewBorder(nil, nil, nil, f.cwdBrowse, f.cwd), errFor("cwd")),
 		widget.NewLabel("Stderr"), container.NewVBox(f.stderr, f.stderrFile, errFor("stderr")),
 	)
-	f.obj = container.NewVScroll(container.NewVBox(grid, f.advanced, errFor(""), container.NewHBox(f.save, f.cancel)))
+	f.obj = pageScroll(container.NewVBox(grid, f.advanced, errFor(""), container.NewHBox(f.save, f.cancel)))
 	f.updateHint()
 
 	// Which secrets exist, to tell a new reference to a missing one.

@@ -57,6 +57,9 @@ func goldenWindow(t *testing.T) (*Window, *uiQueue) {
 
 func TestGoldenList(t *testing.T) {
 	w, _ := goldenWindow(t)
+	if w.statusLine.Visible() {
+		t.Errorf("the status line shows with nothing to say: %q", w.statusLine.Text)
+	}
 	assertMarkup(t, w, "list.xml")
 }
 

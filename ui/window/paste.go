@@ -59,7 +59,7 @@ func (w *Window) openPaste() {
 	v.results.Importance = widget.MediumImportance
 	help := widget.NewLabel("Paste the \"mcpServers\" block of Claude Desktop, Cursor or VS Code (or a single \"name\": {...} entry), then Preview.")
 	help.Wrapping = fyne.TextWrapWord
-	v.obj = container.NewVScroll(container.NewVBox(help, v.text, v.err,
+	v.obj = pageScroll(container.NewVBox(help, v.text, v.err,
 		container.NewHBox(v.previewB, v.importB), v.preview, v.results))
 	w.open(&page{title: "Paste configuration", obj: v.obj})
 	w.paste = v

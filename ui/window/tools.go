@@ -45,7 +45,9 @@ func (w *Window) openTools(name string) {
 	v.list = container.NewVBox(widget.NewLabel("Loading…"))
 	v.detail = container.NewStack(widget.NewLabel("Choose a tool."))
 	v.err = errorLabel()
-	split := container.NewHSplit(container.NewVScroll(v.list), container.NewVScroll(v.detail))
+	// The split's divider draws Fyne's drag handle, a short bar at its
+	// middle: it is how the two panes are resized.
+	split := container.NewHSplit(pageScroll(v.list), pageScroll(v.detail))
 	split.Offset = 0.25
 	v.obj = container.NewBorder(v.err, nil, nil, nil, split)
 	w.open(&page{title: "Tools of " + name, obj: v.obj, reload: v.fetch})

@@ -55,6 +55,15 @@ func bold(text string) *widget.Label {
 	return widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 }
 
+// pageScroll returns a vertical scroll of a page's content that keeps a
+// margin on the right as wide as the scroll bar: Fyne draws the bar over
+// the content, and it would cover the buttons and fields at the right
+// edge.
+func pageScroll(content fyne.CanvasObject) *container.Scroll {
+	room := theme.Size(theme.SizeNameScrollBar)
+	return container.NewVScroll(container.New(layout.NewCustomPaddedLayout(0, 0, 0, room), content))
+}
+
 // formGrid lays out labels and fields in two columns, as a form does.
 func formGrid(objs ...fyne.CanvasObject) *fyne.Container {
 	return container.New(layout.NewFormLayout(), objs...)
@@ -71,7 +80,19 @@ type table struct {
 
 // row returns a new row of the table.
 func (t *table) row(cells ...fyne.CanvasObject) *fyne.Container {
-	r := container.New(&rowLayout{t}, cells...)
+	r := container.New(&rowLayout{t: t}, cells...)
+	t.rows = append(t.rows, r)
+	t.widths = nil
+	return r
+}
+
+// detail returns a row of a label and its value below a row of the table:
+// the label is a cell of the first column (which is as wide as the widest
+// label), the value starts at the second column and spans the rest, and
+// its width does not widen the columns. Its cells are aligned at the top,
+// as a form's are.
+func (t *table) detail(label, value fyne.CanvasObject) *fyne.Container {
+	r := container.New(&rowLayout{t: t, span: true}, label, value)
 	t.rows = append(t.rows, r)
 	t.widths = nil
 	return r
@@ -98,7 +119,11 @@ func (t *table) colWidths() []float32 {
 	}
 	var w []float32
 	for _, r := range t.rows {
-		for i, o := range r.Objects {
+		cells := r.Objects
+		if l, ok := r.Layout.(*rowLayout); ok && l.span {
+			cells = cells[:len(cells)-1] // the spanning value is not measured
+		}
+		for i, o := range cells {
 			if i >= len(w) {
 				w = append(w, 0)
 			}
@@ -112,12 +137,22 @@ func (t *table) colWidths() []float32 {
 }
 
 // rowLayout lays out one row of a table.
-type rowLayout struct{ t *table }
+type rowLayout struct {
+	t    *table
+	span bool // a detail row: the last cell spans the columns left, top aligned
+}
 
 func (l *rowLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
 	pad := theme.Size(theme.SizeNamePadding)
+	widths := l.t.colWidths()
+	if l.span && len(objs) > 0 {
+		// The columns before the value, then the value (a copy: widths
+		// is the table's).
+		n := min(len(widths), len(objs)-1)
+		widths = append(widths[:n:n], objs[len(objs)-1].MinSize().Width)
+	}
 	var width, height float32
-	for i, w := range l.t.colWidths() {
+	for i, w := range widths {
 		if i > 0 {
 			width += pad
 		}
@@ -144,7 +179,11 @@ func (l *rowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 			w = max(w, size.Width-x) // the last column takes the rest
 		}
 		h := o.MinSize().Height
-		o.Move(fyne.NewPos(x, (size.Height-h)/2))
+		y := (size.Height - h) / 2
+		if l.span {
+			y = 0
+		}
+		o.Move(fyne.NewPos(x, y))
 		o.Resize(fyne.NewSize(w, h))
 		x += w + pad
 	}

@@ -164,12 +164,14 @@ func (w *Window) Close() {
 }
 
 // build returns the window's content: the banners and the toolbar above
-// the current page, the status line below it.
+// the current page, the status line below it (each hidden, and taking no
+// room, while it has nothing to say).
 func (w *Window) build() fyne.CanvasObject {
 	w.connBanner = errorLabel()
 	w.cfgBanner = errorLabel()
 	w.statusLine = selectableLabel("")
 	w.statusLine.Wrapping = fyne.TextWrapWord
+	w.statusLine.Hide() // until an action has an outcome: hidden, it takes no room
 	w.addBtn = widget.NewButtonWithIcon("Add server", theme.ContentAddIcon(), w.openAdd)
 	w.pasteBtn = widget.NewButtonWithIcon("Paste configuration", theme.ContentPasteIcon(), w.openPaste)
 	w.catalogBtn = widget.NewButtonWithIcon("Catalog", theme.ListIcon(), w.openCatalog)
@@ -309,7 +311,7 @@ func (w *Window) focus(f fyne.Focusable) {
 }
 
 // setStatus shows the outcome of an action below the page; an error in
-// the danger colour.
+// the danger colour. "" hides the line, which then takes no room.
 func (w *Window) setStatus(msg string, isErr bool) {
 	if w.statusLine == nil {
 		return
@@ -318,7 +320,7 @@ func (w *Window) setStatus(msg string, isErr bool) {
 	if isErr {
 		w.statusLine.Importance = widget.DangerImportance
 	}
-	w.statusLine.SetText(msg)
+	setText(w.statusLine, msg)
 }
 
 // callTimeout bounds a host call other than a tool call (which the host

@@ -60,8 +60,8 @@ func TestAddServerThroughForm(t *testing.T) {
 	test.Type(sec.secret, "s3cret-value")
 	test.Tap(f.save)
 	h.until("the form saves and closes", func() bool { return w.form == nil })
-	if !strings.Contains(w.statusLine.Text, "Saved helper") {
-		t.Errorf("status line: %q", w.statusLine.Text)
+	if !strings.Contains(w.statusLine.Text, "Saved helper") || !w.statusLine.Visible() {
+		t.Errorf("status line: %q (shown %v)", w.statusLine.Text, w.statusLine.Visible())
 	}
 
 	e := h.entry("helper")
