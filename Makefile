@@ -114,10 +114,21 @@ windows:
 	$(WIN_ENV) $(GO) build -ldflags "$(LDFLAGS) -H=windowsgui -linkmode=external '-extldflags=$(CURDIR)/$(PKG)/tray_windows_amd64.syso'" \
 		-o $(WIN_DIR)/switchboard-tray.exe .
 
+# wixl (msitools 0.101) has no <Environment> element, so msibuild adds to
+# its output what puts the install folder on the system PATH (removed again
+# at uninstall): the Environment table from packaging/windows/Environment.idt
+# and the two standard actions that apply it, at their standard sequence
+# numbers (see switchboard.wxs). Built under a temporary name, so that a
+# failed step leaves no MSI without them.
 msi: windows
 	@mkdir -p dist
+	rm -f $(MSI) $(MSI).tmp
 	wixl -a x64 -D Version=$(VERSION) -D BinDir=$(WIN_DIR) -D IconFile=packaging/icons/switchboard.ico \
-		-o $(MSI) packaging/windows/switchboard.wxs
+		-o $(MSI).tmp packaging/windows/switchboard.wxs
+	msibuild $(MSI).tmp -i packaging/windows/Environment.idt \
+		-q "INSERT INTO InstallExecuteSequence (Action, Sequence) VALUES ('RemoveEnvironmentStrings', 3300)" \
+		-q "INSERT INTO InstallExecuteSequence (Action, Sequence) VALUES ('WriteEnvironmentStrings', 5200)"
+	mv $(MSI).tmp $(MSI)
 
 dist: deb rpm msi
 	rm -rf dist/switchboard_$(VERSION)_linux_amd64 dist/switchboard_$(VERSION)_windows_amd64

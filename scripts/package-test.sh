@@ -13,9 +13,13 @@
 #   .rpm   rpm -qip, its file list and requirements.
 #   .msi   msiinfo: its tables, both executables in the File table (with
 #          the built sizes, and byte for byte in the cabinet), the Start
-#          menu shortcut to the tray executable, the product version; the
-#          executables' PE subsystems (console and GUI) and resources, and
-#          `version` from each, run under Wine.
+#          menu shortcut to the tray executable, the product version, the
+#          PATH entry (the Environment table's one row and the two actions
+#          in InstallExecuteSequence); the executables' PE subsystems
+#          (console and GUI) and resources, and `version` from each, run
+#          under Wine; then a real `msiexec /i` under Wine (the files, the
+#          system PATH in the registry, `switchboard version` typed in
+#          cmd) and `msiexec /x` (the files and the PATH entry gone).
 #   macOS  every package compiles for darwin (make darwin-check).
 #
 # It needs root (or sudo) for dpkg, and lintian, rpm, wixl, msitools,
@@ -41,7 +45,7 @@ check() { # check DESCRIPTION COMMAND...: ok when the command succeeds
 }
 
 missing=()
-for t in make lintian rpm dpkg-deb wixl msiinfo msiextract desktop-file-validate x86_64-w64-mingw32-gcc x86_64-w64-mingw32-objdump; do
+for t in make lintian rpm dpkg-deb wixl msiinfo msibuild msiextract desktop-file-validate x86_64-w64-mingw32-gcc x86_64-w64-mingw32-objdump; do
 	command -v "$t" >/dev/null 2>&1 || missing+=("$t")
 done
 if [[ -n $SUDO ]] && ! sudo -n true 2>/dev/null; then missing+=("root (for dpkg -i)"); fi
@@ -278,8 +282,8 @@ fi
 echo "== msiinfo $msi"
 msiinfo suminfo "$msi" | sed 's/^/  /'
 echo "  tables: $(msiinfo tables "$msi" | sort | tr '\n' ' ')"
-for t in File Component Directory Shortcut Property Icon Feature Media Upgrade; do
-	check "msi has a $t table" grep -qx "$t" <(msiinfo tables "$msi")
+for t in File Component Directory Shortcut Property Icon Feature Media Upgrade Environment InstallExecuteSequence; do
+	check "msi has the $t table" grep -qx "$t" <(msiinfo tables "$msi")
 done
 msiinfo export "$msi" File >"$tmp/File.idt"
 msiinfo export "$msi" Shortcut >"$tmp/Shortcut.idt"
@@ -301,6 +305,24 @@ prop() { awk -F'\t' -v k="$1" '{ sub(/\r$/, "") } $1 == k { print $2 }' "$tmp/Pr
 check "msi ProductVersion is $version" test "$(prop ProductVersion)" = "$version"
 check "msi UpgradeCode is the fixed one" test "$(prop UpgradeCode)" = "{4CA7D9ED-B486-472A-B402-CE7386BDDF3C}"
 check "msi has the Add/Remove Programs icon" test "$(prop ARPPRODUCTICON)" = switchboard.ico
+# The PATH entry, added by the Makefile with msibuild (wixl has no
+# Environment element): exactly one Environment row, appending [INSTALLDIR]
+# to the system PATH for the ConsoleExe component and removing it with the
+# component; and the two standard actions that apply it, at their standard
+# sequence numbers, with no condition.
+msiinfo export "$msi" Environment 2>/dev/null | tr -d '\r' | tail -n +4 >"$tmp/Environment.rows" || true
+msiinfo export "$msi" InstallExecuteSequence 2>/dev/null | tr -d '\r' | tail -n +4 >"$tmp/InstallExecuteSequence.rows" || true
+echo "  -- Environment"
+sed 's/^/  /' "$tmp/Environment.rows"
+echo "  -- InstallExecuteSequence (environment actions)"
+grep 'EnvironmentStrings' "$tmp/InstallExecuteSequence.rows" | sed 's/^/  /' || echo "  (none)"
+check "msi Environment table: exactly the row appending [INSTALLDIR] to the system PATH (=-*PATH, [~];[INSTALLDIR], ConsoleExe)" \
+	test "$(cat "$tmp/Environment.rows")" = "$(printf 'SwitchboardPath\t=-*PATH\t[~];[INSTALLDIR]\tConsoleExe')"
+for a in RemoveEnvironmentStrings:3300 WriteEnvironmentStrings:5200; do
+	check "msi InstallExecuteSequence: ${a%%:*} at ${a#*:}, unconditional" \
+		awk -F'\t' -v n="${a%%:*}" -v q="${a#*:}" '$1 == n { c++; if ($2 == "" && $3 == q) f = 1 } END { exit !(f && c == 1) }' \
+		"$tmp/InstallExecuteSequence.rows"
+done
 mkdir -p "$tmp/msi"
 (cd "$tmp/msi" && msiextract "$OLDPWD/$msi" >/dev/null)
 for exe in switchboard.exe switchboard-tray.exe; do
@@ -324,7 +346,12 @@ done
 
 # Both executables start and answer, as Windows programs under Wine (the
 # same set-up as scripts/wine-test.sh: a fresh prefix, and the
-# bcryptprimitives shim that Go 1.22+ needs on Wine 8).
+# bcryptprimitives shim that Go 1.22+ needs on Wine 8). Then the MSI is
+# installed for real with Wine's msiexec (Wine's msi.dll runs the same
+# tables and actions, WriteEnvironmentStrings and RemoveEnvironmentStrings
+# included): the files, the system PATH in the registry before, after the
+# install and after the uninstall, and `switchboard version` typed in cmd,
+# a new process that takes its PATH from the registry.
 wine=$(command -v wine || command -v wine64 || true)
 [[ -n $wine ]] || { [[ -x /usr/lib/wine/wine64 ]] && wine=/usr/lib/wine/wine64; }
 wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
@@ -340,6 +367,22 @@ else
 		for exe in switchboard.exe switchboard-tray.exe; do
 			timeout 60 "$wine" "$win/$exe" version >"$tmp/$exe.out" 2>/dev/null || true
 		done
+
+		syspath() {
+			"$wine" reg query 'HKLM\System\CurrentControlSet\Control\Session Manager\Environment' /v PATH 2>/dev/null |
+				tr -d '\r' | sed -n 's/^ *PATH *REG_[A-Z_]* *//p'
+		}
+		winmsi=$("$wine" winepath -w "$PWD/$msi" 2>/dev/null | tr -d '\r')
+		syspath >"$tmp/path.before"
+		timeout 300 "$wine" msiexec /i "$winmsi" /qn >"$tmp/msiexec-i.log" 2>&1
+		echo $? >"$tmp/msiexec-i.rc"
+		syspath >"$tmp/path.installed"
+		ls -1 "$WINEPREFIX/drive_c/Program Files/Switchboard" 2>/dev/null | LC_ALL=C sort >"$tmp/msi.installed"
+		printf '@echo off\r\nswitchboard version\r\n' >"$WINEPREFIX/drive_c/sbversion.bat"
+		timeout 60 "$wine" cmd /c 'C:\sbversion.bat' </dev/null >"$tmp/cmd.out" 2>/dev/null
+		timeout 300 "$wine" msiexec /x "$winmsi" /qn >"$tmp/msiexec-x.log" 2>&1
+		echo $? >"$tmp/msiexec-x.rc"
+		syspath >"$tmp/path.removed"
 		"$wineserver" -k >/dev/null 2>&1 || true
 	) || echo "  (wine prefix set-up failed: $(tail -n 3 "$tmp/wineboot.log" 2>/dev/null))"
 	for exe in switchboard.exe switchboard-tray.exe; do
@@ -347,6 +390,33 @@ else
 		echo "  wine $exe version: $got"
 		check "$exe runs under Wine and prints 'switchboard $version'" test "$got" = "switchboard $version"
 	done
+
+	echo "== wine msiexec /i, /x $msi"
+	before=$(cat "$tmp/path.before" 2>/dev/null || true)
+	installed=$(cat "$tmp/path.installed" 2>/dev/null || true)
+	removed=$(cat "$tmp/path.removed" 2>/dev/null || true)
+	echo "  system PATH before:    $before"
+	echo "  after msiexec /i:      $installed"
+	echo "  after msiexec /x:      $removed"
+	check "msiexec /i under Wine exits 0" test "$(cat "$tmp/msiexec-i.rc" 2>/dev/null)" = 0
+	check "installed: C:\Program Files\Switchboard holds switchboard.exe and switchboard-tray.exe" \
+		test "$(tr '\n' ' ' <"$tmp/msi.installed" 2>/dev/null)" = "switchboard-tray.exe switchboard.exe "
+	check "installed: the system PATH is the old one with ';C:\Program Files\Switchboard\' appended" \
+		test -n "$before" -a "$installed" = "$before;"'C:\Program Files\Switchboard\'
+	got=$(tr -d '\r' <"$tmp/cmd.out" 2>/dev/null || true)
+	echo "  cmd> switchboard version: $got"
+	check "cmd finds switchboard through PATH: 'switchboard version' prints 'switchboard $version'" \
+		test "$got" = "switchboard $version"
+	check "msiexec /x under Wine exits 0" test "$(cat "$tmp/msiexec-x.rc" 2>/dev/null)" = 0
+	check "uninstalled: C:\Program Files\Switchboard is gone" test ! -e "$tmp/wine/drive_c/Program Files/Switchboard"
+	# Windows Installer removes the entry with its ';'; Wine 8's msi.dll
+	# leaves the ';' (PATH ends in ';'), so compare the non-empty entries.
+	# Wine also removes an appended entry whose Name lacks the '-' flag
+	# (tried: "=*PATH" is removed too), so this check alone would not
+	# catch a missing '-': the Environment row check above does.
+	entries() { tr ';' '\n' <<<"$1" | grep -v '^$' || true; }
+	check "uninstalled: the PATH entry is gone and the other entries are as before" \
+		test -n "$before" -a "$(entries "$removed")" = "$(entries "$before")"
 fi
 
 # ---------------------------------------------------------------- macOS
