@@ -244,6 +244,10 @@ func (f *File) SetDisabled(name string, disabled bool) error {
 		return fmt.Errorf("server %q is not an object: fix the entry first", name)
 	}
 	s.Disabled = disabled
+	if !disabled {
+		// Enabled is the default: the key goes rather than stay as false.
+		s.keys = slices.DeleteFunc(s.keys, func(k string) bool { return k == "disabled" })
+	}
 	return nil
 }
 

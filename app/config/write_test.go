@@ -73,6 +73,18 @@ func TestRoundTripKeepsUnknown(t *testing.T) {
 	if got, want := g.Names(), []string{"zeta", "alpha", "remote", "broken", "added"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Names after = %v, want %v", got, want)
 	}
+	// A disabled entry read from the file, enabled again, loses the key
+	// rather than keep "disabled": false; the other disabled one keeps it.
+	if err := g.SetDisabled("alpha", false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := g.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte(`"disabled"`)); n != 1 || !bytes.Contains(b, []byte(`"disabled": true`)) {
+		t.Fatalf("after enabling alpha, %d disabled keys:\n%s", n, b)
+	}
 	if !g.Servers["zeta"].Disabled || *g.Servers["added"].TermGraceMS != 0 {
 		t.Error("changes lost")
 	}
