@@ -214,12 +214,35 @@ func (f *File) SetServer(name string, s *Server) {
 		if s.envOrder == nil {
 			s.envOrder = slices.Clone(old.envOrder)
 		}
+	} else if old != nil && old != s {
+		// A replacement parsed from JSON (an API client's entry, whose
+		// keys come in whatever order its encoder chose): the keys and
+		// variables the file had keep the file's order.
+		s.keys = keepOrder(old.keys, s.keys)
+		s.envOrder = keepOrder(old.envOrder, s.envOrder)
 	}
 	if !slices.Contains(f.order, name) {
 		f.order = append(f.order, name)
 	}
 	s.checked = false
 	f.Servers[name] = s
+}
+
+// keepOrder returns cur with the names that were in old first, in old's
+// order, then the rest in cur's order.
+func keepOrder(old, cur []string) []string {
+	out := make([]string, 0, len(cur))
+	for _, k := range old {
+		if slices.Contains(cur, k) && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	for _, k := range cur {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // RemoveServer removes the entry name and reports whether it was there.

@@ -361,3 +361,37 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("temporary files left: %v", entries)
 	}
 }
+
+// An entry replaced by one decoded from JSON whose keys came sorted (as an
+// API client's encoder writes them) keeps the file's order of keys and
+// variables; what is new goes after.
+func TestSetServerKeepsOrder(t *testing.T) {
+	f, err := Parse([]byte(`{"version": 1, "mcpServers": {"s": {"env": {"Z": "1", "A": "2"}, "command": "x", "args": ["a"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseServer("s", []byte(`{"args": ["b"], "command": "x", "cwd": "/tmp", "env": {"A": "2", "NEW": "3", "Z": "1"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetServer("s", s)
+	out, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"s": {
+      "env": {
+        "Z": "1",
+        "A": "2",
+        "NEW": "3"
+      },
+      "command": "x",
+      "args": [
+        "b"
+      ],
+      "cwd": "/tmp"
+    }`
+	if !bytes.Contains(out, []byte(want)) {
+		t.Fatalf("got:\n%s\nwant the entry:\n%s", out, want)
+	}
+}
