@@ -24,10 +24,13 @@ type Backend interface {
 	// yields a [*NotRunningError]; an error answer of the server a
 	// *jsonrpc.Error.
 	CallTool(ctx context.Context, server string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error)
-	// GetPrompt and ReadResource forward to a running server, bounded by
-	// its callTimeout, with the server's own names.
+	// GetPrompt, ReadResource (of a listed resource, or of a URI that
+	// matches one of the server's resource templates) and Complete
+	// (completion/complete) forward to a running server, bounded by its
+	// callTimeout, with the server's own names. Errors as for CallTool.
 	GetPrompt(ctx context.Context, server string, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
 	ReadResource(ctx context.Context, server string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
+	Complete(ctx context.Context, server string, p *mcp.CompleteParams) (*mcp.CompleteResult, error)
 }
 
 // Server is one configured server as the gateway sees it.
@@ -44,6 +47,10 @@ type Server struct {
 	Tools     []*mcp.Tool
 	Prompts   []*mcp.Prompt
 	Resources []*mcp.Resource
+	Templates []*mcp.ResourceTemplate // resources/templates/list
+	// Completions says that the running session's server advertises the
+	// completions capability (completion/complete).
+	Completions bool
 	// Filter is the entry's "tools" option (nil: every tool).
 	Filter *config.Tools
 	// StartTimeout bounds a start: the probe and handshake timeouts.

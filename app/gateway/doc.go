@@ -1,6 +1,7 @@
 // Package gateway is the host's MCP endpoint for AI apps: one MCP server
-// that aggregates the tools, prompts and resources of every server the host
-// runs, so that many apps share one instance of each server.
+// that aggregates the tools, prompts, resources and resource templates of
+// every server the host runs, so that many apps share one instance of each
+// server.
 //
 // # Names
 //
@@ -8,8 +9,17 @@
 // SERVER__PROMPT ([ExposedName]); a name over 64 bytes keeps its first 55
 // bytes and ends in '_' and 8 hex digits of a hash of the pair, so it is
 // stable. Server names never contain "__", so the split is on the first
-// one. Resources keep their URIs; a URI that two servers list is reported
-// ([Mapping].Conflicts) and served by neither.
+// one. Resources keep their URIs and resource templates their URI
+// templates; a URI or a URI template that two servers list is reported
+// ([Mapping].Conflicts) and served by neither. A URI that matches a
+// template is read from the template's server (a listed resource of the
+// same URI comes first); one that matches the templates of two servers
+// that a client sees is read from neither.
+//
+// completion/complete is forwarded too: ref/prompt with the exposed name
+// goes to the prompt's server under its own name, ref/resource with a URI
+// template (or a listed URI) to its server. A server that does not
+// advertise completions is not asked: the answer has no values.
 //
 // # What a client sees
 //

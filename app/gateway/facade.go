@@ -13,15 +13,18 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A facade is the go-sdk server one client talks to: its tools, prompts
-// and resources mirror the gateway's current view, narrowed by the
-// client's filter. Every socket client gets its own, so that a bridge's
-// filter is simply what its server holds; the HTTP endpoint shares one.
+// A facade is the go-sdk server one client talks to: its tools, prompts,
+// resources and resource templates mirror the gateway's current view,
+// narrowed by the client's filter. Every socket client gets its own, so
+// that a bridge's filter is simply what its server holds; the HTTP endpoint
+// shares one.
 //
 // tools/call is answered by the facade's middleware, not by the go-sdk's
 // tool lookup, so that a call to a tool whose server is down gets a tool
 // error naming the server and its state rather than "unknown tool"; it is
 // the same function that the lean path of a socket calls.
+// completion/complete is the facade's CompletionHandler, which finds the
+// prompt's or the template's server in the current view.
 type facade struct {
 	g      *Gateway
 	srv    *mcp.Server
@@ -31,6 +34,7 @@ type facade struct {
 	tools     map[string]*mcp.Tool
 	prompts   map[string]*mcp.Prompt
 	resources map[string]*mcp.Resource
+	templates map[string]*mcp.ResourceTemplate
 
 	listedMu sync.Mutex
 	listed   map[mcp.Session]bool // sessions whose first list has waited
@@ -43,17 +47,19 @@ const instructions = "Switchboard gateway: the tools and prompts of several MCP 
 func (g *Gateway) newFacade(filter Filter) *facade {
 	f := &facade{g: g, filter: filter,
 		tools: map[string]*mcp.Tool{}, prompts: map[string]*mcp.Prompt{}, resources: map[string]*mcp.Resource{},
-		listed: map[mcp.Session]bool{}}
+		templates: map[string]*mcp.ResourceTemplate{}, listed: map[mcp.Session]bool{}}
 	f.srv = mcp.NewServer(g.impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       g.sdkLog,
 		// Advertised whether or not anything is listed yet: servers that
 		// are still starting add theirs later, with list_changed.
+		// The completions capability comes with the handler.
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 		},
+		CompletionHandler: f.complete,
 	})
 	f.srv.AddReceivingMiddleware(f.middleware)
 	f.sync()
@@ -131,6 +137,29 @@ func (f *facade) sync() {
 			f.resources[uri] = e.resource
 		}
 	}
+
+	gone = gone[:0]
+	for tmpl, t := range f.templates {
+		if e := v.templates[tmpl]; e == nil || e.template != t || !f.filter.server(e.server) {
+			gone = append(gone, tmpl)
+			delete(f.templates, tmpl)
+		}
+	}
+	if len(gone) > 0 {
+		f.srv.RemoveResourceTemplates(gone...)
+	}
+	for tmpl, e := range v.templates {
+		if f.templates[tmpl] == e.template || !f.filter.server(e.server) {
+			continue
+		}
+		server := e.server
+		h := func(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return f.readTemplated(ctx, server, tmpl, r.Params)
+		}
+		if f.g.protect("resource template "+tmpl, func() { f.srv.AddResourceTemplate(e.template, h) }) {
+			f.templates[tmpl] = e.template
+		}
+	}
 }
 
 // middleware makes the first list of a session wait for the servers that
@@ -138,7 +167,7 @@ func (f *facade) sync() {
 func (f *facade) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
-		case "tools/list", "prompts/list", "resources/list":
+		case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 			f.firstList(ctx, req.GetSession())
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
@@ -387,9 +416,100 @@ func (f *facade) readResource(ctx context.Context, server string, p *mcp.ReadRes
 	return &out, nil
 }
 
-// rpcError turns a failed prompts/get or resources/read into the error the
-// client gets: the server's own JSON-RPC error, or one that names the
-// server's state.
+// readTemplated reads a URI that matches the template tmpl of server (the
+// go-sdk's server found it, after the listed resources). A URI that also
+// matches a template of another server that the client sees is read from
+// neither. The server's own error answer names the server: the client
+// cannot tell from the URI which server it asked.
+func (f *facade) readTemplated(ctx context.Context, server, tmpl string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	var others []string
+	for _, e := range f.g.current().allTemplates {
+		if e.server != server && e.match != nil && f.filter.server(e.server) && e.match.MatchString(p.URI) {
+			others = append(others, fmt.Sprintf("%q (%s)", e.server, e.name))
+		}
+	}
+	if len(others) > 0 {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+			"resource %q matches the resource templates of Switchboard server %q (%s) and of %s: the gateway reads it from neither",
+			p.URI, server, tmpl, strings.Join(others, ", "))}
+	}
+	res, err := f.readResource(ctx, server, p)
+	var rpc *jsonrpc.Error
+	if err != nil && errors.As(err, &rpc) && !strings.Contains(rpc.Message, fmt.Sprintf("%q", server)) {
+		named := *rpc
+		named.Message = fmt.Sprintf("Switchboard server %q (resource template %s): %s", server, tmpl, rpc.Message)
+		return nil, &named
+	}
+	return res, err
+}
+
+// complete is the facade's completion/complete: a prompt's argument
+// (ref/prompt with the exposed name SERVER__PROMPT) goes to the prompt's
+// server under its own name; a resource template's argument (ref/resource
+// with the URI template, or a listed resource's URI) to the template's
+// server. A server that does not advertise completions gets no request:
+// the answer is no values.
+func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	p := r.Params
+	if p == nil || p.Ref == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion/complete without a ref"}
+	}
+	v := f.g.current()
+	var server string
+	ref := &mcp.CompleteReference{Type: p.Ref.Type}
+	switch p.Ref.Type {
+	case "ref/prompt":
+		e := v.prompts[p.Ref.Name]
+		if e == nil || !f.filter.server(e.server) {
+			if k := v.knownPrompts[p.Ref.Name]; k != nil && f.filter.server(k.server) {
+				if st := v.servers[k.server]; st != nil && !st.listed {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+						Message: notRunningText(st.Name, st.State, st.LastError, st.UserStopped, st.Disabled)}
+				}
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", p.Ref.Name)}
+		}
+		server, ref.Name = e.server, e.name
+	case "ref/resource":
+		e := v.templates[p.Ref.URI]
+		if e == nil {
+			e = v.resources[p.Ref.URI]
+		}
+		if e == nil || !f.filter.server(e.server) {
+			var owners []string
+			for _, t := range v.allTemplates {
+				if t.name == p.Ref.URI {
+					owners = append(owners, t.server)
+				}
+			}
+			if len(owners) > 1 {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+					"resource template %q is listed by Switchboard servers %s: the gateway serves it from neither", p.Ref.URI, strings.Join(owners, " and "))}
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource template %q", p.Ref.URI)}
+		}
+		server, ref.URI = e.server, e.name
+	default:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown reference type %q", p.Ref.Type)}
+	}
+	if st := v.servers[server]; st != nil && st.State == stateRunning && st.Cached && !st.Completions {
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+	}
+	fp := &mcp.CompleteParams{Meta: userMeta(p.Meta), Argument: p.Argument, Context: p.Context, Ref: ref}
+	res, err := f.g.backend.Complete(ctx, server, fp)
+	if err != nil {
+		return nil, f.g.rpcError(ctx, err)
+	}
+	out := &mcp.CompleteResult{Meta: userMeta(res.Meta), Completion: res.Completion}
+	if out.Completion.Values == nil {
+		out.Completion.Values = []string{}
+	}
+	return out, nil
+}
+
+// rpcError turns a failed prompts/get, resources/read or
+// completion/complete into the error the client gets: the server's own
+// JSON-RPC error, or one that names the server's state.
 func (g *Gateway) rpcError(ctx context.Context, err error) error {
 	var nr *NotRunningError
 	var rpc *jsonrpc.Error

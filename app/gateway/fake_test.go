@@ -9,11 +9,13 @@ import (
 	"net"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,7 +25,14 @@ type fake struct {
 	mu      sync.Mutex
 	servers map[string]Server
 	calls   []fakeCall
-	onCall  func(ctx context.Context, server string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error)
+	// completes records each completion/complete the servers got.
+	completes []fakeComplete
+	onCall    func(ctx context.Context, server string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error)
+}
+
+type fakeComplete struct {
+	server string
+	params *mcp.CompleteParams
 }
 
 type fakeCall struct {
@@ -123,7 +132,28 @@ func (f *fake) ReadResource(ctx context.Context, server string, p *mcp.ReadResou
 	if err := f.check(server); err != nil {
 		return nil, err
 	}
+	if strings.Contains(p.URI, "missing") {
+		return nil, &jsonrpc.Error{Code: -32002, Message: "Resource not found: " + p.URI}
+	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: p.URI, Text: server + " " + p.URI}}}, nil
+}
+
+// Complete answers one value: "SERVER REF ARGUMENT=VALUE".
+func (f *fake) Complete(ctx context.Context, server string, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	if err := f.check(server); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.completes = append(f.completes, fakeComplete{server, p})
+	f.mu.Unlock()
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{
+		Values: []string{fmt.Sprintf("%s %s %s=%s", server, p.Ref.Name+p.Ref.URI, p.Argument.Name, p.Argument.Value)}, Total: 1}}, nil
+}
+
+func (f *fake) recordedCompletes() []fakeComplete {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fakeComplete(nil), f.completes...)
 }
 
 // fakeRaw is the fake as a RawBackend: the relayed call runs the fake's

@@ -3,16 +3,18 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 )
 
-// A view is one immutable aggregate of every server's tools, prompts and
-// resources, with the names the gateway gives them. The gateway builds a
+// A view is one immutable aggregate of every server's tools, prompts,
+// resources and resource templates, with the names the gateway gives them. The gateway builds a
 // new one after every change the host reports and replaces the old one;
 // next is closed then, so that waiters wake.
 type view struct {
@@ -20,6 +22,11 @@ type view struct {
 	tools     map[string]*entry // listed tools by exposed name
 	prompts   map[string]*entry // listed prompts by exposed name
 	resources map[string]*entry // listed resources by URI
+	templates map[string]*entry // listed resource templates by URI template
+	// allTemplates are the templates of every listed server, the
+	// conflicting ones too: a URI that matches the templates of two
+	// servers is read from neither.
+	allTemplates []*entry
 	// known holds the exposed names of every tool and prompt the gateway
 	// has seen a server list (in its last run too), listed or not: a call
 	// to one whose server is down gets a tool error naming its state.
@@ -29,12 +36,14 @@ type view struct {
 	next         chan struct{}
 }
 
-// entry is one exposed tool, prompt or resource.
+// entry is one exposed tool, prompt, resource or resource template.
 type entry struct {
-	server, name string // the server's own name of it (a resource's URI)
+	server, name string // the server's own name of it (a resource's URI, a template's URI template)
 	tool         *mcp.Tool
 	prompt       *mcp.Prompt
 	resource     *mcp.Resource
+	template     *mcp.ResourceTemplate
+	match        *regexp.Regexp // a template's URIs; nil if it does not parse
 }
 
 // serverState is a server as of a view.
@@ -51,8 +60,10 @@ type Mapping struct {
 	Tools     []MappedName     `json:"tools"`
 	Prompts   []MappedName     `json:"prompts"`
 	Resources []MappedResource `json:"resources"`
-	// Conflicts are resource URIs that more than one server lists: the
-	// gateway serves them from none.
+	// Templates are the resource templates (resources/templates/list).
+	Templates []MappedTemplate `json:"templates,omitempty"`
+	// Conflicts are resource URIs, and URI templates, that more than one
+	// server lists: the gateway serves them from none.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 	// Pending are servers that are still starting: their lists come later.
 	Pending []string `json:"pending,omitempty"`
@@ -74,10 +85,19 @@ type MappedResource struct {
 	Hidden string `json:"hidden,omitempty"`
 }
 
-// Conflict is a resource URI that several servers list.
+// MappedTemplate is a resource template and its server.
+type MappedTemplate struct {
+	URITemplate string `json:"uriTemplate"`
+	Server      string `json:"server"`
+	Hidden      string `json:"hidden,omitempty"`
+}
+
+// Conflict is a resource URI, or a resource template's URI template
+// (Template), that several servers list.
 type Conflict struct {
-	URI     string   `json:"uri"`
-	Servers []string `json:"servers"`
+	URI      string   `json:"uri"`
+	Servers  []string `json:"servers"`
+	Template bool     `json:"template,omitempty"`
 }
 
 // memo is what the gateway remembers of a server between views: its last
@@ -90,10 +110,13 @@ type memo struct {
 	tools     []*mcp.Tool
 	prompts   []*mcp.Prompt
 	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
 	toolCopy  map[*mcp.Tool]*mcp.Tool
 	promptCp  map[*mcp.Prompt]*mcp.Prompt
 	resCp     map[*mcp.Resource]*mcp.Resource
-	since     time.Time // when it was first seen pending; zero if not pending
+	tmplCp    map[*mcp.ResourceTemplate]*mcp.ResourceTemplate
+	tmplRe    map[*mcp.ResourceTemplate]*regexp.Regexp // by the copy; nil: does not parse
+	since     time.Time                                // when it was first seen pending; zero if not pending
 }
 
 // transient reports whether a server is between two runs, and comes back by
@@ -116,6 +139,7 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 		tools:        map[string]*entry{},
 		prompts:      map[string]*entry{},
 		resources:    map[string]*entry{},
+		templates:    map[string]*entry{},
 		knownTools:   map[string]*entry{},
 		knownPrompts: map[string]*entry{},
 		next:         make(chan struct{}),
@@ -124,6 +148,8 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 	seen := map[string]bool{}
 	uris := map[string][]string{} // URI -> servers listing it
 	uriEntries := map[string]*entry{}
+	tmpls := map[string][]string{} // URI template -> servers listing it
+	tmplEntries := map[string]*entry{}
 	for i := range servers {
 		s := servers[i]
 		seen[s.Name] = true
@@ -142,9 +168,13 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 				m.promptCp = exposePrompts(s.Name, s.Prompts, m.promptCp)
 			}
 			if !m.have || !slices.Equal(m.resources, s.Resources) {
-				m.resCp = sameResources(s.Resources, m.resCp)
+				m.resCp = same(s.Resources, m.resCp)
 			}
-			m.have, m.tools, m.prompts, m.resources = true, s.Tools, s.Prompts, s.Resources
+			if !m.have || !slices.Equal(m.templates, s.Templates) {
+				m.tmplCp = same(s.Templates, m.tmplCp)
+				m.tmplRe = templateRegexps(m.tmplCp, m.tmplRe)
+			}
+			m.have, m.tools, m.prompts, m.resources, m.templates = true, s.Tools, s.Prompts, s.Resources, s.Templates
 		}
 		st.listed = m.have && transient(&s)
 		// The first list waits for a server that is on its way up and has
@@ -210,7 +240,22 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 			for _, r := range m.resources {
 				v.mapping.Resources = append(v.mapping.Resources, MappedResource{URI: r.URI, Server: s.Name, Hidden: "the server is " + stateText(&s)})
 			}
+			for _, t := range m.templates {
+				v.mapping.Templates = append(v.mapping.Templates, MappedTemplate{URITemplate: t.URITemplate, Server: s.Name, Hidden: "the server is " + stateText(&s)})
+			}
 			continue
+		}
+		for _, t := range m.templates {
+			if slices.Contains(tmpls[t.URITemplate], s.Name) {
+				continue // listed twice by the same server
+			}
+			c := m.tmplCp[t]
+			e := &entry{server: s.Name, name: t.URITemplate, template: c, match: m.tmplRe[c]}
+			v.allTemplates = append(v.allTemplates, e)
+			tmpls[t.URITemplate] = append(tmpls[t.URITemplate], s.Name)
+			if len(tmpls[t.URITemplate]) == 1 {
+				tmplEntries[t.URITemplate] = e
+			}
 		}
 		for _, r := range m.resources {
 			if slices.Contains(uris[r.URI], s.Name) {
@@ -239,11 +284,30 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 		v.resources[uri] = uriEntries[uri]
 		v.mapping.Resources = append(v.mapping.Resources, MappedResource{URI: uri, Server: owners[0]})
 	}
+	for tmpl, owners := range tmpls {
+		if len(owners) > 1 {
+			v.mapping.Conflicts = append(v.mapping.Conflicts, Conflict{URI: tmpl, Servers: owners, Template: true})
+			for _, o := range owners {
+				v.mapping.Templates = append(v.mapping.Templates, MappedTemplate{URITemplate: tmpl, Server: o,
+					Hidden: "servers " + strings.Join(owners, " and ") + " both list this URI template: it is served by neither"})
+			}
+			continue
+		}
+		v.templates[tmpl] = tmplEntries[tmpl]
+		v.mapping.Templates = append(v.mapping.Templates, MappedTemplate{URITemplate: tmpl, Server: owners[0]})
+	}
 	sort.Slice(v.mapping.Resources, func(i, j int) bool {
 		a, b := v.mapping.Resources[i], v.mapping.Resources[j]
 		return a.URI < b.URI || a.URI == b.URI && a.Server < b.Server
 	})
-	sort.Slice(v.mapping.Conflicts, func(i, j int) bool { return v.mapping.Conflicts[i].URI < v.mapping.Conflicts[j].URI })
+	sort.Slice(v.mapping.Templates, func(i, j int) bool {
+		a, b := v.mapping.Templates[i], v.mapping.Templates[j]
+		return a.URITemplate < b.URITemplate || a.URITemplate == b.URITemplate && a.Server < b.Server
+	})
+	sort.Slice(v.mapping.Conflicts, func(i, j int) bool {
+		a, b := v.mapping.Conflicts[i], v.mapping.Conflicts[j]
+		return a.URI < b.URI || a.URI == b.URI && !a.Template && b.Template
+	})
 	return v
 }
 
@@ -323,16 +387,16 @@ func exposePrompts(server string, prompts []*mcp.Prompt, old map[*mcp.Prompt]*mc
 	return out
 }
 
-// sameResources maps each resource to itself, or to the one it equals of
-// the last list (as exposeTools does for tools).
-func sameResources(rs []*mcp.Resource, old map[*mcp.Resource]*mcp.Resource) map[*mcp.Resource]*mcp.Resource {
-	byJSON := map[string]*mcp.Resource{}
+// same maps each resource (or resource template) to itself, or to the one
+// it equals of the last list (as exposeTools does for tools).
+func same[T any](rs []*T, old map[*T]*T) map[*T]*T {
+	byJSON := map[string]*T{}
 	for _, c := range old {
 		if b, err := json.Marshal(c); err == nil {
 			byJSON[string(b)] = c
 		}
 	}
-	out := make(map[*mcp.Resource]*mcp.Resource, len(rs))
+	out := make(map[*T]*T, len(rs))
 	for _, r := range rs {
 		out[r] = r
 		if c, ok := old[r]; ok {
@@ -341,6 +405,24 @@ func sameResources(rs []*mcp.Resource, old map[*mcp.Resource]*mcp.Resource) map[
 			if c, ok := byJSON[string(b)]; ok {
 				out[r] = c
 			}
+		}
+	}
+	return out
+}
+
+// templateRegexps returns the regular expression of each template's URIs
+// (nil for one that does not parse), keeping those of old.
+func templateRegexps(ts map[*mcp.ResourceTemplate]*mcp.ResourceTemplate, old map[*mcp.ResourceTemplate]*regexp.Regexp) map[*mcp.ResourceTemplate]*regexp.Regexp {
+	out := make(map[*mcp.ResourceTemplate]*regexp.Regexp, len(ts))
+	for _, c := range ts {
+		if re, ok := old[c]; ok {
+			out[c] = re
+			continue
+		}
+		if ut, err := uritemplate.New(c.URITemplate); err == nil {
+			out[c] = ut.Regexp()
+		} else {
+			out[c] = nil
 		}
 	}
 	return out

@@ -88,9 +88,14 @@ func (b *gatewayBackend) Servers() []gateway.Server {
 		p.s.cacheMu.Lock()
 		if cs != nil && p.s.session == cs {
 			gs.Cached = true
-			gs.Tools, gs.Prompts, gs.Resources = p.s.tools, p.s.prompts, p.s.resources
+			gs.Tools, gs.Prompts, gs.Resources, gs.Templates = p.s.tools, p.s.prompts, p.s.resources, p.s.templates
 		}
 		p.s.cacheMu.Unlock()
+		if gs.Cached {
+			if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil {
+				gs.Completions = ir.Capabilities.Completions != nil
+			}
+		}
 		out = append(out, gs)
 	}
 	return out
@@ -216,6 +221,25 @@ func (b *gatewayBackend) ReadResource(ctx context.Context, name string, p *mcp.R
 	res, err := cs.ReadResource(cctx, p)
 	if err != nil {
 		return nil, b.failed(ctx, cctx, name, fmt.Sprintf("resource %q", p.URI), timeout, s, cs, err)
+	}
+	return res, nil
+}
+
+// Complete implements [gateway.Backend].
+func (b *gatewayBackend) Complete(ctx context.Context, name string, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	s, cs, timeout, err := b.session(name)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := cs.Complete(cctx, p)
+	if err != nil {
+		what := "completion/complete"
+		if p.Ref != nil {
+			what = fmt.Sprintf("a completion of %q", p.Ref.Name+p.Ref.URI)
+		}
+		return nil, b.failed(ctx, cctx, name, what, timeout, s, cs, err)
 	}
 	return res, nil
 }

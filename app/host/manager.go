@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -114,6 +115,7 @@ type server struct {
 	tools     []*mcp.Tool
 	prompts   []*mcp.Prompt
 	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
 	session   *mcp.ClientSession // the session the cache belongs to
 }
 
@@ -348,17 +350,19 @@ func (s *server) setUserStopped(v bool) {
 
 func (s *server) clearCache() {
 	s.cacheMu.Lock()
-	s.tools, s.prompts, s.resources, s.session = nil, nil, nil, nil
+	s.tools, s.prompts, s.resources, s.templates, s.session = nil, nil, nil, nil, nil
 	s.cacheMu.Unlock()
 }
 
-// refresh re-reads a session's tools, prompts and resources.
+// refresh re-reads a session's tools, prompts, resources and resource
+// templates (a server's resources list_changed covers its templates).
 func (m *Manager) refresh(name string, s *server, cs *mcp.ClientSession) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var tools []*mcp.Tool
 	var prompts []*mcp.Prompt
 	var resources []*mcp.Resource
+	var templates []*mcp.ResourceTemplate
 	caps := &mcp.ServerCapabilities{}
 	if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil {
 		caps = ir.Capabilities
@@ -390,16 +394,28 @@ func (m *Manager) refresh(name string, s *server, cs *mcp.ClientSession) {
 			}
 			resources = append(resources, r)
 		}
+		for t, err := range cs.ResourceTemplates(ctx, nil) {
+			if err != nil {
+				// A server with resources but no templates may not
+				// know the method at all.
+				var rpc *jsonrpc.Error
+				if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeMethodNotFound {
+					errs = append(errs, err)
+				}
+				break
+			}
+			templates = append(templates, t)
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		m.log.Warn("listing a server's tools, prompts or resources failed", "server", name, "error", err)
+		m.log.Warn("listing a server's tools, prompts, resources or resource templates failed", "server", name, "error", err)
 	}
 	s.cacheMu.Lock()
 	if s.sup == nil || s.sup.Session() != cs {
 		s.cacheMu.Unlock()
 		return // a newer session replaced it
 	}
-	s.tools, s.prompts, s.resources, s.session = tools, prompts, resources, cs
+	s.tools, s.prompts, s.resources, s.templates, s.session = tools, prompts, resources, templates, cs
 	s.cacheMu.Unlock()
 	m.publish(TopicTools, map[string]any{"name": name, "tools": len(tools), "prompts": len(prompts), "resources": len(resources)})
 	m.publishState(s)
