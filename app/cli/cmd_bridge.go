@@ -275,8 +275,18 @@ func (e *env) gatewayTools(ctx context.Context) error {
 			fmt.Fprintf(tw, "  %s\t%s\t\t%s\n", r.URI, r.Server, note)
 		}
 	}
+	if len(m.Templates) > 0 {
+		fmt.Fprintf(tw, "RESOURCE TEMPLATE\tSERVER\t\t\n")
+		for _, r := range m.Templates {
+			note := ""
+			if r.Hidden != "" {
+				note = "not exposed: " + r.Hidden
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t\t%s\n", r.URITemplate, r.Server, note)
+		}
+	}
 	_ = tw.Flush()
-	if len(m.Tools)+len(m.Prompts)+len(m.Resources) == 0 {
+	if len(m.Tools)+len(m.Prompts)+len(m.Resources)+len(m.Templates) == 0 {
 		fmt.Fprintln(e.stdout, "  nothing yet: no server has listed tools ('switchboard status' shows the servers)")
 	}
 	for _, cf := range m.Conflicts {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -48,6 +49,10 @@ func TestE2E(t *testing.T) {
 	}
 	if out := sb.cli(t, "tools", "everything"); !strings.Contains(out, "echo\n") || !strings.Contains(out, "input: ") {
 		t.Fatalf("tools everything printed:\n%s", out)
+	}
+	// The gateway's whole mapping: its resource templates too.
+	if out := sb.cli(t, "tools"); !regexp.MustCompile(`(?m)^RESOURCE TEMPLATE\s+SERVER\s*\n(.*\n)*\s+demo://resource/dynamic/text/\{resourceId\}\s+everything\s*$`).MatchString(out) {
+		t.Fatalf("tools printed no resource templates:\n%s", out)
 	}
 	human := sb.cli(t, "status")
 	for _, want := range []string{fmt.Sprintf("host pid %d", h.pid()), "everything", "running", fmt.Sprint(ev.PID), "legacy", everything} {
