@@ -170,76 +170,66 @@ func (b *gatewayBackend) failed(ctx, cctx context.Context, name, what string, ti
 
 // CallTool implements [gateway.Backend].
 func (b *gatewayBackend) CallTool(ctx context.Context, name string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
-	s, cs, timeout, err := b.session(name)
-	if err != nil {
-		return nil, err
-	}
-	if progress != nil {
-		tok := "switchboard-" + strconv.FormatUint(b.m.progressSeq.Add(1), 10)
-		b.m.progress.Store(tok, progress)
-		// The go-sdk's client handles notifications on a goroutine of its
-		// own, after the response at times: the route outlives the call
-		// a little.
-		defer time.AfterFunc(time.Second, func() { b.m.progress.Delete(tok) })
-		meta := make(mcp.Meta, len(p.Meta)+1)
-		maps.Copy(meta, p.Meta)
-		meta["progressToken"] = tok
-		p.Meta = meta
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := cs.CallTool(cctx, p)
-	if err != nil {
-		return nil, b.failed(ctx, cctx, name, fmt.Sprintf("tool %q", p.Name), timeout, s, cs, err)
-	}
-	return res, nil
+	what := func() string { return fmt.Sprintf("tool %q", p.Name) }
+	return forward(b, ctx, name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
+		if progress != nil {
+			tok := "switchboard-" + strconv.FormatUint(b.m.progressSeq.Add(1), 10)
+			b.m.progress.Store(tok, progress)
+			// The go-sdk's client handles notifications on a goroutine of
+			// its own, after the response at times: the route outlives the
+			// call a little.
+			defer time.AfterFunc(time.Second, func() { b.m.progress.Delete(tok) })
+			meta := make(mcp.Meta, len(p.Meta)+1)
+			maps.Copy(meta, p.Meta)
+			meta["progressToken"] = tok
+			p.Meta = meta
+		}
+		return cs.CallTool(cctx, p)
+	})
 }
 
 // GetPrompt implements [gateway.Backend].
 func (b *gatewayBackend) GetPrompt(ctx context.Context, name string, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
-	s, cs, timeout, err := b.session(name)
-	if err != nil {
-		return nil, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := cs.GetPrompt(cctx, p)
-	if err != nil {
-		return nil, b.failed(ctx, cctx, name, fmt.Sprintf("prompt %q", p.Name), timeout, s, cs, err)
-	}
-	return res, nil
+	what := func() string { return fmt.Sprintf("prompt %q", p.Name) }
+	return forward(b, ctx, name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.GetPromptResult, error) {
+		return cs.GetPrompt(cctx, p)
+	})
 }
 
 // ReadResource implements [gateway.Backend].
 func (b *gatewayBackend) ReadResource(ctx context.Context, name string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
-	s, cs, timeout, err := b.session(name)
-	if err != nil {
-		return nil, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := cs.ReadResource(cctx, p)
-	if err != nil {
-		return nil, b.failed(ctx, cctx, name, fmt.Sprintf("resource %q", p.URI), timeout, s, cs, err)
-	}
-	return res, nil
+	what := func() string { return fmt.Sprintf("resource %q", p.URI) }
+	return forward(b, ctx, name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
+		return cs.ReadResource(cctx, p)
+	})
 }
 
 // Complete implements [gateway.Backend].
 func (b *gatewayBackend) Complete(ctx context.Context, name string, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	what := func() string {
+		if p.Ref != nil {
+			return fmt.Sprintf("a completion of %q", p.Ref.Name+p.Ref.URI)
+		}
+		return "completion/complete"
+	}
+	return forward(b, ctx, name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CompleteResult, error) {
+		return cs.Complete(cctx, p)
+	})
+}
+
+// forward sends one request to a running server's session within its
+// callTimeout; what names the request in the error when it fails (see
+// failed).
+func forward[R any](b *gatewayBackend, ctx context.Context, name string, what func() string, send func(context.Context, *mcp.ClientSession) (*R, error)) (*R, error) {
 	s, cs, timeout, err := b.session(name)
 	if err != nil {
 		return nil, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := cs.Complete(cctx, p)
+	res, err := send(cctx, cs)
 	if err != nil {
-		what := "completion/complete"
-		if p.Ref != nil {
-			what = fmt.Sprintf("a completion of %q", p.Ref.Name+p.Ref.URI)
-		}
-		return nil, b.failed(ctx, cctx, name, what, timeout, s, cs, err)
+		return nil, b.failed(ctx, cctx, name, what(), timeout, s, cs, err)
 	}
 	return res, nil
 }
