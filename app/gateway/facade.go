@@ -73,91 +73,66 @@ func (f *facade) sync() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.g.current()
+	byServer := func(_ string, e *entry) bool { return f.filter.server(e.server) }
+
+	mirror(f, "tool", f.tools, v.tools, func(e *entry) *mcp.Tool { return e.tool },
+		func(name string, e *entry) bool { return f.filter.tool(e.server, e.name, name) },
+		f.srv.RemoveTools,
+		func(_ string, e *entry) { f.srv.AddTool(e.tool, f.toolHandler) })
+
+	mirror(f, "prompt", f.prompts, v.prompts, func(e *entry) *mcp.Prompt { return e.prompt },
+		byServer, f.srv.RemovePrompts,
+		func(_ string, e *entry) {
+			server, own := e.server, e.name
+			f.srv.AddPrompt(e.prompt, func(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return f.getPrompt(ctx, server, own, r.Params)
+			})
+		})
+
+	mirror(f, "resource", f.resources, v.resources, func(e *entry) *mcp.Resource { return e.resource },
+		byServer, f.srv.RemoveResources,
+		func(_ string, e *entry) {
+			server := e.server
+			f.srv.AddResource(e.resource, func(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return f.readResource(ctx, server, r.Params)
+			})
+		})
+
+	mirror(f, "resource template", f.templates, v.templates, func(e *entry) *mcp.ResourceTemplate { return e.template },
+		byServer, f.srv.RemoveResourceTemplates,
+		func(tmpl string, e *entry) {
+			server := e.server
+			f.srv.AddResourceTemplate(e.template, func(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return f.readTemplated(ctx, server, tmpl, r.Params)
+			})
+		})
+}
+
+// mirror brings held, the facade's items of one kind (by exposed name,
+// URI or URI template), up to listed, the view's entries of that kind: it
+// removes from the server those the view no longer lists, lists changed or
+// the client may not see (visible), and adds the others that the server
+// does not hold yet; item is an entry's item of the kind. An item the
+// go-sdk refuses is logged under what and its key (see protect), and left
+// out.
+func mirror[T comparable](f *facade, what string, held map[string]T, listed map[string]*entry, item func(*entry) T,
+	visible func(key string, e *entry) bool, remove func(keys ...string), add func(key string, e *entry)) {
 	var gone []string
-	for name, t := range f.tools {
-		if e := v.tools[name]; e == nil || e.tool != t || !f.filter.tool(e.server, e.name, name) {
-			gone = append(gone, name)
-			delete(f.tools, name)
+	for key, it := range held {
+		if e := listed[key]; e == nil || item(e) != it || !visible(key, e) {
+			gone = append(gone, key)
+			delete(held, key)
 		}
 	}
 	if len(gone) > 0 {
-		f.srv.RemoveTools(gone...)
+		remove(gone...)
 	}
-	for name, e := range v.tools {
-		if f.tools[name] == e.tool || !f.filter.tool(e.server, e.name, name) {
+	for key, e := range listed {
+		if held[key] == item(e) || !visible(key, e) {
 			continue
 		}
-		if f.g.protect("tool "+name, func() { f.srv.AddTool(e.tool, f.toolHandler) }) {
-			f.tools[name] = e.tool
-		}
-	}
-
-	gone = gone[:0]
-	for name, p := range f.prompts {
-		if e := v.prompts[name]; e == nil || e.prompt != p || !f.filter.server(e.server) {
-			gone = append(gone, name)
-			delete(f.prompts, name)
-		}
-	}
-	if len(gone) > 0 {
-		f.srv.RemovePrompts(gone...)
-	}
-	for name, e := range v.prompts {
-		if f.prompts[name] == e.prompt || !f.filter.server(e.server) {
-			continue
-		}
-		server, own := e.server, e.name
-		h := func(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return f.getPrompt(ctx, server, own, r.Params)
-		}
-		if f.g.protect("prompt "+name, func() { f.srv.AddPrompt(e.prompt, h) }) {
-			f.prompts[name] = e.prompt
-		}
-	}
-
-	gone = gone[:0]
-	for uri, r := range f.resources {
-		if e := v.resources[uri]; e == nil || e.resource != r || !f.filter.server(e.server) {
-			gone = append(gone, uri)
-			delete(f.resources, uri)
-		}
-	}
-	if len(gone) > 0 {
-		f.srv.RemoveResources(gone...)
-	}
-	for uri, e := range v.resources {
-		if f.resources[uri] == e.resource || !f.filter.server(e.server) {
-			continue
-		}
-		server := e.server
-		h := func(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return f.readResource(ctx, server, r.Params)
-		}
-		if f.g.protect("resource "+uri, func() { f.srv.AddResource(e.resource, h) }) {
-			f.resources[uri] = e.resource
-		}
-	}
-
-	gone = gone[:0]
-	for tmpl, t := range f.templates {
-		if e := v.templates[tmpl]; e == nil || e.template != t || !f.filter.server(e.server) {
-			gone = append(gone, tmpl)
-			delete(f.templates, tmpl)
-		}
-	}
-	if len(gone) > 0 {
-		f.srv.RemoveResourceTemplates(gone...)
-	}
-	for tmpl, e := range v.templates {
-		if f.templates[tmpl] == e.template || !f.filter.server(e.server) {
-			continue
-		}
-		server := e.server
-		h := func(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return f.readTemplated(ctx, server, tmpl, r.Params)
-		}
-		if f.g.protect("resource template "+tmpl, func() { f.srv.AddResourceTemplate(e.template, h) }) {
-			f.templates[tmpl] = e.template
+		if f.g.protect(what+" "+key, func() { add(key, e) }) {
+			held[key] = item(e)
 		}
 	}
 }
