@@ -48,6 +48,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/bench/internal/table"
 )
 
 type config struct {
@@ -225,7 +226,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		}
 	}
 
-	t := &table{out: out}
+	t := table.New(out)
 	fmt.Fprintln(t, "path\tmode\tp50\tp99\tmax\tcalls/s\tvs direct rate\tp50 added")
 	d := paths[0]
 	for _, p := range paths {
@@ -453,43 +454,6 @@ func rates(v []float64) string {
 		parts[i] = fmt.Sprintf("%.0f", r)
 	}
 	return strings.Join(parts, " ")
-}
-
-// table prints tab-separated lines with the first column left-aligned and
-// the others right-aligned, two spaces apart.
-type table struct {
-	out io.Writer
-	buf strings.Builder
-}
-
-func (t *table) Write(p []byte) (int, error) { return t.buf.Write(p) }
-
-func (t *table) Flush() {
-	var rows [][]string
-	var w []int
-	for line := range strings.Lines(t.buf.String()) {
-		r := strings.Split(strings.TrimRight(line, "\n"), "\t")
-		for i, c := range r {
-			if i >= len(w) {
-				w = append(w, 0)
-			}
-			w[i] = max(w[i], len([]rune(c)))
-		}
-		rows = append(rows, r)
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", w[i]-len([]rune(c)))
-			if i == 0 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(t.out, strings.TrimRight(b.String(), " "))
-	}
-	t.buf.Reset()
 }
 
 // proc is a process whose CPU time a path counts.

@@ -7,45 +7,9 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/bench/internal/table"
 )
-
-// table is a writer of tab-separated lines that Flush prints with the
-// first column left-aligned and the others right-aligned, two spaces
-// apart.
-type table struct {
-	out io.Writer
-	buf strings.Builder
-}
-
-func (t *table) Write(p []byte) (int, error) { return t.buf.Write(p) }
-
-func (t *table) Flush() {
-	var rows [][]string
-	var w []int
-	for line := range strings.Lines(t.buf.String()) {
-		r := strings.Split(strings.TrimRight(line, "\t\n"), "\t")
-		for i, c := range r {
-			if i >= len(w) {
-				w = append(w, 0)
-			}
-			w[i] = max(w[i], len([]rune(c)))
-		}
-		rows = append(rows, r)
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", w[i]-len([]rune(c)))
-			if i == 0 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString("  " + pad + c)
-			}
-		}
-		fmt.Fprintln(t.out, strings.TrimRight(b.String(), " "))
-	}
-	t.buf.Reset()
-}
 
 func mb(kb float64) string { return fmt.Sprintf("%.1f", kb/1024) }
 
@@ -63,7 +27,7 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(
 
 func printIdle(out io.Writer, c config, r idleResult, what string) {
 	fmt.Fprintf(out, "\nidle: %s; settle %v, window %v, RSS sampled every 1 s (%d samples)\n", what, c.settle, c.window, r.host.samples)
-	tw := &table{out: out}
+	tw := table.New(out)
 	fmt.Fprintln(tw, "\tswitchboard serve\tbare supervisor\tserve/bare\ttarget\t")
 	h, b := r.host, r.bare
 	fmt.Fprintf(tw, "RSS median, MB\t%s\t%s\t%s\t< 30 MB\t\n", mb(h.rssMedKB), mb(b.rssMedKB), ratio(h.rssMedKB, b.rssMedKB))
@@ -91,7 +55,7 @@ func list(xs []string) string {
 func printReload(out io.Writer, c config, r reloadResult) {
 	fmt.Fprintf(out, "\nreload: rename of config.json changing s01's args -> s01 running with a new pid (server.state event via app/api), %d rounds, each followed by a direct start\n", len(r.reload))
 	rel, st := statsOf(r.reload), statsOf(r.start)
-	tw := &table{out: out}
+	tw := table.New(out)
 	fmt.Fprintln(tw, "ms\tmedian\tp90\tmin\tmax\t")
 	row := func(name string, s durStats) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", name, ms(s.median), ms(s.p90), ms(s.lo), ms(s.hi))
