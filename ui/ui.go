@@ -10,11 +10,14 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/service"
 	"github.com/switchboard-mcp/switchboard/ui/appicon"
 	"github.com/switchboard-mcp/switchboard/ui/tray"
 	"github.com/switchboard-mcp/switchboard/ui/window"
@@ -76,7 +79,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 	ensure := func() *window.Window {
 		if win == nil {
 			ch, _ := live.Watch()
-			win = window.New(a, live, window.Options{Changed: ch, OnClose: onClose})
+			win = window.New(a, live, window.Options{Changed: ch, OnClose: onClose, Do: do})
 		}
 		return win
 	}
@@ -109,6 +112,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 		fyneOn  = make(chan struct{}) // closed: the main goroutine runs Fyne
 		quitNow = make(chan struct{}) // closed: quit before Fyne ran
 	)
+	var keeper fyne.Window // on the UI goroutine
 	onUI := func(f func()) {
 		mu.Lock()
 		if !started {
@@ -116,7 +120,16 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 			close(fyneOn)
 		}
 		mu.Unlock()
-		fyne.Do(f) // queued until the driver runs
+		// Queued until the driver runs, in order. A window that is never
+		// shown keeps the driver running when the last shown one closes
+		// (a question answered "no" before the main window was ever
+		// opened); it costs no GL surface.
+		do(func() {
+			if keeper == nil && win == nil {
+				keeper = a.NewWindow("Switchboard")
+			}
+		})
+		do(f)
 	}
 	quit := func() {
 		mu.Lock()
@@ -133,8 +146,9 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 	}
 	notify := func(n *fyne.Notification) { a.SendNotification(n) } // D-Bus: any goroutine
 	actions := tray.HostActions(live, a, tray.HostOptions{
-		Open:     func() { onUI(func() { ensure().Show() }) },
-		ShowLogs: func(name string) { onUI(func() { ensure().ShowLogs(name) }) },
+		StopService: stopService(live),
+		Open:        func() { onUI(func() { ensure().Show() }) },
+		ShowLogs:    func(name string) { onUI(func() { ensure().ShowLogs(name) }) },
 		Confirm: func(q string, answer func(bool)) {
 			onUI(func() { tray.ConfirmWindow(a, q, answer) })
 		},
@@ -151,7 +165,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 		started = true
 		close(fyneOn)
 		mu.Unlock()
-		ensure().Show()
+		locked(func() { ensure().Show() })()
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -163,10 +177,6 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 	case <-sig:
 		return nil
 	}
-	// A window that is never shown keeps the driver running when the
-	// last shown one closes (a question answered "no" before the main
-	// window was ever opened); it costs no GL surface.
-	a.NewWindow("Switchboard")
 	a.Run()
 	return nil
 }
@@ -175,23 +185,59 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 // or with none (withTray false: the window is the app).
 func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure func() *window.Window, withTray bool) error {
 	if !withTray {
-		ensure().Show()
+		locked(func() { ensure().Show() })()
 		a.Run()
 		return nil
 	}
-	open := func() { fyne.Do(func() { ensure().Show() }) }
+	open := func() { do(func() { ensure().Show() }) }
 	actions := tray.HostActions(live, a, tray.HostOptions{
-		Open:     open,
-		ShowLogs: func(name string) { fyne.Do(func() { ensure().ShowLogs(name) }) },
-		Detach:   cancel,
+		StopService: stopService(live),
+		Open:        open,
+		ShowLogs:    func(name string) { do(func() { ensure().ShowLogs(name) }) },
+		Detach:      cancel,
 	})
 	t := &tray.Tray{}
 	t.Run(a, live, actions)
 	defer t.Close()
 	if _, ok := a.(desktop.App); !ok || o.ShowWindow {
 		// No tray on this desktop: the window is the app.
-		ensure().Show()
+		locked(func() { ensure().Show() })()
 	}
 	a.Run()
 	return nil
+}
+
+// stopService returns how Stop background service stops the service:
+// through the OS service manager, so that a manager set to restart the
+// host does not bring it back; where this OS has none that this user can
+// reach (a container without systemd), through host.stop.
+func stopService(live *client.Live) func() error {
+	return func() error {
+		m, err := service.Default()
+		if err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			return live.Call(ctx, host.MethodStop, nil, nil)
+		}
+		return m.Stop()
+	}
+}
+
+// testLock, set by tests only, is held around all the app's UI work:
+// Fyne's test driver runs fyne.Do inline on the caller's goroutine, where
+// the real driver runs everything on the main goroutine, one at a time.
+var testLock sync.Locker
+
+// do runs f on the UI goroutine (queued until Fyne's driver runs).
+func do(f func()) { fyne.Do(locked(f)) }
+
+func locked(f func()) func() {
+	if testLock == nil {
+		return f
+	}
+	return func() {
+		testLock.Lock()
+		defer testLock.Unlock()
+		f()
+	}
 }

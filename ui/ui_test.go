@@ -12,6 +12,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/ui/tray"
 )
 
+func init() { testLock = new(sync.Mutex) }
+
 // fakeTray records what the app shows in a tray that is not Fyne's (the
 // real one, tray.Systray, is tested over D-Bus in ui/tray).
 type fakeTray struct {

@@ -31,11 +31,14 @@ type HostOptions struct {
 	// does not start a new host once this one is gone.
 	Detach func()
 	// Service: the host runs under the OS service manager; see
-	// [Actions.Service].
-	//
-	// TODO(service issue): take it from the fresh host.info that Quit
-	// reads (Info.Service, being added), OR-ed with this.
+	// [Actions.Service]. The host says so itself (host.info's service,
+	// read fresh by Quit and shown in the snapshot the menu is built from):
+	// this only forces it.
 	Service bool
+	// StopService stops the background service through the OS service
+	// manager and returns when it has stopped (nil: host.stop through the
+	// API, which a manager set to restart the host may undo).
+	StopService func() error
 	// OnError reports a failed action (default: a desktop notification).
 	OnError func(title string, err error)
 	// Timeout bounds each call to the host (default 30 s).
@@ -48,11 +51,9 @@ type HostOptions struct {
 // [QuitPlan] decides: host.stop, then the app quits. The calls run off the
 // UI thread; a failure is reported through OnError.
 //
-// Stop background service stops the host through host.stop too (and quits
-// the tray, asking first like Quit when AI apps are connected).
-//
-// TODO(service issue): stop it through the service manager instead, so
-// that a unit set to restart does not come back.
+// Stop background service stops the service through StopService (the OS
+// service manager), or host.stop without one, and quits the tray, asking
+// first like Quit when AI apps are connected.
 func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
@@ -85,8 +86,8 @@ func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 		StartAll:    func() { h.call("", "start", host.MethodStart, host.NameParams{All: true}) },
 		StopAll:     func() { h.call("", "stop", host.MethodStopServer, host.NameParams{All: true}) },
 		Service:     o.Service,
-		StopService: func() { h.quit(false) },
-		Quit:        func() { h.quit(o.Service) },
+		StopService: func() { h.quit(false, true) },
+		Quit:        func() { h.quit(o.Service, false) },
 	}
 	return a
 }
@@ -113,9 +114,10 @@ func (h *hostActions) call(name, verb, method string, params host.NameParams) {
 	}()
 }
 
-// quit carries out [QuitPlan]; service says whether the host is to be
-// left running (Quit under a service manager).
-func (h *hostActions) quit(service bool) {
+// quit carries out [QuitPlan]: Quit (service: the app was told the host
+// is a service's; the host may say so too) or, with stopService, Stop
+// background service.
+func (h *hostActions) quit(service, stopService bool) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
 		defer cancel()
@@ -125,25 +127,31 @@ func (h *hostActions) quit(service bool) {
 			h.exit()
 			return
 		}
-		stop, ask := QuitPlan(info, service)
+		stop, ask := QuitPlan(info, (service || info.Service) && !stopService)
 		if ask == "" {
-			h.finish(stop)
+			h.finish(stop, stopService)
 			return
 		}
 		h.o.Confirm(ask, func(yes bool) {
 			if yes {
-				go h.finish(stop)
+				go h.finish(stop, stopService)
 			}
 		})
 	}()
 }
 
-// finish stops the host if asked, then quits the app.
-func (h *hostActions) finish(stopHost bool) {
+// finish stops the host if asked (through the service manager when
+// stopService and the app gave one), then quits the app.
+func (h *hostActions) finish(stopHost, stopService bool) {
 	if stopHost {
-		ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
-		err := h.live.Call(ctx, host.MethodStop, nil, nil)
-		cancel()
+		var err error
+		if stopService && h.o.StopService != nil {
+			err = h.o.StopService()
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
+			err = h.live.Call(ctx, host.MethodStop, nil, nil)
+			cancel()
+		}
 		if err != nil && !errors.Is(err, client.ErrNotConnected) && h.hostAnswers() {
 			// The app stays: quitting now would leave the servers running
 			// with no way back to them but a new tray.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,7 +47,7 @@ func helperEntry(role string) map[string]any {
 // runHost runs a host on fresh directories with the given servers; it is
 // stopped at the end of the test. The socket's path must fit in 107 bytes,
 // hence a short root.
-func runHost(t *testing.T, servers map[string]any) *testHost {
+func runHost(t *testing.T, servers map[string]any, opts ...func(*host.Options)) *testHost {
 	t.Helper()
 	t.Setenv("SHELL", "/bin/sh") // the host reads the login shell's PATH
 	root, err := os.MkdirTemp("", "sbt")
@@ -67,6 +68,9 @@ func runHost(t *testing.T, servers map[string]any) *testHost {
 	}
 	th.opts.Policy.Initial = 50 * time.Millisecond
 	th.opts.Policy.Max = 500 * time.Millisecond
+	for _, o := range opts {
+		o(&th.opts)
+	}
 	if err := os.MkdirAll(filepath.Dir(th.opts.ConfigPath), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -378,13 +382,16 @@ func processGone(pid int) error {
 
 // TestQuitAsServiceLeavesHost: under a service manager, Quit closes the
 // tray and leaves the host and its servers running.
+// TestQuitAsServiceLeavesHost: the host says it runs under the service
+// manager (host.info's service); the tray learns it from the host alone.
 func TestQuitAsServiceLeavesHost(t *testing.T) {
-	th := runHost(t, map[string]any{"a": helperEntry("mcp")})
+	th := runHost(t, map[string]any{"a": helperEntry("mcp")}, func(o *host.Options) { o.Service = true })
 	l, detach := live(t, th.opts.SocketPath)
 	waitSnap(t, l, "a running", state("a", "running"))
 	detached := make(chan struct{})
-	actions := HostActions(l, test.NewTempApp(t), HostOptions{Service: true, Detach: func() { detach(); close(detached) }})
+	actions := HostActions(l, test.NewTempApp(t), HostOptions{Detach: func() { detach(); close(detached) }})
 	m := BuildMenu(l.Snapshot(), actions)
+	find(t, m, LabelStopService) // shown for a service's host
 	find(t, m, LabelQuit).Action()
 	select {
 	case <-detached:
@@ -399,13 +406,22 @@ func TestQuitAsServiceLeavesHost(t *testing.T) {
 	// The other item stops it.
 	l2, _ := live(t, th.opts.SocketPath)
 	waitSnap(t, l2, "connected", func(s client.Snapshot) bool { return s.Connected })
-	actions = HostActions(l2, test.NewTempApp(t), HostOptions{Service: true})
+	// The other item stops it, through the service manager when the app
+	// gives one (here a stand-in that stops the host as the manager would).
+	var viaManager atomic.Bool
+	actions = HostActions(l2, test.NewTempApp(t), HostOptions{StopService: func() error {
+		viaManager.Store(true)
+		return l2.Call(context.Background(), host.MethodStop, nil, nil)
+	}})
 	find(t, BuildMenu(l2.Snapshot(), actions), LabelStopService).Action()
 	select {
 	case err := <-th.done:
 		th.done <- err
 	case <-time.After(wait):
 		t.Fatal("Stop background service did not stop the host")
+	}
+	if !viaManager.Load() {
+		t.Fatal("Stop background service did not go through the service manager")
 	}
 }
 

@@ -22,13 +22,10 @@ type Actions struct {
 	StartAll func()
 	StopAll  func()
 
-	// Service says that the host runs under the OS service manager: the
-	// menu then has a "Stop background service" item (StopService), and
-	// Quit closes the tray only.
-	//
-	// TODO(service issue): the committed host.Info does not say this yet.
-	// Once it does (Info.Service is being added), take it from the
-	// snapshot instead: Service: s.Info.Service.
+	// Service says that the host runs under the OS service manager (the
+	// menu also takes it from the snapshot's Info.Service): the menu then
+	// has a "Stop background service" item (StopService), and Quit closes
+	// the tray only.
 	Service     bool
 	StopService func()
 
@@ -96,7 +93,7 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 		item(LabelStopAll, a.StopAll, anyStoppable),
 		fyne.NewMenuItemSeparator(),
 	)
-	if a.Service {
+	if a.Service || s.Info.Service {
 		items = append(items, item(LabelStopService, a.StopService, true))
 	}
 	items = append(items, quitItem(a))

@@ -242,6 +242,12 @@ func TestBuildMenuService(t *testing.T) {
 	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 3)), r.actions(false))), LabelStopService) {
 		t.Fatal("Stop background service shown for a host that is not a service")
 	}
+	// The host says it is a service's: the same menu.
+	s := connected(srv("a", "running", 3))
+	s.Info.Service = true
+	if got := labels(BuildMenu(s, r.actions(false))); !slices.Equal(got, want) {
+		t.Fatalf("a service's host: labels %q, want %q", got, want)
+	}
 }
 
 func TestBuildMenuNotConnected(t *testing.T) {
