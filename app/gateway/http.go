@@ -144,6 +144,9 @@ func (e *httpEndpoint) close() {
 	if err := e.srv.Shutdown(ctx); err != nil {
 		_ = e.srv.Close() // streams that stay open (GET listeners)
 	}
+	// Shutdown closes only the listeners Serve has begun tracking: one
+	// whose Serve goroutine has not run yet would stay bound until it does.
+	_ = e.ln.Close()
 	e.g.dropFacade(e.f)
 }
 
