@@ -11,7 +11,6 @@ package bench
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const helperEnv = "SWITCHBOARD_BENCH_HELPER"
@@ -31,20 +31,7 @@ const helperEnv = "SWITCHBOARD_BENCH_HELPER"
 var testExe string
 
 func TestMain(m *testing.M) {
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cannot find the test binary:", err)
-		os.Exit(2)
-	}
-	testExe = exe
-	if role := os.Getenv(helperEnv); role != "" {
-		h, ok := helpers[role]
-		if !ok {
-			fmt.Fprintf(os.Stderr, "unknown helper %q\n", role)
-			os.Exit(99)
-		}
-		os.Exit(h())
-	}
+	testkit.HelperMain(&testExe, helperEnv, helpers)
 	os.Exit(m.Run())
 }
 

@@ -29,6 +29,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const helperEnv = "SWITCHBOARD_WIN_HELPER"
@@ -152,26 +153,7 @@ func runHelper(name string) int {
 // tempDir is t.TempDir that Wine can clean up: Go 1.26's os.RemoveAll
 // deletes through a call Wine 8 does not implement ("Invalid function"),
 // while os.Remove (DeleteFile) works.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "switchboard-wintest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		var paths []string
-		_ = filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
-			paths = append(paths, p)
-			return nil
-		})
-		for i := len(paths) - 1; i >= 0; i-- { // children before their directory
-			if err := os.Remove(paths[i]); err != nil && !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("cleaning up: %v", err)
-			}
-		}
-	})
-	return dir
-}
+func tempDir(t *testing.T) string { return testkit.TempDir(t, "switchboard-wintest-") }
 
 func testExe(t *testing.T) string {
 	t.Helper()
@@ -492,7 +474,7 @@ func TestWindowsStopWithBlockedStdinWriter(t *testing.T) {
 		chunk int
 	}{{"64KiB writes", 64 << 10}, {"one 8MiB write", 8 << 20}} {
 		t.Run(c.name, func(t *testing.T) {
-			if c.chunk > 1<<20 && underWine() {
+			if c.chunk > 1<<20 && testkit.UnderWine() {
 				// Seen under Wine 8: closing the pipe does not always cancel
 				// a pending synchronous write this large (6 runs in 10 hung
 				// in Close), while 1 MiB writes never did. Go's Close relies
@@ -533,12 +515,6 @@ func TestWindowsStopWithBlockedStdinWriter(t *testing.T) {
 			}
 		})
 	}
-}
-
-// underWine reports whether this Windows is Wine (ntdll exports
-// wine_get_version).
-func underWine() bool {
-	return windows.NewLazySystemDLL("ntdll.dll").NewProc("wine_get_version").Find() == nil
 }
 
 // With a registry the server is recorded with its creation time and the

@@ -19,17 +19,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const (
@@ -37,22 +36,6 @@ const (
 	envMark     = "SWITCHBOARD_KEYRING_TEST_MARK"
 	keyringPass = "switchboard-test-password"
 )
-
-// busConfig is a session bus with no service directories (no activation).
-const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <keep_umask/>
-  <listen>unix:dir=%s</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
 
 func TestRealKeyring(t *testing.T) {
 	if os.Getenv(envScenario) != "" {
@@ -75,11 +58,7 @@ func TestRealKeyring(t *testing.T) {
 		}
 	}
 	if len(missing) > 0 {
-		msg := fmt.Sprintf("the real-keyring test needs %s (Debian: apt-get install gnome-keyring dbus-x11 libsecret-tools)", strings.Join(missing, ", "))
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testkit.SkipOrFail(t, "the real-keyring test needs %s (Debian: apt-get install gnome-keyring dbus-x11 libsecret-tools)", strings.Join(missing, ", "))
 	}
 	t.Run("RoundTripAndLocked", func(t *testing.T) {
 		runChild(t, exe, "unlocked", true)
@@ -124,7 +103,7 @@ func runChild(t *testing.T, exe, scenario string, bus bool) {
 	var cmd *exec.Cmd
 	if bus {
 		cfg := filepath.Join(root, "bus.conf")
-		if err := os.WriteFile(cfg, fmt.Appendf(nil, busConfig, root), 0o600); err != nil {
+		if err := os.WriteFile(cfg, testkit.BusConfig(root), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		cmd = exec.CommandContext(ctx, "dbus-run-session", append([]string{"--config-file=" + cfg, "--", exe}, args...)...)
@@ -153,24 +132,7 @@ func runChild(t *testing.T, exe, scenario string, bus bool) {
 // survivors waits up to d for the processes whose environment holds mark
 // to end, kills those that do not, and returns their descriptions.
 func survivors(mark string, d time.Duration) []string {
-	needle := []byte(envMark + "=" + mark + "\x00")
-	find := func() map[int]string {
-		found := map[int]string{}
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == os.Getpid() {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-			if err != nil || !bytes.Contains(append(b, 0), needle) {
-				continue
-			}
-			comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-			found[pid] = fmt.Sprintf("%d %s", pid, strings.TrimSpace(string(comm)))
-		}
-		return found
-	}
+	find := func() map[int]string { return testkit.ProcsWithEnv(envMark + "=" + mark) }
 	deadline := time.Now().Add(d)
 	for {
 		found := find()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // bridgeClient is a go-sdk client that runs `switchboard bridge ARGS` as
@@ -121,7 +122,7 @@ func TestBridgeClients(t *testing.T) {
 		}
 	}
 
-	inspector := npmServer(t, "mcp-inspector")
+	inspector := testkit.NpmServer(t, "mcp-inspector")
 	run := func(args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -150,7 +151,7 @@ func TestBridgeClients(t *testing.T) {
 	}
 
 	// A real server no one here wrote, through the real client.
-	everything := npmServer(t, "mcp-server-everything")
+	everything := testkit.NpmServer(t, "mcp-server-everything")
 	sb.cli(t, "servers", "add", "everything", "--env", markEnv+"="+sb.mark, "--", everything)
 	sb.waitServer(t, "everything", "tools listed", func(s host.ServerStatus) bool { return s.State == "running" && s.Tools > 0 })
 	if out := run("--method", "tools/call", "--tool-name", "everything__echo", "--tool-arg", "message=real"); !strings.Contains(out, "Echo: real") {

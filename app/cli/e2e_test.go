@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestE2E drives a running `switchboard serve` through the CLI: a real npm
@@ -26,8 +27,8 @@ import (
 // the servers they should; a broken file keeps the last good config; the
 // file and runtime commands work; `stop` leaves no process behind.
 func TestE2E(t *testing.T) {
-	everything := npmServer(t, "mcp-server-everything")
-	filesystem := npmServer(t, "mcp-server-filesystem")
+	everything := testkit.NpmServer(t, "mcp-server-everything")
+	filesystem := testkit.NpmServer(t, "mcp-server-filesystem")
 	sb := newSandbox(t)
 	h := sb.serve(t)
 	path := sb.configPath()

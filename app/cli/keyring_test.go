@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,26 +17,10 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const keyringPass = "switchboard-test-password"
-
-// busConfig is a session bus with no service directories: nothing is
-// started by D-Bus activation, the test starts the keyring itself.
-const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <keep_umask/>
-  <listen>unix:dir=%s</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
 
 // startDaemon starts a daemon of the test (marked like the test's other
 // processes) and stops it at the end of the test.
@@ -77,11 +60,7 @@ func privateKeyring(t *testing.T, sb *sandbox) string {
 		}
 	}
 	if len(missing) > 0 {
-		msg := fmt.Sprintf("the real-keyring test needs %s (Debian: apt-get install gnome-keyring dbus-x11 libsecret-tools)", strings.Join(missing, ", "))
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		testkit.SkipOrFail(t, "the real-keyring test needs %s (Debian: apt-get install gnome-keyring dbus-x11 libsecret-tools)", strings.Join(missing, ", "))
 	}
 	if err := os.MkdirAll(filepath.Join(sb.home, ".local", "share", "keyrings"), 0o700); err != nil {
 		t.Fatal(err)
@@ -91,7 +70,7 @@ func privateKeyring(t *testing.T, sb *sandbox) string {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(sb.root, "bus.conf")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, busConfig, busDir), 0o600); err != nil {
+	if err := os.WriteFile(cfg, testkit.BusConfig(busDir), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	bus := exec.Command("dbus-daemon", "--config-file="+cfg, "--nofork", "--print-address=1")
@@ -195,7 +174,7 @@ func TestE2ESecretRealKeyring(t *testing.T) {
 		t.Fatalf("secret set printed %q", out)
 	}
 	p1 := sb.waitRunning(t, "tokened").PID
-	if env := procEnviron(t, p1); !slices.Contains(env, "TOKEN="+v1) {
+	if env := testkit.Environ(t, p1); !slices.Contains(env, "TOKEN="+v1) {
 		t.Fatalf("the server's environment lacks TOKEN=%s: %q", v1, env)
 	}
 	if _, err := exec.LookPath("secret-tool"); err == nil {
@@ -212,7 +191,7 @@ func TestE2ESecretRealKeyring(t *testing.T) {
 	p2 := sb.waitServer(t, "tokened", "restarted", func(s host.ServerStatus) bool {
 		return s.State == "running" && s.PID != 0 && s.PID != p1
 	}).PID
-	if env := procEnviron(t, p2); !slices.Contains(env, "TOKEN="+v2) {
+	if env := testkit.Environ(t, p2); !slices.Contains(env, "TOKEN="+v2) {
 		t.Fatalf("the restarted server's environment lacks TOKEN=%s: %q", v2, env)
 	}
 	if out := cli("", "secret", "list"); !strings.Contains(out, "tok\tused by tokened") {
@@ -245,13 +224,4 @@ func TestE2ESecretRealKeyring(t *testing.T) {
 	if !strings.Contains(all, `"secrets": [`) {
 		t.Errorf("status --json lists no secrets of the server:\n%s", all)
 	}
-}
-
-func procEnviron(t *testing.T, pid int) []string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		t.Fatalf("reading the environment of pid %d: %v", pid, err)
-	}
-	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 }

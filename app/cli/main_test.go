@@ -30,13 +30,13 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const (
@@ -52,20 +52,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cannot find the test binary:", err)
-		os.Exit(2)
-	}
-	testExe = exe
-	if role := os.Getenv(helperEnv); role != "" {
-		h, ok := helpers[role]
-		if !ok {
-			fmt.Fprintf(os.Stderr, "unknown helper %q\n", role)
-			os.Exit(99)
-		}
-		os.Exit(h())
-	}
+	testkit.HelperMain(&testExe, helperEnv, helpers)
 	dir, err := os.MkdirTemp("", "sbbin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -187,38 +174,15 @@ func procStart(pid int) uint64 {
 // alive reports whether pid runs (and is not a zombie); with start != 0,
 // whether it is still the process that started then.
 func alive(pid int, start uint64) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) || s[i+2] == 'Z' || s[i+2] == 'X' {
-		return false
-	}
-	return start == 0 || procStart(pid) == start
+	return !testkit.Gone(pid) && (start == 0 || procStart(pid) == start)
 }
 
 // marked returns the processes (other than this one) whose environment
 // holds markEnv=mark, as "PID COMM".
-func marked(mark string) map[int]string {
-	needle := []byte("\x00" + markEnv + "=" + mark + "\x00")
-	found := map[int]string{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.Contains(append(append([]byte{0}, b...), 0), needle) {
-			continue
-		}
-		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		found[pid] = fmt.Sprintf("%d %s", pid, strings.TrimSpace(string(comm)))
-	}
-	return found
-}
+func marked(mark string) map[int]string { return testkit.ProcsWithEnv(markEnv + "=" + mark) }
+
+// syncBuffer is a bytes.Buffer safe for a writer and readers.
+type syncBuffer = testkit.SyncBuffer
 
 // eventually polls cond every 50 ms until it holds or d passes; then it
 // fails the test with what cond last said.
@@ -239,50 +203,6 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() (bool, s
 
 // wait bounds every wait: generous, since nothing here measures speed.
 const wait = 45 * time.Second
-
-// npmServer returns the absolute path of an installed npm server's
-// executable. Where node or the package is missing it skips the test, but
-// under CI (CI=true), which installs them, it fails it.
-func npmServer(t *testing.T, bin string) string {
-	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s; CI=true, where it must be installed", msg)
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing("node is not installed (%v): install Node.js 20 or later", err)
-	}
-	path, err := filepath.Abs(filepath.Join("..", "..", "engine", "stdio", "testdata", "npm", "node_modules", ".bin", bin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		missing("%s is not installed (%v): run npm ci in engine/stdio/testdata/npm", bin, err)
-	}
-	return path
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // sandbox is one user's world: a runtime directory (lock, socket,
 // registry), a config home, a cache home (host.log) and a HOME, all fresh,

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // tmplHelperEnv runs this test binary as a go-sdk server with resource
@@ -93,7 +94,7 @@ func gwTemplates(t *testing.T, cs *mcp.ClientSession) []string {
 // completions from the server that owns the prompt or the template; a
 // server's own list_changed brings its new template.
 func TestGatewayTemplatesAndCompletions(t *testing.T) {
-	everything := npmServer(t, "mcp-server-everything")
+	everything := testkit.NpmServer(t, "mcp-server-everything")
 	th := runHost(t, nil, map[string]any{
 		"ev": map[string]any{"command": everything, "stdinGrace": 2000, "termGrace": 1000},
 		"t1": tmplEntry("t1"),

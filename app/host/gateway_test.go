@@ -26,6 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -629,7 +630,7 @@ func TestGatewayHTTP(t *testing.T) {
 		t.Errorf("no token: %v %v", resp, err)
 	}
 
-	inspector := npmServer(t, "mcp-inspector")
+	inspector := testkit.NpmServer(t, "mcp-inspector")
 	run := func(args ...string) string {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -649,61 +650,6 @@ func TestGatewayHTTP(t *testing.T) {
 	if out := run("--method", "tools/call", "--tool-name", "m__echo", "--tool-arg", "word=hi"); !strings.Contains(out, `modern {\"word\":\"hi\"}`) {
 		t.Errorf("inspector tools/call:\n%s", out)
 	}
-}
-
-// runHostWith is runHost with options of its own.
-func runHostWith(t *testing.T, store *secrets.Store, cfg map[string]any, mutate func(*Options)) *testHost {
-	t.Helper()
-	root, err := os.MkdirTemp("", "sbg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	th := &testHost{done: make(chan error, 1)}
-	th.opts = Options{
-		ConfigPath: filepath.Join(root, "cfg", "config.json"),
-		RuntimeDir: filepath.Join(root, "run"),
-		SocketPath: filepath.Join(root, "run", "host.sock"),
-		LogPath:    filepath.Join(root, "cache", "host.log"),
-		Secrets:    store,
-		Version:    "test",
-	}
-	mutate(&th.opts)
-	if err := os.MkdirAll(filepath.Dir(th.opts.ConfigPath), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": cfg})
-	if err := os.WriteFile(th.opts.ConfigPath, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan struct{})
-	th.opts.Ready = func() { close(ready) }
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { th.done <- Run(ctx, th.opts) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-th.done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(wait):
-			t.Errorf("Run did not return within %v of its context's end", wait)
-		}
-	})
-	select {
-	case <-ready:
-	case err := <-th.done:
-		t.Fatalf("Run returned before it was ready: %v", err)
-	case <-time.After(wait):
-		t.Fatal("the host was not ready in time")
-	}
-	th.c, err = api.Dial(context.Background(), th.opts.SocketPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { th.c.Close() })
-	return th
 }
 
 var _ = net.Dial

@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -31,6 +32,13 @@ type testHost struct {
 // 107 bytes, hence a short root) and connects a client to it. The host is
 // stopped at the end of the test.
 func runHost(t *testing.T, store *secrets.Store, cfg map[string]any) *testHost {
+	t.Helper()
+	return runHostWith(t, store, cfg, nil)
+}
+
+// runHostWith is runHost with options of its own: mutate (if not nil)
+// changes them before the host starts.
+func runHostWith(t *testing.T, store *secrets.Store, cfg map[string]any, mutate func(*Options)) *testHost {
 	t.Helper()
 	t.Setenv("SHELL", "/bin/sh") // root's bash profile takes seconds here
 	root, err := os.MkdirTemp("", "sbh")
@@ -47,6 +55,9 @@ func runHost(t *testing.T, store *secrets.Store, cfg map[string]any) *testHost {
 		Secrets:    store,
 		Version:    "test",
 		Policy:     supervisor.Policy{Initial: 50 * time.Millisecond, Max: 500 * time.Millisecond},
+	}
+	if mutate != nil {
+		mutate(&th.opts)
 	}
 	if cfg != nil {
 		if err := os.MkdirAll(filepath.Dir(th.opts.ConfigPath), 0o700); err != nil {
@@ -158,15 +169,15 @@ func TestHostMethods(t *testing.T) {
 
 	// servers.stop (by name, waiting), start, restart, --all.
 	th.must(t, MethodStopServer, NameParams{Name: "a", Wait: true}, nil)
-	if st := th.waitServer(t, "a", "stopped", func(s ServerStatus) bool { return s.State == "stopped" }); !st.UserStopped || !gone(a.PID) {
-		t.Fatalf("after servers.stop with wait: %+v, pid %d gone %v", st, a.PID, gone(a.PID))
+	if st := th.waitServer(t, "a", "stopped", func(s ServerStatus) bool { return s.State == "stopped" }); !st.UserStopped || !testkit.Gone(a.PID) {
+		t.Fatalf("after servers.stop with wait: %+v, pid %d gone %v", st, a.PID, testkit.Gone(a.PID))
 	}
 	th.must(t, MethodStart, NameParams{Name: "a"}, nil)
 	a2 := th.waitRunning(t, "a")
 	th.must(t, MethodRestart, NameParams{All: true}, nil)
 	a3 := th.waitServer(t, "a", "restarted", func(s ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != a2.PID })
 	th.must(t, MethodStopServer, NameParams{All: true, Wait: true}, nil)
-	if !gone(a3.PID) {
+	if !testkit.Gone(a3.PID) {
 		t.Fatal("servers.stop --all with wait returned before the ladder finished")
 	}
 	th.must(t, MethodStart, NameParams{All: true}, nil)
@@ -255,7 +266,7 @@ func TestHostMethods(t *testing.T) {
 		t.Fatalf("secrets.set: %v", restarted)
 	}
 	sp := th.waitRunning(t, "s").PID
-	if !slices.Contains(environOf(t, sp), "TOKEN="+value) {
+	if !slices.Contains(testkit.Environ(t, sp), "TOKEN="+value) {
 		t.Fatal("the secret is not in the server's environment")
 	}
 	var list []SecretInfo
@@ -302,7 +313,7 @@ func TestHostMethods(t *testing.T) {
 		t.Fatal("Run did not return after host.stop")
 	}
 	for _, pid := range pids {
-		if !gone(pid) {
+		if !testkit.Gone(pid) {
 			t.Fatalf("pid %d outlived the host", pid)
 		}
 	}

@@ -15,16 +15,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const (
@@ -35,23 +32,8 @@ const (
 var testExe string
 
 func TestMain(m *testing.M) {
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cannot find the test binary:", err)
-		os.Exit(2)
-	}
-	testExe = exe
-	switch role := os.Getenv(helperEnv); role {
-	case "":
-		os.Exit(m.Run())
-	case "modern":
-		os.Exit(runModern())
-	case "legacy":
-		os.Exit(runLegacy())
-	default:
-		fmt.Fprintf(os.Stderr, "unknown helper %q\n", role)
-		os.Exit(99)
-	}
+	testkit.HelperMain(&testExe, helperEnv, map[string]func() int{"modern": runModern, "legacy": runLegacy})
+	os.Exit(m.Run())
 }
 
 // runModern is a go-sdk server (the 2026-07-28 era). It starts with one
@@ -174,54 +156,6 @@ func runLegacy() int {
 		}
 	}
 	return 0
-}
-
-// npmServer returns the absolute path of an installed npm server's
-// executable. Where node or the package is missing it skips the test, but
-// under CI (CI=true), which installs them, it fails it.
-func npmServer(t *testing.T, bin string) string {
-	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s; CI=true, where it must be installed", msg)
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing("node is not installed (%v): install Node.js 20 or later", err)
-	}
-	path, err := filepath.Abs(filepath.Join("..", "..", "engine", "stdio", "testdata", "npm", "node_modules", ".bin", bin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		missing("%s is not installed (%v): run npm ci in engine/stdio/testdata/npm", bin, err)
-	}
-	return path
-}
-
-// gone reports whether a process no longer runs: no such pid, or a zombie.
-func gone(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	// pid (comm) S ...: the state follows the last ')'.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] == 'Z' || s[i+2] == 'X'
-}
-
-// environOf returns a process's environment.
-func environOf(t *testing.T, pid int) []string {
-	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		t.Fatalf("reading the environment of pid %d: %v", pid, err)
-	}
-	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 }
 
 // eventually polls cond every 20 ms until it holds or d passes; then it

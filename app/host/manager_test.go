@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -111,7 +112,7 @@ func newManager(t *testing.T, store *secrets.Store) (*Manager, *events) {
 			return
 		}
 		for name, pid := range pids {
-			if !gone(pid) {
+			if !testkit.Gone(pid) {
 				t.Errorf("server %s (pid %d) still runs after StopAll returned", name, pid)
 			}
 		}
@@ -251,7 +252,7 @@ func TestManagerListChangedLegacy(t *testing.T) {
 // server no one here wrote) registers a session resource when its
 // gzip-file-as-resource tool runs, and sends resources/list_changed.
 func TestManagerListChangedEverything(t *testing.T) {
-	bin := npmServer(t, "mcp-server-everything")
+	bin := testkit.NpmServer(t, "mcp-server-everything")
 	m, _ := newManager(t, nil)
 	m.Apply(configs(t, map[string]any{"everything": map[string]any{"command": bin, "stdinGrace": 2000, "termGrace": 1000}}))
 	st := waitRunning(t, m, "everything")
@@ -332,7 +333,7 @@ func TestManagerCallNotRunning(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the stop ladder did not finish")
 	}
-	if !gone(st.PID) {
+	if !testkit.Gone(st.PID) {
 		t.Fatalf("pid %d still runs after its stop ladder finished", st.PID)
 	}
 	_, err = m.Call(context.Background(), "a", "echo", map[string]any{"message": "x"})
@@ -376,7 +377,7 @@ func TestManagerApply(t *testing.T) {
 		t.Fatalf("b after the change runs the old entry: %q", got)
 	}
 	pd := waitRunning(t, m, "d").PID
-	eventually(t, wait, fmt.Sprintf("removed server c (pid %d) gone", pc), func() (bool, string) { return gone(pc), "still there" })
+	eventually(t, wait, fmt.Sprintf("removed server c (pid %d) gone", pc), func() (bool, string) { return testkit.Gone(pc), "still there" })
 	if _, ok := statusOf(m, "c"); ok {
 		t.Fatal("c is still listed after its removal")
 	}
@@ -416,7 +417,7 @@ func TestManagerApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-done
-	if !gone(pb2) {
+	if !testkit.Gone(pb2) {
 		t.Fatalf("b (pid %d) runs after its stop", pb2)
 	}
 	b3, d2 := helperEntry("modern", "b3"), helperEntry("legacy", "d2")
@@ -448,7 +449,7 @@ func TestManagerApply(t *testing.T) {
 		t.Fatalf("changed = %v", changed)
 	}
 	waitStatus(t, m, "d", "disabled", func(s ServerStatus) bool { return s.State == StateDisabled && s.PID == 0 })
-	eventually(t, wait, "disabled d gone", func() (bool, string) { return gone(pd2.PID), "still there" })
+	eventually(t, wait, "disabled d gone", func() (bool, string) { return testkit.Gone(pd2.PID), "still there" })
 	if err := m.StartServer("d"); err == nil || !strings.Contains(err.Error(), "disabled") {
 		t.Fatalf("starting a disabled server: %v", err)
 	}
@@ -503,7 +504,7 @@ func TestManagerSecrets(t *testing.T) {
 		t.Fatalf("SecretChanged = %v", got)
 	}
 	p1 := waitRunning(t, m, "sec").PID
-	if env := environOf(t, p1); !slices.Contains(env, "TOKEN=Bearer "+v1) {
+	if env := testkit.Environ(t, p1); !slices.Contains(env, "TOKEN=Bearer "+v1) {
 		t.Fatalf("the server's environment lacks the secret: %q", env)
 	}
 	if err := store.Set("tok", secrets.New(v2)); err != nil {
@@ -511,7 +512,7 @@ func TestManagerSecrets(t *testing.T) {
 	}
 	m.SecretChanged("tok")
 	p2 := waitStatus(t, m, "sec", "restarted", func(s ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != p1 }).PID
-	if env := environOf(t, p2); !slices.Contains(env, "TOKEN=Bearer "+v2) {
+	if env := testkit.Environ(t, p2); !slices.Contains(env, "TOKEN=Bearer "+v2) {
 		t.Fatalf("the restarted server's environment lacks the new value: %q", env)
 	}
 	if st, _ := statusOf(m, "plain"); st.PID != plain {

@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const (
@@ -44,20 +45,7 @@ const crashLine = "crash-helper: giving up on purpose"
 var testExe string
 
 func TestMain(m *testing.M) {
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "cannot find the test binary:", err)
-		os.Exit(2)
-	}
-	testExe = exe
-	if role := os.Getenv(helperEnv); role != "" {
-		h, ok := helpers[role]
-		if !ok {
-			fmt.Fprintf(os.Stderr, "unknown helper %q\n", role)
-			os.Exit(99)
-		}
-		os.Exit(h())
-	}
+	testkit.HelperMain(&testExe, helperEnv, helpers)
 	os.Exit(m.Run())
 }
 

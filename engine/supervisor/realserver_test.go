@@ -9,9 +9,7 @@ package supervisor_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,33 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
-
-// npmServer returns the absolute path of an installed npm server's
-// executable. Where node or the package is missing it skips the test, but
-// under CI (CI=true), which installs them, it fails it.
-func npmServer(t *testing.T, bin string) string {
-	t.Helper()
-	missing := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s; CI=true, where it must be installed", msg)
-		}
-		t.Skip(msg)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		missing("node is not installed (%v): install Node.js 20 or later", err)
-	}
-	path, err := filepath.Abs(filepath.Join("..", "stdio", "testdata", "npm", "node_modules", ".bin", bin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(path); err != nil {
-		missing("%s is not installed (%v): run npm ci in engine/stdio/testdata/npm", bin, err)
-	}
-	return path
-}
 
 // realSpec is the spec of a real server: the ladder steps short, but long
 // enough for node to exit by itself on EOF.
@@ -143,7 +116,7 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 
 func TestRealEverything(t *testing.T) {
 	t.Parallel()
-	bin := npmServer(t, "mcp-server-everything")
+	bin := testkit.NpmServer(t, "mcp-server-everything")
 	// server-everything asks for the client's roots (roots/list) 350 ms
 	// after the handshake and logs when it has them.
 	rootsSynced := make(chan struct{}, 4)
@@ -241,7 +214,7 @@ func TestRealEverything(t *testing.T) {
 
 func TestRealFilesystem(t *testing.T) {
 	t.Parallel()
-	bin := npmServer(t, "mcp-server-filesystem")
+	bin := testkit.NpmServer(t, "mcp-server-filesystem")
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,94 @@
+package testkit
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestModuleRoot(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "internal", "testkit", "testkit.go")); err != nil {
+		t.Fatalf("moduleRoot %s is not this module's root: %v", root, err)
+	}
+}
+
+func TestSkipOrFailSkipsOutsideCI(t *testing.T) {
+	t.Setenv("CI", "")
+	var skipped bool
+	t.Run("missing", func(t *testing.T) {
+		defer func() { skipped = t.Skipped() }()
+		NpmServer(t, "no-such-npm-server")
+		t.Error("NpmServer returned for a server that is not installed")
+	})
+	if !skipped {
+		t.Error("a missing npm server did not skip the test outside CI")
+	}
+}
+
+func TestSyncBuffer(t *testing.T) {
+	var b SyncBuffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			_, _ = b.Write([]byte("x"))
+		}
+	}()
+	for range 100 {
+		_ = b.String()
+	}
+	<-done
+	if got := len(b.String()); got != 100 {
+		t.Errorf("got %d bytes, want 100", got)
+	}
+}
+
+// TestSkipOrFailFailsInCI runs SkipOrFail in a child test binary with
+// CI=true: the child must fail, not skip.
+func TestSkipOrFailFailsInCI(t *testing.T) {
+	if os.Getenv("TESTKIT_CHILD") == "1" {
+		SkipOrFail(t, "a piece is missing")
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestSkipOrFailFailsInCI$", "-test.v")
+	cmd.Env = append(os.Environ(), "TESTKIT_CHILD=1", "CI=true")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--- FAIL") || !strings.Contains(string(out), "CI=true") {
+		t.Fatalf("with CI=true SkipOrFail did not fail the test: %v\n%s", err, out)
+	}
+}
+
+var testExe string
+
+func TestMain(m *testing.M) {
+	HelperMain(&testExe, "TESTKIT_HELPER", map[string]func() int{
+		"exe": func() int { fmt.Print(testExe); return 7 }, // testExe is set before a helper runs
+	})
+	os.Exit(m.Run())
+}
+
+func TestHelperMain(t *testing.T) {
+	run := func(role string) (string, int) {
+		cmd := exec.Command(testExe)
+		cmd.Env = append(os.Environ(), "TESTKIT_HELPER="+role)
+		out, _ := cmd.Output()
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	if out, code := run("exe"); out != testExe || code != 7 {
+		t.Errorf("helper exe: printed %q, exit %d; want %q, exit 7", out, code, testExe)
+	}
+	if _, code := run("nope"); code != 99 {
+		t.Errorf("an unknown helper exits %d, want 99", code)
+	}
+}
