@@ -42,38 +42,38 @@ func maxSocketPath(goos string) int {
 // specification asks; a relative $SWITCHBOARD_RUNTIME_DIR is an error.
 func RuntimeDir(getenv func(string) string, goos string) (string, error) {
 	if d := getenv(RuntimeDirEnv); d != "" {
-		if !isAbs(goos, d) {
+		if !IsAbsFor(goos, d) {
 			return "", fmt.Errorf("%s is %q, not an absolute path: set it to an absolute directory or unset it", RuntimeDirEnv, d)
 		}
-		return clean(goos, d), nil
+		return CleanFor(goos, d), nil
 	}
 	if goos == "windows" {
-		if d := getenv("LOCALAPPDATA"); isAbs(goos, d) {
-			return join(goos, d, "switchboard"), nil
+		if d := getenv("LOCALAPPDATA"); IsAbsFor(goos, d) {
+			return JoinFor(goos, d, "switchboard"), nil
 		}
-		if d := getenv("USERPROFILE"); isAbs(goos, d) {
-			return join(goos, d, `AppData\Local\switchboard`), nil
+		if d := getenv("USERPROFILE"); IsAbsFor(goos, d) {
+			return JoinFor(goos, d, `AppData\Local\switchboard`), nil
 		}
 		return "", fmt.Errorf("neither LOCALAPPDATA nor USERPROFILE is set to an absolute path: set LOCALAPPDATA, or %s to a private directory", RuntimeDirEnv)
 	}
-	if d := getenv("XDG_RUNTIME_DIR"); isAbs(goos, d) {
-		return join(goos, d, "switchboard"), nil
+	if d := getenv("XDG_RUNTIME_DIR"); IsAbsFor(goos, d) {
+		return JoinFor(goos, d, "switchboard"), nil
 	}
 	home := getenv("HOME")
 	if goos == "darwin" || goos == "ios" {
 		// macOS gives every user a private $TMPDIR (/var/folders/…/T/).
-		if d := getenv("TMPDIR"); isAbs(goos, d) {
-			return join(goos, d, "switchboard"), nil
+		if d := getenv("TMPDIR"); IsAbsFor(goos, d) {
+			return JoinFor(goos, d, "switchboard"), nil
 		}
-		if isAbs(goos, home) {
-			return join(goos, home, "Library/Caches/switchboard"), nil
+		if IsAbsFor(goos, home) {
+			return JoinFor(goos, home, "Library/Caches/switchboard"), nil
 		}
 	} else {
-		if d := getenv("XDG_CACHE_HOME"); isAbs(goos, d) {
-			return join(goos, d, "switchboard"), nil
+		if d := getenv("XDG_CACHE_HOME"); IsAbsFor(goos, d) {
+			return JoinFor(goos, d, "switchboard"), nil
 		}
-		if isAbs(goos, home) {
-			return join(goos, home, ".cache/switchboard"), nil
+		if IsAbsFor(goos, home) {
+			return JoinFor(goos, home, ".cache/switchboard"), nil
 		}
 	}
 	return "", fmt.Errorf("neither XDG_RUNTIME_DIR nor HOME is set to an absolute path: set XDG_RUNTIME_DIR, or %s to a private directory", RuntimeDirEnv)
@@ -100,7 +100,7 @@ func SocketPath(getenv func(string) string, goos string, uid int, user string) (
 	if err != nil {
 		return "", err
 	}
-	p := join(goos, dir, SocketName)
+	p := JoinFor(goos, dir, SocketName)
 	if len(p) <= maxSocketPath(goos) {
 		return p, nil
 	}
@@ -129,8 +129,9 @@ func DefaultSocketPath() (string, error) {
 	return SocketPath(os.Getenv, runtime.GOOS, os.Getuid(), user)
 }
 
-// isAbs, clean and join treat p as a path of goos, whatever OS runs them.
-func isAbs(goos, p string) bool {
+// IsAbsFor, CleanFor and JoinFor treat p as a path of goos, whatever OS
+// runs them (app/service computes its paths with them too).
+func IsAbsFor(goos, p string) bool {
 	if goos != "windows" {
 		return strings.HasPrefix(p, "/")
 	}
@@ -142,7 +143,7 @@ func isAbs(goos, p string) bool {
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
-func clean(goos, p string) string {
+func CleanFor(goos, p string) string {
 	if goos != "windows" {
 		return path.Clean(p)
 	}
@@ -153,9 +154,9 @@ func clean(goos, p string) string {
 	return p
 }
 
-func join(goos, dir, name string) string {
+func JoinFor(goos, dir, name string) string {
 	if goos != "windows" {
 		return path.Join(dir, name)
 	}
-	return strings.TrimRight(clean(goos, dir), `\`) + `\` + strings.ReplaceAll(name, "/", `\`)
+	return strings.TrimRight(CleanFor(goos, dir), `\`) + `\` + strings.ReplaceAll(name, "/", `\`)
 }

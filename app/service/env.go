@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"runtime"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/app/api"
 )
 
 // Names shared by every OS.
@@ -222,36 +223,11 @@ func (e Env) ServeArgs() []string {
 	return append([]string{"serve", "--service"}, e.Args...)
 }
 
-// isAbs, clean and join treat p as a path of goos, whatever OS runs them.
-func isAbs(goos, p string) bool {
-	if goos != "windows" {
-		return strings.HasPrefix(p, "/")
-	}
-	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
-		return len(p) > 2
-	}
-	return len(p) >= 3 && isLetter(p[0]) && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
-}
-
-func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
-
-func clean(goos, p string) string {
-	if goos != "windows" {
-		return path.Clean(p)
-	}
-	p = strings.ReplaceAll(p, "/", `\`)
-	if len(p) > 3 {
-		p = strings.TrimRight(p, `\`)
-	}
-	return p
-}
-
-func join(goos, dir, name string) string {
-	if goos != "windows" {
-		return path.Join(dir, name)
-	}
-	return strings.TrimRight(clean(goos, dir), `\`) + `\` + strings.ReplaceAll(name, "/", `\`)
-}
+// isAbs, clean and join treat p as a path of goos, whatever OS runs them:
+// the rules of api's paths.
+func isAbs(goos, p string) bool          { return api.IsAbsFor(goos, p) }
+func clean(goos, p string) string        { return api.CleanFor(goos, p) }
+func join(goos, dir, name string) string { return api.JoinFor(goos, dir, name) }
 
 // PreferGUI returns the executable that the logon task and the Run value
 // start. On Windows the console switchboard.exe would open a console
