@@ -3,11 +3,10 @@
 package gateway
 
 import (
-	"errors"
 	"io"
 	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/switchboard-mcp/switchboard/engine/stdio"
 )
 
 // directWriter returns a write to w (a socket or a pipe) that never
@@ -23,27 +22,5 @@ func directWriter(w io.Writer) func([]byte) (int, bool) {
 	if err != nil {
 		return nil
 	}
-	return func(b []byte) (int, bool) {
-		var n int
-		var werr error
-		err := rc.Write(func(fd uintptr) bool {
-			for n < len(b) {
-				m, err := unix.Write(int(fd), b[n:])
-				if m > 0 {
-					n += m
-				}
-				if err != nil {
-					if errors.Is(err, unix.EINTR) {
-						continue
-					}
-					if !errors.Is(err, unix.EAGAIN) {
-						werr = err
-					}
-					break
-				}
-			}
-			return true // never wait here: the writer goroutine does
-		})
-		return n, err == nil && werr == nil
-	}
+	return stdio.WriteNow(rc)
 }

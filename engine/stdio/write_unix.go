@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,6 +23,15 @@ func directWriter(w io.Writer) func([]byte) (int, bool) {
 	if err != nil {
 		return nil
 	}
+	return WriteNow(rc)
+}
+
+// WriteNow returns a write to rc's descriptor (non-blocking: a pipe or a
+// socket the Go runtime polls) that never waits: it sends what the
+// descriptor takes at once and reports how much, and whether no error
+// came, so that the caller queues only the rest for a writer goroutine.
+// The gateway's connections use it too.
+func WriteNow(rc syscall.RawConn) func([]byte) (int, bool) {
 	return func(b []byte) (int, bool) {
 		var n int
 		var werr error
@@ -32,11 +42,11 @@ func directWriter(w io.Writer) func([]byte) (int, bool) {
 					n += m
 				}
 				if err != nil {
-					if !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) {
-						werr = err
-					}
 					if errors.Is(err, unix.EINTR) {
 						continue
+					}
+					if !errors.Is(err, unix.EAGAIN) {
+						werr = err
 					}
 					break
 				}
