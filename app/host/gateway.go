@@ -101,8 +101,9 @@ func (b *gatewayBackend) Servers() []gateway.Server {
 	return out
 }
 
-// session returns a running server's session and its callTimeout.
-func (b *gatewayBackend) session(name string) (*server, *mcp.ClientSession, time.Duration, error) {
+// lookup returns a server and its supervisor, or a NotRunningError: the
+// server was removed, or its entry is invalid (no supervisor).
+func (b *gatewayBackend) lookup(name string) (*server, *supervisor.Supervisor, error) {
 	m := b.m
 	m.mu.Lock()
 	s, ok := m.servers[name]
@@ -112,12 +113,21 @@ func (b *gatewayBackend) session(name string) (*server, *mcp.ClientSession, time
 	}
 	m.mu.Unlock()
 	if !ok {
-		return nil, nil, 0, &gateway.NotRunningError{Server: name, State: "removed"}
+		return nil, nil, &gateway.NotRunningError{Server: name, State: "removed"}
+	}
+	if sup == nil {
+		return nil, nil, &gateway.NotRunningError{Server: name, State: StateInvalid}
+	}
+	return s, sup, nil
+}
+
+// session returns a running server's session and its callTimeout.
+func (b *gatewayBackend) session(name string) (*server, *mcp.ClientSession, time.Duration, error) {
+	s, sup, err := b.lookup(name)
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	c, _ := s.config()
-	if sup == nil {
-		return nil, nil, 0, &gateway.NotRunningError{Server: name, State: StateInvalid}
-	}
 	cs := sup.Session()
 	if cs == nil {
 		st := sup.Status()
@@ -334,19 +344,9 @@ type rawCall struct {
 
 // StartToolCall implements [gateway.RawBackend].
 func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(), error) {
-	m := b.m
-	m.mu.Lock()
-	s, ok := m.servers[name]
-	var sup *supervisor.Supervisor
-	if ok {
-		sup = s.sup
-	}
-	m.mu.Unlock()
-	if !ok {
-		return nil, &gateway.NotRunningError{Server: name, State: "removed"}
-	}
-	if sup == nil {
-		return nil, &gateway.NotRunningError{Server: name, State: StateInvalid}
+	s, sup, err := b.lookup(name)
+	if err != nil {
+		return nil, err
 	}
 	// The connection of the running session: a session is set only after
 	// its connection, and cleared before the next one exists.
