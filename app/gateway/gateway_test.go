@@ -19,6 +19,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
+// wait bounds what a test waits for before it fails: long, because a
+// loaded machine (CI runs the packages in parallel) can be slow, and a
+// passing test never waits it out.
+const wait = 30 * time.Second
+
 func TestExposedName(t *testing.T) {
 	if got := ExposedName("github", "create_issue"); got != "github__create_issue" {
 		t.Errorf("got %q", got)
@@ -222,7 +227,7 @@ func conformance(t *testing.T, mode, version string) {
 	// its own: the notifications were written before the result, but may
 	// be handled after it.
 	var got []*mcp.ProgressNotificationParams
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		progMu.Lock()
 		got = append(got[:0], progress...)
 		progMu.Unlock()
@@ -245,7 +250,7 @@ func conformance(t *testing.T, mode, version string) {
 	cancel()
 	select {
 	case <-slowCancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(wait):
 		t.Fatal("the server's call was not cancelled")
 	}
 	if err := <-errc; err == nil {
@@ -332,7 +337,7 @@ func TestLeanCancelNoResponse(t *testing.T) {
 			c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": "call-1"}})
 			select {
 			case <-done:
-			case <-time.After(5 * time.Second):
+			case <-time.After(wait):
 				t.Fatal("not cancelled")
 			}
 			if m := c.read(300 * time.Millisecond); m != nil {
@@ -459,7 +464,7 @@ func TestFirstListWaits(t *testing.T) {
 		t.Errorf("the wait for a stuck server took %v, want about 300 ms", d)
 	}
 	// A filter that leaves the starting server out does not wait for it.
-	h3 := newHarness(t, "raw", running("up", "a"), Server{Name: "stuck", State: stateStarting, StartTimeout: 5 * time.Second})
+	h3 := newHarness(t, "raw", running("up", "a"), Server{Name: "stuck", State: stateStarting, StartTimeout: wait})
 	cs3 := h3.connect(t, &Filter{Servers: []string{"up"}}, "", nil)
 	start = time.Now()
 	toolNames(t, cs3)
@@ -487,7 +492,7 @@ func TestListChanged(t *testing.T) {
 			toolNames(t, cs)
 			wait := func(what string, want []string) {
 				t.Helper()
-				deadline := time.After(5 * time.Second)
+				deadline := time.After(wait)
 				for {
 					select {
 					case <-changed:
@@ -608,7 +613,7 @@ func TestHandOff(t *testing.T) {
 		if err != nil {
 			t.Errorf("the end of a session the app closed: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(wait):
 		t.Fatal("the bridge was not told the session ended")
 	}
 	if c.read(2*time.Second) != nil {
@@ -618,7 +623,7 @@ func TestHandOff(t *testing.T) {
 	// The bridge goes away: the app's stdout ends.
 	_, r2, _ := h.handOff(t, nil)
 	eventually := func(cond func() bool) {
-		for deadline := time.Now().Add(5 * time.Second); !cond() && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(wait); !cond() && time.Now().Before(deadline); {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
@@ -626,7 +631,7 @@ func TestHandOff(t *testing.T) {
 	for _, cc := range h.g.conns2() {
 		_ = cc.nc.Close() // as if the bridge had been killed
 	}
-	_ = r2.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = r2.SetReadDeadline(time.Now().Add(wait))
 	if _, err := io.ReadAll(r2); err != nil {
 		t.Errorf("the app's stdout did not end when the bridge went away: %v", err)
 	}
@@ -642,7 +647,7 @@ func TestHandOff(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "stopping") {
 			t.Errorf("the end when the host stops: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(wait):
 		t.Fatal("the bridge was not told the host stopped")
 	}
 }

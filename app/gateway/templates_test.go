@@ -145,7 +145,7 @@ func TestTemplatesFollowTheServer(t *testing.T) {
 	h.g.Notify()
 	waitFor := func(what string, want []string) {
 		t.Helper()
-		deadline := time.After(5 * time.Second)
+		deadline := time.After(wait)
 		for {
 			select {
 			case <-changed:
