@@ -199,6 +199,10 @@ func bridgeShared(t *testing.T, mode string) {
 	if n := sb.helperCount(); n != 1 {
 		t.Errorf("%d server processes for two bridges, want 1", n)
 	}
+	// status says who is connected (the name the clients gave, once).
+	if out := sb.cli(t, "status"); !strings.Contains(out, "AI apps connected through the gateway: 2 (bridge-test)\n") {
+		t.Errorf("status with two bridges:\n%s", out)
+	}
 	if got := sb.waitRunning(t, "srv"); got.PID != st.PID {
 		t.Errorf("the server's pid changed: %d -> %d", st.PID, got.PID)
 	}

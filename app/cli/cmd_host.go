@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -149,6 +150,13 @@ func (e *env) status(args []string) error {
 		fmt.Fprintln(e.stdout, "no host is running: the servers below are not running ('switchboard serve' starts them)")
 	} else {
 		fmt.Fprintf(e.stdout, "host pid %d, config %s\n", info.PID, info.ConfigPath)
+		if info.AIClients > 0 {
+			who := fmt.Sprint(info.AIClients)
+			if apps := clients.Titles(info.AIApps); len(apps) > 0 {
+				who += " (" + strings.Join(apps, ", ") + ")"
+			}
+			fmt.Fprintf(e.stdout, "AI apps connected through the gateway: %s\n", who)
+		}
 		if info.Config.Error != "" {
 			fmt.Fprintf(e.stdout, "the config file cannot be used (%s); the last good config is in force\n", info.Config.Error)
 		}

@@ -56,6 +56,9 @@ func TestE2E(t *testing.T) {
 		t.Fatalf("tools printed no resource templates:\n%s", out)
 	}
 	human := sb.cli(t, "status")
+	if strings.Contains(human, "AI apps connected") {
+		t.Errorf("status counts AI apps with none connected (its own API connection is not one):\n%s", human)
+	}
 	for _, want := range []string{fmt.Sprintf("host pid %d", h.pid()), "everything", "running", fmt.Sprint(ev.PID), "legacy", everything} {
 		if !strings.Contains(human, want) {
 			t.Errorf("status lacks %q:\n%s", want, human)

@@ -2,9 +2,9 @@ package tray
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/host"
 )
 
@@ -28,7 +28,7 @@ func QuitPlan(info host.Info, service bool) (stopHost bool, ask string) {
 	if n <= 0 {
 		return true, ""
 	}
-	apps := appTitles(info.AIApps)
+	apps := clients.Titles(info.AIApps)
 	var who string
 	switch {
 	case len(apps) == 1:
@@ -45,32 +45,6 @@ func QuitPlan(info host.Info, service bool) (stopHost bool, ask string) {
 		lose = "it loses"
 	}
 	return true, who + " connected through Switchboard. Quitting stops every server, and " + lose + " these servers' tools. Quit anyway?"
-}
-
-// knownApps are the names that AI apps give in their MCP handshake
-// (clientInfo.name), with the names their users know them by. Others are
-// shown as the apps gave them.
-var knownApps = map[string]string{
-	"claude-ai":          "Claude Desktop", // a bridge is a local command: the desktop app, not the web
-	"claude-code":        "Claude Code",
-	"cursor-vscode":      "Cursor",
-	"Visual Studio Code": "VS Code",
-}
-
-// appTitles maps the apps' names to their titles, each once, sorted.
-func appTitles(names []string) []string {
-	var out []string
-	for _, n := range names {
-		n = strings.TrimSpace(n)
-		if t, ok := knownApps[n]; ok {
-			n = t
-		}
-		if n != "" {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // maxNamed is how many apps a question names; past it the rest are
