@@ -122,6 +122,13 @@ func (g *Gateway) Notify() {
 	}
 }
 
+// Refresh rebuilds the view now, before it returns: the host calls it
+// once its servers are applied and before it accepts clients, so that the
+// first list of the first client waits for the servers still starting
+// (with only Notify, that client could see the view of before they were
+// added).
+func (g *Gateway) Refresh() { g.rebuild() }
+
 func (g *Gateway) loop() {
 	defer close(g.done)
 	for {

@@ -195,6 +195,7 @@ func Run(ctx context.Context, o Options) error {
 	h.watcher = config.NewWatcher(o.ConfigPath, config.DefaultDebounce, h.reload)
 	h.watcher.Ignore(h.file.Sum())
 	h.applyFile(h.file)
+	h.gw.Refresh()
 
 	// The gateway listens first: a bridge that started this host waits
 	// for the API, then connects to the gateway.
