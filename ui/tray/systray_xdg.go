@@ -4,6 +4,7 @@ package tray
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -29,6 +30,8 @@ type Systray struct {
 	mu     sync.Mutex
 	end    func()
 	closed bool
+	shape  string          // the menu shown's (systrayShape)
+	shown  []*systrayEntry // its items
 }
 
 // StartSystray exports the tray item on the session bus, titled title. It
@@ -52,23 +55,123 @@ func (s *Systray) SetSystemTrayIcon(r fyne.Resource) {
 	systray.SetIcon(r.Content())
 }
 
-// SetSystemTrayMenu replaces the menu with m, the way Fyne's driver does
-// (labels, separators, submenus, disabled and checked items), without the
-// Quit item Fyne adds: [BuildMenu] has its own.
+// SetSystemTrayMenu shows m, the way Fyne's driver does (labels,
+// separators, submenus, disabled and checked items), without the Quit item
+// Fyne adds: [BuildMenu] has its own.
+//
+// When m has the shape of the menu shown (see [systrayShape]), the items
+// shown are updated in place: their ids stay, and a panel sees one
+// LayoutUpdated per changed label or enabled state (fyne.io/systray emits
+// one for each, and has no way to batch them), each time a whole menu.
+// Otherwise the menu is rebuilt: fyne.io/systray then removes every item
+// (a signal each), and adds the new ones with fresh ids.
+//
+// A click runs the action of the item as it is when the click arrives:
+// the label shown then, and nothing while it is disabled.
 func (s *Systray) SetSystemTrayMenu(m *fyne.Menu) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return
 	}
+	shape := systrayShape(m)
+	if shape == s.shape {
+		updateSystrayItems(s.shown, m)
+		return
+	}
+	s.shape = shape
 	systray.ResetMenu()
-	addSystrayItems(m, nil)
+	var last *systrayEntry
+	s.shown = s.addSystrayItems(m, nil, &last)
+	// fyne.io/systray announces a separator or a removal, but not an item
+	// added: announce the menu once it is whole, or a panel that read it
+	// at the last separator keeps it without the items below.
+	if last != nil {
+		last.item.SetTitle(last.label)
+	}
 }
 
-func addSystrayItems(m *fyne.Menu, parent *systray.MenuItem) {
+// systrayEntry is an item of the menu shown, and what it shows. The
+// fields but item are guarded by Systray.mu.
+type systrayEntry struct {
+	sep      bool              // a separator (no item)
+	item     *systray.MenuItem // its item, unless a separator
+	label    string
+	disabled bool
+	action   func()
+	children []*systrayEntry // its submenu's
+}
+
+// systrayShape is what must match for a menu to be updated in place: the
+// separators, items and submenus, in order. A checked item is part of it:
+// fyne.io/systray makes an item a checkbox (or not) when it adds it, and
+// the driver, as Fyne's, makes only a checked item one.
+func systrayShape(m *fyne.Menu) string {
+	var b strings.Builder
+	var walk func(*fyne.Menu)
+	walk = func(m *fyne.Menu) {
+		if m == nil {
+			return
+		}
+		for _, i := range m.Items {
+			switch {
+			case i.IsSeparator:
+				b.WriteByte('-')
+			case i.Checked:
+				b.WriteByte('x')
+			default:
+				b.WriteByte('i')
+			}
+			if i.ChildMenu != nil {
+				b.WriteByte('(')
+				walk(i.ChildMenu)
+				b.WriteByte(')')
+			}
+		}
+	}
+	walk(m)
+	return b.String()
+}
+
+// updateSystrayItems shows m, of the shape of the entries shown, in them:
+// it swaps each item's action and changes only the label and enabled
+// state that differ (each change is a signal). A submenu is updated before
+// its item's label: a panel that reads the new label reads its submenu.
+func updateSystrayItems(shown []*systrayEntry, m *fyne.Menu) {
 	if m == nil {
 		return
 	}
+	for k, i := range m.Items {
+		e := shown[k]
+		if e.sep {
+			continue
+		}
+		if i.ChildMenu != nil {
+			updateSystrayItems(e.children, i.ChildMenu)
+		}
+		e.action = i.Action
+		if i.Label != e.label {
+			e.label = i.Label
+			e.item.SetTitle(i.Label)
+		}
+		if i.Disabled != e.disabled {
+			e.disabled = i.Disabled
+			if i.Disabled {
+				e.item.Disable()
+			} else {
+				e.item.Enable()
+			}
+		}
+	}
+}
+
+// addSystrayItems adds m's items (to parent's submenu, or to the menu)
+// and returns their entries; *last is set to the last item added.
+func (s *Systray) addSystrayItems(m *fyne.Menu, parent *systray.MenuItem, last **systrayEntry) []*systrayEntry {
+	if m == nil {
+		return nil
+	}
+	entries := make([]*systrayEntry, 0, len(m.Items))
 	for _, i := range m.Items {
 		if i.IsSeparator {
 			if parent != nil {
@@ -76,6 +179,7 @@ func addSystrayItems(m *fyne.Menu, parent *systray.MenuItem) {
 			} else {
 				systray.AddSeparator()
 			}
+			entries = append(entries, &systrayEntry{sep: true})
 			continue
 		}
 		var item *systray.MenuItem
@@ -92,17 +196,30 @@ func addSystrayItems(m *fyne.Menu, parent *systray.MenuItem) {
 		if i.Disabled {
 			item.Disable()
 		}
+		e := &systrayEntry{item: item, label: i.Label, disabled: i.Disabled, action: i.Action}
+		entries = append(entries, e)
+		*last = e
 		if i.ChildMenu != nil {
-			addSystrayItems(i.ChildMenu, item)
+			e.children = s.addSystrayItems(i.ChildMenu, item, last)
 		}
 		// ResetMenu closes ClickedCh, which ends this goroutine.
-		go func(fn func()) {
-			for range item.ClickedCh {
-				if fn != nil {
-					fn()
-				}
-			}
-		}(i.Action)
+		go s.clicks(e)
+	}
+	return entries
+}
+
+// clicks runs e's action on each click on its item, as e is at the click.
+func (s *Systray) clicks(e *systrayEntry) {
+	for range e.item.ClickedCh {
+		s.mu.Lock()
+		fn := e.action
+		if e.disabled {
+			fn = nil
+		}
+		s.mu.Unlock()
+		if fn != nil {
+			fn()
+		}
 	}
 }
 
