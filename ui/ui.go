@@ -162,8 +162,10 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 
 	if o.ShowWindow {
 		mu.Lock()
-		started = true
-		close(fyneOn)
+		if !started { // a click may have come first
+			started = true
+			close(fyneOn)
+		}
 		mu.Unlock()
 		locked(func() { ensure().Show() })()
 	}
