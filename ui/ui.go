@@ -107,14 +107,19 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 	// Fyne's driver runs only from the first time the UI thread is needed
 	// (the window, a question): until then the tray is the whole app.
 	var (
-		mu      sync.Mutex
-		started bool
-		fyneOn  = make(chan struct{}) // closed: the main goroutine runs Fyne
-		quitNow = make(chan struct{}) // closed: quit before Fyne ran
+		mu       sync.Mutex
+		started  bool
+		quitting bool                  // quit before Fyne ran: nothing starts it
+		fyneOn   = make(chan struct{}) // closed: the main goroutine runs Fyne
+		quitNow  = make(chan struct{}) // closed: quit before Fyne ran
 	)
 	var keeper fyne.Window // on the UI goroutine
 	onUI := func(f func()) {
 		mu.Lock()
+		if quitting {
+			mu.Unlock()
+			return
+		}
 		if !started {
 			started = true
 			close(fyneOn)
@@ -138,13 +143,14 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 			fyne.Do(a.Quit)
 			return
 		}
-		select {
-		case <-quitNow:
-		default:
+		if !quitting {
+			quitting = true
 			close(quitNow)
 		}
 	}
-	notify := func(n *fyne.Notification) { a.SendNotification(n) } // D-Bus: any goroutine
+	// A D-Bus call with no timeout: off the tray's goroutine, so that a
+	// hung notification daemon never holds up the menu.
+	notify := func(n *fyne.Notification) { go a.SendNotification(n) }
 	actions := tray.HostActions(live, a, tray.HostOptions{
 		StopService: stopService(live),
 		Open:        func() { onUI(func() { ensure().Show() }) },
@@ -162,12 +168,15 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 
 	if o.ShowWindow {
 		mu.Lock()
-		if !started { // a click may have come first
+		show := !quitting
+		if show && !started { // a click may have come first
 			started = true
 			close(fyneOn)
 		}
 		mu.Unlock()
-		locked(func() { ensure().Show() })()
+		if show {
+			locked(func() { ensure().Show() })()
+		}
 	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
@@ -210,18 +219,20 @@ func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure
 }
 
 // stopService returns how Stop background service stops the service:
-// through the OS service manager, so that a manager set to restart the
-// host does not bring it back; where this OS has none that this user can
-// reach (a container without systemd), through host.stop.
+// through the OS service manager first, so that the manager records it as
+// stopped, then host.stop, which ends a host the manager did not stop: a
+// unit started without being enabled (the packages install it so), one
+// started by hand with 'serve --service', or no manager this user can
+// reach (a container without systemd). A host gone by then answers
+// nothing, which the tray takes as stopped.
 func stopService(live *client.Live) func() error {
 	return func() error {
-		m, err := service.Default()
-		if err != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			return live.Call(ctx, host.MethodStop, nil, nil)
+		if m, err := service.Default(); err == nil {
+			_ = m.Stop() // not installed, or not ours: host.stop below
 		}
-		return m.Stop()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return live.Call(ctx, host.MethodStop, nil, nil)
 	}
 }
 

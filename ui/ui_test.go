@@ -127,10 +127,16 @@ func TestTrayStartsFyneOnOpen(t *testing.T) {
 func TestTrayQuitsWithoutFyne(t *testing.T) {
 	a := test.NewTempApp(t)
 	ft, done := startLazy(t, a, Options{})
+	open := ft.item(t, tray.LabelOpen)
 	ft.item(t, tray.LabelQuit).Action()
 	waitRun(t, done)
 	if w := titles(a); len(w) != 0 {
 		t.Fatalf("windows created by Quit: %v", w)
+	}
+	// A click that comes after Quit (a panel's late event) starts nothing.
+	open.Action()
+	if w := titles(a); len(w) != 0 {
+		t.Fatalf("windows created by Open after Quit: %v", w)
 	}
 }
 

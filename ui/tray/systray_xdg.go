@@ -4,6 +4,7 @@ package tray
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -103,7 +104,7 @@ type systrayEntry struct {
 }
 
 // systrayShape is what must match for a menu to be updated in place: the
-// separators, items and submenus, in order. A checked item is part of it:
+// separators, items and submenus (with their titles), in order. A checked item is part of it:
 // fyne.io/systray makes an item a checkbox (or not) when it adds it, and
 // the driver, as Fyne's, makes only a checked item one.
 func systrayShape(m *fyne.Menu) string {
@@ -123,6 +124,9 @@ func systrayShape(m *fyne.Menu) string {
 				b.WriteByte('i')
 			}
 			if i.ChildMenu != nil {
+				// The submenu's title (a server's name) too: a click in
+				// flight on a reused id must not reach another server.
+				b.WriteString(strconv.Quote(i.ChildMenu.Label))
 				b.WriteByte('(')
 				walk(i.ChildMenu)
 				b.WriteByte(')')

@@ -309,3 +309,20 @@ func TestRealTraySystrayMenus(t *testing.T) {
 		t.Fatal("the tray process did not end")
 	}
 }
+
+// TestSystrayShape: a state change keeps the shape (the menu is updated in
+// place); another set of servers does not, even with as many items (a
+// click in flight on a reused id would reach another server).
+func TestSystrayShape(t *testing.T) {
+	var r recorder
+	a := r.actions(false)
+	running := connected(srv("a", "running", 3), srv("b", "running", 1))
+	stopped := connected(srv("a", "stopped", 0), srv("b", "running", 1))
+	renamed := connected(srv("a", "running", 3), srv("c", "running", 1))
+	if systrayShape(BuildMenu(running, a)) != systrayShape(BuildMenu(stopped, a)) {
+		t.Error("a state change changed the shape")
+	}
+	if systrayShape(BuildMenu(running, a)) == systrayShape(BuildMenu(renamed, a)) {
+		t.Error("another server in the same place kept the shape")
+	}
+}
