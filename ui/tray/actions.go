@@ -2,6 +2,7 @@ package tray
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -121,12 +122,14 @@ func (h *hostActions) quit(service, stopService bool) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
 		defer cancel()
+		var raw json.RawMessage
 		var info host.Info
-		if err := h.live.Call(ctx, host.MethodInfo, nil, &info); err != nil {
+		if err := h.live.Call(ctx, host.MethodInfo, nil, &raw); err != nil || json.Unmarshal(raw, &info) != nil {
 			// No host to stop (or none that answers): close the tray.
 			h.exit()
 			return
 		}
+		info = withAIClients(raw, info)
 		stop, ask := QuitPlan(info, (service || info.Service) && !stopService)
 		if ask == "" {
 			h.finish(stop, stopService)
@@ -138,6 +141,21 @@ func (h *hostActions) quit(service, stopService bool) {
 			}
 		})
 	}()
+}
+
+// withAIClients fills info.AIClients for a host older than the field (a
+// tray upgraded while the old host serves on): it counts then every API
+// client but this app's one, as trays did before the host could tell AI
+// apps apart, so that Quit asks one question too many rather than stop
+// servers that AI apps use without asking.
+func withAIClients(raw json.RawMessage, info host.Info) host.Info {
+	var has struct {
+		AIClients *int `json:"aiClients"`
+	}
+	if json.Unmarshal(raw, &has) == nil && has.AIClients == nil {
+		info.AIClients = max(info.Clients-1, 0)
+	}
+	return info
 }
 
 // finish stops the host if asked (through the service manager when

@@ -2,6 +2,7 @@ package tray
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"slices"
@@ -686,5 +687,35 @@ func TestTrayNotifiesFailures(t *testing.T) {
 	step(s)
 	if got := took(); len(got) != 0 {
 		t.Fatalf("notified at a new host's baseline: %+v", got[0])
+	}
+}
+
+// TestWithAIClients: a host older than aiClients counts its API clients
+// but the tray's own as AI apps (Quit then asks); a host that says 0 means
+// 0.
+func TestWithAIClients(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want int
+	}{
+		{`{"pid": 1, "clients": 3}`, 2},
+		{`{"pid": 1, "clients": 1}`, 0},
+		{`{"pid": 1, "clients": 3, "aiClients": 0}`, 0},
+		{`{"pid": 1, "clients": 3, "aiClients": 1}`, 1},
+	} {
+		var info host.Info
+		if err := json.Unmarshal([]byte(c.raw), &info); err != nil {
+			t.Fatal(err)
+		}
+		if got := withAIClients(json.RawMessage(c.raw), info).AIClients; got != c.want {
+			t.Errorf("%s: AIClients %d, want %d", c.raw, got, c.want)
+		}
+	}
+	// And the old host's count makes Quit ask.
+	var info host.Info
+	raw := json.RawMessage(`{"pid": 1, "clients": 2}`)
+	_ = json.Unmarshal(raw, &info)
+	if _, ask := QuitPlan(withAIClients(raw, info), false); ask == "" {
+		t.Error("Quit with an older host and another client did not ask")
 	}
 }
