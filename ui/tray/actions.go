@@ -31,11 +31,6 @@ type HostOptions struct {
 	// sent: it must stop the live view (cancel its Run), so that the view
 	// does not start a new host once this one is gone.
 	Detach func()
-	// Service: the host runs under the OS service manager; see
-	// [Actions.Service]. The host says so itself (host.info's service,
-	// read fresh by Quit and shown in the snapshot the menu is built from):
-	// this only forces it.
-	Service bool
 	// StopService stops the background service through the OS service
 	// manager and returns when it has stopped (nil: host.stop through the
 	// API, which a manager set to restart the host may undo).
@@ -86,9 +81,8 @@ func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 		Open:        o.Open,
 		StartAll:    func() { h.call("", "start", host.MethodStart, host.NameParams{All: true}) },
 		StopAll:     func() { h.call("", "stop", host.MethodStopServer, host.NameParams{All: true}) },
-		Service:     o.Service,
-		StopService: func() { h.quit(false, true) },
-		Quit:        func() { h.quit(o.Service, false) },
+		StopService: func() { h.quit(true) },
+		Quit:        func() { h.quit(false) },
 	}
 	return a
 }
@@ -115,10 +109,9 @@ func (h *hostActions) call(name, verb, method string, params host.NameParams) {
 	}()
 }
 
-// quit carries out [QuitPlan]: Quit (service: the app was told the host
-// is a service's; the host may say so too) or, with stopService, Stop
-// background service.
-func (h *hostActions) quit(service, stopService bool) {
+// quit carries out [QuitPlan]: Quit, or with stopService, Stop background
+// service. Whether the host is a service's comes from a fresh host.info.
+func (h *hostActions) quit(stopService bool) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
 		defer cancel()
@@ -130,7 +123,7 @@ func (h *hostActions) quit(service, stopService bool) {
 			return
 		}
 		info = withAIClients(raw, info)
-		stop, ask := QuitPlan(info, (service || info.Service) && !stopService)
+		stop, ask := QuitPlan(info, info.Service && !stopService)
 		if ask == "" {
 			h.finish(stop, stopService)
 			return

@@ -458,7 +458,7 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 	var rb rebuilds
 	tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
 	var r recorder
-	tr.Run(test.NewTempApp(t), l, r.actions(false))
+	tr.Run(test.NewTempApp(t), l, r.actions())
 	defer tr.Close()
 	waitFor(t, "the first connected rebuild", func() bool { _, s := rb.get(); return s.Connected })
 	time.Sleep(5 * DefaultSettle)

@@ -22,11 +22,9 @@ type Actions struct {
 	StartAll func()
 	StopAll  func()
 
-	// Service says that the host runs under the OS service manager (the
-	// menu also takes it from the snapshot's Info.Service): the menu then
-	// has a "Stop background service" item (StopService), and Quit closes
-	// the tray only.
-	Service     bool
+	// StopService is "Stop background service", shown when the host says
+	// it runs under the OS service manager (the snapshot's Info.Service);
+	// Quit then closes the tray only.
 	StopService func()
 
 	// Quit is the quit item's action (see [QuitPlan] for what it does).
@@ -93,7 +91,7 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 		item(LabelStopAll, a.StopAll, anyStoppable),
 		fyne.NewMenuItemSeparator(),
 	)
-	if a.Service || s.Info.Service {
+	if s.Info.Service {
 		items = append(items, item(LabelStopService, a.StopService, true))
 	}
 	items = append(items, quitItem(a))

@@ -37,13 +37,13 @@ func (r *recorder) take() []string {
 	return c
 }
 
-func (r *recorder) actions(service bool) Actions {
+func (r *recorder) actions() Actions {
 	named := func(verb string) func(string) { return func(n string) { r.add(verb + " " + n) } }
 	plain := func(verb string) func() { return func() { r.add(verb) } }
 	return Actions{
 		Start: named("start"), Stop: named("stop"), Restart: named("restart"), ShowLogs: named("logs"),
 		Open: plain("open"), StartAll: plain("start-all"), StopAll: plain("stop-all"),
-		Service: service, StopService: plain("stop-service"), Quit: plain("quit"),
+		StopService: plain("stop-service"), Quit: plain("quit"),
 	}
 }
 
@@ -132,7 +132,7 @@ var allStates = connected(
 
 func TestBuildMenuServers(t *testing.T) {
 	var r recorder
-	m := BuildMenu(allStates, r.actions(false))
+	m := BuildMenu(allStates, r.actions())
 	want := []string{
 		"broken — invalid entry",
 		"everything — running (13 tools)",
@@ -194,7 +194,7 @@ func TestBuildMenuServers(t *testing.T) {
 
 func TestBuildMenuAllButtons(t *testing.T) {
 	var r recorder
-	a := r.actions(false)
+	a := r.actions()
 	cases := []struct {
 		name               string
 		servers            []host.ServerStatus
@@ -229,7 +229,9 @@ func TestBuildMenuAllButtons(t *testing.T) {
 
 func TestBuildMenuService(t *testing.T) {
 	var r recorder
-	m := BuildMenu(connected(srv("a", "running", 3)), r.actions(true))
+	service := connected(srv("a", "running", 3))
+	service.Info.Service = true // the host says it is a service's
+	m := BuildMenu(service, r.actions())
 	want := []string{"a — running (3 tools)", "---", LabelOpen, "---", LabelStartAll, LabelStopAll, "---", LabelStopService, LabelQuit}
 	if got := labels(m); !slices.Equal(got, want) {
 		t.Fatalf("labels %q, want %q", got, want)
@@ -240,14 +242,8 @@ func TestBuildMenuService(t *testing.T) {
 		t.Fatalf("Stop background service called %q", got)
 	}
 	// Not a service: no such item.
-	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 3)), r.actions(false))), LabelStopService) {
+	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 3)), r.actions())), LabelStopService) {
 		t.Fatal("Stop background service shown for a host that is not a service")
-	}
-	// The host says it is a service's: the same menu.
-	s := connected(srv("a", "running", 3))
-	s.Info.Service = true
-	if got := labels(BuildMenu(s, r.actions(false))); !slices.Equal(got, want) {
-		t.Fatalf("a service's host: labels %q, want %q", got, want)
 	}
 }
 
@@ -262,7 +258,7 @@ func TestBuildMenuNotConnected(t *testing.T) {
 		{"connection refused", []string{LabelNotConnected, "connection refused", "---", LabelOpen, "---", LabelQuit}},
 		{long, []string{LabelNotConnected, short(long), "---", LabelOpen, "---", LabelQuit}},
 	} {
-		m := BuildMenu(client.Snapshot{Connected: false, Err: c.err, Servers: allStates.Servers}, r.actions(true))
+		m := BuildMenu(client.Snapshot{Connected: false, Err: c.err, Servers: allStates.Servers}, r.actions())
 		if got := labels(m); !slices.Equal(got, c.want) {
 			t.Fatalf("labels %q, want %q", got, c.want)
 		}
@@ -291,7 +287,7 @@ func TestBuildMenuInvalidConfig(t *testing.T) {
 	var r recorder
 	s := connected(srv("a", "running", 2))
 	s.Info.Config = host.ConfigStatus{OK: false, Error: "config.json: line 3: invalid character '}'"}
-	m := BuildMenu(s, r.actions(false))
+	m := BuildMenu(s, r.actions())
 	want := []string{LabelConfigInvalid, "config.json: line 3: invalid character '}'", "---", "a — running (2 tools)"}
 	if got := labels(m)[:4]; !slices.Equal(got, want) {
 		t.Fatalf("labels %q, want %q", got, want)
@@ -301,7 +297,7 @@ func TestBuildMenuInvalidConfig(t *testing.T) {
 	}
 	checkQuit(t, m)
 	// A valid file: no such line.
-	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 2)), r.actions(false))), LabelConfigInvalid) {
+	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 2)), r.actions())), LabelConfigInvalid) {
 		t.Fatal("config line shown for a valid config")
 	}
 }
@@ -530,7 +526,7 @@ func TestTraySetsMenuAndIcon(t *testing.T) {
 	src := newFakeSource(client.Snapshot{})
 	var rb rebuilds
 	tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
-	ended := tr.start(app, src, r.actions(false))
+	ended := tr.start(app, src, r.actions())
 	defer func() { tr.Close(); <-ended }()
 
 	menus, icons, m, icon := app.counts()
@@ -578,7 +574,7 @@ func TestTrayBurst(t *testing.T) {
 	var rb rebuilds
 	tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
 	var r recorder
-	ended := tr.start(test.NewTempApp(t), src, r.actions(false))
+	ended := tr.start(test.NewTempApp(t), src, r.actions())
 	defer func() { tr.Close(); <-ended }()
 	if n, _ := rb.get(); n != 1 {
 		t.Fatalf("%d rebuilds at start, want 1", n)
@@ -641,7 +637,7 @@ func TestTrayNotifiesFailures(t *testing.T) {
 		mu.Unlock()
 	}}
 	var r recorder
-	ended := tr.start(app, src, r.actions(false))
+	ended := tr.start(app, src, r.actions())
 	defer func() { tr.Close(); <-ended }()
 
 	// step sets a snapshot and waits until the tray has shown it.

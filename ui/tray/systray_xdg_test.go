@@ -315,7 +315,7 @@ func TestRealTraySystrayMenus(t *testing.T) {
 // click in flight on a reused id would reach another server).
 func TestSystrayShape(t *testing.T) {
 	var r recorder
-	a := r.actions(false)
+	a := r.actions()
 	running := connected(srv("a", "running", 3), srv("b", "running", 1))
 	stopped := connected(srv("a", "stopped", 0), srv("b", "running", 1))
 	renamed := connected(srv("a", "running", 3), srv("c", "running", 1))
