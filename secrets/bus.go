@@ -43,3 +43,26 @@ func sessionBusCheck() error {
 	}
 	return fmt.Errorf("%w: DBUS_SESSION_BUS_ADDRESS is not set and %s does not exist; switchboard does not start a bus itself", errNoBus, bus)
 }
+
+// PinSessionBus keeps godbus, anywhere in this process (a tray, Fyne's
+// notifications), from autolaunching a session bus with dbus-launch, which
+// leaves a dbus-daemon running after the process is gone. When godbus
+// would (see sessionBusCheck), it sets DBUS_SESSION_BUS_ADDRESS: to the
+// bus in $XDG_RUNTIME_DIR if there is one there, else to the standard
+// socket, where a bus started later is found; connecting then fails
+// instead of starting a daemon. It returns the address it set, "" when
+// godbus finds a bus by itself (and on Windows and macOS).
+func PinSessionBus() string {
+	if sessionBusCheck() == nil {
+		return ""
+	}
+	bus := filepath.Join(runUserDir(), "bus")
+	if x := os.Getenv("XDG_RUNTIME_DIR"); x != "" {
+		if _, err := os.Stat(filepath.Join(x, "bus")); err == nil {
+			bus = filepath.Join(x, "bus")
+		}
+	}
+	addr := "unix:path=" + bus
+	os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+	return addr
+}

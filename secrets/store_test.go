@@ -577,3 +577,37 @@ func TestEngineResolver(t *testing.T) {
 		t.Fatalf("missing secret through the engine: %v", err)
 	}
 }
+
+func TestPinSessionBus(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "darwin" {
+		t.Skip("no D-Bus")
+	}
+	dir := t.TempDir()
+	old := runUserDir
+	t.Cleanup(func() { runUserDir = old })
+	runUserDir = func() string { return dir }
+	t.Setenv("XDG_RUNTIME_DIR", "")
+
+	// godbus finds a bus: nothing is set.
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/some/bus")
+	if got := PinSessionBus(); got != "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "unix:path=/some/bus" {
+		t.Fatalf("with an address: set %q", got)
+	}
+	// None anywhere: the standard socket, where a later bus is found.
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	want := "unix:path=" + filepath.Join(dir, "bus")
+	if got := PinSessionBus(); got != want || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != want {
+		t.Fatalf("no bus: set %q, want %q", got, want)
+	}
+	// Only under XDG_RUNTIME_DIR (which godbus does not read): that one.
+	xdg := t.TempDir()
+	if err := os.WriteFile(filepath.Join(xdg, "bus"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", xdg)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "autolaunch:")
+	want = "unix:path=" + filepath.Join(xdg, "bus")
+	if got := PinSessionBus(); got != want || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != want {
+		t.Fatalf("bus in XDG_RUNTIME_DIR: set %q, want %q", got, want)
+	}
+}

@@ -5,6 +5,3 @@ package ui
 // startSystray is nil here: the tray is Fyne's own (on macOS and Windows
 // its hidden window costs no separate GL stack).
 var startSystray func(title string) (trayHost, error)
-
-// guardSessionBus does nothing here: no D-Bus.
-func guardSessionBus() {}

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/service"
+	"github.com/switchboard-mcp/switchboard/secrets"
 	"github.com/switchboard-mcp/switchboard/ui/appicon"
 	"github.com/switchboard-mcp/switchboard/ui/tray"
 	"github.com/switchboard-mcp/switchboard/ui/window"
@@ -41,7 +42,7 @@ type Options struct {
 // driver (and with it the GL stack) starts only when a window is first
 // needed; elsewhere the tray is Fyne's own. See docs/architecture.md.
 func Run(o Options) error {
-	guardSessionBus()
+	secrets.PinSessionBus() // no dbus-launch daemon left behind by the tray or Fyne
 	a := app.NewWithID(AppID)
 	a.SetIcon(appicon.Icon)
 	return run(a, o, startSystray)
@@ -93,15 +94,16 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 			if o.Logger != nil {
 				o.Logger.Warn("no tray icon; showing the window", "err", err)
 			}
-			o.ShowWindow = true
 			onClose = a.Quit
-			return runFyneTray(a, o, live, cancel, ensure, false)
+			locked(func() { ensure().Show() })()
+			a.Run()
+			return nil
 		}
 		host = h
 		defer h.Close()
 	}
 	if host == nil {
-		return runFyneTray(a, o, live, cancel, ensure, true)
+		return runFyneTray(a, o, live, cancel, ensure)
 	}
 
 	// Fyne's driver runs only from the first time the UI thread is needed
@@ -192,14 +194,8 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 	return nil
 }
 
-// runFyneTray runs the app with Fyne's own tray (macOS, Windows, tests),
-// or with none (withTray false: the window is the app).
-func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure func() *window.Window, withTray bool) error {
-	if !withTray {
-		locked(func() { ensure().Show() })()
-		a.Run()
-		return nil
-	}
+// runFyneTray runs the app with Fyne's own tray (macOS, Windows, tests).
+func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure func() *window.Window) error {
 	open := func() { do(func() { ensure().Show() }) }
 	actions := tray.HostActions(live, a, tray.HostOptions{
 		StopService: stopService(live),
