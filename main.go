@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/cli"
@@ -16,6 +17,12 @@ import (
 
 func main() {
 	localefix.Restore()
+	// An AI app may start us (`switchboard bridge`, and through it a host)
+	// with a stripped or empty environment: what programs need of the user
+	// comes from the user database then (the rendezvous never depends on it).
+	if id, err := api.CurrentIdentity(); err == nil {
+		api.FillUserEnv(id, runtime.GOOS)
+	}
 	args := os.Args[1:]
 	// "--background" is how the login item starts it: tray only, no window.
 	if len(args) == 0 || len(args) == 1 && args[0] == "--background" {

@@ -7,3 +7,5 @@ func SetClientLimit(n int) (restore func()) {
 	clientMaxMessageSize = n
 	return func() { clientMaxMessageSize = DefaultMaxMessageSize }
 }
+
+var ParsePasswd = parsePasswd

@@ -23,14 +23,14 @@ const GatewaySocketName = "mcp.sock"
 // API's socket (so it moves with it to /tmp/switchboard-<uid> when the
 // runtime directory's path is too long), or on Windows the named pipe
 // \\.\pipe\switchboard-mcp-<user>.
-func GatewayPath(getenv func(string) string, goos string, uid int, user string) (string, error) {
+func GatewayPath(getenv func(string) string, goos string, id Identity) (string, error) {
 	if goos == "windows" {
-		if user == "" {
+		if id.SID == "" {
 			return "", fmt.Errorf("the current user's SID is unknown, so the gateway's pipe has no name: run Switchboard as a normal user")
 		}
-		return `\\.\pipe\switchboard-mcp-` + strings.ReplaceAll(user, `\`, "-"), nil
+		return `\\.\pipe\switchboard-mcp-` + strings.ReplaceAll(id.SID, `\`, "-"), nil
 	}
-	sock, err := SocketPath(getenv, goos, uid, user)
+	sock, err := SocketPath(getenv, goos, id)
 	if err != nil {
 		return "", err
 	}

@@ -30,73 +30,70 @@ func maxSocketPath(goos string) int {
 }
 
 // RuntimeDir returns the per-user directory that holds the host's lock, pid
-// file and (on Linux and macOS) socket, computed only from its arguments so
-// that every OS's answer can be tested anywhere: getenv reads the
-// environment and goos is a runtime.GOOS value.
+// file, process registry and (on Linux and macOS) socket: the rendezvous
+// of every process of one user. It is computed only from its arguments,
+// so that every OS's answer can be tested anywhere: getenv is consulted
+// for $SWITCHBOARD_RUNTIME_DIR alone, goos is a runtime.GOOS value, and id
+// is the user as the OS's user database knows them ([CurrentIdentity]).
 //
-// In order: $SWITCHBOARD_RUNTIME_DIR; $XDG_RUNTIME_DIR/switchboard (not on
-// Windows); then the OS's per-user directory: $XDG_CACHE_HOME/switchboard or
-// ~/.cache/switchboard on Linux and the other Unixes, $TMPDIR/switchboard or
-// ~/Library/Caches/switchboard on macOS, %LOCALAPPDATA%\switchboard on
-// Windows. Relative paths in the environment are ignored, as the XDG
-// specification asks; a relative $SWITCHBOARD_RUNTIME_DIR is an error.
-func RuntimeDir(getenv func(string) string, goos string) (string, error) {
+// In order: $SWITCHBOARD_RUNTIME_DIR (an explicit override; a relative
+// path is an error); on Windows the known folder LocalAppData\switchboard;
+// on macOS the per-user temporary directory (confstr's
+// _CS_DARWIN_USER_TEMP_DIR, what $TMPDIR names in a session)/switchboard,
+// else ~/Library/Caches/switchboard; on Linux and the other Unixes
+// ~/.cache/switchboard, with ~ the home directory in the user database.
+//
+// Nothing else in the environment counts ($XDG_RUNTIME_DIR, $TMPDIR,
+// $HOME, $LOCALAPPDATA): an AI app may start the bridge without them, and
+// a bridge that computed another directory would not find the running
+// host and would start a second one. $XDG_RUNTIME_DIR is not used even
+// when set: it is removed at logout while a host may run on, and Flatpak
+// gives each app one of its own, so it cannot be relied on to agree.
+func RuntimeDir(getenv func(string) string, goos string, id Identity) (string, error) {
 	if d := getenv(RuntimeDirEnv); d != "" {
 		if !IsAbsFor(goos, d) {
 			return "", fmt.Errorf("%s is %q, not an absolute path: set it to an absolute directory or unset it", RuntimeDirEnv, d)
 		}
 		return CleanFor(goos, d), nil
 	}
-	if goos == "windows" {
-		if d := getenv("LOCALAPPDATA"); IsAbsFor(goos, d) {
-			return JoinFor(goos, d, "switchboard"), nil
+	switch goos {
+	case "windows":
+		if IsAbsFor(goos, id.LocalAppData) {
+			return JoinFor(goos, id.LocalAppData, "switchboard"), nil
 		}
-		if d := getenv("USERPROFILE"); IsAbsFor(goos, d) {
-			return JoinFor(goos, d, `AppData\Local\switchboard`), nil
+		return "", fmt.Errorf("the user's local application data folder is unknown: set %s to a private directory", RuntimeDirEnv)
+	case "darwin", "ios":
+		if IsAbsFor(goos, id.TempDir) {
+			return JoinFor(goos, id.TempDir, "switchboard"), nil
 		}
-		return "", fmt.Errorf("neither LOCALAPPDATA nor USERPROFILE is set to an absolute path: set LOCALAPPDATA, or %s to a private directory", RuntimeDirEnv)
-	}
-	if d := getenv("XDG_RUNTIME_DIR"); IsAbsFor(goos, d) {
-		return JoinFor(goos, d, "switchboard"), nil
-	}
-	home := getenv("HOME")
-	if goos == "darwin" || goos == "ios" {
-		// macOS gives every user a private $TMPDIR (/var/folders/…/T/).
-		if d := getenv("TMPDIR"); IsAbsFor(goos, d) {
-			return JoinFor(goos, d, "switchboard"), nil
+		if IsAbsFor(goos, id.Home) {
+			return JoinFor(goos, id.Home, "Library/Caches/switchboard"), nil
 		}
-		if IsAbsFor(goos, home) {
-			return JoinFor(goos, home, "Library/Caches/switchboard"), nil
-		}
-	} else {
-		if d := getenv("XDG_CACHE_HOME"); IsAbsFor(goos, d) {
-			return JoinFor(goos, d, "switchboard"), nil
-		}
-		if IsAbsFor(goos, home) {
-			return JoinFor(goos, home, ".cache/switchboard"), nil
+	default:
+		if IsAbsFor(goos, id.Home) {
+			return JoinFor(goos, id.Home, ".cache/switchboard"), nil
 		}
 	}
-	return "", fmt.Errorf("neither XDG_RUNTIME_DIR nor HOME is set to an absolute path: set XDG_RUNTIME_DIR, or %s to a private directory", RuntimeDirEnv)
+	return "", fmt.Errorf("the user database has no home directory for uid %d: set %s to a private directory", id.UID, RuntimeDirEnv)
 }
 
-// SocketPath returns the address of the host's endpoint, computed only from
-// its arguments like [RuntimeDir]; uid is the user's id (unused on Windows)
-// and user the user's SID on Windows (unused elsewhere).
+// SocketPath returns the address of the host's endpoint, computed only
+// from its arguments like [RuntimeDir].
 //
-// On Windows it is the named pipe \\.\pipe\switchboard-<user>. Elsewhere it
+// On Windows it is the named pipe \\.\pipe\switchboard-<SID>. Elsewhere it
 // is host.sock in the [RuntimeDir], unless that path is too long for the
 // OS's socket addresses (103 bytes on macOS, 107 on Linux); then it is
 // /tmp/switchboard-<uid>/host.sock, whose directory [Listen] checks like any
 // other (it must be the user's own and private).
-func SocketPath(getenv func(string) string, goos string, uid int, user string) (string, error) {
+func SocketPath(getenv func(string) string, goos string, id Identity) (string, error) {
 	if goos == "windows" {
-		if user == "" {
+		if id.SID == "" {
 			return "", fmt.Errorf("the current user's SID is unknown, so the host's pipe has no name: run Switchboard as a normal user")
 		}
 		// A pipe name may hold any character but a backslash.
-		return `\\.\pipe\switchboard-` + strings.ReplaceAll(user, `\`, "-"), nil
+		return `\\.\pipe\switchboard-` + strings.ReplaceAll(id.SID, `\`, "-"), nil
 	}
-	dir, err := RuntimeDir(getenv, goos)
+	dir, err := RuntimeDir(getenv, goos, id)
 	if err != nil {
 		return "", err
 	}
@@ -104,7 +101,7 @@ func SocketPath(getenv func(string) string, goos string, uid int, user string) (
 	if len(p) <= maxSocketPath(goos) {
 		return p, nil
 	}
-	short := path.Join("/tmp", "switchboard-"+strconv.Itoa(uid), SocketName)
+	short := path.Join("/tmp", "switchboard-"+strconv.Itoa(id.UID), SocketName)
 	if len(short) > maxSocketPath(goos) { // cannot happen for a real uid
 		return "", fmt.Errorf("socket path %s is longer than %d bytes: set %s to a shorter directory", p, maxSocketPath(goos), RuntimeDirEnv)
 	}
@@ -113,20 +110,14 @@ func SocketPath(getenv func(string) string, goos string, uid int, user string) (
 
 // DefaultRuntimeDir is [RuntimeDir] for this process.
 func DefaultRuntimeDir() (string, error) {
-	return RuntimeDir(os.Getenv, runtime.GOOS)
+	id, _ := CurrentIdentity() // RuntimeDir names what is missing
+	return RuntimeDir(os.Getenv, runtime.GOOS, id)
 }
 
 // DefaultSocketPath is [SocketPath] for this process.
 func DefaultSocketPath() (string, error) {
-	user := ""
-	if runtime.GOOS == "windows" {
-		sid, err := currentUserSID()
-		if err != nil {
-			return "", fmt.Errorf("cannot read the current user's SID: %w", err)
-		}
-		user = sid
-	}
-	return SocketPath(os.Getenv, runtime.GOOS, os.Getuid(), user)
+	id, _ := CurrentIdentity()
+	return SocketPath(os.Getenv, runtime.GOOS, id)
 }
 
 // IsAbsFor, CleanFor and JoinFor treat p as a path of goos, whatever OS

@@ -21,61 +21,70 @@ const macTmp = "/var/folders/zz/zyxvpxvq6csfxvn_n0000000000000/T/"
 func TestRuntimeDirAndSocketPath(t *testing.T) {
 	const sid = "S-1-5-21-1004336348-1177238915-682003330-1001"
 	long := "/home/" + strings.Repeat("a", 90) // its socket path is over 107 bytes
+	ann := api.Identity{UID: 1000, Name: "ann", Home: "/home/ann", Shell: "/bin/bash"}
+	mac := api.Identity{UID: 501, Name: "ann", Home: "/Users/ann", TempDir: macTmp}
+	win := api.Identity{Name: `CORP\ann`, Home: `C:\Users\ann`, SID: sid, LocalAppData: `C:\Users\ann\AppData\Local`}
+	// What a desktop session sets, and what an AI app may set instead:
+	// none of it moves the rendezvous.
+	session := env("XDG_RUNTIME_DIR", "/run/user/1000", "HOME", "/home/ann", "TMPDIR", "/tmp/x",
+		"XDG_CACHE_HOME", "/c", "LOCALAPPDATA", `D:\other`, "USERPROFILE", `D:\u`)
+	other := env("HOME", "/tmp/fakehome", "XDG_RUNTIME_DIR", "/run/user/1000/.flatpak/app", "TMPDIR", "/var/folders/zz/other/T/")
 	cases := []struct {
 		name     string
 		goos     string
 		env      func(string) string
+		id       api.Identity
 		dir      string
 		socket   string
 		errorHas string
 	}{
-		{"linux xdg", "linux", env("XDG_RUNTIME_DIR", "/run/user/1000", "HOME", "/home/ann"),
-			"/run/user/1000/switchboard", "/run/user/1000/switchboard/host.sock", ""},
-		{"linux override wins", "linux", env(api.RuntimeDirEnv, "/tmp/sb//x/", "XDG_RUNTIME_DIR", "/run/user/1000"),
+		{"linux empty env", "linux", env(), ann,
+			"/home/ann/.cache/switchboard", "/home/ann/.cache/switchboard/host.sock", ""},
+		{"linux session env", "linux", session, ann,
+			"/home/ann/.cache/switchboard", "/home/ann/.cache/switchboard/host.sock", ""},
+		{"linux another env", "linux", other, ann,
+			"/home/ann/.cache/switchboard", "/home/ann/.cache/switchboard/host.sock", ""},
+		{"linux override wins", "linux", env(api.RuntimeDirEnv, "/tmp/sb//x/", "XDG_RUNTIME_DIR", "/run/user/1000"), ann,
 			"/tmp/sb/x", "/tmp/sb/x/host.sock", ""},
-		{"linux relative override", "linux", env(api.RuntimeDirEnv, "sb", "XDG_RUNTIME_DIR", "/run/user/1000"),
+		{"linux relative override", "linux", env(api.RuntimeDirEnv, "sb", "XDG_RUNTIME_DIR", "/run/user/1000"), ann,
 			"", "", "SWITCHBOARD_RUNTIME_DIR is \"sb\", not an absolute path"},
-		{"linux relative xdg ignored", "linux", env("XDG_RUNTIME_DIR", "run", "HOME", "/home/ann"),
-			"/home/ann/.cache/switchboard", "/home/ann/.cache/switchboard/host.sock", ""},
-		{"linux no xdg: cache home", "linux", env("XDG_CACHE_HOME", "/c", "HOME", "/home/ann"),
-			"/c/switchboard", "/c/switchboard/host.sock", ""},
-		{"linux no xdg: ~/.cache", "linux", env("HOME", "/home/ann"),
-			"/home/ann/.cache/switchboard", "/home/ann/.cache/switchboard/host.sock", ""},
-		{"linux long path: /tmp fallback", "linux", env("HOME", long),
+		{"linux long home: /tmp fallback", "linux", env(), api.Identity{UID: 1000, Home: long},
 			long + "/.cache/switchboard", "/tmp/switchboard-1000/host.sock", ""},
-		{"linux nothing set", "linux", env(),
-			"", "", "neither XDG_RUNTIME_DIR nor HOME is set"},
-		{"freebsd like linux", "freebsd", env("XDG_RUNTIME_DIR", "/var/run/xdg/ann"),
-			"/var/run/xdg/ann/switchboard", "/var/run/xdg/ann/switchboard/host.sock", ""},
-		{"darwin tmpdir", "darwin", env("TMPDIR", macTmp, "HOME", "/Users/ann"),
+		{"linux no home in the user database", "linux", session, api.Identity{UID: 1000},
+			"", "", "no home directory for uid 1000"},
+		{"linux relative home ignored", "linux", env(), api.Identity{UID: 7, Home: "home/ann"},
+			"", "", "no home directory for uid 7"},
+		{"freebsd like linux", "freebsd", env("XDG_RUNTIME_DIR", "/var/run/xdg/ann"), ann,
+			"/home/ann/.cache/switchboard", "/home/ann/.cache/switchboard/host.sock", ""},
+		{"darwin user temp dir, whatever TMPDIR says", "darwin", other, mac,
 			macTmp + "switchboard", macTmp + "switchboard/host.sock", ""},
-		{"darwin xdg wins", "darwin", env("XDG_RUNTIME_DIR", "/Users/ann/.run", "TMPDIR", macTmp),
-			"/Users/ann/.run/switchboard", "/Users/ann/.run/switchboard/host.sock", ""},
-		{"darwin no tmpdir: caches", "darwin", env("HOME", "/Users/ann"),
+		{"darwin empty env", "darwin", env(), mac,
+			macTmp + "switchboard", macTmp + "switchboard/host.sock", ""},
+		{"darwin no temp dir: caches", "darwin", env("TMPDIR", macTmp), api.Identity{UID: 501, Home: "/Users/ann"},
 			"/Users/ann/Library/Caches/switchboard", "/Users/ann/Library/Caches/switchboard/host.sock", ""},
 		// "/var/folders/" + 67 + "/T/switchboard/host.sock" is 104 bytes.
-		{"darwin 104-byte limit", "darwin", env("TMPDIR", "/var/folders/"+strings.Repeat("b", 67)+"/T/"),
+		{"darwin 104-byte limit", "darwin", env(), api.Identity{UID: 1000, TempDir: "/var/folders/" + strings.Repeat("b", 67) + "/T/"},
 			"/var/folders/" + strings.Repeat("b", 67) + "/T/switchboard", "/tmp/switchboard-1000/host.sock", ""},
-		{"darwin just under the limit", "darwin", env("TMPDIR", "/var/folders/"+strings.Repeat("b", 66)+"/T/"),
+		{"darwin just under the limit", "darwin", env(), api.Identity{UID: 1000, TempDir: "/var/folders/" + strings.Repeat("b", 66) + "/T/"},
 			"/var/folders/" + strings.Repeat("b", 66) + "/T/switchboard",
 			"/var/folders/" + strings.Repeat("b", 66) + "/T/switchboard/host.sock", ""},
-		{"darwin nothing set", "darwin", env(),
-			"", "", "neither XDG_RUNTIME_DIR nor HOME is set"},
-		{"windows localappdata", "windows", env("LOCALAPPDATA", `C:\Users\ann\AppData\Local`, "XDG_RUNTIME_DIR", "/run/user/1000"),
+		{"darwin nothing known", "darwin", session, api.Identity{UID: 501},
+			"", "", "no home directory for uid 501"},
+		{"windows known folder, whatever LOCALAPPDATA says", "windows", session, win,
 			`C:\Users\ann\AppData\Local\switchboard`, `\\.\pipe\switchboard-` + sid, ""},
-		{"windows userprofile", "windows", env("USERPROFILE", `C:\Users\ann\`),
+		{"windows empty env", "windows", env(), win,
 			`C:\Users\ann\AppData\Local\switchboard`, `\\.\pipe\switchboard-` + sid, ""},
-		{"windows override with slashes", "windows", env(api.RuntimeDirEnv, `D:/sb/run/`, "LOCALAPPDATA", `C:\x`),
+		{"windows override with slashes", "windows", env(api.RuntimeDirEnv, `D:/sb/run/`), win,
 			`D:\sb\run`, `\\.\pipe\switchboard-` + sid, ""},
 		// A pipe's name does not depend on the directory.
-		{"windows relative override", "windows", env(api.RuntimeDirEnv, `sb\run`),
+		{"windows relative override", "windows", env(api.RuntimeDirEnv, `sb\run`), win,
 			"", `\\.\pipe\switchboard-` + sid, "not an absolute path"},
-		{"windows nothing set", "windows", env("HOME", "/home/ann"),
-			"", `\\.\pipe\switchboard-` + sid, "neither LOCALAPPDATA nor USERPROFILE"},
+		{"windows no known folder", "windows", session, api.Identity{SID: sid},
+			"", `\\.\pipe\switchboard-` + sid, "local application data folder is unknown"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir, err := api.RuntimeDir(c.env, c.goos)
+			dir, err := api.RuntimeDir(c.env, c.goos, c.id)
 			if c.dir == "" {
 				if err == nil || !strings.Contains(err.Error(), c.errorHas) {
 					t.Fatalf("RuntimeDir = %q, %v; want an error with %q", dir, err, c.errorHas)
@@ -83,7 +92,7 @@ func TestRuntimeDirAndSocketPath(t *testing.T) {
 			} else if err != nil || dir != c.dir {
 				t.Fatalf("RuntimeDir = %q, %v; want %q", dir, err, c.dir)
 			}
-			sock, err := api.SocketPath(c.env, c.goos, 1000, sid)
+			sock, err := api.SocketPath(c.env, c.goos, c.id)
 			if c.socket == "" {
 				if err == nil || !strings.Contains(err.Error(), c.errorHas) {
 					t.Fatalf("SocketPath = %q, %v; want an error with %q", sock, err, c.errorHas)
@@ -96,16 +105,20 @@ func TestRuntimeDirAndSocketPath(t *testing.T) {
 			if c.goos == "darwin" && len(sock) >= 104 {
 				t.Fatalf("darwin socket path %q is %d bytes, not under 104", sock, len(sock))
 			}
+			gw, err := api.GatewayPath(c.env, c.goos, c.id)
+			if err != nil || gw != api.GatewayPathFor(sock) {
+				t.Fatalf("GatewayPath = %q, %v; want %q", gw, err, api.GatewayPathFor(sock))
+			}
 		})
 	}
 }
 
 func TestSocketPathWindowsNeedsUser(t *testing.T) {
-	_, err := api.SocketPath(env("LOCALAPPDATA", `C:\x`), "windows", 0, "")
+	_, err := api.SocketPath(env("LOCALAPPDATA", `C:\x`), "windows", api.Identity{LocalAppData: `C:\x`})
 	if err == nil || !strings.Contains(err.Error(), "SID is unknown") {
 		t.Fatalf("err = %v", err)
 	}
-	p, err := api.SocketPath(env(), "windows", 0, `CORP\ann`)
+	p, err := api.SocketPath(env(), "windows", api.Identity{SID: `CORP\ann`})
 	if err != nil || p != `\\.\pipe\switchboard-CORP-ann` {
 		t.Fatalf("SocketPath = %q, %v", p, err)
 	}

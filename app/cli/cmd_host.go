@@ -54,6 +54,7 @@ func (e *env) serve(args []string) error {
 	opts := host.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
+		UserEnvFilled: api.FilledUserEnv(),
 	}
 	if asService {
 		return e.serveService(opts)
@@ -64,6 +65,19 @@ func (e *env) serve(args []string) error {
 		return err
 	}
 	return err
+}
+
+// hostOrigin says how the host was started and with what environment.
+func hostOrigin(info *host.Info) string {
+	by := info.StartedBy
+	if by == "" {
+		by = "an older version" // a host from before startedBy
+	}
+	s := "started by " + by
+	if len(info.UserEnvFilled) > 0 {
+		s += "; its environment lacked " + strings.Join(info.UserEnvFilled, ", ") + ", taken from the user database"
+	}
+	return s
 }
 
 // IdleTimeoutEnv is a hidden knob, for tests: a Go duration ("2s") that
@@ -150,6 +164,7 @@ func (e *env) status(args []string) error {
 		fmt.Fprintln(e.stdout, "no host is running: the servers below are not running ('switchboard serve' starts them)")
 	} else {
 		fmt.Fprintf(e.stdout, "host pid %d, config %s\n", info.PID, info.ConfigPath)
+		fmt.Fprintf(e.stdout, "host socket %s, %s\n", info.Socket, hostOrigin(info))
 		if info.AIClients > 0 {
 			who := fmt.Sprint(info.AIClients)
 			if apps := clients.Titles(info.AIApps); len(apps) > 0 {
@@ -282,6 +297,7 @@ func (e *env) doctor(args []string) error {
 		var hi host.Info
 		if err := c.Call(ctx, host.MethodInfo, nil, &hi); err == nil {
 			ok("host: pid %d, socket %s, %d clients", hi.PID, hi.Socket, hi.Clients)
+			info("host: %s", hostOrigin(&hi))
 			if hi.Config.Error != "" {
 				bad("the host cannot use the config (%s); the last good config is in force", hi.Config.Error)
 			}

@@ -41,15 +41,19 @@ const DefaultIdleTimeout = 10 * time.Minute
 
 // Options configure a host.
 type Options struct {
-	ConfigPath  string         // the config file
-	RuntimeDir  string         // lock, socket, process registry
-	SocketPath  string         // the local API's endpoint
-	LogPath     string         // host.log; empty means stderr only
-	Secrets     *secrets.Store // nil: no keyring (secret references fail)
-	OnDemand    bool           // started by the tray or a bridge: exit when idle
-	Service     bool           // run by the OS's service manager (serve --service): the tray's Quit leaves it
-	IdleTimeout time.Duration
-	Version     string
+	ConfigPath string         // the config file
+	RuntimeDir string         // lock, socket, process registry
+	SocketPath string         // the local API's endpoint
+	LogPath    string         // host.log; empty means stderr only
+	Secrets    *secrets.Store // nil: no keyring (secret references fail)
+	OnDemand   bool           // started by the tray or a bridge: exit when idle
+	Service    bool           // run by the OS's service manager (serve --service): the tray's Quit leaves it
+	// UserEnvFilled are the variables the process took from the user
+	// database because its environment lacked them (api.FillUserEnv): a
+	// host started by an AI app's bridge with a stripped environment.
+	UserEnvFilled []string
+	IdleTimeout   time.Duration
+	Version       string
 	// Policy overrides the restart policy (tests).
 	Policy supervisor.Policy
 	// Stderr receives log lines too (the foreground `serve`); nil: none.
@@ -81,6 +85,14 @@ type Info struct {
 	LogPath    string `json:"logPath,omitempty"`
 	OnDemand   bool   `json:"onDemand"`
 	Service    bool   `json:"service"` // run by the OS's service manager
+	// StartedBy says how the host was started, in words: "the background
+	// service", "on demand (by the tray or an AI app's bridge)", or
+	// "switchboard serve".
+	StartedBy string `json:"startedBy,omitempty"`
+	// UserEnvFilled are the variables (HOME, USER, ...) the host took from
+	// the user database because the environment it was started with
+	// lacked them; its servers get them from there too.
+	UserEnvFilled []string `json:"userEnvFilled,omitempty"`
 	// Clients counts the connections to the local API: the tray and the
 	// window, the CLI, a 'switchboard logs --follow'. AI apps are not
 	// among them: they connect to the gateway (AIClients).
@@ -389,13 +401,26 @@ func (h *Host) info() Info {
 		pathErr = h.pathErr.Error()
 	}
 	inf := Info{PID: os.Getpid(), Version: h.opts.Version, Socket: h.opts.SocketPath, ConfigPath: h.opts.ConfigPath,
-		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, Service: h.opts.Service, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept}
+		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, Service: h.opts.Service, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept,
+		StartedBy: startedBy(h.opts), UserEnvFilled: h.opts.UserEnvFilled}
 	h.mu.Unlock()
 	inf.Clients = h.srv.Clients()
 	inf.AIClients = h.gw.Clients()
 	inf.AIApps = h.gw.ClientNames()
 	inf.Config = h.configStatus()
 	return inf
+}
+
+// startedBy says in words how a host with opts was started.
+func startedBy(opts Options) string {
+	switch {
+	case opts.Service:
+		return "the background service"
+	case opts.OnDemand:
+		return "on demand (by the tray or an AI app's bridge)"
+	default:
+		return "switchboard serve"
+	}
 }
 
 func decode[T any](method string, raw json.RawMessage) (T, error) {

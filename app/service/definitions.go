@@ -76,11 +76,11 @@ func systemdExecLine(args []string) (string, error) {
 // stop (KeepAlive/SuccessfulExit false), with its stdout and stderr in the
 // log directory.
 //
-// When the installing process knows the per-user temporary directory
-// ($TMPDIR, where the host's socket lives on macOS), the agent gets the
-// runtime directory pinned (SWITCHBOARD_RUNTIME_DIR), so that the service
-// and the tray meet at the same socket whether or not launchd passes
-// TMPDIR on to agents.
+// The agent needs no environment to find the tray, or the tray it: the
+// runtime directory is computed from the user (api.RuntimeDir), whatever
+// launchd passes on. Only an explicit $SWITCHBOARD_RUNTIME_DIR of the
+// installing process is carried over, since every process must then see
+// the same override.
 func (e Env) LaunchdPlist() (string, error) {
 	if !isAbs("darwin", e.Executable) {
 		return "", fmt.Errorf("the executable %q is not an absolute path", e.Executable)
@@ -90,8 +90,8 @@ func (e Env) LaunchdPlist() (string, error) {
 		return "", err
 	}
 	var env [][2]string
-	if e.getenv("TMPDIR") != "" {
-		if d, err := api.RuntimeDir(e.getenv, "darwin"); err == nil {
+	if e.getenv(api.RuntimeDirEnv) != "" {
+		if d, err := api.RuntimeDir(e.getenv, "darwin", api.Identity{}); err == nil {
 			env = append(env, [2]string{api.RuntimeDirEnv, d})
 		}
 	}

@@ -74,11 +74,18 @@ func TestGoldenSystemdUnit(t *testing.T) {
 func TestGoldenLaunchdPlists(t *testing.T) {
 	golden(t, LaunchdLabel+".plist", wellFormed(t, must(t)(darwinEnv.LaunchdPlist())))
 	golden(t, AutostartLabel+".plist", wellFormed(t, must(t)(darwinEnv.AutostartPlist())))
-	// Without TMPDIR nothing is pinned.
+	// The runtime directory comes from the user, not from TMPDIR: nothing
+	// is pinned unless the installing process has an explicit override,
+	// which every process must then share.
+	if p := must(t)(darwinEnv.LaunchdPlist()); strings.Contains(p, "EnvironmentVariables") {
+		t.Errorf("a plist pins the runtime directory from TMPDIR:\n%s", p)
+	}
 	e := darwinEnv
-	e.Getenv = func(k string) string { return map[string]string{"HOME": "/Users/ada"}[k] }
-	if p := must(t)(e.LaunchdPlist()); strings.Contains(p, "EnvironmentVariables") {
-		t.Errorf("a plist without TMPDIR pins the runtime directory:\n%s", p)
+	e.Getenv = func(k string) string {
+		return map[string]string{"HOME": "/Users/ada", "SWITCHBOARD_RUNTIME_DIR": "/Users/ada/sb-run/"}[k]
+	}
+	if p := must(t)(e.LaunchdPlist()); !strings.Contains(p, "<key>SWITCHBOARD_RUNTIME_DIR</key>\n\t\t<string>/Users/ada/sb-run</string>") {
+		t.Errorf("an explicit override is not carried into the plist:\n%s", p)
 	}
 }
 

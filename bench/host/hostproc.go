@@ -119,7 +119,7 @@ func startHost(ctx context.Context, bin, dir string, servers map[string]entry) (
 	if _, err := writeConfig(h.cfgPath, servers); err != nil {
 		return nil, err
 	}
-	sock, err := api.SocketPath(getenv, "linux", os.Getuid(), "")
+	sock, err := api.SocketPath(getenv, "linux", api.Identity{UID: os.Getuid()})
 	if err != nil {
 		return nil, err
 	}

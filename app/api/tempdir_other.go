@@ -1,0 +1,6 @@
+//go:build !darwin && !windows
+
+package api
+
+// darwinUserTempDir exists only on macOS.
+func darwinUserTempDir() (string, error) { return "", errNotDarwin }
