@@ -45,7 +45,14 @@ import (
 // "server" (the MCP server) or "bridge" (switchboard with its arguments).
 const roleEnv = "SWITCHBOARD_GW_WIN_ROLE"
 
+// bridgeArg, as the first argument, makes this test binary the bridge
+// when its environment cannot say so: an app that passes none.
+const bridgeArg = "as-switchboard"
+
 func init() {
+	if len(os.Args) > 1 && os.Args[1] == bridgeArg {
+		os.Exit(cli.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	switch role := os.Getenv(roleEnv); role {
 	case "":
 	case "server":
@@ -238,6 +245,21 @@ type app struct {
 func (h *winHost) connect(t *testing.T, version string) *app {
 	t.Helper()
 	cmd, stderr := h.bridgeCmd()
+	return h.connectCmd(t, version, cmd, stderr)
+}
+
+// connectEnv is connect with the bridge given env as its whole
+// environment (Go adds SYSTEMROOT on Windows, as apps' runtimes do).
+func (h *winHost) connectEnv(t *testing.T, version string, env []string) *app {
+	t.Helper()
+	cmd, stderr := h.bridgeCmd()
+	cmd.Args = append([]string{cmd.Args[0], bridgeArg}, cmd.Args[1:]...)
+	cmd.Env = env
+	return h.connectCmd(t, version, cmd, stderr)
+}
+
+func (h *winHost) connectCmd(t *testing.T, version string, cmd *exec.Cmd, stderr *syncBuffer) *app {
+	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "gw-win-app", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -329,6 +351,26 @@ func TestBridgeWindows(t *testing.T) {
 	}
 	if got := a2.echo(t, "two"); got != "echo: two "+want {
 		t.Errorf("the second app's call: %q, want the same server (pid %d)", got, st.PID)
+	}
+	h.waitClients(t, 2)
+
+	// Apps that give the bridge the TS SDK's default Windows environment,
+	// or none at all, reach the same host and the same server process:
+	// the pipe's name comes from the user's SID, not the environment.
+	sdkWin := []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
+		"SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES"}
+	var sdkEnv []string
+	for _, k := range sdkWin {
+		if v, ok := os.LookupEnv(k); ok {
+			sdkEnv = append(sdkEnv, k+"="+v)
+		}
+	}
+	for name, env := range map[string][]string{"empty": {}, "TS SDK default": sdkEnv} {
+		a := h.connectEnv(t, "", env)
+		if got := a.echo(t, name); got != "echo: "+name+" "+want {
+			t.Errorf("an app with the %s environment: %q, want the same server (pid %d)", name, got, st.PID)
+		}
+		_ = a.cs.Close()
 	}
 	h.waitClients(t, 2)
 
