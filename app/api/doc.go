@@ -4,8 +4,8 @@
 //
 // # Transport
 //
-// A Unix socket at [SocketPath] (normally
-// $XDG_RUNTIME_DIR/switchboard/host.sock) inside a directory that only its
+// A Unix socket at [SocketPath] (on Linux ~/.cache/switchboard/host.sock,
+// with ~ from the user database: see [RuntimeDir]) inside a directory that only its
 // owner may enter (0700), or on Windows a named pipe
 // \\.\pipe\switchboard-<user SID> whose security descriptor admits only the
 // current user. On Linux and macOS the host also checks each peer's uid
