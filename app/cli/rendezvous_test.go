@@ -236,17 +236,41 @@ func TestOnDemandHostStrippedEnv(t *testing.T) {
 		testkit.SkipOrFail(t, "a Switchboard host of yours already runs at %s: stop it to run this test", sock)
 	}
 	empty := []string{"GORACE=atexit_sleep_ms=0"}
+	// The user's config (which did not exist) gets one server, this test
+	// binary as a go-sdk server; it is removed at the end.
+	mark := "ondemand-" + strconv.Itoa(os.Getpid())
+	madeDir := false
+	if _, err := os.Stat(filepath.Dir(cfg)); err != nil {
+		madeDir = true
+	}
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	entry := map[string]any{"mcpServers": map[string]any{"srv": map[string]any{
+		"command": testExe, "env": map[string]string{helperEnv: "modern", markEnv: mark, "GORACE": "atexit_sleep_ms=0"}}}}
+	if err := os.WriteFile(cfg, mustJSON(t, entry), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		r := runEnv(t, empty, "", "stop")
 		if r.code != 0 {
 			t.Errorf("stop: %s", r)
 		}
-		os.Remove(cfg) // written by nobody here, but never leave one behind
+		os.Remove(cfg)
+		if madeDir {
+			os.Remove(filepath.Dir(cfg))
+		}
+		if left := marked(mark); len(left) > 0 {
+			t.Errorf("server processes left: %v", left)
+			for pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
 	})
 
 	b := (&sandbox{}).bridgeEnv(t, empty, "")
-	if got := b.tools(t); len(got) != 0 {
-		t.Errorf("tools of an empty config: %v", got)
+	if got := b.call(t, "srv__echo", map[string]any{"message": "on demand"}); got != "echo: on demand" {
+		t.Errorf("call through the on-demand host: %q", got)
 	}
 	r := runEnv(t, empty, "", "status", "--json")
 	var st statusOut
@@ -261,6 +285,19 @@ func TestOnDemandHostStrippedEnv(t *testing.T) {
 		if !slices.Contains(hi.UserEnvFilled, k) {
 			t.Errorf("the host did not take %s from the user database: %v", k, hi.UserEnvFilled)
 		}
+	}
+	// The server got HOME USER LOGNAME SHELL, from the user database.
+	if len(st.Servers) != 1 || st.Servers[0].PID == 0 {
+		t.Fatalf("servers: %+v", st.Servers)
+	}
+	senv := testkit.Environ(t, st.Servers[0].PID)
+	for _, kv := range []string{"HOME=" + u.HomeDir, "USER=" + u.Username, "LOGNAME=" + u.Username} {
+		if !slices.Contains(senv, kv) {
+			t.Errorf("the server's environment lacks %s: %q", kv, senv)
+		}
+	}
+	if !slices.ContainsFunc(senv, func(kv string) bool { return strings.HasPrefix(kv, "SHELL=/") }) {
+		t.Errorf("the server's environment has no SHELL: %q", senv)
 	}
 	if want := filepath.Join(u.HomeDir, ".cache", "switchboard", "host.log"); hi.LogPath != want {
 		t.Errorf("host.log at %q, want %q", hi.LogPath, want)
