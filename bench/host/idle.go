@@ -18,8 +18,10 @@ import (
 // side is one process's figures over the idle window.
 type side struct {
 	pid           int
-	rssMedKB      float64
+	rssMedKB      float64 // VmRSS: private and shared (the binary's mapped pages) together
 	rssMaxKB      int64
+	anonMedKB     float64 // RssAnon: the process's own memory (heap, stacks), what the target means
+	anonMaxKB     int64
 	ticks         int64 // utime+stime over the window
 	cpuNS         int64 // on-CPU time of its threads over the window
 	switches      int64 // context switches of its threads over the window
@@ -108,18 +110,19 @@ func measureIdle(ctx context.Context, c config, bins binaries, tag, command stri
 			return res, nil, err
 		}
 	}
-	rss := [2][]int64{}
+	rss, anon := [2][]int64{}, [2][]int64{}
 	tick := time.NewTicker(time.Second)
 	end := time.Now().Add(c.window)
 	for time.Now().Before(end) {
 		<-tick.C
 		for i, p := range pids {
-			kb, err := rssKB(p)
+			kb, akb, err := rssKB(p)
 			if err != nil {
 				tick.Stop()
 				return res, nil, err
 			}
 			rss[i] = append(rss[i], kb)
+			anon[i] = append(anon[i], akb)
 		}
 	}
 	tick.Stop()
@@ -136,6 +139,8 @@ func measureIdle(ctx context.Context, c config, bins binaries, tag, command stri
 		s.startRSSKB = u0[i].rssKB
 		s.rssMedKB = medianInt(rss[i])
 		s.rssMaxKB = slices.Max(rss[i])
+		s.anonMedKB = medianInt(anon[i])
+		s.anonMaxKB = slices.Max(anon[i])
 		s.ticks = u1[i].ticks - u0[i].ticks
 		s.cpuNS = u1[i].cpuNS - u0[i].cpuNS
 		s.switches = (u1[i].switchV + u1[i].switchN) - (u0[i].switchV + u0[i].switchN)
@@ -169,7 +174,7 @@ func childrenRSS(pid int) int64 {
 		if _, err := fmt.Sscanf(string(b), "%d %s %s %d", &p, &comm, &state, &ppid); err != nil || ppid != pid {
 			continue
 		}
-		if kb, err := rssKB(p); err == nil {
+		if kb, _, err := rssKB(p); err == nil {
 			sum += kb
 		}
 	}

@@ -66,13 +66,13 @@ func readUsage(pid int) (usage, error) {
 	return u, nil
 }
 
-// rssKB reads only VmRSS (the once-a-second sample).
-func rssKB(pid int) (int64, error) {
+// rssKB reads only VmRSS and RssAnon (the once-a-second sample).
+func rssKB(pid int) (rss, anon int64, err error) {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return statusField(status, "VmRSS:"), nil
+	return statusField(status, "VmRSS:"), statusField(status, "RssAnon:"), nil
 }
 
 // statTicks returns utime+stime (fields 14 and 15 of /proc/PID/stat): the
