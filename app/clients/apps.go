@@ -416,7 +416,7 @@ var apps = []*App{
 			old := e.join(e.userConfig(), "Code", "User", "globalStorage", "saoudrizwan.claude-dev")
 			oldFile := e.join(old, "settings", "cline_mcp_settings.json")
 			if f := e.get("CLINE_MCP_SETTINGS_PATH"); f != "" {
-				return Paths{Candidates: []string{f, oldFile}, Markers: []string{e.dir(f), old}}
+				return Paths{Candidates: []string{f, oldFile}, Markers: []string{old}}
 			}
 			dir := e.get("CLINE_DIR")
 			if dir == "" {

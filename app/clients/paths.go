@@ -139,21 +139,6 @@ func (e Env) join(dir string, elem ...string) string {
 	return out
 }
 
-// dir is the directory of path p of the Env's OS.
-func (e Env) dir(p string) string {
-	if p == "" {
-		return ""
-	}
-	if e.GOOS != "windows" {
-		return path.Dir(p)
-	}
-	i := strings.LastIndexByte(p, '\\')
-	if i <= 2 {
-		return p[:i+1]
-	}
-	return p[:i]
-}
-
 // jetbrains is where JetBrains IDEs keep their settings: a marker of
 // their AI plugins.
 func (e Env) jetbrains() string {
