@@ -84,7 +84,11 @@ func (a *App) parseText(data []byte) (*Doc, error) {
 		}
 	}
 	probe := a.entry("/switchboard", Bridge{}.Args())
-	if _, _, err := t.inserted(t.src, EntryName, probe); err != nil {
+	src := t.src
+	if _, ok := t.entry(EntryName); ok {
+		src, _, _ = t.removed(EntryName)
+	}
+	if _, _, err := t.inserted(src, EntryName, probe); err != nil {
 		return nil, fmt.Errorf("Switchboard cannot add its entry to how the servers are written in it (%v): write them as the app's documentation shows, or edit the file by hand", err)
 	}
 	return &Doc{app: a, text: t}, nil
@@ -135,7 +139,7 @@ func (t *textDoc) removed(name string) ([]byte, []textEntry, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if !reflect.DeepEqual(doc, t.f.without(t.doc, name)) {
+	if !reflect.DeepEqual(t.f.without(doc, name), t.f.without(t.doc, name)) {
 		return nil, nil, errors.New("removing it would change more than it")
 	}
 	return out, entries, nil

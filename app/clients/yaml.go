@@ -245,12 +245,25 @@ func (f yamlServers) remove(src []byte, nl string, entries []textEntry, name str
 		}
 	}
 	if left == 0 && s.bareKey && len(spans) > 0 {
-		// Nothing is left under the key: it goes too, if nothing but the
-		// entries was under it.
+		// Nothing is left under the key. "KEY:" goes too, if nothing but
+		// the entries was under it; "KEY: # comment" becomes
+		// "KEY: {} # comment" ([] for a list), which is what insertUnder
+		// made it from, if that is how it was.
 		block := span{s.keyLine.start, spans[len(spans)-1].end}
 		rest := src[s.keyLine.end:block.end]
 		for _, sp := range spans {
 			rest = bytes.Replace(rest, src[sp.start:sp.end], nil, 1)
+		}
+		line := src[s.keyLine.start:s.keyLine.end]
+		if c := bytes.IndexByte(line, '#'); c >= 0 {
+			empty := "{}"
+			if f.list {
+				empty = "[]"
+			}
+			colon := bytes.IndexByte(line, ':')
+			out := cutLines(src, nl, spans, false)
+			fixed := append(append(slices.Clone(line[:colon+1]), " "+empty...), line[colon+1:]...)
+			return append(append(slices.Clone(out[:s.keyLine.start]), fixed...), out[s.keyLine.end:]...)
 		}
 		if len(bytes.TrimSpace(rest)) == 0 {
 			spans = []span{block}
