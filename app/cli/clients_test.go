@@ -71,6 +71,14 @@ func writeApp(t *testing.T, path, content string, mode os.FileMode) {
 // token, another top-level key, and (where the format has them) comments
 // and trailing commas.
 func appContent(app *clients.App) string {
+	switch app.ID {
+	case "codex":
+		return "# keep me\r\ntheme = \"dark\"\r\n\r\n[mcp_servers.github]\r\ncommand = \"npx\" # inline\r\n\r\n[mcp_servers.github.env]\r\nGITHUB_TOKEN = \"ghp_secretvalue123\"\r\n\r\n[tui] # trailing\r\nnotifications = true\r\n"
+	case "goose":
+		return "# keep me\r\ntheme: dark\r\nextensions:\r\n  github:\r\n    cmd: npx # inline\r\n    args: []\r\n    type: stdio\r\n    enabled: true\r\n    name: github\r\n    envs:\r\n      GITHUB_TOKEN: ghp_secretvalue123\r\n# trailing\r\nGOOSE_MODE: auto\r\n"
+	case "continue":
+		return "# keep me\r\nname: mine\r\nversion: 1.0.0\r\ntheme: dark\r\nmcpServers:\r\n  - name: github\r\n    command: npx # inline\r\n    env:\r\n      GITHUB_TOKEN: ghp_secretvalue123\r\n# trailing\r\nrules: []\r\n"
+	}
 	if app.Comments {
 		return "// keep me\n{\n\t\"" + app.Key + "\": {\n\t\t\"github\": {\n\t\t\t\"command\": \"npx\", /* inline */\n" +
 			"\t\t\t\"env\": {\"GITHUB_TOKEN\": \"ghp_secretvalue123\"},\n\t\t},\n\t},\n\t\"theme\": \"dark\", // trailing\n}\n"
@@ -95,7 +103,8 @@ func TestClientsConnectEveryApp(t *testing.T) {
 			fi0, _ := os.Stat(path)
 
 			out := u.ok(t, "", "clients", "connect", app.ID, "--dry-run")
-			if !strings.Contains(out, "+++ "+path) || !strings.Contains(out, `+    "switchboard": {`) && !strings.Contains(out, "+\t\t\"switchboard\": {") ||
+			if !strings.Contains(out, "+++ "+path) || !strings.Contains(out, `+    "switchboard": {`) && !strings.Contains(out, "+\t\t\"switchboard\": {") &&
+				!strings.Contains(out, "+[mcp_servers.switchboard]") && !strings.Contains(out, "+  switchboard:") && !strings.Contains(out, "+  - name: switchboard") ||
 				!strings.Contains(out, fakeExe) || !strings.Contains(out, "dry run: "+path+" was not changed") {
 				t.Fatalf("dry run printed:\n%s", out)
 			}
@@ -163,6 +172,10 @@ func TestClientsConnectEveryApp(t *testing.T) {
 // app's type or source): no env, nothing secret.
 func checkAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
 	t.Helper()
+	if app.ID == "codex" || app.ID == "goose" || app.ID == "continue" {
+		checkTextAppFile(t, app, data, args)
+		return
+	}
 	if app.Comments {
 		for _, c := range []string{"// keep me", "/* inline */", "// trailing"} {
 			if !bytes.Contains(data, []byte(c)) {
@@ -210,6 +223,41 @@ func checkAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
 	eb, _ := json.Marshal(entry)
 	if bytes.Contains(eb, []byte("ghp_")) || bytes.Contains(eb, []byte("token")) {
 		t.Fatalf("a secret in the entry: %s", eb)
+	}
+}
+
+// checkTextAppFile is checkAppFile for the apps whose files are TOML or
+// YAML, through the clients package's reading of them.
+func checkTextAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
+	t.Helper()
+	for _, c := range []string{"# keep me", "# inline", "# trailing", "theme"} {
+		if !bytes.Contains(data, []byte(c)) {
+			t.Fatalf("%q lost:\n%s", c, data)
+		}
+	}
+	if bytes.Count(data, []byte("\n")) != bytes.Count(data, []byte("\r\n")) {
+		t.Fatalf("CRLF line endings not kept:\n%q", data)
+	}
+	doc, err := app.Parse(data)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, data)
+	}
+	var names []string
+	for _, s := range doc.Servers() {
+		names = append(names, s.Name)
+		if s.Name == "switchboard" && (bytes.Contains(s.JSON, []byte("ghp_")) || bytes.Contains(s.JSON, []byte("env"))) {
+			t.Fatalf("a secret or an env in the entry: %s", s.JSON)
+		}
+		if s.Name == "github" && !bytes.Contains(s.JSON, []byte(`"command":"npx"`)) {
+			t.Fatalf("the github server changed: %s", s.JSON)
+		}
+	}
+	if !slices.Equal(names, []string{"github", "switchboard"}) {
+		t.Fatalf("servers %q", names)
+	}
+	b, gotArgs, ok := doc.Connected()
+	if !ok || b.Command != fakeExe || !slices.Equal(gotArgs, args) {
+		t.Fatalf("entry %v %q", b, gotArgs)
 	}
 }
 
@@ -279,7 +327,7 @@ func TestClientsList(t *testing.T) {
 	for _, s := range st {
 		byID[s.ID] = s
 	}
-	if len(st) != 8 || !byID["windsurf"].Connected || byID["windsurf"].Command != fakeExe || !slices.Equal(byID["windsurf"].Args, []string{"bridge"}) ||
+	if len(st) != len(clients.Apps()) || !byID["windsurf"].Connected || byID["windsurf"].Command != fakeExe || !slices.Equal(byID["windsurf"].Args, []string{"bridge"}) ||
 		!byID["gemini-cli"].Stale || byID["zed"].ConfigExists || !byID["zed"].Installed || byID["lm-studio"].Error == "" ||
 		!slices.Equal(byID["cursor"].Servers, []string{"github"}) || byID["claude-code"].Installed {
 		t.Fatalf("list --json: %+v", st)

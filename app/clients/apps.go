@@ -46,6 +46,8 @@ type App struct {
 	// project returns the config file of a project directory, for the apps
 	// that have one (Claude Code's .mcp.json).
 	project func(e Env, dir string) string
+	// projectRestart is Restart for the project's file.
+	projectRestart string
 }
 
 // member is one key and its value (a string, []string or a map) of an
@@ -279,6 +281,9 @@ var apps = []*App{
 			}
 			return Paths{Candidates: []string{e.join(e.home(), ".claude.json")}, Markers: []string{e.join(e.home(), ".claude")}}
 		},
+		project: func(e Env, dir string) string { return e.join(dir, ".mcp.json") },
+		projectRestart: "Start a new Claude Code session in the project: Claude Code asks once whether to use the servers of its .mcp.json ('claude mcp list' shows the entry). " +
+			"The file is meant to be committed: its entry names this computer's switchboard binary.",
 		entry: stdioEntry,
 	},
 	{
@@ -510,6 +515,35 @@ var apps = []*App{
 		},
 		entry: plainEntry,
 	},
+}
+
+// Project returns the app as it reads the servers of one project: an App
+// whose file is the project's own (Claude Code: DIR/.mcp.json, the
+// project scope that 'claude mcp add --scope project' writes and that is
+// meant to be committed with the project). dir is an absolute directory
+// of env's OS. An app without a project scope is an error.
+func (a *App) Project(env Env, dir string) (*App, error) {
+	if a.project == nil {
+		var ids []string
+		for _, x := range apps {
+			if x.project != nil {
+				ids = append(ids, x.ID)
+			}
+		}
+		return nil, fmt.Errorf("%s has no project scope that Switchboard edits (--project works with %s)", a.Name, strings.Join(ids, ", "))
+	}
+	if !env.isAbs(dir) {
+		return nil, fmt.Errorf("the project directory %q is not an absolute path", dir)
+	}
+	p := *a
+	file := a.project(env, env.clean(dir))
+	p.Name = a.Name + " (project " + env.clean(dir) + ")"
+	p.OwnFile = true
+	p.Restart = a.projectRestart
+	p.project = nil
+	p.paths = func(Env) Paths { return Paths{Candidates: []string{file}, Markers: []string{file}} }
+	p.choose = nil
+	return &p, nil
 }
 
 // Apps returns the known apps, in the order `switchboard clients list`

@@ -300,3 +300,42 @@ func TestLocateTwoFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestProject: Claude Code's project scope is DIR/.mcp.json, an own file
+// (an emptied mcpServers stays); other apps have none.
+func TestProject(t *testing.T) {
+	cc, _ := Lookup("claude-code")
+	for _, tc := range []struct {
+		goos, dir, want string
+	}{
+		{"linux", "/home/ann/src/app", "/home/ann/src/app/.mcp.json"},
+		{"linux", "/home/ann/src/app/", "/home/ann/src/app/.mcp.json"},
+		{"darwin", "/Users/ann/My Project", "/Users/ann/My Project/.mcp.json"},
+		{"windows", `C:\src\app`, `C:\src\app\.mcp.json`},
+	} {
+		p, err := cc.Project(envOf(tc.goos), tc.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loc, err := p.Locate(envOf(tc.goos), func(string) bool { return false })
+		if err != nil || loc.Path != tc.want || !p.OwnFile || p.ID != "claude-code" || !strings.Contains(p.Name, "project") {
+			t.Errorf("%s %s: %+v %v %+v", tc.goos, tc.dir, loc, err, p)
+		}
+		doc, err := p.Parse(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc.SetBridge(Bridge{Command: "/x/switchboard"})
+		doc.Disconnect()
+		if got := string(doc.Bytes()); got != "{\n  \"mcpServers\": {}\n}\n" {
+			t.Errorf("after connect and disconnect: %q", got)
+		}
+	}
+	if _, err := cc.Project(envOf("linux"), "relative"); err == nil {
+		t.Error("a relative project directory was taken")
+	}
+	cursor, _ := Lookup("cursor")
+	if _, err := cursor.Project(envOf("linux"), "/x"); err == nil || !strings.Contains(err.Error(), "claude-code") {
+		t.Errorf("cursor --project: %v", err)
+	}
+}
