@@ -1,6 +1,11 @@
 package clients
 
-import "maps"
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+)
 
 // The normalize functions of the apps turn one entry of an app's file
 // into Switchboard's shape ({command, args, env, cwd, disabled,
@@ -138,4 +143,19 @@ func kiroServer(in map[string]any) map[string]any {
 	m := maps.Clone(in)
 	rename(m, "disabledTools", "excludeTools")
 	return m
+}
+
+// importSkip says why an entry (as Servers gives it) cannot be imported,
+// for what only the app's own format can say; "" if it can.
+func (d *Doc) importSkip(s Server) string {
+	if d.app.ID != "goose" {
+		return ""
+	}
+	var e struct {
+		EnvKeys []string `json:"env_keys"`
+	}
+	if json.Unmarshal(s.JSON, &e) == nil && len(e.EnvKeys) > 0 {
+		return fmt.Sprintf("its variables %s come from Goose's secret store, which Switchboard does not read: add it with 'switchboard servers add' and --secret-env", strings.Join(e.EnvKeys, ", "))
+	}
+	return ""
 }
