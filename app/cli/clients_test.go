@@ -216,7 +216,7 @@ func checkAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
 		t.Fatalf("entry %v", entry)
 	}
 	for k := range entry {
-		if k != "command" && k != "args" && k != "type" && k != "source" {
+		if k != "command" && k != "args" && k != "type" && k != "source" && !(k == "tools" && app.ID == "copilot-cli") {
 			t.Fatalf("entry has %q: %v", k, entry)
 		}
 	}
@@ -304,13 +304,15 @@ func TestClientsList(t *testing.T) {
 
 	out := u.ok(t, "", "clients", "list")
 	for _, want := range []string{
-		"APP             NAME            INSTALLED  CONNECTED    SERVERS  CONFIG",
-		"claude-desktop  Claude Desktop  no         no           0        " + filepath.Join(u.dir, "cfg", "Claude", "claude_desktop_config.json") + " (no file yet)",
-		"cursor          Cursor          yes        no           1        " + filepath.Join(home, ".cursor", "mcp.json") + "\n",
-		"windsurf        Windsurf        yes        yes          0        ",
-		"gemini-cli      Gemini CLI      yes        yes (stale)  0        ",
-		"lm-studio       LM Studio       yes        ?            0        ",
-		"zed             Zed             yes        no           0        ",
+		"APP             NAME                    INSTALLED  CONNECTED    SERVERS  CONFIG",
+		"claude-desktop  Claude Desktop          no         no           0        " + filepath.Join(u.dir, "cfg", "Claude", "claude_desktop_config.json") + " (no file yet)",
+		"cursor          Cursor                  yes        no           1        " + filepath.Join(home, ".cursor", "mcp.json") + "\n",
+		"windsurf        Windsurf                yes        yes          0        ",
+		"gemini-cli      Gemini CLI              yes        yes (stale)  0        ",
+		"lm-studio       LM Studio               yes        ?            0        ",
+		"zed             Zed                     yes        no           0        ",
+		"goose           Goose                   no         no           0        " + filepath.Join(u.dir, "cfg", "goose", "config.yaml") + " (no file yet)",
+		"junie           JetBrains Junie         no         no           0        " + filepath.Join(home, ".junie", "mcp", "mcp.json") + " (no file yet)",
 		"gemini-cli: its entry runs /old/switchboard, not this switchboard (" + fakeExe + "): run 'switchboard clients connect gemini-cli' to update it",
 		"cursor has its own servers (github): 'switchboard clients import cursor' moves them into Switchboard",
 		"lm-studio: LM Studio's config " + filepath.Join(home, ".lmstudio", "mcp.json") + ": it is not valid JSON",
@@ -372,12 +374,15 @@ func TestClientsUsageErrors(t *testing.T) {
 		{"clients", "disconnect"},
 		{"clients", "import"},
 		{"clients", "list", "x"},
+		{"clients", "connect", "cursor", "--project", "/"},
+		{"clients", "connect", "claude-code", "--project", "/no/such/dir"},
+		{"clients", "list", "--project", "/no/such/dir"},
 	} {
 		if r := u.main("", args...); r.code != 2 || r.stderr == "" {
 			t.Errorf("%q: %s", args, r)
 		}
 	}
-	if out := u.ok(t, "", "clients", "help"); !strings.Contains(out, "connect APP [--servers a,b] [--dry-run]") {
+	if out := u.ok(t, "", "clients", "help"); !strings.Contains(out, "connect APP [--servers a,b] [--project DIR] [--dry-run]") {
 		t.Errorf("clients help: %s", out)
 	}
 }
@@ -569,5 +574,46 @@ func TestE2EClientsImportThroughHost(t *testing.T) {
 	b, _ = os.ReadFile(appPath)
 	if err := json.Unmarshal(b, &left); err != nil || len(left) != 1 || left["preferences"] == nil {
 		t.Fatalf("after disconnect:\n%s", b)
+	}
+}
+
+// TestClientsProject: --project DIR connects, lists and disconnects a
+// Claude Code project's .mcp.json (a file of its own: the emptied
+// mcpServers stays), and leaves the user's ~/.claude.json alone.
+func TestClientsProject(t *testing.T) {
+	u, home := clientsUnit(t)
+	proj := filepath.Join(u.dir, "proj")
+	path := filepath.Join(proj, ".mcp.json")
+	orig := "{\n  \"mcpServers\": {\n    \"db\": {\"command\": \"uvx\", \"args\": [\"mcp-server-sqlite\"]}\n  }\n}\n"
+	writeApp(t, path, orig, 0o644)
+
+	out := u.ok(t, "", "clients", "connect", "claude-code", "--project", proj, "--dry-run")
+	if !strings.Contains(out, "+++ "+path) || !strings.Contains(out, `"type": "stdio"`) {
+		t.Fatalf("dry run: %s", out)
+	}
+	out = u.ok(t, "", "clients", "connect", "claude-code", "--project", proj)
+	if !strings.Contains(out, "connected Claude Code (project "+proj+")") || !strings.Contains(out, "asks once") {
+		t.Fatalf("connect: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); !os.IsNotExist(err) {
+		t.Fatalf("the user's file was written: %v", err)
+	}
+	var st []clientStatus
+	if err := json.Unmarshal([]byte(u.ok(t, "", "clients", "list", "--json", "--project", proj)), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st) != 1 || st[0].ID != "claude-code" || st[0].Config != path || !st[0].Connected || !slices.Equal(st[0].Servers, []string{"db"}) {
+		t.Fatalf("list --project: %+v", st)
+	}
+	u.ok(t, "", "clients", "disconnect", "claude-code", "--project", proj)
+	if b, _ := os.ReadFile(path); string(b) != orig {
+		t.Fatalf("disconnect did not restore the project's file:\n%s", clients.Diff("orig", "now", []byte(orig), b))
+	}
+	// A project without the file yet: connect makes it.
+	empty := filepath.Join(u.dir, "empty")
+	os.MkdirAll(empty, 0o700)
+	u.ok(t, "", "clients", "connect", "claude-code", "--project", empty)
+	if b, _ := os.ReadFile(filepath.Join(empty, ".mcp.json")); !bytes.Contains(b, []byte(fakeExe)) {
+		t.Fatalf("new .mcp.json: %s", b)
 	}
 }
