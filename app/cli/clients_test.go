@@ -71,6 +71,14 @@ func writeApp(t *testing.T, path, content string, mode os.FileMode) {
 // token, another top-level key, and (where the format has them) comments
 // and trailing commas.
 func appContent(app *clients.App) string {
+	switch app.ID {
+	case "codex":
+		return "# keep me\r\ntheme = \"dark\"\r\n\r\n[mcp_servers.github]\r\ncommand = \"npx\" # inline\r\n\r\n[mcp_servers.github.env]\r\nGITHUB_TOKEN = \"ghp_secretvalue123\"\r\n\r\n[tui] # trailing\r\nnotifications = true\r\n"
+	case "goose":
+		return "# keep me\r\ntheme: dark\r\nextensions:\r\n  github:\r\n    cmd: npx # inline\r\n    args: []\r\n    type: stdio\r\n    enabled: true\r\n    name: github\r\n    envs:\r\n      GITHUB_TOKEN: ghp_secretvalue123\r\n# trailing\r\nGOOSE_MODE: auto\r\n"
+	case "continue":
+		return "# keep me\r\nname: mine\r\nversion: 1.0.0\r\ntheme: dark\r\nmcpServers:\r\n  - name: github\r\n    command: npx # inline\r\n    env:\r\n      GITHUB_TOKEN: ghp_secretvalue123\r\n# trailing\r\nrules: []\r\n"
+	}
 	if app.Comments {
 		return "// keep me\n{\n\t\"" + app.Key + "\": {\n\t\t\"github\": {\n\t\t\t\"command\": \"npx\", /* inline */\n" +
 			"\t\t\t\"env\": {\"GITHUB_TOKEN\": \"ghp_secretvalue123\"},\n\t\t},\n\t},\n\t\"theme\": \"dark\", // trailing\n}\n"
@@ -95,7 +103,8 @@ func TestClientsConnectEveryApp(t *testing.T) {
 			fi0, _ := os.Stat(path)
 
 			out := u.ok(t, "", "clients", "connect", app.ID, "--dry-run")
-			if !strings.Contains(out, "+++ "+path) || !strings.Contains(out, `+    "switchboard": {`) && !strings.Contains(out, "+\t\t\"switchboard\": {") ||
+			if !strings.Contains(out, "+++ "+path) || !strings.Contains(out, `+    "switchboard": {`) && !strings.Contains(out, "+\t\t\"switchboard\": {") &&
+				!strings.Contains(out, "+[mcp_servers.switchboard]") && !strings.Contains(out, "+  switchboard:") && !strings.Contains(out, "+  - name: switchboard") ||
 				!strings.Contains(out, fakeExe) || !strings.Contains(out, "dry run: "+path+" was not changed") {
 				t.Fatalf("dry run printed:\n%s", out)
 			}
@@ -163,6 +172,10 @@ func TestClientsConnectEveryApp(t *testing.T) {
 // app's type or source): no env, nothing secret.
 func checkAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
 	t.Helper()
+	if app.ID == "codex" || app.ID == "goose" || app.ID == "continue" {
+		checkTextAppFile(t, app, data, args)
+		return
+	}
 	if app.Comments {
 		for _, c := range []string{"// keep me", "/* inline */", "// trailing"} {
 			if !bytes.Contains(data, []byte(c)) {
@@ -203,13 +216,48 @@ func checkAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
 		t.Fatalf("entry %v", entry)
 	}
 	for k := range entry {
-		if k != "command" && k != "args" && k != "type" && k != "source" {
+		if k != "command" && k != "args" && k != "type" && k != "source" && !(k == "tools" && app.ID == "copilot-cli") {
 			t.Fatalf("entry has %q: %v", k, entry)
 		}
 	}
 	eb, _ := json.Marshal(entry)
 	if bytes.Contains(eb, []byte("ghp_")) || bytes.Contains(eb, []byte("token")) {
 		t.Fatalf("a secret in the entry: %s", eb)
+	}
+}
+
+// checkTextAppFile is checkAppFile for the apps whose files are TOML or
+// YAML, through the clients package's reading of them.
+func checkTextAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
+	t.Helper()
+	for _, c := range []string{"# keep me", "# inline", "# trailing", "theme"} {
+		if !bytes.Contains(data, []byte(c)) {
+			t.Fatalf("%q lost:\n%s", c, data)
+		}
+	}
+	if bytes.Count(data, []byte("\n")) != bytes.Count(data, []byte("\r\n")) {
+		t.Fatalf("CRLF line endings not kept:\n%q", data)
+	}
+	doc, err := app.Parse(data)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, data)
+	}
+	var names []string
+	for _, s := range doc.Servers() {
+		names = append(names, s.Name)
+		if s.Name == "switchboard" && (bytes.Contains(s.JSON, []byte("ghp_")) || bytes.Contains(s.JSON, []byte("env"))) {
+			t.Fatalf("a secret or an env in the entry: %s", s.JSON)
+		}
+		if s.Name == "github" && !bytes.Contains(s.JSON, []byte(`"command":"npx"`)) {
+			t.Fatalf("the github server changed: %s", s.JSON)
+		}
+	}
+	if !slices.Equal(names, []string{"github", "switchboard"}) {
+		t.Fatalf("servers %q", names)
+	}
+	b, gotArgs, ok := doc.Connected()
+	if !ok || b.Command != fakeExe || !slices.Equal(gotArgs, args) {
+		t.Fatalf("entry %v %q", b, gotArgs)
 	}
 }
 
@@ -256,13 +304,15 @@ func TestClientsList(t *testing.T) {
 
 	out := u.ok(t, "", "clients", "list")
 	for _, want := range []string{
-		"APP             NAME            INSTALLED  CONNECTED    SERVERS  CONFIG",
-		"claude-desktop  Claude Desktop  no         no           0        " + filepath.Join(u.dir, "cfg", "Claude", "claude_desktop_config.json") + " (no file yet)",
-		"cursor          Cursor          yes        no           1        " + filepath.Join(home, ".cursor", "mcp.json") + "\n",
-		"windsurf        Windsurf        yes        yes          0        ",
-		"gemini-cli      Gemini CLI      yes        yes (stale)  0        ",
-		"lm-studio       LM Studio       yes        ?            0        ",
-		"zed             Zed             yes        no           0        ",
+		"APP             NAME                    INSTALLED  CONNECTED    SERVERS  CONFIG",
+		"claude-desktop  Claude Desktop          no         no           0        " + filepath.Join(u.dir, "cfg", "Claude", "claude_desktop_config.json") + " (no file yet)",
+		"cursor          Cursor                  yes        no           1        " + filepath.Join(home, ".cursor", "mcp.json") + "\n",
+		"windsurf        Windsurf                yes        yes          0        ",
+		"gemini-cli      Gemini CLI              yes        yes (stale)  0        ",
+		"lm-studio       LM Studio               yes        ?            0        ",
+		"zed             Zed                     yes        no           0        ",
+		"goose           Goose                   no         no           0        " + filepath.Join(u.dir, "cfg", "goose", "config.yaml") + " (no file yet)",
+		"junie           JetBrains Junie         no         no           0        " + filepath.Join(home, ".junie", "mcp", "mcp.json") + " (no file yet)",
 		"gemini-cli: its entry runs /old/switchboard, not this switchboard (" + fakeExe + "): run 'switchboard clients connect gemini-cli' to update it",
 		"cursor has its own servers (github): 'switchboard clients import cursor' moves them into Switchboard",
 		"lm-studio: LM Studio's config " + filepath.Join(home, ".lmstudio", "mcp.json") + ": it is not valid JSON",
@@ -279,7 +329,7 @@ func TestClientsList(t *testing.T) {
 	for _, s := range st {
 		byID[s.ID] = s
 	}
-	if len(st) != 8 || !byID["windsurf"].Connected || byID["windsurf"].Command != fakeExe || !slices.Equal(byID["windsurf"].Args, []string{"bridge"}) ||
+	if len(st) != len(clients.Apps()) || !byID["windsurf"].Connected || byID["windsurf"].Command != fakeExe || !slices.Equal(byID["windsurf"].Args, []string{"bridge"}) ||
 		!byID["gemini-cli"].Stale || byID["zed"].ConfigExists || !byID["zed"].Installed || byID["lm-studio"].Error == "" ||
 		!slices.Equal(byID["cursor"].Servers, []string{"github"}) || byID["claude-code"].Installed {
 		t.Fatalf("list --json: %+v", st)
@@ -324,12 +374,15 @@ func TestClientsUsageErrors(t *testing.T) {
 		{"clients", "disconnect"},
 		{"clients", "import"},
 		{"clients", "list", "x"},
+		{"clients", "connect", "cursor", "--project", "/"},
+		{"clients", "connect", "claude-code", "--project", "/no/such/dir"},
+		{"clients", "list", "--project", "/no/such/dir"},
 	} {
 		if r := u.main("", args...); r.code != 2 || r.stderr == "" {
 			t.Errorf("%q: %s", args, r)
 		}
 	}
-	if out := u.ok(t, "", "clients", "help"); !strings.Contains(out, "connect APP [--servers a,b] [--dry-run]") {
+	if out := u.ok(t, "", "clients", "help"); !strings.Contains(out, "connect APP [--servers a,b] [--project DIR] [--dry-run]") {
 		t.Errorf("clients help: %s", out)
 	}
 }
@@ -521,5 +574,46 @@ func TestE2EClientsImportThroughHost(t *testing.T) {
 	b, _ = os.ReadFile(appPath)
 	if err := json.Unmarshal(b, &left); err != nil || len(left) != 1 || left["preferences"] == nil {
 		t.Fatalf("after disconnect:\n%s", b)
+	}
+}
+
+// TestClientsProject: --project DIR connects, lists and disconnects a
+// Claude Code project's .mcp.json (a file of its own: the emptied
+// mcpServers stays), and leaves the user's ~/.claude.json alone.
+func TestClientsProject(t *testing.T) {
+	u, home := clientsUnit(t)
+	proj := filepath.Join(u.dir, "proj")
+	path := filepath.Join(proj, ".mcp.json")
+	orig := "{\n  \"mcpServers\": {\n    \"db\": {\"command\": \"uvx\", \"args\": [\"mcp-server-sqlite\"]}\n  }\n}\n"
+	writeApp(t, path, orig, 0o644)
+
+	out := u.ok(t, "", "clients", "connect", "claude-code", "--project", proj, "--dry-run")
+	if !strings.Contains(out, "+++ "+path) || !strings.Contains(out, `"type": "stdio"`) {
+		t.Fatalf("dry run: %s", out)
+	}
+	out = u.ok(t, "", "clients", "connect", "claude-code", "--project", proj)
+	if !strings.Contains(out, "connected Claude Code (project "+proj+")") || !strings.Contains(out, "asks once") {
+		t.Fatalf("connect: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); !os.IsNotExist(err) {
+		t.Fatalf("the user's file was written: %v", err)
+	}
+	var st []clientStatus
+	if err := json.Unmarshal([]byte(u.ok(t, "", "clients", "list", "--json", "--project", proj)), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st) != 1 || st[0].ID != "claude-code" || st[0].Config != path || !st[0].Connected || !slices.Equal(st[0].Servers, []string{"db"}) {
+		t.Fatalf("list --project: %+v", st)
+	}
+	u.ok(t, "", "clients", "disconnect", "claude-code", "--project", proj)
+	if b, _ := os.ReadFile(path); string(b) != orig {
+		t.Fatalf("disconnect did not restore the project's file:\n%s", clients.Diff("orig", "now", []byte(orig), b))
+	}
+	// A project without the file yet: connect makes it.
+	empty := filepath.Join(u.dir, "empty")
+	os.MkdirAll(empty, 0o700)
+	u.ok(t, "", "clients", "connect", "claude-code", "--project", empty)
+	if b, _ := os.ReadFile(filepath.Join(empty, ".mcp.json")); !bytes.Contains(b, []byte(fakeExe)) {
+		t.Fatalf("new .mcp.json: %s", b)
 	}
 }

@@ -21,16 +21,20 @@ import (
 
 const clientsUsage = `Usage: switchboard clients COMMAND
 
-  list [--json]               the known AI apps: installed, connected, their config file
-  connect APP [--servers a,b] [--dry-run]
+  list [--json] [--project DIR]
+                              the known AI apps: installed, connected, their config file
+  connect APP [--servers a,b] [--project DIR] [--dry-run]
                               add the "switchboard" entry to the app's config: it runs
                               this binary's bridge (every server, or only those named)
-  disconnect APP [--dry-run]  remove that entry; everything else in the file stays
+  disconnect APP [--project DIR] [--dry-run]
+                              remove that entry; everything else in the file stays
   import APP [--move-secrets] [--yes] [--dry-run]
                               take the servers configured in the app into Switchboard,
                               then offer to replace them in the app with the entry
 
-APP: claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed.
+APP: claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed,
+codex, copilot-cli, cline, continue, goose, kiro-cli, jetbrains-ai, junie.
+--project DIR: the project's own file instead of the user's (claude-code: DIR/.mcp.json).
 The app's file is backed up (FILE.switchboard-backup-TIME) and written atomically;
 --dry-run prints the change and writes nothing. No token or secret is written into it.
 `
@@ -78,15 +82,60 @@ var bridgeExecutable = func() (string, error) {
 
 // clientApp parses the app argument and finds its config file.
 func (e *env) clientApp(verb string, pos []string) (*clients.App, clients.Location, error) {
+	return e.clientAppIn(verb, pos, "")
+}
+
+// clientAppIn is clientApp for the project in directory project ("": the
+// user's config).
+func (e *env) clientAppIn(verb string, pos []string, project string) (*clients.App, clients.Location, error) {
 	if len(pos) != 1 {
-		return nil, clients.Location{}, usagef("clients %s: give one APP (claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed)", verb)
+		return nil, clients.Location{}, usagef("clients %s: give one APP (%s)", verb, strings.Join(appIDs(), ", "))
 	}
 	app, err := clients.Lookup(pos[0])
 	if err != nil {
 		return nil, clients.Location{}, usageError{err.Error()}
 	}
+	if project != "" {
+		if app, err = e.projectApp(app, project); err != nil {
+			return nil, clients.Location{}, err
+		}
+	}
 	loc, err := app.Locate(e.clientsEnv(), pathExists)
 	return app, loc, err
+}
+
+func appIDs() []string {
+	var ids []string
+	for _, a := range clients.Apps() {
+		ids = append(ids, a.ID)
+	}
+	return ids
+}
+
+// projectDir is the absolute path of the --project directory, which must
+// exist.
+func projectDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", usagef("--project: %s is not a directory: give the project's folder", dir)
+	}
+	return abs, nil
+}
+
+// projectApp is app for the project in directory dir.
+func (e *env) projectApp(app *clients.App, dir string) (*clients.App, error) {
+	abs, err := projectDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	p, err := app.Project(e.clientsEnv(), abs)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return p, nil
 }
 
 // readClient reads and parses an app's config file.
@@ -119,16 +168,34 @@ type clientStatus struct {
 }
 
 func (e *env) clientsList(args []string) error {
-	pos, _, err := e.flags().parse(args)
+	var project string
+	f := e.flags()
+	f.String("project", &project)
+	pos, _, err := f.parse(args)
 	if err != nil {
 		return usagef("clients list: %v", err)
 	}
 	if len(pos) > 0 {
 		return usagef("clients list takes no arguments")
 	}
+	list := clients.Apps()
+	if project != "" {
+		// The apps with a project scope, with the project's file.
+		dir, err := projectDir(project)
+		if err != nil {
+			return err
+		}
+		var in []*clients.App
+		for _, app := range list {
+			if p, err := app.Project(e.clientsEnv(), dir); err == nil {
+				in = append(in, p)
+			}
+		}
+		list = in
+	}
 	exe, _ := bridgeExecutable()
 	var out []clientStatus
-	for _, app := range clients.Apps() {
+	for _, app := range list {
 		st := clientStatus{ID: app.ID, Name: app.Name}
 		loc, err := app.Locate(e.clientsEnv(), pathExists)
 		if err != nil {
@@ -212,14 +279,16 @@ func samePath(a, b string) bool {
 func (e *env) clientsConnect(args []string) error {
 	var dry bool
 	var servers []string
+	var project string
 	f := e.flags()
 	f.Bool("dry-run", &dry, "n")
 	f.Multi("servers", &servers)
+	f.String("project", &project)
 	pos, _, err := f.parse(args)
 	if err != nil {
 		return usagef("clients connect: %v", err)
 	}
-	app, loc, err := e.clientApp("connect", pos)
+	app, loc, err := e.clientAppIn("connect", pos, project)
 	if err != nil {
 		return err
 	}
@@ -323,13 +392,15 @@ func (e *env) writeClient(app *clients.App, loc clients.Location, before, after 
 
 func (e *env) clientsDisconnect(args []string) error {
 	var dry bool
+	var project string
 	f := e.flags()
 	f.Bool("dry-run", &dry, "n")
+	f.String("project", &project)
 	pos, _, err := f.parse(args)
 	if err != nil {
 		return usagef("clients disconnect: %v", err)
 	}
-	app, loc, err := e.clientApp("disconnect", pos)
+	app, loc, err := e.clientAppIn("disconnect", pos, project)
 	if err != nil {
 		return err
 	}

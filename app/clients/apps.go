@@ -2,6 +2,8 @@ package clients
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -31,6 +33,21 @@ type App struct {
 	choose func(p Paths, exists func(string) bool) string
 	// entry returns the members of the bridge entry in the app's shape.
 	entry func(command string, args []string) []member
+	// format reads and edits a file that is not JSON (TOML, YAML); nil:
+	// JSON with comments.
+	format textFormat
+	// seed is what a missing or empty file of a text format starts as.
+	seed string
+	// normalize turns one of the app's entries into Switchboard's shape
+	// ({command, args, env, ...}), as the import and the list read it; nil
+	// for an entry that is not an MCP server (Goose's built-in
+	// extensions). nil: the entries are in that shape already.
+	normalize func(map[string]any) map[string]any
+	// project returns the config file of a project directory, for the apps
+	// that have one (Claude Code's .mcp.json).
+	project func(e Env, dir string) string
+	// projectRestart is Restart for the project's file.
+	projectRestart string
 }
 
 // member is one key and its value (a string, []string or a map) of an
@@ -48,6 +65,12 @@ type Paths struct {
 	// Markers are directories (or files) whose existence shows that the app
 	// is installed (it creates them when it first runs).
 	Markers []string
+	// Pointer is a file whose content, when it exists, names the folder
+	// the app keeps its config in (LM Studio's ~/.lmstudio-home-pointer);
+	// Locate reads it.
+	Pointer string
+
+	pointed string // the content of Pointer, as Locate read it
 }
 
 // Location is where an app's config is on this machine.
@@ -75,8 +98,19 @@ func (a *App) Paths(env Env) (Paths, error) {
 	return p, nil
 }
 
+// The file system as Locate sees it beyond exists: tests replace them.
+var (
+	globFS     = filepath.Glob
+	readFileFS = os.ReadFile
+)
+
 // Locate finds the app's config file and whether the app is installed,
 // with exists telling whether a path exists (normally an os.Stat).
+//
+// A path with a '*' (the MSIX package folder Claude_*) is matched against
+// the file system: the match whose config file exists, else the first
+// match, else the path with the '*' replaced by what it usually is. The
+// Pointer file, if the app has one, is read.
 //
 // Installed is a heuristic: the app counts as installed when its config
 // file or one of its markers exists (the config directory the app creates
@@ -87,6 +121,14 @@ func (a *App) Locate(env Env, exists func(string) bool) (Location, error) {
 	p, err := a.Paths(env)
 	if err != nil {
 		return Location{}, err
+	}
+	p = expandGlobs(p, exists)
+	if p.Pointer != "" {
+		if b, err := readFileFS(p.Pointer); err == nil {
+			if d := strings.TrimSpace(string(b)); env.isAbs(d) {
+				p.pointed = env.clean(d)
+			}
+		}
 	}
 	var loc Location
 	if a.choose != nil {
@@ -112,8 +154,66 @@ func (a *App) Locate(env Env, exists func(string) bool) (Location, error) {
 	return loc, nil
 }
 
+// globDefaults are what a '*' in a path usually stands for.
+var globDefaults = map[string]string{
+	"Claude_*": claudeMSIX,
+}
+
+// expandGlobs replaces each path element with a '*' by its match.
+func expandGlobs(p Paths, exists func(string) bool) Paths {
+	all := append(slices.Clone(p.Candidates), p.Markers...)
+	for _, c := range all {
+		i := strings.IndexByte(c, '*')
+		if i < 0 {
+			continue
+		}
+		end := strings.IndexAny(c[i:], `/\`)
+		if end < 0 {
+			end = len(c)
+		} else {
+			end += i
+		}
+		pattern := c[:end]
+		start := strings.LastIndexAny(pattern, `/\`) + 1
+		elem := pattern[start:]
+		match := pattern[:start] + globDefaults[elem]
+		if globDefaults[elem] == "" {
+			match = pattern[:start] + strings.ReplaceAll(elem, "*", "")
+		}
+		matches, _ := globFS(pattern)
+		slices.Sort(matches)
+		if len(matches) > 0 {
+			match = matches[0]
+		}
+		for _, m := range matches {
+			found := false
+			for _, cand := range p.Candidates {
+				if strings.HasPrefix(cand, pattern) && exists(m+cand[len(pattern):]) {
+					found = true
+				}
+			}
+			if found {
+				match = m
+				break
+			}
+		}
+		replace := func(list []string) []string {
+			out := slices.Clone(list)
+			for j, x := range out {
+				if strings.HasPrefix(x, pattern) {
+					out[j] = match + x[len(pattern):]
+				}
+			}
+			return out
+		}
+		p.Candidates, p.Markers = replace(p.Candidates), replace(p.Markers)
+	}
+	return p
+}
+
 // claudeMSIX is the package family of Claude Desktop's MSIX install on
-// Windows (the default since early 2026).
+// Windows (the default since early 2026): the package folder is matched
+// as Claude_*, and this is what the '*' is when none exists yet.
 const claudeMSIX = "Claude_pzs8sxrjxfjjc"
 
 func plainEntry(command string, args []string) []member {
@@ -136,7 +236,7 @@ var apps = []*App{
 				// An MSIX app's new files under %APPDATA% live in its package's
 				// LocalCache; a file that was there before the install is used
 				// in place.
-				pkg := e.join(e.localAppData(), "Packages", claudeMSIX)
+				pkg := e.join(e.localAppData(), "Packages", "Claude_*")
 				return Paths{
 					Candidates: []string{
 						e.join(pkg, `LocalCache\Roaming\Claude\claude_desktop_config.json`),
@@ -181,6 +281,9 @@ var apps = []*App{
 			}
 			return Paths{Candidates: []string{e.join(e.home(), ".claude.json")}, Markers: []string{e.join(e.home(), ".claude")}}
 		},
+		project: func(e Env, dir string) string { return e.join(dir, ".mcp.json") },
+		projectRestart: "Start a new Claude Code session in the project: Claude Code asks once whether to use the servers of its .mcp.json ('claude mcp list' shows the entry). " +
+			"The file is meant to be committed: its entry names this computer's switchboard binary.",
 		entry: stdioEntry,
 	},
 	{
@@ -225,9 +328,31 @@ var apps = []*App{
 		ID: "lm-studio", Name: "LM Studio", Key: "mcpServers", OwnFile: true,
 		Restart: "Restart LM Studio if the switchboard tools do not appear in its Program tab.",
 		aliases: []string{"lmstudio"},
+		// LM Studio's home is found as lmstudio-js's findLMStudioHome does:
+		// $LMSTUDIO_HOME, else the folder ~/.lmstudio-home-pointer names
+		// (LM Studio writes it on its first run), else ~/.cache/lm-studio
+		// if it exists, else ~/.lmstudio.
 		paths: func(e Env) Paths {
-			dir := e.join(e.home(), ".lmstudio")
-			return Paths{Candidates: []string{e.join(dir, "mcp.json")}, Markers: []string{dir}}
+			if d := e.get("LMSTUDIO_HOME"); d != "" {
+				return Paths{Candidates: []string{e.join(d, "mcp.json")}, Markers: []string{d}}
+			}
+			cache, home := e.join(e.home(), ".cache", "lm-studio"), e.join(e.home(), ".lmstudio")
+			return Paths{
+				Candidates: []string{e.join(home, "mcp.json"), e.join(cache, "mcp.json")},
+				Markers:    []string{home, cache},
+				Pointer:    e.join(e.home(), ".lmstudio-home-pointer"),
+			}
+		},
+		choose: func(p Paths, exists func(string) bool) string {
+			switch {
+			case len(p.Candidates) == 1:
+				return p.Candidates[0]
+			case p.pointed != "":
+				return strings.TrimSuffix(p.pointed, "/") + sepOf(p.Candidates[0]) + "mcp.json"
+			case exists(p.Markers[1]):
+				return p.Candidates[1]
+			}
+			return p.Candidates[0]
 		},
 		entry: plainEntry,
 	},
@@ -252,6 +377,173 @@ var apps = []*App{
 			return []member{{"source", "custom"}, {"command", command}, {"args", args}}
 		},
 	},
+	{
+		ID: "codex", Name: "OpenAI Codex", Key: "mcp_servers",
+		Restart: "Start a new Codex session ('/mcp' lists the servers); the Codex app and IDE extension read the same file when they start.",
+		aliases: []string{"openai-codex", "codex-cli"},
+		paths: func(e Env) Paths {
+			dir := e.get("CODEX_HOME")
+			if dir == "" {
+				dir = e.join(e.home(), ".codex")
+			}
+			return Paths{Candidates: []string{e.join(dir, "config.toml")}, Markers: []string{dir}}
+		},
+		format:    tomlTables{key: "mcp_servers"},
+		normalize: codexServer,
+		entry:     plainEntry,
+	},
+	{
+		ID: "copilot-cli", Name: "GitHub Copilot CLI", Key: "mcpServers", OwnFile: true,
+		Restart: "Run '/mcp reload' in Copilot CLI, or start a new session. VS Code reads this file too (beside its own mcp.json).",
+		aliases: []string{"copilot", "github-copilot-cli"},
+		paths: func(e Env) Paths {
+			dir := e.get("COPILOT_HOME")
+			if dir == "" {
+				dir = e.join(e.home(), ".copilot")
+			}
+			return Paths{Candidates: []string{e.join(dir, "mcp-config.json")}, Markers: []string{dir}}
+		},
+		normalize: copilotServer,
+		// "tools": ["*"]: every tool of the entry, as 'copilot mcp add' writes.
+		entry: func(command string, args []string) []member {
+			return []member{{"type", "local"}, {"command", command}, {"args", args}, {"tools", []string{"*"}}}
+		},
+	},
+	{
+		ID: "cline", Name: "Cline", Key: "mcpServers", OwnFile: true,
+		Restart: "Cline reads its MCP settings again by itself; if the server does not appear, press Restart in Cline's MCP Servers view.",
+		// Two files: the one Cline's CLI and its current VS Code extension
+		// share (~/.cline/data/settings, moved by $CLINE_MCP_SETTINGS_PATH,
+		// $CLINE_DATA_DIR or $CLINE_DIR), and the one of its older VS Code
+		// extension (VS Code's globalStorage). The shared one when it
+		// exists, else the old one when it exists, else the shared one.
+		paths: func(e Env) Paths {
+			old := e.join(e.userConfig(), "Code", "User", "globalStorage", "saoudrizwan.claude-dev")
+			oldFile := e.join(old, "settings", "cline_mcp_settings.json")
+			if f := e.get("CLINE_MCP_SETTINGS_PATH"); f != "" {
+				return Paths{Candidates: []string{f, oldFile}, Markers: []string{old}}
+			}
+			dir := e.get("CLINE_DIR")
+			if dir == "" {
+				dir = e.join(e.home(), ".cline")
+			}
+			data := e.get("CLINE_DATA_DIR")
+			if data == "" {
+				data = e.join(dir, "data")
+			}
+			return Paths{
+				Candidates: []string{e.join(data, "settings", "cline_mcp_settings.json"), oldFile},
+				Markers:    []string{dir, data, old},
+			}
+		},
+		normalize: clineServer,
+		entry:     plainEntry,
+	},
+	{
+		ID: "continue", Name: "Continue", Key: "mcpServers",
+		Restart: "Continue reads config.yaml again by itself; reload the window if the tools do not appear in Agent mode.",
+		aliases: []string{"continue-dev"},
+		paths: func(e Env) Paths {
+			dir := e.get("CONTINUE_GLOBAL_DIR")
+			if dir == "" {
+				dir = e.join(e.home(), ".continue")
+			}
+			return Paths{Candidates: []string{e.join(dir, "config.yaml")}, Markers: []string{dir}}
+		},
+		format: yamlServers{key: "mcpServers", list: true},
+		// A config.yaml needs a name and a version.
+		seed:      "name: Local Config\nversion: 1.0.0\nschema: v1\n",
+		normalize: continueServer,
+		entry: func(command string, args []string) []member {
+			return []member{{"name", EntryName}, {"command", command}, {"args", args}}
+		},
+	},
+	{
+		ID: "goose", Name: "Goose", Key: "extensions",
+		Restart: "Start a new Goose session (Goose Desktop: restart it); 'goose configure' > Toggle Extensions shows the entry.",
+		paths: func(e Env) Paths {
+			var dir string
+			switch {
+			case e.get("GOOSE_PATH_ROOT") != "":
+				dir = e.join(e.get("GOOSE_PATH_ROOT"), "config")
+			case e.GOOS == "windows":
+				dir = e.join(e.appData(), "Block", "goose", "config")
+			default:
+				dir = e.join(e.xdgConfig(), "goose") // macOS too
+			}
+			return Paths{Candidates: []string{e.join(dir, "config.yaml")}, Markers: []string{dir}}
+		},
+		format:    yamlServers{key: "extensions"},
+		normalize: gooseServer,
+		entry: func(command string, args []string) []member {
+			return []member{{"enabled", true}, {"type", "stdio"}, {"name", EntryName}, {"cmd", command}, {"args", args}}
+		},
+	},
+	{
+		ID: "kiro-cli", Name: "Kiro CLI", Key: "mcpServers", OwnFile: true,
+		Restart: "Start a new Kiro CLI (or Amazon Q CLI) chat ('/mcp' lists the servers).",
+		aliases: []string{"kiro", "amazon-q", "q-cli", "amazonq"},
+		// Kiro CLI's file, or Amazon Q Developer CLI's (Kiro CLI's
+		// predecessor) when only that one exists.
+		paths: func(e Env) Paths {
+			kiro, q := e.join(e.home(), ".kiro"), e.join(e.home(), ".aws", "amazonq")
+			return Paths{
+				Candidates: []string{e.join(kiro, "settings", "mcp.json"), e.join(q, "mcp.json")},
+				Markers:    []string{kiro, q},
+			}
+		},
+		normalize: kiroServer,
+		entry:     plainEntry,
+	},
+	{
+		ID: "jetbrains-ai", Name: "JetBrains AI Assistant", Key: "mcpServers", OwnFile: true,
+		Restart: "Restart the IDE, or open Settings > Tools > AI Assistant > Model Context Protocol (MCP) and apply.",
+		aliases: []string{"jetbrains", "ai-assistant"},
+		paths: func(e Env) Paths {
+			dir := e.join(e.home(), ".ai", "mcp")
+			return Paths{Candidates: []string{e.join(dir, "mcp.json")}, Markers: []string{dir, e.jetbrains()}}
+		},
+		entry: plainEntry,
+	},
+	{
+		ID: "junie", Name: "JetBrains Junie", Key: "mcpServers", OwnFile: true,
+		Restart: "Start a new Junie task (Junie in the IDE: Settings > Tools > Junie > MCP Settings shows the entry).",
+		aliases: []string{"jetbrains-junie"},
+		paths: func(e Env) Paths {
+			dir := e.join(e.home(), ".junie")
+			return Paths{Candidates: []string{e.join(dir, "mcp", "mcp.json")}, Markers: []string{dir}}
+		},
+		entry: plainEntry,
+	},
+}
+
+// Project returns the app as it reads the servers of one project: an App
+// whose file is the project's own (Claude Code: DIR/.mcp.json, the
+// project scope that 'claude mcp add --scope project' writes and that is
+// meant to be committed with the project). dir is an absolute directory
+// of env's OS. An app without a project scope is an error.
+func (a *App) Project(env Env, dir string) (*App, error) {
+	if a.project == nil {
+		var ids []string
+		for _, x := range apps {
+			if x.project != nil {
+				ids = append(ids, x.ID)
+			}
+		}
+		return nil, fmt.Errorf("%s has no project scope that Switchboard edits (--project works with %s)", a.Name, strings.Join(ids, ", "))
+	}
+	if !env.isAbs(dir) {
+		return nil, fmt.Errorf("the project directory %q is not an absolute path", dir)
+	}
+	p := *a
+	file := a.project(env, env.clean(dir))
+	p.Name = a.Name + " (project " + env.clean(dir) + ")"
+	p.OwnFile = true
+	p.Restart = a.projectRestart
+	p.project = nil
+	p.paths = func(Env) Paths { return Paths{Candidates: []string{file}, Markers: []string{file}} }
+	p.choose = nil
+	return &p, nil
 }
 
 // Apps returns the known apps, in the order `switchboard clients list`

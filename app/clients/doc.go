@@ -5,12 +5,17 @@
 // # Apps and paths
 //
 // [Apps] are Claude Desktop, Claude Code, Cursor, VS Code, Windsurf, Gemini
-// CLI, LM Studio and Zed. [App.Paths] is a pure function of an [Env] (an OS
-// and its environment: HOME or USERPROFILE, APPDATA, LOCALAPPDATA,
-// XDG_CONFIG_HOME, CLAUDE_CONFIG_DIR), so every OS's paths are tested on
-// any machine (testdata/paths.golden). [App.Locate] then picks the file
-// with a function that says which paths exist: Claude Desktop on Windows
-// has two, its MSIX package's LocalCache and %APPDATA%. An app is
+// CLI, LM Studio, Zed, OpenAI Codex, GitHub Copilot CLI, Cline, Continue,
+// Goose, Kiro CLI (with Amazon Q CLI's file), JetBrains AI Assistant and
+// JetBrains Junie; [App.Project] gives Claude Code's project scope
+// (DIR/.mcp.json). [App.Paths] is a pure function of an [Env] (an OS and
+// its environment: HOME or USERPROFILE, APPDATA, LOCALAPPDATA,
+// XDG_CONFIG_HOME and each app's own variables), so every OS's paths are
+// tested on any machine (testdata/paths.golden). [App.Locate] then picks
+// the file with a function that says which paths exist: Claude Desktop on
+// Windows has two, its MSIX package's LocalCache (the package folder
+// matched as Claude_*) and %APPDATA%; Cline and Kiro CLI have a current and
+// an older file; LM Studio's home is named by a pointer file. An app is
 // "installed" when its config file or the folder it creates on its first
 // run exists.
 //
@@ -28,6 +33,12 @@
 // ([App.OwnFile]) a servers object connect added stays as {}; in a settings
 // file a servers object left empty goes. A file that does not parse is
 // never rewritten.
+//
+// Codex's TOML and Goose's and Continue's YAML are read with their
+// languages' parsers and changed as text (see textFormat): an entry is a
+// run of whole lines added or removed, every edit is checked by parsing
+// the result, and a file written in a form these edits do not handle is
+// refused when it is parsed.
 //
 // The entry holds the command (the switchboard binary by its absolute
 // path) and its arguments (bridge [--servers a,b]) in the app's shape

@@ -24,6 +24,9 @@ type Doc struct {
 	bom  bool
 	nl   string // "\n", or "\r\n" if the file has CRLF line endings
 	unit string // one level of indentation
+	// text is set for an app whose file is not JSON (App.format): the
+	// methods of Doc then work on it.
+	text *textDoc
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -33,6 +36,9 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // level or servers key is not an object, is an error: Switchboard never
 // rewrites a file it cannot read.
 func (a *App) Parse(data []byte) (*Doc, error) {
+	if a.format != nil {
+		return a.parseText(data)
+	}
 	d := &Doc{app: a, nl: "\n", unit: "  "}
 	if rest, ok := bytes.CutPrefix(data, utf8BOM); ok {
 		d.bom, data = true, rest
@@ -71,6 +77,9 @@ func (a *App) Parse(data []byte) (*Doc, error) {
 
 // Bytes returns the file's content.
 func (d *Doc) Bytes() []byte {
+	if d.text != nil {
+		return d.text.bytes()
+	}
 	b := d.root.Pack()
 	if d.bom {
 		b = append(slices.Clone(utf8BOM), b...)
@@ -120,13 +129,26 @@ type Server struct {
 // Servers returns the entries of the app's servers object in file order,
 // the bridge entry included.
 func (d *Doc) Servers() []Server {
+	if d.text != nil {
+		return d.text.servers()
+	}
 	srv := d.servers()
 	if srv == nil {
 		return nil
 	}
 	out := make([]Server, 0, len(srv.Members))
 	for _, m := range srv.Members {
-		out = append(out, Server{Name: memberName(m), JSON: standard(m.Value)})
+		s := Server{Name: memberName(m), JSON: standard(m.Value)}
+		if d.app.normalize != nil {
+			var v map[string]any
+			if json.Unmarshal(s.JSON, &v) == nil {
+				if v = d.app.normalize(v); v == nil {
+					continue
+				}
+				s.JSON, _ = json.Marshal(v)
+			}
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -159,6 +181,17 @@ func (s Server) IsBridge() bool {
 // the file has one: its command, and the servers of its --servers
 // argument.
 func (d *Doc) Connected() (b Bridge, args []string, ok bool) {
+	if d.text != nil {
+		e, ok := d.text.entry(EntryName)
+		if !ok {
+			return Bridge{}, nil, false
+		}
+		raw, _ := json.Marshal(jsonable(e.raw))
+		if d.app.normalize != nil {
+			raw, _ = json.Marshal(jsonable(d.app.normalize(e.raw)))
+		}
+		return bridgeOf(raw)
+	}
 	srv := d.servers()
 	if srv == nil {
 		return Bridge{}, nil, false
@@ -167,11 +200,16 @@ func (d *Doc) Connected() (b Bridge, args []string, ok bool) {
 	if i < 0 {
 		return Bridge{}, nil, false
 	}
+	return bridgeOf(standard(srv.Members[i].Value))
+}
+
+// bridgeOf reads the command and args of an entry.
+func bridgeOf(raw json.RawMessage) (b Bridge, args []string, ok bool) {
 	var e struct {
 		Command string   `json:"command"`
 		Args    []string `json:"args"`
 	}
-	_ = json.Unmarshal(standard(srv.Members[i].Value), &e)
+	_ = json.Unmarshal(raw, &e)
 	b.Command = e.Command
 	for j := 0; j < len(e.Args); j++ {
 		a := e.Args[j]
@@ -199,6 +237,9 @@ func splitList(s string) []string {
 // false when the file already has exactly this entry. An app without the
 // servers key gets one, at the end of the file's top level.
 func (d *Doc) SetBridge(b Bridge) (changed bool) {
+	if d.text != nil {
+		return d.text.setBridge(b)
+	}
 	want := d.app.entry(b.Command, b.Args())
 	root := d.rootObj()
 	si := d.serversIndex()
@@ -234,6 +275,9 @@ func (d *Doc) SetBridge(b Bridge) (changed bool) {
 // servers object ends up empty in a general settings file (not
 // [App.OwnFile]), the key goes too.
 func (d *Doc) Remove(names ...string) int {
+	if d.text != nil {
+		return d.text.remove(names...)
+	}
 	root := d.rootObj()
 	si := d.serversIndex()
 	if si < 0 {

@@ -34,6 +34,10 @@ func (d *Doc) ImportBlock() (block []byte, names, skipped []string) {
 		if s.IsBridge() {
 			continue
 		}
+		if why := d.importSkip(s); why != "" {
+			skipped = append(skipped, fmt.Sprintf("%q: not imported: %s", s.Name, why))
+			continue
+		}
 		v, err := hujson.Parse(bytes.Clone(s.JSON))
 		if err != nil {
 			continue // cannot happen: s.JSON is standard JSON

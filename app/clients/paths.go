@@ -138,3 +138,23 @@ func (e Env) join(dir string, elem ...string) string {
 	}
 	return out
 }
+
+// jetbrains is where JetBrains IDEs keep their settings: a marker of
+// their AI plugins.
+func (e Env) jetbrains() string {
+	switch e.GOOS {
+	case "windows":
+		return e.join(e.appData(), "JetBrains")
+	case "darwin", "ios":
+		return e.join(e.userConfig(), "JetBrains")
+	}
+	return e.join(e.xdgConfig(), "JetBrains")
+}
+
+// sepOf is the path separator a path of some OS uses.
+func sepOf(p string) string {
+	if strings.Contains(p, `\`) {
+		return `\`
+	}
+	return "/"
+}

@@ -31,6 +31,12 @@ var pathEnvs = []struct {
 	{"windows", []string{`USERPROFILE=C:\Users\ann`, `APPDATA=C:\Users\ann\AppData\Roaming`, `LOCALAPPDATA=C:\Users\ann\AppData\Local`}},
 	{"windows", []string{`USERPROFILE=C:\Users\ann`}},
 	{"windows", []string{`HOMEDRIVE=D:`, `HOMEPATH=\Users\bob`, `APPDATA=D:/Roaming/`, `CLAUDE_CONFIG_DIR=D:\claude`}},
+	{"linux", []string{"HOME=/home/ann", "CODEX_HOME=/srv/codex", "COPILOT_HOME=/srv/copilot", "CLINE_DIR=/srv/cline",
+		"CONTINUE_GLOBAL_DIR=/srv/continue", "GOOSE_PATH_ROOT=/srv/goose", "LMSTUDIO_HOME=/srv/lmstudio"}},
+	{"linux", []string{"HOME=/home/ann", "CLINE_DIR=/srv/cline", "CLINE_DATA_DIR=/srv/cline-data", "CODEX_HOME=relative/ignored"}},
+	{"darwin", []string{"HOME=/Users/ann", "CLINE_MCP_SETTINGS_PATH=/Users/ann/cline.json"}},
+	{"windows", []string{`USERPROFILE=C:\Users\ann`, `APPDATA=C:\Users\ann\AppData\Roaming`, `CODEX_HOME=C:\codex`,
+		`CLINE_MCP_SETTINGS_PATH=C:\cline\mcp.json`, `GOOSE_PATH_ROOT=D:\goose`}},
 }
 
 // TestPathsGolden: every app's config file and markers on every OS, as
@@ -50,6 +56,9 @@ func TestPathsGolden(t *testing.T) {
 			}
 			for _, m := range p.Markers {
 				fmt.Fprintf(&b, "%-15s marker  %s\n", app.ID, m)
+			}
+			if p.Pointer != "" {
+				fmt.Fprintf(&b, "%-15s pointer %s\n", app.ID, p.Pointer)
 			}
 			for _, x := range append(slices.Clone(p.Candidates), p.Markers...) {
 				if !env.isAbs(x) {
@@ -162,13 +171,171 @@ func TestLookup(t *testing.T) {
 	for in, want := range map[string]string{
 		"claude-desktop": "claude-desktop", "Claude": "claude-desktop", "VSCODE": "vscode", "code": "vscode",
 		"gemini": "gemini-cli", "lmstudio": "lm-studio", " zed ": "zed",
+		"Codex": "codex", "copilot": "copilot-cli", "kiro": "kiro-cli", "amazon-q": "kiro-cli", "jetbrains": "jetbrains-ai",
+		"junie": "junie", "goose": "goose", "continue": "continue", "cline": "cline",
 	} {
 		a, err := Lookup(in)
 		if err != nil || a.ID != want {
 			t.Errorf("Lookup(%q) = %v, %v; want %s", in, a, err, want)
 		}
 	}
-	if _, err := Lookup("notepad"); err == nil || !strings.Contains(err.Error(), "claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed") {
+	if _, err := Lookup("notepad"); err == nil || !strings.Contains(err.Error(), "claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed, codex, copilot-cli, cline, continue, goose, kiro-cli, jetbrains-ai, junie") {
 		t.Errorf("Lookup(notepad): %v", err)
+	}
+}
+
+// fakeFS replaces the file system Locate globs and reads for a test.
+func fakeFS(t *testing.T, files map[string]string) func(string) bool {
+	t.Helper()
+	oldGlob, oldRead := globFS, readFileFS
+	t.Cleanup(func() { globFS, readFileFS = oldGlob, oldRead })
+	globFS = func(pattern string) ([]string, error) {
+		var out []string
+		for p := range files {
+			// The patterns here have one '*', in their last element.
+			pre, post, _ := strings.Cut(pattern, "*")
+			if strings.HasPrefix(p, pre) && strings.HasSuffix(p, post) && !strings.ContainsAny(p[len(pre):len(p)-len(post)], `/\`) {
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	}
+	readFileFS = func(p string) ([]byte, error) {
+		if c, ok := files[p]; ok {
+			return []byte(c), nil
+		}
+		return nil, fmt.Errorf("%s: no such file", p)
+	}
+	return func(p string) bool { _, ok := files[p]; return ok }
+}
+
+// TestLocateClaudeDesktopMSIXGlob: the MSIX package folder is whatever
+// Claude_* exists (its publisher hash is not hard-coded), the one whose
+// config exists first; without one, the usual name.
+func TestLocateClaudeDesktopMSIXGlob(t *testing.T) {
+	env := envOf("windows", `USERPROFILE=C:\Users\ann`, `LOCALAPPDATA=C:\Users\ann\AppData\Local`)
+	app, _ := Lookup("claude-desktop")
+	const (
+		pkgs = `C:\Users\ann\AppData\Local\Packages\`
+		file = `\LocalCache\Roaming\Claude\claude_desktop_config.json`
+	)
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{nil, `C:\Users\ann\AppData\Roaming\Claude\claude_desktop_config.json`},
+		{[]string{pkgs + "Claude_abc123"}, pkgs + "Claude_abc123" + file},
+		{[]string{pkgs + "Claude_aaa", pkgs + "Claude_bbb", pkgs + "Claude_bbb" + file}, pkgs + "Claude_bbb" + file},
+		{[]string{pkgs + "Claude_aaa", pkgs + "Claude_bbb"}, pkgs + "Claude_aaa" + file},
+		{[]string{pkgs + "NotClaude_x", pkgs + "Claude_pzs8sxrjxfjjc" + file}, pkgs + "Claude_pzs8sxrjxfjjc" + file},
+	} {
+		files := map[string]string{}
+		for _, f := range tc.files {
+			files[f] = ""
+		}
+		loc, err := app.Locate(env, fakeFS(t, files))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc.Path != tc.want {
+			t.Errorf("%q: %s, want %s", tc.files, loc.Path, tc.want)
+		}
+	}
+}
+
+// TestLocateLMStudioHome: LM Studio's home as LM Studio finds it: the
+// folder ~/.lmstudio-home-pointer names, else ~/.cache/lm-studio if it
+// exists, else ~/.lmstudio; $LMSTUDIO_HOME first.
+func TestLocateLMStudioHome(t *testing.T) {
+	app, _ := Lookup("lm-studio")
+	for _, tc := range []struct {
+		goos  string
+		vars  []string
+		files map[string]string
+		want  string
+	}{
+		{"linux", []string{"HOME=/home/ann"}, nil, "/home/ann/.lmstudio/mcp.json"},
+		{"linux", []string{"HOME=/home/ann"}, map[string]string{"/home/ann/.cache/lm-studio": ""}, "/home/ann/.cache/lm-studio/mcp.json"},
+		{"linux", []string{"HOME=/home/ann"}, map[string]string{"/home/ann/.lmstudio-home-pointer": "/data/lms\n", "/home/ann/.cache/lm-studio": ""}, "/data/lms/mcp.json"},
+		{"linux", []string{"HOME=/home/ann"}, map[string]string{"/home/ann/.lmstudio-home-pointer": "relative"}, "/home/ann/.lmstudio/mcp.json"},
+		{"linux", []string{"HOME=/home/ann", "LMSTUDIO_HOME=/opt/lms"}, map[string]string{"/home/ann/.lmstudio-home-pointer": "/data/lms"}, "/opt/lms/mcp.json"},
+		{"windows", []string{`USERPROFILE=C:\Users\ann`}, map[string]string{`C:\Users\ann\.lmstudio-home-pointer`: `D:\LM Studio`}, `D:\LM Studio\mcp.json`},
+		{"darwin", []string{"HOME=/Users/ann"}, map[string]string{"/Users/ann/.lmstudio-home-pointer": "/Users/ann/.lmstudio"}, "/Users/ann/.lmstudio/mcp.json"},
+	} {
+		loc, err := app.Locate(envOf(tc.goos, tc.vars...), fakeFS(t, tc.files))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loc.Path != tc.want {
+			t.Errorf("%v %v: %s, want %s", tc.vars, tc.files, loc.Path, tc.want)
+		}
+	}
+}
+
+// TestLocateTwoFiles: Cline and Kiro CLI each have a current file and an
+// older one: the current one when it exists, else the older one when it
+// exists, else the current one.
+func TestLocateTwoFiles(t *testing.T) {
+	env := envOf("linux", "HOME=/home/ann")
+	for _, tc := range []struct {
+		app, current, old string
+	}{
+		{"cline", "/home/ann/.cline/data/settings/cline_mcp_settings.json", "/home/ann/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+		{"kiro-cli", "/home/ann/.kiro/settings/mcp.json", "/home/ann/.aws/amazonq/mcp.json"},
+	} {
+		app, _ := Lookup(tc.app)
+		for _, c := range []struct {
+			exist []string
+			want  string
+		}{
+			{nil, tc.current},
+			{[]string{tc.old}, tc.old},
+			{[]string{tc.old, tc.current}, tc.current},
+			{[]string{tc.current}, tc.current},
+		} {
+			loc, _ := app.Locate(env, func(p string) bool { return slices.Contains(c.exist, p) })
+			if loc.Path != c.want {
+				t.Errorf("%s with %q: %s, want %s", tc.app, c.exist, loc.Path, c.want)
+			}
+		}
+	}
+}
+
+// TestProject: Claude Code's project scope is DIR/.mcp.json, an own file
+// (an emptied mcpServers stays); other apps have none.
+func TestProject(t *testing.T) {
+	cc, _ := Lookup("claude-code")
+	for _, tc := range []struct {
+		goos, dir, want string
+	}{
+		{"linux", "/home/ann/src/app", "/home/ann/src/app/.mcp.json"},
+		{"linux", "/home/ann/src/app/", "/home/ann/src/app/.mcp.json"},
+		{"darwin", "/Users/ann/My Project", "/Users/ann/My Project/.mcp.json"},
+		{"windows", `C:\src\app`, `C:\src\app\.mcp.json`},
+	} {
+		p, err := cc.Project(envOf(tc.goos), tc.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loc, err := p.Locate(envOf(tc.goos), func(string) bool { return false })
+		if err != nil || loc.Path != tc.want || !p.OwnFile || p.ID != "claude-code" || !strings.Contains(p.Name, "project") {
+			t.Errorf("%s %s: %+v %v %+v", tc.goos, tc.dir, loc, err, p)
+		}
+		doc, err := p.Parse(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc.SetBridge(Bridge{Command: "/x/switchboard"})
+		doc.Disconnect()
+		if got := string(doc.Bytes()); got != "{\n  \"mcpServers\": {}\n}\n" {
+			t.Errorf("after connect and disconnect: %q", got)
+		}
+	}
+	if _, err := cc.Project(envOf("linux"), "relative"); err == nil {
+		t.Error("a relative project directory was taken")
+	}
+	cursor, _ := Lookup("cursor")
+	if _, err := cursor.Project(envOf("linux"), "/x"); err == nil || !strings.Contains(err.Error(), "claude-code") {
+		t.Errorf("cursor --project: %v", err)
 	}
 }
