@@ -103,7 +103,8 @@ func (w *Watcher) Update(fn func(*File) error) error {
 // that save by writing a new file and renaming it over the old one, and a
 // file that does not exist yet. Events of other files are ignored; a burst
 // of events is debounced, but a file written continuously is still looked at
-// every ten debounce periods. onChange is called when the file's content
+// every ten debounce periods. A file that is a symbolic link is followed: its
+// target's directory is watched too (see follow below). onChange is called when the file's content
 // (or its absence) differs from every content the host is known to have.
 func (w *Watcher) Run(ctx context.Context) error {
 	dir, base := filepath.Dir(w.path), filepath.Base(w.path)
@@ -118,6 +119,38 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err := fw.Add(dir); err != nil {
 		return err
 	}
+	// A config.json that is a symbolic link (a dotfiles manager's) is
+	// followed: the directory of its target is watched too, so that an
+	// edit of the target is seen, and the link is resolved again whenever
+	// it changes (re-pointed), moving that second watch.
+	var target, targetDir string
+	follow := func() {
+		t, err := filepath.EvalSymlinks(w.path)
+		if err != nil || filepath.Clean(t) == w.path {
+			t = ""
+		}
+		t = filepath.Clean(t)
+		if t == "." {
+			t = ""
+		}
+		newDir := ""
+		if t != "" {
+			newDir = filepath.Dir(t)
+		}
+		if newDir != targetDir {
+			if targetDir != "" && targetDir != dir {
+				_ = fw.Remove(targetDir)
+			}
+			if newDir != "" && newDir != dir {
+				if err := fw.Add(newDir); err != nil {
+					newDir, t = "", "" // a target we cannot watch: the link's own changes are still seen
+				}
+			}
+			targetDir = newDir
+		}
+		target = t
+	}
+	follow()
 
 	w.mu.Lock()
 	if !w.init {
@@ -157,7 +190,11 @@ func (w *Watcher) Run(ctx context.Context) error {
 			if !ok {
 				return errors.New("the file watcher stopped")
 			}
-			if filepath.Base(ev.Name) == base {
+			switch name := filepath.Clean(ev.Name); {
+			case filepath.Base(name) == base:
+				follow()
+				schedule()
+			case target != "" && name == target:
 				schedule()
 			}
 		case _, ok := <-fw.Errors:

@@ -115,7 +115,7 @@ func update(path string, fn func(*File) error, o updateOptions) error {
 
 // readSum reads the file and its Sum; a missing file is the zero Sum.
 func readSum(path string) (Sum, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Sum{}, nil, nil
 	}
