@@ -96,7 +96,7 @@ func TestWatchFollowsSymlink(t *testing.T) {
 		t.Fatal("the link's target was not loaded")
 	}
 
-	// An edit of the target (as an editor saves: a new file renamed over it).
+	// An edit of the target.
 	tmpWrite(t, targetA, content("a", "a2"))
 	h.wait("an edit of the link's target")
 	if !h.has("a2") {
@@ -134,4 +134,41 @@ func TestWatchFollowsSymlink(t *testing.T) {
 	if st, err := os.Lstat(path); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link was replaced: %v", err)
 	}
+}
+
+// TestWatchUnreadableThenSame: a file that could not be read (here a
+// FIFO) and then has the content the host had before is a change: the
+// host, which kept its config while showing the error, must hear that the
+// file is good again.
+func TestWatchUnreadableThenSame(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	tmpWrite(t, path, content("a"))
+	h := watch(t, path, func(h *watched) {
+		f, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.good = f
+		h.w.Ignore(f.Sum())
+	})
+	// Renamed over the file, so that the file is never missing between.
+	fifo := path + ".fifo"
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(fifo, path); err != nil {
+		t.Fatal(err)
+	}
+	h.settle("a FIFO in its place")
+	h.mu.Lock()
+	broken := h.broken
+	h.mu.Unlock()
+	if broken == 0 {
+		t.Fatal("the FIFO was not reported as a file that cannot be used")
+	}
+	tmpWrite(t, path+".new", content("a"))
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	h.wait("the same content as before, back")
 }

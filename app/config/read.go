@@ -79,4 +79,3 @@ func IsFileError(err error) bool {
 	var fe *FileError
 	return errors.As(err, &fe)
 }
-

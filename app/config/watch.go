@@ -76,9 +76,18 @@ func (w *Watcher) remember(sum Sum) {
 // moment ago), the write still calls onChange, so that the host loads the
 // editor's change too.
 func (w *Watcher) Update(fn func(*File) error) error {
+	return w.UpdateOr(nil, fn)
+}
+
+// UpdateOr is [Watcher.Update], except that fn starts from a copy of
+// missing (if not nil) when the file does not exist: a host whose file was
+// removed keeps its last good config in force, and a change made through
+// the host applies to that config (writing the file again) rather than to
+// an empty one that would stop every other server.
+func (w *Watcher) UpdateOr(missing *File, fn func(*File) error) error {
 	var replaced, wrote Sum
 	ours := false
-	err := update(w.path, fn, updateOptions{beforeRename: func(before, after Sum) {
+	err := update(w.path, fn, updateOptions{missing: missing, beforeRename: func(before, after Sum) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if w.init && slices.Contains(w.known, before) {
@@ -214,7 +223,13 @@ func (w *Watcher) check() {
 	sum, _, err := readSum(w.path)
 	w.mu.Lock()
 	changed := err != nil || !slices.Contains(w.known, sum)
-	if changed && err == nil {
+	switch {
+	case err != nil:
+		// The file cannot be read (not a regular file, too large): the
+		// host keeps its config, and whatever readable content comes next,
+		// the same as before included, is a change to look at.
+		w.known = nil
+	case changed:
 		w.known = []Sum{sum}
 	}
 	w.mu.Unlock()
