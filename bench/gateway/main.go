@@ -208,12 +208,19 @@ func run(ctx context.Context, c config, out io.Writer) error {
 				tool = "echo"
 			}
 			before := cpuTimes(p.procs)
-			lat, rate, err := measure(ctx, p.cs, tool, c.calls, 1, c.warmup)
+			slow := func(mode string) func(time.Time, time.Duration) {
+				return func(t0 time.Time, d time.Duration) {
+					slowMu.Lock()
+					slowCalls = append(slowCalls, fmt.Sprintf("%s  %-34s %-14s round %d: %v", t0.Format("15:04:05.000"), p.name, mode, r+1, d.Round(time.Millisecond)))
+					slowMu.Unlock()
+				}
+			}
+			lat, rate, err := measure(ctx, p.cs, tool, c.calls, 1, c.warmup, slow("sequential"))
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
 			p.seq, p.seqR = append(p.seq, lat...), append(p.seqR, rate)
-			lat, rate, err = measure(ctx, p.cs, tool, c.calls, c.conc, c.warmup)
+			lat, rate, err = measure(ctx, p.cs, tool, c.calls, c.conc, c.warmup, slow("concurrent"))
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
@@ -266,10 +273,29 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	for _, p := range paths {
 		fmt.Fprintf(out, "  %-34s %s / %s\n", p.name, rates(p.seqR), rates(p.conR))
 	}
+	slowMu.Lock()
+	if len(slowCalls) == 0 {
+		fmt.Fprintf(out, "calls over %v: none\n", slowCall)
+	} else {
+		fmt.Fprintf(out, "calls over %v (start, path, mode, round: took), to match against the hosts' logs (KEEP=DIR keeps them):\n", slowCall)
+		for _, l := range slowCalls {
+			fmt.Fprintf(out, "  %s\n", l)
+		}
+	}
+	slowMu.Unlock()
 	load, _ = os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(out, "load after: %s\n", strings.Join(strings.Fields(string(load))[:3], " "))
 	return nil
 }
+
+// slowCall is the latency over which a call is listed with its time, path
+// and round (issue 11, item 19: a call once took 60.001 s).
+const slowCall = time.Second
+
+var (
+	slowMu    sync.Mutex
+	slowCalls []string
+)
 
 func call(ctx context.Context, cs *mcp.ClientSession, tool string) (*mcp.CallToolResult, error) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"text": "hello, gateway"}})
@@ -286,8 +312,8 @@ func call(ctx context.Context, cs *mcp.ClientSession, tool string) (*mcp.CallToo
 }
 
 // measure makes n calls with conc callers (after warmup calls) and returns
-// each call's latency and the rate.
-func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, warmup int) ([]time.Duration, float64, error) {
+// each call's latency and the rate; slow hears of each call over slowCall.
+func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, warmup int, slow func(time.Time, time.Duration)) ([]time.Duration, float64, error) {
 	for i := 0; i < warmup; i++ {
 		if _, err := call(ctx, cs, tool); err != nil {
 			return nil, 0, err
@@ -311,6 +337,9 @@ func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, w
 				t0 := time.Now()
 				_, err := call(ctx, cs, tool)
 				lat[i] = time.Since(t0)
+				if lat[i] > slowCall {
+					slow(t0, lat[i])
+				}
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {
