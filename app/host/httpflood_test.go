@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -191,4 +192,54 @@ func TestGatewayHTTPFlood(t *testing.T) {
 		t.Errorf("the host's descriptors went from %d to %d under a flood of %d connections (limit %d)", before, peak, n, limit)
 	}
 	t.Logf("descriptors: %d before the flood, %d at most during it (%d connections)", before, peak, n)
+}
+
+// TestGatewayHTTPTokenReload: the endpoint's token is the one in memory;
+// a new token in the keyring counts once the host is told (what 'gateway
+// token --new' does), or once it is set through the host's secrets.set.
+func TestGatewayHTTPTokenReload(t *testing.T) {
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	th := runHostWith(t, store, map[string]any{"m": gwEntry("gwmodern")}, func(o *Options) { o.GatewayHTTPPort = -1 })
+	var info GatewayInfo
+	th.must(t, MethodGatewayTools, nil, &info)
+	status := func(token string) int {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+		req, _ := http.NewRequest("POST", info.HTTP, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	old, err := gateway.Token(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := status(old); code != http.StatusOK {
+		t.Fatalf("the token: %d", code)
+	}
+	renewed, err := gateway.NewToken(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := status(renewed); code != http.StatusUnauthorized {
+		t.Errorf("a new token the host was not told of: %d", code)
+	}
+	th.must(t, MethodGatewayReloadToken, nil, nil)
+	if code := status(renewed); code != http.StatusOK {
+		t.Errorf("the new token after gateway.reloadToken: %d", code)
+	}
+	if code := status(old); code != http.StatusUnauthorized {
+		t.Errorf("the old token after gateway.reloadToken: %d", code)
+	}
+	chosen := strings.Repeat("ab", 32)
+	th.must(t, MethodSecretSet, SecretParams{Name: gateway.TokenName, Value: chosen}, nil)
+	if code := status(chosen); code != http.StatusOK {
+		t.Errorf("a token set with secrets.set: %d", code)
+	}
 }
