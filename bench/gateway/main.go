@@ -49,6 +49,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/bench/internal/table"
+	"golang.org/x/sys/unix"
 )
 
 type config struct {
@@ -208,19 +209,20 @@ func run(ctx context.Context, c config, out io.Writer) error {
 				tool = "echo"
 			}
 			before := cpuTimes(p.procs)
-			slow := func(mode string) func(time.Time, time.Duration) {
-				return func(t0 time.Time, d time.Duration) {
+			slow := func(mode string) func(time.Time, time.Duration, string) {
+				return func(t0 time.Time, d time.Duration, stuck string) {
 					slowMu.Lock()
-					slowCalls = append(slowCalls, fmt.Sprintf("%s  %-34s %-14s round %d: %v", t0.Format("15:04:05.000"), p.name, mode, r+1, d.Round(time.Millisecond)))
+					slowCalls = append(slowCalls, fmt.Sprintf("%s  %-34s %-14s round %d: %v%s", t0.Format("15:04:05.000"), p.name, mode, r+1, d.Round(time.Millisecond), stuck))
 					slowMu.Unlock()
 				}
 			}
-			lat, rate, err := measure(ctx, p.cs, tool, c.calls, 1, c.warmup, slow("sequential"))
+			procs := append([]proc{{"bench client", os.Getpid()}}, p.procs...)
+			lat, rate, err := measure(ctx, p.cs, tool, c.calls, 1, c.warmup, slow("sequential"), procs)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
 			p.seq, p.seqR = append(p.seq, lat...), append(p.seqR, rate)
-			lat, rate, err = measure(ctx, p.cs, tool, c.calls, c.conc, c.warmup, slow("concurrent"))
+			lat, rate, err = measure(ctx, p.cs, tool, c.calls, c.conc, c.warmup, slow("concurrent"), procs)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
@@ -288,6 +290,42 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	return nil
 }
 
+// stuckAfter is when a pending call's pipes are looked at.
+const stuckAfter = 5 * time.Second
+
+// pipeBacklog lists, for each process, the pipes it has open that hold
+// unread bytes (FIONREAD through /proc/PID/fd: the same pipe, opened
+// again), so that a stalled call shows whose input waits unread.
+func pipeBacklog(procs []proc) string {
+	var parts []string
+	for _, p := range procs {
+		dir := fmt.Sprintf("/proc/%d/fd", p.pid)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			link, err := os.Readlink(filepath.Join(dir, e.Name()))
+			if err != nil || !strings.HasPrefix(link, "pipe:") {
+				continue
+			}
+			fd, err := unix.Open(filepath.Join(dir, e.Name()), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+			if err != nil {
+				continue
+			}
+			n, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // FIONREAD
+			unix.Close(fd)
+			if err == nil && n > 0 {
+				parts = append(parts, fmt.Sprintf("%s (pid %d) fd %s %s: %d bytes unread", p.role, p.pid, e.Name(), link, n))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "no pipe holds unread bytes"
+	}
+	return strings.Join(parts, "; ")
+}
+
 // slowCall is the latency over which a call is listed with its time, path
 // and round (issue 11, item 19: a call once took 60.001 s).
 const slowCall = time.Second
@@ -313,7 +351,7 @@ func call(ctx context.Context, cs *mcp.ClientSession, tool string) (*mcp.CallToo
 
 // measure makes n calls with conc callers (after warmup calls) and returns
 // each call's latency and the rate; slow hears of each call over slowCall.
-func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, warmup int, slow func(time.Time, time.Duration)) ([]time.Duration, float64, error) {
+func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, warmup int, slow func(time.Time, time.Duration, string), procs []proc) ([]time.Duration, float64, error) {
 	for i := 0; i < warmup; i++ {
 		if _, err := call(ctx, cs, tool); err != nil {
 			return nil, 0, err
@@ -335,10 +373,16 @@ func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, w
 			defer wg.Done()
 			for i := range next {
 				t0 := time.Now()
+				// A call still pending after stuckAfter: which pipe holds
+				// the bytes that nobody reads says which process stalls.
+				stuck := make(chan string, 1)
+				watch := time.AfterFunc(stuckAfter, func() { stuck <- "; after " + stuckAfter.String() + ": " + pipeBacklog(procs) })
 				_, err := call(ctx, cs, tool)
 				lat[i] = time.Since(t0)
-				if lat[i] > slowCall {
-					slow(t0, lat[i])
+				if !watch.Stop() {
+					slow(t0, lat[i], <-stuck)
+				} else if lat[i] > slowCall {
+					slow(t0, lat[i], "")
 				}
 				if err != nil {
 					mu.Lock()
