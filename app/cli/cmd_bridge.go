@@ -52,6 +52,9 @@ func (e *env) gatewayCmd(cmd string, args []string) error {
 		var t string
 		if renew {
 			t, err = gateway.NewToken(e.store())
+			if err == nil {
+				err = e.reloadToken()
+			}
 		} else {
 			t, err = gateway.Token(e.store())
 		}
@@ -62,6 +65,22 @@ func (e *env) gatewayCmd(cmd string, args []string) error {
 		return nil
 	}
 	return usagef("gateway: unknown command %q; run 'switchboard gateway help'", strings.Join(append([]string{sub}, pos...), " "))
+}
+
+// reloadToken tells a running host that the HTTP endpoint's token changed
+// (the endpoint keeps it in memory).
+func (e *env) reloadToken() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := e.dial(ctx)
+	if err != nil || c == nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Call(ctx, host.MethodGatewayReloadToken, nil, nil); err != nil {
+		return fmt.Errorf("the new token is stored, but the running host still accepts the old one (%w): stop it ('switchboard stop') so that the next one starts with the new token", err)
+	}
+	return nil
 }
 
 // bridge relays stdin and stdout to the gateway's socket, byte for byte,

@@ -158,8 +158,6 @@ func TestValidationMessages(t *testing.T) {
 			[]string{`mcpServers["My_Server"]: the name "My_Server" is not valid: use 1 to 31 lower-case letters, digits or '-', starting with a letter or digit (for example "my-server")`}},
 		{"name too long", `{"mcpServers": {"a23456789012345678901234567890123": {"command": "node"}}}`,
 			[]string{`mcpServers["a23456789012345678901234567890123"]: the name "a23456789012345678901234567890123" is not valid: use 1 to 31 lower-case letters, digits or '-', starting with a letter or digit (for example "a234567890123456789012345678901")`}},
-		{"mcpServers not an object", `{"mcpServers": []}`,
-			[]string{`mcpServers: must be an object of servers by name, like {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem"]}}`}},
 		{"duplicate server", `{"mcpServers": {"a": {"command": "x"}, "a": {"command": "node"}}}`,
 			[]string{`mcpServers: the server "a" appears more than once: keep one (the last one is used)`}},
 		{"no servers", `{}`, nil},

@@ -68,9 +68,15 @@
 // # Checking
 //
 // [Load] fails only when the file cannot be used at all: unreadable, not JSON
-// (a [*SyntaxError] with line and column), or of a newer version. Everything
-// else is collected in a [Report], every problem at once, each naming the
-// entry, the key and the remedy:
+// (a [*SyntaxError] with line and column), of a newer version, with an
+// "mcpServers" that is not an object (null, a list, a string: taken as "no
+// servers" it would stop every server for a typo), larger than
+// [MaxFileSize] (4 MiB), or not a regular file (a FIFO, a device such as
+// /dev/zero, a directory: a [*FileError], refused without reading; the open
+// uses O_NONBLOCK so that a FIFO cannot hang it). [Update] and the [Watcher]
+// read the file the same way. Everything else is collected in a [Report],
+// every problem at once, each naming the entry (or, for the file's own keys
+// such as gateway.httpPort, the key), the key and the remedy:
 //
 //	mcpServers.files.cwd: "/srv/x" does not exist: create it or choose another directory
 //
@@ -101,11 +107,25 @@
 //	// editor may be half-way through a write) and show err; else
 //	// added, removed, changed := config.Diff(f, g); f = g
 //
+// A host keeps its last good config whenever the file cannot be used, and
+// also when the file is removed while the host had one (an empty file is
+// refused too, so the two agree; a removal is as likely a mistake, or a
+// sync tool half-way through, as a wish to stop every server): its status
+// says "config.json was removed: restore it ... or save one with
+// "mcpServers": {} to stop every server", and a change made through the host
+// meanwhile ([Watcher.UpdateOr]) writes the config in force back with the
+// change. A host started without a file simply has no servers.
+//
 // The watcher watches the directory, not the file (editors save by renaming
 // a new file over the old one), debounces bursts of events, and calls back
 // only when the file's content differs from every content the host is known
 // to have: the last one seen, and those the host wrote itself through
-// [Watcher.Update] (or declared with [Watcher.Ignore]). A host write that
+// [Watcher.Update] (or declared with [Watcher.Ignore]). After a file that
+// could not be read, any content is a change. A config.json that is a
+// symbolic link (a dotfiles manager's) is followed: the directory of its
+// final target is watched too, and the link is resolved again whenever it
+// changes, so that editing the target and re-pointing the link both reload;
+// writes go through the link to the target. A host write that
 // started from content the host had not seen yet is reported, so that an
 // editor's change is never missed.
 package config

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"os"
 	"slices"
 	"sort"
 )
@@ -22,7 +20,6 @@ type File struct {
 	order        []string                   // server names in the file's order
 	top          []string                   // top-level keys in the file's order
 	extra        map[string]json.RawMessage // unknown top-level keys
-	serversRaw   json.RawMessage            // mcpServers when it is not an object
 	fileProblems []Problem                  // problems of the file found while reading it
 	report       *Report
 	sum          Sum
@@ -37,12 +34,13 @@ func New() *File {
 }
 
 // Load reads and checks the file at path. The error is nil unless the file
-// cannot be read (errors.Is(err, fs.ErrNotExist) when it does not exist), is
+// cannot be read (errors.Is(err, fs.ErrNotExist) when it does not exist; a
+// [*FileError] when it is not a regular file or is over [MaxFileSize]), is
 // not JSON (a [*SyntaxError] with the line and column), or has a version
 // this Switchboard cannot read. Invalid entries do not make Load fail: they
 // are in [File.Report] and marked invalid, and the other entries are usable.
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +93,9 @@ func Parse(data []byte) (*File, error) {
 		switch m.Key {
 		case "version":
 		case "mcpServers":
-			f.readServers(m.Value)
+			if err := f.readServers(m.Value); err != nil {
+				return nil, err
+			}
 		default:
 			f.extra[m.Key] = m.Value
 		}
@@ -113,16 +113,17 @@ func parseVersion(raw json.RawMessage) (int, error) {
 	return v, nil
 }
 
-func (f *File) readServers(raw json.RawMessage) {
+// readServers reads mcpServers. Anything but an object is an error of the
+// whole file, not an empty list: applied, it would stop every server for
+// a typo (null, [], a string), so the file is refused and a host keeps
+// the config it has.
+func (f *File) readServers(raw json.RawMessage) error {
 	if isNull(raw) {
-		return
+		return Problem{Key: "mcpServers", Msg: `is null, not an object of servers: write "mcpServers": {} for no servers, or put the entries back`}
 	}
 	ms, dups, err := decodeObject(raw)
 	if err != nil {
-		f.serversRaw = raw
-		f.fileProblems = append(f.fileProblems, Problem{Key: "mcpServers",
-			Msg: `must be an object of servers by name, like {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem"]}}`})
-		return
+		return Problem{Key: "mcpServers", Msg: fmt.Sprintf(`is %s, not an object of servers by name: write it like {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem"]}}`, jsonKind(raw))}
 	}
 	for _, d := range dups {
 		f.fileProblems = append(f.fileProblems, Problem{Key: "mcpServers", Msg: fmt.Sprintf("the server %q appears more than once: keep one (the last one is used)", d)})
@@ -131,6 +132,26 @@ func (f *File) readServers(raw json.RawMessage) {
 		f.order = append(f.order, m.Key)
 		f.Servers[m.Key] = parseServer(m.Value)
 	}
+	return nil
+}
+
+// jsonKind names the kind of a JSON value: "a list", "a string"...
+func jsonKind(raw json.RawMessage) string {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return "empty"
+	}
+	switch b[0] {
+	case '[':
+		return "a list"
+	case '"':
+		return "a string " + rawString(raw)
+	case 't', 'f':
+		return "a boolean"
+	case '{':
+		return "an object that cannot be read"
+	}
+	return "a number " + rawString(raw)
 }
 
 // Sum returns the [Sum] of the bytes the file was parsed from, or the zero
@@ -163,6 +184,7 @@ func (f *File) Names() []string {
 // (cwd and stderr file directories must exist).
 func (f *File) Check() *Report {
 	r := &Report{File: slices.Clone(f.fileProblems)}
+	r.File = append(r.File, f.gatewayProblems()...)
 	for _, name := range f.Names() {
 		s := f.Servers[name]
 		if s == nil {
@@ -320,9 +342,6 @@ func (f *File) Marshal() ([]byte, error) {
 }
 
 func (f *File) serversJSON() (json.RawMessage, error) {
-	if len(f.Servers) == 0 && f.serversRaw != nil {
-		return f.serversRaw, nil
-	}
 	var ms []member
 	for _, name := range f.Names() {
 		s := f.Servers[name]

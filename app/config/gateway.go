@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -39,4 +40,29 @@ func (f *File) Gateway() (GatewaySettings, error) {
 		}
 	}
 	return g, nil
+}
+
+// gatewayProblems are the problems of the "gateway" key, for the
+// [Report]: those that make [File.Gateway] fail, and keys it does not
+// know.
+func (f *File) gatewayProblems() []Problem {
+	if _, err := f.Gateway(); err != nil {
+		var p Problem
+		if errors.As(err, &p) {
+			return []Problem{p}
+		}
+		return []Problem{{Key: "gateway", Msg: err.Error()}}
+	}
+	raw, ok := f.extra["gateway"]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	ms, _, _ := decodeObject(raw)
+	var ps []Problem
+	for _, m := range ms {
+		if m.Key != "httpPort" {
+			ps = append(ps, Problem{Key: "gateway." + m.Key, Msg: `is not a known key: the gateway's only setting is "httpPort"`})
+		}
+	}
+	return ps
 }

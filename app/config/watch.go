@@ -76,9 +76,18 @@ func (w *Watcher) remember(sum Sum) {
 // moment ago), the write still calls onChange, so that the host loads the
 // editor's change too.
 func (w *Watcher) Update(fn func(*File) error) error {
+	return w.UpdateOr(nil, fn)
+}
+
+// UpdateOr is [Watcher.Update], except that fn starts from a copy of
+// missing (if not nil) when the file does not exist: a host whose file was
+// removed keeps its last good config in force, and a change made through
+// the host applies to that config (writing the file again) rather than to
+// an empty one that would stop every other server.
+func (w *Watcher) UpdateOr(missing *File, fn func(*File) error) error {
 	var replaced, wrote Sum
 	ours := false
-	err := update(w.path, fn, updateOptions{beforeRename: func(before, after Sum) {
+	err := update(w.path, fn, updateOptions{missing: missing, beforeRename: func(before, after Sum) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if w.init && slices.Contains(w.known, before) {
@@ -103,7 +112,8 @@ func (w *Watcher) Update(fn func(*File) error) error {
 // that save by writing a new file and renaming it over the old one, and a
 // file that does not exist yet. Events of other files are ignored; a burst
 // of events is debounced, but a file written continuously is still looked at
-// every ten debounce periods. onChange is called when the file's content
+// every ten debounce periods. A file that is a symbolic link is followed: its
+// target's directory is watched too (see follow below). onChange is called when the file's content
 // (or its absence) differs from every content the host is known to have.
 func (w *Watcher) Run(ctx context.Context) error {
 	dir, base := filepath.Dir(w.path), filepath.Base(w.path)
@@ -118,6 +128,38 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err := fw.Add(dir); err != nil {
 		return err
 	}
+	// A config.json that is a symbolic link (a dotfiles manager's) is
+	// followed: the directory of its target is watched too, so that an
+	// edit of the target is seen, and the link is resolved again whenever
+	// it changes (re-pointed), moving that second watch.
+	var target, targetDir string
+	follow := func() {
+		t, err := filepath.EvalSymlinks(w.path)
+		if err != nil || filepath.Clean(t) == w.path {
+			t = ""
+		}
+		t = filepath.Clean(t)
+		if t == "." {
+			t = ""
+		}
+		newDir := ""
+		if t != "" {
+			newDir = filepath.Dir(t)
+		}
+		if newDir != targetDir {
+			if targetDir != "" && targetDir != dir {
+				_ = fw.Remove(targetDir)
+			}
+			if newDir != "" && newDir != dir {
+				if err := fw.Add(newDir); err != nil {
+					newDir, t = "", "" // a target we cannot watch: the link's own changes are still seen
+				}
+			}
+			targetDir = newDir
+		}
+		target = t
+	}
+	follow()
 
 	w.mu.Lock()
 	if !w.init {
@@ -157,7 +199,11 @@ func (w *Watcher) Run(ctx context.Context) error {
 			if !ok {
 				return errors.New("the file watcher stopped")
 			}
-			if filepath.Base(ev.Name) == base {
+			switch name := filepath.Clean(ev.Name); {
+			case filepath.Base(name) == base:
+				follow()
+				schedule()
+			case target != "" && name == target:
 				schedule()
 			}
 		case _, ok := <-fw.Errors:
@@ -177,7 +223,13 @@ func (w *Watcher) check() {
 	sum, _, err := readSum(w.path)
 	w.mu.Lock()
 	changed := err != nil || !slices.Contains(w.known, sum)
-	if changed && err == nil {
+	switch {
+	case err != nil:
+		// The file cannot be read (not a regular file, too large): the
+		// host keeps its config, and whatever readable content comes next,
+		// the same as before included, is a change to look at.
+		w.known = nil
+	case changed:
 		w.known = []Sum{sum}
 	}
 	w.mu.Unlock()

@@ -20,6 +20,9 @@ import (
 type updateOptions struct {
 	lockTimeout  time.Duration
 	beforeRename func(before, after Sum)
+	// missing, if not nil, is what fn starts from when the file does not
+	// exist (instead of New).
+	missing *File
 }
 
 const defaultLockTimeout = 10 * time.Second
@@ -69,6 +72,11 @@ func update(path string, fn func(*File) error, o updateOptions) error {
 			return err
 		}
 		f := New()
+		if data == nil && o.missing != nil {
+			if f, err = clone(o.missing); err != nil {
+				return err
+			}
+		}
 		if len(bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))) > 0 {
 			if f, err = Parse(data); err != nil {
 				var se *SyntaxError
@@ -113,9 +121,18 @@ func update(path string, fn func(*File) error, o updateOptions) error {
 	}
 }
 
+// clone returns a copy of f, through its JSON.
+func clone(f *File) (*File, error) {
+	data, err := f.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data)
+}
+
 // readSum reads the file and its Sum; a missing file is the zero Sum.
 func readSum(path string) (Sum, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Sum{}, nil, nil
 	}

@@ -202,6 +202,13 @@ func (f *facade) sdkCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.Call
 // error is a *jsonrpc.Error (an unknown tool, or the server's own error
 // answer) or the context's.
 func (f *facade) call(ctx context.Context, exposed string, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+	t0 := time.Now()
+	defer func() {
+		// As the lean path's timing: a long call is never silent.
+		if d := time.Since(t0); d > f.g.slowServer {
+			f.g.log.Info("a tool call through the gateway took long", "tool", exposed, "took", d)
+		}
+	}()
 	e, down := f.resolveTool(ctx, exposed)
 	if down != nil {
 		return toolError(down.text()), nil

@@ -71,6 +71,8 @@ type Gateway struct {
 	changed   chan struct{} // capacity 1: the number of clients changed
 	http      *httpEndpoint
 
+	slowServer time.Duration // slowServerAfter when the gateway was made
+
 	kick chan struct{} // capacity 1: rebuild the view
 	stop chan struct{}
 	done chan struct{} // the rebuild loop ended
@@ -94,15 +96,16 @@ func New(o Options) *Gateway {
 	}
 	g := &Gateway{
 		opts: o, backend: o.Backend, log: o.Logger.With("part", "gateway"),
-		impl:      &mcp.Implementation{Name: "switchboard", Title: "Switchboard", Version: o.Version},
-		memos:     map[string]*memo{},
-		facades:   map[*facade]struct{}{},
-		conns:     map[*sockConn]struct{}{},
-		listeners: map[net.Listener]struct{}{},
-		changed:   make(chan struct{}, 1),
-		kick:      make(chan struct{}, 1),
-		stop:      make(chan struct{}),
-		done:      make(chan struct{}),
+		impl:       &mcp.Implementation{Name: "switchboard", Title: "Switchboard", Version: o.Version},
+		memos:      map[string]*memo{},
+		facades:    map[*facade]struct{}{},
+		conns:      map[*sockConn]struct{}{},
+		listeners:  map[net.Listener]struct{}{},
+		changed:    make(chan struct{}, 1),
+		slowServer: slowServerAfter,
+		kick:       make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
 	}
 	g.implJSON, _ = json.Marshal(g.impl)
 	// The go-sdk logs every session at Info; only its warnings matter here.

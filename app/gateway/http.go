@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -32,7 +34,7 @@ func Token(store *secrets.Store) (string, error) {
 	if store == nil {
 		return "", errors.New("no keyring: the gateway's HTTP token lives in the OS keyring")
 	}
-	s, err := store.Get(TokenName)
+	s, err := keyringGet(store, TokenName)
 	if err == nil && !s.IsZero() {
 		return s.Reveal(), nil
 	}
@@ -41,6 +43,9 @@ func Token(store *secrets.Store) (string, error) {
 	}
 	return NewToken(store)
 }
+
+// keyringGet reads a secret (tests count the reads).
+var keyringGet = func(store *secrets.Store, name string) (secrets.Secret, error) { return store.Get(name) }
 
 // NewToken stores a new random token (replacing any) and returns it.
 func NewToken(store *secrets.Store) (string, error) {
@@ -58,6 +63,25 @@ func NewToken(store *secrets.Store) (string, error) {
 	return t, nil
 }
 
+// The HTTP endpoint's limits. Any local user can connect to 127.0.0.1, so
+// what a client without the token can hold is bounded: at most
+// httpMaxConns connections at once (more wait in the kernel's backlog,
+// costing the host no descriptor), httpHeaderTimeout to send its headers,
+// httpUnauthTimeout for the rest of a request and its answer, and every
+// refused request closes its connection. A client with the token gets no
+// read or write deadline once it is admitted: a Streamable HTTP answer is
+// an SSE stream that lasts as long as the tool call (its callTimeout, up
+// to a day) or the session (a GET stream), and the go-sdk writes it.
+// (Variables so that tests can shorten them.)
+var (
+	httpMaxConns      = 256
+	httpHeaderTimeout = 10 * time.Second
+	httpUnauthTimeout = 10 * time.Second // body and answer of a request not yet admitted
+	httpBodyTimeout   = 60 * time.Second // an admitted request's body
+	httpIdleTimeout   = 60 * time.Second // a keep-alive connection between requests
+	httpMaxHeader     = 64 << 10
+)
+
 // httpEndpoint is the Streamable HTTP endpoint: one listener on
 // 127.0.0.1, one shared facade (no per-client filter), and the checks in
 // front of the go-sdk's handler.
@@ -69,9 +93,8 @@ type httpEndpoint struct {
 	f    *facade
 	mcp  http.Handler
 
-	mu       sync.Mutex
-	token    string
-	reloaded time.Time // when the token was last read from the keyring
+	mu    sync.Mutex
+	token []byte // read from the keyring when the endpoint starts and on ReloadHTTPToken; never on a request
 }
 
 // SetHTTP turns the HTTP endpoint on at 127.0.0.1:port, or off with port
@@ -106,13 +129,18 @@ func (g *Gateway) SetHTTP(port int) error {
 	if err != nil {
 		return fmt.Errorf("the gateway's HTTP endpoint stays off: %w: choose another gateway.httpPort", err)
 	}
-	e := &httpEndpoint{g: g, port: port, ln: ln, token: token, reloaded: time.Now()}
+	ln = limitListener(ln, httpMaxConns)
+	e := &httpEndpoint{g: g, port: port, ln: ln, token: []byte(token)}
 	e.f = g.newFacade(Filter{})
 	e.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return e.f.srv },
 		&mcp.StreamableHTTPOptions{Logger: g.sdkLog, SessionTimeout: time.Hour})
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, e)
-	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	// ReadTimeout and WriteTimeout bound every request until ServeHTTP
+	// admits it (see the limits above); ServeHTTP lifts them then.
+	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: httpHeaderTimeout,
+		ReadTimeout: httpUnauthTimeout, WriteTimeout: httpUnauthTimeout, IdleTimeout: httpIdleTimeout,
+		MaxHeaderBytes: httpMaxHeader, ErrorLog: slog.NewLogLogger(g.log.Handler(), slog.LevelDebug)}
 	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
@@ -150,31 +178,84 @@ func (e *httpEndpoint) close() {
 	e.g.dropFacade(e.f)
 }
 
+// ReloadHTTPToken reads the HTTP endpoint's token from the keyring again
+// (making one if there is none): the host calls it when the token changed
+// ('switchboard gateway token --new', 'switchboard secret set'). Requests
+// never read the keyring: a wrong token is refused from memory, so that a
+// locked keyring cannot make a stranger's requests pop unlock prompts or
+// stall the endpoint.
+func (g *Gateway) ReloadHTTPToken() error {
+	g.mu.Lock()
+	e := g.http
+	g.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	t, err := Token(g.opts.Secrets)
+	if err != nil {
+		return fmt.Errorf("the gateway's HTTP endpoint keeps its token: the new one cannot be read: %w", err)
+	}
+	e.mu.Lock()
+	e.token = []byte(t)
+	e.mu.Unlock()
+	return nil
+}
+
 // ServeHTTP refuses a request whose Host or Origin is not local (DNS
 // rebinding: a web page that resolved its own name to 127.0.0.1) or that
-// lacks the bearer token, then hands it to the go-sdk.
+// lacks the bearer token, closing its connection, then lifts the
+// connection's deadlines and hands the request to the go-sdk.
 func (e *httpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	refuse := func(code int, msg string) {
+		w.Header().Set("Connection", "close")
+		http.Error(w, msg, code)
+	}
 	if !localHost(r.Host) {
-		http.Error(w, "forbidden: the Host header must name this computer (127.0.0.1 or localhost)", http.StatusForbidden)
+		refuse(http.StatusForbidden, "forbidden: the Host header must name this computer (127.0.0.1 or localhost)")
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" && !localOrigin(o) {
-		http.Error(w, "forbidden: requests from web pages of other origins are refused", http.StatusForbidden)
+		refuse(http.StatusForbidden, "forbidden: requests from web pages of other origins are refused")
 		return
 	}
 	if !e.authorized(r.Header.Get("Authorization")) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-		http.Error(w, "unauthorized: send 'Authorization: Bearer TOKEN' with the token that 'switchboard gateway token' prints", http.StatusUnauthorized)
+		refuse(http.StatusUnauthorized, "unauthorized: send 'Authorization: Bearer TOKEN' with the token that 'switchboard gateway token' prints")
 		return
+	}
+	// Admitted: the answer may be a long SSE stream, so no write
+	// deadline; the body gets httpBodyTimeout, and once it is read no
+	// read deadline either (net/http's background read would otherwise
+	// end the request's context when it expires).
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{})
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		_ = rc.SetReadDeadline(time.Time{})
+	} else {
+		_ = rc.SetReadDeadline(time.Now().Add(httpBodyTimeout))
+		r.Body = &liftAtEOF{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
 	}
 	e.mcp.ServeHTTP(w, r)
 }
 
-// authorized compares the request's bearer token with the keyring's, in
-// constant time. A token that does not match makes the endpoint re-read
-// the keyring (at most every 5 s), so that a token changed with
-// 'switchboard gateway token --new' or 'switchboard secret set' works
-// without a restart.
+// liftAtEOF calls lift once the body has been read to its end.
+type liftAtEOF struct {
+	io.ReadCloser
+	lift func()
+	done bool
+}
+
+func (b *liftAtEOF) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.lift()
+	}
+	return n, err
+}
+
+// authorized compares the request's bearer token with the endpoint's, in
+// constant time. The token is the one in memory: see ReloadHTTPToken.
 func (e *httpEndpoint) authorized(header string) bool {
 	scheme, got, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
@@ -182,20 +263,54 @@ func (e *httpEndpoint) authorized(header string) bool {
 	}
 	got = strings.TrimSpace(got)
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if subtle.ConstantTimeCompare([]byte(got), []byte(e.token)) == 1 && e.token != "" {
-		return true
+	want := e.token
+	e.mu.Unlock()
+	return len(want) > 0 && subtle.ConstantTimeCompare([]byte(got), want) == 1
+}
+
+// limitListener accepts at most n connections at once: Accept waits for
+// one to close. Connections beyond n stay in the kernel's backlog, where
+// they cost the host no descriptor.
+func limitListener(l net.Listener, n int) net.Listener {
+	return &limitedListener{Listener: l, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limitedListener struct {
+	net.Listener
+	sem       chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
 	}
-	if time.Since(e.reloaded) < 5*time.Second || e.g.opts.Secrets == nil {
-		return false
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
 	}
-	e.reloaded = time.Now()
-	s, err := e.g.opts.Secrets.Get(TokenName)
-	if err != nil || s.IsZero() {
-		return false
-	}
-	e.token = s.Reveal()
-	return subtle.ConstantTimeCompare([]byte(got), []byte(e.token)) == 1
+	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+func (l *limitedListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
 }
 
 // localHost reports whether a Host header names the loopback interface.

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -375,6 +376,10 @@ type rawLean struct {
 	meta          map[string]json.RawMessage
 	progressToken json.RawMessage
 	modern        bool
+
+	// When the call reached each step (see timing).
+	t0, tResolved, tSent time.Time
+	server               string
 }
 
 // finish sends the response, unless the call was withdrawn.
@@ -384,9 +389,41 @@ func (r *rawLean) finish(line []byte) {
 	}
 }
 
+// Thresholds of the lean path's timing log (variables for tests; a
+// Gateway copies slowServerAfter when it is made).
+var (
+	// stallAfter: a step of the gateway's own (from the request to the
+	// server's stdin, from the server's answer to the client's socket)
+	// that takes longer is a stall, logged as a warning: those steps take
+	// microseconds.
+	stallAfter = time.Second
+	// slowServerAfter: a server that takes longer to answer is logged at
+	// Info, with the steps' times, so that a long call is never silent.
+	slowServerAfter = 10 * time.Second
+)
+
+// timing logs a call whose steps took long: a stall of the gateway's own
+// (Warn), a long wait for a server's first start or a slow server (Info).
+// tAnswer is when the server's answer (or the call's error) came; the
+// response has been handed to the client's socket when it runs.
+func (r *rawLean) timing(tAnswer time.Time) {
+	wait := r.tResolved.Sub(r.t0) // resolveTool waits only for a first start
+	server := tAnswer.Sub(r.tSent)
+	deliver := time.Since(tAnswer)
+	attrs := []any{"server", r.server, "tool", r.p.Name, "waited_for_start", wait, "server_answered_in", server, "to_client", deliver}
+	switch {
+	case deliver > stallAfter:
+		r.c.g.log.Warn("the gateway stalled on a tool call: handing the answer to the client took over "+stallAfter.String(), attrs...)
+	case wait > stallAfter || server > r.c.g.slowServer:
+		r.c.g.log.Info("a tool call through the gateway took long", attrs...)
+	}
+}
+
 func (r *rawLean) start() {
 	c := r.c
+	r.t0 = time.Now()
 	e, down := c.f.resolveTool(c.ctx, r.p.Name)
+	r.tResolved = time.Now()
 	if c.ctx.Err() != nil {
 		return
 	}
@@ -402,7 +439,10 @@ func (r *rawLean) start() {
 	if r.progressToken != nil {
 		call.Progress = func(params json.RawMessage) { c.rawProgress(r.progressToken, params) }
 	}
+	r.server = e.server
 	call.Done = func(result json.RawMessage, err error) {
+		tAnswer := time.Now()
+		defer r.timing(tAnswer)
 		if err != nil {
 			r.finish(c.failedLine(r.rawID, err, r.modern))
 			return
@@ -419,7 +459,11 @@ func (r *rawLean) start() {
 	if withdrawn {
 		return // cancelled while it waited for its server
 	}
+	r.tSent = time.Now() // set before the write: Done may run before StartToolCall returns
 	stop, err := r.rb.StartToolCall(e.server, call)
+	if d := time.Since(r.tSent); d > stallAfter {
+		c.g.log.Warn("the gateway stalled on a tool call: sending it to the server took over "+stallAfter.String(), "server", e.server, "tool", r.p.Name, "took", d)
+	}
 	if err != nil {
 		r.finish(c.failedLine(r.rawID, err, r.modern))
 		return

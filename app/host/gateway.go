@@ -29,6 +29,12 @@ import (
 // MethodGatewayTools returns a [GatewayInfo].
 const MethodGatewayTools = "gateway.tools"
 
+// MethodGatewayReloadToken makes the HTTP endpoint read its bearer token
+// from the keyring again: 'switchboard gateway token --new' calls it after
+// storing a new token. The endpoint reads the keyring only then and when it
+// starts, never on a request.
+const MethodGatewayReloadToken = "gateway.reloadToken"
+
 // GatewayInfo is the gateway's endpoints and naming, for 'switchboard
 // tools'.
 type GatewayInfo struct {
@@ -311,7 +317,24 @@ func (h *Host) withGateway(ms api.Methods) api.Methods {
 		}
 		return info, nil
 	}
+	ms[MethodGatewayReloadToken] = func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+		if h.gw == nil {
+			return nil, nil
+		}
+		return nil, h.gw.ReloadHTTPToken()
+	}
 	return ms
+}
+
+// tokenChanged reloads the HTTP endpoint's token when a secret change
+// through the host (secret set, secret delete) is the token's.
+func (h *Host) tokenChanged(name string) {
+	if name != gateway.TokenName || h.gw == nil {
+		return
+	}
+	if err := h.gw.ReloadHTTPToken(); err != nil {
+		h.log.Error("gateway", "error", err)
+	}
 }
 
 // The raw relay of tools/call (gateway.RawBackend). A call gets the id

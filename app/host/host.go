@@ -318,13 +318,26 @@ func (h *Host) setupLog() func() {
 // Stop asks the host to stop.
 func (h *Host) Stop() { h.quitOnce.Do(func() { close(h.quit) }) }
 
-// reload is the watcher's callback: the file changed on disk.
+// reload is the watcher's callback: the file changed on disk. A file that
+// cannot be used (not JSON, a wrong type of mcpServers, too large, not a
+// regular file) leaves the last good config in force, and so does a file
+// that was removed: a removal is as likely a mistake, or an editor or a
+// sync tool half-way through, as a wish to stop every server, and the
+// empty file such a wish would leave is refused too. To stop every
+// server, save "mcpServers": {}.
 func (h *Host) reload() {
 	h.applyMu.Lock()
 	defer h.applyMu.Unlock()
 	f, err := config.Load(h.opts.ConfigPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		f, err = config.New(), nil
+		h.mu.Lock()
+		hadFile := h.file != nil && h.file.Sum() != (config.Sum{})
+		h.mu.Unlock()
+		if hadFile {
+			err = &removedError{path: h.opts.ConfigPath}
+		} else {
+			f, err = config.New(), nil // there never was one: nothing to keep
+		}
 	}
 	if err != nil {
 		h.mu.Lock()
@@ -336,6 +349,13 @@ func (h *Host) reload() {
 	}
 	h.log.Info("config file changed; applying the difference")
 	h.applyFile(f)
+}
+
+// removedError is the config file removed while the host had it.
+type removedError struct{ path string }
+
+func (e *removedError) Error() string {
+	return e.path + ` was removed: restore it (a change through 'switchboard servers' writes the config in force back), or save one with "mcpServers": {} to stop every server`
 }
 
 func (h *Host) applyFile(f *config.File) {
@@ -376,7 +396,16 @@ func (h *Host) change(fn func(*config.File) error) error {
 	h.applyMu.Lock()
 	defer h.applyMu.Unlock()
 	var out *config.File
-	err := h.watcher.Update(func(f *config.File) error {
+	// A file removed under the host: the change applies to the config in
+	// force (see reload), which it writes back.
+	var missing *config.File
+	h.mu.Lock()
+	var re *removedError
+	if errors.As(h.cfgErr, &re) {
+		missing = h.file
+	}
+	h.mu.Unlock()
+	err := h.watcher.UpdateOr(missing, func(f *config.File) error {
 		if err := fn(f); err != nil {
 			return err
 		}

@@ -195,6 +195,7 @@ func (h *Host) methods() api.Methods {
 			if err := h.opts.Secrets.Set(p.Name, secrets.New(p.Value)); err != nil {
 				return nil, err
 			}
+			h.tokenChanged(p.Name)
 			return map[string][]string{"restarted": h.mgr.SecretChanged(p.Name)}, nil
 		},
 		MethodSecretDelete: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
@@ -205,7 +206,11 @@ func (h *Host) methods() api.Methods {
 			if h.opts.Secrets == nil {
 				return nil, errors.New("this host has no keyring")
 			}
-			return nil, h.opts.Secrets.Delete(p.Name)
+			if err := h.opts.Secrets.Delete(p.Name); err != nil {
+				return nil, err
+			}
+			h.tokenChanged(p.Name)
+			return nil, nil
 		},
 		MethodSecretList: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
 			h.mu.Lock()

@@ -49,6 +49,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/bench/internal/table"
+	"golang.org/x/sys/unix"
 )
 
 type config struct {
@@ -208,12 +209,20 @@ func run(ctx context.Context, c config, out io.Writer) error {
 				tool = "echo"
 			}
 			before := cpuTimes(p.procs)
-			lat, rate, err := measure(ctx, p.cs, tool, c.calls, 1, c.warmup)
+			slow := func(mode string) func(time.Time, time.Duration, string) {
+				return func(t0 time.Time, d time.Duration, stuck string) {
+					slowMu.Lock()
+					slowCalls = append(slowCalls, fmt.Sprintf("%s  %-34s %-14s round %d: %v%s", t0.Format("15:04:05.000"), p.name, mode, r+1, d.Round(time.Millisecond), stuck))
+					slowMu.Unlock()
+				}
+			}
+			procs := append([]proc{{"bench client", os.Getpid()}}, p.procs...)
+			lat, rate, err := measure(ctx, p.cs, tool, c.calls, 1, c.warmup, slow("sequential"), procs)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
 			p.seq, p.seqR = append(p.seq, lat...), append(p.seqR, rate)
-			lat, rate, err = measure(ctx, p.cs, tool, c.calls, c.conc, c.warmup)
+			lat, rate, err = measure(ctx, p.cs, tool, c.calls, c.conc, c.warmup, slow("concurrent"), procs)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
@@ -266,10 +275,65 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	for _, p := range paths {
 		fmt.Fprintf(out, "  %-34s %s / %s\n", p.name, rates(p.seqR), rates(p.conR))
 	}
+	slowMu.Lock()
+	if len(slowCalls) == 0 {
+		fmt.Fprintf(out, "calls over %v: none\n", slowCall)
+	} else {
+		fmt.Fprintf(out, "calls over %v (start, path, mode, round: took), to match against the hosts' logs (KEEP=DIR keeps them):\n", slowCall)
+		for _, l := range slowCalls {
+			fmt.Fprintf(out, "  %s\n", l)
+		}
+	}
+	slowMu.Unlock()
 	load, _ = os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(out, "load after: %s\n", strings.Join(strings.Fields(string(load))[:3], " "))
 	return nil
 }
+
+// stuckAfter is when a pending call's pipes are looked at.
+const stuckAfter = 5 * time.Second
+
+// pipeBacklog lists, for each process, the pipes it has open that hold
+// unread bytes (FIONREAD through /proc/PID/fd: the same pipe, opened
+// again), so that a stalled call shows whose input waits unread.
+func pipeBacklog(procs []proc) string {
+	var parts []string
+	for _, p := range procs {
+		dir := fmt.Sprintf("/proc/%d/fd", p.pid)
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			link, err := os.Readlink(filepath.Join(dir, e.Name()))
+			if err != nil || !strings.HasPrefix(link, "pipe:") {
+				continue
+			}
+			fd, err := unix.Open(filepath.Join(dir, e.Name()), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+			if err != nil {
+				continue
+			}
+			n, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // FIONREAD
+			unix.Close(fd)
+			if err == nil && n > 0 {
+				parts = append(parts, fmt.Sprintf("%s (pid %d) fd %s %s: %d bytes unread", p.role, p.pid, e.Name(), link, n))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return "no pipe holds unread bytes"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// slowCall is the latency over which a call is listed with its time, path
+// and round (issue 11, item 19: a call once took 60.001 s).
+const slowCall = time.Second
+
+var (
+	slowMu    sync.Mutex
+	slowCalls []string
+)
 
 func call(ctx context.Context, cs *mcp.ClientSession, tool string) (*mcp.CallToolResult, error) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"text": "hello, gateway"}})
@@ -286,8 +350,8 @@ func call(ctx context.Context, cs *mcp.ClientSession, tool string) (*mcp.CallToo
 }
 
 // measure makes n calls with conc callers (after warmup calls) and returns
-// each call's latency and the rate.
-func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, warmup int) ([]time.Duration, float64, error) {
+// each call's latency and the rate; slow hears of each call over slowCall.
+func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, warmup int, slow func(time.Time, time.Duration, string), procs []proc) ([]time.Duration, float64, error) {
 	for i := 0; i < warmup; i++ {
 		if _, err := call(ctx, cs, tool); err != nil {
 			return nil, 0, err
@@ -309,8 +373,17 @@ func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, w
 			defer wg.Done()
 			for i := range next {
 				t0 := time.Now()
+				// A call still pending after stuckAfter: which pipe holds
+				// the bytes that nobody reads says which process stalls.
+				stuck := make(chan string, 1)
+				watch := time.AfterFunc(stuckAfter, func() { stuck <- "; after " + stuckAfter.String() + ": " + pipeBacklog(procs) })
 				_, err := call(ctx, cs, tool)
 				lat[i] = time.Since(t0)
+				if !watch.Stop() {
+					slow(t0, lat[i], <-stuck)
+				} else if lat[i] > slowCall {
+					slow(t0, lat[i], "")
+				}
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {

@@ -1,0 +1,71 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// syncBuffer is a log destination that tests read while the gateway
+// writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestLeanSlowCallLogged: a call whose server takes long is logged with
+// the time of each step (issue 11, item 19: a call once took 60 s with
+// nothing in the log), and a quick one is not.
+func TestLeanSlowCallLogged(t *testing.T) {
+	old := slowServerAfter
+	slowServerAfter = 100 * time.Millisecond
+	t.Cleanup(func() { slowServerAfter = old })
+	var logs syncBuffer
+	f := newFake(running("alpha", "echo", "slow"))
+	f.onCall = func(ctx context.Context, server string, p *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+		if p.Name == "slow" {
+			time.Sleep(300 * time.Millisecond)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+	}
+	g := New(Options{Backend: fakeRaw{f}, Version: "test", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	l, sock := testListen(t)
+	go func() { _ = g.Serve(l) }()
+	t.Cleanup(g.Close)
+	h := &harness{g: g, fake: f, sock: sock}
+	cs := h.connect(t, nil, "", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	for _, tool := range []string{"alpha__echo", "alpha__slow"} {
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool}); err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", tool, err, res)
+		}
+	}
+	out := logs.String()
+	if n := strings.Count(out, "a tool call through the gateway took long"); n != 1 {
+		t.Fatalf("%d slow-call lines, want 1 (for alpha__slow):\n%s", n, out)
+	}
+	for _, want := range []string{"server=alpha", "tool=alpha__slow", "server_answered_in=", "to_client="} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the slow-call line lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,129 @@
+//go:build linux
+
+package host
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+)
+
+// TestHostKeepsLastGoodConfig: every file the host cannot use leaves the
+// servers it runs as they are (same process), and the host's status says
+// what is wrong and what to do: an mcpServers of the wrong type, an empty
+// file, a removed file, a FIFO, a link to /dev/zero, a file over the size
+// limit. A change through the host after a removal writes the config in
+// force back. A bad gateway.httpPort is a problem in the status.
+func TestHostKeepsLastGoodConfig(t *testing.T) {
+	th := runHost(t, nil, map[string]any{"a": helperEntry("modern", "a")})
+	pid := th.waitRunning(t, "a").PID
+	path := th.opts.ConfigPath
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := func() ConfigStatus {
+		var st ConfigStatus
+		th.must(t, MethodConfig, nil, &st)
+		return st
+	}
+	waitError := func(what, want string) {
+		t.Helper()
+		eventually(t, wait, what+": the status says so", func() (bool, string) {
+			st := status()
+			return !st.OK && strings.Contains(st.Error, want), st.Error
+		})
+		if st := th.waitRunning(t, "a"); st.PID != pid {
+			t.Fatalf("%s: server a was restarted (pid %d, was %d)", what, st.PID, pid)
+		}
+	}
+	restore := func(what string) {
+		t.Helper()
+		replace(t, path, good)
+		eventually(t, wait, what+": the restored file is in force", func() (bool, string) {
+			st := status()
+			return st.OK, st.Error
+		})
+	}
+	write := func(doc string) { t.Helper(); replace(t, path, []byte(doc)) }
+
+	for doc, want := range map[string]string{
+		`{"mcpServers": null}`: `mcpServers: is null, not an object of servers: write "mcpServers": {} for no servers`,
+		`{"mcpServers": "x"}`:  `mcpServers: is a string "x", not an object of servers by name`,
+		`{"mcpServers": []}`:   `mcpServers: is a list, not an object of servers by name`,
+		``:                     `the file is empty`,
+	} {
+		write(doc)
+		waitError(doc, want)
+		restore(doc)
+	}
+
+	// Removed: kept, and said so.
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	waitError("removed", path+` was removed: restore it`)
+	// A change through the host writes the config in force back, plus the change.
+	raw, _ := json.Marshal(helperEntry("modern", "b"))
+	th.must(t, MethodPut, PutParams{Name: "b", Entry: raw, Create: true}, nil)
+	if st := status(); !st.OK {
+		t.Errorf("after servers.put on a removed file: %+v", st)
+	}
+	f, err := config.Load(path)
+	if err != nil || f.Servers["a"] == nil || f.Servers["b"] == nil {
+		t.Fatalf("the file written back: %v %v", f, err)
+	}
+	th.waitRunning(t, "b")
+	if st := th.waitRunning(t, "a"); st.PID != pid {
+		t.Fatalf("servers.put after the removal restarted a")
+	}
+	good, _ = os.ReadFile(path)
+
+	// Not regular files, and a large one: refused without reading them.
+	os.Remove(path)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitError("a FIFO", "is not a regular file (a named pipe)")
+	if err := th.call(t, MethodPut, PutParams{Name: "c", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("servers.put on a FIFO: %v", err)
+	}
+	os.Remove(path)
+	if err := os.Symlink("/dev/zero", path); err != nil {
+		t.Fatal(err)
+	}
+	waitError("a link to /dev/zero", "is not a regular file (a character device)")
+	os.Remove(path)
+	restore("after /dev/zero")
+	big := strings.Replace(string(good), "{", `{"pad": "`+strings.Repeat("x", config.MaxFileSize)+`", `, 1)
+	write(big)
+	waitError("a file over the limit", "over the limit of 4 MiB")
+	restore("after the large file")
+
+	// gateway.httpPort is checked like any key: a problem in the status.
+	write(strings.Replace(string(good), "{", `{"gateway": {"httpPort": 99999}, `, 1))
+	eventually(t, wait, "a bad httpPort: the status says so", func() (bool, string) {
+		st := status()
+		return st.OK && strings.Contains(strings.Join(st.Problems, "\n"), "gateway.httpPort: 99999 is not a port"), strings.Join(st.Problems, "\n")
+	})
+	if st := th.waitRunning(t, "a"); st.PID != pid {
+		t.Fatalf("a bad httpPort restarted a")
+	}
+}
+
+// replace writes a file as an editor saves it: a new file renamed over.
+func replace(t *testing.T, path string, data []byte) {
+	t.Helper()
+	tmp := filepath.Join(filepath.Dir(path), ".edit.tmp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
