@@ -91,7 +91,7 @@ func newManager(t *testing.T, store *secrets.Store) (*Manager, *events) {
 		r = store
 	}
 	m := NewManager(ManagerOptions{
-		Start:   engine.StartOptions{Secrets: r},
+		Start: engine.StartOptions{Secrets: r},
 		// The periodic retry of a secret is an hour away: only a secret set
 		// or a start retries it here.
 		Policy:  supervisor.Policy{Initial: 50 * time.Millisecond, Max: 500 * time.Millisecond, SecretRetry: time.Hour},
