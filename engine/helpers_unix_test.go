@@ -30,6 +30,7 @@ const (
 	leaderEnv   = "SWITCHBOARD_ENGINE_TEST_LEADER" // fork: "exit" makes the leader exit after forking
 	codeEnv     = "SWITCHBOARD_ENGINE_TEST_CODE"   // exit: the exit code
 	registryEnv = "SWITCHBOARD_ENGINE_TEST_REG"    // host: the registry's path
+	serverEnv   = "SWITCHBOARD_ENGINE_TEST_SERVER" // host, subhost: the server's role (default fork)
 )
 
 // testExe is the test binary, run as every helper.
@@ -120,6 +121,31 @@ var helpers = map[string]func(args []string) int{
 		sleepForever()
 		return 0
 	},
+	// escape is "fork" whose grandchild leaves the process group and the
+	// session (setsid), as a daemonizing child does.
+	"escape": func([]string) int {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return 98
+		}
+		c := exec.Command(testExe)
+		c.Env = append(os.Environ(), helperEnv+"=grandchild")
+		c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+		c.ExtraFiles = []*os.File{w}
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "escape:", err)
+			return 98
+		}
+		w.Close()
+		_, _ = io.ReadAll(r)
+		_ = json.NewEncoder(os.Stdout).Encode(pids{Pid: os.Getpid(), Child: c.Process.Pid})
+		if os.Getenv(leaderEnv) == "exit" {
+			return 0
+		}
+		sleepForever()
+		return 0
+	},
 	"grandchild": func([]string) int {
 		signal.Ignore(syscall.SIGTERM)
 		os.NewFile(3, "ready").Close()
@@ -175,8 +201,12 @@ var helpers = map[string]func(args []string) int{
 	// Registry at registryEnv, relays the server's pids line to its own
 	// stdout, and waits to be killed.
 	"host": func([]string) int {
+		role := os.Getenv(serverEnv)
+		if role == "" {
+			role = "fork"
+		}
 		spec := Spec{Name: "pdeathsig", Command: testExe,
-			Env:    map[string]EnvValue{helperEnv: Literal("fork")},
+			Env:    map[string]EnvValue{helperEnv: Literal(role)},
 			Stderr: Stderr{Kind: StderrDiscard}}
 		p, err := Start(context.Background(), spec, StartOptions{Registry: NewRegistry(os.Getenv(registryEnv))})
 		if err != nil {

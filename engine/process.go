@@ -106,11 +106,11 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 	if err != nil {
 		return nil, err
 	}
-	var ident Identity
-	if opts.Registry != nil {
-		ident.Token = newToken()
-		env = append(env, TokenEnv+"="+ident.Token)
-	}
+	// Every process of the server inherits the token: the stop ladder
+	// finds by it the members that left the process group and lost their
+	// parent, and a later sweep finds the survivors of a killed host.
+	ident := Identity{Token: newToken()}
+	env = append(env, TokenEnv+"="+ident.Token)
 
 	p := &Process{spec: spec, launch: launch, log: log.With("server", spec.Name),
 		registry: opts.Registry, exited: make(chan struct{}), done: make(chan struct{})}
@@ -173,6 +173,7 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 		}
 		return nil, fmt.Errorf("server %q: starting %q: %w", spec.Name, launch.Path, err)
 	}
+	osp.token, osp.start = ident.Token, procStart(osp.pid)
 	p.osp = osp
 	p.started = time.Now()
 	if errR != nil {
@@ -181,7 +182,7 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 	}
 	if p.registry != nil {
 		ident.Server, ident.PID, ident.PGID = spec.Name, osp.pid, osp.pid
-		ident.Start, ident.Boot = procStart(osp.pid), bootID()
+		ident.Start, ident.Boot = osp.start, bootID()
 		p.ident = ident
 		if err := p.registry.add(ident); err != nil {
 			p.log.Warn("cannot record the server's process group for a later sweep", "error", err)

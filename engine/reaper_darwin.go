@@ -16,6 +16,23 @@ func prepareOS(cmd *exec.Cmd, _ *Launch) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
+// treeAlive reports whether the leader or any other member of its group
+// is still running (zombies do not count). macOS has no subreaper and no
+// /proc environ of other processes to read cheaply: a member that left
+// the group (setsid) is not followed here; the next host's sweep finds it
+// only if it stayed in the group.
+func (o *osProc) treeAlive() bool {
+	return len(groupMembers(o.pid)) > 0
+}
+
+// signalTree sends each of sigs to the server's process group. The leader
+// is not reaped yet, so the group id still belongs to us.
+func (o *osProc) signalTree(sigs ...unix.Signal) {
+	for _, sig := range sigs {
+		_ = unix.Kill(-o.pid, sig)
+	}
+}
+
 // startOS starts cmd and watches its leader with kqueue (NOTE_EXIT), which
 // does not reap it. When the leader exits alone (no other member left in
 // its group) it is reaped at once for its status; otherwise it stays a

@@ -33,10 +33,13 @@ func startOS(cmd *exec.Cmd) (*osProc, error) {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-		if err := cmd.Start(); err != nil {
+		// Registered as our own child before the orphan reaper can see it
+		// exit: that one is reaped here, by cmd.Wait.
+		if err := startChild(cmd); err != nil {
 			started <- err
 			return
 		}
+		defer forgetChild(cmd.Process.Pid) // after cmd.Wait below
 		o.pid = cmd.Process.Pid
 		started <- nil
 		o.exit <- waitNoReap(o.pid)
@@ -87,9 +90,12 @@ func waitNoReap(pid int) ExitStatus {
 type procStat struct {
 	pid   int
 	state byte
+	ppid  int
 	pgrp  int
 	start uint64 // clock ticks after boot
 }
+
+func (st procStat) live() bool { return st.state != 'Z' && st.state != 'X' }
 
 func readStat(pid int) (procStat, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
@@ -108,6 +114,7 @@ func readStat(pid int) (procStat, bool) {
 		return procStat{}, false
 	}
 	st := procStat{pid: pid, state: f[0][0]}
+	st.ppid, _ = strconv.Atoi(f[1])
 	st.pgrp, _ = strconv.Atoi(f[2])
 	st.start, _ = strconv.ParseUint(f[19], 10, 64)
 	return st, true
@@ -169,6 +176,7 @@ func (s *procScanner) get() []procStat {
 	s.pending, s.running = nil, r
 	s.mu.Unlock()
 	r.res = allProcs()
+	tokens.prune(r.res)
 	s.mu.Lock()
 	if s.running == r {
 		s.running = nil
@@ -178,15 +186,92 @@ func (s *procScanner) get() []procStat {
 	return r.res
 }
 
-// groupMembers lists the live (not zombie) members of process group pgid.
-func groupMembers(pgid int) []int {
-	var pids []int
-	for _, st := range scanner.get() {
-		if st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
-			pids = append(pids, st.pid)
+// treeMembers lists the live processes of a server's tree, from one scan
+// of /proc:
+//   - the members of its process group (the leader's pid is the group's id),
+//   - the descendants of any of them, wherever they went (a process that
+//     called setsid() left the group, not the tree),
+//   - any process that started no earlier than the leader and carries the
+//     server's token in its environment, and its descendants: a process
+//     whose parent died is no longer anyone's descendant (it was
+//     re-parented to this host, a child subreaper: see BecomeSubreaper; or
+//     to init or another subreaper when the host is not one).
+//
+// A process outside the group is found only while it is alive; the token
+// is read from /proc/PID/environ (which only its own user and root can
+// read) once per process, and remembered while the process lives.
+func treeMembers(leader int, leaderStart uint64, token string) []procStat {
+	all := scanner.get()
+	kids := make(map[int][]int, len(all))
+	byPid := make(map[int]procStat, len(all))
+	for _, st := range all {
+		byPid[st.pid] = st
+		kids[st.ppid] = append(kids[st.ppid], st.pid)
+	}
+	in := map[int]bool{}
+	var queue []int
+	add := func(pid int) {
+		if !in[pid] {
+			in[pid] = true
+			queue = append(queue, pid)
 		}
 	}
-	return pids
+	for _, st := range all {
+		if st.pgrp == leader || st.pid == leader {
+			add(st.pid)
+		}
+	}
+	for _, st := range all {
+		if token == "" || in[st.pid] || !st.live() || st.start < leaderStart {
+			continue
+		}
+		// An orphan's new parent (this host, init, a subreaper) started
+		// before the leader; a process whose parent started later is a
+		// member's descendant (found below) or a stranger's: its
+		// environment need not be read.
+		if parent, ok := byPid[st.ppid]; ok && parent.start >= leaderStart {
+			continue
+		}
+		if tokens.of(st) == token {
+			add(st.pid)
+		}
+	}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, c := range kids[pid] {
+			add(c)
+		}
+	}
+	var out []procStat
+	for pid := range in {
+		if st := byPid[pid]; st.live() {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// treeAlive reports whether any process of the server's tree still runs
+// (zombies do not count).
+func (o *osProc) treeAlive() bool {
+	return len(treeMembers(o.pid, o.start, o.token)) > 0
+}
+
+// signalTree sends each of sigs to the server's whole group and to every
+// member of its tree outside the group, each through a pidfd after checking that
+// the pid still names the same process. The leader is not reaped yet, so
+// the group id is still ours.
+func (o *osProc) signalTree(sigs ...unix.Signal) {
+	outside := treeMembers(o.pid, o.start, o.token)
+	for _, sig := range sigs {
+		_ = unix.Kill(-o.pid, sig)
+		for _, st := range outside {
+			if st.pgrp != o.pid {
+				_ = signalSame(st, sig)
+			}
+		}
+	}
 }
 
 // procStart returns a process's start time, its identity beside its pid.
@@ -199,6 +284,71 @@ func procStart(pid int) uint64 {
 func bootID() string {
 	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
 	return strings.TrimSpace(string(b))
+}
+
+// tokenCache remembers the value of TokenEnv in each process's environment
+// ("" for none, or unreadable), by pid and start time: a stop ladder polls
+// the tree many times, and reads each process's environment only once.
+type tokenCache struct {
+	mu sync.Mutex
+	m  map[procKey]string
+}
+
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+var tokens = tokenCache{m: map[procKey]string{}}
+
+func (c *tokenCache) of(st procStat) string {
+	k := procKey{st.pid, st.start}
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = readToken(st.pid)
+	if now, ok := readStat(st.pid); !ok || now.start != st.start {
+		return "" // the pid was reused while its environment was read
+	}
+	c.mu.Lock()
+	c.m[k] = v
+	c.mu.Unlock()
+	return v
+}
+
+// prune forgets the processes that are no longer in a scan.
+func (c *tokenCache) prune(scan []procStat) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) == 0 {
+		return
+	}
+	now := make(map[procKey]bool, len(scan))
+	for _, st := range scan {
+		now[procKey{st.pid, st.start}] = true
+	}
+	for k := range c.m {
+		if !now[k] {
+			delete(c.m, k)
+		}
+	}
+}
+
+// readToken returns the value of TokenEnv in pid's environment, or "".
+func readToken(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return ""
+	}
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte(TokenEnv+"=")); ok {
+			return string(v)
+		}
+	}
+	return ""
 }
 
 // hasToken reports whether pid's environment carries the server's token.
@@ -217,20 +367,41 @@ func hasToken(pid int, token string) bool {
 }
 
 // survivors lists the live processes that belong to the recorded server:
-// its leader, if the same process (same start time) still runs, and the
-// members of its group that carry its token and started no earlier. A pid
-// or group id reused by another process matches neither.
+// its leader, if the same process (same start time) still runs, every
+// process that carries its token and started no earlier, wherever it is
+// (in the group, or out of it after setsid()), and their descendants. A
+// pid or group id reused by another process matches none of these.
 func survivors(id Identity) []procStat {
 	if id.Boot != bootID() {
 		return nil
 	}
-	var out []procStat
-	for _, st := range allProcs() {
-		if st.pgrp != id.PGID || st.state == 'Z' || st.state == 'X' {
-			continue
+	all := allProcs()
+	kids := make(map[int][]procStat, len(all))
+	in := map[int]bool{}
+	var queue []procStat
+	add := func(st procStat) {
+		if !in[st.pid] && st.start >= id.Start {
+			in[st.pid] = true
+			queue = append(queue, st)
 		}
-		if (st.pid == id.PID && st.start == id.Start) || (st.start >= id.Start && hasToken(st.pid, id.Token)) {
+	}
+	for _, st := range all {
+		kids[st.ppid] = append(kids[st.ppid], st)
+		if (st.pid == id.PID && st.start == id.Start) || (st.live() && id.Token != "" && st.start >= id.Start && hasToken(st.pid, id.Token)) {
+			add(st)
+		}
+	}
+	// And their descendants, which started later still: a process may
+	// have cleared its environment, not its parentage.
+	var out []procStat
+	for len(queue) > 0 {
+		st := queue[0]
+		queue = queue[1:]
+		if st.live() {
 			out = append(out, st)
+		}
+		for _, c := range kids[st.pid] {
+			add(c)
 		}
 	}
 	return out
@@ -239,14 +410,22 @@ func survivors(id Identity) []procStat {
 // killSurvivor kills one survivor through a pidfd, after checking again,
 // through that pidfd's process, that it is the same one: no signal can
 // reach a pid that was reused in between.
-func killSurvivor(st procStat) error {
+func killSurvivor(st procStat) error { return signalSame(st, unix.SIGKILL) }
+
+// signalSame sends sig to st's process through a pidfd, after checking
+// through that pidfd's pid that it is still the same process (same start
+// time): no signal can reach a pid that was reused in between.
+func signalSame(st procStat, sig unix.Signal) error {
 	fd, err := unix.PidfdOpen(st.pid, 0)
 	if err != nil {
+		if err == unix.ESRCH {
+			return nil // gone
+		}
 		return err
 	}
 	defer unix.Close(fd)
 	if now, ok := readStat(st.pid); !ok || now.start != st.start {
 		return nil // gone, or reused before the pidfd was opened
 	}
-	return unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	return unix.PidfdSendSignal(fd, sig, nil, 0)
 }

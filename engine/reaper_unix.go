@@ -16,34 +16,29 @@ import (
 type osProc struct {
 	cmd    *exec.Cmd
 	pid    int
+	token  string          // the value of TokenEnv in the server's environment
+	start  uint64          // the leader's start time (procStart)
 	exit   chan ExitStatus // the leader's status, once, without reaping it
 	reap   chan struct{}   // closed to let the leader be reaped
 	reaped chan error
 }
 
 // terminate sends SIGTERM, then SIGCONT to wake stopped members, to the
-// server's whole process group. The leader is not reaped yet, so the group
-// id still belongs to us.
+// server's whole tree (signalTree: its process group, and on Linux the
+// members that left it).
 func (o *osProc) terminate() bool {
-	_ = unix.Kill(-o.pid, unix.SIGTERM)
-	_ = unix.Kill(-o.pid, unix.SIGCONT)
+	o.signalTree(unix.SIGTERM, unix.SIGCONT)
 	return true
 }
 
-// kill sends SIGKILL to the whole process group.
+// kill sends SIGKILL to the whole tree.
 func (o *osProc) kill() {
-	_ = unix.Kill(-o.pid, unix.SIGKILL)
+	o.signalTree(unix.SIGKILL)
 }
 
 // waitExit blocks until the leader exits and returns how; the leader is
 // left as a zombie until release.
 func (o *osProc) waitExit() ExitStatus { return <-o.exit }
-
-// treeAlive reports whether the leader or any other member of its group
-// is still running (zombies do not count).
-func (o *osProc) treeAlive() bool {
-	return len(groupMembers(o.pid)) > 0
-}
 
 // release reaps the leader. Call it only after the group is gone or has
 // been killed.

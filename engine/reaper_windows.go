@@ -20,10 +20,12 @@ import (
 // handle, so when the host exits, even killed, Windows closes the handle
 // and ends the whole tree; TerminateJobObject ends it on demand.
 type osProc struct {
-	cmd  *exec.Cmd
-	pid  int
-	proc windows.Handle // the server's main process, opened by pid while it was suspended
-	job  windows.Handle
+	cmd   *exec.Cmd
+	pid   int
+	token string // the value of TokenEnv in the server's environment (the job finds the tree)
+	start uint64
+	proc  windows.Handle // the server's main process, opened by pid while it was suspended
+	job   windows.Handle
 
 	waitOnce    sync.Once
 	status      ExitStatus // once waitOnce is done

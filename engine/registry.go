@@ -13,9 +13,11 @@ import (
 	"sync"
 )
 
-// TokenEnv is the variable that marks every process of a server started
-// with a [Registry]: a random token that its children inherit, so that a
-// sweep can tell the server's survivors from strangers that reuse a pid.
+// TokenEnv is the variable that marks every process of a server: a random
+// token, new for each start, that its children inherit, so that the stop
+// ladder can find a member that left the process group and lost its
+// parent, and a sweep can tell the server's survivors from strangers that
+// reuse a pid.
 const TokenEnv = "SWITCHBOARD_SERVER_TOKEN"
 
 // Identity is what the registry records of a running server: enough to

@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"os"
 	"os/exec"
 	"sync"
 	"testing"
@@ -38,5 +39,22 @@ func TestSharedScanIsFresh(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Fatal(e)
+	}
+}
+
+// BenchmarkScan is one /proc scan (what a stop ladder's poll cost before
+// it followed members out of the group); BenchmarkTreeMembers is one poll
+// now: a scan, the tree by descent, and the token of each candidate
+// orphan (read once per process, then remembered).
+func BenchmarkScan(b *testing.B) {
+	for b.Loop() {
+		_ = allProcs()
+	}
+}
+
+func BenchmarkTreeMembers(b *testing.B) {
+	me, _ := readStat(os.Getpid())
+	for b.Loop() {
+		_ = treeMembers(os.Getpid(), me.start, "no-such-token")
 	}
 }

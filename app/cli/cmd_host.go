@@ -228,7 +228,10 @@ func (e *env) offlineStatus(ctx context.Context) ([]host.ServerStatus, error) {
 	if err != nil {
 		return nil, err
 	}
-	lp, _ := host.LoginPath(ctx, 5*time.Second)
+	// Only the host asks the login shell for its PATH (a profile may be
+	// slow, or start processes): without one, commands are looked up in
+	// this process's PATH.
+	lp := e.getenv("PATH")
 	var out []host.ServerStatus
 	for _, c := range host.ServerConfigs(f) {
 		st := host.ServerStatus{Name: c.Name, State: "stopped", Command: c.Command, Args: c.Spec.Args,

@@ -144,8 +144,8 @@ type Host struct {
 	quitOnce sync.Once
 }
 
-// Run runs a host until ctx ends, it is asked to stop, it gets SIGINT or
-// SIGTERM, or (on demand) it has had no client for IdleTimeout. It stops
+// Run runs a host until ctx ends, it is asked to stop, it gets SIGINT,
+// SIGTERM or SIGHUP (its terminal closed), or (on demand) it has had no client for IdleTimeout. It stops
 // every server, waiting for every stop ladder, before it returns.
 func Run(ctx context.Context, o Options) error {
 	if o.IdleTimeout <= 0 {
@@ -159,10 +159,33 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer lock.Release()
 
+	// The stop signals are caught from the start: one that comes while
+	// the host starts stops it once it is up, with the whole ladder.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals()...)
+	defer signal.Stop(sigs)
+	// A closed stdout or stderr (`serve | head`, a terminal that went
+	// away) must not kill the host at its next log line: with SIGPIPE
+	// caught, such a write fails with EPIPE instead (Go's default is to
+	// die for fds 1 and 2). Caught, not ignored: an ignored SIGPIPE would
+	// be inherited by the servers. It stays caught after Run returns, for
+	// whatever the process writes while it exits.
+	if len(sigPIPE) > 0 {
+		signal.Notify(make(chan os.Signal, 1), sigPIPE...)
+	}
+
 	h := &Host{opts: o, lock: lock, started: time.Now(), quit: make(chan struct{})}
 	logClose := h.setupLog()
 	defer logClose()
 	h.log.Info("host starting", "pid", os.Getpid(), "version", o.Version, "config", o.ConfigPath, "socket", o.SocketPath)
+
+	// A server's descendant that leaves its process group (setsid) and
+	// loses its parent is re-parented to the host rather than to init, so
+	// that the stop ladder still finds it (by its token) and its zombie is
+	// reaped here.
+	if err := engine.BecomeSubreaper(); err != nil {
+		h.log.Warn("cannot adopt the orphans of servers; a process that leaves its server's group is still found by its token", "error", err)
+	}
 
 	registry := engine.NewRegistry(filepath.Join(o.RuntimeDir, "servers.json"))
 	if n, err := registry.Sweep(); err != nil {
@@ -235,10 +258,6 @@ func Run(ctx context.Context, o Options) error {
 	}
 	h.log.Info("host ready", "servers", len(h.file.Servers))
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-
 	var idle <-chan time.Time
 	var idleTimer *time.Timer
 	resetIdle := func() {
@@ -305,7 +324,7 @@ func (h *Host) setupLog() func() {
 		}
 	}
 	if h.opts.Stderr != nil {
-		ws = append(ws, h.opts.Stderr)
+		ws = append(ws, &bestEffort{w: h.opts.Stderr})
 	}
 	if len(ws) == 0 {
 		h.log = slog.New(slog.DiscardHandler)
@@ -313,6 +332,27 @@ func (h *Host) setupLog() func() {
 	}
 	h.log = slog.New(slog.NewTextHandler(io.MultiWriter(ws...), &slog.HandlerOptions{Level: slog.LevelInfo}))
 	return closeFn
+}
+
+// bestEffort writes to a terminal or pipe that may go away: a failed
+// write is reported as done, so that io.MultiWriter goes on to the other
+// writers (host.log), and after a broken pipe it writes no more.
+type bestEffort struct {
+	mu     sync.Mutex
+	w      io.Writer
+	broken bool
+}
+
+func (b *bestEffort) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.broken {
+		return len(p), nil
+	}
+	if _, err := b.w.Write(p); err != nil && (errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)) {
+		b.broken = true
+	}
+	return len(p), nil
 }
 
 // Stop asks the host to stop.

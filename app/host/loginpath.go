@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/engine"
 )
 
 // GUI apps and services do not see the login shell's PATH (npx from nvm or
@@ -46,8 +48,22 @@ func LoginPath(ctx context.Context, timeout time.Duration) (string, error) {
 	cmd := exec.CommandContext(ctx, sh, "-l", "-c", script)
 	cmd.Stdin = nil
 	cmd.Stderr = nil
+	var buf bytes.Buffer
+	cmd.Stdout = &buf
+	// The shell runs in a process group of its own: on a timeout the
+	// whole group is killed, with whatever its profile started (a forked
+	// sleeper would otherwise outlive it, holding the pipe).
+	ownGroup(cmd)
 	cmd.WaitDelay = time.Second
-	out, err := cmd.Output()
+	release, err := engine.StartChild(cmd)
+	if err == nil {
+		err = cmd.Wait()
+		release()
+		if ctx.Err() != nil {
+			waitGroupGone(cmd.Process.Pid, time.Second)
+		}
+	}
+	out := buf.Bytes()
 	if p, ok := parseMarked(out); ok {
 		return p, nil
 	}

@@ -198,6 +198,12 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 				}
 			} else {
 				s.sup.Update(c.Spec) // restarts it if it runs
+				// A server that gave up (failed) gets a new chance with
+				// the changed entry, its count reset, unless the user
+				// stopped it.
+				if s.sup.Status().State == supervisor.Failed && !userStopped {
+					s.sup.Start()
+				}
 			}
 		}
 		m.publishState(s)

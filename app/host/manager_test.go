@@ -91,8 +91,10 @@ func newManager(t *testing.T, store *secrets.Store) (*Manager, *events) {
 		r = store
 	}
 	m := NewManager(ManagerOptions{
-		Start:   engine.StartOptions{Secrets: r},
-		Policy:  supervisor.Policy{Initial: 50 * time.Millisecond, Max: 500 * time.Millisecond},
+		Start: engine.StartOptions{Secrets: r},
+		// The periodic retry of a secret is an hour away: only a secret set
+		// or a start retries it here.
+		Policy:  supervisor.Policy{Initial: 50 * time.Millisecond, Max: 500 * time.Millisecond, SecretRetry: time.Hour},
 		Version: "test",
 		Publish: ev.publish,
 	})
@@ -523,5 +525,65 @@ func TestManagerSecrets(t *testing.T) {
 		if strings.Contains(string(b), v) || strings.Contains(ev.all(), v) {
 			t.Fatalf("a secret value is in the status or the events")
 		}
+	}
+}
+
+// TestManagerStartRetriesSecret: 'servers start' on a server that waits
+// for a secret tries it again at once (the waiting error tells the user to
+// run it), here after the secret was stored behind the host's back.
+func TestManagerStartRetriesSecret(t *testing.T) {
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	m, _ := newManager(t, store)
+	entry := helperEntry("modern", "sec")
+	entry["env"].(map[string]string)["TOKEN"] = "${keyring:tok}"
+	m.Apply(configs(t, map[string]any{"sec": entry}))
+	st := waitStatus(t, m, "sec", "waiting for secret", func(s ServerStatus) bool { return s.State == string(supervisor.WaitingSecret) })
+	if !strings.Contains(st.LastError, "start the server again") {
+		t.Errorf("the waiting error %q does not say to start the server", st.LastError)
+	}
+	if err := store.Set("tok", secrets.New("v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.StartServer("sec"); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, m, "sec")
+}
+
+// TestManagerChangedEntryRestartsFailed: a server that gave up (failed)
+// starts again when its entry changes, with the count reset and the old
+// stderr gone (the docs' promise: a changed entry resets the count); a
+// failed server the user stopped stays stopped.
+func TestManagerChangedEntryRestartsFailed(t *testing.T) {
+	m, _ := newManager(t, nil)
+	// An unknown role: the helper says so on stderr and exits 99 at once.
+	broken := with(helperEntry("no-such-role", "old"), "maxReconnects", 0)
+	m.Apply(configs(t, map[string]any{"f": broken, "g": broken}))
+	for _, name := range []string{"f", "g"} {
+		st := waitStatus(t, m, name, "failed", func(s ServerStatus) bool { return s.State == string(supervisor.Failed) })
+		if !strings.Contains(strings.Join(st.Stderr, "\n"), "unknown helper") {
+			t.Fatalf("%s failed with stderr %q, want the helper's complaint", name, st.Stderr)
+		}
+	}
+	done, err := m.StopServer("g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+
+	fixed := helperEntry("modern", "fixed")
+	_, _, changed := m.Apply(configs(t, map[string]any{"f": fixed, "g": fixed}))
+	if !slices.Equal(changed, []string{"f", "g"}) {
+		t.Fatalf("changed = %v", changed)
+	}
+	st := waitRunning(t, m, "f")
+	if st.Failures != 0 || st.LastError != "" || len(st.Stderr) != 0 {
+		t.Errorf("f running again keeps its old failure: failures %d, error %q, stderr %q", st.Failures, st.LastError, st.Stderr)
+	}
+	if got := callText(t, m, "f", "echo", map[string]any{"message": "x"}); got != "echo: x fixed" {
+		t.Fatalf("f runs %q, want the changed entry", got)
+	}
+	if st, _ := statusOf(m, "g"); st.PID != 0 || !st.UserStopped {
+		t.Fatalf("g, failed then stopped by the user, after its entry changed: %+v", st)
 	}
 }

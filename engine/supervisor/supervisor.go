@@ -64,6 +64,13 @@ type Policy struct {
 	Max         time.Duration // backoff cap, default 30 s
 	StableAfter time.Duration // uptime that resets the failure count, default 60 s
 	Jitter      float64       // +- fraction of each delay, default 0.2
+	// SecretRetry and SecretRetryMax pace the retries of a server that
+	// waits for a secret (a locked keyring that may be unlocked by other
+	// means, such as a login): SecretRetry first, doubling up to
+	// SecretRetryMax; defaults 15 s and 5 min. A Start, a Retry (the secret
+	// was set) or a Restart retries at once.
+	SecretRetry    time.Duration
+	SecretRetryMax time.Duration
 }
 
 func (p *Policy) fill() {
@@ -76,6 +83,13 @@ func (p *Policy) fill() {
 	if p.StableAfter <= 0 {
 		p.StableAfter = 60 * time.Second
 	}
+	if p.SecretRetry <= 0 {
+		p.SecretRetry = 15 * time.Second
+	}
+	if p.SecretRetryMax <= 0 {
+		p.SecretRetryMax = 5 * time.Minute
+	}
+	p.SecretRetryMax = max(p.SecretRetryMax, p.SecretRetry)
 	if p.Jitter < 0 || p.Jitter >= 1 {
 		p.Jitter = 0
 	} else if p.Jitter == 0 {
@@ -93,6 +107,16 @@ func (p *Policy) delay(n int) time.Duration {
 	d = min(d, p.Max)
 	j := 1 + p.Jitter*(2*rand.Float64()-1)
 	return time.Duration(float64(d) * j)
+}
+
+// secretDelay returns the wait before the n+1st try of a secret after n
+// consecutive failed tries: SecretRetry doubling up to SecretRetryMax.
+func (p *Policy) secretDelay(n int) time.Duration {
+	d := p.SecretRetry
+	for i := 1; i < n && d < p.SecretRetryMax; i++ {
+		d *= 2
+	}
+	return min(d, p.SecretRetryMax)
 }
 
 // Options configure a [Supervisor].
@@ -195,11 +219,16 @@ func (s *Supervisor) update(f func(*Status)) {
 }
 
 // Start starts the server if it is not running (a user's start: the
-// failure count is reset, and a failed server gets a new chance).
+// failure count is reset, and a failed server gets a new chance). A server
+// that waits for a secret tries it again at once.
 func (s *Supervisor) Start() {
 	s.mu.Lock()
 	if s.cancel != nil {
+		waiting := s.st.State == WaitingSecret
 		s.mu.Unlock()
+		if waiting {
+			s.Retry()
+		}
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -262,6 +291,7 @@ var errStopped = errors.New("stopped")
 
 func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan struct{}) {
 	var last <-chan struct{} = prev
+	secretTries := 0 // consecutive attempts that could not read a secret
 	defer func() {
 		// The run is over. done, which Stop returns and the next run
 		// waits for, closes when its last ladder ends.
@@ -288,18 +318,30 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 		}
 		var se *engine.SecretError
 		if errors.As(err, &se) {
-			// A locked keyring does not use up attempts: wait until asked.
+			// A locked keyring does not use up attempts: wait until asked
+			// (a secret set, a start), or retry with a slow backoff in case
+			// the keyring was unlocked by other means.
+			secretTries++
+			wait := s.opts.Policy.secretDelay(secretTries)
 			s.update(func(st *Status) {
 				st.State, st.PID, st.LastError, st.LastReason = WaitingSecret, 0, err.Error(), ""
+				st.NextAttempt = time.Now().Add(wait)
 			})
+			t := time.NewTimer(wait)
 			select {
 			case <-s.retry:
+				t.Stop()
+				secretTries = 0
+				continue
+			case <-t.C:
 				continue
 			case <-ctx.Done():
+				t.Stop()
 				s.stopped()
 				return
 			}
 		}
+		secretTries = 0
 		var failed bool
 		var wait time.Duration
 		checked := s.Spec()
@@ -317,6 +359,11 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 			}
 			if n > max {
 				st.State, failed = Failed, true
+				// A Start as soon as Failed is seen must begin a new
+				// run: this one is over (update holds s.mu).
+				if s.runDone == done {
+					s.cancel = nil
+				}
 				return
 			}
 			wait = s.opts.Policy.delay(n)
@@ -324,11 +371,6 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 			st.Restarts++
 		})
 		if failed {
-			s.mu.Lock()
-			if s.runDone == done {
-				s.cancel = nil // a Start may begin a new run
-			}
-			s.mu.Unlock()
 			return
 		}
 		t := time.NewTimer(wait)

@@ -378,6 +378,63 @@ func TestWaitingForSecret(t *testing.T) {
 	echo(t, run.Sess, "unlocked")
 }
 
+// TestStartRetriesWaitingSecret: 'servers start' on a server that waits
+// for a secret tries the secret again at once (it used to do nothing:
+// the run was alive, so Start returned). The periodic retry is an hour
+// away here, so only Start can have done it.
+func TestStartRetriesWaitingSecret(t *testing.T) {
+	t.Parallel()
+	res := &resolver{}
+	f := start(t, setup{role: "legacy", secrets: res, policy: supervisor.Policy{SecretRetry: time.Hour},
+		env: map[string]engine.EnvValue{"API_TOKEN": engine.SecretRef("github-token")}})
+	_, wi := f.rec.waitState(t, 0, supervisor.WaitingSecret)
+	res.open.Store(true)
+	f.sup.Start()
+	run, _ := f.rec.waitState(t, wi, supervisor.Running)
+	if n := res.calls.Load(); n != 2 {
+		t.Errorf("the resolver was asked %d times, want 2 (the first attempt and the start)", n)
+	}
+	echo(t, run.Sess, "started")
+}
+
+// TestSecretRetryBackoff: while a server waits for a secret, the secret is
+// tried again with a growing delay, so a keyring unlocked by other means
+// (a login, another app) is noticed without a 'secret set'.
+func TestSecretRetryBackoff(t *testing.T) {
+	t.Parallel()
+	res := &resolver{}
+	pol := supervisor.Policy{SecretRetry: 20 * time.Millisecond, SecretRetryMax: 80 * time.Millisecond}
+	f := start(t, setup{role: "legacy", secrets: res, policy: pol,
+		env: map[string]engine.EnvValue{"API_TOKEN": engine.SecretRef("github-token")}})
+	// Four waits in a row, each announced with its next attempt.
+	var waits []change
+	from := 0
+	for len(waits) < 4 {
+		w, i := f.rec.waitState(t, from, supervisor.WaitingSecret)
+		waits = append(waits, w)
+		from = i + 1
+	}
+	for i, w := range waits {
+		ahead := w.St.NextAttempt.Sub(w.At)
+		nominal := min(pol.SecretRetry<<i, pol.SecretRetryMax)
+		if w.St.NextAttempt.IsZero() || ahead > nominal+5*time.Millisecond {
+			t.Errorf("wait %d: NextAttempt %v ahead, want at most %v", i, ahead, nominal)
+		}
+		if i > 0 {
+			// The next wait is announced after the delay has passed.
+			if gap := w.At.Sub(waits[i-1].At); gap < min(pol.SecretRetry<<(i-1), pol.SecretRetryMax) {
+				t.Errorf("wait %d came %v after the one before, sooner than its delay", i, gap)
+			}
+		}
+	}
+	if n := countEvents(f.evs(t), "start"); n != 0 {
+		t.Errorf("the helper started %d times without its secret", n)
+	}
+	res.open.Store(true) // unlocked by other means: no Retry, no Start
+	run, _ := f.rec.waitState(t, from, supervisor.Running)
+	echo(t, run.Sess, "noticed")
+}
+
 func TestHandshakeTimeout(t *testing.T) {
 	t.Parallel()
 	t0 := time.Now()
