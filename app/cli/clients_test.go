@@ -425,7 +425,7 @@ func TestClientsImport(t *testing.T) {
 
 	out = u.ok(t, "", "clients", "import", "cursor", "--move-secrets", "--yes")
 	for _, want := range []string{
-		`skipped: "remote-thing": not imported: remote (URL) servers are not managed by Switchboard`,
+		`skipped: "remote-thing": remote: not managed yet (https://example.com/mcp): it stays in Cursor`,
 		"moved github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as ",
 		"imported github\n",
 		"imported My Files as my-files\n",

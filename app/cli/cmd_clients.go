@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,7 +27,15 @@ const clientsUsage = `Usage: switchboard clients COMMAND
                               remove that entry; everything else in the file stays
   import APP [--move-secrets] [--yes] [--dry-run]
                               take the servers configured in the app into Switchboard,
-                              then offer to replace them in the app with the entry
+                              then offer to replace them in the app with the entry;
+                              what Switchboard cannot run as the app does (remote
+                              entries, ${workspaceFolder}, ${input:...}, unset
+                              variables) stays in the app, and is listed with why
+  import claude-code --project DIR | --all-projects
+                              also Claude Code's project servers (~/.claude.json's
+                              projects, DIR/.mcp.json): --project DIR imports only
+                              that project's; --all-projects the user's and every
+                              project's; without either they are listed, not moved
 
 APP: claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed,
 codex, copilot-cli, cline, continue, goose, kiro-cli, jetbrains-ai, junie.
@@ -422,195 +427,6 @@ func (e *env) clientsDisconnect(args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "disconnected %s: removed the %q entry from %s\n", app.Name, clients.EntryName, loc.Path)
 	fmt.Fprintln(e.stdout, app.Restart)
-	return nil
-}
-
-func (e *env) clientsImport(args []string) error {
-	var move, yes, dry bool
-	f := e.flags()
-	f.Bool("move-secrets", &move)
-	f.Bool("yes", &yes, "y")
-	f.Bool("dry-run", &dry, "n")
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("clients import: %v", err)
-	}
-	app, loc, err := e.clientApp("import", pos)
-	if err != nil {
-		return err
-	}
-	if !loc.Exists {
-		fmt.Fprintf(e.stdout, "%s has no config file (%s does not exist): nothing to import\n", app.Name, loc.Path)
-		return nil
-	}
-	before, doc, err := readClient(app, loc)
-	if err != nil {
-		return err
-	}
-	block, found, skipped := doc.ImportBlock()
-	for _, s := range skipped {
-		fmt.Fprintln(e.stdout, "skipped:", s)
-	}
-	if len(found) == 0 {
-		fmt.Fprintf(e.stdout, "%s has no servers of its own in %s: nothing to import\n", app.Name, loc.Path)
-		return nil
-	}
-	servers, skipped2, candidates, err := config.ParseImport(block)
-	if err != nil {
-		return err
-	}
-	for _, s := range skipped2 {
-		fmt.Fprintln(e.stdout, "skipped:", s)
-	}
-	if len(servers) == 0 {
-		fmt.Fprintf(e.stdout, "%s has no servers of its own that Switchboard can run in %s: nothing to import\n", app.Name, loc.Path)
-		return nil
-	}
-	origs := make([]string, 0, len(servers))
-	for n := range servers {
-		origs = append(origs, n)
-	}
-	sort.Slice(origs, func(i, j int) bool { return slices.Index(found, origs[i]) < slices.Index(found, origs[j]) })
-
-	in := bufio.NewReader(e.stdin)
-	ask := func(q string) bool {
-		if yes {
-			return true
-		}
-		fmt.Fprintf(e.stdout, "%s [y/N] ", q)
-		line, _ := in.ReadString('\n')
-		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
-	}
-
-	// taken: the app's entries that Switchboard now has (imported, or
-	// already there with the same command), by the name in the app.
-	var taken, added []string
-	failed := 0
-	if dry {
-		for _, orig := range origs {
-			fmt.Fprintf(e.stdout, "would import %s as %s\n", orig, config.NormalizeName(orig))
-			taken = append(taken, orig)
-			added = append(added, config.NormalizeName(orig))
-		}
-		if len(candidates) > 0 {
-			fmt.Fprintf(e.stdout, "%d values look like secrets: --move-secrets would move them into the keyring\n", len(candidates))
-		}
-	} else {
-		ctx := context.Background()
-		b, err := e.backend(ctx)
-		if err != nil {
-			return err
-		}
-		defer b.close()
-		fresh := map[string]bool{} // servers not in Switchboard yet
-		for _, orig := range origs {
-			name := config.NormalizeName(orig)
-			raw, err := b.get(name)
-			if err != nil {
-				fresh[orig] = true
-				continue
-			}
-			if sameCommand(raw, servers[orig]) {
-				fmt.Fprintf(e.stdout, "%s is already in Switchboard as %s\n", orig, name)
-				taken = append(taken, orig)
-				added = append(added, name)
-				continue
-			}
-			fmt.Fprintf(e.stdout, "not imported: %s: Switchboard has another server named %s; rename one of them and import again\n", orig, name)
-			failed++
-		}
-		moved := map[string]map[string]string{} // server -> var -> secret name
-		var kept int
-		for _, c := range candidates {
-			if !fresh[c.Server] {
-				continue
-			}
-			if !move {
-				kept++
-				continue
-			}
-			if !ask(fmt.Sprintf("move %s.env.%s into the keyring as %q?", c.Server, c.Var, c.Secret)) {
-				kept++
-				continue
-			}
-			if _, err := b.setSecret(c.Secret, c.Value); err != nil {
-				return fmt.Errorf("moving %s.env.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Var, err)
-			}
-			if moved[c.Server] == nil {
-				moved[c.Server] = map[string]string{}
-			}
-			moved[c.Server][c.Var] = c.Secret
-			fmt.Fprintf(e.stdout, "moved %s.env.%s into the keyring as %q\n", c.Server, c.Var, c.Secret)
-		}
-		if kept > 0 && !move {
-			fmt.Fprintf(e.stdout, "%d values look like secrets and stay in Switchboard's config as plain text; run the import with --move-secrets to move them into the keyring\n", kept)
-		}
-		for _, orig := range origs {
-			if !fresh[orig] {
-				continue
-			}
-			name, ok, err := e.importOne(b, orig, servers[orig], moved[orig])
-			if err != nil {
-				return err
-			}
-			if !ok {
-				failed++
-				continue
-			}
-			taken = append(taken, orig)
-			added = append(added, name)
-		}
-	}
-	if len(taken) == 0 {
-		return exitError{1}
-	}
-
-	// Offer to replace the taken entries with the bridge entry.
-	exe, err := bridgeExecutable()
-	if err != nil {
-		return err
-	}
-	bridge := clients.Bridge{Command: exe}
-	if old, _, ok := doc.Connected(); ok && len(old.Servers) > 0 {
-		// The app already reaches a subset: add the imported servers to it.
-		bridge.Servers = old.Servers
-		for _, n := range added {
-			if !slices.Contains(bridge.Servers, n) {
-				bridge.Servers = append(bridge.Servers, n)
-			}
-		}
-	}
-	secrets := doc.SecretValues()
-	doc.Replace(taken, bridge)
-	after := doc.Bytes()
-	fmt.Fprintf(e.stdout, "\nIn %s, the %q entry can now take the place of what Switchboard runs for it (%s):\n",
-		app.Name, clients.EntryName, strings.Join(taken, ", "))
-	if dry {
-		return e.writeClient(app, loc, before, after, true, secrets)
-	}
-	fmt.Fprint(e.stdout, clients.Redact(clients.Diff(loc.Path, loc.Path, before, after), secrets))
-	if !ask(fmt.Sprintf("Replace them in %s?", loc.Path)) {
-		fmt.Fprintf(e.stdout, "%s was not changed: 'switchboard clients connect %s' adds the entry later (remove the imported servers from the app yourself, or it runs them twice)\n", loc.Path, app.ID)
-		if len(candidates) > 0 {
-			fmt.Fprintf(e.stdout, "note: %s still holds secrets in plain text\n", loc.Path)
-		}
-		if failed > 0 {
-			return exitError{1}
-		}
-		return nil
-	}
-	if err := e.writeClient(app, loc, before, after, false, nil); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", plural(len(taken), "1 server", "%d servers"), loc.Path, clients.EntryName)
-	if len(candidates) > 0 {
-		fmt.Fprintf(e.stdout, "note: the backup still holds the old entries with their secrets in plain text: delete it once %s works\n", app.Name)
-	}
-	e.noteExecutable(exe)
-	fmt.Fprintln(e.stdout, app.Restart)
-	if failed > 0 {
-		return exitError{1}
-	}
 	return nil
 }
 

@@ -45,6 +45,20 @@
 // ("type": "stdio" for VS Code and Claude Code, "source": "custom" for
 // Zed), never a token, a secret or an env.
 //
+// # Importing
+//
+// [PlanImport] decides, entry by entry, what an import moves into
+// Switchboard and what stays in the app, and why: remote entries (a URL, or
+// the mcp-remote proxy), entries with a variable that only has a value
+// inside the app (VS Code's ${workspaceFolder} or ${input:ID}, an unset
+// environment variable), and entries Switchboard would refuse to save.
+// Variables whose value does not depend on the app (${userHome},
+// ${env:NAME}, Claude Code's ${VAR:-default}) are expanded. The CLI's dry
+// run, its import and the window all use the one plan. Claude Code's
+// projects are read with [Doc.ClaudeProjects], [Doc.ClaudeProject] (a
+// project's block of ~/.claude.json, edited in place) and
+// [ClaudeProjectFile] (a project's .mcp.json).
+//
 // # Writing
 //
 // [WriteFile] refuses if the file changed since it was read, backs the old

@@ -15,7 +15,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/clients"
-	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/host"
 )
 
@@ -129,19 +128,27 @@ func loadApp(f appFiles, app *clients.App) appState {
 			st.own = append(st.own, s.Name)
 		}
 	}
-	block, names, skipped := doc.ImportBlock()
-	st.stays = skipped
-	if len(names) > 0 {
-		if servers, skipped2, _, err := config.ParseImport(block); err == nil {
-			st.stays = append(st.stays, skipped2...)
-			for _, n := range names {
-				if servers[n] != nil {
-					st.importable = append(st.importable, n)
-				}
-			}
-		}
+	plan := clients.PlanImport(app, f.env, importSources(app, loc.Path, doc))
+	st.stays = plan.Skipped()
+	for _, i := range plan.Importable() {
+		st.importable = append(st.importable, plan.Entries[i].Name)
 	}
 	return st
+}
+
+// importSources are what the window imports from an app: its own servers;
+// Claude Code's projects' servers are listed as staying, with the command
+// that imports them ('switchboard clients import claude-code --project
+// DIR').
+func importSources(app *clients.App, path string, doc *clients.Doc) []clients.ImportSource {
+	out := []clients.ImportSource{{Doc: doc, Path: path}}
+	if app.ID == "claude-code" {
+		for _, dir := range doc.ClaudeProjects() {
+			out = append(out, clients.ImportSource{Doc: doc.ClaudeProject(dir), Path: path, Project: dir,
+				Hold: fmt.Sprintf("a server of the project %s: 'switchboard clients import claude-code --project %s' imports it", dir, dir)})
+		}
+	}
+	return out
 }
 
 // readApp reads and parses an app's config file; problem says, for a

@@ -275,23 +275,21 @@ func (v *appsView) askImport(r *appRow) {
 		v.fail(r, problem)
 		return
 	}
-	block, found, skipped := doc.ImportBlock()
-	var servers map[string]*config.Server
+	// The plan `clients import` makes: what Switchboard cannot run as the
+	// app does stays in the app.
+	plan := clients.PlanImport(app, v.files.env, importSources(app, r.st.loc.Path, doc))
+	skipped := plan.Skipped()
+	servers := map[string]*config.Server{}
 	var cands []config.SecretCandidate
-	if len(found) > 0 {
-		var skipped2 []string
-		var err error
-		if servers, skipped2, cands, err = config.ParseImport(block); err != nil {
-			v.fail(r, err.Error())
-			return
-		}
-		skipped = append(skipped, skipped2...)
-	}
 	var order []string // the app's file order
-	for _, n := range found {
-		if servers[n] != nil {
-			order = append(order, n)
+	for _, i := range plan.Importable() {
+		e := plan.Entries[i]
+		if e.SameAs >= 0 || servers[e.Name] != nil {
+			continue // the same name twice in the file: imported once
 		}
+		servers[e.Name] = e.Server
+		cands = append(cands, e.Secrets...)
+		order = append(order, e.Name)
 	}
 	if len(order) == 0 {
 		v.fail(r, fmt.Sprintf("%s has no servers of its own that Switchboard can run in %s: nothing to import.", app.Name, r.st.loc.Path))

@@ -1,0 +1,371 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/app/clients"
+	"github.com/switchboard-mcp/switchboard/app/config"
+)
+
+// importFile is one file an import reads and may change: the app's config
+// file, or a Claude Code project's .mcp.json.
+type importFile struct {
+	app    *clients.App
+	path   string
+	before []byte
+	doc    *clients.Doc
+}
+
+// importSources reads what `clients import` looks at: the app's own
+// servers and, for Claude Code, its projects' servers (the blocks of
+// ~/.claude.json and the projects' .mcp.json). Without --project or
+// --all-projects, the projects' servers are listed but held; with
+// --project DIR only those projects are read; with --all-projects
+// everything is imported.
+func (e *env) importSources(app *clients.App, loc clients.Location, projects []string, all bool) (files []*importFile, sources []clients.ImportSource, notes []string, err error) {
+	var main *importFile
+	if loc.Exists {
+		before, doc, err := readClient(app, loc)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		main = &importFile{app: app, path: loc.Path, before: before, doc: doc}
+		files = append(files, main)
+		if len(projects) == 0 {
+			sources = append(sources, clients.ImportSource{Doc: doc, Path: loc.Path})
+		}
+	}
+	if app.ID != "claude-code" {
+		return files, sources, nil, nil
+	}
+	var dirs []string // the projects to read, as ~/.claude.json keys them when it does
+	if main != nil {
+		dirs = main.doc.ClaudeProjects()
+	}
+	var asked []string
+	for _, p := range projects {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, nil, nil, usagef("clients import: --project %s: %v", p, err)
+		}
+		asked = append(asked, abs)
+		if !slices.ContainsFunc(dirs, func(d string) bool { return samePath(filepath.FromSlash(d), abs) }) {
+			dirs = append(dirs, abs)
+		}
+	}
+	found := make([]bool, len(asked))
+	for _, dir := range dirs {
+		hold := ""
+		if len(projects) > 0 {
+			i := slices.IndexFunc(asked, func(a string) bool { return samePath(filepath.FromSlash(dir), a) })
+			if i < 0 {
+				continue // another project than the one asked for
+			}
+			found[i] = true
+		} else if !all {
+			hold = fmt.Sprintf("a server of the project %s: imported only when asked ('switchboard clients import %s --project %s')", dir, app.ID, dir)
+		}
+		if main != nil {
+			if sub := main.doc.ClaudeProject(dir); sub != nil {
+				sources = append(sources, clients.ImportSource{Doc: sub, Path: main.path, Project: dir, Hold: hold})
+			}
+		}
+		papp, path := clients.ClaudeProjectFile(filepath.FromSlash(dir))
+		before, exists, err := clients.ReadFile(path)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("note: cannot read %s: %v", path, err))
+			continue
+		}
+		if !exists {
+			continue
+		}
+		doc, err := papp.Parse(before)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("note: %s is left alone: %v", path, err))
+			continue
+		}
+		if len(doc.Servers()) == 0 {
+			continue
+		}
+		files = append(files, &importFile{app: papp, path: path, before: before, doc: doc})
+		sources = append(sources, clients.ImportSource{Doc: doc, Path: path, Project: dir, Hold: hold})
+	}
+	for i, ok := range found {
+		if !ok {
+			_, path := clients.ClaudeProjectFile(asked[i])
+			notes = append(notes, fmt.Sprintf("Claude Code has no servers for the project %s (none in %s, no %s)", asked[i], loc.Path, path))
+		}
+	}
+	return files, sources, notes, nil
+}
+
+func (e *env) clientsImport(args []string) error {
+	var move, yes, dry, all bool
+	var projects []string
+	f := e.flags()
+	f.Bool("move-secrets", &move)
+	f.Bool("yes", &yes, "y")
+	f.Bool("dry-run", &dry, "n")
+	f.Bool("all-projects", &all)
+	f.Multi("project", &projects)
+	pos, _, err := f.parse(args)
+	if err != nil {
+		return usagef("clients import: %v", err)
+	}
+	app, loc, err := e.clientApp("import", pos)
+	if err != nil {
+		return err
+	}
+	if (len(projects) > 0 || all) && app.ID != "claude-code" {
+		return usagef("clients import: --project and --all-projects are for claude-code (its projects' servers)")
+	}
+	if len(projects) > 0 && all {
+		return usagef("clients import: give --project DIR or --all-projects, not both")
+	}
+	if !loc.Exists && len(projects) == 0 {
+		fmt.Fprintf(e.stdout, "%s has no config file (%s does not exist): nothing to import\n", app.Name, loc.Path)
+		return nil
+	}
+	files, sources, notes, err := e.importSources(app, loc, projects, all)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(e.stdout, n)
+	}
+	plan := clients.PlanImport(app, e.clientsEnv(), sources)
+	for _, s := range plan.Skipped() {
+		fmt.Fprintln(e.stdout, "skipped:", s)
+	}
+	where := loc.Path
+	if len(projects) > 0 {
+		where = "the projects asked for"
+	}
+	importable := plan.Importable()
+	if len(plan.Entries) == 0 {
+		fmt.Fprintf(e.stdout, "%s has no servers of its own in %s: nothing to import\n", app.Name, where)
+		return nil
+	}
+	if len(importable) == 0 {
+		fmt.Fprintf(e.stdout, "%s has no servers of its own that Switchboard can run in %s: nothing to import\n", app.Name, where)
+		return nil
+	}
+
+	in := bufio.NewReader(e.stdin)
+	ask := func(q string) bool {
+		if yes {
+			return true
+		}
+		fmt.Fprintf(e.stdout, "%s [y/N] ", q)
+		line, _ := in.ReadString('\n')
+		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
+	}
+
+	// What Switchboard has already: the same for a dry run and the import.
+	ctx := context.Background()
+	b, err := e.backend(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	fresh := map[int]bool{} // entries Switchboard does not have yet
+	taken := map[int]bool{} // entries Switchboard now has (imported, or there with the same command)
+	failed := 0
+	for _, i := range importable {
+		ent := plan.Entries[i]
+		if ent.SameAs >= 0 {
+			continue
+		}
+		raw, err := b.get(ent.As)
+		if err != nil {
+			fresh[i] = true
+			continue
+		}
+		if sameCommand(raw, ent.Server) {
+			fmt.Fprintf(e.stdout, "%s%s is already in Switchboard as %s\n", ent.Name, plan.Where(i), ent.As)
+			taken[i] = true
+			continue
+		}
+		fmt.Fprintf(e.stdout, "not imported: %s%s: Switchboard has another server named %s; rename one of them and import again\n", ent.Name, plan.Where(i), ent.As)
+		failed++
+	}
+	var cands []config.SecretCandidate // of the fresh entries, by entry
+	candOf := map[int][]config.SecretCandidate{}
+	for _, i := range importable {
+		if fresh[i] {
+			cands = append(cands, plan.Entries[i].Secrets...)
+			candOf[i] = plan.Entries[i].Secrets
+		}
+	}
+	for _, i := range importable {
+		if !fresh[i] {
+			continue
+		}
+		if x := plan.Entries[i].Expanded; len(x) > 0 {
+			fmt.Fprintf(e.stdout, "%s%s: expanded %s from this environment\n", plan.Entries[i].Name, plan.Where(i), strings.Join(x, ", "))
+		}
+	}
+	if dry {
+		for _, i := range importable {
+			if fresh[i] {
+				fmt.Fprintf(e.stdout, "would import %s%s as %s\n", plan.Entries[i].Name, plan.Where(i), plan.Entries[i].As)
+				taken[i] = true
+			}
+		}
+		if len(cands) > 0 {
+			fmt.Fprintf(e.stdout, "%d values look like secrets: --move-secrets would move them into the keyring\n", len(cands))
+		}
+	} else {
+		var kept int
+		moved := map[int]map[string]string{} // entry -> var -> secret name
+		for _, i := range importable {
+			for _, c := range candOf[i] {
+				if !move || !ask(fmt.Sprintf("move %s.env.%s into the keyring as %q?", c.Server, c.Var, c.Secret)) {
+					kept++
+					continue
+				}
+				if _, err := b.setSecret(c.Secret, c.Value); err != nil {
+					return fmt.Errorf("moving %s.env.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Var, err)
+				}
+				if moved[i] == nil {
+					moved[i] = map[string]string{}
+				}
+				moved[i][c.Var] = c.Secret
+				fmt.Fprintf(e.stdout, "moved %s.env.%s into the keyring as %q\n", c.Server, c.Var, c.Secret)
+			}
+		}
+		if kept > 0 && !move {
+			fmt.Fprintf(e.stdout, "%d values look like secrets and stay in Switchboard's config as plain text; run the import with --move-secrets to move them into the keyring\n", kept)
+		}
+		for _, i := range importable {
+			if !fresh[i] {
+				continue
+			}
+			_, ok, err := e.importOne(b, plan.Entries[i].Name, plan.Entries[i].Server, moved[i])
+			if err != nil {
+				return err
+			}
+			if !ok {
+				failed++
+				continue
+			}
+			taken[i] = true
+		}
+	}
+	for _, i := range importable {
+		if j := plan.Entries[i].SameAs; j >= 0 {
+			if taken[j] {
+				taken[i] = true
+				fmt.Fprintf(e.stdout, "%s%s runs the same as %s: it is taken with it\n", plan.Entries[i].Name, plan.Where(i), plan.Label(j))
+			}
+		}
+	}
+	if len(taken) == 0 {
+		return exitError{1}
+	}
+
+	// Offer to put the bridge entry in the place of the taken entries, file
+	// by file.
+	exe, err := bridgeExecutable()
+	if err != nil {
+		return err
+	}
+	var replaced, declined int
+	for _, file := range files {
+		var names []string
+		secrets := []string{}
+		for _, src := range plan.Sources {
+			if src.Path == file.path {
+				secrets = append(secrets, src.Doc.SecretValues()...)
+			}
+		}
+		for si, src := range plan.Sources {
+			if src.Path != file.path {
+				continue
+			}
+			var drop, added []string
+			for i, ent := range plan.Entries {
+				if ent.Source == si && taken[i] {
+					drop = append(drop, ent.Name)
+					added = append(added, ent.As)
+					names = append(names, ent.Name+plan.Where(i))
+				}
+			}
+			if len(drop) == 0 {
+				continue
+			}
+			replaceInScope(src, file, exe, drop, added)
+		}
+		if len(names) == 0 {
+			continue
+		}
+		after := file.doc.Bytes()
+		fmt.Fprintf(e.stdout, "\nIn %s, the %q entry can now take the place of what Switchboard runs for it (%s):\n",
+			file.path, clients.EntryName, strings.Join(names, ", "))
+		if dry {
+			if err := e.writeClient(file.app, clients.Location{Path: file.path}, file.before, after, true, secrets); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprint(e.stdout, clients.Redact(clients.Diff(file.path, file.path, file.before, after), secrets))
+		if !ask(fmt.Sprintf("Replace them in %s?", file.path)) {
+			fmt.Fprintf(e.stdout, "%s was not changed: 'switchboard clients connect %s' adds the entry later (remove the imported servers from the app yourself, or it runs them twice)\n", file.path, app.ID)
+			if len(secrets) > 0 {
+				fmt.Fprintf(e.stdout, "note: %s still holds secrets in plain text\n", file.path)
+			}
+			declined++
+			continue
+		}
+		if err := e.writeClient(file.app, clients.Location{Path: file.path}, file.before, after, false, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", plural(len(names), "1 server", "%d servers"), file.path, clients.EntryName)
+		if len(secrets) > 0 {
+			fmt.Fprintf(e.stdout, "note: the backup still holds the old entries with their secrets in plain text: delete it once %s works\n", app.Name)
+		}
+		replaced++
+	}
+	if !dry && replaced > 0 {
+		e.noteExecutable(exe)
+		fmt.Fprintln(e.stdout, app.Restart)
+	}
+	if failed > 0 {
+		return exitError{1}
+	}
+	return nil
+}
+
+// replaceInScope puts the bridge entry in place of the entries drop of one
+// servers object. The bridge reaches every server, or, when the scope's
+// entry (or, in a Claude Code project's block, the user-scope entry)
+// names some, those and the imported ones (added). In a project's block
+// of ~/.claude.json that the user-scope entry already covers (it reaches
+// every server), the entries are only removed: Claude Code gives the
+// project the user's servers too.
+func replaceInScope(src clients.ImportSource, file *importFile, exe string, drop, added []string) {
+	bridge := clients.Bridge{Command: exe}
+	old, _, ok := src.Doc.Connected()
+	if !ok && src.Project != "" && src.Path == file.path && src.Doc != file.doc {
+		user, _, userOK := file.doc.Connected()
+		if userOK && len(user.Servers) == 0 {
+			src.Doc.Remove(drop...)
+			return
+		}
+		old, ok = user, userOK
+	}
+	if ok && len(old.Servers) > 0 {
+		bridge.Servers = slices.Clone(old.Servers)
+		for _, n := range added {
+			if !slices.Contains(bridge.Servers, n) {
+				bridge.Servers = append(bridge.Servers, n)
+			}
+		}
+	}
+	src.Doc.Replace(drop, bridge)
+}

@@ -1,0 +1,327 @@
+//go:build linux
+
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/app/clients"
+	"github.com/tailscale/hujson"
+)
+
+// importReport is what one run of `clients import` said it does: the
+// entries it leaves (the "skipped:" lines), the Switchboard names it
+// imports or finds there, and, per file, the entries the bridge entry
+// takes the place of.
+type importReport struct {
+	skipped  []string
+	imported []string // Switchboard names, imported or already there
+	replaced []string // the "In FILE, ... (names)" lines
+}
+
+var (
+	wouldRE   = regexp.MustCompile(`(?m)^would import .* as (\S+)$`)
+	doneRE    = regexp.MustCompile(`(?m)^imported (\S+)(?: as (\S+))?$`)
+	doneAsRE  = regexp.MustCompile(`(?m)^imported .+ as (\S+)$`)
+	alreadyRE = regexp.MustCompile(`(?m)^.* is already in Switchboard as (\S+)$`)
+)
+
+func parseImport(t *testing.T, out string, dry bool) importReport {
+	t.Helper()
+	var r importReport
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "skipped: "):
+			r.skipped = append(r.skipped, l)
+		case strings.HasPrefix(l, "In ") && strings.Contains(l, "can now take the place of"):
+			r.replaced = append(r.replaced, l)
+		}
+	}
+	if dry {
+		for _, m := range wouldRE.FindAllStringSubmatch(out, -1) {
+			r.imported = append(r.imported, m[1])
+		}
+		if doneRE.MatchString(out) {
+			t.Errorf("a dry run imported:\n%s", out)
+		}
+	} else {
+		for _, l := range strings.Split(out, "\n") {
+			if m := doneAsRE.FindStringSubmatch(l); m != nil {
+				r.imported = append(r.imported, m[1])
+			} else if m := doneRE.FindStringSubmatch(l); m != nil {
+				r.imported = append(r.imported, m[1])
+			}
+		}
+		if wouldRE.MatchString(out) {
+			t.Errorf("the import said would:\n%s", out)
+		}
+	}
+	for _, m := range alreadyRE.FindAllStringSubmatch(out, -1) {
+		r.imported = append(r.imported, m[1])
+	}
+	sort.Strings(r.skipped)
+	sort.Strings(r.imported)
+	sort.Strings(r.replaced)
+	return r
+}
+
+// entryBytes returns each entry of the servers object key of a JSON (with
+// comments) file as its bytes in the file: the name and the value as
+// written.
+func entryBytes(t *testing.T, data []byte, path ...string) map[string]string {
+	t.Helper()
+	v, err := hujson.Parse(bytes.Clone(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := v.Value.(*hujson.Object)
+	for _, key := range path {
+		found := false
+		for _, m := range obj.Members {
+			if l, ok := m.Name.Value.(hujson.Literal); ok && l.String() == key {
+				obj, found = m.Value.Value.(*hujson.Object), true
+			}
+		}
+		if !found {
+			t.Fatalf("no %q in %v", key, path)
+		}
+	}
+	out := map[string]string{}
+	for _, m := range obj.Members {
+		name := m.Name.Value.(hujson.Literal).String()
+		val := hujson.Value{Value: m.Value.Value}.Pack() // without the extras around it
+		out[name] = string(m.Name.Value.(hujson.Literal)) + ":" + string(m.Value.BeforeExtra) + string(val)
+	}
+	return out
+}
+
+// checkKept: every entry in keep is byte for byte in after as it was in
+// before; every entry in gone is no longer there.
+func checkKept(t *testing.T, before, after []byte, keep, gone []string, path ...string) {
+	t.Helper()
+	was := entryBytes(t, before, path...)
+	now := entryBytes(t, after, path...)
+	for _, n := range keep {
+		if was[n] == "" {
+			t.Fatalf("fixture: no entry %q", n)
+		}
+		if !bytes.Contains(after, []byte(was[n])) || now[n] == "" {
+			t.Errorf("the skipped entry %q is not byte for byte in the file:\n%s\nfile:\n%s", n, was[n], after)
+		}
+	}
+	for _, n := range gone {
+		if now[n] != "" {
+			t.Errorf("the imported entry %q is still in the file", n)
+		}
+	}
+}
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "clients", "testdata", "import", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestClientsImportVSCodeDryRunIsTheImport: `clients import vscode
+// --dry-run` and the import itself, on the same VS Code mcp.json (inputs,
+// ${workspaceFolder}, ${userHome}, ${env:...}, remote and mcp-remote
+// entries), report the same entries moved and left; afterwards every
+// entry left is byte for byte in the file, and what was expanded is in
+// Switchboard's config.
+func TestClientsImportVSCodeDryRunIsTheImport(t *testing.T) {
+	u, home := clientsUnit(t)
+	t.Setenv("NOTES_TOKEN", "tok_notes_0123456789")
+	t.Setenv("SB_TEST_UNSET_VARIABLE", "")
+	path := appFile(t, "vscode")
+	orig := fixture(t, "vscode-mcp.json")
+	writeApp(t, path, orig, 0o600)
+
+	dryOut := u.ok(t, "", "clients", "import", "vscode", "--dry-run")
+	if b, _ := os.ReadFile(path); string(b) != orig {
+		t.Fatal("the dry run changed the file")
+	}
+	if _, err := os.Stat(u.configPath()); !os.IsNotExist(err) {
+		t.Fatal("the dry run wrote the config")
+	}
+	dry := parseImport(t, dryOut, true)
+
+	realOut := u.ok(t, "", "clients", "import", "vscode", "--yes")
+	real := parseImport(t, realOut, false)
+	if !slices.Equal(dry.skipped, real.skipped) || !slices.Equal(dry.imported, real.imported) || !slices.Equal(dry.replaced, real.replaced) {
+		t.Fatalf("the dry run and the import differ:\ndry:  %q\nreal: %q\n--- dry run:\n%s\n--- import:\n%s", dry, real, dryOut, realOut)
+	}
+	if !slices.Equal(real.imported, []string{"notes", "plain"}) {
+		t.Fatalf("imported %q:\n%s", real.imported, realOut)
+	}
+	kept := []string{"github", "files", "needs-unset", "folder-name", "picked", "dotenv", "web", "events", "proxied", "proxied-pinned"}
+	if len(real.skipped) != len(kept) {
+		t.Fatalf("skipped %d entries, want %d:\n%s", len(real.skipped), len(kept), realOut)
+	}
+	for _, want := range []string{
+		`skipped: "github": not imported: it uses ${input:github-token} is asked of you by VS Code`,
+		`skipped: "files": not imported: it uses ${workspaceFolder}`,
+		`skipped: "web": remote: not managed yet (https://api.example.com/mcp)`,
+		`skipped: "proxied": remote: not managed yet (mcp-remote https://remote.example.com/mcp)`,
+		"notes: expanded ${userHome}, ${/}, ${env:NOTES_TOKEN} from this environment",
+	} {
+		if !strings.Contains(realOut, want) || !strings.Contains(dryOut, want) {
+			t.Errorf("output lacks %q:\n%s", want, realOut)
+		}
+	}
+	if strings.Contains(realOut+dryOut, "abc123secret") || strings.Contains(realOut+dryOut, "tok_notes_") {
+		t.Fatal("a secret is in the output")
+	}
+	after, _ := os.ReadFile(path)
+	checkKept(t, []byte(orig), after, kept, []string{"notes", "plain"}, "servers")
+	if !bytes.Contains(after, []byte(`"inputs": [`)) || !bytes.Contains(after, []byte("// asks for the token when VS Code starts it")) {
+		t.Fatalf("inputs or comments lost:\n%s", after)
+	}
+	f := u.load(t, u.configPath())
+	n := f.Servers["notes"]
+	if n == nil || n.Command != filepath.Join(home, "bin", "notes-mcp") || !slices.Equal(n.Args, []string{"--dir", home + "/notes"}) ||
+		n.Env["NOTES_TOKEN"] != "tok_notes_0123456789" || n.Env["PATTERN"] != "a$${b" || len(f.Servers) != 2 {
+		t.Fatalf("imported %v: notes %+v", f.Names(), n)
+	}
+	// Once more: everything left is still left, nothing moves twice.
+	again := parseImport(t, u.ok(t, "", "clients", "import", "vscode", "--dry-run"), true)
+	if !slices.Equal(again.skipped, real.skipped) || len(again.imported) != 0 {
+		t.Fatalf("a second dry run: %q", again)
+	}
+}
+
+// TestClientsImportClaudeCodeProjects: Claude Code's ~/.claude.json with
+// projects and a project's .mcp.json. Without a flag the projects'
+// servers are listed, not moved; --project DIR moves that project's only;
+// --all-projects the rest; each dry run reports what its import does, and
+// every entry left stays byte for byte.
+func TestClientsImportClaudeCodeProjects(t *testing.T) {
+	u, home := clientsUnit(t)
+	t.Setenv("SEARCH_API_KEY", "sk-search-0123456789")
+	t.Setenv("DATABASE_URL", "postgres://db.internal/app")
+	t.Setenv("MEMORY_DIR", "")
+	t.Setenv("DB_TOOL", "")
+	t.Setenv("SB_TEST_UNSET_VARIABLE", "")
+	api, web := filepath.Join(home, "work", "api"), filepath.Join(home, "work", "web")
+	claude := filepath.Join(home, ".claude.json")
+	orig := strings.NewReplacer("/home/user/work/api", api, "/home/user/work/web", web, "/home/user/empty", filepath.Join(home, "empty")).
+		Replace(fixture(t, "claude.json"))
+	writeApp(t, claude, orig, 0o600)
+	mcpJSON := filepath.Join(api, ".mcp.json")
+	origMCP := fixture(t, "project-mcp.json")
+	writeApp(t, mcpJSON, origMCP, 0o644)
+
+	step := func(args ...string) (importReport, string) {
+		t.Helper()
+		base := append([]string{"clients", "import", "claude-code"}, args...)
+		d := u.main("", append(base, "--dry-run")...)
+		r := u.main("", append(base, "--yes")...)
+		if r.code != 0 && r.code != 1 || d.code != r.code {
+			t.Fatalf("import %q: exit %d, its dry run %d:\n%s\n%s", args, r.code, d.code, r, d)
+		}
+		dryOut := d.stdout
+		dry, real := parseImport(t, dryOut, true), parseImport(t, r.stdout, false)
+		if !slices.Equal(dry.skipped, real.skipped) || !slices.Equal(dry.imported, real.imported) || !slices.Equal(dry.replaced, real.replaced) {
+			t.Fatalf("%q: the dry run and the import differ:\ndry:  %q\nreal: %q\n--- dry run:\n%s\n--- import:\n%s", args, dry, real, dryOut, r.stdout)
+		}
+		return real, r.stdout
+	}
+
+	// 1. The user's servers; the projects' are listed with their project.
+	r, out := step()
+	if !slices.Equal(r.imported, []string{"memory", "search"}) {
+		t.Fatalf("imported %q:\n%s", r.imported, out)
+	}
+	for _, want := range []string{
+		`skipped: "postgres" (project ` + api + `): a server of the project ` + api + `: imported only when asked ('switchboard clients import claude-code --project ` + api + `')`,
+		`skipped: "playwright" (` + mcpJSON + `): a server of the project ` + api,
+		`skipped: "sentry" (project ` + web + `): remote: not managed yet (https://mcp.sentry.dev/sse)`,
+		`skipped: "broken": not imported: it uses ${SB_TEST_UNSET_VARIABLE}: SB_TEST_UNSET_VARIABLE is not set in this environment`,
+		`skipped: "linear": remote: not managed yet (https://mcp.linear.app/mcp)`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	after, _ := os.ReadFile(claude)
+	checkKept(t, []byte(orig), after, []string{"broken", "linear", "streamed"}, []string{"memory", "search"}, "mcpServers")
+	checkKept(t, []byte(orig), after, []string{"postgres", "memory"}, nil, "projects", api, "mcpServers")
+	checkKept(t, []byte(orig), after, []string{"memory", "sentry"}, nil, "projects", web, "mcpServers")
+	if b, _ := os.ReadFile(mcpJSON); string(b) != origMCP {
+		t.Fatal(".mcp.json changed though no project was asked for")
+	}
+
+	// 2. One project: its block and its .mcp.json. The project's memory is
+	// the user's (same command): taken with it. The user-scope entry
+	// reaches every server, so the block gets no bridge entry of its own;
+	// the .mcp.json does.
+	before := after
+	r, out = step("--project", api)
+	if !slices.Equal(r.imported, []string{"db", "memory", "playwright", "postgres"}) {
+		t.Fatalf("imported %q:\n%s", r.imported, out)
+	}
+	if strings.Contains(out, web) {
+		t.Errorf("another project is reported:\n%s", out)
+	}
+	after, _ = os.ReadFile(claude)
+	checkKept(t, before, after, []string{"memory", "sentry"}, nil, "projects", web, "mcpServers")
+	checkKept(t, before, after, nil, []string{"postgres", "memory", EntryNameForTest}, "projects", api, "mcpServers")
+	// Outside the api block, nothing changed.
+	if got, want := stripBlock(t, after, api), stripBlock(t, before, api); got != want {
+		t.Fatalf("outside the project's block:\n%s", clients.Diff("before", "after", []byte(want), []byte(got)))
+	}
+	mcpAfter, _ := os.ReadFile(mcpJSON)
+	checkKept(t, []byte(origMCP), mcpAfter, []string{"remote-docs"}, []string{"playwright", "db"}, "mcpServers")
+	if !bytes.Contains(mcpAfter, []byte(`"switchboard": {`)) {
+		t.Fatalf(".mcp.json has no bridge entry:\n%s", mcpAfter)
+	}
+
+	// 3. Every project: web's memory runs another command than the
+	// imported memory: it stays, reported; its sentry is remote.
+	before = after
+	r, out = step("--all-projects")
+	if !strings.Contains(out, `skipped: "memory" (project `+web+`): not imported: "memory" is also imported as memory and runs another command`) &&
+		!strings.Contains(out, `not imported: memory (project `+web+`): Switchboard has another server named memory`) {
+		t.Fatalf("web's memory:\n%s", out)
+	}
+	after, _ = os.ReadFile(claude)
+	checkKept(t, before, after, []string{"memory", "sentry"}, nil, "projects", web, "mcpServers")
+	checkKept(t, before, after, []string{"broken", "linear", "streamed"}, nil, "mcpServers")
+
+	// A flag for another app is refused.
+	if r := u.main("", "clients", "import", "cursor", "--project", api); r.code != 2 || !strings.Contains(r.stderr, "--project and --all-projects are for claude-code") {
+		t.Fatalf("cursor --project: %s", r)
+	}
+}
+
+// EntryNameForTest is the bridge entry's name.
+const EntryNameForTest = clients.EntryName
+
+// stripBlock returns the file without the block of one project.
+func stripBlock(t *testing.T, data []byte, project string) string {
+	t.Helper()
+	v, err := hujson.Parse(bytes.Clone(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := v.Value.(*hujson.Object)
+	for _, m := range root.Members {
+		if m.Name.Value.(hujson.Literal).String() != "projects" {
+			continue
+		}
+		p := m.Value.Value.(*hujson.Object)
+		p.Members = slices.DeleteFunc(p.Members, func(m hujson.ObjectMember) bool {
+			return m.Name.Value.(hujson.Literal).String() == project
+		})
+	}
+	return string(v.Pack())
+}
