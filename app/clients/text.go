@@ -107,6 +107,9 @@ func (t *textDoc) bytes() []byte {
 func (t *textDoc) servers() []Server {
 	var out []Server
 	for _, e := range t.entries {
+		if e.name == "" {
+			continue // a Continue item without a name
+		}
 		m := e.raw
 		if t.app.normalize != nil {
 			if m = t.app.normalize(m); m == nil {
@@ -169,7 +172,7 @@ func (t *textDoc) inserted(src []byte, name string, entry []member) ([]byte, []t
 
 func (t *textDoc) setBridge(b Bridge) bool {
 	want := t.app.entry(b.Command, b.Args())
-	if e, ok := t.entry(EntryName); ok && sameValue(e.raw, want) && len(t.entries) > 0 {
+	if e, ok := t.entry(EntryName); ok && sameValue(e.raw, want) {
 		return false
 	}
 	src := t.src
@@ -222,10 +225,6 @@ func sameValue(got any, want []member) bool {
 	if err != nil {
 		return false
 	}
-	var a any
-	if json.Unmarshal(gb, &a) != nil {
-		return false
-	}
 	return sameJSON(gb, want)
 }
 
@@ -261,7 +260,7 @@ func jsonable(v any) any {
 func lineStarts(src []byte) []int {
 	out := []int{0}
 	for i, c := range src {
-		if c == '\n' && i+1 <= len(src) {
+		if c == '\n' {
 			out = append(out, i+1)
 		}
 	}
@@ -288,7 +287,11 @@ func cutLines(src []byte, nl string, spans []span, gap bool) []byte {
 	out := slices.Clone(src)
 	slices.SortFunc(spans, func(a, b span) int { return b.start - a.start })
 	for _, s := range spans {
-		start, end := s.start, s.end
+		// A later span's cut may have taken the line break that ended
+		// this one.
+		end := min(s.end, len(out))
+		start := min(s.start, end)
+		s = span{start, end}
 		if gap && bytes.HasSuffix(out[:start], []byte(nl+nl)) {
 			start -= len(nl)
 		}
