@@ -228,7 +228,7 @@ func (f yamlServers) entryValue(doc any, name string) (any, bool) {
 	return nil, false
 }
 
-func (f yamlServers) remove(src []byte, nl string, entries []textEntry, name string) []byte {
+func (f yamlServers) remove(src []byte, nl string, entries []textEntry, name string, keepKey bool) []byte {
 	s, err := f.parse(src)
 	if err != nil {
 		return src
@@ -242,7 +242,7 @@ func (f yamlServers) remove(src []byte, nl string, entries []textEntry, name str
 			left++
 		}
 	}
-	if left == 0 && s.bareKey && len(spans) > 0 {
+	if left == 0 && s.bareKey && len(spans) > 0 && !keepKey {
 		// Nothing is left under the key. "KEY:" goes too, if nothing but
 		// the entries was under it; "KEY: # comment" becomes
 		// "KEY: {} # comment" ([] for a list), which is what insertUnder
