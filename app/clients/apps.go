@@ -50,8 +50,8 @@ type App struct {
 	projectRestart string
 }
 
-// member is one key and its value (a string, []string or a map) of an
-// entry Switchboard writes.
+// member is one key and its value (a string, a bool, []string or
+// []member) of an entry Switchboard writes.
 type member struct {
 	key   string
 	value any
@@ -161,12 +161,15 @@ var globDefaults = map[string]string{
 
 // expandGlobs replaces each path element with a '*' by its match.
 func expandGlobs(p Paths, exists func(string) bool) Paths {
-	all := append(slices.Clone(p.Candidates), p.Markers...)
-	for _, c := range all {
-		i := strings.IndexByte(c, '*')
-		if i < 0 {
-			continue
+	n := len(p.Candidates) + len(p.Markers)
+	for range n { // each round replaces one pattern everywhere
+		all := append(slices.Clone(p.Candidates), p.Markers...)
+		k := slices.IndexFunc(all, func(c string) bool { return strings.Contains(c, "*") })
+		if k < 0 {
+			break
 		}
+		c := all[k]
+		i := strings.IndexByte(c, '*')
 		end := strings.IndexAny(c[i:], `/\`)
 		if end < 0 {
 			end = len(c)

@@ -31,8 +31,10 @@ type textFormat interface {
 	without(doc any, name string) any
 	// entryValue returns the value of the server name in doc.
 	entryValue(doc any, name string) (any, bool)
-	// remove returns src without the lines of the server name.
-	remove(src []byte, nl string, entries []textEntry, name string) []byte
+	// remove returns src without the lines of the server name; keepKey
+	// keeps the servers' key even if nothing is left under it (an entry
+	// about to be written again).
+	remove(src []byte, nl string, entries []textEntry, name string, keepKey bool) []byte
 	// insert returns src with the entry added after the last server (or
 	// at the end of the file).
 	insert(src []byte, nl string, entries []textEntry, name string, entry []member) []byte
@@ -79,14 +81,14 @@ func (a *App) parseText(data []byte) (*Doc, error) {
 	// that an edit later cannot fail half-way: a file written in a form
 	// that the text edits do not handle is refused here, with what to do.
 	for _, e := range t.entries {
-		if _, _, err := t.removed(e.name); err != nil {
+		if _, _, err := t.removed(e.name, false); err != nil {
 			return nil, fmt.Errorf("Switchboard cannot edit how %q is written in it (%v): write it as the app's documentation shows, or edit the file by hand", e.name, err)
 		}
 	}
 	probe := a.entry("/switchboard", Bridge{}.Args())
 	src := t.src
 	if _, ok := t.entry(EntryName); ok {
-		src, _, _ = t.removed(EntryName)
+		src, _, _ = t.removed(EntryName, true)
 	}
 	if _, _, err := t.inserted(src, EntryName, probe); err != nil {
 		return nil, fmt.Errorf("Switchboard cannot add its entry to how the servers are written in it (%v): write them as the app's documentation shows, or edit the file by hand", err)
@@ -107,6 +109,9 @@ func (t *textDoc) bytes() []byte {
 func (t *textDoc) servers() []Server {
 	var out []Server
 	for _, e := range t.entries {
+		if e.name == "" {
+			continue // a Continue item without a name
+		}
 		m := e.raw
 		if t.app.normalize != nil {
 			if m = t.app.normalize(m); m == nil {
@@ -133,8 +138,8 @@ func (t *textDoc) entry(name string) (textEntry, bool) {
 
 // removed returns the file without the server name, checked: it parses,
 // and means what the file meant without that server.
-func (t *textDoc) removed(name string) ([]byte, []textEntry, error) {
-	out := t.f.remove(t.src, t.nl, t.entries, name)
+func (t *textDoc) removed(name string, keepKey bool) ([]byte, []textEntry, error) {
+	out := t.f.remove(t.src, t.nl, t.entries, name, keepKey)
 	doc, entries, err := t.f.scan(out)
 	if err != nil {
 		return nil, nil, err
@@ -169,12 +174,14 @@ func (t *textDoc) inserted(src []byte, name string, entry []member) ([]byte, []t
 
 func (t *textDoc) setBridge(b Bridge) bool {
 	want := t.app.entry(b.Command, b.Args())
-	if e, ok := t.entry(EntryName); ok && sameValue(e.raw, want) && len(t.entries) > 0 {
+	if e, ok := t.entry(EntryName); ok && sameValue(e.raw, want) {
 		return false
 	}
 	src := t.src
 	if _, ok := t.entry(EntryName); ok {
-		out, _, err := t.removed(EntryName)
+		// The entry goes, and the new one is added after the others: the
+		// servers' key stays where it is.
+		out, _, err := t.removed(EntryName, true)
 		if err != nil {
 			return false // cannot happen: parseText checked it
 		}
@@ -199,7 +206,7 @@ func (t *textDoc) remove(names ...string) int {
 		if _, ok := t.entry(name); !ok {
 			continue
 		}
-		out, _, err := t.removed(name)
+		out, _, err := t.removed(name, false)
 		if err != nil {
 			continue // cannot happen: parseText checked it
 		}
@@ -220,10 +227,6 @@ func (t *textDoc) commit(src []byte) {
 func sameValue(got any, want []member) bool {
 	gb, err := json.Marshal(jsonable(got))
 	if err != nil {
-		return false
-	}
-	var a any
-	if json.Unmarshal(gb, &a) != nil {
 		return false
 	}
 	return sameJSON(gb, want)
@@ -261,7 +264,7 @@ func jsonable(v any) any {
 func lineStarts(src []byte) []int {
 	out := []int{0}
 	for i, c := range src {
-		if c == '\n' && i+1 <= len(src) {
+		if c == '\n' {
 			out = append(out, i+1)
 		}
 	}
@@ -288,7 +291,11 @@ func cutLines(src []byte, nl string, spans []span, gap bool) []byte {
 	out := slices.Clone(src)
 	slices.SortFunc(spans, func(a, b span) int { return b.start - a.start })
 	for _, s := range spans {
-		start, end := s.start, s.end
+		// A later span's cut may have taken the line break that ended
+		// this one.
+		end := min(s.end, len(out))
+		start := min(s.start, end)
+		s = span{start, end}
 		if gap && bytes.HasSuffix(out[:start], []byte(nl+nl)) {
 			start -= len(nl)
 		}

@@ -317,3 +317,59 @@ func TestParseErrorsText(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTextEdit: whatever a TOML or YAML file holds, if Switchboard parses
+// it, connect gives a file that parses, holds the entry and means what it
+// meant otherwise, and disconnect gives back what it meant (the same
+// bytes when the input had no entry and its servers' key held something or
+// was absent). Seeds: the fixtures.
+func FuzzTextEdit(f *testing.F) {
+	for _, app := range Apps() {
+		if app.format == nil {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join("testdata", "edit", app.ID, "*"+textExt(app)))
+		for _, p := range files {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(app.ID, b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, id string, in []byte) {
+		app, err := Lookup(id)
+		if err != nil || app.format == nil {
+			return
+		}
+		doc, err := app.Parse(in)
+		if err != nil {
+			return
+		}
+		had := len(doc.text.entries)
+		if !doc.SetBridge(Bridge{Command: "/x/switchboard", Servers: []string{"a"}}) {
+			if _, _, ok := doc.Connected(); !ok {
+				t.Fatalf("connect changed nothing and there is no entry:\n%q", in)
+			}
+			return
+		}
+		out := doc.Bytes()
+		again, err := app.Parse(out)
+		if err != nil {
+			t.Fatalf("the result does not parse: %v\n%q\n%q", err, in, out)
+		}
+		if b, _, ok := again.Connected(); !ok || b.Command != "/x/switchboard" {
+			t.Fatalf("no entry after connect:\n%q", out)
+		}
+		if len(again.text.entries) < had {
+			t.Fatalf("connect lost entries:\n%q\n%q", in, out)
+		}
+		again.Disconnect()
+		f := app.format
+		back, _, err := f.scan(bytes.TrimPrefix(again.Bytes(), utf8BOM)) // not Parse: no seed for an emptied file
+		if err != nil {
+			t.Fatalf("the result of disconnect does not parse: %v", err)
+		}
+		if !reflect.DeepEqual(f.without(back, EntryName), f.without(doc.text.doc, EntryName)) {
+			t.Fatalf("connect and disconnect changed the meaning:\n%q\n%q", in, again.Bytes())
+		}
+	})
+}

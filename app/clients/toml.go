@@ -111,7 +111,7 @@ func (f tomlTables) entryValue(doc any, name string) (any, bool) {
 	return v, ok
 }
 
-func (f tomlTables) remove(src []byte, nl string, entries []textEntry, name string) []byte {
+func (f tomlTables) remove(src []byte, nl string, entries []textEntry, name string, _ bool) []byte {
 	var spans []span
 	for _, e := range entries {
 		if e.name == name {

@@ -113,10 +113,8 @@ func (f yamlServers) parse(src []byte) (*yamlScan, error) {
 	case v.Style&yaml.FlowStyle != 0:
 		return nil, fmt.Errorf("its %s is written on one line ({...} or [...]): Switchboard edits it as %s", f.key, what)
 	}
-	step := 2
-	if !f.list {
-		step = 2
-	} else {
+	step := 2 // a mapping's key and value
+	if f.list {
 		step = 1
 	}
 	for i := 0; i < len(v.Content); i += step {
@@ -230,7 +228,7 @@ func (f yamlServers) entryValue(doc any, name string) (any, bool) {
 	return nil, false
 }
 
-func (f yamlServers) remove(src []byte, nl string, entries []textEntry, name string) []byte {
+func (f yamlServers) remove(src []byte, nl string, entries []textEntry, name string, keepKey bool) []byte {
 	s, err := f.parse(src)
 	if err != nil {
 		return src
@@ -244,7 +242,7 @@ func (f yamlServers) remove(src []byte, nl string, entries []textEntry, name str
 			left++
 		}
 	}
-	if left == 0 && s.bareKey && len(spans) > 0 {
+	if left == 0 && s.bareKey && len(spans) > 0 && !keepKey {
 		// Nothing is left under the key. "KEY:" goes too, if nothing but
 		// the entries was under it; "KEY: # comment" becomes
 		// "KEY: {} # comment" ([] for a list), which is what insertUnder
@@ -254,16 +252,21 @@ func (f yamlServers) remove(src []byte, nl string, entries []textEntry, name str
 		for _, sp := range spans {
 			rest = bytes.Replace(rest, src[sp.start:sp.end], nil, 1)
 		}
-		line := src[s.keyLine.start:s.keyLine.end]
-		if c := bytes.IndexByte(line, '#'); c >= 0 {
+		if bytes.IndexByte(src[s.keyLine.start:s.keyLine.end], '#') >= 0 {
 			empty := "{}"
 			if f.list {
 				empty = "[]"
 			}
-			colon := bytes.IndexByte(line, ':')
 			out := cutLines(src, nl, spans, false)
+			// The key's line in out (the cut may have taken its line break).
+			end := len(out)
+			if i := bytes.IndexByte(out[s.keyLine.start:], '\n'); i >= 0 {
+				end = s.keyLine.start + i
+			}
+			line := out[s.keyLine.start:end]
+			colon := bytes.IndexByte(line, ':')
 			fixed := append(append(slices.Clone(line[:colon+1]), " "+empty...), line[colon+1:]...)
-			return append(append(slices.Clone(out[:s.keyLine.start]), fixed...), out[s.keyLine.end:]...)
+			return append(append(slices.Clone(out[:s.keyLine.start]), fixed...), out[end:]...)
 		}
 		if len(bytes.TrimSpace(rest)) == 0 {
 			spans = []span{block}
