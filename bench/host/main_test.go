@@ -47,7 +47,7 @@ func TestSmoke(t *testing.T) {
 	if err := run(ctx, c, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	for _, want := range []string{"RSS median, MB", "CPU utime+stime, clock ticks", "reload: write -> running again",
+	for _, want := range []string{"RssAnon (own memory) median, MB", "VmRSS (own + mapped files) median, MB", "CPU utime+stime, clock ticks", "reload: write -> running again",
 		"server's own start (CommandTransport)", "untouched servers whose pid changed: 0 of 2"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in the output:\n%s", want, out.String())
