@@ -376,3 +376,31 @@ func TestClaudeProjects(t *testing.T) {
 		t.Fatal("the user scope got a bridge")
 	}
 }
+
+// TestRemoteURL: which entries are remote, and their URLs as a report
+// shows them (no user info, query or fragment).
+func TestRemoteURL(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"url": "https://a.example/mcp?token=x"}`:     "https://a.example/mcp",
+		`{"serverUrl": "https://u:p@b.example/sse#f"}`: "https://b.example/sse",
+		`{"httpUrl": "http://localhost:8080/mcp"}`:     "http://localhost:8080/mcp",
+		`{"type": "sse"}`:                       "type sse",
+		`{"type": "streamable-http", "url": 5}`: "type streamable-http",
+		`{"command": "npx", "args": ["-y", "mcp-remote", "https://c.example/mcp"]}`:          "mcp-remote https://c.example/mcp",
+		`{"command": "npx", "args": ["mcp-remote@latest", "https://d.example/mcp?k=v"]}`:     "mcp-remote https://d.example/mcp",
+		`{"command": "C:\\nodejs\\npx.cmd", "args": ["-y", "mcp-remote", "http://e/mcp"]}`:   "mcp-remote http://e/mcp",
+		`{"command": "yarn", "args": ["dlx", "mcp-remote", "https://f.example/mcp"]}`:        "mcp-remote https://f.example/mcp",
+		`{"command": "npm", "args": ["exec", "--yes", "mcp-remote", "https://g.example/x"]}`: "mcp-remote https://g.example/x",
+		`{"command": "/usr/local/bin/mcp-remote", "args": ["https://h.example/mcp"]}`:        "mcp-remote https://h.example/mcp",
+		`{"command": "npx", "args": ["-y", "mcp-remote"]}`:                                   "mcp-remote (no URL)",
+		`{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}`:      "",
+		`{"command": "npx", "args": ["-y", "some-server", "mcp-remote", "https://i/x"]}`:     "",
+		`{"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]}`:                  "",
+		`{"command": "mcp-remote"}`: "",
+	} {
+		got, ok := remoteURL([]byte(in))
+		if ok != (want != "") || got != want {
+			t.Errorf("%s: %q %v, want %q", in, got, ok, want)
+		}
+	}
+}
