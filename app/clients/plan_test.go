@@ -404,3 +404,43 @@ func TestRemoteURL(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandStyles: each app's forms of variables, expanded or stuck.
+func TestExpandStyles(t *testing.T) {
+	env := planEnv()
+	win := Env{GOOS: "windows", Getenv: func(k string) string {
+		return map[string]string{"USERPROFILE": `C:\Users\me`}[k]
+	}}
+	for _, c := range []struct {
+		app, in, out string
+		env          Env
+		stuck        string
+	}{
+		{"vscode", "${userHome}${/}x${pathSeparator}y", `C:\Users\me\x\y`, win, ""},
+		{"vscode", "${env:DATABASE_URL}", "postgres://db.internal/app", env, ""},
+		{"vscode", "${env:}", "${env:}", env, "is not set"},
+		{"vscode", "${workspaceFolder:api}/x", "${workspaceFolder:api}/x", env, "only has a value inside VS Code"},
+		{"vscode", "${nonsense}", "${nonsense}", env, "does not know this variable"},
+		{"cursor", "${userHome}/.cursor", "/home/user/.cursor", env, ""},
+		{"claude-code", "${SB_TEST_UNSET_VARIABLE:-fallback}", "fallback", env, ""},
+		{"claude-code", "$HOME/x", "$HOME/x", env, ""}, // Claude Code does not expand $VAR
+		{"claude-code", "${env:HOME}", "${env:HOME}", env, "does not know this form"},
+		{"copilot-cli", "$HOME ${HOME} ${SB_TEST_UNSET_VARIABLE:-d}", "/home/user /home/user d", env, ""},
+		{"copilot-cli", "${SB_TEST_UNSET_VARIABLE}", "${SB_TEST_UNSET_VARIABLE}", env, "is not set"},
+		{"kiro-cli", "${HOME}/k", "/home/user/k", env, ""},
+		{"kiro-cli", "${X:-d}", "${X:-d}", env, "does not know this form"},
+		{"lm-studio", "a ${HOME}", "a ${HOME}", env, "does not know what LM Studio puts in its place"},
+		{"lm-studio", "$HOME", "$HOME", env, ""},
+	} {
+		app := &App{ID: c.app, Name: c.app}
+		if a, err := Lookup(c.app); err == nil {
+			app = a
+		}
+		x := newExpander(app, c.env)
+		got := x.expand(c.in)
+		stuck := strings.Join(x.stuck, "; ")
+		if got != c.out || (c.stuck == "") != (stuck == "") || !strings.Contains(stuck, c.stuck) {
+			t.Errorf("%s %q: %q (stuck %q), want %q (stuck %q)", c.app, c.in, got, stuck, c.out, c.stuck)
+		}
+	}
+}
