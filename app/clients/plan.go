@@ -352,9 +352,10 @@ func sameServer(a, b *config.Server) bool {
 	return a != nil && b != nil && a.Command == b.Command && slices.Equal(a.Args, b.Args)
 }
 
-// ClaudeProjects returns the projects of Claude Code's ~/.claude.json
-// (its "projects" object, keyed by absolute directory) that have servers of
-// their own (a non-empty "mcpServers"), in file order.
+// ClaudeProjects returns the projects of Claude Code's ~/.claude.json (the
+// keys of its "projects" object: the absolute directories Claude Code ran
+// in), in file order, each once. Their servers are in [Doc.ClaudeProject]
+// and in each directory's .mcp.json ([ClaudeProjectFile]).
 func (d *Doc) ClaudeProjects() []string {
 	projects := d.projectsObj()
 	if projects == nil {
@@ -362,8 +363,7 @@ func (d *Doc) ClaudeProjects() []string {
 	}
 	var out []string
 	for _, m := range projects.Members {
-		name := memberName(m)
-		if sub := d.ClaudeProject(name); sub != nil && len(sub.Servers()) > 0 && !slices.Contains(out, name) {
+		if name := memberName(m); name != "" && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}

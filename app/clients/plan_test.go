@@ -322,7 +322,7 @@ func TestPlanImportDetails(t *testing.T) {
 	}
 }
 
-// TestClaudeProjects: the projects with servers of their own, and a
+// TestClaudeProjects: the projects Claude Code knows, and a
 // project's block edited through its own Doc: the rest of ~/.claude.json
 // stays byte for byte, and an emptied mcpServers stays as {} (as Claude
 // Code writes it).
@@ -333,7 +333,7 @@ func TestClaudeProjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := doc.ClaudeProjects(); !slices.Equal(got, []string{"/home/user/work/api", "/home/user/work/web"}) {
+	if got := doc.ClaudeProjects(); !slices.Equal(got, []string{"/home/user/work/api", "/home/user/work/web", "/home/user/empty"}) {
 		t.Fatalf("projects %q", got)
 	}
 	if doc.ClaudeProject("/nowhere") != nil {
