@@ -168,8 +168,8 @@ func TestClientsImportVSCodeDryRunIsTheImport(t *testing.T) {
 		t.Fatalf("skipped %d entries, want %d:\n%s", len(real.skipped), len(kept), realOut)
 	}
 	for _, want := range []string{
-		`skipped: "github": not imported: it uses ${input:github-token} is asked of you by VS Code`,
-		`skipped: "files": not imported: it uses ${workspaceFolder}`,
+		`skipped: "github": not imported: ${input:github-token} is asked of you by VS Code`,
+		`skipped: "files": not imported: ${workspaceFolder}`,
 		`skipped: "web": remote: not managed yet (https://api.example.com/mcp)`,
 		`skipped: "proxied": remote: not managed yet (mcp-remote https://remote.example.com/mcp)`,
 		"notes: expanded ${userHome}, ${/}, ${env:NOTES_TOKEN} from this environment",
@@ -248,7 +248,7 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 		`skipped: "postgres" (project ` + api + `): a server of the project ` + api + `: imported only when asked ('switchboard clients import claude-code --project ` + api + `')`,
 		`skipped: "playwright" (` + mcpJSON + `): a server of the project ` + api,
 		`skipped: "sentry" (project ` + web + `): remote: not managed yet (https://mcp.sentry.dev/sse)`,
-		`skipped: "broken": not imported: it uses ${SB_TEST_UNSET_VARIABLE}: SB_TEST_UNSET_VARIABLE is not set in this environment`,
+		`skipped: "broken": not imported: ${SB_TEST_UNSET_VARIABLE}: SB_TEST_UNSET_VARIABLE is not set in this environment`,
 		`skipped: "linear": remote: not managed yet (https://mcp.linear.app/mcp)`,
 		`skipped: "onlyfile" (` + onlyFile + `): a server of the project ` + filepath.Join(home, "empty"),
 	} {

@@ -169,7 +169,7 @@ func (p *ImportPlan) plan(e *ImportEntry, src ImportSource, env Env, raw json.Ra
 	x := newExpander(p.App, env)
 	expandEntry(obj, x)
 	if len(x.stuck) > 0 {
-		e.Skip = "not imported: it uses " + strings.Join(x.stuck, "; ") +
+		e.Skip = "not imported: " + strings.Join(x.stuck, "; ") +
 			fmt.Sprintf(". It stays in %s, where it works; to run it in Switchboard, add it with 'switchboard servers add' and the values written out", p.App.Name)
 		return
 	}
