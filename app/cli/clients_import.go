@@ -71,7 +71,7 @@ func (e *env) importSources(app *clients.App, loc clients.Location, projects []s
 			hold = fmt.Sprintf("a server of the project %s: imported only when asked ('switchboard clients import %s --project %s')", dir, app.ID, dir)
 		}
 		if main != nil {
-			if sub := main.doc.ClaudeProject(dir); sub != nil {
+			if sub := main.doc.ClaudeProject(dir); sub != nil && len(sub.Servers()) > 0 {
 				sources = append(sources, clients.ImportSource{Doc: sub, Path: main.path, Project: dir, Hold: hold})
 			}
 		}

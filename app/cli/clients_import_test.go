@@ -168,8 +168,8 @@ func TestClientsImportVSCodeDryRunIsTheImport(t *testing.T) {
 		t.Fatalf("skipped %d entries, want %d:\n%s", len(real.skipped), len(kept), realOut)
 	}
 	for _, want := range []string{
-		`skipped: "github": not imported: it uses ${input:github-token} is asked of you by VS Code`,
-		`skipped: "files": not imported: it uses ${workspaceFolder}`,
+		`skipped: "github": not imported: ${input:github-token} is asked of you by VS Code`,
+		`skipped: "files": not imported: ${workspaceFolder}`,
 		`skipped: "web": remote: not managed yet (https://api.example.com/mcp)`,
 		`skipped: "proxied": remote: not managed yet (mcp-remote https://remote.example.com/mcp)`,
 		"notes: expanded ${userHome}, ${/}, ${env:NOTES_TOKEN} from this environment",
@@ -219,6 +219,9 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 	mcpJSON := filepath.Join(api, ".mcp.json")
 	origMCP := fixture(t, "project-mcp.json")
 	writeApp(t, mcpJSON, origMCP, 0o644)
+	// A project whose servers are only in its .mcp.json.
+	onlyFile := filepath.Join(home, "empty", ".mcp.json")
+	writeApp(t, onlyFile, `{"mcpServers": {"onlyfile": {"command": "/bin/cat"}}}`+"\n", 0o644)
 
 	step := func(args ...string) (importReport, string) {
 		t.Helper()
@@ -245,8 +248,9 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 		`skipped: "postgres" (project ` + api + `): a server of the project ` + api + `: imported only when asked ('switchboard clients import claude-code --project ` + api + `')`,
 		`skipped: "playwright" (` + mcpJSON + `): a server of the project ` + api,
 		`skipped: "sentry" (project ` + web + `): remote: not managed yet (https://mcp.sentry.dev/sse)`,
-		`skipped: "broken": not imported: it uses ${SB_TEST_UNSET_VARIABLE}: SB_TEST_UNSET_VARIABLE is not set in this environment`,
+		`skipped: "broken": not imported: ${SB_TEST_UNSET_VARIABLE}: SB_TEST_UNSET_VARIABLE is not set in this environment`,
 		`skipped: "linear": remote: not managed yet (https://mcp.linear.app/mcp)`,
+		`skipped: "onlyfile" (` + onlyFile + `): a server of the project ` + filepath.Join(home, "empty"),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -269,7 +273,7 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 	if !slices.Equal(r.imported, []string{"db", "memory", "playwright", "postgres"}) {
 		t.Fatalf("imported %q:\n%s", r.imported, out)
 	}
-	if strings.Contains(out, web) {
+	if strings.Contains(out, web) || strings.Contains(out, "onlyfile") {
 		t.Errorf("another project is reported:\n%s", out)
 	}
 	after, _ = os.ReadFile(claude)
@@ -293,9 +297,15 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 		!strings.Contains(out, `not imported: memory (project `+web+`): Switchboard has another server named memory`) {
 		t.Fatalf("web's memory:\n%s", out)
 	}
+	if !slices.Contains(r.imported, "onlyfile") {
+		t.Errorf("the project with only a .mcp.json was not imported: %q\n%s", r.imported, out)
+	}
 	after, _ = os.ReadFile(claude)
 	checkKept(t, before, after, []string{"memory", "sentry"}, nil, "projects", web, "mcpServers")
 	checkKept(t, before, after, []string{"broken", "linear", "streamed"}, nil, "mcpServers")
+	if b, _ := os.ReadFile(onlyFile); bytes.Contains(b, []byte("onlyfile")) || !bytes.Contains(b, []byte(`"switchboard"`)) {
+		t.Errorf("%s after the import:\n%s", onlyFile, b)
+	}
 
 	// A flag for another app is refused.
 	if r := u.main("", "clients", "import", "cursor", "--project", api); r.code != 2 || !strings.Contains(r.stderr, "--project and --all-projects are for claude-code") {

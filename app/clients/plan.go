@@ -122,7 +122,11 @@ func PlanImport(app *App, env Env, sources []ImportSource) *ImportPlan {
 				continue
 			}
 			e := ImportEntry{Source: si, Name: s.Name, As: config.NormalizeName(s.Name), SameAs: -1}
-			p.plan(&e, src, env, s.JSON)
+			if why := src.Doc.importSkip(s); why != "" {
+				e.Skip = "not imported: " + why
+			} else {
+				p.plan(&e, src, env, s.JSON)
+			}
 			if e.Skip == "" {
 				if j, ok := first[e.As]; ok {
 					if sameServer(p.Entries[j].Server, e.Server) {
@@ -169,7 +173,7 @@ func (p *ImportPlan) plan(e *ImportEntry, src ImportSource, env Env, raw json.Ra
 	x := newExpander(p.App, env)
 	expandEntry(obj, x)
 	if len(x.stuck) > 0 {
-		e.Skip = "not imported: it uses " + strings.Join(x.stuck, "; ") +
+		e.Skip = "not imported: " + strings.Join(x.stuck, "; ") +
 			fmt.Sprintf(". It stays in %s, where it works; to run it in Switchboard, add it with 'switchboard servers add' and the values written out", p.App.Name)
 		return
 	}
@@ -352,9 +356,10 @@ func sameServer(a, b *config.Server) bool {
 	return a != nil && b != nil && a.Command == b.Command && slices.Equal(a.Args, b.Args)
 }
 
-// ClaudeProjects returns the projects of Claude Code's ~/.claude.json
-// (its "projects" object, keyed by absolute directory) that have servers of
-// their own (a non-empty "mcpServers"), in file order.
+// ClaudeProjects returns the projects of Claude Code's ~/.claude.json (the
+// keys of its "projects" object: the absolute directories Claude Code ran
+// in), in file order, each once. Their servers are in [Doc.ClaudeProject]
+// and in each directory's .mcp.json ([ClaudeProjectFile]).
 func (d *Doc) ClaudeProjects() []string {
 	projects := d.projectsObj()
 	if projects == nil {
@@ -362,8 +367,7 @@ func (d *Doc) ClaudeProjects() []string {
 	}
 	var out []string
 	for _, m := range projects.Members {
-		name := memberName(m)
-		if sub := d.ClaudeProject(name); sub != nil && len(sub.Servers()) > 0 && !slices.Contains(out, name) {
+		if name := memberName(m); name != "" && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}

@@ -322,7 +322,7 @@ func TestPlanImportDetails(t *testing.T) {
 	}
 }
 
-// TestClaudeProjects: the projects with servers of their own, and a
+// TestClaudeProjects: the projects Claude Code knows, and a
 // project's block edited through its own Doc: the rest of ~/.claude.json
 // stays byte for byte, and an emptied mcpServers stays as {} (as Claude
 // Code writes it).
@@ -333,7 +333,7 @@ func TestClaudeProjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := doc.ClaudeProjects(); !slices.Equal(got, []string{"/home/user/work/api", "/home/user/work/web"}) {
+	if got := doc.ClaudeProjects(); !slices.Equal(got, []string{"/home/user/work/api", "/home/user/work/web", "/home/user/empty"}) {
 		t.Fatalf("projects %q", got)
 	}
 	if doc.ClaudeProject("/nowhere") != nil {
@@ -374,5 +374,94 @@ func TestClaudeProjects(t *testing.T) {
 	}
 	if _, _, ok := after.Connected(); ok {
 		t.Fatal("the user scope got a bridge")
+	}
+}
+
+// TestRemoteURL: which entries are remote, and their URLs as a report
+// shows them (no user info, query or fragment).
+func TestRemoteURL(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"url": "https://a.example/mcp?token=x"}`:     "https://a.example/mcp",
+		`{"serverUrl": "https://u:p@b.example/sse#f"}`: "https://b.example/sse",
+		`{"httpUrl": "http://localhost:8080/mcp"}`:     "http://localhost:8080/mcp",
+		`{"type": "sse"}`:                       "type sse",
+		`{"type": "streamable-http", "url": 5}`: "type streamable-http",
+		`{"command": "npx", "args": ["-y", "mcp-remote", "https://c.example/mcp"]}`:          "mcp-remote https://c.example/mcp",
+		`{"command": "npx", "args": ["mcp-remote@latest", "https://d.example/mcp?k=v"]}`:     "mcp-remote https://d.example/mcp",
+		`{"command": "C:\\nodejs\\npx.cmd", "args": ["-y", "mcp-remote", "http://e/mcp"]}`:   "mcp-remote http://e/mcp",
+		`{"command": "yarn", "args": ["dlx", "mcp-remote", "https://f.example/mcp"]}`:        "mcp-remote https://f.example/mcp",
+		`{"command": "npm", "args": ["exec", "--yes", "mcp-remote", "https://g.example/x"]}`: "mcp-remote https://g.example/x",
+		`{"command": "/usr/local/bin/mcp-remote", "args": ["https://h.example/mcp"]}`:        "mcp-remote https://h.example/mcp",
+		`{"command": "npx", "args": ["-y", "mcp-remote"]}`:                                   "mcp-remote (no URL)",
+		`{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}`:      "",
+		`{"command": "npx", "args": ["-y", "some-server", "mcp-remote", "https://i/x"]}`:     "",
+		`{"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]}`:                  "",
+		`{"command": "mcp-remote"}`: "",
+	} {
+		got, ok := remoteURL([]byte(in))
+		if ok != (want != "") || got != want {
+			t.Errorf("%s: %q %v, want %q", in, got, ok, want)
+		}
+	}
+}
+
+// TestExpandStyles: each app's forms of variables, expanded or stuck.
+func TestExpandStyles(t *testing.T) {
+	env := planEnv()
+	win := Env{GOOS: "windows", Getenv: func(k string) string {
+		return map[string]string{"USERPROFILE": `C:\Users\me`}[k]
+	}}
+	for _, c := range []struct {
+		app, in, out string
+		env          Env
+		stuck        string
+	}{
+		{"vscode", "${userHome}${/}x${pathSeparator}y", `C:\Users\me\x\y`, win, ""},
+		{"vscode", "${env:DATABASE_URL}", "postgres://db.internal/app", env, ""},
+		{"vscode", "${env:}", "${env:}", env, "is not set"},
+		{"vscode", "${workspaceFolder:api}/x", "${workspaceFolder:api}/x", env, "only has a value inside VS Code"},
+		{"vscode", "${nonsense}", "${nonsense}", env, "does not know this variable"},
+		{"cursor", "${userHome}/.cursor", "/home/user/.cursor", env, ""},
+		{"claude-code", "${SB_TEST_UNSET_VARIABLE:-fallback}", "fallback", env, ""},
+		{"claude-code", "$HOME/x", "$HOME/x", env, ""}, // Claude Code does not expand $VAR
+		{"claude-code", "${env:HOME}", "${env:HOME}", env, "does not know this form"},
+		{"copilot-cli", "$HOME ${HOME} ${SB_TEST_UNSET_VARIABLE:-d}", "/home/user /home/user d", env, ""},
+		{"copilot-cli", "${SB_TEST_UNSET_VARIABLE}", "${SB_TEST_UNSET_VARIABLE}", env, "is not set"},
+		{"kiro-cli", "${HOME}/k", "/home/user/k", env, ""},
+		{"kiro-cli", "${X:-d}", "${X:-d}", env, "does not know this form"},
+		{"lm-studio", "a ${HOME}", "a ${HOME}", env, "does not know what LM Studio puts in its place"},
+		{"lm-studio", "$HOME", "$HOME", env, ""},
+	} {
+		app := &App{ID: c.app, Name: c.app}
+		if a, err := Lookup(c.app); err == nil {
+			app = a
+		}
+		x := newExpander(app, c.env)
+		got := x.expand(c.in)
+		stuck := strings.Join(x.stuck, "; ")
+		if got != c.out || (c.stuck == "") != (stuck == "") || !strings.Contains(stuck, c.stuck) {
+			t.Errorf("%s %q: %q (stuck %q), want %q (stuck %q)", c.app, c.in, got, stuck, c.out, c.stuck)
+		}
+	}
+}
+
+// A Goose extension whose variables come from Goose's secret store stays
+// in Goose through the plan too (the import, the dry run and the window).
+func TestPlanImportGooseSecretStore(t *testing.T) {
+	goose, err := Lookup("goose")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goose.Parse([]byte("extensions:\n  gh:\n    enabled: true\n    type: stdio\n    name: gh\n    cmd: gh-mcp\n    args: []\n    env_keys:\n      - GITHUB_TOKEN\n  fs:\n    enabled: true\n    type: stdio\n    name: fs\n    cmd: fs-mcp\n    args: []\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := PlanImport(goose, planEnv(), []ImportSource{{Doc: doc, Path: "config.yaml"}})
+	got := map[string]string{}
+	for _, e := range p.Entries {
+		got[e.Name] = e.Skip
+	}
+	if !strings.Contains(got["gh"], "Goose's secret store") || got["fs"] != "" || len(got) != 2 {
+		t.Fatalf("plan: %q", got)
 	}
 }

@@ -26,6 +26,11 @@ const (
 	// varsGemini: Gemini CLI's $VAR and ${VAR} (its configuration docs:
 	// string values of settings.json may reference environment variables).
 	varsGemini
+	// varsCopilot: GitHub Copilot CLI's $VAR, ${VAR} and ${VAR:-default}
+	// in env values.
+	varsCopilot
+	// varsBraces: ${VAR} only (Kiro CLI).
+	varsBraces
 )
 
 // appVars is each app's variable style; an app not listed is varsUnknown.
@@ -35,6 +40,8 @@ var appVars = map[string]varStyle{
 	"windsurf":    varsVSCode,
 	"claude-code": varsShell,
 	"gemini-cli":  varsGemini,
+	"copilot-cli": varsCopilot,
+	"kiro-cli":    varsBraces,
 }
 
 // expander expands the variables of one app's entries as the app would,
@@ -81,9 +88,9 @@ func (x *expander) expand(s string) string {
 	switch x.style {
 	case varsVSCode:
 		return shellVarRE.ReplaceAllStringFunc(s, x.vscode)
-	case varsShell:
+	case varsShell, varsBraces:
 		return shellVarRE.ReplaceAllStringFunc(s, x.shell)
-	case varsGemini:
+	case varsGemini, varsCopilot:
 		return geminiVarRE.ReplaceAllStringFunc(s, x.gemini)
 	}
 	if i := strings.Index(s, "${"); i >= 0 {
@@ -142,10 +149,14 @@ func (x *expander) vscode(ref string) string {
 	return ref
 }
 
-// shell expands one ${VAR} or ${VAR:-default} (Claude Code).
+// shell expands one ${VAR} or, where the app has them, ${VAR:-default}
+// (Claude Code, Copilot CLI).
 func (x *expander) shell(ref string) string {
 	body := ref[2 : len(ref)-1]
-	name, def, hasDef := strings.Cut(body, ":-")
+	name, def, hasDef := body, "", false
+	if x.style == varsShell || x.style == varsCopilot {
+		name, def, hasDef = strings.Cut(body, ":-")
+	}
 	if !varNameRE.MatchString(name) {
 		x.note(&x.stuck, fmt.Sprintf("%s: Switchboard does not know this form of %s's variables", shorten(ref), x.app.Name))
 		return ref
@@ -162,9 +173,13 @@ func (x *expander) shell(ref string) string {
 	return ref
 }
 
-// gemini expands one $VAR or ${VAR} (Gemini CLI).
+// gemini expands one $VAR or ${VAR} (Gemini CLI), or Copilot CLI's
+// ${VAR:-default}.
 func (x *expander) gemini(ref string) string {
 	m := geminiVarRE.FindStringSubmatch(ref)
+	if m[2] != "" && x.style == varsCopilot {
+		return x.shell(ref)
+	}
 	name := m[1] + m[2]
 	if !varNameRE.MatchString(name) {
 		return ref // "$5": no variable can have this name, so Gemini CLI leaves it as written

@@ -144,7 +144,11 @@ func importSources(app *clients.App, path string, doc *clients.Doc) []clients.Im
 	out := []clients.ImportSource{{Doc: doc, Path: path}}
 	if app.ID == "claude-code" {
 		for _, dir := range doc.ClaudeProjects() {
-			out = append(out, clients.ImportSource{Doc: doc.ClaudeProject(dir), Path: path, Project: dir,
+			sub := doc.ClaudeProject(dir)
+			if sub == nil || len(sub.Servers()) == 0 {
+				continue
+			}
+			out = append(out, clients.ImportSource{Doc: sub, Path: path, Project: dir,
 				Hold: fmt.Sprintf("a server of the project %s: 'switchboard clients import claude-code --project %s' imports it", dir, dir)})
 		}
 	}
