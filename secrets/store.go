@@ -30,6 +30,7 @@ type Store struct {
 	indexPath string
 	goos      string       // whose size limits apply (runtime.GOOS)
 	checkBus  func() error // nil: no session-bus check (memory stores)
+	mock      bool         // go-keyring's in-memory mock (NewMemoryStore)
 }
 
 var _ engine.SecretResolver = (*Store)(nil)
@@ -52,6 +53,7 @@ func NewMemoryStore(indexPath string) *Store {
 	keyringMu.Unlock()
 	s := NewStore(DefaultService, indexPath)
 	s.checkBus = nil
+	s.mock = true
 	return s
 }
 
@@ -212,30 +214,59 @@ func (s *Store) List() ([]string, error) {
 	return sortedNames(names), nil
 }
 
-// Resolve returns the value of name; it makes a *Store an
-// engine.SecretResolver. If ctx ends first (the keyring may be waiting for
-// an unlock prompt), it returns an error wrapping ctx.Err().
-func (s *Store) Resolve(ctx context.Context, name string) (string, error) {
+// Resolve returns the value of name in a new slice that is the caller's
+// to zero; it makes a *Store an engine.SecretResolver. On Linux it reads
+// the value from the Secret Service as bytes, with no string copy (see
+// getBytes). If ctx ends first (the keyring may be waiting for an unlock
+// prompt), it returns an error wrapping ctx.Err(), and the value, if it
+// comes later, is zeroed unused.
+func (s *Store) Resolve(ctx context.Context, name string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
-		return "", &Error{Op: "resolve", Name: name, Kind: Other, Err: err}
+		return nil, &Error{Op: "resolve", Name: name, Kind: Other, Err: err}
 	}
 	type result struct {
-		v   Secret
+		v   []byte
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		v, err := s.get("resolve", name)
+		v, err := s.getBytes("resolve", name)
 		ch <- result{v, err}
 	}()
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return "", r.err
+			return nil, r.err
 		}
-		return r.v.Reveal(), nil
+		return r.v, nil
 	case <-ctx.Done():
-		return "", &Error{Op: "resolve", Name: name, Kind: Other,
+		go func() { clear((<-ch).v) }()
+		return nil, &Error{Op: "resolve", Name: name, Kind: Other,
 			Err: fmt.Errorf("gave up waiting for the keyring, which may be showing an unlock prompt: %w", ctx.Err())}
 	}
+}
+
+// getBytes returns the value of name as a new slice. Where go-keyring
+// has no byte interface (macOS, Windows, the in-memory mock of tests) it
+// copies the string go-keyring returns, which stays in memory until the
+// garbage collector reuses it.
+func (s *Store) getBytes(op, name string) ([]byte, error) {
+	if err := s.preflight(op, name); err != nil {
+		return nil, err
+	}
+	if !s.mock {
+		if v, ok, err := secretServiceGet(s.service, name); ok {
+			if err != nil {
+				return nil, wrap(op, name, err, "")
+			}
+			return v, nil
+		}
+	}
+	keyringMu.Lock()
+	val, err := keyring.Get(s.service, name)
+	keyringMu.Unlock()
+	if err != nil {
+		return nil, wrap(op, name, err, "")
+	}
+	return []byte(val), nil
 }

@@ -79,7 +79,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if v, err := keyring.Get(DefaultService, "gh"); err != nil || v != "ghp-new" {
 		t.Fatalf("not in the keyring under service %q, user gh: %v", DefaultService, err)
 	}
-	if v, err := s.Resolve(context.Background(), "openai.key"); err != nil || v != "sk-1" {
+	if v, err := s.Resolve(context.Background(), "openai.key"); err != nil || string(v) != "sk-1" {
 		t.Fatalf("Resolve: %v", err)
 	}
 	names, err := s.List()
@@ -563,7 +563,7 @@ func TestEngineResolver(t *testing.T) {
 		"GITHUB_TOKEN": {{Secret: "gh"}},
 		"AUTH":         {{Text: "Bearer "}, {Secret: "gh"}},
 	}}
-	env, err := engine.BuildEnv(context.Background(), spec, nil, "", runtime.GOOS, s)
+	env, _, err := engine.BuildEnv(context.Background(), spec, nil, "", runtime.GOOS, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +571,7 @@ func TestEngineResolver(t *testing.T) {
 		t.Fatalf("env: %v", env)
 	}
 	spec.Env["OTHER"] = engine.EnvValue{{Secret: "missing"}}
-	_, err = engine.BuildEnv(context.Background(), spec, nil, "", runtime.GOOS, s)
+	_, _, err = engine.BuildEnv(context.Background(), spec, nil, "", runtime.GOOS, s)
 	var se *engine.SecretError
 	if !errors.As(err, &se) || !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `secret "missing" is not set`) {
 		t.Fatalf("missing secret through the engine: %v", err)
