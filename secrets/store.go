@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -120,8 +121,9 @@ func (s *Store) withIndex(op, name string, fn func(names map[string]bool) (bool,
 }
 
 // Set stores v under name, replacing any value, and adds name to the index
-// once the keyring has it. It refuses an empty value and a value above the
-// limit of this platform's keyring before writing anything.
+// once the keyring has it. It refuses an empty value, a value holding a NUL
+// byte (no environment variable can carry one) and a value above the limit
+// of this platform's keyring before writing anything.
 func (s *Store) Set(name string, v Secret) error {
 	if err := ValidName(name); err != nil {
 		return &Error{Op: "set", Name: name, Kind: Invalid, Err: errBadName}
@@ -129,6 +131,9 @@ func (s *Store) Set(name string, v Secret) error {
 	val := v.Reveal()
 	if val == "" {
 		return &Error{Op: "set", Name: name, Kind: Invalid, Err: errEmptyValue}
+	}
+	if strings.IndexByte(val, 0) >= 0 {
+		return &Error{Op: "set", Name: name, Kind: Invalid, Err: errNULValue}
 	}
 	if limit, where := valueLimit(s.goos, s.service, name); len(val) > limit {
 		return &Error{Op: "set", Name: name, Kind: TooBig, Err: &tooBigError{size: len(val), limit: limit, where: where}}

@@ -136,6 +136,30 @@ func TestEmptyValueRefused(t *testing.T) {
 	}
 }
 
+// A NUL byte is refused before anything is written (the host's API and
+// the command line both store through Set): a server could never get it.
+func TestNULValueRefused(t *testing.T) {
+	s, index := memStore(t)
+	err := s.Set("gh", New("ghp_a\x00b"))
+	if KindOf(err) != Invalid || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("NUL value: want Invalid, got %v", err)
+	}
+	for _, w := range []string{`secret "gh"`, "NUL"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	if strings.Contains(err.Error(), "ghp_a") {
+		t.Errorf("error %q holds the value", err)
+	}
+	if _, err := s.Get("gh"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a refused value reached the keyring: %v", err)
+	}
+	if _, err := os.Stat(index); err == nil {
+		t.Fatal("index written for a refused value")
+	}
+}
+
 func TestIndexFile(t *testing.T) {
 	s, index := memStore(t)
 	values := map[string]string{"gh": "ghp_VALUE_ONE", "openai.key": "sk-VALUE-TWO", "x": "VALUE3"}
