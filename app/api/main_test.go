@@ -128,6 +128,10 @@ var helpers = map[string]func() int{
 			if err != nil {
 				return 1
 			}
+			if g := os.Getenv(greetingEnv); g != "" {
+				fmt.Fprintln(nc, g)
+				continue
+			}
 			fmt.Fprintf(nc, "{\"hello\":{\"protocol\":%d,\"pid\":%d}}\n", api.ProtocolVersion, os.Getpid())
 		}
 	},
