@@ -553,8 +553,13 @@ func (c *sockConn) readLoop() {
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
 			// The go-sdk would end the session; a stray line should not.
-			resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%q}}`+"\n",
-				jsonrpc.CodeParseError, "not a JSON-RPC message: "+err.Error())
+			why := "not a JSON-RPC message: " + err.Error()
+			if strings.Contains(err.Error(), "depth") {
+				why = "the message is nested too deeply to be decoded (" + err.Error() + "), so it was not delivered: send flatter arguments"
+			}
+			e, _ := json.Marshal(why)
+			resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n",
+				recoverID(line), jsonrpc.CodeParseError, e)
 			_ = c.send([]byte(resp))
 			continue
 		}

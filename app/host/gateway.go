@@ -438,6 +438,12 @@ func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(),
 	reqID, _ := jsonrpc.MakeID(id)
 	if err := conn.Write(context.Background(), &jsonrpc.Request{ID: reqID, Method: "tools/call", Params: params}); err != nil {
 		if r.take(id) != nil {
+			if len(c.Arguments) > 0 && !json.Valid(c.Arguments) {
+				// Not the connection: the arguments cannot be encoded
+				// (encoding/json refuses JSON nested over 10,000 levels).
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+					"the arguments of tool %q cannot be passed on to Switchboard server %q: %s", c.Tool, name, jsonProblem(err))}
+			}
 			return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping), LastError: err.Error()}
 		}
 		return func() {}, nil // it was answered or failed already
@@ -447,6 +453,14 @@ func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(),
 			r.cancelUpstream(id, "cancelled by the client")
 		}
 	}, nil
+}
+
+// jsonProblem words an error of encoding/json for a person.
+func jsonProblem(err error) string {
+	if strings.Contains(err.Error(), "exceeded max depth") {
+		return "they are nested more than 10,000 levels deep, more than JSON decoders accept; send flatter arguments"
+	}
+	return "they are not valid JSON (" + err.Error() + ")"
 }
 
 // holdToolCall starts c once the server that is coming back has a

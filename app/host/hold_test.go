@@ -66,4 +66,3 @@ func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 		})
 	}
 }
-
