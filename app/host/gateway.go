@@ -125,7 +125,12 @@ func (b *gatewayBackend) lookup(name string) (*server, *supervisor.Supervisor, e
 // back (a restart, a change of its entry, a start) instead of failing at
 // once: a restart takes its stop ladder and a handshake, usually well
 // under a second.
-var holdFor = 5 * time.Second
+// Atomic: tests shorten it.
+var holdFor = func() *atomic.Int64 {
+	var d atomic.Int64
+	d.Store(int64(5 * time.Second))
+	return &d
+}()
 
 // comingBack reports whether a server with no session comes back by
 // itself: it is between the two runs of a restart, starting, or waiting to
@@ -143,14 +148,24 @@ func comingBack(s *server, sup *supervisor.Supervisor) bool {
 	return false
 }
 
+// liveSession is sup's session, unless it is being stopped (a restart's
+// first half): a request sent to it would only hear that it stopped.
+func liveSession(sup *supervisor.Supervisor) *mcp.ClientSession {
+	cs := sup.Session()
+	if cs != nil && sup.Status().State == supervisor.Stopping {
+		return nil
+	}
+	return cs
+}
+
 // waitSession waits, up to holdFor and while ctx lasts, for a server that
 // is coming back to have a session; nil if it has none by then.
 func waitSession(ctx context.Context, s *server, sup *supervisor.Supervisor) *mcp.ClientSession {
-	deadline := time.Now().Add(holdFor)
+	deadline := time.Now().Add(time.Duration(holdFor.Load()))
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if cs := sup.Session(); cs != nil {
+		if cs := liveSession(sup); cs != nil {
 			return cs
 		}
 		if !comingBack(s, sup) || !time.Now().Before(deadline) {
@@ -183,7 +198,7 @@ func (b *gatewayBackend) session(ctx context.Context, name string) (*server, *mc
 		return nil, nil, 0, err
 	}
 	c, _ := s.config()
-	cs := sup.Session()
+	cs := liveSession(sup)
 	if cs == nil && comingBack(s, sup) {
 		cs = waitSession(ctx, s, sup)
 		c, _ = s.config()
@@ -404,7 +419,7 @@ func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(),
 	}
 	// The connection of the running session: a session is set only after
 	// its connection, and cleared before the next one exists.
-	cs := sup.Session()
+	cs := liveSession(sup)
 	conn := sup.Conn()
 	if cs == nil || conn == nil || sup.Session() != cs {
 		if !comingBack(s, sup) {

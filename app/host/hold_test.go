@@ -44,9 +44,9 @@ func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 			t.Logf("PROVED (%s): a call made while the server was %q waited and got pid %s", path, during.State, gwText(r))
 
 			// A restart that outlasts the hold.
-			old := holdFor
-			holdFor = 200 * time.Millisecond
-			t.Cleanup(func() { holdFor = old })
+			old := holdFor.Load()
+			holdFor.Store(int64(200 * time.Millisecond))
+			t.Cleanup(func() { holdFor.Store(old) })
 			th.must(t, MethodRestart, NameParams{Name: "m"}, nil)
 			th.waitServer(t, "m", "between its two runs", func(s ServerStatus) bool { return s.State != "running" })
 			r = gwCall(t, cs, "m__pid", nil)
@@ -54,7 +54,7 @@ func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 			if !r.IsError || !regexp.MustCompile(`"m" is (restarting|starting|stopping).*: try again in a moment`).MatchString(text) || strings.Contains(text, "servers start") {
 				t.Errorf("a call during a restart longer than the hold: %q", text)
 			}
-			holdFor = old
+			holdFor.Store(old)
 			th.waitRunning(t, "m")
 
 			// Stopped by the user: not held, and says how to start it.
