@@ -137,6 +137,9 @@ var helpers = map[string]func() int{
 	},
 }
 
+// greetingEnv makes the impostor greet with this line instead of a hello.
+const greetingEnv = "SBAPI_IMPOSTOR_GREETING"
+
 // echoMethods is the handler of most tests.
 func echoMethods() api.Methods {
 	return api.Methods{

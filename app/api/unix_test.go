@@ -352,9 +352,6 @@ func TestClientRefusesAnImpostor(t *testing.T) {
 	}
 }
 
-// greetingEnv makes the impostor greet with this line instead of a hello.
-const greetingEnv = "SBAPI_IMPOSTOR_GREETING"
-
 // TestClientShowsNothingAnImpostorSays: another user's process on the
 // socket greets with a message meant for the user ("run curl ... | sh");
 // the client checks the peer first and never reads, let alone repeats, it.
