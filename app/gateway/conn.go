@@ -153,6 +153,10 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	}
 	br := bufio.NewReaderSize(nc, 64<<10)
 	first, err := readLine(br, g.opts.MaxMessageSize)
+	var firstBig *tooLargeError // a first message over the limit: answered once the session runs
+	if errors.As(err, &firstBig) {
+		first, err = nil, nil
+	}
 	if err != nil {
 		_ = nc.Close()
 		return
@@ -201,6 +205,7 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	} else {
 		c = newSockConn(g, f, nc, nc, nc, br, nil)
 		c.first = first
+		c.firstBig = firstBig
 	}
 	g.mu.Lock()
 	if g.closed {
@@ -329,6 +334,9 @@ type sockConn struct {
 	out   sink     // where the responses go: the socket, or the bridge's stdout
 	br    *bufio.Reader
 	first []byte
+	// firstBig: the client's first line was over the limit (a client
+	// with no preamble); readLoop answers it first.
+	firstBig *tooLargeError
 	// handedOff: in and out are the bridge's stdin and stdout; the socket
 	// only carries the end of the session.
 	handedOff bool
@@ -526,6 +534,10 @@ func (c *sockConn) finish() {
 func (c *sockConn) readLoop() {
 	defer close(c.readDone)
 	max := c.g.opts.MaxMessageSize
+	if c.firstBig != nil {
+		c.tooLarge(c.firstBig, max)
+		c.firstBig = nil
+	}
 	for {
 		var line []byte
 		var err error

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -35,5 +36,37 @@ func TestReadLineSkipsTooLarge(t *testing.T) {
 	line, err := readLine(br, 100<<10)
 	if err != nil || string(line) != `{"id":2}` {
 		t.Fatalf("the line after: %q %v", line, err)
+	}
+}
+
+// A client with no preamble whose first message is over the limit gets
+// the error too (with the id), and its session goes on.
+func TestFirstMessageTooLarge(t *testing.T) {
+	h := newHarness(t, "raw", running("srv", "echo"))
+	nc := dialT(t, h.sock)
+	go func() {
+		big := `{"jsonrpc":"2.0","id":"big-1","method":"initialize","params":{"pad":"` + strings.Repeat("x", DefaultMaxMessageSize) + `"}}` + "\n"
+		_, _ = nc.Write([]byte(big))
+		_, _ = nc.Write([]byte(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"))
+	}()
+	br := bufio.NewReader(nc)
+	var got []map[string]any
+	for len(got) < 2 {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("after %d answers: %v", len(got), err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		got = append(got, m)
+	}
+	e, _ := got[0]["error"].(map[string]any)
+	if got[0]["id"] != "big-1" || e == nil || !strings.Contains(e["message"].(string), "larger than the gateway's limit of 8 MiB") {
+		t.Fatalf("the big first message's answer: %v", got[0])
+	}
+	if got[1]["id"] != float64(2) || got[1]["result"] == nil {
+		t.Fatalf("the session did not go on: %v", got[1])
 	}
 }
