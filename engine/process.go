@@ -102,10 +102,14 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 	if err != nil {
 		return nil, err
 	}
-	env, err := BuildEnv(ctx, &spec, host, path, goosName, opts.Secrets)
+	env, wipe, err := BuildEnv(ctx, &spec, host, path, goosName, opts.Secrets)
 	if err != nil {
 		return nil, err
 	}
+	// The secrets' values are the OS's once the process is spawned; zero
+	// ours on every path out (see docs/secrets.md for the copies Go's
+	// runtime makes that nothing here can reach).
+	defer wipe()
 	// Every process of the server inherits the token: the stop ladder
 	// finds by it the members that left the process group and lost their
 	// parent, and a later sweep finds the survivors of a killed host.
@@ -166,6 +170,7 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 	osp, err := startOS(cmd)
 	cmd.Env = nil // the secrets' values are the OS's now; keep no copy
 	env = nil
+	wipe()
 	if err != nil {
 		p.closePipes()
 		if errR != nil {

@@ -172,6 +172,7 @@ func noProviderText(err error) string {
 var (
 	errBadName    = errors.New(NameRule)
 	errEmptyValue = errors.New("a secret's value must not be empty")
+	errNULValue   = errors.New("the value holds a NUL byte (0x00), which no environment variable can carry, so no server could use it: store the value without it")
 	errNoBus      = errors.New("no D-Bus session bus")
 )
 

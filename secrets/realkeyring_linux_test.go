@@ -66,6 +66,9 @@ func TestRealKeyring(t *testing.T) {
 	t.Run("NoProvider", func(t *testing.T) {
 		runChild(t, exe, "noprovider", true)
 	})
+	t.Run("MemoryAfterSpawn", func(t *testing.T) {
+		runChild(t, exe, "memscan", true)
+	})
 }
 
 // runChild runs TestRealKeyringChild for scenario in a fresh HOME, inside
@@ -163,6 +166,8 @@ func TestRealKeyringChild(t *testing.T) {
 		childRoundTripAndLocked(t)
 	case "noprovider":
 		childNoProvider(t)
+	case "memscan":
+		childMemScan(t)
 	default:
 		t.Fatalf("unknown scenario %q", os.Getenv(envScenario))
 	}
@@ -332,7 +337,7 @@ func childRoundTripAndLocked(t *testing.T) {
 	if err := s.Set("gh", New(v2)); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Resolve(context.Background(), "gh"); err != nil || got != v2 {
+	if got, err := s.Resolve(context.Background(), "gh"); err != nil || string(got) != v2 {
 		t.Fatalf("Resolve gh after overwrite: %v", err)
 	}
 	if got, _ := secretTool("lookup", "service", DefaultService, "username", "gh"); got != v2 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -30,6 +31,7 @@ type Store struct {
 	indexPath string
 	goos      string       // whose size limits apply (runtime.GOOS)
 	checkBus  func() error // nil: no session-bus check (memory stores)
+	mock      bool         // go-keyring's in-memory mock (NewMemoryStore)
 }
 
 var _ engine.SecretResolver = (*Store)(nil)
@@ -52,6 +54,7 @@ func NewMemoryStore(indexPath string) *Store {
 	keyringMu.Unlock()
 	s := NewStore(DefaultService, indexPath)
 	s.checkBus = nil
+	s.mock = true
 	return s
 }
 
@@ -118,8 +121,9 @@ func (s *Store) withIndex(op, name string, fn func(names map[string]bool) (bool,
 }
 
 // Set stores v under name, replacing any value, and adds name to the index
-// once the keyring has it. It refuses an empty value and a value above the
-// limit of this platform's keyring before writing anything.
+// once the keyring has it. It refuses an empty value, a value holding a NUL
+// byte (no environment variable can carry one) and a value above the limit
+// of this platform's keyring before writing anything.
 func (s *Store) Set(name string, v Secret) error {
 	if err := ValidName(name); err != nil {
 		return &Error{Op: "set", Name: name, Kind: Invalid, Err: errBadName}
@@ -127,6 +131,9 @@ func (s *Store) Set(name string, v Secret) error {
 	val := v.Reveal()
 	if val == "" {
 		return &Error{Op: "set", Name: name, Kind: Invalid, Err: errEmptyValue}
+	}
+	if strings.IndexByte(val, 0) >= 0 {
+		return &Error{Op: "set", Name: name, Kind: Invalid, Err: errNULValue}
 	}
 	if limit, where := valueLimit(s.goos, s.service, name); len(val) > limit {
 		return &Error{Op: "set", Name: name, Kind: TooBig, Err: &tooBigError{size: len(val), limit: limit, where: where}}
@@ -212,30 +219,59 @@ func (s *Store) List() ([]string, error) {
 	return sortedNames(names), nil
 }
 
-// Resolve returns the value of name; it makes a *Store an
-// engine.SecretResolver. If ctx ends first (the keyring may be waiting for
-// an unlock prompt), it returns an error wrapping ctx.Err().
-func (s *Store) Resolve(ctx context.Context, name string) (string, error) {
+// Resolve returns the value of name in a new slice that is the caller's
+// to zero; it makes a *Store an engine.SecretResolver. On Linux it reads
+// the value from the Secret Service as bytes, with no string copy (see
+// getBytes). If ctx ends first (the keyring may be waiting for an unlock
+// prompt), it returns an error wrapping ctx.Err(), and the value, if it
+// comes later, is zeroed unused.
+func (s *Store) Resolve(ctx context.Context, name string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
-		return "", &Error{Op: "resolve", Name: name, Kind: Other, Err: err}
+		return nil, &Error{Op: "resolve", Name: name, Kind: Other, Err: err}
 	}
 	type result struct {
-		v   Secret
+		v   []byte
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		v, err := s.get("resolve", name)
+		v, err := s.getBytes("resolve", name)
 		ch <- result{v, err}
 	}()
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return "", r.err
+			return nil, r.err
 		}
-		return r.v.Reveal(), nil
+		return r.v, nil
 	case <-ctx.Done():
-		return "", &Error{Op: "resolve", Name: name, Kind: Other,
+		go func() { clear((<-ch).v) }()
+		return nil, &Error{Op: "resolve", Name: name, Kind: Other,
 			Err: fmt.Errorf("gave up waiting for the keyring, which may be showing an unlock prompt: %w", ctx.Err())}
 	}
+}
+
+// getBytes returns the value of name as a new slice. Where go-keyring
+// has no byte interface (macOS, Windows, the in-memory mock of tests) it
+// copies the string go-keyring returns, which stays in memory until the
+// garbage collector reuses it.
+func (s *Store) getBytes(op, name string) ([]byte, error) {
+	if err := s.preflight(op, name); err != nil {
+		return nil, err
+	}
+	if !s.mock {
+		if v, ok, err := secretServiceGet(s.service, name); ok {
+			if err != nil {
+				return nil, wrap(op, name, err, "")
+			}
+			return v, nil
+		}
+	}
+	keyringMu.Lock()
+	val, err := keyring.Get(s.service, name)
+	keyringMu.Unlock()
+	if err != nil {
+		return nil, wrap(op, name, err, "")
+	}
+	return []byte(val), nil
 }

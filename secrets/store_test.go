@@ -79,7 +79,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	if v, err := keyring.Get(DefaultService, "gh"); err != nil || v != "ghp-new" {
 		t.Fatalf("not in the keyring under service %q, user gh: %v", DefaultService, err)
 	}
-	if v, err := s.Resolve(context.Background(), "openai.key"); err != nil || v != "sk-1" {
+	if v, err := s.Resolve(context.Background(), "openai.key"); err != nil || string(v) != "sk-1" {
 		t.Fatalf("Resolve: %v", err)
 	}
 	names, err := s.List()
@@ -130,6 +130,30 @@ func TestEmptyValueRefused(t *testing.T) {
 		if KindOf(err) != Invalid || !strings.Contains(err.Error(), `secret "gh"`) || !strings.Contains(err.Error(), "empty") {
 			t.Fatalf("empty value: %v", err)
 		}
+	}
+	if _, err := os.Stat(index); err == nil {
+		t.Fatal("index written for a refused value")
+	}
+}
+
+// A NUL byte is refused before anything is written (the host's API and
+// the command line both store through Set): a server could never get it.
+func TestNULValueRefused(t *testing.T) {
+	s, index := memStore(t)
+	err := s.Set("gh", New("ghp_a\x00b"))
+	if KindOf(err) != Invalid || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("NUL value: want Invalid, got %v", err)
+	}
+	for _, w := range []string{`secret "gh"`, "NUL"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	if strings.Contains(err.Error(), "ghp_a") {
+		t.Errorf("error %q holds the value", err)
+	}
+	if _, err := s.Get("gh"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a refused value reached the keyring: %v", err)
 	}
 	if _, err := os.Stat(index); err == nil {
 		t.Fatal("index written for a refused value")
@@ -563,7 +587,7 @@ func TestEngineResolver(t *testing.T) {
 		"GITHUB_TOKEN": {{Secret: "gh"}},
 		"AUTH":         {{Text: "Bearer "}, {Secret: "gh"}},
 	}}
-	env, err := engine.BuildEnv(context.Background(), spec, nil, "", runtime.GOOS, s)
+	env, _, err := engine.BuildEnv(context.Background(), spec, nil, "", runtime.GOOS, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +595,7 @@ func TestEngineResolver(t *testing.T) {
 		t.Fatalf("env: %v", env)
 	}
 	spec.Env["OTHER"] = engine.EnvValue{{Secret: "missing"}}
-	_, err = engine.BuildEnv(context.Background(), spec, nil, "", runtime.GOOS, s)
+	_, _, err = engine.BuildEnv(context.Background(), spec, nil, "", runtime.GOOS, s)
 	var se *engine.SecretError
 	if !errors.As(err, &se) || !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `secret "missing" is not set`) {
 		t.Fatalf("missing secret through the engine: %v", err)

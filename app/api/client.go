@@ -85,8 +85,9 @@ type reply struct {
 
 // Dial connects to the host at path (see [SocketPath]) and waits for its
 // greeting. With no host there it returns a [*NoHostError]; a host that
-// refuses this process (another user's) returns its [*Error]. It also checks
-// that the process at the other end runs as the current user.
+// refuses this process (another user's) returns its [*Error]. Before it
+// reads anything, it checks that the process at the other end runs as the
+// current user.
 func Dial(ctx context.Context, path string) (*Client, error) {
 	nc, err := dial(ctx, path)
 	if err != nil {
@@ -102,12 +103,15 @@ func Dial(ctx context.Context, path string) (*Client, error) {
 		subs:    make(map[*subscription]struct{}),
 		done:    make(chan struct{}),
 	}
-	br := bufio.NewReaderSize(nc, 64<<10)
-	if err := c.greeting(ctx, br); err != nil {
+	// The peer first, then its greeting: nothing another user's process
+	// says (it may have taken the socket's name on a shared /tmp) is read,
+	// let alone shown.
+	if err := checkHost(nc, path); err != nil {
 		_ = nc.Close()
 		return nil, err
 	}
-	if err := checkHost(nc, path); err != nil {
+	br := bufio.NewReaderSize(nc, 64<<10)
+	if err := c.greeting(ctx, br); err != nil {
 		_ = nc.Close()
 		return nil, err
 	}

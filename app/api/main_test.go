@@ -133,10 +133,17 @@ var helpers = map[string]func() int{
 			if err != nil {
 				return 1
 			}
+			if g := os.Getenv(greetingEnv); g != "" {
+				fmt.Fprintln(nc, g)
+				continue
+			}
 			fmt.Fprintf(nc, "{\"hello\":{\"protocol\":%d,\"pid\":%d}}\n", api.ProtocolVersion, os.Getpid())
 		}
 	},
 }
+
+// greetingEnv makes the impostor greet with this line instead of a hello.
+const greetingEnv = "SBAPI_IMPOSTOR_GREETING"
 
 // echoMethods is the handler of most tests.
 func echoMethods() api.Methods {

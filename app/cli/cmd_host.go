@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,8 +173,14 @@ func (e *env) status(args []string) error {
 			}
 			fmt.Fprintf(e.stdout, "AI apps connected through the gateway: %s\n", who)
 		}
-		if info.Config.Error != "" {
-			fmt.Fprintf(e.stdout, "the config file cannot be used (%s); the last good config is in force\n", info.Config.Error)
+		shown := map[string]bool{} // an entry's problems are shown under it below
+		for _, s := range list {
+			for _, p := range s.Problems {
+				shown[p] = true
+			}
+		}
+		for _, l := range configLines(info.Config, shown) {
+			fmt.Fprintln(e.stdout, l)
 		}
 	}
 	if len(list) == 0 {
@@ -198,21 +205,44 @@ func (e *env) status(args []string) error {
 		if era == "" {
 			era = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", s.Name, s.State, pid, era, s.Tools, up, s.Restarts, cmd)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%d\t%s\n", termtext.Escape(s.Name), s.State, pid, era, s.Tools, up, s.Restarts, termtext.Escape(cmd))
 	}
 	tw.Flush()
+	// What a server wrote (its stderr in LastError) is escaped: a server
+	// must not retitle the terminal or overwrite these lines.
 	for _, s := range list {
 		for _, p := range s.Problems {
-			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, p)
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(p))
 		}
 		if s.LastError != "" && s.State != "running" {
-			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, s.LastError)
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.LastError))
 		}
 		if s.ResolveError != "" && len(s.Problems) == 0 {
-			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, s.ResolveError)
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.ResolveError))
 		}
 	}
 	return nil
+}
+
+// configLines says what is wrong with the config file, for status and
+// doctor: a file the host cannot use (and whether an earlier good one is
+// in force or none is, so that nothing runs), and the problems of the
+// entries of the file in force. Nothing when all is well.
+func configLines(c host.ConfigStatus, shown map[string]bool) []string {
+	var out []string
+	if c.Error != "" {
+		if c.NoGoodConfig {
+			out = append(out, fmt.Sprintf("the config file cannot be used (%s); the host has read no good config since it started, so no server runs: fix the file (the host reloads it when it is saved)", termtext.Escape(c.Error)))
+		} else {
+			out = append(out, fmt.Sprintf("the config file cannot be used (%s); the last good config is in force until the file is fixed", termtext.Escape(c.Error)))
+		}
+	}
+	for _, p := range c.Problems {
+		if !shown[p] {
+			out = append(out, "config: "+termtext.Escape(p))
+		}
+	}
+	return out
 }
 
 // offlineStatus describes the config's servers when no host runs.
@@ -302,7 +332,7 @@ func (e *env) doctor(args []string) error {
 			ok("host: pid %d, socket %s, %d clients", hi.PID, hi.Socket, hi.Clients)
 			info("host: %s", hostOrigin(&hi))
 			if hi.Config.Error != "" {
-				bad("the host cannot use the config (%s); the last good config is in force", hi.Config.Error)
+				bad("host: %s", configLines(host.ConfigStatus{Error: hi.Config.Error, NoGoodConfig: hi.Config.NoGoodConfig}, nil)[0])
 			}
 		}
 		c.Close()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -101,6 +102,9 @@ func (e *env) readSecret(name string) (string, error) {
 		if len(b) == 0 {
 			return "", fmt.Errorf("secret %s: empty value; nothing stored", name)
 		}
+		if bytes.IndexByte(b, 0) >= 0 {
+			return "", errNUL(name)
+		}
 		return string(b), nil
 	}
 	b, err := io.ReadAll(bufio.NewReader(e.stdin))
@@ -111,5 +115,14 @@ func (e *env) readSecret(name string) (string, error) {
 	if v == "" {
 		return "", fmt.Errorf("secret %s: empty value on stdin; nothing stored (pipe the value in, e.g. printf %%s \"$TOKEN\" | switchboard secret set %s)", name, name)
 	}
+	if strings.IndexByte(v, 0) >= 0 {
+		return "", errNUL(name)
+	}
 	return v, nil
+}
+
+// errNUL refuses a value with a NUL byte before it reaches the keyring
+// (the store refuses it too): no environment variable can carry one.
+func errNUL(name string) error {
+	return fmt.Errorf("secret %s: the value holds a NUL byte (0x00), which no environment variable can carry; nothing stored: check what is piped in (a binary file, or UTF-16 text)", name)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"os/signal"
 	"strings"
@@ -43,8 +44,11 @@ func (e *env) logs(args []string) error {
 	if err := c.Call(ctx, host.MethodLogs, host.NameParams{Name: name}, &r); err != nil {
 		return err
 	}
+	if e.json && !follow {
+		return e.printJSON(r.Lines)
+	}
 	for _, l := range r.Lines {
-		fmt.Fprintln(e.stdout, l)
+		e.printLine(l)
 	}
 	if !follow {
 		return nil
@@ -61,10 +65,22 @@ func (e *env) logs(args []string) error {
 			}
 			var l host.LogLine
 			if json.Unmarshal(ev.data, &l) == nil && l.Server == name {
-				fmt.Fprintln(e.stdout, l.Line)
+				e.printLine(l.Line)
 			}
 		}
 	}
+}
+
+// printLine prints one line of a server's stderr: with its control
+// characters escaped (a server must not retitle the terminal or overwrite
+// what is shown), or, with --json, as a JSON string holding it exactly.
+func (e *env) printLine(l string) {
+	if e.json {
+		b, _ := json.Marshal(l)
+		fmt.Fprintf(e.stdout, "%s\n", termtext.JSON(b))
+		return
+	}
+	fmt.Fprintln(e.stdout, termtext.Escape(l))
 }
 
 func (e *env) tools(args []string) error {
@@ -94,7 +110,7 @@ func (e *env) tools(args []string) error {
 	exposed := exposedNames(ctx, c, pos[0])
 	for _, t := range r.Tools {
 		desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
-		fmt.Fprintf(e.stdout, "%s\n    %s\n", t.Name, desc)
+		fmt.Fprintf(e.stdout, "%s\n    %s\n", termtext.Escape(t.Name), termtext.Escape(desc))
 		if n, ok := exposed[t.Name]; ok && n.Hidden == "" {
 			fmt.Fprintf(e.stdout, "    gateway: %s\n", n.Exposed)
 		} else if ok {
@@ -102,7 +118,7 @@ func (e *env) tools(args []string) error {
 		}
 		if t.InputSchema != nil {
 			b, _ := json.Marshal(t.InputSchema)
-			fmt.Fprintf(e.stdout, "    input: %s\n", b)
+			fmt.Fprintf(e.stdout, "    input: %s\n", termtext.JSON(b))
 		}
 	}
 	return nil
@@ -140,15 +156,15 @@ func (e *env) call(args []string) error {
 	for _, ct := range res.Content {
 		switch v := ct.(type) {
 		case *mcp.TextContent:
-			fmt.Fprintln(e.stdout, v.Text)
+			fmt.Fprintln(e.stdout, termtext.Text(v.Text))
 		default:
 			b, _ := json.Marshal(ct)
-			fmt.Fprintln(e.stdout, string(b))
+			fmt.Fprintln(e.stdout, string(termtext.JSON(b)))
 		}
 	}
 	if res.StructuredContent != nil && len(res.Content) == 0 {
 		b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
-		fmt.Fprintln(e.stdout, string(b))
+		fmt.Fprintln(e.stdout, string(termtext.JSON(b)))
 	}
 	if res.IsError {
 		return exitError{1}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"io"
 	"os"
 	"path/filepath"
@@ -250,7 +251,12 @@ func (e *env) needHost(ctx context.Context, what string) (*api.Client, error) {
 }
 
 func (e *env) printJSON(v any) error {
-	enc := json.NewEncoder(e.stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	// Control characters stay JSON escapes: encoding/json escapes C0, and
+	// termtext.JSON the DEL, C1 and bidirectional controls it leaves.
+	_, err = e.stdout.Write(append(termtext.JSON(b), '\n'))
+	return err
 }

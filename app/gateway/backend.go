@@ -75,10 +75,13 @@ type NotRunningError struct {
 	Server    string
 	State     string
 	LastError string
+	// UserStopped: the user stopped it ('switchboard servers stop'); a
+	// stopped server that is not is between two runs (a restart).
+	UserStopped bool
 }
 
 func (e *NotRunningError) Error() string {
-	return notRunningText(e.Server, e.State, e.LastError, false, false)
+	return notRunningText(e.Server, e.State, e.LastError, e.UserStopped, false)
 }
 
 // notRunningText tells the model (and the person reading its transcript)
@@ -93,13 +96,17 @@ func notRunningText(server, state, lastErr string, userStopped, disabled bool) s
 		return fmt.Sprintf("Switchboard server %q is disabled: enable it with 'switchboard servers enable %s'", server, server)
 	case state == stateInvalid:
 		return fmt.Sprintf("Switchboard server %q cannot run: its config entry has problems; 'switchboard status' lists them", server)
-	case userStopped || state == stateStopped && lastErr == "":
+	case userStopped:
 		return fmt.Sprintf("Switchboard server %q is stopped: start it with 'switchboard servers start %s'", server, server)
+	case state == stateStopped || state == stateRestarting:
+		// Not stopped by the user: between the two runs of a restart (or
+		// a change of its entry), or waiting to try again after a crash.
+		return fmt.Sprintf("Switchboard server %q is restarting%s: try again in a moment", server, why)
 	case state == stateFailed:
 		return fmt.Sprintf("Switchboard server %q has failed%s and is not restarted any more: fix it, then run 'switchboard servers restart %s'", server, why, server)
 	case state == stateSecret:
 		return fmt.Sprintf("Switchboard server %q is waiting for a secret%s: set it with 'switchboard secret set NAME'", server, why)
-	case state == stateStarting || state == stateRestarting || state == stateStopping || state == stateStopped:
+	case state == stateStarting || state == stateStopping:
 		return fmt.Sprintf("Switchboard server %q is %s%s: try again in a moment", server, state, why)
 	}
 	return fmt.Sprintf("Switchboard server %q is %s%s", server, state, why)

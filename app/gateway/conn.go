@@ -67,6 +67,10 @@ type Welcome struct {
 	// FDs accepts the bridge's stdin and stdout.
 	FDs bool `json:"fds,omitempty"`
 	End bool `json:"end,omitempty"`
+	// Notice, in the middle of a session whose descriptors were handed
+	// over, is something the bridge says on its stderr (the session goes
+	// on): a request the gateway could not take, and why.
+	Notice string `json:"notice,omitempty"`
 }
 
 type helloLine struct {
@@ -113,11 +117,18 @@ var ErrHostGone = errors.New("the Switchboard host closed the connection (it sto
 
 // WaitEnd waits, after a hand-over of the descriptors, for the end of the
 // session: nil when the app closed its stdin, else why it ended.
-func WaitEnd(br *bufio.Reader) error {
+func WaitEnd(br *bufio.Reader) error { return WaitEndNotices(br, nil) }
+
+// WaitEndNotices is WaitEnd that also passes the gateway's notices (see
+// [Welcome]) to notice, as they come.
+func WaitEndNotices(br *bufio.Reader, notice func(string)) error {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
 			var w welcomeLine
+			if json.Unmarshal(line, &w) == nil && w.Switchboard != nil && w.Switchboard.Notice != "" && notice != nil {
+				notice(w.Switchboard.Notice)
+			}
 			if json.Unmarshal(line, &w) == nil && w.Switchboard != nil && w.Switchboard.End {
 				if w.Switchboard.Error != "" {
 					return errors.New(w.Switchboard.Error)
@@ -142,6 +153,10 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	}
 	br := bufio.NewReaderSize(nc, 64<<10)
 	first, err := readLine(br, g.opts.MaxMessageSize)
+	var firstBig *tooLargeError // a first message over the limit: answered once the session runs
+	if errors.As(err, &firstBig) {
+		first, err = nil, nil
+	}
 	if err != nil {
 		_ = nc.Close()
 		return
@@ -190,6 +205,7 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	} else {
 		c = newSockConn(g, f, nc, nc, nc, br, nil)
 		c.first = first
+		c.firstBig = firstBig
 	}
 	g.mu.Lock()
 	if g.closed {
@@ -318,10 +334,14 @@ type sockConn struct {
 	out   sink     // where the responses go: the socket, or the bridge's stdout
 	br    *bufio.Reader
 	first []byte
+	// firstBig: the client's first line was over the limit (a client
+	// with no preamble); readLoop answers it first.
+	firstBig *tooLargeError
 	// handedOff: in and out are the bridge's stdin and stdout; the socket
 	// only carries the end of the session.
 	handedOff bool
 	endReason atomic.Pointer[string]
+	ctlMu     sync.Mutex // the socket's lines once handed off: notices, then the end
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -504,6 +524,8 @@ func (c *sockConn) finish() {
 		w.Error = *r
 	}
 	b, _ := json.Marshal(welcomeLine{Switchboard: &w})
+	c.ctlMu.Lock()
+	defer c.ctlMu.Unlock()
 	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Second))
 	_, _ = c.nc.Write(append(b, '\n'))
 	_ = c.nc.Close()
@@ -512,6 +534,10 @@ func (c *sockConn) finish() {
 func (c *sockConn) readLoop() {
 	defer close(c.readDone)
 	max := c.g.opts.MaxMessageSize
+	if c.firstBig != nil {
+		c.tooLarge(c.firstBig, max)
+		c.firstBig = nil
+	}
 	for {
 		var line []byte
 		var err error
@@ -520,10 +546,12 @@ func (c *sockConn) readLoop() {
 		} else {
 			line, err = readLine(c.br, max)
 		}
+		var big *tooLargeError
+		if errors.As(err, &big) {
+			c.tooLarge(big, max)
+			continue
+		}
 		if err != nil {
-			if errors.Is(err, errTooLarge) {
-				c.g.log.Warn("a gateway client sent a message over the size limit; disconnecting it", "limit", max)
-			}
 			c.readErr = io.EOF
 			c.cancel()
 			return
@@ -537,8 +565,13 @@ func (c *sockConn) readLoop() {
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
 			// The go-sdk would end the session; a stray line should not.
-			resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%q}}`+"\n",
-				jsonrpc.CodeParseError, "not a JSON-RPC message: "+err.Error())
+			why := "not a JSON-RPC message: " + err.Error()
+			if strings.Contains(err.Error(), "depth") {
+				why = "the message is nested too deeply to be decoded (" + err.Error() + "), so it was not delivered: send flatter arguments"
+			}
+			e, _ := json.Marshal(why)
+			resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n",
+				recoverID(line), jsonrpc.CodeParseError, e)
 			_ = c.send([]byte(resp))
 			continue
 		}
@@ -551,16 +584,89 @@ func (c *sockConn) readLoop() {
 	}
 }
 
-var errTooLarge = errors.New("message too large")
+// tooLarge answers a message over the size limit, which readLine skipped:
+// a JSON-RPC error with its id if the start of the line holds one (else a
+// null id), and, to a bridge that handed its descriptors over, a notice
+// for its stderr. The session goes on.
+func (c *sockConn) tooLarge(big *tooLargeError, max int) {
+	id := recoverID(big.prefix)
+	msg := fmt.Sprintf("the request is larger than the gateway's limit of %d MiB (%d bytes), so it was not delivered: send less in one message (for example a file's path instead of its content)", max>>20, max)
+	c.g.log.Warn("a gateway client sent a message over the size limit; answered it with an error", "limit", max, "id", string(id))
+	e, _ := json.Marshal(msg)
+	_ = c.send([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`+"\n", id, jsonrpc.CodeInvalidRequest, e)))
+	if !c.handedOff {
+		return
+	}
+	what := "a request"
+	if string(id) != "null" {
+		what = "request " + string(id)
+	}
+	b, _ := json.Marshal(welcomeLine{Switchboard: &Welcome{Version: HelloVersion, Notice: what + " from the app was refused: " + msg}})
+	c.ctlMu.Lock()
+	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Second))
+	_, _ = c.nc.Write(append(b, '\n'))
+	_ = c.nc.SetWriteDeadline(time.Time{})
+	c.ctlMu.Unlock()
+}
+
+// recoverID returns the id of the JSON-RPC message that prefix begins, as
+// JSON, if a top-level "id" member (a number or a string) comes whole
+// before prefix ends; else null.
+func recoverID(prefix []byte) json.RawMessage {
+	null := json.RawMessage("null")
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return null
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return null
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return null // the rest (params, likely) is past the prefix
+		}
+		if k == "id" {
+			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
+				return v
+			}
+			return null
+		}
+	}
+	return null
+}
+
+// tooLargeError is readLine's error for a line over the limit, which it
+// skipped to its end; prefix is its first bytes (up to idPrefix).
+type tooLargeError struct{ prefix []byte }
+
+func (e *tooLargeError) Error() string { return "message too large" }
+
+// idPrefix is how much of a line over the limit is kept to find its id.
+const idPrefix = 64 << 10
 
 // readLine reads one line of at most max bytes (newline included) into a
 // fresh slice, without the newline. A last line without a newline counts.
+// A longer line is read to its end and dropped, and the error is a
+// *tooLargeError with its first bytes.
 func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	var buf []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(buf)+len(chunk) > max {
-			return nil, errTooLarge
+			prefix := append(buf, chunk...)
+			if len(prefix) > idPrefix {
+				prefix = prefix[:idPrefix:idPrefix]
+			}
+			prefix = bytes.Clone(prefix)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return nil, &tooLargeError{prefix: prefix}
 		}
 		switch {
 		case err == nil:

@@ -311,7 +311,7 @@ func (f *facade) callError(ctx context.Context, err error) (*mcp.CallToolResult,
 	var rpc *jsonrpc.Error
 	switch {
 	case errors.As(err, &nr):
-		return toolError(f.g.downText(nr.Server, nr.State, nr.LastError)), nil
+		return toolError(f.g.downText(nr)), nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.As(err, &rpc):
@@ -497,7 +497,7 @@ func (g *Gateway) rpcError(ctx context.Context, err error) error {
 	var rpc *jsonrpc.Error
 	switch {
 	case errors.As(err, &nr):
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: g.downText(nr.Server, nr.State, nr.LastError)}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: g.downText(nr)}
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case errors.As(err, &rpc):
@@ -508,11 +508,11 @@ func (g *Gateway) rpcError(ctx context.Context, err error) error {
 
 // downText names a server's state as the current view knows it (it may be
 // newer than the error's).
-func (g *Gateway) downText(server, state, lastErr string) string {
-	if st := g.current().servers[server]; st != nil && st.State != stateRunning {
-		return notRunningText(server, st.State, st.LastError, st.UserStopped, st.Disabled)
+func (g *Gateway) downText(nr *NotRunningError) string {
+	if st := g.current().servers[nr.Server]; st != nil && st.State != stateRunning {
+		return notRunningText(nr.Server, st.State, st.LastError, st.UserStopped, st.Disabled)
 	}
-	return notRunningText(server, state, lastErr, false, false)
+	return nr.Error()
 }
 
 // toolError is a tool result that reports an error to the model.

@@ -486,7 +486,7 @@ func (c *sockConn) failedLine(id json.RawMessage, err error, modern bool) []byte
 	var rpc *jsonrpc.Error
 	switch {
 	case errors.As(err, &nr):
-		return c.resultLine(id, toolError(c.g.downText(nr.Server, nr.State, nr.LastError)), modern)
+		return c.resultLine(id, toolError(c.g.downText(nr)), modern)
 	case errors.As(err, &rpc):
 		return errorLine(id, rpc)
 	}

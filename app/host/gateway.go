@@ -127,21 +127,90 @@ func (b *gatewayBackend) lookup(name string) (*server, *supervisor.Supervisor, e
 	return s, sup, nil
 }
 
-// session returns a running server's session and its callTimeout.
-func (b *gatewayBackend) session(name string) (*server, *mcp.ClientSession, time.Duration, error) {
+// holdFor bounds how long a request waits for a server that is on its way
+// back (a restart, a change of its entry, a start) instead of failing at
+// once: a restart takes its stop ladder and a handshake, usually well
+// under a second.
+// Atomic: tests shorten it.
+var holdFor = func() *atomic.Int64 {
+	var d atomic.Int64
+	d.Store(int64(5 * time.Second))
+	return &d
+}()
+
+// comingBack reports whether a server with no session comes back by
+// itself: it is between the two runs of a restart, starting, or waiting to
+// try again after a crash; not stopped by the user, disabled, failed or
+// waiting for a secret.
+func comingBack(s *server, sup *supervisor.Supervisor) bool {
+	c, userStopped := s.config()
+	if c.Disabled || userStopped {
+		return false
+	}
+	switch sup.Status().State {
+	case supervisor.Starting, supervisor.Stopping, supervisor.Stopped, supervisor.Running, supervisor.Backoff:
+		return true
+	}
+	return false
+}
+
+// liveSession is sup's session, unless it is being stopped (a restart's
+// first half): a request sent to it would only hear that it stopped.
+func liveSession(sup *supervisor.Supervisor) *mcp.ClientSession {
+	cs := sup.Session()
+	if cs != nil && sup.Status().State == supervisor.Stopping {
+		return nil
+	}
+	return cs
+}
+
+// waitSession waits, up to holdFor and while ctx lasts, for a server that
+// is coming back to have a session; nil if it has none by then.
+func waitSession(ctx context.Context, s *server, sup *supervisor.Supervisor) *mcp.ClientSession {
+	deadline := time.Now().Add(time.Duration(holdFor.Load()))
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if cs := liveSession(sup); cs != nil {
+			return cs
+		}
+		if !comingBack(s, sup) || !time.Now().Before(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// notRunning is the error of a request to a server without a session.
+func notRunning(name string, s *server, sup *supervisor.Supervisor) error {
+	c, userStopped := s.config()
+	st := sup.Status()
+	state := string(st.State)
+	if st.State == supervisor.Stopped && c.Disabled {
+		state = StateDisabled
+	}
+	return &gateway.NotRunningError{Server: name, State: state, LastError: st.LastError, UserStopped: userStopped}
+}
+
+// session returns a running server's session and its callTimeout. A
+// server that is coming back (a restart) is waited for, up to holdFor.
+func (b *gatewayBackend) session(ctx context.Context, name string) (*server, *mcp.ClientSession, time.Duration, error) {
 	s, sup, err := b.lookup(name)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	c, _ := s.config()
-	cs := sup.Session()
+	cs := liveSession(sup)
+	if cs == nil && comingBack(s, sup) {
+		cs = waitSession(ctx, s, sup)
+		c, _ = s.config()
+	}
 	if cs == nil {
-		st := sup.Status()
-		state := string(st.State)
-		if st.State == supervisor.Stopped && c.Disabled {
-			state = StateDisabled
-		}
-		return nil, nil, 0, &gateway.NotRunningError{Server: name, State: state, LastError: st.LastError}
+		return nil, nil, 0, notRunning(name, s, sup)
 	}
 	timeout := c.CallTimeout
 	if timeout <= 0 {
@@ -237,7 +306,7 @@ func (b *gatewayBackend) Complete(ctx context.Context, name string, p *mcp.Compl
 // callTimeout; what names the request in the error when it fails (see
 // failed).
 func forward[R any](b *gatewayBackend, ctx context.Context, name string, what func() string, send func(context.Context, *mcp.ClientSession) (*R, error)) (*R, error) {
-	s, cs, timeout, err := b.session(name)
+	s, cs, timeout, err := b.session(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -373,14 +442,13 @@ func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(),
 	}
 	// The connection of the running session: a session is set only after
 	// its connection, and cleared before the next one exists.
-	cs := sup.Session()
+	cs := liveSession(sup)
 	conn := sup.Conn()
 	if cs == nil || conn == nil || sup.Session() != cs {
-		_, _, _, err := b.session(name)
-		if err == nil {
-			err = &gateway.NotRunningError{Server: name, State: string(supervisor.Starting)}
+		if !comingBack(s, sup) {
+			return nil, notRunning(name, s, sup)
 		}
-		return nil, err
+		return b.holdToolCall(name, s, sup, c), nil
 	}
 	cfg, _ := s.config()
 	timeout := cfg.CallTimeout
@@ -408,6 +476,12 @@ func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(),
 	reqID, _ := jsonrpc.MakeID(id)
 	if err := conn.Write(context.Background(), &jsonrpc.Request{ID: reqID, Method: "tools/call", Params: params}); err != nil {
 		if r.take(id) != nil {
+			if len(c.Arguments) > 0 && !json.Valid(c.Arguments) {
+				// Not the connection: the arguments cannot be encoded
+				// (encoding/json refuses JSON nested over 10,000 levels).
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+					"the arguments of tool %q cannot be passed on to Switchboard server %q: %s", c.Tool, name, jsonProblem(err))}
+			}
 			return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping), LastError: err.Error()}
 		}
 		return func() {}, nil // it was answered or failed already
@@ -417,6 +491,55 @@ func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(),
 			r.cancelUpstream(id, "cancelled by the client")
 		}
 	}, nil
+}
+
+// jsonProblem words an error of encoding/json for a person.
+func jsonProblem(err error) string {
+	if strings.Contains(err.Error(), "exceeded max depth") {
+		return "they are nested more than 10,000 levels deep, more than JSON decoders accept; send flatter arguments"
+	}
+	return "they are not valid JSON (" + err.Error() + ")"
+}
+
+// holdToolCall starts c once the server that is coming back has a
+// session, up to holdFor, without making the caller wait (the gateway
+// calls StartToolCall on the goroutine that reads the client): c.Done gets
+// the server's answer, or why the server is not back.
+func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Supervisor, c *gateway.RawCall) func() {
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var stop func() // the started call's, once it is started
+	go func() {
+		defer cancel()
+		var err error
+		if waitSession(ctx, s, sup) != nil {
+			var st func()
+			if st, err = b.StartToolCall(name, c); err == nil {
+				mu.Lock()
+				stop = st
+				cancelled := ctx.Err() != nil
+				mu.Unlock()
+				if cancelled {
+					st()
+				}
+				return
+			}
+		} else {
+			err = notRunning(name, s, sup)
+		}
+		if ctx.Err() == nil {
+			c.Done(nil, err)
+		}
+	}()
+	return func() {
+		mu.Lock()
+		cancel()
+		st := stop
+		mu.Unlock()
+		if st != nil {
+			st()
+		}
+	}
 }
 
 // rawParams are the params of a relayed tools/call: what the go-sdk's

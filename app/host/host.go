@@ -74,6 +74,10 @@ type ConfigStatus struct {
 	OK       bool     `json:"ok"`
 	Error    string   `json:"error,omitempty"`    // the file could not be used; the last good config is in force
 	Problems []string `json:"problems,omitempty"` // per-entry problems of the file in force
+	// NoGoodConfig: the file cannot be used (Error) and the host has read
+	// no good one since it started, so no config is in force and no
+	// server runs (rather than "the last good config is in force").
+	NoGoodConfig bool `json:"noGoodConfig,omitempty"`
 }
 
 // Info is what host.info returns.
@@ -136,6 +140,7 @@ type Host struct {
 	mu      sync.Mutex
 	file    *config.File // the config in force
 	cfgErr  error
+	noGood  bool // cfgErr since the start: no good config was ever read
 	path    string
 	pathErr error
 	swept   int
@@ -221,15 +226,21 @@ func Run(ctx context.Context, o Options) error {
 	defer h.gw.Close()
 
 	h.file = config.New()
+	var loadErr error
 	if f, err := config.Load(o.ConfigPath); err == nil {
 		h.file = f
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		h.cfgErr = err
+		loadErr = err
 		h.log.Error("the config file cannot be used; starting with no servers", "error", err)
 	}
 	h.watcher = config.NewWatcher(o.ConfigPath, config.DefaultDebounce, h.reload)
 	h.watcher.Ignore(h.file.Sum())
 	h.applyFile(h.file)
+	if loadErr != nil { // applyFile cleared it: no good file was read
+		h.mu.Lock()
+		h.cfgErr, h.noGood = loadErr, true
+		h.mu.Unlock()
+	}
 	h.gw.Refresh()
 
 	// The gateway listens first: a bridge that started this host waits
@@ -401,7 +412,7 @@ func (e *removedError) Error() string {
 func (h *Host) applyFile(f *config.File) {
 	h.mu.Lock()
 	h.file = f
-	h.cfgErr = nil
+	h.cfgErr, h.noGood = nil, false
 	h.mu.Unlock()
 	added, removed, changed := h.mgr.Apply(ServerConfigs(f))
 	if len(added)+len(removed)+len(changed) > 0 {
@@ -417,7 +428,7 @@ func (h *Host) applyFile(f *config.File) {
 func (h *Host) configStatus() ConfigStatus {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	st := ConfigStatus{Path: h.opts.ConfigPath, OK: h.cfgErr == nil}
+	st := ConfigStatus{Path: h.opts.ConfigPath, OK: h.cfgErr == nil, NoGoodConfig: h.cfgErr != nil && h.noGood}
 	if h.cfgErr != nil {
 		st.Error = h.cfgErr.Error()
 	}

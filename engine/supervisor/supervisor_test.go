@@ -337,12 +337,12 @@ type resolver struct {
 	calls atomic.Int32
 }
 
-func (r *resolver) Resolve(_ context.Context, name string) (string, error) {
+func (r *resolver) Resolve(_ context.Context, name string) ([]byte, error) {
 	r.calls.Add(1)
 	if !r.open.Load() {
-		return "", errors.New("the keyring is locked")
+		return nil, errors.New("the keyring is locked")
 	}
-	return "value-of-" + name, nil
+	return []byte("value-of-" + name), nil
 }
 
 func TestWaitingForSecret(t *testing.T) {
@@ -621,10 +621,10 @@ func newSlowResolver() *slowResolver {
 	return &slowResolver{entered: make(chan struct{}), release: make(chan struct{})}
 }
 
-func (r *slowResolver) Resolve(_ context.Context, name string) (string, error) {
+func (r *slowResolver) Resolve(_ context.Context, name string) ([]byte, error) {
 	r.once.Do(func() { close(r.entered) })
 	<-r.release
-	return "value-of-" + name, nil
+	return []byte("value-of-" + name), nil
 }
 
 // TestStopWhileResolvingSecret stops a server whose process is not started

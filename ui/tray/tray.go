@@ -11,6 +11,7 @@ package tray
 
 import (
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"strings"
 	"sync"
 	"time"
@@ -194,7 +195,7 @@ func (t *Tray) newlyFailed(s client.Snapshot) []host.ServerStatus {
 // FailureNotification is the desktop notification for a server that
 // failed for good: its name, and the reason (its last error).
 func FailureNotification(st host.ServerStatus) *fyne.Notification {
-	reason := strings.TrimSpace(st.LastError)
+	reason := termtext.Escape(strings.TrimSpace(st.LastError)) // it may quote the server's stderr
 	if reason == "" {
 		reason = "It gave no reason; its logs may say more."
 	}

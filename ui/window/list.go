@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"strconv"
 	"strings"
 	"time"
@@ -188,11 +189,11 @@ func (r *serverRow) update(st host.ServerStatus, now time.Time, connected bool) 
 func problemText(st host.ServerStatus) string {
 	switch {
 	case len(st.Problems) > 0:
-		return strings.Join(st.Problems, "\n")
+		return strings.Join(termtext.Lines(st.Problems), "\n")
 	case st.LastError != "" && st.State != stateRunning:
-		return "Last error: " + st.LastError
+		return "Last error: " + termtext.Escape(st.LastError) // it may quote the server's stderr
 	case st.ResolveError != "" && st.State != stateRunning:
-		return st.ResolveError
+		return termtext.Escape(st.ResolveError)
 	}
 	return ""
 }

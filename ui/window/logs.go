@@ -2,6 +2,7 @@ package window
 
 import (
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"strings"
 	"sync"
 
@@ -166,7 +167,7 @@ func (v *logsView) append(lines []string) {
 	if len(lines) == 0 && v.text.Text != "" {
 		return
 	}
-	v.lines = append(v.lines, lines...)
+	v.lines = append(v.lines, termtext.Lines(lines)...) // a server's bytes, shown escaped
 	if n := len(v.lines) - maxLogLines; n > 0 {
 		v.lines = append([]string(nil), v.lines[n:]...)
 	}

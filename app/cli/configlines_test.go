@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/app/host"
+)
+
+// configLines: status and doctor say what is wrong with the file, whether
+// a last good config is in force or none is, and show the file's problems
+// that no server's line shows already, escaped.
+func TestConfigLines(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		c     host.ConfigStatus
+		shown map[string]bool
+		want  []string
+	}{
+		{"fine", host.ConfigStatus{OK: true}, nil, nil},
+		{"broken, last good in force", host.ConfigStatus{Error: "line 3: unexpected EOF"}, nil,
+			[]string{"the config file cannot be used (line 3: unexpected EOF); the last good config is in force until the file is fixed"}},
+		{"broken, none good since the start", host.ConfigStatus{Error: "line 3: unexpected EOF", NoGoodConfig: true}, nil,
+			[]string{"the config file cannot be used (line 3: unexpected EOF); the host has read no good config since it started, so no server runs: fix the file (the host reloads it when it is saved)"}},
+		{"problems, one shown under its server", host.ConfigStatus{OK: true, Problems: []string{"gateway.httpPort: 99999 is not a port", "mcpServers.x.cwd: missing"}},
+			map[string]bool{"mcpServers.x.cwd: missing": true},
+			[]string{"config: gateway.httpPort: 99999 is not a port"}},
+		{"escaped", host.ConfigStatus{Error: "bad \x1b[2J byte"}, nil,
+			[]string{`the config file cannot be used (bad \e[2J byte); the last good config is in force until the file is fixed`}},
+	} {
+		if got := configLines(tc.c, tc.shown); !slices.Equal(got, tc.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+}
