@@ -91,8 +91,8 @@ func TestE2ESighup(t *testing.T) {
 	sb.waitRunning(t, "stubborn")
 	sb.waitRunning(t, "escaper")
 	gc, start := grandchildPid(t, gcFile)
-	if sid, _ := syscall.Getpgid(gc); sid != gc {
-		t.Fatalf("the grandchild %d is in group %d: it did not escape", gc, sid)
+	if pgid, _ := syscall.Getpgid(gc); pgid != gc {
+		t.Fatalf("the grandchild %d is in group %d: it did not escape", gc, pgid)
 	}
 	eventually(t, wait, "the host adopts the escaped grandchild", func() (bool, string) {
 		p := ppidOf(gc)
