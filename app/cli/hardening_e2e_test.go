@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,13 +36,26 @@ func init() {
 	}
 	helpers["detacher"] = func() int {
 		c := exec.Command(testExe)
-		c.Env = append(os.Environ(), helperEnv+"=grandchild")
+		c.Env = append(os.Environ(), helperEnv+"=escapee")
 		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := c.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "detacher:", err)
 			return 1
 		}
 		return 0
+	}
+	// escapee ignores SIGTERM, writes its pid and start time to
+	// gcFileEnv, and sleeps (a timer, not select{}: with nothing else to
+	// run, the runtime would end a bare select{} as a deadlock).
+	helpers["escapee"] = func() int {
+		signal.Ignore(syscall.SIGTERM)
+		me := os.Getpid()
+		if err := os.WriteFile(os.Getenv(gcFileEnv), fmt.Appendf(nil, "%d %d\n", me, procStart(me)), 0o600); err != nil {
+			return 1
+		}
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 }
 
