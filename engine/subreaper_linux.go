@@ -64,6 +64,15 @@ func BecomeSubreaper() error {
 	return nil
 }
 
+// Tracking says how this OS's engine finds every process of a server, for
+// the host's log (docs/architecture.md has the reasons).
+func Tracking(subreaper bool) string {
+	if subreaper {
+		return "process group, descent and token (SWITCHBOARD_SERVER_TOKEN); orphans re-parent to this host (child subreaper)"
+	}
+	return "process group, descent and token (SWITCHBOARD_SERVER_TOKEN)"
+}
+
 // reapOrphans reaps the zombie children of this process that it did not
 // start, and returns how many.
 func reapOrphans() int {

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -121,17 +122,53 @@ func runHelper(name string) int {
 		}
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return 0
-	case "host":
-		// A stand-in for the app: starts a stubborn "tree" server through
-		// the engine, prints "pids HOST SERVER GRANDCHILD", then waits to be
-		// killed.
+	case "escape":
+		// A server whose grandchild detaches as far as Windows lets it: it
+		// asks to break away from the job (refused: the job does not allow
+		// it), then starts it detached from the console in a new process
+		// group; it prints "pids SELF GRANDCHILD" and exits at once unless
+		// SWITCHBOARD_WIN_STUBBORN=1, leaving the grandchild an orphan.
 		exe, err := os.Executable()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
+		detach := uint32(windows.CREATE_NEW_PROCESS_GROUP | windows.DETACHED_PROCESS)
+		gc := exec.Command(exe)
+		gc.Env = append(os.Environ(), helperEnv+"=sleep")
+		gc.SysProcAttr = &syscall.SysProcAttr{CreationFlags: detach | windows.CREATE_BREAKAWAY_FROM_JOB}
+		if err := gc.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "escape: breaking away from the job was refused:", err)
+			gc = exec.Command(exe)
+			gc.Env = append(os.Environ(), helperEnv+"=sleep")
+			gc.SysProcAttr = &syscall.SysProcAttr{CreationFlags: detach}
+			if err := gc.Start(); err != nil {
+				fmt.Fprintln(os.Stderr, "escape: starting the grandchild:", err)
+				return 2
+			}
+		} else {
+			fmt.Fprintln(os.Stderr, "escape: the grandchild broke away from the job")
+		}
+		fmt.Printf("pids %d %d\n", os.Getpid(), gc.Process.Pid)
+		if os.Getenv("SWITCHBOARD_WIN_STUBBORN") == "1" {
+			time.Sleep(time.Hour)
+		}
+		return 0
+	case "host":
+		// A stand-in for the app: starts a stubborn "tree" server (or the
+		// role in SWITCHBOARD_WIN_SERVER) through the engine, prints "pids
+		// HOST SERVER GRANDCHILD", then waits to be killed.
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		role := os.Getenv("SWITCHBOARD_WIN_SERVER")
+		if role == "" {
+			role = "tree"
+		}
 		spec := engine.Spec{Name: "hosted", Command: exe, Stderr: engine.Stderr{Kind: engine.StderrDiscard},
-			Env: map[string]engine.EnvValue{helperEnv: engine.Literal("tree"), "SWITCHBOARD_WIN_STUBBORN": engine.Literal("1")}}
+			Env: map[string]engine.EnvValue{helperEnv: engine.Literal(role), "SWITCHBOARD_WIN_STUBBORN": engine.Literal("1")}}
 		p, err := engine.Start(context.Background(), spec, engine.StartOptions{})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "host: starting the server:", err)
@@ -407,6 +444,66 @@ func TestWindowsHostDeathKillsServerTree(t *testing.T) {
 	waitGone(t, hs, ps[1], 5*time.Second)
 	waitGone(t, hg, ps[2], 5*time.Second)
 	t.Logf("server and grandchild gone %v after the host was killed", time.Since(t0))
+}
+
+// A grandchild that detaches (new process group, no console) and is left
+// an orphan when the server exits (as one that calls setsid() on Unix) is
+// still in the server's job: Stop ends it, and so does the host's death.
+func TestWindowsStopKillsDetachedOrphan(t *testing.T) {
+	p := start(t, helperSpec(t, "escape"), engine.StartOptions{})
+	ps := pids(t, readLine(t, p.Stdout()))
+	if len(ps) != 2 || ps[0] != p.Pid() {
+		t.Fatalf("expected the server's pid %d and its grandchild's, got %v", p.Pid(), ps)
+	}
+	hg := openProc(t, ps[1])
+	select {
+	case <-p.Exited():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server did not exit after starting its grandchild")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if !running(t, hg) {
+		t.Fatal("the detached grandchild is not running after its parent exited")
+	}
+	select {
+	case <-p.Stop():
+	case <-time.After(15 * time.Second):
+		t.Fatal("the stop ladder did not finish")
+	}
+	if code := waitGone(t, hg, ps[1], 5*time.Second); code != 1 {
+		t.Errorf("the detached grandchild exited with %d, want 1 (TerminateJobObject's code)", code)
+	}
+	if r := p.Stderr(); r != nil && strings.Contains(strings.Join(r.Lines(), "\n"), "broke away") {
+		t.Error("the grandchild broke away from the job")
+	}
+}
+
+func TestWindowsHostDeathKillsDetachedGrandchild(t *testing.T) {
+	host := exec.Command(testExe(t))
+	host.Env = append(os.Environ(), helperEnv+"=host", "SWITCHBOARD_WIN_SERVER=escape")
+	host.Stderr = os.Stderr
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer host.Process.Kill()
+	ps := pids(t, readLine(t, out))
+	if len(ps) != 3 || ps[0] != host.Process.Pid {
+		t.Fatalf("expected pids of host %d, server and grandchild, got %v", host.Process.Pid, ps)
+	}
+	hg := openProc(t, ps[2])
+	time.Sleep(300 * time.Millisecond)
+	if !running(t, hg) {
+		t.Fatal("the detached grandchild is not running before the host is killed")
+	}
+	if err := host.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = host.Wait()
+	waitGone(t, hg, ps[2], 5*time.Second)
 }
 
 // The control for the test above: the same tree started without a job

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/service"
+	"github.com/switchboard-mcp/switchboard/engine"
 )
 
 // startService starts the installed background service (a test seam).
@@ -33,11 +34,15 @@ func StartHost(ctx context.Context, exe, socket string) error {
 	cmd := exec.Command(exe, "serve", "--on-demand")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // the null device
 	cmd.SysProcAttr = detached()
-	if err := cmd.Start(); err != nil {
+	// Through engine.StartChild: in a process that is also a host (a
+	// child subreaper), the orphan reaper must leave this child, in a
+	// session of its own, to the Wait below.
+	release, err := engine.StartChild(cmd)
+	if err != nil {
 		return fmt.Errorf("starting a Switchboard host (%s serve): %w", exe, err)
 	}
 	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }() // reaps it if it exits (say, another host won the lock)
+	go func() { exited <- cmd.Wait(); release() }() // reaps it if it exits (say, another host won the lock)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		c, err := api.Dial(ctx, socket)

@@ -188,9 +188,12 @@ func Run(ctx context.Context, o Options) error {
 	// loses its parent is re-parented to the host rather than to init, so
 	// that the stop ladder still finds it (by its token) and its zombie is
 	// reaped here.
+	subreaper := true
 	if err := engine.BecomeSubreaper(); err != nil {
+		subreaper = false
 		h.log.Warn("cannot adopt the orphans of servers; a process that leaves its server's group is still found by its token", "error", err)
 	}
+	h.log.Info("a server's processes are tracked by " + engine.Tracking(subreaper))
 
 	registry := engine.NewRegistry(filepath.Join(o.RuntimeDir, "servers.json"))
 	if n, err := registry.Sweep(); err != nil {
