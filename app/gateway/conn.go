@@ -21,53 +21,22 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 )
 
-// The socket's wire format is MCP's stdio transport: one JSON-RPC message
-// per line. A bridge first sends one line of its own, the preamble, and
-// reads one line back; a client that starts with a JSON-RPC message has no
-// filter.
-//
-//	→ {"switchboard": {"version": 1, "servers": ["github"], "tools": ["github__get_*"], "client": "bridge pid 4242", "fds": true}}
-//	← {"switchboard": {"version": 1, "warnings": ["no server is named \"gihub\""], "fds": true}}
-//	← {"switchboard": {"version": 1, "error": "tool pattern \"[\" is malformed ..."}}   (then the gateway closes)
-//
-// With "fds" on both sides (Unix, and the bridge's stdin and stdout are
-// pipes or sockets), the bridge then hands its stdin and stdout over
-// (SCM_RIGHTS, one byte) and relays nothing: the host reads the app's
-// requests and writes its responses itself, and the socket only tells the
-// bridge when the session ends:
-//
-//	← {"switchboard": {"version": 1, "end": true}}                                  (the app closed stdin: exit 0)
-//	← {"switchboard": {"version": 1, "end": true, "error": "the host is stopping"}} (exit 1)
-//
-// The bridge going away ends the session too.
+// The socket's wire format (the bridge's preamble, then MCP's stdio
+// transport) is described in package app/bridge, whose types these are.
 
-// HelloVersion is the version of the preamble.
-const HelloVersion = 1
+// HelloVersion is the version of the bridge's preamble.
+const HelloVersion = bridge.HelloVersion
 
-// Hello is a bridge's preamble.
-type Hello struct {
-	Version int `json:"version"`
-	Filter
-	// Client describes the bridge for the host's log.
-	Client string `json:"client,omitempty"`
-	// FDs offers to hand the bridge's stdin and stdout over.
-	FDs bool `json:"fds,omitempty"`
-}
-
-// Welcome is the gateway's answer to a [Hello]; Error set means refused.
-// With End set it is the last line of a session whose descriptors were
-// handed over; Error then says why it ended, if not because the app
-// closed its stdin.
-type Welcome struct {
-	Version  int      `json:"version"`
-	Error    string   `json:"error,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
-	// FDs accepts the bridge's stdin and stdout.
-	FDs bool `json:"fds,omitempty"`
-	End bool `json:"end,omitempty"`
-}
+type (
+	// Hello is a bridge's preamble.
+	Hello = bridge.Hello
+	// Welcome is the gateway's answer to a [Hello], or the last line of a
+	// session whose descriptors were handed over.
+	Welcome = bridge.Welcome
+)
 
 type helloLine struct {
 	Switchboard *Hello `json:"switchboard"`
@@ -77,59 +46,14 @@ type welcomeLine struct {
 	Switchboard *Welcome `json:"switchboard"`
 }
 
-// Handshake sends a bridge's preamble on a new connection to the gateway
-// and reads the answer. The returned reader holds what the gateway sent
-// after it; read the connection through it.
-func Handshake(nc net.Conn, h Hello) (*bufio.Reader, *Welcome, error) {
-	h.Version = HelloVersion
-	b, err := json.Marshal(helloLine{Switchboard: &h})
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := nc.Write(append(b, '\n')); err != nil {
-		return nil, nil, fmt.Errorf("sending the bridge's preamble to the gateway: %w", err)
-	}
-	br := bufio.NewReaderSize(nc, 64<<10)
-	line, err := br.ReadSlice('\n')
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil, errors.New("the gateway closed the connection without answering: the host may be stopping; try again")
-		}
-		return nil, nil, fmt.Errorf("reading the gateway's answer: %w", err)
-	}
-	var w welcomeLine
-	if err := json.Unmarshal(line, &w); err != nil || w.Switchboard == nil {
-		return nil, nil, fmt.Errorf("the gateway's answer is not a Switchboard welcome (%q): the host may be of another version", truncate(line, 120))
-	}
-	if w.Switchboard.Error != "" {
-		return nil, w.Switchboard, errors.New(w.Switchboard.Error)
-	}
-	return br, w.Switchboard, nil
-}
+// Handshake is [bridge.Handshake]: a bridge's side of the preamble.
+func Handshake(nc net.Conn, h Hello) (*bufio.Reader, *Welcome, error) { return bridge.Handshake(nc, h) }
 
-// ErrHostGone is WaitEnd's error when the connection ends without the
-// gateway's last line: the host died.
-var ErrHostGone = errors.New("the Switchboard host closed the connection (it stopped or was killed); the app must start the bridge again")
+// ErrHostGone is [bridge.ErrHostGone].
+var ErrHostGone = bridge.ErrHostGone
 
-// WaitEnd waits, after a hand-over of the descriptors, for the end of the
-// session: nil when the app closed its stdin, else why it ended.
-func WaitEnd(br *bufio.Reader) error {
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			var w welcomeLine
-			if json.Unmarshal(line, &w) == nil && w.Switchboard != nil && w.Switchboard.End {
-				if w.Switchboard.Error != "" {
-					return errors.New(w.Switchboard.Error)
-				}
-				return nil
-			}
-		}
-		if err != nil {
-			return ErrHostGone
-		}
-	}
-}
+// WaitEnd is [bridge.WaitEnd].
+func WaitEnd(br *bufio.Reader) error { return bridge.WaitEnd(br) }
 
 // serveConn runs one socket client: the peer check, the preamble, then an
 // MCP session of its own facade until the client goes away.
@@ -576,13 +500,6 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-func truncate(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }
 
 // outQueue is a socket client's queue of lines to write, bounded in bytes.

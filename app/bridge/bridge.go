@@ -1,0 +1,120 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/api"
+)
+
+// RelayEnv set to 1 in a bridge's environment makes it relay bytes instead
+// of handing its stdin and stdout to the host (a diagnostic).
+const RelayEnv = "SWITCHBOARD_BRIDGE_RELAY"
+
+// Session is one AI app's bridge: its streams and its filter.
+type Session struct {
+	Filter Filter
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Relay makes the bridge relay the bytes even where it could hand its
+	// stdin and stdout over (RelayEnv=1).
+	Relay bool
+}
+
+// Dial connects to the running host's gateway at gw (waiting at most 10
+// seconds for a host that is busy). The error wraps api.ErrNoHost when no
+// host runs.
+func Dial(ctx context.Context, gw string) (net.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return api.DialGateway(dctx, gw)
+}
+
+// Serve runs a bridge on nc, a new connection to the gateway, until the
+// session ends: it sends the preamble, then hands its stdin and stdout to
+// the host where it can (and waits for the end of the session), else
+// relays the bytes both ways. It writes nothing of its own to stdout: the
+// gateway's warnings go to stderr. The app closing stdin (or going away)
+// ends it with no error; the host going away is an error. Serve closes nc.
+func Serve(nc net.Conn, s Session) error {
+	defer nc.Close()
+	// Two goroutines copy bytes: one thread is plenty, and it spares the
+	// runtime's hand-offs between threads (measured: bench/gateway). Only
+	// for the real process, not a test that serves other streams.
+	if s.Stdin == io.Reader(os.Stdin) {
+		runtime.GOMAXPROCS(1)
+	}
+	// Where it can, the bridge hands its stdin and stdout to the host and
+	// relays nothing (two process hops less per message); else it relays
+	// the bytes.
+	in, out := asFile(s.Stdin), asFile(s.Stdout)
+	handOff := in != nil && out != nil && !s.Relay && CanHandOff(in, out)
+	br, w, err := Handshake(nc, Hello{Filter: s.Filter, Client: fmt.Sprintf("bridge pid %d", os.Getpid()), FDs: handOff})
+	if err != nil {
+		return fmt.Errorf("the gateway refused the bridge: %w", err)
+	}
+	for _, warn := range w.Warnings {
+		fmt.Fprintln(s.Stderr, "switchboard bridge:", warn)
+	}
+	if w.FDs {
+		if err := SendFDs(nc, in, out); err != nil {
+			return fmt.Errorf("handing stdin and stdout to the host: %w", err)
+		}
+		// The host serves the app now; the bridge waits for the end of the
+		// session: the app closing stdin, or the host stopping.
+		return WaitEnd(br)
+	}
+	return relay(nc, br, s.Stdin, s.Stdout)
+}
+
+func asFile(v any) *os.File {
+	f, _ := v.(*os.File)
+	return f
+}
+
+// relay copies in to nc and nc (through br) to out until one side ends.
+// The app closing stdin (or going away) ends the bridge at once, with no
+// error: the servers keep running. The host going away is an error.
+func relay(nc net.Conn, br *bufio.Reader, in io.Reader, out io.Writer) error {
+	done := make(chan error, 2)
+	go func() {
+		_, err := io.Copy(nc, in)
+		if err != nil {
+			err = ErrHostGone // a write to the socket failed
+		}
+		done <- err // nil: the app closed stdin
+	}()
+	go func() {
+		_, err := br.WriteTo(stdoutWriter{out})
+		var we *writeError
+		if errors.As(err, &we) {
+			done <- nil // the app went away
+			return
+		}
+		done <- ErrHostGone
+	}()
+	return <-done
+}
+
+// stdoutWriter marks its write errors, to tell them from the socket's.
+type stdoutWriter struct{ w io.Writer }
+
+func (s stdoutWriter) Write(b []byte) (int, error) {
+	n, err := s.w.Write(b)
+	if err != nil {
+		err = &writeError{err}
+	}
+	return n, err
+}
+
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return e.err.Error() }

@@ -1,0 +1,183 @@
+package bridge
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path"
+	"slices"
+)
+
+// The socket's wire format is MCP's stdio transport: one JSON-RPC message
+// per line. A bridge first sends one line of its own, the preamble, and
+// reads one line back; a client that starts with a JSON-RPC message has no
+// filter.
+//
+//	→ {"switchboard": {"version": 1, "servers": ["github"], "tools": ["github__get_*"], "client": "bridge pid 4242", "fds": true}}
+//	← {"switchboard": {"version": 1, "warnings": ["no server is named \"gihub\""], "fds": true}}
+//	← {"switchboard": {"version": 1, "error": "tool pattern \"[\" is malformed ..."}}   (then the gateway closes)
+//
+// With "fds" on both sides (Unix, and the bridge's stdin and stdout are
+// pipes or sockets), the bridge then hands its stdin and stdout over
+// (SCM_RIGHTS, one byte) and relays nothing: the host reads the app's
+// requests and writes its responses itself, and the socket only tells the
+// bridge when the session ends:
+//
+//	← {"switchboard": {"version": 1, "end": true}}                                  (the app closed stdin: exit 0)
+//	← {"switchboard": {"version": 1, "end": true, "error": "the host is stopping"}} (exit 1)
+//
+// The bridge going away ends the session too.
+
+// HelloVersion is the version of the preamble.
+const HelloVersion = 1
+
+// Hello is a bridge's preamble.
+type Hello struct {
+	Version int `json:"version"`
+	Filter
+	// Client describes the bridge for the host's log.
+	Client string `json:"client,omitempty"`
+	// FDs offers to hand the bridge's stdin and stdout over.
+	FDs bool `json:"fds,omitempty"`
+}
+
+// Welcome is the gateway's answer to a [Hello]; Error set means refused.
+// With End set it is the last line of a session whose descriptors were
+// handed over; Error then says why it ended, if not because the app
+// closed its stdin.
+type Welcome struct {
+	Version  int      `json:"version"`
+	Error    string   `json:"error,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	// FDs accepts the bridge's stdin and stdout.
+	FDs bool `json:"fds,omitempty"`
+	End bool `json:"end,omitempty"`
+}
+
+type helloLine struct {
+	Switchboard *Hello `json:"switchboard"`
+}
+
+type welcomeLine struct {
+	Switchboard *Welcome `json:"switchboard"`
+}
+
+// Separator joins a server's name and its tool's (or prompt's) name in the
+// gateway's exposed names (SERVER__TOOL). Server names never contain it.
+const Separator = "__"
+
+// Filter is a client's own selection (a bridge's --servers and --tools):
+// it narrows what the servers' config entries expose, never widens it.
+type Filter struct {
+	// Servers, if not empty, are the only servers the client sees.
+	Servers []string `json:"servers,omitempty"`
+	// Tools, if not empty, are path.Match patterns on the exposed tool
+	// names (SERVER__TOOL); a tool is seen if one matches. A shortened
+	// name also matches through its full SERVER__TOOL form.
+	Tools []string `json:"tools,omitempty"`
+}
+
+// Check reports the first malformed pattern.
+func (f Filter) Check() error {
+	for _, p := range f.Tools {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("tool pattern %q is malformed (%v): patterns are those of path.Match, e.g. 'github__*' or '*__read_*'", p, err)
+		}
+	}
+	return nil
+}
+
+// IsZero reports whether the filter lets everything through.
+func (f Filter) IsZero() bool { return len(f.Servers) == 0 && len(f.Tools) == 0 }
+
+// SeesServer reports whether the client sees the server at all.
+func (f Filter) SeesServer(name string) bool {
+	return len(f.Servers) == 0 || slices.Contains(f.Servers, name)
+}
+
+// SeesTool reports whether the client sees a tool of a server, by the
+// server's own name for it and the gateway's exposed name.
+func (f Filter) SeesTool(server, name, exposed string) bool {
+	if !f.SeesServer(server) {
+		return false
+	}
+	if len(f.Tools) == 0 {
+		return true
+	}
+	full := server + Separator + name
+	for _, p := range f.Tools {
+		if ok, _ := path.Match(p, exposed); ok {
+			return true
+		}
+		if full != exposed {
+			if ok, _ := path.Match(p, full); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Handshake sends a bridge's preamble on a new connection to the gateway
+// and reads the answer. The returned reader holds what the gateway sent
+// after it; read the connection through it.
+func Handshake(nc net.Conn, h Hello) (*bufio.Reader, *Welcome, error) {
+	h.Version = HelloVersion
+	b, err := json.Marshal(helloLine{Switchboard: &h})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := nc.Write(append(b, '\n')); err != nil {
+		return nil, nil, fmt.Errorf("sending the bridge's preamble to the gateway: %w", err)
+	}
+	br := bufio.NewReaderSize(nc, 64<<10)
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, errors.New("the gateway closed the connection without answering: the host may be stopping; try again")
+		}
+		return nil, nil, fmt.Errorf("reading the gateway's answer: %w", err)
+	}
+	var w welcomeLine
+	if err := json.Unmarshal(line, &w); err != nil || w.Switchboard == nil {
+		return nil, nil, fmt.Errorf("the gateway's answer is not a Switchboard welcome (%q): the host may be of another version", truncate(line, 120))
+	}
+	if w.Switchboard.Error != "" {
+		return nil, w.Switchboard, errors.New(w.Switchboard.Error)
+	}
+	return br, w.Switchboard, nil
+}
+
+// ErrHostGone is WaitEnd's error when the connection ends without the
+// gateway's last line: the host died.
+var ErrHostGone = errors.New("the Switchboard host closed the connection (it stopped or was killed); the app must start the bridge again")
+
+// WaitEnd waits, after a hand-over of the descriptors, for the end of the
+// session: nil when the app closed its stdin, else why it ended.
+func WaitEnd(br *bufio.Reader) error {
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var w welcomeLine
+			if json.Unmarshal(line, &w) == nil && w.Switchboard != nil && w.Switchboard.End {
+				if w.Switchboard.Error != "" {
+					return errors.New(w.Switchboard.Error)
+				}
+				return nil
+			}
+		}
+		if err != nil {
+			return ErrHostGone
+		}
+	}
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
