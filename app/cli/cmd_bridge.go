@@ -24,6 +24,9 @@ const bridgeUsage = `Usage:
       to the host's MCP gateway (starting a host if none runs), which serves
       every server's tools as SERVER__TOOL. --servers and --tools (path.Match
       patterns on SERVER__TOOL, repeatable) narrow what the app sees.
+      switchboard-bridge (installed next to switchboard) is the same bridge
+      as a small program that starts in a millisecond: 'switchboard clients
+      connect' names it in the apps' configs when it is there.
   switchboard gateway token [--new]
       print the bearer token of the gateway's HTTP endpoint (made on first
       use, kept in the keyring); --new replaces it
