@@ -85,6 +85,16 @@ func main() {
 	if !*quiet {
 		c.verbose = os.Stderr
 	}
+	for _, p := range []*string{&c.sb, &c.bridge, &c.tiny, &c.mcpproxy} {
+		if *p != "" {
+			a, err := filepath.Abs(*p)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "bench/bridgestart:", err)
+				os.Exit(2)
+			}
+			*p = a
+		}
+	}
 	if err := run(c, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/bridgestart:", err)
 		os.Exit(1)
