@@ -57,7 +57,17 @@ func Serve(nc net.Conn, s Session) error {
 	// the bytes.
 	in, out := asFile(s.Stdin), asFile(s.Stdout)
 	handOff := in != nil && out != nil && !s.Relay && CanHandOff(in, out)
-	br, w, err := Handshake(nc, Hello{Filter: s.Filter, Client: fmt.Sprintf("bridge pid %d", os.Getpid()), FDs: handOff})
+	hello := Hello{Filter: s.Filter, Client: fmt.Sprintf("bridge pid %d", os.Getpid())}
+	var br *bufio.Reader
+	var w *Welcome
+	var err error
+	if handOff {
+		// The descriptors go with the preamble: the host serves the app
+		// as soon as it has read it.
+		br, w, err = HandshakeFDs(nc, hello, in, out)
+	} else {
+		br, w, err = Handshake(nc, hello)
+	}
 	if err != nil {
 		return fmt.Errorf("the gateway refused the bridge: %w", err)
 	}
@@ -65,9 +75,6 @@ func Serve(nc net.Conn, s Session) error {
 		fmt.Fprintln(s.Stderr, "switchboard bridge:", warn)
 	}
 	if w.FDs {
-		if err := SendFDs(nc, in, out); err != nil {
-			return fmt.Errorf("handing stdin and stdout to the host: %w", err)
-		}
 		// The host serves the app now; the bridge waits for the end of the
 		// session: the app closing stdin, or the host stopping.
 		return WaitEnd(br)

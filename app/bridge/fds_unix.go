@@ -3,7 +3,9 @@
 package bridge
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 
@@ -33,6 +35,29 @@ func streamFile(f *os.File) bool {
 // SendFDs hands a bridge's stdin and stdout to the gateway (SCM_RIGHTS on
 // the socket), after a Welcome that accepted them.
 func SendFDs(nc net.Conn, in, out *os.File) error {
+	return sendWithFDs(nc, []byte{0}, in, out)
+}
+
+// HandshakeFDs is [Handshake] with the bridge's stdin and stdout sent with
+// the preamble (h.FDs and h.Inline set). If the Welcome has FDs but not
+// Inline (a host that does not take them with the preamble), it sends them
+// again as [SendFDs] does.
+func HandshakeFDs(nc net.Conn, h Hello, in, out *os.File) (*bufio.Reader, *Welcome, error) {
+	h.FDs, h.Inline = true, true
+	if err := sendWithFDs(nc, helloBytes(h), in, out); err != nil {
+		return nil, nil, fmt.Errorf("sending the bridge's preamble to the gateway: %w", err)
+	}
+	br, w, err := readWelcome(nc)
+	if err == nil && w.FDs && !w.Inline {
+		if err := SendFDs(nc, in, out); err != nil {
+			return nil, nil, fmt.Errorf("handing stdin and stdout to the host: %w", err)
+		}
+	}
+	return br, w, err
+}
+
+// sendWithFDs writes b with in's and out's descriptors attached.
+func sendWithFDs(nc net.Conn, b []byte, in, out *os.File) error {
 	uc, ok := nc.(*net.UnixConn)
 	if !ok {
 		return errors.New("the gateway connection is not a Unix socket")
@@ -47,6 +72,9 @@ func SendFDs(nc net.Conn, in, out *os.File) error {
 			return err
 		}
 	}
-	_, _, err := uc.WriteMsgUnix([]byte{0}, unix.UnixRights(fds...), nil)
+	n, _, err := uc.WriteMsgUnix(b, unix.UnixRights(fds...), nil)
+	if err == nil && n < len(b) {
+		_, err = uc.Write(b[n:])
+	}
 	return err
 }

@@ -21,10 +21,16 @@ import (
 //	← {"switchboard": {"version": 1, "error": "tool pattern \"[\" is malformed ..."}}   (then the gateway closes)
 //
 // With "fds" on both sides (Unix, and the bridge's stdin and stdout are
-// pipes or sockets), the bridge then hands its stdin and stdout over
-// (SCM_RIGHTS, one byte) and relays nothing: the host reads the app's
-// requests and writes its responses itself, and the socket only tells the
-// bridge when the session ends:
+// pipes or sockets), the bridge hands its stdin and stdout over and relays
+// nothing: the host reads the app's requests and writes its responses
+// itself, and the socket only tells the bridge when the session ends. The
+// descriptors travel with the preamble itself (SCM_RIGHTS on its bytes,
+// "inline": true), so that the host serves the app without waiting for a
+// round trip; a host that takes them says "inline": true too. A host that
+// does not know "inline" (an older one) loses them (a read without room
+// for them closes them) and answers "fds": true alone: the bridge then
+// sends them again after the answer, with one byte (SCM_RIGHTS), as
+// before "inline" existed.
 //
 //	← {"switchboard": {"version": 1, "end": true}}                                  (the app closed stdin: exit 0)
 //	← {"switchboard": {"version": 1, "end": true, "error": "the host is stopping"}} (exit 1)
@@ -42,6 +48,8 @@ type Hello struct {
 	Client string `json:"client,omitempty"`
 	// FDs offers to hand the bridge's stdin and stdout over.
 	FDs bool `json:"fds,omitempty"`
+	// Inline: the descriptors came with this line.
+	Inline bool `json:"inline,omitempty"`
 }
 
 // Welcome is the gateway's answer to a [Hello]; Error set means refused.
@@ -54,7 +62,10 @@ type Welcome struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// FDs accepts the bridge's stdin and stdout.
 	FDs bool `json:"fds,omitempty"`
-	End bool `json:"end,omitempty"`
+	// Inline: the host took the descriptors that came with the Hello;
+	// with FDs and not Inline, the bridge sends them after the Welcome.
+	Inline bool `json:"inline,omitempty"`
+	End    bool `json:"end,omitempty"`
 }
 
 type helloLine struct {
@@ -125,14 +136,21 @@ func (f Filter) SeesTool(server, name, exposed string) bool {
 // and reads the answer. The returned reader holds what the gateway sent
 // after it; read the connection through it.
 func Handshake(nc net.Conn, h Hello) (*bufio.Reader, *Welcome, error) {
-	h.Version = HelloVersion
-	b, err := json.Marshal(helloLine{Switchboard: &h})
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := nc.Write(append(b, '\n')); err != nil {
+	if _, err := nc.Write(helloBytes(h)); err != nil {
 		return nil, nil, fmt.Errorf("sending the bridge's preamble to the gateway: %w", err)
 	}
+	return readWelcome(nc)
+}
+
+// helloBytes is the preamble's line.
+func helloBytes(h Hello) []byte {
+	h.Version = HelloVersion
+	b, _ := json.Marshal(helloLine{Switchboard: &h}) // strings, slices and bools only
+	return append(b, '\n')
+}
+
+// readWelcome reads the gateway's answer to the preamble.
+func readWelcome(nc net.Conn) (*bufio.Reader, *Welcome, error) {
 	br := bufio.NewReaderSize(nc, 64<<10)
 	line, err := br.ReadSlice('\n')
 	if err != nil {

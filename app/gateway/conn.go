@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,14 +65,18 @@ func (g *Gateway) serveConn(nc net.Conn) {
 		_ = nc.Close()
 		return
 	}
-	br := bufio.NewReaderSize(nc, 64<<10)
+	rr := newRightsReader(nc)
+	br := bufio.NewReaderSize(rr, 64<<10)
 	first, err := readLine(br, g.opts.MaxMessageSize)
+	inline := rr.take() // descriptors sent with the preamble, if any
 	if err != nil {
+		closeFDs(inline)
 		_ = nc.Close()
 		return
 	}
 	var filter Filter
 	var handOff bool
+	var in, out *os.File
 	client := fmt.Sprintf("pid %d", pid)
 	if hello, ok := parseHello(first); ok {
 		first = nil
@@ -85,6 +90,15 @@ func (g *Gateway) serveConn(nc net.Conn) {
 			w.Warnings = g.filterWarnings(filter)
 			w.FDs = hello.FDs && handOffHere && br.Buffered() == 0
 			handOff = w.FDs
+			if handOff && hello.Inline && len(inline) > 0 {
+				in, out, err = filesOf(inline)
+				inline = nil
+				if err != nil {
+					g.log.Warn("a bridge's stdin and stdout did not come with its preamble", "client", client, "error", err)
+					w.FDs, handOff = false, false
+				}
+				w.Inline = w.FDs
+			}
 		}
 		if hello.Client != "" {
 			client += " (" + hello.Client + ")"
@@ -92,23 +106,28 @@ func (g *Gateway) serveConn(nc net.Conn) {
 		b, _ := json.Marshal(welcomeLine{Switchboard: &w})
 		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		if _, err := nc.Write(append(b, '\n')); err != nil || w.Error != "" {
+			closeFiles(in, out)
 			_ = nc.Close()
 			return
 		}
 		_ = nc.SetWriteDeadline(time.Time{})
 	}
 
+	closeFDs(inline) // not taken: a client that sent descriptors unasked
 	var c *sockConn
 	f := g.newFacade(filter)
-	if handOff {
+	if handOff && in == nil {
+		// An older bridge: the descriptors come after the Welcome.
 		_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-		in, out, err := receiveFDs(nc)
+		in, out, err = receiveFDs(nc)
 		_ = nc.SetReadDeadline(time.Time{})
 		if err != nil {
 			g.log.Warn("a bridge did not hand its stdin and stdout over", "client", client, "error", err)
 			_ = nc.Close()
 			return
 		}
+	}
+	if handOff {
 		client += " (stdin and stdout handed over)"
 		c = newSockConn(g, f, nc, in, out, bufio.NewReaderSize(in, 64<<10), nil)
 	} else {
@@ -214,6 +233,14 @@ func (g *Gateway) filterWarnings(f Filter) []string {
 		}
 	}
 	return out
+}
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
 }
 
 func parseHello(line []byte) (*Hello, bool) {
