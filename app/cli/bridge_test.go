@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"context"
 	"errors"
 	"os"
@@ -390,5 +391,33 @@ func TestBridgeUsage(t *testing.T) {
 	}
 	if out := u.ok(t, "", "gateway", "help"); !strings.Contains(out, "switchboard bridge") {
 		t.Errorf("help: %q", out)
+	}
+}
+
+// TestBridgeConnectedEntry: with switchboard-bridge installed next to
+// switchboard, `clients connect` writes an entry that runs it (with the
+// same arguments as `switchboard bridge`), and that entry, run as the app
+// runs it, reaches the running host.
+func TestBridgeConnectedEntry(t *testing.T) {
+	sb := newSandbox(t)
+	sb.serve(t)
+	sb.cli(t, sb.helperArgs("srv", "modern")...)
+	sb.waitRunning(t, "srv")
+	sb.cli(t, "clients", "connect", "claude-desktop", "--servers", "srv")
+	var list []clientStatus
+	if err := json.Unmarshal([]byte(sb.cli(t, "clients", "list", "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(list, func(c clientStatus) bool { return c.ID == "claude-desktop" })
+	if i < 0 {
+		t.Fatalf("no claude-desktop in %+v", list)
+	}
+	st := list[i]
+	if !st.Connected || st.Stale || st.Command != sbBridge || !slices.Equal(st.Args, []string{"bridge", "--servers", "srv"}) {
+		t.Fatalf("the entry: %+v; want %s bridge --servers srv", st, sbBridge)
+	}
+	b := sb.bridgeProg(t, bridgeProgram{"entry", append([]string{st.Command}, st.Args...)}, sb.env, "")
+	if got := b.tools(t); !slices.Equal(got, []string{"srv__echo"}) {
+		t.Errorf("tools through the entry: %v (stderr %q)", got, b.stderr.String())
 	}
 }
