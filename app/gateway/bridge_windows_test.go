@@ -32,6 +32,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/cli"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
@@ -42,7 +43,8 @@ import (
 )
 
 // roleEnv makes this test binary a helper process instead of the tests:
-// "server" (the MCP server) or "bridge" (switchboard with its arguments).
+// "server" (the MCP server), "bridge" (switchboard with its arguments) or
+// "switchboard-bridge" (the small bridge's code, app/bridge.Main).
 const roleEnv = "SWITCHBOARD_GW_WIN_ROLE"
 
 func init() {
@@ -52,6 +54,8 @@ func init() {
 		os.Exit(runServer())
 	case "bridge":
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	case "switchboard-bridge":
+		os.Exit(bridge.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 	default:
 		fmt.Fprintf(os.Stderr, "unknown role %q\n", role)
 		os.Exit(99)
@@ -220,8 +224,15 @@ func (h *winHost) waitClients(t *testing.T, n int) {
 
 // bridgeCmd is `switchboard bridge ARGS` as an app starts it.
 func (h *winHost) bridgeCmd(args ...string) (*exec.Cmd, *syncBuffer) {
+	return h.bridgeCmdAs("bridge", args...)
+}
+
+// bridgeCmdAs is bridgeCmd run as role: "bridge" (`switchboard bridge`)
+// or "switchboard-bridge" (`switchboard-bridge bridge ARGS`, as `clients
+// connect` writes it).
+func (h *winHost) bridgeCmdAs(role string, args ...string) (*exec.Cmd, *syncBuffer) {
 	cmd := exec.Command(h.exe, append([]string{"bridge"}, args...)...)
-	cmd.Env = append(os.Environ(), roleEnv+"=bridge")
+	cmd.Env = append(os.Environ(), roleEnv+"="+role)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	return cmd, &stderr
@@ -237,7 +248,13 @@ type app struct {
 
 func (h *winHost) connect(t *testing.T, version string) *app {
 	t.Helper()
-	cmd, stderr := h.bridgeCmd()
+	return h.connectAs(t, "bridge", version)
+}
+
+// connectAs is connect with the bridge of role (see bridgeCmdAs).
+func (h *winHost) connectAs(t *testing.T, role, version string) *app {
+	t.Helper()
+	cmd, stderr := h.bridgeCmdAs(role)
 	c := mcp.NewClient(&mcp.Implementation{Name: "gw-win-app", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -319,8 +336,9 @@ func TestBridgeWindows(t *testing.T) {
 		t.Errorf("tools/call: %q, want the server of pid %d", got, st.PID)
 	}
 
-	// A second app, in the other era, shares the same server process.
-	a2 := h.connect(t, "2025-11-25")
+	// A second app, in the other era and through switchboard-bridge's
+	// code, shares the same server process.
+	a2 := h.connectAs(t, "switchboard-bridge", "2025-11-25")
 	if ir := a2.cs.InitializeResult(); ir == nil || ir.ProtocolVersion != "2025-11-25" {
 		t.Errorf("the second app negotiated %+v", ir)
 	}
