@@ -107,6 +107,7 @@ func (g *Gateway) serveConn(nc net.Conn) {
 		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		if _, err := nc.Write(append(b, '\n')); err != nil || w.Error != "" {
 			closeFiles(in, out)
+			closeFDs(inline)
 			_ = nc.Close()
 			return
 		}
