@@ -13,7 +13,7 @@ MODULE  := github.com/switchboard-mcp/switchboard
 VERSION := $(shell sed -n 's/^[[:space:]]*Version[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml)
 RELEASE ?= 1
 APPID   := $(shell sed -n 's/^[[:space:]]*ID[[:space:]]*=[[:space:]]*"\([^"]*\)".*/\1/p' FyneApp.toml)
-LDFLAGS := -s -w -X $(MODULE)/app/cli.Version=$(VERSION)
+LDFLAGS := -s -w -X $(MODULE)/app/cli.Version=$(VERSION) -X $(MODULE)/app/bridge.Version=$(VERSION)
 
 NFPM    := $(GO) run github.com/goreleaser/nfpm/v2/cmd/nfpm@v2.45.2
 WINRES  := $(GO) run github.com/tc-hib/go-winres@v0.3.3
@@ -21,6 +21,8 @@ FYNE    := $(GO) run fyne.io/tools/cmd/fyne@v1.7.4
 MINGW_CC ?= x86_64-w64-mingw32-gcc
 
 LINUX_BIN := bin/linux-amd64/switchboard
+LINUX_BRIDGE := bin/linux-amd64/switchboard-bridge
+BRIDGE_PKG := ./app/bridge/cmd/switchboard-bridge
 WIN_DIR   := bin/windows-amd64
 PKG       := bin/pkg
 DEB       := dist/switchboard_$(VERSION)-$(RELEASE)_amd64.deb
@@ -36,11 +38,11 @@ MSI       := dist/switchboard-$(VERSION)-x64.msi
 	app dmg package-test clean
 
 help:
-	@echo "make build         bin/switchboard for this machine (development)"
+	@echo "make build         bin/switchboard and bin/switchboard-bridge for this machine (development)"
 	@echo "make test          the test suite (scripts/test.sh)"
-	@echo "make linux         $(LINUX_BIN) (release flags)"
+	@echo "make linux         $(LINUX_BIN) and $(LINUX_BRIDGE) (release flags)"
 	@echo "make deb | rpm     $(DEB) | $(RPM)"
-	@echo "make windows       $(WIN_DIR)/switchboard.exe (console) and switchboard-tray.exe (GUI)"
+	@echo "make windows       $(WIN_DIR)/switchboard.exe (console), switchboard-tray.exe (GUI), switchboard-bridge.exe"
 	@echo "make msi           $(MSI)"
 	@echo "make dist          everything this machine can build, in dist/, with SHA256SUMS"
 	@echo "make darwin-check  every package compiles for macOS (CGO_ENABLED=0 -tags ci)"
@@ -49,8 +51,14 @@ help:
 	@echo "make package-test  build the packages and check them (scripts/package-test.sh)"
 	@echo "version $(VERSION)-$(RELEASE), app id $(APPID)"
 
+# switchboard-bridge, the program AI apps' configs name, is built without
+# cgo everywhere: a static executable that starts in a millisecond (no
+# dynamic loader, no libGL or libX11; see app/bridge and docs/gateway.md).
+BRIDGE_ENV := CGO_ENABLED=0
+
 build:
 	$(GO) build -ldflags "-X $(MODULE)/app/cli.Version=$(VERSION)-dev" -o bin/switchboard .
+	$(BRIDGE_ENV) $(GO) build -ldflags "-X $(MODULE)/app/bridge.Version=$(VERSION)-dev" -o bin/switchboard-bridge $(BRIDGE_PKG)
 
 test:
 	bash scripts/test.sh
@@ -65,6 +73,7 @@ linux:
 	@mkdir -p $(dir $(LINUX_BIN))
 	$(LINUX_ENV) $(GO) build -buildmode=pie \
 		-ldflags "$(LDFLAGS) -linkmode=external '-extldflags=-Wl,-z,relro,-z,now'" -o $(LINUX_BIN) .
+	$(BRIDGE_ENV) GOOS=linux GOARCH=amd64 $(GO) build -ldflags "$(LDFLAGS)" -o $(LINUX_BRIDGE) $(BRIDGE_PKG)
 
 man: linux
 	packaging/linux/gen-man.sh $(LINUX_BIN) $(VERSION) > packaging/linux/switchboard.1
@@ -76,6 +85,7 @@ $(PKG)/.linux: linux
 	@mkdir -p $(PKG)
 	cp $(LINUX_BIN) $(PKG)/switchboard
 	objcopy --remove-section=.comment $(PKG)/switchboard
+	cp $(LINUX_BRIDGE) $(PKG)/switchboard-bridge
 	packaging/linux/gen-man.sh $(LINUX_BIN) $(VERSION) > $(PKG)/switchboard.1
 	gzip -9n -c $(PKG)/switchboard.1 > $(PKG)/switchboard.1.gz
 	packaging/linux/gen-copyright.sh $(LINUX_BIN) > $(PKG)/copyright
@@ -93,9 +103,13 @@ rpm: $(PKG)/.linux
 	GOARCH=amd64 SWITCHBOARD_VERSION=$(VERSION) SWITCHBOARD_RELEASE=$(RELEASE) \
 		$(NFPM) package --config packaging/linux/nfpm.yaml --packager rpm --target $(RPM)
 
-# Two Windows binaries from the same source (see docs/install.md):
-#   switchboard.exe       console subsystem: the CLI, serve, bridge
-#   switchboard-tray.exe  GUI subsystem (-H=windowsgui): the tray, no console
+# Two Windows binaries from the same source (see docs/install.md), and the
+# bridge:
+#   switchboard.exe         console subsystem: the CLI, serve, bridge
+#   switchboard-tray.exe    GUI subsystem (-H=windowsgui): the tray, no console
+#   switchboard-bridge.exe  console subsystem, no cgo: what AI apps run (no
+#                           resources: it is never shown, and the internal
+#                           linker would need its .syso in the source tree)
 # Each gets its icon, manifest and version resource from a go-winres .syso,
 # handed to the external linker (so no .syso is written into the source
 # tree, where every Windows build would pick it up).
@@ -113,6 +127,7 @@ windows:
 		-o $(WIN_DIR)/switchboard.exe .
 	$(WIN_ENV) $(GO) build -ldflags "$(LDFLAGS) -H=windowsgui -linkmode=external '-extldflags=$(CURDIR)/$(PKG)/tray_windows_amd64.syso'" \
 		-o $(WIN_DIR)/switchboard-tray.exe .
+	$(BRIDGE_ENV) GOOS=windows GOARCH=amd64 $(GO) build -ldflags "$(LDFLAGS)" -o $(WIN_DIR)/switchboard-bridge.exe $(BRIDGE_PKG)
 
 # wixl (msitools 0.101) has no <Environment> element, so msibuild adds to
 # its output what puts the install folder on the system PATH (removed again
@@ -133,8 +148,8 @@ msi: windows
 dist: deb rpm msi
 	rm -rf dist/switchboard_$(VERSION)_linux_amd64 dist/switchboard_$(VERSION)_windows_amd64
 	mkdir -p dist/switchboard_$(VERSION)_linux_amd64 dist/switchboard_$(VERSION)_windows_amd64
-	cp $(LINUX_BIN) dist/switchboard_$(VERSION)_linux_amd64/
-	cp $(WIN_DIR)/switchboard.exe $(WIN_DIR)/switchboard-tray.exe dist/switchboard_$(VERSION)_windows_amd64/
+	cp $(LINUX_BIN) $(LINUX_BRIDGE) dist/switchboard_$(VERSION)_linux_amd64/
+	cp $(WIN_DIR)/switchboard.exe $(WIN_DIR)/switchboard-tray.exe $(WIN_DIR)/switchboard-bridge.exe dist/switchboard_$(VERSION)_windows_amd64/
 	rm -f dist/SHA256SUMS
 	cd dist && find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > ../$(PKG)/SHA256SUMS
 	mv $(PKG)/SHA256SUMS dist/SHA256SUMS
@@ -161,9 +176,11 @@ ifeq ($(IS_DARWIN),)
 else
 	@mkdir -p bin/darwin dist/darwin
 	CGO_ENABLED=1 $(GO) build -ldflags "$(LDFLAGS)" -o bin/darwin/switchboard .
+	$(BRIDGE_ENV) $(GO) build -ldflags "$(LDFLAGS)" -o bin/darwin/switchboard-bridge $(BRIDGE_PKG)
 	rm -rf Switchboard.app dist/darwin/Switchboard.app
 	$(FYNE) package -os darwin -release -executable bin/darwin/switchboard -name Switchboard \
 		-app-id $(APPID) -app-version $(VERSION) -icon packaging/icons/switchboard-512.png
+	cp bin/darwin/switchboard-bridge Switchboard.app/Contents/MacOS/switchboard-bridge
 	mv Switchboard.app dist/darwin/
 endif
 

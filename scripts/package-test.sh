@@ -4,14 +4,16 @@
 #   .deb   lintian (clean: errors and warnings fail; the overrides are in
 #          packaging/linux/lintian-overrides, each with its reason), its
 #          control fields and file list, then a real `dpkg -i` on this
-#          machine: the installed `switchboard version` and `doctor`, the
+#          machine: the installed `switchboard version` and `doctor`,
+#          `switchboard-bridge --version` (a static executable), the
 #          menu entry, icons, man page and the (not enabled) systemd user
 #          unit, the unit's ExecStart running a real MCP server (no systemd
-#          here: the command, not the unit manager), then `dpkg -r` and
+#          here: the command, not the unit manager) and an AI app's
+#          connect to it through switchboard-bridge, then `dpkg -r` and
 #          `dpkg -P`, after which none of the package's files or folders
 #          may be left.
 #   .rpm   rpm -qip, its file list and requirements.
-#   .msi   msiinfo: its tables, both executables in the File table (with
+#   .msi   msiinfo: its tables, the three executables in the File table (with
 #          the built sizes, and byte for byte in the cabinet), the Start
 #          menu shortcut to the tray executable, the product version, the
 #          PATH entry (the Environment table's one row and the two actions
@@ -112,7 +114,7 @@ echo "== dpkg-deb -I / -c"
 dpkg-deb -I "$deb" | sed 's/^/  /'
 dpkg-deb -c "$deb" | awk '{ print "  " $1 " " $6 }'
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|; s|/$||' | grep -v '^$' >"$tmp/deb.paths"
-for p in /usr/bin/switchboard \
+for p in /usr/bin/switchboard /usr/bin/switchboard-bridge /usr/share/man/man1/switchboard-bridge.1.gz \
 	/usr/share/applications/io.github.switchboard-mcp.switchboard.desktop \
 	/usr/lib/systemd/user/switchboard.service \
 	/usr/share/man/man1/switchboard.1.gz \
@@ -135,7 +137,7 @@ rpm -qp --requires "$rpmf" 2>/dev/null | sed 's/^/    /'
 check "rpm Version/Release are $version/$release" \
 	test "$(rpm -qp --qf '%{VERSION}/%{RELEASE}' "$rpmf" 2>/dev/null)" = "$version/$release"
 rpm -qlp "$rpmf" 2>/dev/null >"$tmp/rpm.paths"
-for p in /usr/bin/switchboard /usr/lib/systemd/user/switchboard.service \
+for p in /usr/bin/switchboard /usr/bin/switchboard-bridge /usr/lib/systemd/user/switchboard.service \
 	/usr/share/applications/io.github.switchboard-mcp.switchboard.desktop \
 	/usr/share/man/man1/switchboard.1.gz /usr/share/licenses/switchboard/LICENSE; do
 	check "rpm contains $p" grep -qxF "$p" "$tmp/rpm.paths"
@@ -167,6 +169,14 @@ else
 	echo "  $out"
 	sed 's/^/  stderr: /' "$tmp/version.err"
 	check "installed switchboard version prints 'switchboard $version'" test "$out" = "switchboard $version"
+	out=$(/usr/bin/switchboard-bridge --version 2>"$tmp/version.err") || true
+	echo "  \$ switchboard-bridge --version"
+	echo "  $out"
+	sed 's/^/  stderr: /' "$tmp/version.err"
+	check "installed switchboard-bridge --version prints 'switchboard-bridge $version'" test "$out" = "switchboard-bridge $version"
+	# Static: no program interpreter (the dynamic loader) to run at start.
+	check "switchboard-bridge is a static executable (no INTERP segment)" \
+		bash -c "LC_ALL=C readelf -lW /usr/bin/switchboard-bridge | grep -q 'There are' && ! LC_ALL=C readelf -lW /usr/bin/switchboard-bridge | grep -q INTERP"
 
 	# doctor as a new user would run it: a fresh home, no config, no host,
 	# and no session bus (a bus address that leads nowhere, so that the
@@ -240,6 +250,18 @@ else
 		done
 		"${hostenv[@]}" /usr/bin/switchboard status 2>/dev/null | sed 's/^/  /'
 		check "the service's host runs the configured server" $running
+		# An AI app's connect through the installed switchboard-bridge, as
+		# `switchboard clients connect` writes it (args: bridge): the
+		# handshake and tools/list, answered by the host's gateway. Its
+		# stdin stays open a few seconds, as an app's does.
+		{
+			printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"package-test","version":"1"}}}' \
+				'{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+			sleep 5
+		} | "${hostenv[@]}" timeout 60 /usr/bin/switchboard-bridge bridge >"$tmp/bridge.out" 2>"$tmp/bridge.err" || true
+		sed 's/^/  bridge stderr: /' "$tmp/bridge.err"
+		check "switchboard-bridge lists the host's tools (everything__echo)" \
+			grep -q '"id":2.*"everything__echo"' "$tmp/bridge.out"
 		"${hostenv[@]}" /usr/bin/switchboard stop 2>&1 | sed 's/^/  /'
 		stopped=false
 		for _ in $(seq 1 60); do
@@ -293,7 +315,7 @@ for t in File Shortcut Component Directory; do
 	msiinfo export "$msi" "$t" | tail -n +4 | sed 's/^/  /'
 done
 win=bin/windows-amd64
-for exe in switchboard.exe switchboard-tray.exe; do
+for exe in switchboard.exe switchboard-tray.exe switchboard-bridge.exe; do
 	size=$(stat -c %s "$win/$exe")
 	check "msi File table: $exe, $size bytes" \
 		awk -F'\t' -v n="$exe" -v s="$size" '$3 == n && $4 == s { f = 1 } END { exit !f }' "$tmp/File.idt"
@@ -325,7 +347,7 @@ for a in RemoveEnvironmentStrings:3300 WriteEnvironmentStrings:5200; do
 done
 mkdir -p "$tmp/msi"
 (cd "$tmp/msi" && msiextract "$OLDPWD/$msi" >/dev/null)
-for exe in switchboard.exe switchboard-tray.exe; do
+for exe in switchboard.exe switchboard-tray.exe switchboard-bridge.exe; do
 	got=$(find "$tmp/msi" -name "$exe" -type f | head -n1)
 	check "msi cabinet: $exe is the built one, byte for byte" cmp -s "$got" "$win/$exe"
 done
@@ -339,6 +361,7 @@ subsystem() {
 }
 check "switchboard.exe is a console program" test "$(subsystem "$win/switchboard.exe")" = 3
 check "switchboard-tray.exe is a GUI program (no console window)" test "$(subsystem "$win/switchboard-tray.exe")" = 2
+check "switchboard-bridge.exe is a console program" test "$(subsystem "$win/switchboard-bridge.exe")" = 3
 for exe in switchboard.exe switchboard-tray.exe; do
 	check "$exe has a resource section (icon, manifest, version)" \
 		bash -c "x86_64-w64-mingw32-objdump -h '$win/$exe' | grep -q '\.rsrc'"
@@ -367,6 +390,7 @@ else
 		for exe in switchboard.exe switchboard-tray.exe; do
 			timeout 60 "$wine" "$win/$exe" version >"$tmp/$exe.out" 2>/dev/null || true
 		done
+		timeout 60 "$wine" "$win/switchboard-bridge.exe" --version >"$tmp/switchboard-bridge.exe.out" 2>/dev/null || true
 
 		syspath() {
 			"$wine" reg query 'HKLM\System\CurrentControlSet\Control\Session Manager\Environment' /v PATH 2>/dev/null |
@@ -390,6 +414,9 @@ else
 		echo "  wine $exe version: $got"
 		check "$exe runs under Wine and prints 'switchboard $version'" test "$got" = "switchboard $version"
 	done
+	got=$(tr -d '\r' <"$tmp/switchboard-bridge.exe.out" 2>/dev/null || true)
+	echo "  wine switchboard-bridge.exe --version: $got"
+	check "switchboard-bridge.exe runs under Wine and prints 'switchboard-bridge $version'" test "$got" = "switchboard-bridge $version"
 
 	echo "== wine msiexec /i, /x $msi"
 	before=$(cat "$tmp/path.before" 2>/dev/null || true)
@@ -399,8 +426,8 @@ else
 	echo "  after msiexec /i:      $installed"
 	echo "  after msiexec /x:      $removed"
 	check "msiexec /i under Wine exits 0" test "$(cat "$tmp/msiexec-i.rc" 2>/dev/null)" = 0
-	check "installed: C:\Program Files\Switchboard holds switchboard.exe and switchboard-tray.exe" \
-		test "$(tr '\n' ' ' <"$tmp/msi.installed" 2>/dev/null)" = "switchboard-tray.exe switchboard.exe "
+	check "installed: C:\Program Files\Switchboard holds switchboard.exe, switchboard-tray.exe and switchboard-bridge.exe" \
+		test "$(tr '\n' ' ' <"$tmp/msi.installed" 2>/dev/null)" = "switchboard-bridge.exe switchboard-tray.exe switchboard.exe "
 	check "installed: the system PATH is the old one with ';C:\Program Files\Switchboard\' appended" \
 		test -n "$before" -a "$installed" = "$before;"'C:\Program Files\Switchboard\'
 	got=$(tr -d '\r' <"$tmp/cmd.out" 2>/dev/null || true)

@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh run >/dev/null
 mkdir -p bin
 go build -o bin/switchboard .
+# The bridge that AI apps run (`switchboard clients connect` names it when it
+# sits next to switchboard): static, without cgo.
+CGO_ENABLED=0 go build -o bin/switchboard-bridge ./app/bridge/cmd/switchboard-bridge
 if [[ $# -gt 0 && $1 == -- ]]; then
   exec bin/switchboard try "$@"
 elif [[ $# -gt 0 ]]; then

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -95,7 +96,7 @@ func childMemScan(t *testing.T) {
 		}
 		pid = p.Pid()
 		if !environHas(t, pid, "CANARY_TOKEN=", canary) {
-			<-p.Exited()
+			<-p.Stop() // cat waits on its stdin: stop it, do not wait for it
 			t.Fatalf("the server did not get the secret in its environment (%v): %q", p.ExitStatus(), p.Stderr().Lines())
 		}
 		runtime.GC()
@@ -118,10 +119,21 @@ func childMemScan(t *testing.T) {
 
 // environHas reports whether process pid's environment holds prefix
 // followed by m's value, comparing without unmasking it.
+//
+// Start returns once the exec has begun, but the kernel sets the new
+// program's environment (mm->env_start) a moment later: until then
+// /proc/PID/environ reads empty, so an empty read is tried again.
 func environHas(t *testing.T, pid int, prefix string, m *testkit.Masked) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		t.Fatal(err)
+	var b []byte
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		var err error
+		b, err = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > 0 || time.Now().After(deadline) {
+			break
+		}
 	}
 	defer clear(b)
 	for len(b) > 0 {

@@ -5,6 +5,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -37,7 +38,28 @@ func (s *sandbox) bridge(t *testing.T, version string, args ...string) *bridgeCl
 // bridgeEnv is bridge with another environment.
 func (s *sandbox) bridgeEnv(t *testing.T, env []string, version string, args ...string) *bridgeClient {
 	t.Helper()
-	cmd := exec.Command(sbBin, append([]string{"bridge"}, args...)...)
+	return s.bridgeProg(t, bigBridge(), env, version, args...)
+}
+
+// bridgeProgram is a way to run the bridge: `switchboard bridge` (what
+// older entries name) or switchboard-bridge (what `clients connect` writes
+// when it is installed).
+type bridgeProgram struct {
+	name string
+	argv []string
+}
+
+func bigBridge() bridgeProgram   { return bridgeProgram{"switchboard bridge", []string{sbBin, "bridge"}} }
+func smallBridge() bridgeProgram { return bridgeProgram{"switchboard-bridge", []string{sbBridge}} }
+
+func (p bridgeProgram) command(args ...string) *exec.Cmd {
+	return exec.Command(p.argv[0], append(p.argv[1:len(p.argv):len(p.argv)], args...)...)
+}
+
+// bridgeProg is bridgeEnv with the bridge program p.
+func (s *sandbox) bridgeProg(t *testing.T, p bridgeProgram, env []string, version string, args ...string) *bridgeClient {
+	t.Helper()
+	cmd := p.command(args...)
 	cmd.Env = env
 	b := &bridgeClient{cmd: cmd, stderr: &syncBuffer{}}
 	cmd.Stderr = b.stderr
@@ -129,7 +151,7 @@ func TestBridgeClients(t *testing.T) {
 		defer cancel()
 		// The Inspector passes only a few variables to the command it
 		// runs: the sandbox's go through -e.
-		full := []string{"--cli", sbBin, "bridge"}
+		full := []string{"--cli", sbBridge, "bridge"} // as `clients connect` writes it
 		for _, e := range sb.env {
 			if k, _, _ := strings.Cut(e, "="); k == "SWITCHBOARD_RUNTIME_DIR" || k == markEnv || k == "GORACE" {
 				full = append(full, "-e", e)
@@ -174,14 +196,17 @@ func TestBridgeClients(t *testing.T) {
 // killing one, or closing its stdin, leaves the server running; a bridge
 // exits at once when its stdin closes.
 func TestBridgeShared(t *testing.T) {
-	for _, mode := range []string{"handoff", "relay"} {
-		t.Run(mode, func(t *testing.T) { bridgeShared(t, mode) })
+	for _, p := range []bridgeProgram{bigBridge(), smallBridge()} {
+		for _, mode := range []string{"handoff", "relay"} {
+			t.Run(p.name+"/"+mode, func(t *testing.T) { bridgeShared(t, p, mode) })
+		}
 	}
 }
 
-// bridgeShared runs TestBridgeShared with bridges that hand their stdin and
-// stdout over to the host (handoff), or that relay them (relay).
-func bridgeShared(t *testing.T, mode string) {
+// bridgeShared runs TestBridgeShared with bridges (the program p) that hand
+// their stdin and stdout over to the host (handoff), or that relay them
+// (relay).
+func bridgeShared(t *testing.T, p bridgeProgram, mode string) {
 	sb := newSandbox(t)
 	h := sb.serve(t)
 	sb.cli(t, sb.helperArgs("srv", "modern")...)
@@ -191,8 +216,8 @@ func bridgeShared(t *testing.T, mode string) {
 		env = sb.with(bridgeRelayEnv + "=1")
 	}
 
-	b1 := sb.bridgeEnv(t, env, "")
-	b2 := sb.bridgeEnv(t, env, "2025-11-25")
+	b1 := sb.bridgeProg(t, p, env, "")
+	b2 := sb.bridgeProg(t, p, env, "2025-11-25")
 	if b1.call(t, "srv__echo", map[string]any{"message": "one"}) != "echo: one" || b2.call(t, "srv__echo", map[string]any{"message": "two"}) != "echo: two" {
 		t.Fatal("the calls through two bridges failed")
 	}
@@ -221,7 +246,7 @@ func bridgeShared(t *testing.T, mode string) {
 	}
 
 	// Closing a bridge's stdin ends it at once; the server keeps running.
-	cmd := exec.Command(sbBin, "bridge")
+	cmd := p.command()
 	cmd.Env = env
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -264,10 +289,44 @@ func bridgeShared(t *testing.T, mode string) {
 // TestBridgeStartsHost: with no host running, the bridge starts one on
 // demand (detached: it outlives the bridge), and when none can start it
 // says why on stderr.
+//
+// switchboard-bridge does it by running `switchboard bridge` (the
+// switchboard next to it) in its place; without one it says so.
 func TestBridgeStartsHost(t *testing.T) {
+	for _, p := range []bridgeProgram{bigBridge(), smallBridge()} {
+		t.Run(p.name, func(t *testing.T) { bridgeStartsHost(t, p) })
+	}
+
+	t.Run("switchboard-bridge alone", func(t *testing.T) {
+		sb := newSandbox(t)
+		alone := filepath.Join(t.TempDir(), "switchboard-bridge")
+		b, err := os.ReadFile(sbBridge)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(alone, b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(alone, "bridge")
+		cmd.Env = sb.env
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err = cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 1 || stdout.Len() != 0 ||
+			!strings.Contains(stderr.String(), "cannot start one: there is no switchboard next to it ("+filepath.Dir(alone)) {
+			t.Errorf("switchboard-bridge without switchboard: %v, exit %d, stdout %q, stderr %q", err, code, stdout.String(), stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(sb.runtime, "host.pid")); err == nil {
+			t.Error("a host runs")
+		}
+	})
+}
+
+func bridgeStartsHost(t *testing.T, p bridgeProgram) {
 	sb := newSandbox(t)
 	sb.run(t, "", sb.helperArgs("srv", "modern")...) // no host: written to the file
-	b := sb.bridge(t, "")
+	b := sb.bridgeProg(t, p, sb.env, "")
 	if got := b.tools(t); !slices.Equal(got, []string{"srv__echo"}) {
 		t.Errorf("tools through a host started on demand: %v (stderr %q)", got, b.stderr.String())
 	}
@@ -298,9 +357,13 @@ func TestBridgeStartsHost(t *testing.T) {
 	if err := os.Chmod(bad.runtime, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := bad.run(t, "", "bridge")
-	if r.code != 1 || !strings.Contains(r.stderr, "none could be started") || r.stdout != "" {
-		t.Errorf("a bridge that cannot start a host: %s", r)
+	cmd := p.command()
+	cmd.Env = bad.env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "none could be started") || stdout.Len() != 0 {
+		t.Errorf("a bridge that cannot start a host: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }
 
@@ -328,5 +391,33 @@ func TestBridgeUsage(t *testing.T) {
 	}
 	if out := u.ok(t, "", "gateway", "help"); !strings.Contains(out, "switchboard bridge") {
 		t.Errorf("help: %q", out)
+	}
+}
+
+// TestBridgeConnectedEntry: with switchboard-bridge installed next to
+// switchboard, `clients connect` writes an entry that runs it (with the
+// same arguments as `switchboard bridge`), and that entry, run as the app
+// runs it, reaches the running host.
+func TestBridgeConnectedEntry(t *testing.T) {
+	sb := newSandbox(t)
+	sb.serve(t)
+	sb.cli(t, sb.helperArgs("srv", "modern")...)
+	sb.waitRunning(t, "srv")
+	sb.cli(t, "clients", "connect", "claude-desktop", "--servers", "srv")
+	var list []clientStatus
+	if err := json.Unmarshal([]byte(sb.cli(t, "clients", "list", "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(list, func(c clientStatus) bool { return c.ID == "claude-desktop" })
+	if i < 0 {
+		t.Fatalf("no claude-desktop in %+v", list)
+	}
+	st := list[i]
+	if !st.Connected || st.Stale || st.Command != sbBridge || !slices.Equal(st.Args, []string{"bridge", "--servers", "srv"}) {
+		t.Fatalf("the entry: %+v; want %s bridge --servers srv", st, sbBridge)
+	}
+	b := sb.bridgeProg(t, bridgeProgram{"entry", append([]string{st.Command}, st.Args...)}, sb.env, "")
+	if got := b.tools(t); !slices.Equal(got, []string{"srv__echo"}) {
+		t.Errorf("tools through the entry: %v (stderr %q)", got, b.stderr.String())
 	}
 }

@@ -1,21 +1,18 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"runtime"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/host"
@@ -27,6 +24,9 @@ const bridgeUsage = `Usage:
       to the host's MCP gateway (starting a host if none runs), which serves
       every server's tools as SERVER__TOOL. --servers and --tools (path.Match
       patterns on SERVER__TOOL, repeatable) narrow what the app sees.
+      switchboard-bridge (installed next to switchboard) is the same bridge
+      as a small program that starts in a millisecond: 'switchboard clients
+      connect' names it in the apps' configs when it is there.
   switchboard gateway token [--new]
       print the bearer token of the gateway's HTTP endpoint (made on first
       use, kept in the keyring); --new replaces it
@@ -105,22 +105,11 @@ func (e *env) bridge(args []string) error {
 		return usagef("bridge: unexpected %q; the bridge takes only --servers and --tools", strings.Join(pos, " "))
 	}
 	if e.configFlag != "" {
-		return usagef("bridge: --config does not apply: the bridge uses the running host (set SWITCHBOARD_CONFIG in the app's entry to start a host with another file)")
+		return usagef("bridge: %v", bridge.ErrConfigFlag)
 	}
-	filter := gateway.Filter{Tools: tools}
-	for _, s := range strings.Split(serverList, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			filter.Servers = append(filter.Servers, s)
-		}
-	}
+	filter := bridge.Filter{Servers: bridge.SplitServers(serverList), Tools: tools}
 	if err := filter.Check(); err != nil {
 		return usagef("bridge: %v", err)
-	}
-	// Two goroutines copy bytes: one thread is plenty, and it spares the
-	// runtime's hand-offs between threads (measured: bench/gateway). Only
-	// for the real process, not a test that calls Main.
-	if e.stdin == os.Stdin {
-		runtime.GOMAXPROCS(1)
 	}
 	sock, err := api.DefaultSocketPath()
 	if err != nil {
@@ -134,118 +123,18 @@ func (e *env) bridge(args []string) error {
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
-	// Where it can, the bridge hands its stdin and stdout to the host and
-	// relays nothing (two process hops less per message); else it relays
-	// the bytes. SWITCHBOARD_BRIDGE_RELAY=1 makes it relay (a diagnostic).
-	in, out := asFile(e.stdin), asFile(e.stdout)
-	handOff := in != nil && out != nil && gateway.CanHandOff(in, out) && e.getenv(bridgeRelayEnv) != "1"
-	br, w, err := gateway.Handshake(nc, gateway.Hello{Filter: filter, Client: fmt.Sprintf("bridge pid %d", os.Getpid()), FDs: handOff})
-	if err != nil {
-		return fmt.Errorf("the gateway refused the bridge: %w", err)
-	}
-	for _, warn := range w.Warnings {
-		fmt.Fprintln(e.stderr, "switchboard bridge:", warn)
-	}
-	if w.FDs {
-		if err := gateway.SendFDs(nc, in, out); err != nil {
-			return fmt.Errorf("handing stdin and stdout to the host: %w", err)
-		}
-		// The host serves the app now; the bridge waits for the end of the
-		// session: the app closing stdin, or the host stopping.
-		return gateway.WaitEndNotices(br, func(n string) { fmt.Fprintln(e.stderr, "switchboard bridge:", n) })
-	}
-	return relay(nc, br, e.stdin, e.stdout, e.stderr)
+	return bridge.Serve(nc, bridge.Session{Filter: filter, Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+		Relay: e.getenv(bridgeRelayEnv) == "1"})
 }
 
 // bridgeRelayEnv set to 1 makes the bridge relay bytes instead of handing
 // its stdin and stdout to the host.
-const bridgeRelayEnv = "SWITCHBOARD_BRIDGE_RELAY"
-
-func asFile(v any) *os.File {
-	f, _ := v.(*os.File)
-	return f
-}
-
-// relay copies in to nc and nc (through br) to out until one side ends.
-// The app closing stdin (or going away) ends the bridge at once, with no
-// error: the servers keep running. The host going away is an error.
-func relay(nc net.Conn, br *bufio.Reader, in io.Reader, out io.Writer, stderr io.Writer) error {
-	done := make(chan error, 2)
-	go func() {
-		_, err := io.Copy(&lineWatch{w: nc, max: gateway.DefaultMaxMessageSize, stderr: stderr}, in)
-		if err != nil {
-			err = errHostGone // a write to the socket failed
-		}
-		done <- err // nil: the app closed stdin
-	}()
-	go func() {
-		_, err := br.WriteTo(stdoutWriter{out})
-		var we *writeError
-		if errors.As(err, &we) {
-			done <- nil // the app went away
-			return
-		}
-		done <- errHostGone
-	}()
-	return <-done
-}
-
-// lineWatch passes what the app writes on to the gateway and says on
-// stderr when a line (a message) grows past the gateway's limit: the
-// gateway answers it with a JSON-RPC error, and the person reading the
-// app's log learns why.
-type lineWatch struct {
-	w      io.Writer
-	max    int
-	stderr io.Writer
-	n      int // bytes of the current line so far
-}
-
-func (l *lineWatch) Write(b []byte) (int, error) {
-	for rest := b; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '\n')
-		seg := rest
-		if i >= 0 {
-			seg = rest[:i+1]
-		}
-		before := l.n
-		l.n += len(seg)
-		if before <= l.max && l.n > l.max {
-			fmt.Fprintf(l.stderr, "switchboard bridge: the app sent a message larger than the gateway's limit of %d MiB (%d bytes); the gateway answers it with an error instead of delivering it\n", l.max>>20, l.max)
-		}
-		if i >= 0 {
-			l.n = 0
-		}
-		rest = rest[len(seg):]
-	}
-	return l.w.Write(b)
-}
-
-// errHostGone is the bridge's error when the host ends the connection.
-var errHostGone = gateway.ErrHostGone
-
-// stdoutWriter marks its write errors, to tell them from the socket's.
-type stdoutWriter struct{ w io.Writer }
-
-func (s stdoutWriter) Write(b []byte) (int, error) {
-	n, err := s.w.Write(b)
-	if err != nil {
-		err = &writeError{err}
-	}
-	return n, err
-}
-
-type writeError struct{ err error }
-
-func (e *writeError) Error() string { return e.err.Error() }
+const bridgeRelayEnv = bridge.RelayEnv
 
 // connectGateway dials the gateway, starting a host on demand when none
 // runs, and says on stderr what it does when it has to wait.
 func connectGateway(ctx context.Context, sock, gw string, stderr io.Writer) (net.Conn, error) {
-	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	nc, err := api.DialGateway(dctx, gw)
-	cancel()
+	nc, err := bridge.Dial(ctx, gw)
 	if err == nil {
 		return nc, nil
 	}

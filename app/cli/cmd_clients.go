@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
@@ -72,8 +73,10 @@ func pathExists(p string) bool {
 	return err == nil
 }
 
-// bridgeExecutable is the absolute path of this binary, symbolic links
-// resolved, that an app's entry runs; tests replace it.
+// bridgeExecutable is the absolute path, symbolic links resolved, of the
+// program an app's entry runs: the small switchboard-bridge when it is
+// installed next to this binary (it starts in a millisecond), else this
+// binary (run as `switchboard bridge`); tests replace it.
 var bridgeExecutable = func() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -82,7 +85,10 @@ var bridgeExecutable = func() (string, error) {
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
-	return filepath.Abs(exe)
+	if exe, err = filepath.Abs(exe); err != nil {
+		return "", err
+	}
+	return bridge.Executable(exe), nil
 }
 
 // clientApp parses the app argument and finds its config file.

@@ -50,7 +50,8 @@ Usage: switchboard [--config PATH] [--json] COMMAND ...
                                 connect AI apps to Switchboard ('switchboard clients help')
   bridge [--servers a,b] [--tools GLOB]...
                                 the MCP stdio server that AI apps run: it relays to
-                                the host's gateway (starting a host if none runs)
+                                the host's gateway (starting a host if none runs);
+                                switchboard-bridge is the same as a small program
   gateway token [--new]         the bearer token of the optional HTTP endpoint
   doctor                        PATH resolution of every command, the keyring,
                                 the config, the host, the log file; says what to fix

@@ -47,8 +47,9 @@ const (
 )
 
 var (
-	testExe string // this test binary
-	sbBin   string // the switchboard binary, built by TestMain
+	testExe  string // this test binary
+	sbBin    string // the switchboard binary, built by TestMain
+	sbBridge string // switchboard-bridge, built by TestMain next to sbBin
 )
 
 func TestMain(m *testing.M) {
@@ -69,9 +70,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// buildBinary builds the switchboard command, with -race if this test
-// binary has it, so that the end-to-end tests run the host under the race
-// detector too.
+// buildBinary builds the switchboard command and switchboard-bridge next to
+// it, with -race if this test binary has it, so that the end-to-end tests
+// run the host under the race detector too.
 func buildBinary(dir string) error {
 	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goCmd); err != nil {
@@ -88,6 +89,21 @@ func buildBinary(dir string) error {
 	cmd := exec.Command(goCmd, args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
+		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	// The small bridge as the packages ship it (CGO_ENABLED=0), or with
+	// -race (which needs cgo) when this test binary has it.
+	sbBridge = filepath.Join(dir, "switchboard-bridge")
+	args = []string{"build", "-o", sbBridge}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	args = append(args, "github.com/switchboard-mcp/switchboard/app/bridge/cmd/switchboard-bridge")
+	cmd = exec.Command(goCmd, args...)
+	if !raceEnabled {
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return nil

@@ -135,16 +135,18 @@ func TestBridgeStrippedEnv(t *testing.T) {
 			"XDG_RUNTIME_DIR="+t.TempDir(), "TMPDIR="+t.TempDir())},
 		{"another HOME", []string{"HOME=" + t.TempDir(), "PATH=/usr/bin:/bin"}},
 	}
-	for _, c := range envs {
-		t.Run("go-sdk/"+c.name, func(t *testing.T) {
-			b := sb.bridgeEnv(t, c.env, "")
-			if got := b.tools(t); !slices.Equal(got, []string{"srv__echo"}) {
-				t.Errorf("tools %v, want the running host's [srv__echo]", got)
-			}
-			if got := b.call(t, "srv__echo", map[string]any{"message": "hi"}); got != "echo: hi" {
-				t.Errorf("call: %q", got)
-			}
-		})
+	for _, prog := range []bridgeProgram{smallBridge(), bigBridge()} {
+		for _, c := range envs {
+			t.Run("go-sdk/"+prog.name+"/"+c.name, func(t *testing.T) {
+				b := sb.bridgeProg(t, prog, c.env, "")
+				if got := b.tools(t); !slices.Equal(got, []string{"srv__echo"}) {
+					t.Errorf("tools %v, want the running host's [srv__echo]", got)
+				}
+				if got := b.call(t, "srv__echo", map[string]any{"message": "hi"}); got != "echo: hi" {
+					t.Errorf("call: %q", got)
+				}
+			})
+		}
 	}
 
 	// The official TypeScript SDK's client, with StdioClientTransport's
@@ -157,7 +159,8 @@ func TestBridgeStrippedEnv(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "node", script, "srv__echo", `{"message":"from-ts"}`, "--", sbBin, "bridge")
+		// As `clients connect` writes the entry: switchboard-bridge bridge.
+		cmd := exec.CommandContext(ctx, "node", script, "srv__echo", `{"message":"from-ts"}`, "--", sbBridge, "bridge")
 		cmd.Env = sb.env // the app's own (session) environment; the SDK strips it
 		out, err := cmd.Output()
 		if err != nil {
@@ -268,7 +271,9 @@ func TestOnDemandHostStrippedEnv(t *testing.T) {
 		}
 	})
 
-	b := (&sandbox{}).bridgeEnv(t, empty, "")
+	// The small bridge, as the apps' entries name it: with no host it runs
+	// `switchboard bridge` in its place, which starts one.
+	b := (&sandbox{}).bridgeProg(t, smallBridge(), empty, "")
 	if got := b.call(t, "srv__echo", map[string]any{"message": "on demand"}); got != "echo: on demand" {
 		t.Errorf("call through the on-demand host: %q", got)
 	}

@@ -161,7 +161,8 @@ func standard(v hujson.Value) json.RawMessage {
 }
 
 // IsBridge reports whether an entry runs Switchboard's bridge: it is named
-// [EntryName], or its command is a switchboard binary run with "bridge".
+// [EntryName], or its command is switchboard-bridge, or a switchboard
+// binary run with "bridge".
 func (s Server) IsBridge() bool {
 	if s.Name == EntryName {
 		return true
@@ -170,11 +171,11 @@ func (s Server) IsBridge() bool {
 		Command string   `json:"command"`
 		Args    []string `json:"args"`
 	}
-	if json.Unmarshal(s.JSON, &e) != nil || len(e.Args) == 0 || e.Args[0] != "bridge" {
+	if json.Unmarshal(s.JSON, &e) != nil {
 		return false
 	}
-	base := strings.ToLower(path.Base(strings.ReplaceAll(e.Command, `\`, "/")))
-	return base == "switchboard" || base == "switchboard.exe"
+	base := strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(e.Command, `\`, "/"))), ".exe")
+	return base == "switchboard-bridge" || base == "switchboard" && len(e.Args) > 0 && e.Args[0] == "bridge"
 }
 
 // Connected returns the bridge entry (the last one named [EntryName]), if

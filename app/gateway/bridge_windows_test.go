@@ -32,6 +32,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/cli"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
@@ -42,16 +43,23 @@ import (
 )
 
 // roleEnv makes this test binary a helper process instead of the tests:
-// "server" (the MCP server) or "bridge" (switchboard with its arguments).
+// "server" (the MCP server), "bridge" (switchboard with its arguments) or
+// "switchboard-bridge" (the small bridge's code, app/bridge.Main).
 const roleEnv = "SWITCHBOARD_GW_WIN_ROLE"
 
 // bridgeArg, as the first argument, makes this test binary the bridge
 // when its environment cannot say so: an app that passes none.
-const bridgeArg = "as-switchboard"
+const (
+	bridgeArg      = "as-switchboard"        // cli.Main
+	smallBridgeArg = "as-switchboard-bridge" // bridge.Main
+)
 
 func init() {
 	if len(os.Args) > 1 && os.Args[1] == bridgeArg {
 		os.Exit(cli.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == smallBridgeArg {
+		os.Exit(bridge.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 	}
 	switch role := os.Getenv(roleEnv); role {
 	case "":
@@ -59,6 +67,8 @@ func init() {
 		os.Exit(runServer())
 	case "bridge":
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	case "switchboard-bridge":
+		os.Exit(bridge.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 	default:
 		fmt.Fprintf(os.Stderr, "unknown role %q\n", role)
 		os.Exit(99)
@@ -227,8 +237,15 @@ func (h *winHost) waitClients(t *testing.T, n int) {
 
 // bridgeCmd is `switchboard bridge ARGS` as an app starts it.
 func (h *winHost) bridgeCmd(args ...string) (*exec.Cmd, *syncBuffer) {
+	return h.bridgeCmdAs("bridge", args...)
+}
+
+// bridgeCmdAs is bridgeCmd run as role: "bridge" (`switchboard bridge`)
+// or "switchboard-bridge" (`switchboard-bridge bridge ARGS`, as `clients
+// connect` writes it).
+func (h *winHost) bridgeCmdAs(role string, args ...string) (*exec.Cmd, *syncBuffer) {
 	cmd := exec.Command(h.exe, append([]string{"bridge"}, args...)...)
-	cmd.Env = append(os.Environ(), roleEnv+"=bridge")
+	cmd.Env = append(os.Environ(), roleEnv+"="+role)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	return cmd, &stderr
@@ -244,16 +261,27 @@ type app struct {
 
 func (h *winHost) connect(t *testing.T, version string) *app {
 	t.Helper()
-	cmd, stderr := h.bridgeCmd()
+	return h.connectAs(t, "bridge", version)
+}
+
+// connectAs is connect with the bridge of role (see bridgeCmdAs).
+func (h *winHost) connectAs(t *testing.T, role, version string) *app {
+	t.Helper()
+	cmd, stderr := h.bridgeCmdAs(role)
 	return h.connectCmd(t, version, cmd, stderr)
 }
 
-// connectEnv is connect with the bridge given env as its whole
-// environment (Go adds SYSTEMROOT on Windows, as apps' runtimes do).
-func (h *winHost) connectEnv(t *testing.T, version string, env []string) *app {
+// connectEnv is connectAs with the bridge given env as its whole
+// environment (Go adds SYSTEMROOT on Windows, as apps' runtimes do): the
+// role goes in the first argument, since no variable can carry it.
+func (h *winHost) connectEnv(t *testing.T, role, version string, env []string) *app {
 	t.Helper()
-	cmd, stderr := h.bridgeCmd()
-	cmd.Args = append([]string{cmd.Args[0], bridgeArg}, cmd.Args[1:]...)
+	cmd, stderr := h.bridgeCmdAs(role)
+	arg := bridgeArg
+	if role == "switchboard-bridge" {
+		arg = smallBridgeArg
+	}
+	cmd.Args = append([]string{cmd.Args[0], arg}, cmd.Args[1:]...)
 	cmd.Env = env
 	return h.connectCmd(t, version, cmd, stderr)
 }
@@ -341,8 +369,9 @@ func TestBridgeWindows(t *testing.T) {
 		t.Errorf("tools/call: %q, want the server of pid %d", got, st.PID)
 	}
 
-	// A second app, in the other era, shares the same server process.
-	a2 := h.connect(t, "2025-11-25")
+	// A second app, in the other era and through switchboard-bridge's
+	// code, shares the same server process.
+	a2 := h.connectAs(t, "switchboard-bridge", "2025-11-25")
 	if ir := a2.cs.InitializeResult(); ir == nil || ir.ProtocolVersion != "2025-11-25" {
 		t.Errorf("the second app negotiated %+v", ir)
 	}
@@ -365,12 +394,14 @@ func TestBridgeWindows(t *testing.T) {
 			sdkEnv = append(sdkEnv, k+"="+v)
 		}
 	}
-	for name, env := range map[string][]string{"empty": {}, "TS SDK default": sdkEnv} {
-		a := h.connectEnv(t, "", env)
-		if got := a.echo(t, name); got != "echo: "+name+" "+want {
-			t.Errorf("an app with the %s environment: %q, want the same server (pid %d)", name, got, st.PID)
+	for _, role := range []string{"bridge", "switchboard-bridge"} {
+		for name, env := range map[string][]string{"empty": {}, "TS SDK default": sdkEnv} {
+			a := h.connectEnv(t, role, "", env)
+			if got := a.echo(t, name); got != "echo: "+name+" "+want {
+				t.Errorf("%s with the %s environment: %q, want the same server (pid %d)", role, name, got, st.PID)
+			}
+			_ = a.cs.Close()
 		}
-		_ = a.cs.Close()
 	}
 	h.waitClients(t, 2)
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,57 +22,22 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 )
 
-// The socket's wire format is MCP's stdio transport: one JSON-RPC message
-// per line. A bridge first sends one line of its own, the preamble, and
-// reads one line back; a client that starts with a JSON-RPC message has no
-// filter.
-//
-//	→ {"switchboard": {"version": 1, "servers": ["github"], "tools": ["github__get_*"], "client": "bridge pid 4242", "fds": true}}
-//	← {"switchboard": {"version": 1, "warnings": ["no server is named \"gihub\""], "fds": true}}
-//	← {"switchboard": {"version": 1, "error": "tool pattern \"[\" is malformed ..."}}   (then the gateway closes)
-//
-// With "fds" on both sides (Unix, and the bridge's stdin and stdout are
-// pipes or sockets), the bridge then hands its stdin and stdout over
-// (SCM_RIGHTS, one byte) and relays nothing: the host reads the app's
-// requests and writes its responses itself, and the socket only tells the
-// bridge when the session ends:
-//
-//	← {"switchboard": {"version": 1, "end": true}}                                  (the app closed stdin: exit 0)
-//	← {"switchboard": {"version": 1, "end": true, "error": "the host is stopping"}} (exit 1)
-//
-// The bridge going away ends the session too.
+// The socket's wire format (the bridge's preamble, then MCP's stdio
+// transport) is described in package app/bridge, whose types these are.
 
-// HelloVersion is the version of the preamble.
-const HelloVersion = 1
+// HelloVersion is the version of the bridge's preamble.
+const HelloVersion = bridge.HelloVersion
 
-// Hello is a bridge's preamble.
-type Hello struct {
-	Version int `json:"version"`
-	Filter
-	// Client describes the bridge for the host's log.
-	Client string `json:"client,omitempty"`
-	// FDs offers to hand the bridge's stdin and stdout over.
-	FDs bool `json:"fds,omitempty"`
-}
-
-// Welcome is the gateway's answer to a [Hello]; Error set means refused.
-// With End set it is the last line of a session whose descriptors were
-// handed over; Error then says why it ended, if not because the app
-// closed its stdin.
-type Welcome struct {
-	Version  int      `json:"version"`
-	Error    string   `json:"error,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
-	// FDs accepts the bridge's stdin and stdout.
-	FDs bool `json:"fds,omitempty"`
-	End bool `json:"end,omitempty"`
-	// Notice, in the middle of a session whose descriptors were handed
-	// over, is something the bridge says on its stderr (the session goes
-	// on): a request the gateway could not take, and why.
-	Notice string `json:"notice,omitempty"`
-}
+type (
+	// Hello is a bridge's preamble.
+	Hello = bridge.Hello
+	// Welcome is the gateway's answer to a [Hello], or the last line of a
+	// session whose descriptors were handed over.
+	Welcome = bridge.Welcome
+)
 
 type helloLine struct {
 	Switchboard *Hello `json:"switchboard"`
@@ -81,65 +47,18 @@ type welcomeLine struct {
 	Switchboard *Welcome `json:"switchboard"`
 }
 
-// Handshake sends a bridge's preamble on a new connection to the gateway
-// and reads the answer. The returned reader holds what the gateway sent
-// after it; read the connection through it.
-func Handshake(nc net.Conn, h Hello) (*bufio.Reader, *Welcome, error) {
-	h.Version = HelloVersion
-	b, err := json.Marshal(helloLine{Switchboard: &h})
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := nc.Write(append(b, '\n')); err != nil {
-		return nil, nil, fmt.Errorf("sending the bridge's preamble to the gateway: %w", err)
-	}
-	br := bufio.NewReaderSize(nc, 64<<10)
-	line, err := br.ReadSlice('\n')
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil, errors.New("the gateway closed the connection without answering: the host may be stopping; try again")
-		}
-		return nil, nil, fmt.Errorf("reading the gateway's answer: %w", err)
-	}
-	var w welcomeLine
-	if err := json.Unmarshal(line, &w); err != nil || w.Switchboard == nil {
-		return nil, nil, fmt.Errorf("the gateway's answer is not a Switchboard welcome (%q): the host may be of another version", truncate(line, 120))
-	}
-	if w.Switchboard.Error != "" {
-		return nil, w.Switchboard, errors.New(w.Switchboard.Error)
-	}
-	return br, w.Switchboard, nil
-}
+// Handshake is [bridge.Handshake]: a bridge's side of the preamble.
+func Handshake(nc net.Conn, h Hello) (*bufio.Reader, *Welcome, error) { return bridge.Handshake(nc, h) }
 
-// ErrHostGone is WaitEnd's error when the connection ends without the
-// gateway's last line: the host died.
-var ErrHostGone = errors.New("the Switchboard host closed the connection (it stopped or was killed); the app must start the bridge again")
+// ErrHostGone is [bridge.ErrHostGone].
+var ErrHostGone = bridge.ErrHostGone
 
-// WaitEnd waits, after a hand-over of the descriptors, for the end of the
-// session: nil when the app closed its stdin, else why it ended.
-func WaitEnd(br *bufio.Reader) error { return WaitEndNotices(br, nil) }
+// WaitEnd is [bridge.WaitEnd].
+func WaitEnd(br *bufio.Reader) error { return bridge.WaitEnd(br) }
 
-// WaitEndNotices is WaitEnd that also passes the gateway's notices (see
-// [Welcome]) to notice, as they come.
+// WaitEndNotices is [bridge.WaitEndNotices].
 func WaitEndNotices(br *bufio.Reader, notice func(string)) error {
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			var w welcomeLine
-			if json.Unmarshal(line, &w) == nil && w.Switchboard != nil && w.Switchboard.Notice != "" && notice != nil {
-				notice(w.Switchboard.Notice)
-			}
-			if json.Unmarshal(line, &w) == nil && w.Switchboard != nil && w.Switchboard.End {
-				if w.Switchboard.Error != "" {
-					return errors.New(w.Switchboard.Error)
-				}
-				return nil
-			}
-		}
-		if err != nil {
-			return ErrHostGone
-		}
-	}
+	return bridge.WaitEndNotices(br, notice)
 }
 
 // serveConn runs one socket client: the peer check, the preamble, then an
@@ -151,18 +70,22 @@ func (g *Gateway) serveConn(nc net.Conn) {
 		_ = nc.Close()
 		return
 	}
-	br := bufio.NewReaderSize(nc, 64<<10)
+	rr := newRightsReader(nc)
+	br := bufio.NewReaderSize(rr, 64<<10)
 	first, err := readLine(br, g.opts.MaxMessageSize)
+	inline := rr.take()         // descriptors sent with the preamble, if any
 	var firstBig *tooLargeError // a first message over the limit: answered once the session runs
 	if errors.As(err, &firstBig) {
 		first, err = nil, nil
 	}
 	if err != nil {
+		closeFDs(inline)
 		_ = nc.Close()
 		return
 	}
 	var filter Filter
 	var handOff bool
+	var in, out *os.File
 	client := fmt.Sprintf("pid %d", pid)
 	if hello, ok := parseHello(first); ok {
 		first = nil
@@ -176,6 +99,15 @@ func (g *Gateway) serveConn(nc net.Conn) {
 			w.Warnings = g.filterWarnings(filter)
 			w.FDs = hello.FDs && handOffHere && br.Buffered() == 0
 			handOff = w.FDs
+			if handOff && hello.Inline && len(inline) > 0 {
+				in, out, err = filesOf(inline)
+				inline = nil
+				if err != nil {
+					g.log.Warn("a bridge's stdin and stdout did not come with its preamble", "client", client, "error", err)
+					w.FDs, handOff = false, false
+				}
+				w.Inline = w.FDs
+			}
 		}
 		if hello.Client != "" {
 			client += " (" + hello.Client + ")"
@@ -183,23 +115,29 @@ func (g *Gateway) serveConn(nc net.Conn) {
 		b, _ := json.Marshal(welcomeLine{Switchboard: &w})
 		_ = nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
 		if _, err := nc.Write(append(b, '\n')); err != nil || w.Error != "" {
+			closeFiles(in, out)
+			closeFDs(inline)
 			_ = nc.Close()
 			return
 		}
 		_ = nc.SetWriteDeadline(time.Time{})
 	}
 
+	closeFDs(inline) // not taken: a client that sent descriptors unasked
 	var c *sockConn
 	f := g.newFacade(filter)
-	if handOff {
+	if handOff && in == nil {
+		// An older bridge: the descriptors come after the Welcome.
 		_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-		in, out, err := receiveFDs(nc)
+		in, out, err = receiveFDs(nc)
 		_ = nc.SetReadDeadline(time.Time{})
 		if err != nil {
 			g.log.Warn("a bridge did not hand its stdin and stdout over", "client", client, "error", err)
 			_ = nc.Close()
 			return
 		}
+	}
+	if handOff {
 		client += " (stdin and stdout handed over)"
 		c = newSockConn(g, f, nc, in, out, bufio.NewReaderSize(in, 64<<10), nil)
 	} else {
@@ -306,6 +244,14 @@ func (g *Gateway) filterWarnings(f Filter) []string {
 		}
 	}
 	return out
+}
+
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
 }
 
 func parseHello(line []byte) (*Hello, bool) {
@@ -684,13 +630,6 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-func truncate(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
-}
-
 // outQueue is a socket client's queue of lines to write, bounded in bytes.
 // writing is set while the writer goroutine writes a batch, so that a
 // sender does not write past it.
@@ -742,3 +681,6 @@ func (q *outQueue) close() {
 	q.mu.Unlock()
 	q.signal()
 }
+
+// The bridge's copy of the limit must agree with the gateway's.
+var _ = [1]struct{}{}[DefaultMaxMessageSize-bridge.MaxMessageSize]

@@ -73,10 +73,10 @@ func (f *facade) sync() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.g.current()
-	byServer := func(_ string, e *entry) bool { return f.filter.server(e.server) }
+	byServer := func(_ string, e *entry) bool { return f.filter.SeesServer(e.server) }
 
 	mirror(f, "tool", f.tools, v.tools, func(e *entry) *mcp.Tool { return e.tool },
-		func(name string, e *entry) bool { return f.filter.tool(e.server, e.name, name) },
+		func(name string, e *entry) bool { return f.filter.SeesTool(e.server, e.name, name) },
 		f.srv.RemoveTools,
 		func(_ string, e *entry) { f.srv.AddTool(e.tool, f.toolHandler) })
 
@@ -360,16 +360,16 @@ func (f *facade) needsWait(exposed string) bool {
 // a name SERVER__TOOL of a configured server it sees); nil, nil means
 // unknown.
 func (f *facade) lookupTool(v *view, exposed string) (*entry, *downServer) {
-	if e := v.tools[exposed]; e != nil && f.filter.tool(e.server, e.name, exposed) {
+	if e := v.tools[exposed]; e != nil && f.filter.SeesTool(e.server, e.name, exposed) {
 		return e, nil
 	}
-	if e := v.knownTools[exposed]; e != nil && f.filter.tool(e.server, e.name, exposed) {
+	if e := v.knownTools[exposed]; e != nil && f.filter.SeesTool(e.server, e.name, exposed) {
 		if st := v.servers[e.server]; st != nil && !st.listed {
 			return nil, &downServer{st}
 		}
 	}
 	if server, name, ok := SplitName(exposed); ok {
-		if st := v.servers[server]; st != nil && !st.listed && st.Filter.Allows(name) && f.filter.tool(server, name, exposed) {
+		if st := v.servers[server]; st != nil && !st.listed && st.Filter.Allows(name) && f.filter.SeesTool(server, name, exposed) {
 			return nil, &downServer{st}
 		}
 	}
@@ -406,7 +406,7 @@ func (f *facade) readResource(ctx context.Context, server string, p *mcp.ReadRes
 func (f *facade) readTemplated(ctx context.Context, server, tmpl string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	var others []string
 	for _, e := range f.g.current().allTemplates {
-		if e.server != server && e.match != nil && f.filter.server(e.server) && e.match.MatchString(p.URI) {
+		if e.server != server && e.match != nil && f.filter.SeesServer(e.server) && e.match.MatchString(p.URI) {
 			others = append(others, fmt.Sprintf("%q (%s)", e.server, e.name))
 		}
 	}
@@ -442,8 +442,8 @@ func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.Com
 	switch p.Ref.Type {
 	case "ref/prompt":
 		e := v.prompts[p.Ref.Name]
-		if e == nil || !f.filter.server(e.server) {
-			if k := v.knownPrompts[p.Ref.Name]; k != nil && f.filter.server(k.server) {
+		if e == nil || !f.filter.SeesServer(e.server) {
+			if k := v.knownPrompts[p.Ref.Name]; k != nil && f.filter.SeesServer(k.server) {
 				if st := v.servers[k.server]; st != nil && !st.listed {
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 						Message: notRunningText(st.Name, st.State, st.LastError, st.UserStopped, st.Disabled)}
@@ -457,7 +457,7 @@ func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.Com
 		if e == nil {
 			e = v.resources[p.Ref.URI]
 		}
-		if e == nil || !f.filter.server(e.server) {
+		if e == nil || !f.filter.SeesServer(e.server) {
 			var owners []string
 			for _, t := range v.allTemplates {
 				if t.name == p.Ref.URI {

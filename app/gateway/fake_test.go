@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 )
 
 // fake is a Backend over servers that a test sets: a call is answered by
@@ -255,12 +257,12 @@ func (h *harness) handOff(t *testing.T, filter *Filter) (toServer *os.File, from
 	if filter != nil {
 		f = *filter
 	}
-	br, w, err := Handshake(nc, Hello{Filter: f, Client: "test bridge", FDs: true})
-	if err != nil || !w.FDs {
+	// As switchboard-bridge does: the pipes go with the preamble (an
+	// older bridge's come after the Welcome: app/host's
+	// TestInfoAIClients).
+	br, w, err := bridge.HandshakeFDs(nc, Hello{Filter: f, Client: "test bridge"}, inR, outW)
+	if err != nil || !w.FDs || !w.Inline {
 		t.Fatalf("the hand-over was refused: %v %+v", err, w)
-	}
-	if err := SendFDs(nc, inR, outW); err != nil {
-		t.Fatal(err)
 	}
 	// As the bridge: its own copies do not matter once handed over.
 	inR.Close()

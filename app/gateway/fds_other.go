@@ -6,19 +6,33 @@ import (
 	"errors"
 	"net"
 	"os"
+
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 )
 
-// CanHandOff is false here: the bridge relays its stdin and stdout.
-func CanHandOff(in, out *os.File) bool { return false }
-
-// SendFDs is not available here.
-func SendFDs(nc net.Conn, in, out *os.File) error {
-	return errors.New("handing descriptors over is not available on this system")
-}
+// CanHandOff (false here) and SendFDs are the bridge's side:
+// [bridge.CanHandOff], [bridge.SendFDs].
+var (
+	CanHandOff = bridge.CanHandOff
+	SendFDs    = bridge.SendFDs
+)
 
 func receiveFDs(nc net.Conn) (in, out *os.File, err error) {
 	return nil, nil, errors.New("handing descriptors over is not available on this system")
 }
+
+func filesOf(fds []int) (in, out *os.File, err error) {
+	return nil, nil, errors.New("handing descriptors over is not available on this system")
+}
+
+func closeFDs(fds []int) {}
+
+// rightsReader is the connection itself here.
+type rightsReader struct{ net.Conn }
+
+func newRightsReader(nc net.Conn) *rightsReader { return &rightsReader{nc} }
+
+func (r *rightsReader) take() []int { return nil }
 
 // handOffHere: this system cannot take a bridge's descriptors.
 const handOffHere = false

@@ -10,51 +10,20 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 )
 
-// CanHandOff reports whether a bridge may hand its stdin and stdout to the
-// host instead of relaying them: both must be pipes or sockets (never a
-// terminal, whose file description a shell shares: the host puts the
-// descriptors it gets in non-blocking mode).
-func CanHandOff(in, out *os.File) bool {
-	return streamFile(in) && streamFile(out)
-}
+// CanHandOff and SendFDs are the bridge's side: [bridge.CanHandOff],
+// [bridge.SendFDs].
+var (
+	CanHandOff = bridge.CanHandOff
+	SendFDs    = bridge.SendFDs
+)
 
-func streamFile(f *os.File) bool {
-	if f == nil {
-		return false
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	m := fi.Mode()
-	return m&os.ModeNamedPipe != 0 || m&os.ModeSocket != 0
-}
-
-// SendFDs hands a bridge's stdin and stdout to the gateway (SCM_RIGHTS on
-// the socket), after a Welcome that accepted them.
-func SendFDs(nc net.Conn, in, out *os.File) error {
-	uc, ok := nc.(*net.UnixConn)
-	if !ok {
-		return errors.New("the gateway connection is not a Unix socket")
-	}
-	var fds []int
-	for _, f := range []*os.File{in, out} {
-		rc, err := f.SyscallConn()
-		if err != nil {
-			return err
-		}
-		if err := rc.Control(func(fd uintptr) { fds = append(fds, int(fd)) }); err != nil {
-			return err
-		}
-	}
-	_, _, err := uc.WriteMsgUnix([]byte{0}, unix.UnixRights(fds...), nil)
-	return err
-}
-
-// receiveFDs takes a bridge's stdin and stdout off the socket, in
-// non-blocking mode so that the runtime's poller serves them.
+// receiveFDs takes a bridge's stdin and stdout off the socket (one byte
+// with SCM_RIGHTS, sent after the Welcome), in non-blocking mode so that
+// the runtime's poller serves them.
 func receiveFDs(nc net.Conn) (in, out *os.File, err error) {
 	uc, ok := nc.(*net.UnixConn)
 	if !ok {
@@ -66,9 +35,18 @@ func receiveFDs(nc net.Conn) (in, out *os.File, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	fds := parseRights(oob[:oobn])
+	if n != 1 {
+		closeFDs(fds)
+		return nil, nil, fmt.Errorf("the bridge sent %d bytes with its descriptors, not one", n)
+	}
+	return filesOf(fds)
+}
+
+func parseRights(oob []byte) []int {
+	msgs, err := unix.ParseSocketControlMessage(oob)
 	if err != nil {
-		return nil, nil, err
+		return nil
 	}
 	var fds []int
 	for _, m := range msgs {
@@ -77,21 +55,61 @@ func receiveFDs(nc net.Conn) (in, out *os.File, err error) {
 			fds = append(fds, got...)
 		}
 	}
-	if n != 1 || len(fds) != 2 {
-		for _, fd := range fds {
-			_ = unix.Close(fd)
-		}
+	return fds
+}
+
+func closeFDs(fds []int) {
+	for _, fd := range fds {
+		_ = unix.Close(fd)
+	}
+}
+
+// filesOf makes the bridge's stdin and stdout of the two descriptors it
+// sent, in non-blocking mode so that the runtime's poller serves them; it
+// closes them on error.
+func filesOf(fds []int) (in, out *os.File, err error) {
+	if len(fds) != 2 {
+		closeFDs(fds)
 		return nil, nil, fmt.Errorf("the bridge sent %d descriptors, not its stdin and stdout", len(fds))
 	}
 	for _, fd := range fds {
 		unix.CloseOnExec(fd)
 		if err := syscall.SetNonblock(fd, true); err != nil {
-			_ = unix.Close(fds[0])
-			_ = unix.Close(fds[1])
+			closeFDs(fds)
 			return nil, nil, err
 		}
 	}
 	return os.NewFile(uintptr(fds[0]), "bridge stdin"), os.NewFile(uintptr(fds[1]), "bridge stdout"), nil
+}
+
+// rightsReader reads a connection, its first read with room for the
+// descriptors that a bridge sends with its preamble ("inline").
+type rightsReader struct {
+	nc   net.Conn
+	read bool
+	fds  []int
+}
+
+func newRightsReader(nc net.Conn) *rightsReader { return &rightsReader{nc: nc} }
+
+func (r *rightsReader) Read(b []byte) (int, error) {
+	uc, ok := r.nc.(*net.UnixConn)
+	if r.read || !ok {
+		return r.nc.Read(b)
+	}
+	r.read = true
+	oob := make([]byte, unix.CmsgSpace(4*4))
+	n, oobn, _, _, err := uc.ReadMsgUnix(b, oob)
+	r.fds = parseRights(oob[:oobn])
+	return n, err
+}
+
+// take returns the descriptors of the first read (nil if none) and
+// forgets them: the caller closes them or makes files of them.
+func (r *rightsReader) take() []int {
+	fds := r.fds
+	r.fds = nil
+	return fds
 }
 
 // handOffHere: this system can take a bridge's descriptors.

@@ -183,7 +183,7 @@ func (g *Gateway) waitStarted(ctx context.Context, filter Filter) {
 		now := time.Now()
 		var wake time.Time
 		for _, st := range v.servers {
-			if st.pending && filter.server(st.Name) && now.Before(st.deadline) {
+			if st.pending && filter.SeesServer(st.Name) && now.Before(st.deadline) {
 				if wake.IsZero() || st.deadline.Before(wake) {
 					wake = st.deadline
 				}

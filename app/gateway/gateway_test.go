@@ -69,13 +69,13 @@ func TestFilter(t *testing.T) {
 		server, name string
 		want         bool
 	}{{"a", "read_file", true}, {"a", "write_file", false}, {"b", "anything", true}, {"c", "read_file", false}} {
-		if got := f.tool(c.server, c.name, ExposedName(c.server, c.name)); got != c.want {
+		if got := f.SeesTool(c.server, c.name, ExposedName(c.server, c.name)); got != c.want {
 			t.Errorf("%s/%s: %v, want %v", c.server, c.name, got, c.want)
 		}
 	}
 	// A shortened name matches through its full form too.
 	long := "read_" + strings.Repeat("z", 80)
-	if !f.tool("a", long, ExposedName("a", long)) {
+	if !f.SeesTool("a", long, ExposedName("a", long)) {
 		t.Error("a shortened name does not match through its full form")
 	}
 }

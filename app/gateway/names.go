@@ -3,16 +3,15 @@ package gateway
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"path"
-	"slices"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 )
 
 // Separator joins a server's name and its tool's (or prompt's) name. Server
 // names never contain it (they are lower-case letters, digits and '-'), so
 // an exposed name splits on its first occurrence.
-const Separator = "__"
+const Separator = bridge.Separator
 
 // MaxNameLen is the longest exposed name: longer ones are shortened.
 const MaxNameLen = 64
@@ -48,51 +47,4 @@ func SplitName(exposed string) (server, name string, ok bool) {
 
 // Filter is a client's own selection (a bridge's --servers and --tools):
 // it narrows what the servers' config entries expose, never widens it.
-type Filter struct {
-	// Servers, if not empty, are the only servers the client sees.
-	Servers []string `json:"servers,omitempty"`
-	// Tools, if not empty, are path.Match patterns on the exposed tool
-	// names (SERVER__TOOL); a tool is seen if one matches. A shortened
-	// name also matches through its full SERVER__TOOL form.
-	Tools []string `json:"tools,omitempty"`
-}
-
-// Check reports the first malformed pattern.
-func (f Filter) Check() error {
-	for _, p := range f.Tools {
-		if _, err := path.Match(p, ""); err != nil {
-			return fmt.Errorf("tool pattern %q is malformed (%v): patterns are those of path.Match, e.g. 'github__*' or '*__read_*'", p, err)
-		}
-	}
-	return nil
-}
-
-// IsZero reports whether the filter lets everything through.
-func (f Filter) IsZero() bool { return len(f.Servers) == 0 && len(f.Tools) == 0 }
-
-// server reports whether the client sees the server at all.
-func (f Filter) server(name string) bool {
-	return len(f.Servers) == 0 || slices.Contains(f.Servers, name)
-}
-
-// tool reports whether the client sees a tool of a server it sees.
-func (f Filter) tool(server, name, exposed string) bool {
-	if !f.server(server) {
-		return false
-	}
-	if len(f.Tools) == 0 {
-		return true
-	}
-	full := server + Separator + name
-	for _, p := range f.Tools {
-		if ok, _ := path.Match(p, exposed); ok {
-			return true
-		}
-		if full != exposed {
-			if ok, _ := path.Match(p, full); ok {
-				return true
-			}
-		}
-	}
-	return false
-}
+type Filter = bridge.Filter

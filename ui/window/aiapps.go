@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/host"
 )
@@ -52,11 +53,12 @@ var localAppFiles = func() appFiles {
 }
 
 // bridgeExecutable is the absolute path, symbolic links resolved, of the
-// switchboard binary an app's entry runs: this program, as `switchboard
-// clients connect` writes it. On Windows the tray may run as the GUI
-// switchboard-tray.exe: an app runs the console switchboard.exe beside it
-// (the one an AI app can talk to over stdio, and that app/clients
-// recognizes as the bridge).
+// program an app's entry runs, as `switchboard clients connect` writes it:
+// the small switchboard-bridge installed next to this program, else this
+// program. On Windows the tray may run as the GUI switchboard-tray.exe:
+// without switchboard-bridge.exe an app runs the console switchboard.exe
+// beside it (the one an AI app can talk to over stdio, and that
+// app/clients recognizes as the bridge).
 func bridgeExecutable() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -71,10 +73,12 @@ func bridgeExecutable() (string, error) {
 	if strings.EqualFold(filepath.Base(exe), "switchboard-tray.exe") {
 		console := filepath.Join(filepath.Dir(exe), "switchboard.exe")
 		if _, err := os.Stat(console); err == nil {
-			return console, nil
+			exe = console
 		}
 	}
-	return exe, nil
+	// The small switchboard-bridge beside it, as `switchboard clients
+	// connect` writes it (app/bridge).
+	return bridge.Executable(exe), nil
 }
 
 // samePath compares two paths of this OS (without case on Windows and

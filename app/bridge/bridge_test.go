@@ -1,0 +1,162 @@
+package bridge
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseArgs(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		servers []string
+		tools   []string
+		help    bool
+		version bool
+		config  string
+		err     string
+	}{
+		{args: nil},
+		{args: []string{"bridge"}},
+		{args: []string{"bridge", "--servers", "a, b,,c", "--tools", "a__*", "--tools=b__x"}, servers: []string{"a", "b", "c"}, tools: []string{"a__*", "b__x"}},
+		{args: []string{"--servers=a", "-tools", "x"}, servers: []string{"a"}, tools: []string{"x"}},
+		{args: []string{"-h"}, help: true},
+		{args: []string{"bridge", "--help"}, help: true},
+		{args: []string{"--version"}, version: true},
+		{args: []string{"--json"}},
+		{args: []string{"--config", "/x.json"}, config: "/x.json"},
+		{args: []string{"bridge", "bridge"}, err: `unexpected "bridge"`},
+		{args: []string{"--servers", "a", "extra", "more"}, err: `unexpected "extra more"`},
+		{args: []string{"--", "x"}, err: `unexpected "-- x"`},
+		{args: []string{"--servers"}, err: "flag --servers needs a value"},
+		{args: []string{"--nope"}, err: "unknown flag --nope"},
+	} {
+		a, err := ParseArgs(c.args)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.args, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		if !slices.Equal(a.Filter.Servers, c.servers) || !slices.Equal(a.Filter.Tools, c.tools) || a.Help != c.help || a.Version != c.version || a.Config != c.config {
+			t.Errorf("%q: %+v", c.args, a)
+		}
+	}
+}
+
+func TestFilter(t *testing.T) {
+	f := Filter{Servers: []string{"a", "b"}, Tools: []string{"a__r*"}}
+	for _, c := range []struct {
+		server, name, exposed string
+		want                  bool
+	}{
+		{"a", "read", "a__read", true},
+		{"a", "write", "a__write", false},
+		{"b", "read", "b__read", false},
+		{"c", "read", "c__read", false},
+		{"a", "read_long", "a__shortened_12345678", true}, // through the full name
+	} {
+		if got := f.SeesTool(c.server, c.name, c.exposed); got != c.want {
+			t.Errorf("%s %s (%s): %v", c.server, c.name, c.exposed, got)
+		}
+	}
+	if !(Filter{}).SeesTool("x", "y", "x__y") || !(Filter{}).IsZero() || f.IsZero() {
+		t.Error("the empty filter does not let everything through")
+	}
+	if err := (Filter{Tools: []string{"["}}).Check(); err == nil || !strings.Contains(err.Error(), "malformed") {
+		t.Errorf("a malformed pattern: %v", err)
+	}
+}
+
+// TestSibling: switchboard is found next to the bridge, or next to the
+// file a symbolic link to the bridge points at; else the error names where
+// it looked and what to do.
+func TestSibling(t *testing.T) {
+	dir := t.TempDir()
+	inst := filepath.Join(dir, "opt")
+	links := filepath.Join(dir, "bin")
+	for _, d := range []string{inst, links} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self := filepath.Join(inst, Name)
+	sb := filepath.Join(inst, "switchboard")
+	for _, f := range []string{self, sb} {
+		if err := os.WriteFile(f, []byte("x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(links, Name)
+	if err := os.Symlink(self, link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	for _, from := range []string{self, link} {
+		if got, err := sibling(from, "switchboard"); err != nil || got != sb {
+			t.Errorf("from %s: %q, %v; want %s", from, got, err, sb)
+		}
+	}
+	if err := os.Remove(sb); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sibling(link, "switchboard")
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(links, "switchboard")) || !strings.Contains(err.Error(), sb) || !strings.Contains(err.Error(), "switchboard serve") {
+		t.Errorf("no switchboard: %v", err)
+	}
+	// A directory of that name is not the program.
+	if err := os.Mkdir(sb, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sibling(self, "switchboard"); err == nil {
+		t.Errorf("a directory was taken for switchboard: %q", got)
+	}
+}
+
+// TestExecutable: an app's entry names switchboard-bridge when it is
+// installed next to switchboard, else switchboard.
+func TestExecutable(t *testing.T) {
+	dir := t.TempDir()
+	sb := filepath.Join(dir, "switchboard"+exeSuffix)
+	if got := Executable(sb); got != sb {
+		t.Errorf("without the bridge: %q", got)
+	}
+	br := filepath.Join(dir, Name+exeSuffix)
+	if err := os.WriteFile(br, []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := Executable(sb); got != br {
+		t.Errorf("with the bridge: %q, want %q", got, br)
+	}
+}
+
+// TestMainUsage: the command line's mistakes exit 2 and write nothing to
+// stdout; --help and --version exit 0.
+func TestMainUsage(t *testing.T) {
+	run := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Main(args, strings.NewReader(""), &out, &errb, func(string) string { return "" })
+		return code, out.String(), errb.String()
+	}
+	if code, out, errs := run("--tools", "["); code != 2 || out != "" || !strings.Contains(errs, "malformed") {
+		t.Errorf("a malformed pattern: %d %q %q", code, out, errs)
+	}
+	if code, out, errs := run("extra"); code != 2 || out != "" || !strings.Contains(errs, "--help") {
+		t.Errorf("an extra argument: %d %q %q", code, out, errs)
+	}
+	if code, out, errs := run("bridge", "--config", "/x.json"); code != 2 || out != "" || !strings.Contains(errs, "SWITCHBOARD_CONFIG") {
+		t.Errorf("--config: %d %q %q", code, out, errs)
+	}
+	if code, out, _ := run("--help"); code != 0 || !strings.Contains(out, "switchboard-bridge [bridge]") {
+		t.Errorf("--help: %d %q", code, out)
+	}
+	if code, out, _ := run("--version"); code != 0 || out != Name+" "+Version+"\n" {
+		t.Errorf("--version: %d %q", code, out)
+	}
+}
