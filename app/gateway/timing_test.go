@@ -1,35 +1,15 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
-
-// syncBuffer is a log destination that tests read while the gateway
-// writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestLeanSlowCallLogged: a call whose server takes long is logged with
 // the time of each step (issue 11, item 19: a call once took 60 s with
@@ -38,7 +18,7 @@ func TestLeanSlowCallLogged(t *testing.T) {
 	old := slowServerAfter
 	slowServerAfter = 100 * time.Millisecond
 	t.Cleanup(func() { slowServerAfter = old })
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	f := newFake(running("alpha", "echo", "slow"))
 	f.onCall = func(ctx context.Context, server string, p *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 		if p.Name == "slow" {
