@@ -543,7 +543,8 @@ func TestE2EClientsImportThroughHost(t *testing.T) {
 	if out := sb.cli(t, "call", "echo-helper", "echo", `{"message":"hi"}`); strings.TrimSpace(out) != "echo: hi" {
 		t.Fatalf("call printed %q", out)
 	}
-	exe, err := filepath.EvalSymlinks(sbBin)
+	// The entry names switchboard-bridge, installed next to switchboard.
+	exe, err := filepath.EvalSymlinks(sbBridge)
 	if err != nil {
 		t.Fatal(err)
 	}
