@@ -443,12 +443,18 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var lastMu sync.Mutex
+	last := srv("a", "running", 1)
 	as := api.NewServer(api.Methods{
 		host.MethodInfo: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
 			return host.Info{PID: 7, Clients: 1, Config: host.ConfigStatus{OK: true}}, nil
 		},
+		// The list is the state as of now, as a real host's is: a client
+		// dropped as slow during the burst resynchronises from it.
 		host.MethodList: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
-			return []host.ServerStatus{srv("a", "running", 1)}, nil
+			lastMu.Lock()
+			defer lastMu.Unlock()
+			return []host.ServerStatus{last}, nil
 		},
 	}, api.Options{})
 	go as.Serve(ln)
@@ -467,7 +473,11 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 	states := []string{"starting", "running", "restarting", "failed", "stopping", "stopped"}
 	start := time.Now()
 	for i := range 1000 {
-		if err := as.Publish(host.TopicState, srv("a", states[i%len(states)], i)); err != nil {
+		st := srv("a", states[i%len(states)], i)
+		lastMu.Lock()
+		last = st
+		lastMu.Unlock()
+		if err := as.Publish(host.TopicState, st); err != nil {
 			t.Fatal(err)
 		}
 	}
