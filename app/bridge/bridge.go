@@ -85,8 +85,9 @@ func Serve(nc net.Conn, s Session) error {
 }
 
 // MaxMessageSize is the gateway's limit on one message (app/gateway's
-// DefaultMaxMessageSize): a relaying bridge says on stderr when the app
-// sends a larger one, which the gateway answers with an error.
+// DefaultMaxMessageSize is this constant): a relaying bridge says on
+// stderr when the app sends a larger one, which the gateway answers with
+// an error.
 const MaxMessageSize = 8 << 20
 
 func asFile(v any) *os.File {

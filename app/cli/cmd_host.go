@@ -70,11 +70,13 @@ func (e *env) serve(args []string) error {
 
 // hostOrigin says how the host was started and with what environment.
 func hostOrigin(info *host.Info) string {
-	by := info.StartedBy
-	if by == "" {
-		by = "an older version" // a host from before startedBy
+	s := "started by 'switchboard serve'"
+	switch {
+	case info.Service:
+		s = "started by the background service"
+	case info.OnDemand:
+		s = "started on demand (by the tray or an AI app's bridge)"
 	}
-	s := "started by " + by
 	if len(info.UserEnvFilled) > 0 {
 		s += "; its environment lacked " + strings.Join(info.UserEnvFilled, ", ") + ", taken from the user database"
 	}

@@ -283,7 +283,7 @@ func TestOnDemandHostStrippedEnv(t *testing.T) {
 		t.Fatalf("status --json: %v\n%s", err, r)
 	}
 	hi := st.Host
-	if !hi.OnDemand || !strings.Contains(hi.StartedBy, "on demand") || hi.Socket != sock || hi.ConfigPath != cfg {
+	if !hi.OnDemand || hi.Socket != sock || hi.ConfigPath != cfg {
 		t.Errorf("the on-demand host: %+v", hi)
 	}
 	for _, k := range []string{"HOME", "USER", "LOGNAME", "SHELL"} {
@@ -311,11 +311,11 @@ func TestOnDemandHostStrippedEnv(t *testing.T) {
 		t.Errorf("hosts running: %v, want only %d", got, hi.PID)
 	}
 	text := runEnv(t, empty, "", "status").stdout
-	if !strings.Contains(text, "host socket "+sock+", started by on demand") || !strings.Contains(text, "HOME, USER, LOGNAME, SHELL, taken from the user database") {
+	if !strings.Contains(text, "host socket "+sock+", started on demand (by the tray or an AI app's bridge)") || !strings.Contains(text, "HOME, USER, LOGNAME, SHELL, taken from the user database") {
 		t.Errorf("status does not say how the host was started:\n%s", text)
 	}
 	doc := runEnv(t, empty, "", "doctor").stdout
-	if !strings.Contains(doc, "socket "+sock) || !strings.Contains(doc, "started by on demand") {
+	if !strings.Contains(doc, "socket "+sock) || !strings.Contains(doc, "started on demand") {
 		t.Errorf("doctor does not say how the host was started:\n%s", doc)
 	}
 }

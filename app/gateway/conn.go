@@ -56,11 +56,6 @@ var ErrHostGone = bridge.ErrHostGone
 // WaitEnd is [bridge.WaitEnd].
 func WaitEnd(br *bufio.Reader) error { return bridge.WaitEnd(br) }
 
-// WaitEndNotices is [bridge.WaitEndNotices].
-func WaitEndNotices(br *bufio.Reader, notice func(string)) error {
-	return bridge.WaitEndNotices(br, notice)
-}
-
 // serveConn runs one socket client: the peer check, the preamble, then an
 // MCP session of its own facade until the client goes away.
 func (g *Gateway) serveConn(nc net.Conn) {
@@ -681,6 +676,3 @@ func (q *outQueue) close() {
 	q.mu.Unlock()
 	q.signal()
 }
-
-// The bridge's copy of the limit must agree with the gateway's.
-var _ = [1]struct{}{}[DefaultMaxMessageSize-bridge.MaxMessageSize]

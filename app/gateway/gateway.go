@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -22,7 +23,9 @@ const SDKOnlyEnv = "SWITCHBOARD_GATEWAY_SDK_ONLY"
 
 // DefaultMaxMessageSize bounds a message from a socket client (the
 // newline included), like the engine's default for a server's messages.
-const DefaultMaxMessageSize = 8 << 20
+// It is the bridge's, which warns the app's log when a relayed message
+// passes it.
+const DefaultMaxMessageSize = bridge.MaxMessageSize
 
 // Options configure a [Gateway].
 type Options struct {

@@ -89,10 +89,6 @@ type Info struct {
 	LogPath    string `json:"logPath,omitempty"`
 	OnDemand   bool   `json:"onDemand"`
 	Service    bool   `json:"service"` // run by the OS's service manager
-	// StartedBy says how the host was started, in words: "the background
-	// service", "on demand (by the tray or an AI app's bridge)", or
-	// "switchboard serve".
-	StartedBy string `json:"startedBy,omitempty"`
 	// UserEnvFilled are the variables (HOME, USER, ...) the host took from
 	// the user database because the environment it was started with
 	// lacked them; its servers get them from there too.
@@ -485,25 +481,13 @@ func (h *Host) info() Info {
 	}
 	inf := Info{PID: os.Getpid(), Version: h.opts.Version, Socket: h.opts.SocketPath, ConfigPath: h.opts.ConfigPath,
 		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, Service: h.opts.Service, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept,
-		StartedBy: startedBy(h.opts), UserEnvFilled: h.opts.UserEnvFilled}
+		UserEnvFilled: h.opts.UserEnvFilled}
 	h.mu.Unlock()
 	inf.Clients = h.srv.Clients()
 	inf.AIClients = h.gw.Clients()
 	inf.AIApps = h.gw.ClientNames()
 	inf.Config = h.configStatus()
 	return inf
-}
-
-// startedBy says in words how a host with opts was started.
-func startedBy(opts Options) string {
-	switch {
-	case opts.Service:
-		return "the background service"
-	case opts.OnDemand:
-		return "on demand (by the tray or an AI app's bridge)"
-	default:
-		return "switchboard serve"
-	}
 }
 
 func decode[T any](method string, raw json.RawMessage) (T, error) {
