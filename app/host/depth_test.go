@@ -22,11 +22,7 @@ import (
 func TestGatewayDeeplyNestedRequest(t *testing.T) {
 	for _, path := range []string{"lean", "sdk"} {
 		t.Run(path, func(t *testing.T) {
-			if path == "sdk" {
-				t.Setenv(gateway.SDKOnlyEnv, "1")
-			} else {
-				t.Setenv(gateway.SDKOnlyEnv, "")
-			}
+			setGatewayPath(t, path)
 			th := runHost(t, nil, map[string]any{"m": gwEntry("gwmodern")})
 			st := th.waitRunning(t, "m")
 			// Wait for the gateway to list the tool.

@@ -264,15 +264,22 @@ func gwCall(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.Cal
 	return res
 }
 
+// setGatewayPath makes the hosts the test starts take calls on the lean
+// path ("lean") or through the go-sdk only ("sdk").
+func setGatewayPath(t *testing.T, path string) {
+	t.Helper()
+	v := ""
+	if path == "sdk" {
+		v = "1"
+	}
+	t.Setenv(gateway.SDKOnlyEnv, v)
+}
+
 // gwHost runs a host with a modern and a legacy server, on the lean path
 // or (sdk) with it off, and waits until the gateway lists both.
 func gwHost(t *testing.T, path string) *testHost {
 	t.Helper()
-	if path == "sdk" {
-		t.Setenv(gateway.SDKOnlyEnv, "1")
-	} else {
-		t.Setenv(gateway.SDKOnlyEnv, "")
-	}
+	setGatewayPath(t, path)
 	th := runHost(t, nil, map[string]any{"m": gwEntry("gwmodern"), "l": gwEntry("gwlegacy")})
 	th.waitRunning(t, "m")
 	th.waitRunning(t, "l")

@@ -19,11 +19,7 @@ import (
 func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 	for _, path := range []string{"lean", "sdk"} {
 		t.Run(path, func(t *testing.T) {
-			if path == "sdk" {
-				t.Setenv(gateway.SDKOnlyEnv, "1")
-			} else {
-				t.Setenv(gateway.SDKOnlyEnv, "")
-			}
+			setGatewayPath(t, path)
 			// The server sleeps 1.5 s before it serves: each restart has
 			// a window in which it has no session.
 			th := runHost(t, nil, map[string]any{"m": gwEntry("gwmodern", gwDelayEnv, "1500ms")})
