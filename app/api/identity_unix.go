@@ -31,7 +31,10 @@ func lookupIdentity() (Identity, error) {
 			}
 		}
 	}
-	if id.Home == "" || id.Shell == "" {
+	// getent starts a process (and may wait on a directory service): only
+	// for what is missing and needed, never on every start of a command
+	// that has its SHELL.
+	if id.Home == "" || id.Shell == "" && os.Getenv("SHELL") == "" {
 		if name, home, shell, ok := getent(id.UID); ok {
 			if id.Home == "" {
 				id.Name, id.Home = name, home
