@@ -227,8 +227,13 @@ func TestOnDemandHostStrippedEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(u.HomeDir, ".config", "switchboard", "config.json")
-	if _, err := os.Stat(cfg); err == nil {
-		testkit.SkipOrFail(t, "%s exists: an on-demand host would run your own servers", cfg)
+	if b, err := os.ReadFile(cfg); err == nil {
+		// A leftover of this test killed mid-run names its helper role;
+		// anything else is the user's own config.
+		if !strings.Contains(string(b), helperEnv) {
+			testkit.SkipOrFail(t, "%s exists: an on-demand host would run your own servers", cfg)
+		}
+		os.Remove(cfg)
 	}
 	sock, err := api.DefaultSocketPath()
 	if err != nil {
