@@ -86,6 +86,15 @@ func TestOptionsAgreeWithEngine(t *testing.T) {
 				if got := s.Number(o.Key); got != v {
 					t.Errorf("Number = %d, want %d", got, v)
 				}
+				if spec, err := s.Spec("s"); err == nil && o.spec != nil && v != 0 {
+					want := any(v)
+					if o.Type == Duration {
+						want = time.Duration(v) * time.Millisecond
+					}
+					if got := deref(o.spec(&spec)); got != want {
+						t.Errorf("%d reaches the spec as %v", v, got)
+					}
+				}
 				if o.spec != nil && o.Reserved == "" && v != 0 {
 					if ok, _ := engineAccepts(o, v); !ok {
 						t.Errorf("%d: the config accepts it, the engine does not", v)
