@@ -98,6 +98,12 @@ var Options = []Option{
 		Default: ms(DefaultCallTimeout), Min: 1, Max: ms(24 * time.Hour),
 		Label: "Tool call timeout (ms)",
 		Help:  "A tool call that runs longer is cancelled and answered with an error."},
+	{Key: "idleStop", Type: Duration, Unit: "ms",
+		Default: ms(10 * time.Minute), Min: 1000, Max: ms(24 * time.Hour),
+		Label:    "Stop when idle (ms)",
+		Help:     "An on-demand server is stopped after this long without a call or an open subscription.",
+		Reserved: "issue 15, servers that sleep",
+		spec:     func(s *engine.Spec) any { return &s.IdleStop }},
 }
 
 // ms returns d in whole milliseconds.
