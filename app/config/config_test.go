@@ -331,8 +331,6 @@ func TestMigrations(t *testing.T) {
 	}
 }
 
-func intp(i int) *int { return &i }
-
 func TestSpec(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
