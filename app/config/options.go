@@ -28,7 +28,7 @@ const (
 // row of [Options] plus the engine field it feeds.
 type Option struct {
 	Key  string     // the key in an entry, e.g. "termGrace"
-	Type OptionType //
+	Type OptionType // what it measures: Duration, Bytes or Count
 	// Unit is what the number counts: "ms" for a Duration, "bytes" for
 	// Bytes, the thing counted for a Count ("lines", "attempts").
 	Unit string
