@@ -304,6 +304,9 @@ func (s *Server) decodeEnv(raw json.RawMessage) bool {
 	// The entry is kept raw and validate will not see env: report the
 	// references of the good values now, so that every problem is listed.
 	for _, k := range order {
+		if err := CheckEnvName(k); err != nil {
+			s.bad("env", "%v", err)
+		}
 		if _, err := ParseEnvValue(env[k]); err != nil {
 			s.bad("env."+k, "%v", err)
 		}
