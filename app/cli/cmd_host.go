@@ -318,9 +318,6 @@ func (e *env) doctor(args []string) error {
 			} else {
 				ok("config %s: %d servers, no problems", path, len(f.Servers))
 			}
-			for _, p := range f.Report().Warnings { // they stop nothing: not counted
-				fmt.Fprintf(w, "warn  config: %s\n", termtext.Escape(p.Error()))
-			}
 		}
 	}
 

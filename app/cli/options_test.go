@@ -37,25 +37,19 @@ func TestEnvNameRefused(t *testing.T) {
 	u.ok(t, "", "servers", "add", "a", "--env", "GOOD_KEY=has spaces = and more", "--", "/bin/cat")
 }
 
-// TestDoctorWarnsOfMisspelledKeys: doctor shows a key that looks like a
-// misspelling as a warning, which is not a thing to fix.
-func TestDoctorWarnsOfMisspelledKeys(t *testing.T) {
+// TestDoctorNamesMisspelledKeys: doctor shows a key that looks like a
+// misspelling as a thing to fix, with the key it looks like.
+func TestDoctorNamesMisspelledKeys(t *testing.T) {
 	u := newUnit(t)
 	if err := os.MkdirAll(filepath.Dir(u.configPath()), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	writeConfig := func(body string) {
-		if err := os.WriteFile(u.configPath(), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(u.configPath(), []byte(`{"mcpServers": {"cat": {"command": "/bin/cat", "arsg": ["-u"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	writeConfig(`{"mcpServers": {"cat": {"command": "/bin/cat", "arsg": ["-u"]}}}`)
 	r := u.main("", "doctor")
-	want := `warn  config: mcpServers.cat.arsg: is not a known key, so it is ignored: did you mean "args"?`
-	if !strings.Contains(r.stdout, want+"\n") || !strings.Contains(r.stdout, "ok    config "+u.configPath()+": 1 servers, no problems") {
+	want := `FIX   config: mcpServers.cat.arsg: is not a known key: did you mean "args"? Rename it, or remove it`
+	if !strings.Contains(r.stdout, want+"\n") {
 		t.Errorf("doctor:\n%s\nwant a line %q", r.stdout, want)
-	}
-	if strings.Contains(r.stdout, "FIX   config") {
-		t.Errorf("doctor counts the warning as a problem:\n%s", r.stdout)
 	}
 }

@@ -22,10 +22,6 @@ type Problem struct {
 	Server string // the entry's name; "" for a problem of the whole file
 	Key    string // the key within the entry (e.g. "cwd", "env.TOKEN"), or of the file
 	Msg    string // what is wrong and the remedy
-	// Warning marks a doubt that does not stop the entry (a key that
-	// looks like a misspelling); it is in [Report.Warnings], not in the
-	// problems.
-	Warning bool
 }
 
 // Path names where the problem is, as a path into the file:
@@ -57,11 +53,7 @@ func (p Problem) Error() string { return p.Path() + ": " + p.Msg }
 type Report struct {
 	File    []Problem            // problems of the file as a whole
 	Servers map[string][]Problem // problems of each entry, by name
-	// Warnings are doubts that stop nothing (keys that look like
-	// misspellings of known ones), in the file's order. Len, Problems and
-	// Err leave them out.
-	Warnings []Problem
-	order    []string // names in the file's order
+	order   []string             // names in the file's order
 }
 
 // Len returns the number of problems.

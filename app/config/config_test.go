@@ -146,8 +146,10 @@ func TestValidationMessages(t *testing.T) {
 				`mcpServers.files.tools.deny[0]: "x\\" is not a valid pattern: use * and ? wildcards, and close every [`}},
 		{"tools key", entry(`{"command": "node", "tools": {"only": ["a"]}}`),
 			[]string{`mcpServers.files.tools.only: is not a known key: use "allow" or "deny"`}},
-		{"typo", entry(`{"comand": "node", "TermGrace": 5}`), // the typos are warnings: TestMisspelledKeys
-			[]string{`mcpServers.files.command: is required: name the executable (a name found in PATH, or an absolute path)`}},
+		{"typo", entry(`{"comand": "node", "TermGrace": 5}`),
+			[]string{`mcpServers.files.command: is required: name the executable (a name found in PATH, or an absolute path)`,
+				`mcpServers.files.comand: is not a known key: did you mean "command"? Rename it, or remove it`,
+				`mcpServers.files.TermGrace: is not a known key: did you mean "termGrace"? Rename it, or remove it`}},
 		{"unknown key kept quietly", entry(`{"command": "node", "description": "mine"}`), nil},
 		{"type stdio", entry(`{"type": "stdio", "command": "node"}`), nil},
 		{"type other", entry(`{"type": "websocket", "command": "node"}`),

@@ -62,8 +62,9 @@
 // [path.Match].
 //
 // An unknown key is kept as written; one within two edits of a known key
-// ("arsg") is reported as a warning ([Report.Warnings]: "did you mean
-// "args"?") that does not stop the entry. Variable names (env, inheritEnv)
+// ("arsg") is a problem of the entry ("did you mean "args"? Rename it, or
+// remove it"): the option the user meant is not set, so the entry is not
+// started (a running predecessor keeps running) until the key is fixed. Variable names (env, inheritEnv)
 // are checked by [CheckEnvName]: no space, '=' or control character.
 //
 // Server names match ^[a-z0-9][a-z0-9-]{0,30}$: they prefix tool names, so

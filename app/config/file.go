@@ -191,9 +191,8 @@ func (f *File) Check() *Report {
 			continue
 		}
 		_, ps := s.validate(name)
-		s.problems, s.warnings, s.checked = ps, s.namedWarnings(name), true
+		s.problems, s.checked = ps, true
 		r.add(name, ps)
-		r.Warnings = append(r.Warnings, s.warnings...)
 	}
 	f.report = r
 	return r

@@ -39,9 +39,7 @@ type Server struct {
 	remote   string          // the url (or type) of a remote entry: kept as is, never run
 
 	decodeProblems []Problem // found while reading the entry (Key and Msg only)
-	decodeWarnings []Problem // likewise, but the entry runs: keys that look like typos
 	problems       []Problem // found by the last Check, or nil
-	warnings       []Problem // decodeWarnings, named, as of the last Check
 	checked        bool
 }
 
@@ -171,12 +169,6 @@ func (s *Server) bad(key, format string, args ...any) {
 	s.decodeProblems = append(s.decodeProblems, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
 }
 
-// warn records a warning found while reading key of the entry: the entry
-// still runs.
-func (s *Server) warn(key, format string, args ...any) {
-	s.decodeWarnings = append(s.decodeWarnings, Problem{Key: key, Msg: fmt.Sprintf(format, args...), Warning: true})
-}
-
 // decodeKey decodes one member into its field; false keeps it raw (unknown
 // keys, and values of the wrong type, which are reported).
 func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
@@ -219,7 +211,7 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 		return true
 	}
 	if k := nearKey(key); k != "" {
-		s.warn(key, "is not a known key, so it is ignored: did you mean %q?", k)
+		s.bad(key, "is not a known key: did you mean %q? Rename it, or remove it", k)
 	}
 	return false
 }
@@ -542,11 +534,6 @@ func (s *Server) Remote() string { return s.remote }
 // with the entry; an entry with problems is not started.
 func (s *Server) Problems() []Problem { return slices.Clone(s.problems) }
 
-// Warnings returns what the last [File.Check] found doubtful in the entry
-// without stopping it: unknown keys that look like misspellings of known
-// ones (kept in the file, and ignored).
-func (s *Server) Warnings() []Problem { return slices.Clone(s.warnings) }
-
 // Valid reports whether the last check found no problem with the entry.
 func (s *Server) Valid() bool { return s.checked && len(s.problems) == 0 }
 
@@ -600,16 +587,6 @@ func ParseServer(name string, data []byte) (*Server, error) {
 	}
 	s := parseServer(json.RawMessage(data))
 	_, ps := s.validate(name)
-	s.problems, s.warnings, s.checked = ps, s.namedWarnings(name), true
+	s.problems, s.checked = ps, true
 	return s, nil
-}
-
-// namedWarnings returns the entry's warnings as the entry name's.
-func (s *Server) namedWarnings(name string) []Problem {
-	var ws []Problem
-	for _, w := range s.decodeWarnings {
-		w.Server = name
-		ws = append(ws, w)
-	}
-	return ws
 }
