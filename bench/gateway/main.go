@@ -321,7 +321,42 @@ func pipeBacklog(procs []proc) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "no pipe holds unread bytes"
+		parts = append(parts, "no pipe holds unread bytes")
+	}
+	return strings.Join(parts, "; ") + "; " + procState(procs)
+}
+
+// procState gives, for each process, its I/O counters (bytes and calls of
+// read and write, from /proc/PID/io) and each thread's state, kernel wait
+// channel and system call number: taken while a call stalls and again
+// when it ends, the counters say which process read the request and which
+// had not yet written the answer, and the threads whether it waits in the
+// kernel or is runnable (issue 11, item 19).
+func procState(procs []proc) string {
+	var parts []string
+	for _, p := range procs {
+		io, _ := os.ReadFile(fmt.Sprintf("/proc/%d/io", p.pid))
+		var counters []string
+		for _, l := range strings.Split(string(io), "\n") {
+			k, v, ok := strings.Cut(l, ": ")
+			if ok && (k == "rchar" || k == "wchar" || k == "syscr" || k == "syscw") {
+				counters = append(counters, k+"="+v)
+			}
+		}
+		var threads []string
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.pid))
+		for _, t := range tasks {
+			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", p.pid, t.Name()))
+			state := "?"
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) {
+				state = string(stat[i+2 : i+3])
+			}
+			wchan, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/wchan", p.pid, t.Name()))
+			sc, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/syscall", p.pid, t.Name()))
+			nr, _, _ := strings.Cut(strings.TrimSpace(string(sc)), " ")
+			threads = append(threads, fmt.Sprintf("%s:%s/%s/%s", t.Name(), state, wchan, nr))
+		}
+		parts = append(parts, fmt.Sprintf("%s (pid %d) io %s threads [%s]", p.role, p.pid, strings.Join(counters, " "), strings.Join(threads, " ")))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -380,7 +415,7 @@ func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, w
 				_, err := call(ctx, cs, tool)
 				lat[i] = time.Since(t0)
 				if !watch.Stop() {
-					slow(t0, lat[i], <-stuck)
+					slow(t0, lat[i], <-stuck+"; at the end: "+procState(procs))
 				} else if lat[i] > slowCall {
 					slow(t0, lat[i], "")
 				}
