@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -23,7 +24,7 @@ type backend interface {
 	setDisabled(name string, disabled bool) error
 	setSecret(name, value string) (restarted []string, err error)
 	deleteSecret(name string) error
-	listSecrets() ([]host.SecretInfo, error)
+	listSecrets() ([]hostapi.SecretInfo, error)
 	close()
 }
 
@@ -50,42 +51,42 @@ type hostBackend struct {
 func (b *hostBackend) close() { b.c.Close() }
 
 func (b *hostBackend) put(name string, entry json.RawMessage, create bool) error {
-	return b.c.Call(b.ctx, host.MethodPut, host.PutParams{Name: name, Entry: entry, Create: create}, nil)
+	return b.c.Call(b.ctx, hostapi.MethodPut, hostapi.PutParams{Name: name, Entry: entry, Create: create}, nil)
 }
 
 func (b *hostBackend) get(name string) (json.RawMessage, error) {
-	var r host.EntryResult
-	err := b.c.Call(b.ctx, host.MethodGet, host.NameParams{Name: name}, &r)
+	var r hostapi.EntryResult
+	err := b.c.Call(b.ctx, hostapi.MethodGet, hostapi.NameParams{Name: name}, &r)
 	return r.Entry, err
 }
 
 func (b *hostBackend) remove(name string) error {
-	return b.c.Call(b.ctx, host.MethodRemove, host.NameParams{Name: name}, nil)
+	return b.c.Call(b.ctx, hostapi.MethodRemove, hostapi.NameParams{Name: name}, nil)
 }
 
 func (b *hostBackend) setDisabled(name string, disabled bool) error {
-	m := host.MethodEnable
+	m := hostapi.MethodEnable
 	if disabled {
-		m = host.MethodDisable
+		m = hostapi.MethodDisable
 	}
-	return b.c.Call(b.ctx, m, host.NameParams{Name: name}, nil)
+	return b.c.Call(b.ctx, m, hostapi.NameParams{Name: name}, nil)
 }
 
 func (b *hostBackend) setSecret(name, value string) ([]string, error) {
 	var r struct {
 		Restarted []string `json:"restarted"`
 	}
-	err := b.c.Call(b.ctx, host.MethodSecretSet, host.SecretParams{Name: name, Value: value}, &r)
+	err := b.c.Call(b.ctx, hostapi.MethodSecretSet, hostapi.SecretParams{Name: name, Value: value}, &r)
 	return r.Restarted, err
 }
 
 func (b *hostBackend) deleteSecret(name string) error {
-	return b.c.Call(b.ctx, host.MethodSecretDelete, host.SecretParams{Name: name}, nil)
+	return b.c.Call(b.ctx, hostapi.MethodSecretDelete, hostapi.SecretParams{Name: name}, nil)
 }
 
-func (b *hostBackend) listSecrets() ([]host.SecretInfo, error) {
-	var out []host.SecretInfo
-	err := b.c.Call(b.ctx, host.MethodSecretList, nil, &out)
+func (b *hostBackend) listSecrets() ([]hostapi.SecretInfo, error) {
+	var out []hostapi.SecretInfo
+	err := b.c.Call(b.ctx, hostapi.MethodSecretList, nil, &out)
 	return out, err
 }
 
@@ -135,7 +136,7 @@ func (b *fileBackend) setSecret(name, value string) ([]string, error) {
 
 func (b *fileBackend) deleteSecret(name string) error { return b.store.Delete(name) }
 
-func (b *fileBackend) listSecrets() ([]host.SecretInfo, error) {
+func (b *fileBackend) listSecrets() ([]hostapi.SecretInfo, error) {
 	f, err := config.Load(b.path)
 	if errors.Is(err, os.ErrNotExist) {
 		f, err = config.New(), nil

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
@@ -69,7 +70,7 @@ func (e *env) serve(args []string) error {
 }
 
 // hostOrigin says how the host was started and with what environment.
-func hostOrigin(info *host.Info) string {
+func hostOrigin(info *hostapi.Info) string {
 	s := "started by 'switchboard serve'"
 	switch {
 	case info.Service:
@@ -115,7 +116,7 @@ func (e *env) stopHost(args []string) error {
 	}
 	defer c.Close()
 	pid := c.HostPID()
-	if err := c.Call(ctx, host.MethodStop, nil, nil); err != nil {
+	if err := c.Call(ctx, hostapi.MethodStop, nil, nil); err != nil {
 		// The host may close the connection ("shutting down") before its
 		// answer to host.stop is written: that is the stop we asked for.
 		var ae *api.Error
@@ -143,15 +144,15 @@ func (e *env) status(args []string) error {
 	if err != nil {
 		return err
 	}
-	var list []host.ServerStatus
-	var info *host.Info
+	var list []hostapi.ServerStatus
+	var info *hostapi.Info
 	if c != nil {
 		defer c.Close()
-		info = &host.Info{}
-		if err := c.Call(ctx, host.MethodInfo, nil, info); err != nil {
+		info = &hostapi.Info{}
+		if err := c.Call(ctx, hostapi.MethodInfo, nil, info); err != nil {
 			return err
 		}
-		if err := c.Call(ctx, host.MethodList, nil, &list); err != nil {
+		if err := c.Call(ctx, hostapi.MethodList, nil, &list); err != nil {
 			return err
 		}
 	} else {
@@ -230,7 +231,7 @@ func (e *env) status(args []string) error {
 // doctor: a file the host cannot use (and whether an earlier good one is
 // in force or none is, so that nothing runs), and the problems of the
 // entries of the file in force. Nothing when all is well.
-func configLines(c host.ConfigStatus, shown map[string]bool) []string {
+func configLines(c hostapi.ConfigStatus, shown map[string]bool) []string {
 	var out []string
 	if c.Error != "" {
 		if c.NoGoodConfig {
@@ -248,7 +249,7 @@ func configLines(c host.ConfigStatus, shown map[string]bool) []string {
 }
 
 // offlineStatus describes the config's servers when no host runs.
-func (e *env) offlineStatus(ctx context.Context) ([]host.ServerStatus, error) {
+func (e *env) offlineStatus(ctx context.Context) ([]hostapi.ServerStatus, error) {
 	path, _, err := e.configPath()
 	if err != nil {
 		return nil, err
@@ -264,15 +265,15 @@ func (e *env) offlineStatus(ctx context.Context) ([]host.ServerStatus, error) {
 	// slow, or start processes): without one, commands are looked up in
 	// this process's PATH.
 	lp := e.getenv("PATH")
-	var out []host.ServerStatus
+	var out []hostapi.ServerStatus
 	for _, c := range host.ServerConfigs(f) {
-		st := host.ServerStatus{Name: c.Name, State: "stopped", Command: c.Command, Args: c.Spec.Args,
+		st := hostapi.ServerStatus{Name: c.Name, State: "stopped", Command: c.Command, Args: c.Spec.Args,
 			Disabled: c.Disabled, Problems: c.Problems, Secrets: c.Secrets}
 		if c.Disabled {
-			st.State = host.StateDisabled
+			st.State = hostapi.StateDisabled
 		}
 		if len(c.Problems) > 0 {
-			st.State = host.StateInvalid
+			st.State = hostapi.StateInvalid
 		}
 		if l, err := engine.Resolve(&c.Spec, lp); err != nil {
 			st.ResolveError = err.Error()
@@ -329,12 +330,12 @@ func (e *env) doctor(args []string) error {
 		sock, _ := api.DefaultSocketPath()
 		info("host: none runs (socket %s); 'switchboard serve' starts one", sock)
 	default:
-		var hi host.Info
-		if err := c.Call(ctx, host.MethodInfo, nil, &hi); err == nil {
+		var hi hostapi.Info
+		if err := c.Call(ctx, hostapi.MethodInfo, nil, &hi); err == nil {
 			ok("host: pid %d, socket %s, %d clients", hi.PID, hi.Socket, hi.Clients)
 			info("host: %s", hostOrigin(&hi))
 			if hi.Config.Error != "" {
-				bad("host: %s", configLines(host.ConfigStatus{Error: hi.Config.Error, NoGoodConfig: hi.Config.NoGoodConfig}, nil)[0])
+				bad("host: %s", configLines(hostapi.ConfigStatus{Error: hi.Config.Error, NoGoodConfig: hi.Config.NoGoodConfig}, nil)[0])
 			}
 		}
 		c.Close()

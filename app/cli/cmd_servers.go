@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 func (e *env) servers(args []string) error {
@@ -214,11 +214,11 @@ func (e *env) serversRuntime(verb string, args []string) error {
 		return err
 	}
 	defer c.Close()
-	p := host.NameParams{All: all, Wait: verb == "stop"}
+	p := hostapi.NameParams{All: all, Wait: verb == "stop"}
 	if !all {
 		p.Name = pos[0]
 	}
-	m := map[string]string{"start": host.MethodStart, "stop": host.MethodStopServer, "restart": host.MethodRestart}[verb]
+	m := map[string]string{"start": hostapi.MethodStart, "stop": hostapi.MethodStopServer, "restart": hostapi.MethodRestart}[verb]
 	if err := c.Call(ctx, m, p, nil); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/service"
 )
 
@@ -275,13 +276,13 @@ func (e *env) awaitOtherHost(ctx context.Context, sock string) error {
 		return nil
 	}
 	defer c.Close()
-	var info host.Info
-	if err := c.Call(ctx, host.MethodInfo, nil, &info); err != nil {
+	var info hostapi.Info
+	if err := c.Call(ctx, hostapi.MethodInfo, nil, &info); err != nil {
 		return nil // it is going away
 	}
 	if info.OnDemand {
 		fmt.Fprintf(e.stderr, "switchboard: replacing the host started on demand (pid %d)\n", info.PID)
-		if err := c.Call(ctx, host.MethodStop, nil, nil); err != nil {
+		if err := c.Call(ctx, hostapi.MethodStop, nil, nil); err != nil {
 			var ae *api.Error
 			if !errors.As(err, &ae) || ae.Code != api.CodeShuttingDown {
 				return fmt.Errorf("asking the host started on demand (pid %d) to stop: %w", info.PID, err)

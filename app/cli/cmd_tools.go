@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 func (e *env) logs(args []string) error {
@@ -34,14 +34,14 @@ func (e *env) logs(args []string) error {
 	defer c.Close()
 	var events <-chan apiEvent
 	if follow {
-		ch, err := c.Subscribe(ctx, host.TopicLog)
+		ch, err := c.Subscribe(ctx, hostapi.TopicLog)
 		if err != nil {
 			return err
 		}
 		events = adapt(ch)
 	}
-	var r host.LogsResult
-	if err := c.Call(ctx, host.MethodLogs, host.NameParams{Name: name}, &r); err != nil {
+	var r hostapi.LogsResult
+	if err := c.Call(ctx, hostapi.MethodLogs, hostapi.NameParams{Name: name}, &r); err != nil {
 		return err
 	}
 	if e.json && !follow {
@@ -63,7 +63,7 @@ func (e *env) logs(args []string) error {
 			if !ok {
 				return nil
 			}
-			var l host.LogLine
+			var l hostapi.LogLine
 			if json.Unmarshal(ev.data, &l) == nil && l.Server == name {
 				e.printLine(l.Line)
 			}
@@ -100,8 +100,8 @@ func (e *env) tools(args []string) error {
 		return err
 	}
 	defer c.Close()
-	var r host.ToolsResult
-	if err := c.Call(ctx, host.MethodTools, host.NameParams{Name: pos[0]}, &r); err != nil {
+	var r hostapi.ToolsResult
+	if err := c.Call(ctx, hostapi.MethodTools, hostapi.NameParams{Name: pos[0]}, &r); err != nil {
 		return err
 	}
 	if e.json {
@@ -147,7 +147,7 @@ func (e *env) call(args []string) error {
 	}
 	defer c.Close()
 	var res mcp.CallToolResult
-	if err := c.Call(ctx, host.MethodCall, host.CallParams{Name: pos[0], Tool: pos[1], Arguments: argJSON}, &res); err != nil {
+	if err := c.Call(ctx, hostapi.MethodCall, hostapi.CallParams{Name: pos[0], Tool: pos[1], Arguments: argJSON}, &res); err != nil {
 		return err
 	}
 	if e.json {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -226,8 +226,8 @@ func (e *env) dial(ctx context.Context) (*api.Client, error) {
 		c.Close()
 		return nil, err
 	}
-	var info host.Info
-	if err := c.Call(ctx, host.MethodInfo, nil, &info); err != nil {
+	var info hostapi.Info
+	if err := c.Call(ctx, hostapi.MethodInfo, nil, &info); err != nil {
 		c.Close()
 		return nil, err
 	}

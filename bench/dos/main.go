@@ -41,6 +41,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -172,11 +173,11 @@ func (h *child) stop() {
 	}
 }
 
-func (h *child) info() (host.Info, error) {
-	var inf host.Info
+func (h *child) info() (hostapi.Info, error) {
+	var inf hostapi.Info
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := h.c.Call(ctx, host.MethodInfo, nil, &inf)
+	err := h.c.Call(ctx, hostapi.MethodInfo, nil, &inf)
 	return inf, err
 }
 
@@ -327,8 +328,8 @@ func flood(self, dir, label string, n int, hold time.Duration) {
 		fdMax, rssMax = max(fdMax, fds(pid)), max(rssMax, statusKB(pid, "VmRSS"))
 		t0 := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		var list []host.ServerStatus
-		err := h.c.Call(ctx, host.MethodList, nil, &list)
+		var list []hostapi.ServerStatus
+		err := h.c.Call(ctx, hostapi.MethodList, nil, &list)
 		cancel()
 		calls++
 		if err != nil {

@@ -33,7 +33,7 @@ import (
 	"github.com/godbus/dbus/v5/prop"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 const socketEnv = "SWITCHBOARD_TRAY_TEST_SOCKET"
@@ -307,7 +307,7 @@ func (n menuNode) String() string {
 
 // hostState asks the host for a server's status on a connection of its
 // own, closed at once.
-func hostState(t *testing.T, socket, name string) host.ServerStatus {
+func hostState(t *testing.T, socket, name string) hostapi.ServerStatus {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -316,8 +316,8 @@ func hostState(t *testing.T, socket, name string) host.ServerStatus {
 		t.Fatalf("dialling the host: %v", err)
 	}
 	defer c.Close()
-	var list []host.ServerStatus
-	if err := c.Call(ctx, host.MethodList, nil, &list); err != nil {
+	var list []hostapi.ServerStatus
+	if err := c.Call(ctx, hostapi.MethodList, nil, &list); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range list {
@@ -326,7 +326,7 @@ func hostState(t *testing.T, socket, name string) host.ServerStatus {
 		}
 	}
 	t.Fatalf("the host has no server %q", name)
-	return host.ServerStatus{}
+	return hostapi.ServerStatus{}
 }
 
 // glLibraries returns the Mesa libraries in a /proc/PID/maps text: the
@@ -627,8 +627,8 @@ func testRealTray(t *testing.T, role string) {
 	}
 	defer follower.Close()
 	waitFor(t, "the AI app gone", func() bool {
-		var info host.Info
-		return follower.Call(context.Background(), host.MethodInfo, nil, &info) == nil && info.AIClients == 0
+		var info hostapi.Info
+		return follower.Call(context.Background(), hostapi.MethodInfo, nil, &info) == nil && info.AIClients == 0
 	})
 	pid = hostState(t, th.opts.SocketPath, "everything").PID
 	// Fyne's tray makes new item ids with every change: take Quit's from a

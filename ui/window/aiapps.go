@@ -16,7 +16,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/clients"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // The "AI apps" panel: the desktop AI apps that app/clients knows (Claude
@@ -410,7 +410,7 @@ func (r *appRow) throughText() string {
 	case !st.connected:
 		return "Nothing: not connected"
 	}
-	known := map[string]host.ServerStatus{}
+	known := map[string]hostapi.ServerStatus{}
 	var all []string
 	for _, s := range snap.Servers {
 		known[s.Name] = s
@@ -425,10 +425,10 @@ func (r *appRow) throughText() string {
 				n += " (not in Switchboard)"
 			case s.Disabled:
 				n += " (disabled)"
-			case !ok, s.State == "", s.State == stateRunning, s.State == stateStarting, s.State == stateRestarting:
+			case !ok, s.State == "", s.State == hostapi.StateRunning, s.State == hostapi.StateStarting, s.State == hostapi.StateRestarting:
 				// serving, or about to (or the state is unknown)
 			default: // failed, stopped, invalid, waiting for a secret, stopping
-				n += " (" + s.State + ")"
+				n += " (" + s.State.Label() + ")"
 			}
 			out[i] = n
 		}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // changeDialog shows the change to an app's file (app/clients' diff, its
@@ -373,8 +373,8 @@ func (v *appsView) doImport(r *appRow, d *importDialog, servers map[string]*conf
 		fresh := map[string]*config.Server{}
 		for _, orig := range order {
 			name := config.NormalizeName(orig)
-			var res host.EntryResult
-			if err := w.live.Call(ctx, host.MethodGet, host.NameParams{Name: name}, &res); err != nil {
+			var res hostapi.EntryResult
+			if err := w.live.Call(ctx, hostapi.MethodGet, hostapi.NameParams{Name: name}, &res); err != nil {
 				fresh[orig] = servers[orig]
 				continue
 			}

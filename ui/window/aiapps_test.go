@@ -22,6 +22,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // startApps starts a host with the servers of cfg and HOME in a temporary
@@ -393,7 +394,7 @@ func TestAppsImport(t *testing.T) {
 	if !strings.Contains(r.note.Text, "imported My Helper as my-helper") || !strings.Contains(r.note.Text, "Replaced My Helper in "+path) {
 		t.Errorf("the row's note: %q", r.note.Text)
 	}
-	h.state("my-helper", stateRunning)
+	h.state("my-helper", hostapi.StateRunning)
 }
 
 // goldenAppFiles is a machine with a few apps in each state.

@@ -18,7 +18,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // limit is a numeric option of the Advanced section, with the config's
@@ -78,9 +78,9 @@ func (w *Window) openAdd() {
 
 // openEdit fetches a server's entry (servers.get) and shows it in the form.
 func (w *Window) openEdit(name string) {
-	var res host.EntryResult
+	var res hostapi.EntryResult
 	w.setStatus("Loading "+name+"…", false)
-	w.call(host.MethodGet, host.NameParams{Name: name}, &res, func(err error) {
+	w.call(hostapi.MethodGet, hostapi.NameParams{Name: name}, &res, func(err error) {
 		if err != nil {
 			w.setStatus(err.Error(), true)
 			return
@@ -200,8 +200,8 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	f.updateHint()
 
 	// Which secrets exist, to tell a new reference to a missing one.
-	var list []host.SecretInfo
-	w.call(host.MethodSecretList, nil, &list, func(err error) {
+	var list []hostapi.SecretInfo
+	w.call(hostapi.MethodSecretList, nil, &list, func(err error) {
 		if err == nil {
 			f.knownSecrets = map[string]bool{}
 			for _, s := range list {
@@ -240,7 +240,7 @@ func limitValue(s *config.Server, key string) *int {
 func (f *serverForm) serverName() string { return strings.TrimSpace(f.name.Text) }
 
 // status returns the server's current status, for an entry the host has.
-func (f *serverForm) status() *host.ServerStatus {
+func (f *serverForm) status() *hostapi.ServerStatus {
 	if f.create {
 		return nil
 	}

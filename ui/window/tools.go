@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // toolInfo is what the window reads of a tool (servers.tools returns the
@@ -66,7 +66,7 @@ func (v *toolsView) fetch() {
 	var res struct {
 		Tools []toolInfo `json:"tools"`
 	}
-	v.w.call(host.MethodTools, host.NameParams{Name: v.server}, &res, func(err error) {
+	v.w.call(hostapi.MethodTools, hostapi.NameParams{Name: v.server}, &res, func(err error) {
 		if v.w.tools != v {
 			return
 		}
@@ -86,7 +86,7 @@ func (v *toolsView) stateChanged(s client.Snapshot) {
 		if st.Name != v.server {
 			continue
 		}
-		if st.State != stateRunning {
+		if st.State != hostapi.StateRunning {
 			setText(v.err, fmt.Sprintf("%s is %s: its tools show again once it runs.", v.server, st.State))
 			v.seen = -1
 			return
@@ -460,7 +460,7 @@ func (p *tryPanel) run() {
 	var res callResult
 	// No bound but the host's: it cancels a call after the server's
 	// callTimeout.
-	p.v.w.callWithin(0, host.MethodCall, host.CallParams{Name: p.v.server, Tool: p.tool.Name, Arguments: args}, &res, func(err error) {
+	p.v.w.callWithin(0, hostapi.MethodCall, hostapi.CallParams{Name: p.v.server, Tool: p.tool.Name, Arguments: args}, &res, func(err error) {
 		p.call.Enable()
 		switch {
 		case err != nil:
