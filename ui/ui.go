@@ -68,7 +68,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 		Socket: o.Socket,
 		Logger: o.Logger,
 		StartHost: func(ctx context.Context) error {
-			return client.StartHost(ctx, o.Exe, o.Socket)
+			return service.StartHost(ctx, o.Exe, o.Socket)
 		},
 	})
 	go live.Run(ctx)

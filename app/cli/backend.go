@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
@@ -45,50 +45,30 @@ func (e *env) backend(ctx context.Context) (backend, error) {
 
 type hostBackend struct {
 	ctx context.Context
-	c   *api.Client
+	c   *client.Conn
 }
 
 func (b *hostBackend) close() { b.c.Close() }
 
 func (b *hostBackend) put(name string, entry json.RawMessage, create bool) error {
-	return b.c.Call(b.ctx, hostapi.MethodPut, hostapi.PutParams{Name: name, Entry: entry, Create: create}, nil)
+	return b.c.PutServer(b.ctx, name, entry, create)
 }
 
-func (b *hostBackend) get(name string) (json.RawMessage, error) {
-	var r hostapi.EntryResult
-	err := b.c.Call(b.ctx, hostapi.MethodGet, hostapi.NameParams{Name: name}, &r)
-	return r.Entry, err
-}
+func (b *hostBackend) get(name string) (json.RawMessage, error) { return b.c.GetServer(b.ctx, name) }
 
-func (b *hostBackend) remove(name string) error {
-	return b.c.Call(b.ctx, hostapi.MethodRemove, hostapi.NameParams{Name: name}, nil)
-}
+func (b *hostBackend) remove(name string) error { return b.c.RemoveServer(b.ctx, name) }
 
 func (b *hostBackend) setDisabled(name string, disabled bool) error {
-	m := hostapi.MethodEnable
-	if disabled {
-		m = hostapi.MethodDisable
-	}
-	return b.c.Call(b.ctx, m, hostapi.NameParams{Name: name}, nil)
+	return b.c.SetDisabled(b.ctx, name, disabled)
 }
 
 func (b *hostBackend) setSecret(name, value string) ([]string, error) {
-	var r struct {
-		Restarted []string `json:"restarted"`
-	}
-	err := b.c.Call(b.ctx, hostapi.MethodSecretSet, hostapi.SecretParams{Name: name, Value: value}, &r)
-	return r.Restarted, err
+	return b.c.SetSecret(b.ctx, name, value)
 }
 
-func (b *hostBackend) deleteSecret(name string) error {
-	return b.c.Call(b.ctx, hostapi.MethodSecretDelete, hostapi.SecretParams{Name: name}, nil)
-}
+func (b *hostBackend) deleteSecret(name string) error { return b.c.DeleteSecret(b.ctx, name) }
 
-func (b *hostBackend) listSecrets() ([]hostapi.SecretInfo, error) {
-	var out []hostapi.SecretInfo
-	err := b.c.Call(b.ctx, hostapi.MethodSecretList, nil, &out)
-	return out, err
-}
+func (b *hostBackend) listSecrets() ([]hostapi.SecretInfo, error) { return b.c.Secrets(b.ctx) }
 
 type fileBackend struct {
 	path  string

@@ -116,7 +116,7 @@ func (e *env) stopHost(args []string) error {
 	}
 	defer c.Close()
 	pid := c.HostPID()
-	if err := c.Call(ctx, hostapi.MethodStop, nil, nil); err != nil {
+	if err := c.StopHost(ctx); err != nil {
 		// The host may close the connection ("shutting down") before its
 		// answer to host.stop is written: that is the stop we asked for.
 		var ae *api.Error
@@ -148,11 +148,12 @@ func (e *env) status(args []string) error {
 	var info *hostapi.Info
 	if c != nil {
 		defer c.Close()
-		info = &hostapi.Info{}
-		if err := c.Call(ctx, hostapi.MethodInfo, nil, info); err != nil {
+		hi, err := c.Info(ctx)
+		if err != nil {
 			return err
 		}
-		if err := c.Call(ctx, hostapi.MethodList, nil, &list); err != nil {
+		info = &hi
+		if list, err = c.Servers(ctx); err != nil {
 			return err
 		}
 	} else {
@@ -330,8 +331,7 @@ func (e *env) doctor(args []string) error {
 		sock, _ := api.DefaultSocketPath()
 		info("host: none runs (socket %s); 'switchboard serve' starts one", sock)
 	default:
-		var hi hostapi.Info
-		if err := c.Call(ctx, hostapi.MethodInfo, nil, &hi); err == nil {
+		if hi, err := c.Info(ctx); err == nil {
 			ok("host: pid %d, socket %s, %d clients", hi.PID, hi.Socket, hi.Clients)
 			info("host: %s", hostOrigin(&hi))
 			if hi.Config.Error != "" {

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/host"
-	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/service"
 )
 
@@ -266,7 +266,7 @@ func (e *env) serveService(o host.Options) error {
 // awaitOtherHost stops the host that holds the lock if it was started on
 // demand, or else waits until it exits.
 func (e *env) awaitOtherHost(ctx context.Context, sock string) error {
-	c, err := api.Dial(ctx, sock)
+	c, err := client.Dial(ctx, sock)
 	if err != nil {
 		// The holder is starting (no socket yet) or going.
 		select {
@@ -276,13 +276,13 @@ func (e *env) awaitOtherHost(ctx context.Context, sock string) error {
 		return nil
 	}
 	defer c.Close()
-	var info hostapi.Info
-	if err := c.Call(ctx, hostapi.MethodInfo, nil, &info); err != nil {
+	info, err := c.Info(ctx)
+	if err != nil {
 		return nil // it is going away
 	}
 	if info.OnDemand {
 		fmt.Fprintf(e.stderr, "switchboard: replacing the host started on demand (pid %d)\n", info.PID)
-		if err := c.Call(ctx, hostapi.MethodStop, nil, nil); err != nil {
+		if err := c.StopHost(ctx); err != nil {
 			var ae *api.Error
 			if !errors.As(err, &ae) || ae.Code != api.CodeShuttingDown {
 				return fmt.Errorf("asking the host started on demand (pid %d) to stop: %w", info.PID, err)

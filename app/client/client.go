@@ -35,8 +35,11 @@ type Snapshot struct {
 	Err       string                 // why it is not connected, for a person
 }
 
-// Live is a live view of the host. Its methods are safe for concurrent use.
+// Live is a live view of the host. Its methods are safe for concurrent
+// use. Its [Methods] call the host through the current connection, and
+// fail with [ErrNotConnected] while there is none.
 type Live struct {
+	Methods
 	opts Options
 	log  *slog.Logger
 
@@ -54,8 +57,10 @@ func New(o Options) *Live {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Live{opts: o, log: o.Logger, servers: map[string]hostapi.ServerStatus{},
+	l := &Live{opts: o, log: o.Logger, servers: map[string]hostapi.ServerStatus{},
 		changed: make(chan struct{}, 1), watches: map[chan struct{}]struct{}{}, logSubs: map[chan hostapi.LogLine]struct{}{}}
+	l.Methods = Methods{call: l.call}
+	return l
 }
 
 // Changed delivers one wake-up after any number of changes: read the
@@ -105,11 +110,11 @@ func (l *Live) Snapshot() Snapshot {
 	return s
 }
 
-// ErrNotConnected is returned by Call while no host is connected.
+// ErrNotConnected is returned by the methods while no host is connected.
 var ErrNotConnected = errors.New("not connected to the Switchboard host")
 
-// Call calls a method of the host through the current connection.
-func (l *Live) Call(ctx context.Context, method string, params, result any) error {
+// call calls a method of the host through the current connection.
+func (l *Live) call(ctx context.Context, method string, params, result any) error {
 	l.mu.Lock()
 	c := l.c
 	l.mu.Unlock()
@@ -175,17 +180,18 @@ func (l *Live) session(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	events, err := c.Subscribe(ctx, hostapi.TopicState, hostapi.TopicTools, hostapi.TopicConfig, hostapi.TopicHost, hostapi.TopicLog)
+	events, err := c.Subscribe(ctx, hostapi.Topics()...)
 	if err != nil {
 		return err
 	}
 	// The snapshot comes after the subscription: no change falls between.
-	var info hostapi.Info
-	if err := c.Call(ctx, hostapi.MethodInfo, nil, &info); err != nil {
+	m := Methods{call: c.Call}
+	info, err := m.Info(ctx)
+	if err != nil {
 		return err
 	}
-	var list []hostapi.ServerStatus
-	if err := c.Call(ctx, hostapi.MethodList, nil, &list); err != nil {
+	list, err := m.Servers(ctx)
+	if err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -222,7 +228,7 @@ func (l *Live) apply(ev api.Event) {
 			return
 		}
 		l.mu.Lock()
-		if s.State == "removed" {
+		if s.State == hostapi.StateRemoved {
 			delete(l.servers, s.Name)
 		} else {
 			l.servers[s.Name] = s
@@ -254,4 +260,10 @@ func (l *Live) apply(ev api.Event) {
 		// The host is stopping; the connection ends soon and Run reconnects.
 	}
 	l.notify()
+}
+
+// Call calls a method of the host by name: kept only until the tray and
+// the window use the typed [Methods] (the next commit removes it).
+func (l *Live) Call(ctx context.Context, method string, params, result any) error {
+	return l.call(ctx, method, params, result)
 }

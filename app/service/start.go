@@ -1,4 +1,4 @@
-package client
+package service
 
 import (
 	"context"
@@ -9,20 +9,17 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/app/service"
 	"github.com/switchboard-mcp/switchboard/engine"
 )
 
-// startService starts the installed background service (a test seam).
-var startService = service.StartInstalled
-
-// StartHost starts a host and waits until its API answers: this user's
-// background service, through the OS's service manager, when it is
-// installed; otherwise `exe serve --on-demand` detached from the caller
+// StartHost starts a host and waits until its API answers (the tray's and
+// the bridge's on-demand start; app/client's Live calls it through its
+// Options.StartHost): this user's background service, through the OS's
+// service manager, when it is installed ([StartInstalled]); otherwise `exe serve --on-demand` detached from the caller
 // (its own session, stdio on the null device, so it does not die with the
 // tray or the AI app that started it).
 func StartHost(ctx context.Context, exe, socket string) error {
-	if used, err := startService(ctx, socket); used {
+	if used, err := StartInstalled(ctx, socket); used {
 		return err
 	}
 	if exe == "" {
