@@ -261,9 +261,3 @@ func (l *Live) apply(ev api.Event) {
 	}
 	l.notify()
 }
-
-// Call calls a method of the host by name: kept only until the tray and
-// the window use the typed [Methods] (the next commit removes it).
-func (l *Live) Call(ctx context.Context, method string, params, result any) error {
-	return l.call(ctx, method, params, result)
-}

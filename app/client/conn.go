@@ -64,3 +64,12 @@ func (c *Conn) FollowLogs(ctx context.Context) (<-chan hostapi.LogLine, error) {
 
 // HostPID is the pid of the host at the other end, from its greeting.
 func (c *Conn) HostPID() int { return c.c.HostPID() }
+
+// Subscribe delivers the host's events of the given topics
+// (hostapi.Topic*) as they come, each with its payload undecoded, until
+// ctx ends or the connection does. [Live] folds them into a snapshot;
+// this is for a client that wants them one by one (a benchmark timing
+// each state change).
+func (c *Conn) Subscribe(ctx context.Context, topics ...string) (<-chan api.Event, error) {
+	return c.c.Subscribe(ctx, topics...)
+}

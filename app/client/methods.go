@@ -23,6 +23,14 @@ func (m Methods) Info(ctx context.Context) (hostapi.Info, error) {
 	return info, err
 }
 
+// InfoRaw returns host.info as the host sent it, for a client that must
+// tell a field the host left out (an older host) from its zero value.
+func (m Methods) InfoRaw(ctx context.Context) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := m.call(ctx, hostapi.MethodInfo, nil, &raw)
+	return raw, err
+}
+
 // StopHost asks the host to stop (host.stop): it stops every server, then
 // exits; the connection ends.
 func (m Methods) StopHost(ctx context.Context) error {
@@ -113,6 +121,17 @@ func (m Methods) Logs(ctx context.Context, name string) ([]string, error) {
 // Tools returns a running server's tools (servers.tools).
 func (m Methods) Tools(ctx context.Context, name string) ([]*mcp.Tool, error) {
 	var r hostapi.ToolsResult
+	err := m.call(ctx, hostapi.MethodTools, hostapi.NameParams{Name: name}, &r)
+	return r.Tools, err
+}
+
+// ToolsJSON returns a running server's tools each as the host sent it
+// (servers.tools), for a front end that shows a tool's input schema with
+// its keys in the server's order.
+func (m Methods) ToolsJSON(ctx context.Context, name string) ([]json.RawMessage, error) {
+	var r struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
 	err := m.call(ctx, hostapi.MethodTools, hostapi.NameParams{Name: name}, &r)
 	return r.Tools, err
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -20,7 +21,7 @@ func RunningHost(ctx context.Context) (*hostapi.Info, error) {
 }
 
 func runningHost(ctx context.Context, sock string) (*hostapi.Info, error) {
-	c, err := api.Dial(ctx, sock)
+	c, err := client.Dial(ctx, sock)
 	if errors.Is(err, api.ErrNoHost) {
 		return nil, nil
 	}
@@ -28,8 +29,8 @@ func runningHost(ctx context.Context, sock string) (*hostapi.Info, error) {
 		return nil, err
 	}
 	defer c.Close()
-	var info hostapi.Info
-	if err := c.Call(ctx, hostapi.MethodInfo, nil, &info); err != nil {
+	info, err := c.Info(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return &info, nil
@@ -38,7 +39,7 @@ func runningHost(ctx context.Context, sock string) (*hostapi.Info, error) {
 // stopHost asks the host on sock to stop (it stops every server first) and
 // waits until it is gone or timeout passes. No host is no error.
 func stopHost(ctx context.Context, sock string, timeout time.Duration) error {
-	c, err := api.Dial(ctx, sock)
+	c, err := client.Dial(ctx, sock)
 	if errors.Is(err, api.ErrNoHost) {
 		return nil
 	}
@@ -46,7 +47,7 @@ func stopHost(ctx context.Context, sock string, timeout time.Duration) error {
 		return err
 	}
 	defer c.Close()
-	if err := c.Call(ctx, hostapi.MethodStop, nil, nil); err != nil {
+	if err := c.StopHost(ctx); err != nil {
 		var ae *api.Error
 		if !errors.As(err, &ae) || ae.Code != api.CodeShuttingDown {
 			return err

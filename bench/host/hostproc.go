@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -31,7 +32,7 @@ type hostProc struct {
 	dir     string
 	cmd     *exec.Cmd
 	cfgPath string
-	client  *api.Client
+	client  *client.Conn
 	events  chan stateEvent
 	nEvents atomic.Int64
 	cancel  context.CancelFunc
@@ -143,7 +144,7 @@ func startHost(ctx context.Context, bin, dir string, servers map[string]entry) (
 	// measurement.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		c, err := api.Dial(ctx, sock)
+		c, err := client.Dial(ctx, sock)
 		if err == nil {
 			h.client = c
 			break
@@ -181,8 +182,8 @@ func startHost(ctx context.Context, bin, dir string, servers map[string]entry) (
 		}
 	}()
 	// The state before the subscription took effect.
-	var list []hostapi.ServerStatus
-	if err := h.client.Call(ctx, hostapi.MethodList, nil, &list); err != nil {
+	list, err := h.client.Servers(ctx)
+	if err != nil {
 		h.kill()
 		return nil, err
 	}

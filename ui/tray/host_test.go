@@ -235,8 +235,8 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	if st := server(s, "everything"); !st.UserStopped || st.PID != 0 {
 		t.Fatalf("after Stop: %+v", st)
 	}
-	var list []hostapi.ServerStatus
-	if err := l.Call(context.Background(), hostapi.MethodList, nil, &list); err != nil {
+	list, err := l.Servers(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
 	if i := slices.IndexFunc(list, func(st hostapi.ServerStatus) bool { return st.Name == "everything" }); list[i].State != "stopped" {
@@ -298,8 +298,8 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	// Quit with no AI app (the other API client still connected): no
 	// question; the host stops every server, then the view is detached.
 	waitFor(t, "the AI app gone", func() bool {
-		var info hostapi.Info
-		return l.Call(context.Background(), hostapi.MethodInfo, nil, &info) == nil && info.AIClients == 0 && info.Clients == 2
+		info, err := l.Info(context.Background())
+		return err == nil && info.AIClients == 0 && info.Clients == 2
 	})
 	pid = server(l.Snapshot(), "everything").PID
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
@@ -412,7 +412,7 @@ func TestQuitAsServiceLeavesHost(t *testing.T) {
 	var viaManager atomic.Bool
 	actions = HostActions(l2, test.NewTempApp(t), HostOptions{StopService: func() error {
 		viaManager.Store(true)
-		return l2.Call(context.Background(), hostapi.MethodStop, nil, nil)
+		return l2.StopHost(context.Background())
 	}})
 	find(t, BuildMenu(l2.Snapshot(), actions), LabelStopService).Action()
 	select {

@@ -374,7 +374,8 @@ func (v *appsView) doImport(r *appRow, d *importDialog, servers map[string]*conf
 		for _, orig := range order {
 			name := config.NormalizeName(orig)
 			var res hostapi.EntryResult
-			if err := w.live.Call(ctx, hostapi.MethodGet, hostapi.NameParams{Name: name}, &res); err != nil {
+			var err error
+			if res.Entry, err = w.live.GetServer(ctx, name); err != nil {
 				fresh[orig] = servers[orig]
 				continue
 			}

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -80,7 +81,10 @@ func (w *Window) openAdd() {
 func (w *Window) openEdit(name string) {
 	var res hostapi.EntryResult
 	w.setStatus("Loading "+name+"…", false)
-	w.call(hostapi.MethodGet, hostapi.NameParams{Name: name}, &res, func(err error) {
+	w.call(func(ctx context.Context) (err error) {
+		res.Entry, err = w.live.GetServer(ctx, name)
+		return err
+	}, func(err error) {
 		if err != nil {
 			w.setStatus(err.Error(), true)
 			return
@@ -201,7 +205,10 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 
 	// Which secrets exist, to tell a new reference to a missing one.
 	var list []hostapi.SecretInfo
-	w.call(hostapi.MethodSecretList, nil, &list, func(err error) {
+	w.call(func(ctx context.Context) (err error) {
+		list, err = w.live.Secrets(ctx)
+		return err
+	}, func(err error) {
 		if err == nil {
 			f.knownSecrets = map[string]bool{}
 			for _, s := range list {

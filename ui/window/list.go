@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"fmt"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"strconv"
@@ -112,13 +113,15 @@ func (l *serverList) newRow(name string) *serverRow {
 	r.tools = widget.NewLabel("")
 	r.uptime = widget.NewLabel("")
 	r.restarts = widget.NewLabel("")
-	act := func(label, method, done string) *widget.Button {
+	live := w.live
+	act := func(label string, method func(ctx context.Context, name string) error, done string) *widget.Button {
 		return widget.NewButton(label, func() { w.serverAction(method, name, done) })
 	}
+	stop := func(ctx context.Context, name string) error { return live.Stop(ctx, name, false) }
 	// Text buttons, no icons: eight of them fit a row.
-	r.start = act("Start", hostapi.MethodStart, "started")
-	r.stop = act("Stop", hostapi.MethodStopServer, "stopping")
-	r.restart = act("Restart", hostapi.MethodRestart, "restarting")
+	r.start = act("Start", live.Start, "started")
+	r.stop = act("Stop", stop, "stopping")
+	r.restart = act("Restart", live.Restart, "restarting")
 	r.toggle = widget.NewButton("Disable", nil)
 	r.edit = widget.NewButton("Edit", func() { w.openEdit(name) })
 	r.logs = widget.NewButton("Logs", func() { w.openLogs(name) })
@@ -160,13 +163,16 @@ func (r *serverRow) update(st hostapi.ServerStatus, now time.Time, connected boo
 	enable(r.remove, connected)
 	enable(r.toggle, connected)
 	// The toggle's action follows the entry's disabled flag.
-	name, b := r.name, r.toggle
+	name, b, live := r.name, r.toggle, r.w.live
+	setDisabled := func(disabled bool) func(ctx context.Context, name string) error {
+		return func(ctx context.Context, name string) error { return live.SetDisabled(ctx, name, disabled) }
+	}
 	if st.Disabled {
 		b.SetText("Enable")
-		b.OnTapped = func() { r.w.serverAction(hostapi.MethodEnable, name, "enabled") }
+		b.OnTapped = func() { r.w.serverAction(setDisabled(false), name, "enabled") }
 	} else {
 		b.SetText("Disable")
-		b.OnTapped = func() { r.w.serverAction(hostapi.MethodDisable, name, "disabled") }
+		b.OnTapped = func() { r.w.serverAction(setDisabled(true), name, "disabled") }
 	}
 }
 
@@ -214,9 +220,9 @@ func uptime(d time.Duration) string {
 }
 
 // serverAction calls a method on one server and reports the outcome.
-func (w *Window) serverAction(method, name, done string) {
+func (w *Window) serverAction(method func(ctx context.Context, name string) error, name, done string) {
 	w.setStatus("", false)
-	w.call(method, hostapi.NameParams{Name: name}, nil, func(err error) {
+	w.call(func(ctx context.Context) error { return method(ctx, name) }, func(err error) {
 		if err != nil {
 			w.setStatus(err.Error(), true)
 			return
@@ -230,7 +236,7 @@ func (w *Window) askRemove(name string) {
 	msg := fmt.Sprintf("Remove %q from the config?\nIts process is stopped and its entry deleted; the secrets it uses stay in the keyring.", name)
 	w.confirm = dialog.NewConfirm("Remove server", msg, func(ok bool) {
 		if ok {
-			w.serverAction(hostapi.MethodRemove, name, "removed")
+			w.serverAction(w.live.RemoveServer, name, "removed")
 		}
 	}, w.win)
 	w.confirm.SetConfirmText("Remove")

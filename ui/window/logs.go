@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"fmt"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"strings"
@@ -122,7 +123,10 @@ func (v *logsView) flush() {
 // fetch reads the lines the host kept (again, on Refresh).
 func (v *logsView) fetch() {
 	var res hostapi.LogsResult
-	v.w.call(hostapi.MethodLogs, hostapi.NameParams{Name: v.server}, &res, func(err error) {
+	v.w.call(func(ctx context.Context) (err error) {
+		res.Lines, err = v.w.live.Logs(ctx, v.server)
+		return err
+	}, func(err error) {
 		if v.w.logs != v {
 			return
 		}

@@ -216,17 +216,20 @@ func (h *harness) until(what string, cond func() bool) {
 }
 
 // call calls the host directly, as another client would.
-func (h *harness) call(method string, params, result any) error {
+func (h *harness) call(method func(ctx context.Context, c *client.Live) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	return h.live.Call(ctx, method, params, result)
+	return method(ctx, h.live)
 }
 
 // entry returns a server's entry as the host has it.
 func (h *harness) entry(name string) map[string]any {
 	h.t.Helper()
 	var res hostapi.EntryResult
-	if err := h.call(hostapi.MethodGet, hostapi.NameParams{Name: name}, &res); err != nil {
+	if err := h.call(func(ctx context.Context, c *client.Live) (err error) {
+		res.Entry, err = c.GetServer(ctx, name)
+		return err
+	}); err != nil {
 		h.t.Fatalf("servers.get %s: %v", name, err)
 	}
 	var e map[string]any
@@ -255,7 +258,10 @@ func (h *harness) state(name string, state hostapi.State) *serverRow {
 // failure's message.
 func (h *harness) describe(name string) string {
 	var list []hostapi.ServerStatus
-	err := h.call(hostapi.MethodList, nil, &list)
+	err := h.call(func(ctx context.Context, c *client.Live) (err error) {
+		list, err = c.Servers(ctx)
+		return err
+	})
 	row := "no row"
 	if r := h.w.list.rows[name]; r != nil {
 		row = "row state " + r.state.Text

@@ -9,7 +9,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/host"
-	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // pendingSecret is a secret value typed in a form: it goes to the keyring
@@ -101,11 +100,11 @@ func (w *Window) saveEntry(name string, entry json.RawMessage, create bool, secr
 
 func (w *Window) putEntry(ctx context.Context, name string, entry json.RawMessage, create bool, secrets []pendingSecret) error {
 	for _, s := range secrets {
-		if err := w.live.Call(ctx, hostapi.MethodSecretSet, hostapi.SecretParams{Name: s.Name, Value: s.Value}, nil); err != nil {
+		if _, err := w.live.SetSecret(ctx, s.Name, s.Value); err != nil {
 			return &secretError{Var: s.Var, Name: s.Name, Err: err}
 		}
 	}
-	return w.live.Call(ctx, hostapi.MethodPut, hostapi.PutParams{Name: name, Entry: entry, Create: create}, nil)
+	return w.live.PutServer(ctx, name, entry, create)
 }
 
 // isSecretError reports whether err is the failure to store a secret, and

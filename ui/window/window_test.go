@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
@@ -157,7 +159,7 @@ func TestInvalidFieldsInline(t *testing.T) {
 	// The host's words for the same entry, as the command line prints them.
 	entry, _, _ := f.entry()
 	putErr := func(name string) string {
-		err := h.call(hostapi.MethodPut, hostapi.PutParams{Name: name, Entry: entry, Create: true}, nil)
+		err := h.call(func(ctx context.Context, c *client.Live) error { return c.PutServer(ctx, name, entry, true) })
 		if err == nil {
 			t.Fatalf("the host accepted %s", entry)
 		}
@@ -188,7 +190,10 @@ func TestInvalidFieldsInline(t *testing.T) {
 	if !f.advanced.Items[0].Open {
 		t.Error("the Advanced section stays closed over its error")
 	}
-	if err := h.call(hostapi.MethodGet, hostapi.NameParams{Name: "bad-name"}, nil); err == nil {
+	if err := h.call(func(ctx context.Context, c *client.Live) error {
+		_, err := c.GetServer(ctx, "bad-name")
+		return err
+	}); err == nil {
 		t.Error("an invalid entry reached the host")
 	}
 
@@ -252,7 +257,7 @@ func TestStateFromHost(t *testing.T) {
 	if r.state.Importance != widget.SuccessImportance || r.stop.Disabled() || !r.start.Disabled() {
 		t.Errorf("running: importance %v, stop disabled %v, start disabled %v", r.state.Importance, r.stop.Disabled(), r.start.Disabled())
 	}
-	if err := h.call(hostapi.MethodStopServer, hostapi.NameParams{Name: "alpha", Wait: true}, nil); err != nil {
+	if err := h.call(func(ctx context.Context, c *client.Live) error { return c.Stop(ctx, "alpha", true) }); err != nil {
 		t.Fatal(err)
 	}
 	h.state("alpha", hostapi.StateStopped)
@@ -360,7 +365,7 @@ func TestToolsTryIt(t *testing.T) {
 		t.Errorf("raw JSON error: %q", p.rawErr.Text)
 	}
 	p.raw.SetText("{}")
-	if err := h.call(hostapi.MethodStopServer, hostapi.NameParams{Name: "alpha", Wait: true}, nil); err != nil {
+	if err := h.call(func(ctx context.Context, c *client.Live) error { return c.Stop(ctx, "alpha", true) }); err != nil {
 		t.Fatal(err)
 	}
 	test.Tap(p.call)
@@ -379,7 +384,10 @@ func TestLogsFollow(t *testing.T) {
 	v := h.w.logs
 	h.until("the kept lines", func() bool { return strings.Contains(v.text.Text, "helper: serving") })
 	for _, m := range []string{"one", "two"} {
-		if err := h.call(hostapi.MethodCall, hostapi.CallParams{Name: "alpha", Tool: "echo", Arguments: json.RawMessage(`{"message":"` + m + `"}`)}, nil); err != nil {
+		if err := h.call(func(ctx context.Context, c *client.Live) error {
+			_, err := c.Call(ctx, "alpha", "echo", json.RawMessage(`{"message":"`+m+`"}`))
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -399,7 +407,10 @@ func TestLogsFollow(t *testing.T) {
 		t.Error("the log text is not selectable")
 	}
 	h.w.home()
-	if err := h.call(hostapi.MethodCall, hostapi.CallParams{Name: "alpha", Tool: "echo", Arguments: json.RawMessage(`{"message":"after"}`)}, nil); err != nil {
+	if err := h.call(func(ctx context.Context, c *client.Live) error {
+		_, err := c.Call(ctx, "alpha", "echo", json.RawMessage(`{"message":"after"}`))
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	h.q.pump() // a line for a closed view is dropped, not a crash
