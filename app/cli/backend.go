@@ -9,7 +9,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
@@ -88,7 +88,7 @@ func (b *fileBackend) update(fn func(*config.File) error) error {
 }
 
 func (b *fileBackend) put(name string, entry json.RawMessage, create bool) error {
-	return b.update(func(f *config.File) error { return host.PutServer(f, name, entry, create) })
+	return b.update(func(f *config.File) error { return configedit.PutServer(f, name, entry, create) })
 }
 
 func (b *fileBackend) get(name string) (json.RawMessage, error) {
@@ -103,11 +103,11 @@ func (b *fileBackend) get(name string) (json.RawMessage, error) {
 }
 
 func (b *fileBackend) remove(name string) error {
-	return b.update(func(f *config.File) error { return host.RemoveServer(f, name) })
+	return b.update(func(f *config.File) error { return configedit.RemoveServer(f, name) })
 }
 
 func (b *fileBackend) setDisabled(name string, disabled bool) error {
-	return b.update(func(f *config.File) error { return host.SetDisabled(f, name, disabled) })
+	return b.update(func(f *config.File) error { return configedit.SetDisabled(f, name, disabled) })
 }
 
 func (b *fileBackend) setSecret(name, value string) ([]string, error) {
@@ -124,5 +124,5 @@ func (b *fileBackend) listSecrets() ([]hostapi.SecretInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return host.ListSecrets(b.store, f)
+	return configedit.ListSecrets(b.store, f)
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
@@ -53,7 +53,7 @@ func (e *env) serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := host.Options{
+	opts := hostrun.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
 		UserEnvFilled: api.FilledUserEnv(),
@@ -61,7 +61,7 @@ func (e *env) serve(args []string) error {
 	if asService {
 		return e.serveService(opts)
 	}
-	err = host.Run(context.Background(), opts)
+	err = hostrun.Run(context.Background(), opts)
 	var already *api.AlreadyRunningError
 	if errors.As(err, &already) {
 		return err
@@ -85,7 +85,7 @@ func hostOrigin(info *hostapi.Info) string {
 }
 
 // IdleTimeoutEnv is a hidden knob, for tests: a Go duration ("2s") that
-// replaces host.DefaultIdleTimeout, the time a `serve --on-demand` host
+// replaces the host's default idle timeout (10 minutes), the time a `serve --on-demand` host
 // waits without a client before it stops its servers and exits.
 const IdleTimeoutEnv = "SWITCHBOARD_IDLE_TIMEOUT"
 
@@ -266,24 +266,7 @@ func (e *env) offlineStatus(ctx context.Context) ([]hostapi.ServerStatus, error)
 	// slow, or start processes): without one, commands are looked up in
 	// this process's PATH.
 	lp := e.getenv("PATH")
-	var out []hostapi.ServerStatus
-	for _, c := range host.ServerConfigs(f) {
-		st := hostapi.ServerStatus{Name: c.Name, State: "stopped", Command: c.Command, Args: c.Spec.Args,
-			Disabled: c.Disabled, Problems: c.Problems, Secrets: c.Secrets}
-		if c.Disabled {
-			st.State = hostapi.StateDisabled
-		}
-		if len(c.Problems) > 0 {
-			st.State = hostapi.StateInvalid
-		}
-		if l, err := engine.Resolve(&c.Spec, lp); err != nil {
-			st.ResolveError = err.Error()
-		} else {
-			st.Resolved = l.Resolved
-		}
-		out = append(out, st)
-	}
-	return out, nil
+	return hostrun.Statuses(f, lp), nil
 }
 
 func (e *env) doctor(args []string) error {
@@ -350,21 +333,21 @@ func (e *env) doctor(args []string) error {
 		bad("keyring: %v", err)
 	}
 
-	lp, perr := host.LoginPath(ctx, 5*time.Second)
+	lp, perr := hostrun.LoginPath(ctx, 5*time.Second)
 	if perr != nil {
 		bad("login shell PATH: %v (servers get this process's PATH)", perr)
 	} else {
 		ok("login shell PATH: %s", shorten(lp, 160))
 	}
 	if file != nil {
-		for _, sc := range host.ServerConfigs(file) {
+		for _, sc := range hostrun.Statuses(file, lp) {
 			if len(sc.Problems) > 0 {
 				continue
 			}
-			if l, err := engine.Resolve(&sc.Spec, lp); err != nil {
-				bad("server %s: %v", sc.Name, err)
+			if sc.ResolveError != "" {
+				bad("server %s: %s", sc.Name, sc.ResolveError)
 			} else {
-				ok("server %s: %s resolves to %s", sc.Name, sc.Command, l.Resolved)
+				ok("server %s: %s resolves to %s", sc.Name, sc.Command, sc.Resolved)
 			}
 			for _, name := range sc.Secrets {
 				if _, err := store.Get(name); err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/app/service"
 )
 
@@ -230,7 +230,7 @@ func (e *env) serviceStatus(ctx context.Context, m *service.Manager) error {
 // service's logs, and reports Service in host.info. When another host holds
 // the lock, one started on demand is asked to stop and replaced; any other
 // is waited for.
-func (e *env) serveService(o host.Options) error {
+func (e *env) serveService(o hostrun.Options) error {
 	if o.OnDemand {
 		return usagef("serve: --service and --on-demand exclude each other")
 	}
@@ -249,7 +249,7 @@ func (e *env) serveService(o host.Options) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for {
-		err := host.Run(ctx, o)
+		err := hostrun.Run(ctx, o)
 		var already *api.AlreadyRunningError
 		if !errors.As(err, &already) {
 			return err

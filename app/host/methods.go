@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
@@ -52,7 +52,7 @@ func (h *Host) methods() api.Methods {
 			if err != nil {
 				return nil, err
 			}
-			return nil, h.change(func(f *config.File) error { return PutServer(f, p.Name, p.Entry, p.Create) })
+			return nil, h.change(func(f *config.File) error { return configedit.PutServer(f, p.Name, p.Entry, p.Create) })
 		},
 		hostapi.MethodGet: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
 			p, err := decode[hostapi.NameParams](hostapi.MethodGet, raw)
@@ -68,10 +68,10 @@ func (h *Host) methods() api.Methods {
 			b, err := json.Marshal(s)
 			return hostapi.EntryResult{Entry: b}, err
 		},
-		hostapi.MethodRemove: h.fileOp(hostapi.MethodRemove, RemoveServer),
-		hostapi.MethodEnable: h.fileOp(hostapi.MethodEnable, func(f *config.File, name string) error { return SetDisabled(f, name, false) }),
+		hostapi.MethodRemove: h.fileOp(hostapi.MethodRemove, configedit.RemoveServer),
+		hostapi.MethodEnable: h.fileOp(hostapi.MethodEnable, func(f *config.File, name string) error { return configedit.SetDisabled(f, name, false) }),
 		hostapi.MethodDisable: h.fileOp(hostapi.MethodDisable, func(f *config.File, name string) error {
-			return SetDisabled(f, name, true)
+			return configedit.SetDisabled(f, name, true)
 		}),
 		hostapi.MethodLogs: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
 			p, err := decode[hostapi.NameParams](hostapi.MethodLogs, raw)
@@ -142,36 +142,9 @@ func (h *Host) methods() api.Methods {
 			h.mu.Lock()
 			f := h.file
 			h.mu.Unlock()
-			return ListSecrets(h.opts.Secrets, f)
+			return configedit.ListSecrets(h.opts.Secrets, f)
 		},
 	}
-}
-
-// ListSecrets lists the stored secrets and the servers that use each,
-// plus the referenced ones that are not stored (UsedBy set, marked by the
-// caller through the store's absence).
-func ListSecrets(store *secrets.Store, f *config.File) ([]hostapi.SecretInfo, error) {
-	var names []string
-	if store != nil {
-		var err error
-		if names, err = store.List(); err != nil {
-			return nil, err
-		}
-	}
-	used := map[string][]string{}
-	for _, n := range f.Names() {
-		if s := f.Servers[n]; s != nil {
-			for _, ref := range s.SecretRefs() {
-				used[ref] = append(used[ref], n)
-			}
-		}
-	}
-	out := make([]hostapi.SecretInfo, 0, len(names))
-	for _, n := range names {
-		out = append(out, hostapi.SecretInfo{Name: n, UsedBy: used[n]})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
 }
 
 // each runs op on the named server or on all of them.
