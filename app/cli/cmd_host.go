@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/hostrun"
@@ -172,7 +172,7 @@ func (e *env) status(args []string) error {
 		fmt.Fprintf(e.stdout, "host socket %s, %s\n", info.Socket, hostOrigin(info))
 		if info.AIClients > 0 {
 			who := fmt.Sprint(info.AIClients)
-			if apps := clients.Titles(info.AIApps); len(apps) > 0 {
+			if apps := aiapps.Titles(info.AIApps); len(apps) > 0 {
 				who += " (" + strings.Join(apps, ", ") + ")"
 			}
 			fmt.Fprintf(e.stdout, "AI apps connected through the gateway: %s\n", who)

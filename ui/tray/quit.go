@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/app/clients"
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -28,7 +28,7 @@ func QuitPlan(info hostapi.Info, service bool) (stopHost bool, ask string) {
 	if n <= 0 {
 		return true, ""
 	}
-	apps := clients.Titles(info.AIApps)
+	apps := aiapps.Titles(info.AIApps)
 	var who string
 	switch {
 	case len(apps) == 1:

@@ -2,7 +2,7 @@
 // their states and actions, the form that adds or edits a server, the
 // "Paste configuration" import, the catalog of well-known servers, each
 // server's logs and tools, and the "AI apps" panel that connects desktop AI
-// apps to Switchboard (app/clients).
+// apps to Switchboard (app/aiapps).
 //
 // The window is a client of the host, like the tray and the command line:
 // it reads the host's state from a [client.Live] view, follows its

@@ -1,4 +1,4 @@
-// Package clients connects desktop AI apps to Switchboard: it finds each
+// Package aiapps connects desktop AI apps to Switchboard: it finds each
 // app's MCP config file, and adds to it (or removes) the one entry,
 // named "switchboard", that runs `switchboard bridge`.
 //
@@ -67,4 +67,4 @@
 // synced, renamed over the file) with the file's mode; a symbolic link
 // stays a link. [Diff] shows a change for --dry-run, with [Redact] hiding
 // the literal secrets [Doc.SecretValues] finds.
-package clients
+package aiapps
