@@ -55,7 +55,7 @@ cat >"$XDG_CONFIG_HOME/switchboard/config.json" <<EOF
 }}
 EOF
 
-# AI apps (app/clients' Linux paths): Claude Desktop ($XDG_CONFIG_HOME/Claude)
+# AI apps (app/aiapps' Linux paths): Claude Desktop ($XDG_CONFIG_HOME/Claude)
 # with a server of its own; Cursor (~/.cursor) connected through the bridge,
 # by the CLI as a user would. The token is a placeholder.
 mkdir -p "$HOME/.cursor" "$XDG_CONFIG_HOME/Claude"

@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/service"
 	"github.com/switchboard-mcp/switchboard/secrets"
 	"github.com/switchboard-mcp/switchboard/ui/appicon"
@@ -68,7 +67,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 		Socket: o.Socket,
 		Logger: o.Logger,
 		StartHost: func(ctx context.Context) error {
-			return client.StartHost(ctx, o.Exe, o.Socket)
+			return service.StartHost(ctx, o.Exe, o.Socket)
 		},
 	})
 	go live.Run(ctx)
@@ -228,7 +227,7 @@ func stopService(live *client.Live) func() error {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		return live.Call(ctx, host.MethodStop, nil, nil)
+		return live.StopHost(ctx)
 	}
 }
 

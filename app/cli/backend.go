@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -23,7 +24,7 @@ type backend interface {
 	setDisabled(name string, disabled bool) error
 	setSecret(name, value string) (restarted []string, err error)
 	deleteSecret(name string) error
-	listSecrets() ([]host.SecretInfo, error)
+	listSecrets() ([]hostapi.SecretInfo, error)
 	close()
 }
 
@@ -44,50 +45,30 @@ func (e *env) backend(ctx context.Context) (backend, error) {
 
 type hostBackend struct {
 	ctx context.Context
-	c   *api.Client
+	c   *client.Conn
 }
 
 func (b *hostBackend) close() { b.c.Close() }
 
 func (b *hostBackend) put(name string, entry json.RawMessage, create bool) error {
-	return b.c.Call(b.ctx, host.MethodPut, host.PutParams{Name: name, Entry: entry, Create: create}, nil)
+	return b.c.PutServer(b.ctx, name, entry, create)
 }
 
-func (b *hostBackend) get(name string) (json.RawMessage, error) {
-	var r host.EntryResult
-	err := b.c.Call(b.ctx, host.MethodGet, host.NameParams{Name: name}, &r)
-	return r.Entry, err
-}
+func (b *hostBackend) get(name string) (json.RawMessage, error) { return b.c.GetServer(b.ctx, name) }
 
-func (b *hostBackend) remove(name string) error {
-	return b.c.Call(b.ctx, host.MethodRemove, host.NameParams{Name: name}, nil)
-}
+func (b *hostBackend) remove(name string) error { return b.c.RemoveServer(b.ctx, name) }
 
 func (b *hostBackend) setDisabled(name string, disabled bool) error {
-	m := host.MethodEnable
-	if disabled {
-		m = host.MethodDisable
-	}
-	return b.c.Call(b.ctx, m, host.NameParams{Name: name}, nil)
+	return b.c.SetDisabled(b.ctx, name, disabled)
 }
 
 func (b *hostBackend) setSecret(name, value string) ([]string, error) {
-	var r struct {
-		Restarted []string `json:"restarted"`
-	}
-	err := b.c.Call(b.ctx, host.MethodSecretSet, host.SecretParams{Name: name, Value: value}, &r)
-	return r.Restarted, err
+	return b.c.SetSecret(b.ctx, name, value)
 }
 
-func (b *hostBackend) deleteSecret(name string) error {
-	return b.c.Call(b.ctx, host.MethodSecretDelete, host.SecretParams{Name: name}, nil)
-}
+func (b *hostBackend) deleteSecret(name string) error { return b.c.DeleteSecret(b.ctx, name) }
 
-func (b *hostBackend) listSecrets() ([]host.SecretInfo, error) {
-	var out []host.SecretInfo
-	err := b.c.Call(b.ctx, host.MethodSecretList, nil, &out)
-	return out, err
-}
+func (b *hostBackend) listSecrets() ([]hostapi.SecretInfo, error) { return b.c.Secrets(b.ctx) }
 
 type fileBackend struct {
 	path  string
@@ -107,7 +88,7 @@ func (b *fileBackend) update(fn func(*config.File) error) error {
 }
 
 func (b *fileBackend) put(name string, entry json.RawMessage, create bool) error {
-	return b.update(func(f *config.File) error { return host.PutServer(f, name, entry, create) })
+	return b.update(func(f *config.File) error { return configedit.PutServer(f, name, entry, create) })
 }
 
 func (b *fileBackend) get(name string) (json.RawMessage, error) {
@@ -122,11 +103,11 @@ func (b *fileBackend) get(name string) (json.RawMessage, error) {
 }
 
 func (b *fileBackend) remove(name string) error {
-	return b.update(func(f *config.File) error { return host.RemoveServer(f, name) })
+	return b.update(func(f *config.File) error { return configedit.RemoveServer(f, name) })
 }
 
 func (b *fileBackend) setDisabled(name string, disabled bool) error {
-	return b.update(func(f *config.File) error { return host.SetDisabled(f, name, disabled) })
+	return b.update(func(f *config.File) error { return configedit.SetDisabled(f, name, disabled) })
 }
 
 func (b *fileBackend) setSecret(name, value string) ([]string, error) {
@@ -135,7 +116,7 @@ func (b *fileBackend) setSecret(name, value string) ([]string, error) {
 
 func (b *fileBackend) deleteSecret(name string) error { return b.store.Delete(name) }
 
-func (b *fileBackend) listSecrets() ([]host.SecretInfo, error) {
+func (b *fileBackend) listSecrets() ([]hostapi.SecretInfo, error) {
 	f, err := config.Load(b.path)
 	if errors.Is(err, os.ErrNotExist) {
 		f, err = config.New(), nil
@@ -143,5 +124,5 @@ func (b *fileBackend) listSecrets() ([]host.SecretInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return host.ListSecrets(b.store, f)
+	return configedit.ListSecrets(b.store, f)
 }

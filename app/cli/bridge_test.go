@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -175,7 +175,7 @@ func TestBridgeClients(t *testing.T) {
 	// A real server no one here wrote, through the real client.
 	everything := testkit.NpmServer(t, "mcp-server-everything")
 	sb.cli(t, "servers", "add", "everything", "--env", markEnv+"="+sb.mark, "--", everything)
-	sb.waitServer(t, "everything", "tools listed", func(s host.ServerStatus) bool { return s.State == "running" && s.Tools > 0 })
+	sb.waitServer(t, "everything", "tools listed", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.Tools > 0 })
 	if out := run("--method", "tools/call", "--tool-name", "everything__echo", "--tool-arg", "message=real"); !strings.Contains(out, "Echo: real") {
 		t.Errorf("inspector tools/call everything__echo:\n%s", out)
 	}

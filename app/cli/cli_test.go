@@ -15,7 +15,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -448,10 +448,10 @@ func TestStopWhenTheHostClosesFirst(t *testing.T) {
 	defer lock.Release()
 	var srv *api.Server
 	srv = api.NewServer(api.Methods{
-		host.MethodInfo: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
-			return host.Info{PID: os.Getpid(), ConfigPath: u.configPath()}, nil
+		hostapi.MethodInfo: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+			return hostapi.Info{PID: os.Getpid(), ConfigPath: u.configPath()}, nil
 		},
-		host.MethodStop: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+		hostapi.MethodStop: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
 			go srv.Close()
 			<-ctx.Done()
 			return nil, ctx.Err()

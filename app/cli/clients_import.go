@@ -8,17 +8,17 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/app/clients"
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
 // importFile is one file an import reads and may change: the app's config
 // file, or a Claude Code project's .mcp.json.
 type importFile struct {
-	app    *clients.App
+	app    *aiapps.App
 	path   string
 	before []byte
-	doc    *clients.Doc
+	doc    *aiapps.Doc
 }
 
 // importSources reads what `clients import` looks at: the app's own
@@ -27,7 +27,7 @@ type importFile struct {
 // --all-projects, the projects' servers are listed but held; with
 // --project DIR only those projects are read; with --all-projects
 // everything is imported.
-func (e *env) importSources(app *clients.App, loc clients.Location, projects []string, all bool) (files []*importFile, sources []clients.ImportSource, notes []string, err error) {
+func (e *env) importSources(app *aiapps.App, loc aiapps.Location, projects []string, all bool) (files []*importFile, sources []aiapps.ImportSource, notes []string, err error) {
 	var main *importFile
 	if loc.Exists {
 		before, doc, err := readClient(app, loc)
@@ -37,7 +37,7 @@ func (e *env) importSources(app *clients.App, loc clients.Location, projects []s
 		main = &importFile{app: app, path: loc.Path, before: before, doc: doc}
 		files = append(files, main)
 		if len(projects) == 0 {
-			sources = append(sources, clients.ImportSource{Doc: doc, Path: loc.Path})
+			sources = append(sources, aiapps.ImportSource{Doc: doc, Path: loc.Path})
 		}
 	}
 	if app.ID != "claude-code" {
@@ -72,11 +72,11 @@ func (e *env) importSources(app *clients.App, loc clients.Location, projects []s
 		}
 		if main != nil {
 			if sub := main.doc.ClaudeProject(dir); sub != nil && len(sub.Servers()) > 0 {
-				sources = append(sources, clients.ImportSource{Doc: sub, Path: main.path, Project: dir, Hold: hold})
+				sources = append(sources, aiapps.ImportSource{Doc: sub, Path: main.path, Project: dir, Hold: hold})
 			}
 		}
-		papp, path := clients.ClaudeProjectFile(filepath.FromSlash(dir))
-		before, exists, err := clients.ReadFile(path)
+		papp, path := aiapps.ClaudeProjectFile(filepath.FromSlash(dir))
+		before, exists, err := aiapps.ReadFile(path)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("note: cannot read %s: %v", path, err))
 			continue
@@ -93,11 +93,11 @@ func (e *env) importSources(app *clients.App, loc clients.Location, projects []s
 			continue
 		}
 		files = append(files, &importFile{app: papp, path: path, before: before, doc: doc})
-		sources = append(sources, clients.ImportSource{Doc: doc, Path: path, Project: dir, Hold: hold})
+		sources = append(sources, aiapps.ImportSource{Doc: doc, Path: path, Project: dir, Hold: hold})
 	}
 	for i, ok := range found {
 		if !ok {
-			_, path := clients.ClaudeProjectFile(asked[i])
+			_, path := aiapps.ClaudeProjectFile(asked[i])
 			notes = append(notes, fmt.Sprintf("Claude Code has no servers for the project %s (none in %s, no %s)", asked[i], loc.Path, path))
 		}
 	}
@@ -138,7 +138,7 @@ func (e *env) clientsImport(args []string) error {
 	for _, n := range notes {
 		fmt.Fprintln(e.stdout, n)
 	}
-	plan := clients.PlanImport(app, e.clientsEnv(), sources)
+	plan := aiapps.PlanImport(app, e.clientsEnv(), sources)
 	for _, s := range plan.Skipped() {
 		fmt.Fprintln(e.stdout, "skipped:", s)
 	}
@@ -306,14 +306,14 @@ func (e *env) clientsImport(args []string) error {
 		}
 		after := file.doc.Bytes()
 		fmt.Fprintf(e.stdout, "\nIn %s, the %q entry can now take the place of what Switchboard runs for it (%s):\n",
-			file.path, clients.EntryName, strings.Join(names, ", "))
+			file.path, aiapps.EntryName, strings.Join(names, ", "))
 		if dry {
-			if err := e.writeClient(file.app, clients.Location{Path: file.path}, file.before, after, true, secrets); err != nil {
+			if err := e.writeClient(file.app, aiapps.Location{Path: file.path}, file.before, after, true, secrets); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprint(e.stdout, clients.Redact(clients.Diff(file.path, file.path, file.before, after), secrets))
+		fmt.Fprint(e.stdout, aiapps.Redact(aiapps.Diff(file.path, file.path, file.before, after), secrets))
 		if !ask(fmt.Sprintf("Replace them in %s?", file.path)) {
 			fmt.Fprintf(e.stdout, "%s was not changed: 'switchboard clients connect %s' adds the entry later (remove the imported servers from the app yourself, or it runs them twice)\n", file.path, app.ID)
 			if len(secrets) > 0 {
@@ -322,10 +322,10 @@ func (e *env) clientsImport(args []string) error {
 			declined++
 			continue
 		}
-		if err := e.writeClient(file.app, clients.Location{Path: file.path}, file.before, after, false, nil); err != nil {
+		if err := e.writeClient(file.app, aiapps.Location{Path: file.path}, file.before, after, false, nil); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", plural(len(names), "1 server", "%d servers"), file.path, clients.EntryName)
+		fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", plural(len(names), "1 server", "%d servers"), file.path, aiapps.EntryName)
 		if len(secrets) > 0 {
 			fmt.Fprintf(e.stdout, "note: the backup still holds the old entries with their secrets in plain text: delete it once %s works\n", app.Name)
 		}
@@ -348,8 +348,8 @@ func (e *env) clientsImport(args []string) error {
 // of ~/.claude.json that the user-scope entry already covers (it reaches
 // every server), the entries are only removed: Claude Code gives the
 // project the user's servers too.
-func replaceInScope(src clients.ImportSource, file *importFile, exe string, drop, added []string) {
-	bridge := clients.Bridge{Command: exe}
+func replaceInScope(src aiapps.ImportSource, file *importFile, exe string, drop, added []string) {
+	bridge := aiapps.Bridge{Command: exe}
 	old, _, ok := src.Doc.Connected()
 	if !ok && src.Project != "" && src.Path == file.path && src.Doc != file.doc {
 		user, _, userOK := file.doc.Connected()

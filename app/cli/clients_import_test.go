@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/app/clients"
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/tailscale/hujson"
 )
 
@@ -281,7 +281,7 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 	checkKept(t, before, after, nil, []string{"postgres", "memory", EntryNameForTest}, "projects", api, "mcpServers")
 	// Outside the api block, nothing changed.
 	if got, want := stripBlock(t, after, api), stripBlock(t, before, api); got != want {
-		t.Fatalf("outside the project's block:\n%s", clients.Diff("before", "after", []byte(want), []byte(got)))
+		t.Fatalf("outside the project's block:\n%s", aiapps.Diff("before", "after", []byte(want), []byte(got)))
 	}
 	mcpAfter, _ := os.ReadFile(mcpJSON)
 	checkKept(t, []byte(origMCP), mcpAfter, []string{"remote-docs"}, []string{"playwright", "db"}, "mcpServers")
@@ -314,7 +314,7 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 }
 
 // EntryNameForTest is the bridge entry's name.
-const EntryNameForTest = clients.EntryName
+const EntryNameForTest = aiapps.EntryName
 
 // stripBlock returns the file without the block of one project.
 func stripBlock(t *testing.T, data []byte, project string) string {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/app/clients"
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/tailscale/hujson"
 )
 
@@ -39,11 +39,11 @@ func clientsUnit(t *testing.T) (*unit, string) {
 // XDG_CONFIG_HOME), as the command finds it.
 func appFile(t *testing.T, id string) string {
 	t.Helper()
-	app, err := clients.Lookup(id)
+	app, err := aiapps.Lookup(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	loc, err := app.Locate(clients.OSEnv(nil), pathExists)
+	loc, err := app.Locate(aiapps.OSEnv(nil), pathExists)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func writeApp(t *testing.T, path, content string, mode os.FileMode) {
 // appContent is a config file for app with an unrelated server holding a
 // token, another top-level key, and (where the format has them) comments
 // and trailing commas.
-func appContent(app *clients.App) string {
+func appContent(app *aiapps.App) string {
 	switch app.ID {
 	case "codex":
 		return "# keep me\r\ntheme = \"dark\"\r\n\r\n[mcp_servers.github]\r\ncommand = \"npx\" # inline\r\n\r\n[mcp_servers.github.env]\r\nGITHUB_TOKEN = \"ghp_secretvalue123\"\r\n\r\n[tui] # trailing\r\nnotifications = true\r\n"
@@ -95,7 +95,7 @@ func appContent(app *clients.App) string {
 // back, comments included.
 func TestClientsConnectEveryApp(t *testing.T) {
 	u, _ := clientsUnit(t)
-	for _, app := range clients.Apps() {
+	for _, app := range aiapps.Apps() {
 		t.Run(app.ID, func(t *testing.T) {
 			path := appFile(t, app.ID)
 			orig := appContent(app)
@@ -115,7 +115,7 @@ func TestClientsConnectEveryApp(t *testing.T) {
 			if b, _ := os.ReadFile(path); string(b) != orig || !fi1.ModTime().Equal(fi0.ModTime()) {
 				t.Fatal("the dry run changed the file")
 			}
-			if bs := clients.Backups(path); len(bs) != 0 {
+			if bs := aiapps.Backups(path); len(bs) != 0 {
 				t.Fatalf("the dry run made a backup: %v", bs)
 			}
 
@@ -129,7 +129,7 @@ func TestClientsConnectEveryApp(t *testing.T) {
 			if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 				t.Fatalf("mode %v after connect", fi.Mode().Perm())
 			}
-			bs := clients.Backups(path)
+			bs := aiapps.Backups(path)
 			if len(bs) != 1 {
 				t.Fatalf("backups %v", bs)
 			}
@@ -142,7 +142,7 @@ func TestClientsConnectEveryApp(t *testing.T) {
 
 			// Again: nothing to do, no new backup.
 			out = u.ok(t, "", "clients", "connect", app.ID, "--servers", "github,files")
-			if !strings.Contains(out, "already connected") || len(clients.Backups(path)) != 1 {
+			if !strings.Contains(out, "already connected") || len(aiapps.Backups(path)) != 1 {
 				t.Fatalf("a second connect: %s", out)
 			}
 			// Without --servers: the entry is updated to every server.
@@ -155,7 +155,7 @@ func TestClientsConnectEveryApp(t *testing.T) {
 				t.Fatalf("disconnect printed:\n%s", out)
 			}
 			if b, _ := os.ReadFile(path); string(b) != orig {
-				t.Fatalf("disconnect did not restore the file:\n%s", clients.Diff("orig", "now", []byte(orig), b))
+				t.Fatalf("disconnect did not restore the file:\n%s", aiapps.Diff("orig", "now", []byte(orig), b))
 			}
 			if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 				t.Fatalf("mode %v after disconnect", fi.Mode().Perm())
@@ -170,7 +170,7 @@ func TestClientsConnectEveryApp(t *testing.T) {
 // checkAppFile: the app's file holds its github server as before, the
 // theme, and the bridge entry with exactly command and args (and the
 // app's type or source): no env, nothing secret.
-func checkAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
+func checkAppFile(t *testing.T, app *aiapps.App, data []byte, args []string) {
 	t.Helper()
 	if app.ID == "codex" || app.ID == "goose" || app.ID == "continue" {
 		checkTextAppFile(t, app, data, args)
@@ -228,7 +228,7 @@ func checkAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
 
 // checkTextAppFile is checkAppFile for the apps whose files are TOML or
 // YAML, through the clients package's reading of them.
-func checkTextAppFile(t *testing.T, app *clients.App, data []byte, args []string) {
+func checkTextAppFile(t *testing.T, app *aiapps.App, data []byte, args []string) {
 	t.Helper()
 	for _, c := range []string{"# keep me", "# inline", "# trailing", "theme"} {
 		if !bytes.Contains(data, []byte(c)) {
@@ -329,16 +329,16 @@ func TestClientsList(t *testing.T) {
 	for _, s := range st {
 		byID[s.ID] = s
 	}
-	if len(st) != len(clients.Apps()) || !byID["windsurf"].Connected || byID["windsurf"].Command != fakeExe || !slices.Equal(byID["windsurf"].Args, []string{"bridge"}) ||
+	if len(st) != len(aiapps.Apps()) || !byID["windsurf"].Connected || byID["windsurf"].Command != fakeExe || !slices.Equal(byID["windsurf"].Args, []string{"bridge"}) ||
 		!byID["gemini-cli"].Stale || byID["zed"].ConfigExists || !byID["zed"].Installed || byID["lm-studio"].Error == "" ||
 		!slices.Equal(byID["cursor"].Servers, []string{"github"}) || byID["claude-code"].Installed {
 		t.Fatalf("list --json: %+v", st)
 	}
 }
 
-func mustApp(t *testing.T, id string) *clients.App {
+func mustApp(t *testing.T, id string) *aiapps.App {
 	t.Helper()
-	a, err := clients.Lookup(id)
+	a, err := aiapps.Lookup(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestClientsBrokenFile(t *testing.T) {
 			t.Fatalf("%s: %s", verb, r)
 		}
 	}
-	if b, _ := os.ReadFile(path); string(b) != `{"mcpServers": {"a": }` || len(clients.Backups(path)) != 0 {
+	if b, _ := os.ReadFile(path); string(b) != `{"mcpServers": {"a": }` || len(aiapps.Backups(path)) != 0 {
 		t.Fatal("a broken file was touched")
 	}
 }
@@ -463,7 +463,7 @@ func TestClientsImport(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != want {
 		t.Fatalf("cursor's file:\n%s", b)
 	}
-	if bs := clients.Backups(path); len(bs) != 1 {
+	if bs := aiapps.Backups(path); len(bs) != 1 {
 		t.Fatalf("backups %v", bs)
 	} else if b, _ := os.ReadFile(bs[0]); string(b) != cursorWithServers {
 		t.Fatal("the backup is not the old file")
@@ -608,7 +608,7 @@ func TestClientsProject(t *testing.T) {
 	}
 	u.ok(t, "", "clients", "disconnect", "claude-code", "--project", proj)
 	if b, _ := os.ReadFile(path); string(b) != orig {
-		t.Fatalf("disconnect did not restore the project's file:\n%s", clients.Diff("orig", "now", []byte(orig), b))
+		t.Fatalf("disconnect did not restore the project's file:\n%s", aiapps.Diff("orig", "now", []byte(orig), b))
 	}
 	// A project without the file yet: connect makes it.
 	empty := filepath.Join(u.dir, "empty")

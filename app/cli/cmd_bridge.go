@@ -15,7 +15,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/service"
 )
 
 const bridgeUsage = `Usage:
@@ -78,7 +79,7 @@ func (e *env) reloadToken() error {
 		return err
 	}
 	defer c.Close()
-	if err := c.Call(ctx, host.MethodGatewayReloadToken, nil, nil); err != nil {
+	if err := c.ReloadGatewayToken(ctx); err != nil {
 		return fmt.Errorf("the new token is stored, but the running host still accepts the old one (%w): stop it ('switchboard stop') so that the next one starts with the new token", err)
 	}
 	return nil
@@ -141,16 +142,15 @@ func connectGateway(ctx context.Context, sock, gw string, stderr io.Writer) (net
 	if !errors.Is(err, api.ErrNoHost) {
 		return nil, err
 	}
-	if c, aerr := api.Dial(ctx, sock); aerr == nil {
-		var info host.Info
-		_ = c.Call(ctx, host.MethodInfo, nil, &info)
+	if c, aerr := client.Dial(ctx, sock); aerr == nil {
+		info, _ := c.Info(ctx)
 		c.Close()
 		return nil, fmt.Errorf("the running Switchboard host (pid %d) has no MCP gateway at %s: it is an older version; stop it with 'switchboard stop' and start the app again", info.PID, gw)
 	}
 	fmt.Fprintln(stderr, "switchboard bridge: no Switchboard host runs; starting one")
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := client.StartHost(sctx, "", sock); err != nil {
+	if err := service.StartHost(sctx, "", sock); err != nil {
 		return nil, fmt.Errorf("no Switchboard host runs and none could be started: %w", err)
 	}
 	// The host listens on the gateway before its API answers; a host
@@ -176,8 +176,8 @@ func (e *env) gatewayTools(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	var info host.GatewayInfo
-	if err := c.Call(ctx, host.MethodGatewayTools, nil, &info); err != nil {
+	info, err := c.Gateway(ctx)
+	if err != nil {
 		return err
 	}
 	if e.json {
@@ -190,7 +190,7 @@ func (e *env) gatewayTools(ctx context.Context) error {
 	}
 	fmt.Fprintln(e.stdout, ") serves:")
 	tw := tabwriter.NewWriter(e.stdout, 2, 8, 2, ' ', 0)
-	names := func(title string, ns []gateway.MappedName) {
+	names := func(title string, ns []hostapi.MappedName) {
 		if len(ns) == 0 {
 			return
 		}
@@ -241,12 +241,12 @@ func (e *env) gatewayTools(ctx context.Context) error {
 
 // exposedNames returns the gateway's names of a server's tools, by the
 // server's own names; nil if the host cannot say.
-func exposedNames(ctx context.Context, c *api.Client, server string) map[string]gateway.MappedName {
-	var info host.GatewayInfo
-	if err := c.Call(ctx, host.MethodGatewayTools, nil, &info); err != nil {
+func exposedNames(ctx context.Context, c *client.Conn, server string) map[string]hostapi.MappedName {
+	info, err := c.Gateway(ctx)
+	if err != nil {
 		return nil
 	}
-	out := map[string]gateway.MappedName{}
+	out := map[string]hostapi.MappedName{}
 	for _, n := range info.Mapping.Tools {
 		if n.Server == server {
 			out[n.Name] = n

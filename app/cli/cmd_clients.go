@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/bridge"
-	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
@@ -64,8 +64,8 @@ func (e *env) clients(args []string) error {
 }
 
 // clientsEnv is the environment the apps' paths are computed from.
-func (e *env) clientsEnv() clients.Env {
-	return clients.Env{GOOS: runtime.GOOS, Getenv: e.getenv}
+func (e *env) clientsEnv() aiapps.Env {
+	return aiapps.Env{GOOS: runtime.GOOS, Getenv: e.getenv}
 }
 
 func pathExists(p string) bool {
@@ -92,23 +92,23 @@ var bridgeExecutable = func() (string, error) {
 }
 
 // clientApp parses the app argument and finds its config file.
-func (e *env) clientApp(verb string, pos []string) (*clients.App, clients.Location, error) {
+func (e *env) clientApp(verb string, pos []string) (*aiapps.App, aiapps.Location, error) {
 	return e.clientAppIn(verb, pos, "")
 }
 
 // clientAppIn is clientApp for the project in directory project ("": the
 // user's config).
-func (e *env) clientAppIn(verb string, pos []string, project string) (*clients.App, clients.Location, error) {
+func (e *env) clientAppIn(verb string, pos []string, project string) (*aiapps.App, aiapps.Location, error) {
 	if len(pos) != 1 {
-		return nil, clients.Location{}, usagef("clients %s: give one APP (%s)", verb, strings.Join(appIDs(), ", "))
+		return nil, aiapps.Location{}, usagef("clients %s: give one APP (%s)", verb, strings.Join(appIDs(), ", "))
 	}
-	app, err := clients.Lookup(pos[0])
+	app, err := aiapps.Lookup(pos[0])
 	if err != nil {
-		return nil, clients.Location{}, usageError{err.Error()}
+		return nil, aiapps.Location{}, usageError{err.Error()}
 	}
 	if project != "" {
 		if app, err = e.projectApp(app, project); err != nil {
-			return nil, clients.Location{}, err
+			return nil, aiapps.Location{}, err
 		}
 	}
 	loc, err := app.Locate(e.clientsEnv(), pathExists)
@@ -117,7 +117,7 @@ func (e *env) clientAppIn(verb string, pos []string, project string) (*clients.A
 
 func appIDs() []string {
 	var ids []string
-	for _, a := range clients.Apps() {
+	for _, a := range aiapps.Apps() {
 		ids = append(ids, a.ID)
 	}
 	return ids
@@ -137,7 +137,7 @@ func projectDir(dir string) (string, error) {
 }
 
 // projectApp is app for the project in directory dir.
-func (e *env) projectApp(app *clients.App, dir string) (*clients.App, error) {
+func (e *env) projectApp(app *aiapps.App, dir string) (*aiapps.App, error) {
 	abs, err := projectDir(dir)
 	if err != nil {
 		return nil, err
@@ -150,8 +150,8 @@ func (e *env) projectApp(app *clients.App, dir string) (*clients.App, error) {
 }
 
 // readClient reads and parses an app's config file.
-func readClient(app *clients.App, loc clients.Location) (before []byte, doc *clients.Doc, err error) {
-	before, _, err = clients.ReadFile(loc.Path)
+func readClient(app *aiapps.App, loc aiapps.Location) (before []byte, doc *aiapps.Doc, err error) {
+	before, _, err = aiapps.ReadFile(loc.Path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s's config: %w", app.Name, err)
 	}
@@ -189,14 +189,14 @@ func (e *env) clientsList(args []string) error {
 	if len(pos) > 0 {
 		return usagef("clients list takes no arguments")
 	}
-	list := clients.Apps()
+	list := aiapps.Apps()
 	if project != "" {
 		// The apps with a project scope, with the project's file.
 		dir, err := projectDir(project)
 		if err != nil {
 			return err
 		}
-		var in []*clients.App
+		var in []*aiapps.App
 		for _, app := range list {
 			if p, err := app.Project(e.clientsEnv(), dir); err == nil {
 				in = append(in, p)
@@ -328,7 +328,7 @@ func (e *env) clientsConnect(args []string) error {
 	if err != nil {
 		return err
 	}
-	bridge := clients.Bridge{Command: exe, Servers: names}
+	bridge := aiapps.Bridge{Command: exe, Servers: names}
 	secrets := doc.SecretValues()
 	if !doc.SetBridge(bridge) {
 		fmt.Fprintf(e.stdout, "%s is already connected: %s runs %s\n", app.Name, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
@@ -339,7 +339,7 @@ func (e *env) clientsConnect(args []string) error {
 	if err := e.writeClient(app, loc, before, doc.Bytes(), dry, secrets); err != nil || dry {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "connected %s: the %q entry in %s runs %s\n", app.Name, clients.EntryName, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
+	fmt.Fprintf(e.stdout, "connected %s: the %q entry in %s runs %s\n", app.Name, aiapps.EntryName, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
 	if !loc.Installed {
 		fmt.Fprintf(e.stdout, "note: %s does not look installed (none of its folders exists); the entry is ready for when it is\n", app.Name)
 	}
@@ -378,19 +378,19 @@ func (e *env) noteExecutable(exe string) {
 // writeClient shows the change with --dry-run, else backs the file up and
 // writes it.
 // secrets are the literal secrets of the app's file, hidden in the diff.
-func (e *env) writeClient(app *clients.App, loc clients.Location, before, after []byte, dry bool, secrets []string) error {
+func (e *env) writeClient(app *aiapps.App, loc aiapps.Location, before, after []byte, dry bool, secrets []string) error {
 	if dry {
 		old := loc.Path
 		if before == nil {
 			old = "/dev/null"
 		}
-		fmt.Fprint(e.stdout, clients.Redact(clients.Diff(old, loc.Path, before, after), secrets))
+		fmt.Fprint(e.stdout, aiapps.Redact(aiapps.Diff(old, loc.Path, before, after), secrets))
 		fmt.Fprintf(e.stdout, "dry run: %s was not changed\n", loc.Path)
 		return nil
 	}
-	backup, err := clients.WriteFile(loc.Path, before, after, time.Now())
+	backup, err := aiapps.WriteFile(loc.Path, before, after, time.Now())
 	if err != nil {
-		if errors.Is(err, clients.ErrChanged) {
+		if errors.Is(err, aiapps.ErrChanged) {
 			return fmt.Errorf("%s: %w", loc.Path, err)
 		}
 		return fmt.Errorf("writing %s's config %s: %w", app.Name, loc.Path, err)
@@ -425,13 +425,13 @@ func (e *env) clientsDisconnect(args []string) error {
 	}
 	secrets := doc.SecretValues()
 	if !doc.Disconnect() {
-		fmt.Fprintf(e.stdout, "%s is not connected: %s has no %q entry\n", app.Name, loc.Path, clients.EntryName)
+		fmt.Fprintf(e.stdout, "%s is not connected: %s has no %q entry\n", app.Name, loc.Path, aiapps.EntryName)
 		return nil
 	}
 	if err := e.writeClient(app, loc, before, doc.Bytes(), dry, secrets); err != nil || dry {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "disconnected %s: removed the %q entry from %s\n", app.Name, clients.EntryName, loc.Path)
+	fmt.Fprintf(e.stdout, "disconnected %s: removed the %q entry from %s\n", app.Name, aiapps.EntryName, loc.Path)
 	fmt.Fprintln(e.stdout, app.Restart)
 	return nil
 }

@@ -11,10 +11,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/app/clients"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
@@ -52,7 +53,7 @@ func (e *env) serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := host.Options{
+	opts := hostrun.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
 		UserEnvFilled: api.FilledUserEnv(),
@@ -60,7 +61,7 @@ func (e *env) serve(args []string) error {
 	if asService {
 		return e.serveService(opts)
 	}
-	err = host.Run(context.Background(), opts)
+	err = hostrun.Run(context.Background(), opts)
 	var already *api.AlreadyRunningError
 	if errors.As(err, &already) {
 		return err
@@ -69,7 +70,7 @@ func (e *env) serve(args []string) error {
 }
 
 // hostOrigin says how the host was started and with what environment.
-func hostOrigin(info *host.Info) string {
+func hostOrigin(info *hostapi.Info) string {
 	s := "started by 'switchboard serve'"
 	switch {
 	case info.Service:
@@ -84,7 +85,7 @@ func hostOrigin(info *host.Info) string {
 }
 
 // IdleTimeoutEnv is a hidden knob, for tests: a Go duration ("2s") that
-// replaces host.DefaultIdleTimeout, the time a `serve --on-demand` host
+// replaces the host's default idle timeout (10 minutes), the time a `serve --on-demand` host
 // waits without a client before it stops its servers and exits.
 const IdleTimeoutEnv = "SWITCHBOARD_IDLE_TIMEOUT"
 
@@ -115,7 +116,7 @@ func (e *env) stopHost(args []string) error {
 	}
 	defer c.Close()
 	pid := c.HostPID()
-	if err := c.Call(ctx, host.MethodStop, nil, nil); err != nil {
+	if err := c.StopHost(ctx); err != nil {
 		// The host may close the connection ("shutting down") before its
 		// answer to host.stop is written: that is the stop we asked for.
 		var ae *api.Error
@@ -143,15 +144,16 @@ func (e *env) status(args []string) error {
 	if err != nil {
 		return err
 	}
-	var list []host.ServerStatus
-	var info *host.Info
+	var list []hostapi.ServerStatus
+	var info *hostapi.Info
 	if c != nil {
 		defer c.Close()
-		info = &host.Info{}
-		if err := c.Call(ctx, host.MethodInfo, nil, info); err != nil {
+		hi, err := c.Info(ctx)
+		if err != nil {
 			return err
 		}
-		if err := c.Call(ctx, host.MethodList, nil, &list); err != nil {
+		info = &hi
+		if list, err = c.Servers(ctx); err != nil {
 			return err
 		}
 	} else {
@@ -170,7 +172,7 @@ func (e *env) status(args []string) error {
 		fmt.Fprintf(e.stdout, "host socket %s, %s\n", info.Socket, hostOrigin(info))
 		if info.AIClients > 0 {
 			who := fmt.Sprint(info.AIClients)
-			if apps := clients.Titles(info.AIApps); len(apps) > 0 {
+			if apps := aiapps.Titles(info.AIApps); len(apps) > 0 {
 				who += " (" + strings.Join(apps, ", ") + ")"
 			}
 			fmt.Fprintf(e.stdout, "AI apps connected through the gateway: %s\n", who)
@@ -230,7 +232,7 @@ func (e *env) status(args []string) error {
 // doctor: a file the host cannot use (and whether an earlier good one is
 // in force or none is, so that nothing runs), and the problems of the
 // entries of the file in force. Nothing when all is well.
-func configLines(c host.ConfigStatus, shown map[string]bool) []string {
+func configLines(c hostapi.ConfigStatus, shown map[string]bool) []string {
 	var out []string
 	if c.Error != "" {
 		if c.NoGoodConfig {
@@ -248,7 +250,7 @@ func configLines(c host.ConfigStatus, shown map[string]bool) []string {
 }
 
 // offlineStatus describes the config's servers when no host runs.
-func (e *env) offlineStatus(ctx context.Context) ([]host.ServerStatus, error) {
+func (e *env) offlineStatus(ctx context.Context) ([]hostapi.ServerStatus, error) {
 	path, _, err := e.configPath()
 	if err != nil {
 		return nil, err
@@ -264,24 +266,7 @@ func (e *env) offlineStatus(ctx context.Context) ([]host.ServerStatus, error) {
 	// slow, or start processes): without one, commands are looked up in
 	// this process's PATH.
 	lp := e.getenv("PATH")
-	var out []host.ServerStatus
-	for _, c := range host.ServerConfigs(f) {
-		st := host.ServerStatus{Name: c.Name, State: "stopped", Command: c.Command, Args: c.Spec.Args,
-			Disabled: c.Disabled, Problems: c.Problems, Secrets: c.Secrets}
-		if c.Disabled {
-			st.State = host.StateDisabled
-		}
-		if len(c.Problems) > 0 {
-			st.State = host.StateInvalid
-		}
-		if l, err := engine.Resolve(&c.Spec, lp); err != nil {
-			st.ResolveError = err.Error()
-		} else {
-			st.Resolved = l.Resolved
-		}
-		out = append(out, st)
-	}
-	return out, nil
+	return hostrun.Statuses(f, lp), nil
 }
 
 func (e *env) doctor(args []string) error {
@@ -329,12 +314,11 @@ func (e *env) doctor(args []string) error {
 		sock, _ := api.DefaultSocketPath()
 		info("host: none runs (socket %s); 'switchboard serve' starts one", sock)
 	default:
-		var hi host.Info
-		if err := c.Call(ctx, host.MethodInfo, nil, &hi); err == nil {
+		if hi, err := c.Info(ctx); err == nil {
 			ok("host: pid %d, socket %s, %d clients", hi.PID, hi.Socket, hi.Clients)
 			info("host: %s", hostOrigin(&hi))
 			if hi.Config.Error != "" {
-				bad("host: %s", configLines(host.ConfigStatus{Error: hi.Config.Error, NoGoodConfig: hi.Config.NoGoodConfig}, nil)[0])
+				bad("host: %s", configLines(hostapi.ConfigStatus{Error: hi.Config.Error, NoGoodConfig: hi.Config.NoGoodConfig}, nil)[0])
 			}
 		}
 		c.Close()
@@ -349,21 +333,21 @@ func (e *env) doctor(args []string) error {
 		bad("keyring: %v", err)
 	}
 
-	lp, perr := host.LoginPath(ctx, 5*time.Second)
+	lp, perr := hostrun.LoginPath(ctx, 5*time.Second)
 	if perr != nil {
 		bad("login shell PATH: %v (servers get this process's PATH)", perr)
 	} else {
 		ok("login shell PATH: %s", shorten(lp, 160))
 	}
 	if file != nil {
-		for _, sc := range host.ServerConfigs(file) {
+		for _, sc := range hostrun.Statuses(file, lp) {
 			if len(sc.Problems) > 0 {
 				continue
 			}
-			if l, err := engine.Resolve(&sc.Spec, lp); err != nil {
-				bad("server %s: %v", sc.Name, err)
+			if sc.ResolveError != "" {
+				bad("server %s: %s", sc.Name, sc.ResolveError)
 			} else {
-				ok("server %s: %s resolves to %s", sc.Name, sc.Command, l.Resolved)
+				ok("server %s: %s resolves to %s", sc.Name, sc.Command, sc.Resolved)
 			}
 			for _, name := range sc.Secrets {
 				if _, err := store.Get(name); err != nil {

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
 )
 
 func (e *env) servers(args []string) error {
@@ -225,17 +224,26 @@ func (e *env) serversRuntime(verb string, args []string) error {
 		return err
 	}
 	defer c.Close()
-	p := host.NameParams{All: all, Wait: verb == "stop"}
-	if !all {
-		p.Name = pos[0]
+	what := "every server"
+	switch {
+	case verb == "start" && all:
+		err = c.StartAll(ctx)
+	case verb == "start":
+		err = c.Start(ctx, pos[0])
+	case verb == "stop" && all:
+		err = c.StopAll(ctx, true)
+	case verb == "stop":
+		err = c.Stop(ctx, pos[0], true)
+	case verb == "restart" && all:
+		err = c.RestartAll(ctx)
+	default:
+		err = c.Restart(ctx, pos[0])
 	}
-	m := map[string]string{"start": host.MethodStart, "stop": host.MethodStopServer, "restart": host.MethodRestart}[verb]
-	if err := c.Call(ctx, m, p, nil); err != nil {
+	if err != nil {
 		return err
 	}
-	what := p.Name
-	if all {
-		what = "every server"
+	if !all {
+		what = pos[0]
 	}
 	fmt.Fprintf(e.stdout, "%s: %s\n", verb, what)
 	return nil

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/app/service"
 )
 
@@ -229,7 +230,7 @@ func (e *env) serviceStatus(ctx context.Context, m *service.Manager) error {
 // service's logs, and reports Service in host.info. When another host holds
 // the lock, one started on demand is asked to stop and replaced; any other
 // is waited for.
-func (e *env) serveService(o host.Options) error {
+func (e *env) serveService(o hostrun.Options) error {
 	if o.OnDemand {
 		return usagef("serve: --service and --on-demand exclude each other")
 	}
@@ -248,7 +249,7 @@ func (e *env) serveService(o host.Options) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for {
-		err := host.Run(ctx, o)
+		err := hostrun.Run(ctx, o)
 		var already *api.AlreadyRunningError
 		if !errors.As(err, &already) {
 			return err
@@ -265,7 +266,7 @@ func (e *env) serveService(o host.Options) error {
 // awaitOtherHost stops the host that holds the lock if it was started on
 // demand, or else waits until it exits.
 func (e *env) awaitOtherHost(ctx context.Context, sock string) error {
-	c, err := api.Dial(ctx, sock)
+	c, err := client.Dial(ctx, sock)
 	if err != nil {
 		// The holder is starting (no socket yet) or going.
 		select {
@@ -275,13 +276,13 @@ func (e *env) awaitOtherHost(ctx context.Context, sock string) error {
 		return nil
 	}
 	defer c.Close()
-	var info host.Info
-	if err := c.Call(ctx, host.MethodInfo, nil, &info); err != nil {
+	info, err := c.Info(ctx)
+	if err != nil {
 		return nil // it is going away
 	}
 	if info.OnDemand {
 		fmt.Fprintf(e.stderr, "switchboard: replacing the host started on demand (pid %d)\n", info.PID)
-		if err := c.Call(ctx, host.MethodStop, nil, nil); err != nil {
+		if err := c.StopHost(ctx); err != nil {
 			var ae *api.Error
 			if !errors.As(err, &ae) || ae.Code != api.CodeShuttingDown {
 				return fmt.Errorf("asking the host started on demand (pid %d) to stop: %w", info.PID, err)

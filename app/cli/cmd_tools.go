@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 func (e *env) logs(args []string) error {
@@ -32,22 +32,22 @@ func (e *env) logs(args []string) error {
 		return err
 	}
 	defer c.Close()
-	var events <-chan apiEvent
+	var events <-chan hostapi.LogLine
 	if follow {
-		ch, err := c.Subscribe(ctx, host.TopicLog)
-		if err != nil {
+		// Subscribed before the kept lines are read: no line falls
+		// between.
+		if events, err = c.FollowLogs(ctx); err != nil {
 			return err
 		}
-		events = adapt(ch)
 	}
-	var r host.LogsResult
-	if err := c.Call(ctx, host.MethodLogs, host.NameParams{Name: name}, &r); err != nil {
+	lines, err := c.Logs(ctx, name)
+	if err != nil {
 		return err
 	}
 	if e.json && !follow {
-		return e.printJSON(r.Lines)
+		return e.printJSON(lines)
 	}
-	for _, l := range r.Lines {
+	for _, l := range lines {
 		e.printLine(l)
 	}
 	if !follow {
@@ -59,12 +59,11 @@ func (e *env) logs(args []string) error {
 			return nil
 		case <-c.Done():
 			return fmt.Errorf("the host went away")
-		case ev, ok := <-events:
+		case l, ok := <-events:
 			if !ok {
 				return nil
 			}
-			var l host.LogLine
-			if json.Unmarshal(ev.data, &l) == nil && l.Server == name {
+			if l.Server == name {
 				e.printLine(l.Line)
 			}
 		}
@@ -100,15 +99,15 @@ func (e *env) tools(args []string) error {
 		return err
 	}
 	defer c.Close()
-	var r host.ToolsResult
-	if err := c.Call(ctx, host.MethodTools, host.NameParams{Name: pos[0]}, &r); err != nil {
+	tools, err := c.Tools(ctx, pos[0])
+	if err != nil {
 		return err
 	}
 	if e.json {
-		return e.printJSON(r.Tools)
+		return e.printJSON(tools)
 	}
 	exposed := exposedNames(ctx, c, pos[0])
-	for _, t := range r.Tools {
+	for _, t := range tools {
 		desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
 		fmt.Fprintf(e.stdout, "%s\n    %s\n", termtext.Escape(t.Name), termtext.Escape(desc))
 		if n, ok := exposed[t.Name]; ok && n.Hidden == "" {
@@ -146,9 +145,13 @@ func (e *env) call(args []string) error {
 		return err
 	}
 	defer c.Close()
-	var res mcp.CallToolResult
-	if err := c.Call(ctx, host.MethodCall, host.CallParams{Name: pos[0], Tool: pos[1], Arguments: argJSON}, &res); err != nil {
+	raw, err := c.Call(ctx, pos[0], pos[1], argJSON)
+	if err != nil {
 		return err
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return fmt.Errorf("the answer of %s's tool %s is not a tool result: %w", pos[0], pos[1], err)
 	}
 	if e.json {
 		return e.printJSON(&res)

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // configLines: status and doctor say what is wrong with the file, whether
@@ -13,19 +13,19 @@ import (
 func TestConfigLines(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		c     host.ConfigStatus
+		c     hostapi.ConfigStatus
 		shown map[string]bool
 		want  []string
 	}{
-		{"fine", host.ConfigStatus{OK: true}, nil, nil},
-		{"broken, last good in force", host.ConfigStatus{Error: "line 3: unexpected EOF"}, nil,
+		{"fine", hostapi.ConfigStatus{OK: true}, nil, nil},
+		{"broken, last good in force", hostapi.ConfigStatus{Error: "line 3: unexpected EOF"}, nil,
 			[]string{"the config file cannot be used (line 3: unexpected EOF); the last good config is in force until the file is fixed"}},
-		{"broken, none good since the start", host.ConfigStatus{Error: "line 3: unexpected EOF", NoGoodConfig: true}, nil,
+		{"broken, none good since the start", hostapi.ConfigStatus{Error: "line 3: unexpected EOF", NoGoodConfig: true}, nil,
 			[]string{"the config file cannot be used (line 3: unexpected EOF); the host has read no good config since it started, so no server runs: fix the file (the host reloads it when it is saved)"}},
-		{"problems, one shown under its server", host.ConfigStatus{OK: true, Problems: []string{"gateway.httpPort: 99999 is not a port", "mcpServers.x.cwd: missing"}},
+		{"problems, one shown under its server", hostapi.ConfigStatus{OK: true, Problems: []string{"gateway.httpPort: 99999 is not a port", "mcpServers.x.cwd: missing"}},
 			map[string]bool{"mcpServers.x.cwd: missing": true},
 			[]string{"config: gateway.httpPort: 99999 is not a port"}},
-		{"escaped", host.ConfigStatus{Error: "bad \x1b[2J byte"}, nil,
+		{"escaped", hostapi.ConfigStatus{Error: "bad \x1b[2J byte"}, nil,
 			[]string{`the config file cannot be used (bad \e[2J byte); the last good config is in force until the file is fixed`}},
 	} {
 		if got := configLines(tc.c, tc.shown); !slices.Equal(got, tc.want) {

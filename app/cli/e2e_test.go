@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -41,7 +41,7 @@ func TestE2E(t *testing.T) {
 	if ev.Era != "legacy" || ev.Resolved != everything {
 		t.Errorf("everything: era %q, resolved %q", ev.Era, ev.Resolved)
 	}
-	sb.waitServer(t, "everything", "tools listed", func(s host.ServerStatus) bool { return s.Tools > 0 })
+	sb.waitServer(t, "everything", "tools listed", func(s hostapi.ServerStatus) bool { return s.Tools > 0 })
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the host's config file: %v %v", fi, err)
 	}
@@ -85,7 +85,7 @@ func TestE2E(t *testing.T) {
 	cfg = readConfig(t, path)
 	servers(cfg)["files"].(map[string]any)["args"] = []string{dir1, dir2}
 	writeInPlace(t, path, mustJSON(t, cfg), 300*time.Millisecond)
-	files2 := sb.waitServer(t, "files", "restarted with a new pid", func(s host.ServerStatus) bool {
+	files2 := sb.waitServer(t, "files", "restarted with a new pid", func(s hostapi.ServerStatus) bool {
 		return s.State == "running" && s.PID != 0 && s.PID != files.PID && slices.Equal(s.Args, []string{dir1, dir2})
 	})
 	st := sb.waitStatus(t, "the config in force again", func(st statusOut) bool { return st.Host.Config.OK })
@@ -100,7 +100,7 @@ func TestE2E(t *testing.T) {
 	cfg = readConfig(t, path)
 	servers(cfg)["everything"].(map[string]any)["args"] = []string{"stdio"}
 	writeRename(t, path, mustJSON(t, cfg))
-	ev2 := sb.waitServer(t, "everything", "restarted with a new pid", func(s host.ServerStatus) bool {
+	ev2 := sb.waitServer(t, "everything", "restarted with a new pid", func(s hostapi.ServerStatus) bool {
 		return s.State == "running" && s.PID != 0 && s.PID != ev.PID
 	})
 	if got := mustServer(t, sb.status(t), "files").PID; got != files2.PID {
@@ -137,7 +137,7 @@ func TestE2E(t *testing.T) {
 	if out := sb.cli(t, "servers", "disable", "files"); !strings.Contains(out, "disabled files") {
 		t.Fatalf("servers disable printed %q", out)
 	}
-	sb.waitServer(t, "files", "disabled", func(s host.ServerStatus) bool { return s.State == host.StateDisabled && s.PID == 0 })
+	sb.waitServer(t, "files", "disabled", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateDisabled && s.PID == 0 })
 	eventually(t, wait, "the disabled server's process gone", func() (bool, string) { return !alive(files2.PID, 0), "alive" })
 	if servers(readConfig(t, path))["files"].(map[string]any)["disabled"] != true {
 		t.Fatal("disable is not in the file")
@@ -165,7 +165,7 @@ func TestE2E(t *testing.T) {
 	servers(cfg)["files"].(map[string]any)["args"] = []string{dir2}
 	writeRename(t, path, mustJSON(t, cfg))
 	// files restarting shows that the reload was applied.
-	sb.waitServer(t, "files", "restarted by the reload", func(s host.ServerStatus) bool {
+	sb.waitServer(t, "files", "restarted by the reload", func(s hostapi.ServerStatus) bool {
 		return s.State == "running" && s.PID != 0 && s.PID != files3.PID
 	})
 	if s := mustServer(t, sb.status(t), "everything"); s.State != "stopped" || s.PID != 0 {
@@ -207,7 +207,7 @@ func TestE2E(t *testing.T) {
 	}
 }
 
-func mustServer(t *testing.T, st statusOut, name string) host.ServerStatus {
+func mustServer(t *testing.T, st statusOut, name string) hostapi.ServerStatus {
 	t.Helper()
 	s, ok := st.server(name)
 	if !ok {

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -158,7 +158,7 @@ func TestE2ESecretRealKeyring(t *testing.T) {
 	if b, _ := os.ReadFile(sb.configPath()); !bytes.Contains(b, []byte(`"TOKEN": "${keyring:tok}"`)) {
 		t.Fatalf("the config does not refer to the secret:\n%s", b)
 	}
-	st := sb.waitServer(t, "tokened", "waiting for secret", func(s host.ServerStatus) bool { return s.State == "waiting for secret" })
+	st := sb.waitServer(t, "tokened", "waiting for secret", func(s hostapi.ServerStatus) bool { return s.State == "waiting for secret" })
 	for _, want := range []string{"env.TOKEN", `secret "tok"`, "switchboard secret set tok"} {
 		if !strings.Contains(st.LastError, want) {
 			t.Errorf("the waiting server's error %q lacks %q", st.LastError, want)
@@ -188,7 +188,7 @@ func TestE2ESecretRealKeyring(t *testing.T) {
 
 	// A new value (a trailing newline is stripped) restarts the server.
 	cli(v2+"\n", "secret", "set", "tok")
-	p2 := sb.waitServer(t, "tokened", "restarted", func(s host.ServerStatus) bool {
+	p2 := sb.waitServer(t, "tokened", "restarted", func(s hostapi.ServerStatus) bool {
 		return s.State == "running" && s.PID != 0 && s.PID != p1
 	}).PID
 	if env := testkit.Environ(t, p2); !slices.Contains(env, "TOKEN="+v2) {

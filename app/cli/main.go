@@ -15,8 +15,8 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -209,12 +209,12 @@ var newStore = func() *secrets.Store { return secrets.NewStore("", "") }
 
 // dial connects to the running host; it returns (nil, nil) when none runs.
 // A --config other than the running host's is refused.
-func (e *env) dial(ctx context.Context) (*api.Client, error) {
+func (e *env) dial(ctx context.Context) (*client.Conn, error) {
 	sock, err := api.DefaultSocketPath()
 	if err != nil {
 		return nil, err
 	}
-	c, err := api.Dial(ctx, sock)
+	c, err := client.Dial(ctx, sock)
 	if errors.Is(err, api.ErrNoHost) {
 		return nil, nil
 	}
@@ -226,8 +226,8 @@ func (e *env) dial(ctx context.Context) (*api.Client, error) {
 		c.Close()
 		return nil, err
 	}
-	var info host.Info
-	if err := c.Call(ctx, host.MethodInfo, nil, &info); err != nil {
+	info, err := c.Info(ctx)
+	if err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -240,7 +240,7 @@ func (e *env) dial(ctx context.Context) (*api.Client, error) {
 }
 
 // needHost is dial for the commands that cannot work without a host.
-func (e *env) needHost(ctx context.Context, what string) (*api.Client, error) {
+func (e *env) needHost(ctx context.Context, what string) (*client.Conn, error) {
 	c, err := e.dial(ctx)
 	if err != nil {
 		return nil, err

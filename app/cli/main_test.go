@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -343,8 +343,8 @@ func (s *sandbox) cli(t *testing.T, args ...string) string {
 }
 
 type statusOut struct {
-	Host    *host.Info          `json:"host"`
-	Servers []host.ServerStatus `json:"servers"`
+	Host    *hostapi.Info          `json:"host"`
+	Servers []hostapi.ServerStatus `json:"servers"`
 }
 
 func (s *sandbox) status(t *testing.T) statusOut {
@@ -357,13 +357,13 @@ func (s *sandbox) status(t *testing.T) statusOut {
 	return st
 }
 
-func (st statusOut) server(name string) (host.ServerStatus, bool) {
+func (st statusOut) server(name string) (hostapi.ServerStatus, bool) {
 	for _, s := range st.Servers {
 		if s.Name == name {
 			return s, true
 		}
 	}
-	return host.ServerStatus{}, false
+	return hostapi.ServerStatus{}, false
 }
 
 // waitStatus polls `status --json` until cond holds.
@@ -379,7 +379,7 @@ func (s *sandbox) waitStatus(t *testing.T, what string, cond func(statusOut) boo
 }
 
 // waitServer waits until the server's status satisfies cond.
-func (s *sandbox) waitServer(t *testing.T, name, what string, cond func(host.ServerStatus) bool) host.ServerStatus {
+func (s *sandbox) waitServer(t *testing.T, name, what string, cond func(hostapi.ServerStatus) bool) hostapi.ServerStatus {
 	t.Helper()
 	st := s.waitStatus(t, name+": "+what, func(st statusOut) bool {
 		srv, ok := st.server(name)
@@ -389,9 +389,9 @@ func (s *sandbox) waitServer(t *testing.T, name, what string, cond func(host.Ser
 	return srv
 }
 
-func (s *sandbox) waitRunning(t *testing.T, name string) host.ServerStatus {
+func (s *sandbox) waitRunning(t *testing.T, name string) hostapi.ServerStatus {
 	t.Helper()
-	return s.waitServer(t, name, "running", func(st host.ServerStatus) bool { return st.State == "running" && st.PID != 0 })
+	return s.waitServer(t, name, "running", func(st hostapi.ServerStatus) bool { return st.State == "running" && st.PID != 0 })
 }
 
 // hostProc is a `switchboard serve` child process.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // hostileStderr is what the "hostile" helper writes before it exits: a
@@ -36,7 +36,7 @@ func TestE2EServerBytesEscaped(t *testing.T) {
 	sb := newSandbox(t)
 	sb.serve(t)
 	sb.cli(t, sb.helperArgs("hostile", "hostile", "--stderr", "capture")...)
-	sb.waitServer(t, "hostile", "crashed with its stderr captured", func(s host.ServerStatus) bool {
+	sb.waitServer(t, "hostile", "crashed with its stderr captured", func(s hostapi.ServerStatus) bool {
 		return s.State != "running" && s.State != "starting" && strings.Contains(s.LastError, "no such file")
 	})
 

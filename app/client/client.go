@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // Options configure a [Live] view.
@@ -30,23 +30,26 @@ type Options struct {
 // Snapshot is what the view knows at one moment.
 type Snapshot struct {
 	Connected bool
-	Info      host.Info
-	Servers   []host.ServerStatus // sorted by name
-	Err       string              // why it is not connected, for a person
+	Info      hostapi.Info
+	Servers   []hostapi.ServerStatus // sorted by name
+	Err       string                 // why it is not connected, for a person
 }
 
-// Live is a live view of the host. Its methods are safe for concurrent use.
+// Live is a live view of the host. Its methods are safe for concurrent
+// use. Its [Methods] call the host through the current connection, and
+// fail with [ErrNotConnected] while there is none.
 type Live struct {
+	Methods
 	opts Options
 	log  *slog.Logger
 
 	mu      sync.Mutex
 	c       *api.Client
 	snap    Snapshot
-	servers map[string]host.ServerStatus
+	servers map[string]hostapi.ServerStatus
 	changed chan struct{} // capacity 1: a burst of events wakes a reader once
 	watches map[chan struct{}]struct{}
-	logSubs map[chan host.LogLine]struct{}
+	logSubs map[chan hostapi.LogLine]struct{}
 }
 
 // New returns a view that is not connected yet; call Run.
@@ -54,8 +57,10 @@ func New(o Options) *Live {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Live{opts: o, log: o.Logger, servers: map[string]host.ServerStatus{},
-		changed: make(chan struct{}, 1), watches: map[chan struct{}]struct{}{}, logSubs: map[chan host.LogLine]struct{}{}}
+	l := &Live{opts: o, log: o.Logger, servers: map[string]hostapi.ServerStatus{},
+		changed: make(chan struct{}, 1), watches: map[chan struct{}]struct{}{}, logSubs: map[chan hostapi.LogLine]struct{}{}}
+	l.Methods = Methods{call: l.call}
+	return l
 }
 
 // Changed delivers one wake-up after any number of changes: read the
@@ -97,7 +102,7 @@ func (l *Live) Snapshot() Snapshot {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := l.snap
-	s.Servers = make([]host.ServerStatus, 0, len(l.servers))
+	s.Servers = make([]hostapi.ServerStatus, 0, len(l.servers))
 	for _, st := range l.servers {
 		s.Servers = append(s.Servers, st)
 	}
@@ -105,11 +110,11 @@ func (l *Live) Snapshot() Snapshot {
 	return s
 }
 
-// ErrNotConnected is returned by Call while no host is connected.
+// ErrNotConnected is returned by the methods while no host is connected.
 var ErrNotConnected = errors.New("not connected to the Switchboard host")
 
-// Call calls a method of the host through the current connection.
-func (l *Live) Call(ctx context.Context, method string, params, result any) error {
+// call calls a method of the host through the current connection.
+func (l *Live) call(ctx context.Context, method string, params, result any) error {
 	l.mu.Lock()
 	c := l.c
 	l.mu.Unlock()
@@ -120,8 +125,8 @@ func (l *Live) Call(ctx context.Context, method string, params, result any) erro
 }
 
 // FollowLogs delivers every stderr line the host publishes until cancel.
-func (l *Live) FollowLogs() (<-chan host.LogLine, func()) {
-	ch := make(chan host.LogLine, 256)
+func (l *Live) FollowLogs() (<-chan hostapi.LogLine, func()) {
+	ch := make(chan hostapi.LogLine, 256)
 	l.mu.Lock()
 	l.logSubs[ch] = struct{}{}
 	l.mu.Unlock()
@@ -175,23 +180,24 @@ func (l *Live) session(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	events, err := c.Subscribe(ctx, host.TopicState, host.TopicTools, host.TopicConfig, host.TopicHost, host.TopicLog)
+	events, err := c.Subscribe(ctx, hostapi.Topics()...)
 	if err != nil {
 		return err
 	}
 	// The snapshot comes after the subscription: no change falls between.
-	var info host.Info
-	if err := c.Call(ctx, host.MethodInfo, nil, &info); err != nil {
+	m := Methods{call: c.Call}
+	info, err := m.Info(ctx)
+	if err != nil {
 		return err
 	}
-	var list []host.ServerStatus
-	if err := c.Call(ctx, host.MethodList, nil, &list); err != nil {
+	list, err := m.Servers(ctx)
+	if err != nil {
 		return err
 	}
 	l.mu.Lock()
 	l.c = c
 	l.snap = Snapshot{Connected: true, Info: info}
-	l.servers = map[string]host.ServerStatus{}
+	l.servers = map[string]hostapi.ServerStatus{}
 	for _, s := range list {
 		l.servers[s.Name] = s
 	}
@@ -216,28 +222,28 @@ func (l *Live) session(ctx context.Context) error {
 
 func (l *Live) apply(ev api.Event) {
 	switch ev.Topic {
-	case host.TopicState:
-		var s host.ServerStatus
+	case hostapi.TopicState:
+		var s hostapi.ServerStatus
 		if json.Unmarshal(ev.Data, &s) != nil {
 			return
 		}
 		l.mu.Lock()
-		if s.State == "removed" {
+		if s.State == hostapi.StateRemoved {
 			delete(l.servers, s.Name)
 		} else {
 			l.servers[s.Name] = s
 		}
 		l.mu.Unlock()
-	case host.TopicConfig:
-		var cs host.ConfigStatus
+	case hostapi.TopicConfig:
+		var cs hostapi.ConfigStatus
 		if json.Unmarshal(ev.Data, &cs) != nil {
 			return
 		}
 		l.mu.Lock()
 		l.snap.Info.Config = cs
 		l.mu.Unlock()
-	case host.TopicLog:
-		var line host.LogLine
+	case hostapi.TopicLog:
+		var line hostapi.LogLine
 		if json.Unmarshal(ev.Data, &line) != nil {
 			return
 		}
@@ -250,7 +256,7 @@ func (l *Live) apply(ev api.Event) {
 		}
 		l.mu.Unlock()
 		return // log lines do not change the snapshot
-	case host.TopicHost:
+	case hostapi.TopicHost:
 		// The host is stopping; the connection ends soon and Run reconnects.
 	}
 	l.notify()

@@ -37,6 +37,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
@@ -163,7 +164,7 @@ func startHost(t *testing.T) *winHost {
 		// As the host wires them: every change but a log line rebuilds
 		// the gateway's view.
 		Publish: func(topic string, _ any) {
-			if g := gw.Load(); g != nil && topic != host.TopicLog {
+			if g := gw.Load(); g != nil && topic != hostapi.TopicLog {
 				g.Notify()
 			}
 		},
@@ -189,9 +190,9 @@ func startHost(t *testing.T) *winHost {
 }
 
 // status returns the server's status once it runs with its tools listed.
-func (h *winHost) status(t *testing.T) host.ServerStatus {
+func (h *winHost) status(t *testing.T) hostapi.ServerStatus {
 	t.Helper()
-	var st host.ServerStatus
+	var st hostapi.ServerStatus
 	eventually(t, "the server runs with its tools listed", func() bool {
 		for _, s := range h.mgr.Status() {
 			if s.Name == "srv" {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // TestInfoAIClients: host.info counts the AI apps' connections to the
@@ -22,13 +23,13 @@ import (
 // leaving app is uncounted.
 func TestInfoAIClients(t *testing.T) {
 	th := runHost(t, nil, map[string]any{"m": gwEntry("gwmodern")})
-	info := func() Info {
+	info := func() hostapi.Info {
 		t.Helper()
-		var inf Info
-		th.must(t, MethodInfo, nil, &inf)
+		var inf hostapi.Info
+		th.must(t, hostapi.MethodInfo, nil, &inf)
 		return inf
 	}
-	waitInfo := func(what string, cond func(Info) bool) Info {
+	waitInfo := func(what string, cond func(hostapi.Info) bool) hostapi.Info {
 		t.Helper()
 		deadline := time.Now().Add(wait)
 		for {
@@ -50,7 +51,7 @@ func TestInfoAIClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer follower.Close()
-	if _, err := follower.Subscribe(context.Background(), TopicLog); err != nil {
+	if _, err := follower.Subscribe(context.Background(), hostapi.TopicLog); err != nil {
 		t.Fatal(err)
 	}
 	if inf := info(); inf.Clients != 2 || inf.AIClients != 0 || inf.AIApps != nil {
@@ -80,21 +81,21 @@ func TestInfoAIClients(t *testing.T) {
 	if _, _, err := gateway.Handshake(nc, gateway.Hello{Client: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	waitInfo("three AI apps, two named", func(inf Info) bool {
+	waitInfo("three AI apps, two named", func(inf hostapi.Info) bool {
 		return inf.AIClients == 3 && slices.Equal(inf.AIApps, []string{"claude-ai", "cursor-vscode"})
 	})
 
 	// They leave one by one; the follower stays.
 	nc.Close()
-	waitInfo("the silent bridge gone", func(inf Info) bool {
+	waitInfo("the silent bridge gone", func(inf hostapi.Info) bool {
 		return inf.AIClients == 2 && slices.Equal(inf.AIApps, []string{"claude-ai", "cursor-vscode"})
 	})
 	cursor.Close()
-	waitInfo("Cursor gone", func(inf Info) bool {
+	waitInfo("Cursor gone", func(inf hostapi.Info) bool {
 		return inf.AIClients == 1 && slices.Equal(inf.AIApps, []string{"claude-ai"})
 	})
 	claude()
-	inf := waitInfo("Claude Desktop gone", func(inf Info) bool { return inf.AIClients == 0 })
+	inf := waitInfo("Claude Desktop gone", func(inf hostapi.Info) bool { return inf.AIClients == 0 })
 	if inf.AIApps != nil || inf.Clients != 2 {
 		t.Fatalf("with the follower alone: clients %d, aiApps %q", inf.Clients, inf.AIApps)
 	}

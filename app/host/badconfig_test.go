@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // TestHostKeepsLastGoodConfig: every file the host cannot use leaves the
@@ -27,9 +28,9 @@ func TestHostKeepsLastGoodConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := func() ConfigStatus {
-		var st ConfigStatus
-		th.must(t, MethodConfig, nil, &st)
+	status := func() hostapi.ConfigStatus {
+		var st hostapi.ConfigStatus
+		th.must(t, hostapi.MethodConfig, nil, &st)
 		return st
 	}
 	waitError := func(what, want string) {
@@ -70,7 +71,7 @@ func TestHostKeepsLastGoodConfig(t *testing.T) {
 	waitError("removed", path+` was removed: restore it`)
 	// A change through the host writes the config in force back, plus the change.
 	raw, _ := json.Marshal(helperEntry("modern", "b"))
-	th.must(t, MethodPut, PutParams{Name: "b", Entry: raw, Create: true}, nil)
+	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil)
 	if st := status(); !st.OK {
 		t.Errorf("after servers.put on a removed file: %+v", st)
 	}
@@ -90,7 +91,7 @@ func TestHostKeepsLastGoodConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitError("a FIFO", "is not a regular file (a named pipe)")
-	if err := th.call(t, MethodPut, PutParams{Name: "c", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if err := th.call(t, hostapi.MethodPut, hostapi.PutParams{Name: "c", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("servers.put on a FIFO: %v", err)
 	}
 	os.Remove(path)

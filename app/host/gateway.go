@@ -19,29 +19,13 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
 
 // The host's side of the gateway (app/gateway): the manager as its
 // Backend, the wiring into Run, and the gateway.tools method.
-
-// MethodGatewayTools returns a [GatewayInfo].
-const MethodGatewayTools = "gateway.tools"
-
-// MethodGatewayReloadToken makes the HTTP endpoint read its bearer token
-// from the keyring again: 'switchboard gateway token --new' calls it after
-// storing a new token. The endpoint reads the keyring only then and when it
-// starts, never on a request.
-const MethodGatewayReloadToken = "gateway.reloadToken"
-
-// GatewayInfo is the gateway's endpoints and naming, for 'switchboard
-// tools'.
-type GatewayInfo struct {
-	Socket  string          `json:"socket"`
-	HTTP    string          `json:"http,omitempty"` // the URL, when the HTTP endpoint is on
-	Mapping gateway.Mapping `json:"mapping"`
-}
 
 // GatewayBackend returns the manager as the gateway's backend: a
 // [gateway.RawBackend], so that the gateway's lean path relays tools/call
@@ -81,14 +65,14 @@ func (b *gatewayBackend) Servers() []gateway.Server {
 		gs := gateway.Server{Name: c.Name, UserStopped: userStopped, Disabled: c.Disabled, Filter: c.Tools,
 			StartTimeout: spec.ProbeTimeout + spec.HandshakeTimeout}
 		if p.sup == nil {
-			gs.State = StateInvalid
+			gs.State = string(hostapi.StateInvalid)
 			out = append(out, gs)
 			continue
 		}
 		st := p.sup.Status()
 		gs.State, gs.LastError = string(st.State), st.LastError
 		if st.State == supervisor.Stopped && c.Disabled {
-			gs.State = StateDisabled
+			gs.State = string(hostapi.StateDisabled)
 		}
 		cs := p.sup.Session()
 		p.s.cacheMu.Lock()
@@ -122,7 +106,7 @@ func (b *gatewayBackend) lookup(name string) (*server, *supervisor.Supervisor, e
 		return nil, nil, &gateway.NotRunningError{Server: name, State: "removed"}
 	}
 	if sup == nil {
-		return nil, nil, &gateway.NotRunningError{Server: name, State: StateInvalid}
+		return nil, nil, &gateway.NotRunningError{Server: name, State: string(hostapi.StateInvalid)}
 	}
 	return s, sup, nil
 }
@@ -191,7 +175,7 @@ func notRunning(name string, s *server, sup *supervisor.Supervisor) error {
 	st := sup.Status()
 	state := string(st.State)
 	if st.State == supervisor.Stopped && c.Disabled {
-		state = StateDisabled
+		state = string(hostapi.StateDisabled)
 	}
 	return &gateway.NotRunningError{Server: name, State: state, LastError: st.LastError, UserStopped: userStopped}
 }
@@ -375,18 +359,18 @@ func (h *Host) configureGateway(f *config.File) {
 
 // withGateway adds the gateway's method to the host's.
 func (h *Host) withGateway(ms api.Methods) api.Methods {
-	ms[MethodGatewayTools] = func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
-		info := GatewayInfo{Socket: h.gwPath}
+	ms[hostapi.MethodGatewayTools] = func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+		info := hostapi.GatewayInfo{Socket: h.gwPath}
 		if h.gw == nil {
 			return info, nil
 		}
-		info.Mapping = h.gw.Mapping()
+		info.Mapping = wireMapping(h.gw.Mapping())
 		if a := h.gw.HTTPAddr(); a != "" {
 			info.HTTP = "http://" + a + gateway.HTTPPath
 		}
 		return info, nil
 	}
-	ms[MethodGatewayReloadToken] = func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+	ms[hostapi.MethodGatewayReloadToken] = func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
 		if h.gw == nil {
 			return nil, nil
 		}
@@ -729,4 +713,28 @@ func (r *relay) closeAll() {
 	for _, c := range calls {
 		c.c.Done(nil, fmt.Errorf("Switchboard server %q stopped while tool %q was running (%s); it is %s now: try again in a moment", r.server, c.tool, reason, state))
 	}
+}
+
+// wireMapping is the gateway's mapping as the API sends it. The element
+// conversions compile only while the two packages' types have the same
+// fields; TestWireMappingTags checks their JSON names.
+func wireMapping(m gateway.Mapping) hostapi.GatewayMapping {
+	out := hostapi.GatewayMapping{Pending: m.Pending}
+	out.Tools = convertAll(m.Tools, func(v gateway.MappedName) hostapi.MappedName { return hostapi.MappedName(v) })
+	out.Prompts = convertAll(m.Prompts, func(v gateway.MappedName) hostapi.MappedName { return hostapi.MappedName(v) })
+	out.Resources = convertAll(m.Resources, func(v gateway.MappedResource) hostapi.MappedResource { return hostapi.MappedResource(v) })
+	out.Templates = convertAll(m.Templates, func(v gateway.MappedTemplate) hostapi.MappedTemplate { return hostapi.MappedTemplate(v) })
+	out.Conflicts = convertAll(m.Conflicts, func(v gateway.Conflict) hostapi.Conflict { return hostapi.Conflict(v) })
+	return out
+}
+
+func convertAll[S, T any](in []S, f func(S) T) []T {
+	if in == nil {
+		return nil
+	}
+	out := make([]T, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
 }

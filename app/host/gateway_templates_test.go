@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -191,8 +192,8 @@ func TestGatewayTemplatesAndCompletions(t *testing.T) {
 		})
 	}
 
-	var info GatewayInfo
-	th.must(t, MethodGatewayTools, nil, &info)
+	var info hostapi.GatewayInfo
+	th.must(t, hostapi.MethodGatewayTools, nil, &info)
 	found := false
 	for _, c := range info.Mapping.Conflicts {
 		if c.URI == "gw://shared/{id}" && c.Template && slices.Equal(c.Servers, []string{"t1", "t2"}) {

@@ -26,6 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
@@ -366,9 +367,9 @@ func TestGatewayConformance(t *testing.T) {
 				if err := <-errc; err == nil {
 					t.Error("a cancelled call returned no error")
 				}
-				var logs LogsResult
+				var logs hostapi.LogsResult
 				eventually(t, wait, "the server reports the cancelled sleep", func() (bool, string) {
-					th.must(t, MethodLogs, NameParams{Name: "m"}, &logs)
+					th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
 					n := 0
 					for _, l := range logs.Lines {
 						if l == "gwmodern: sleep cancelled" {
@@ -428,7 +429,7 @@ func TestGatewayRestart(t *testing.T) {
 	res := make(chan *mcp.CallToolResult, 1)
 	go func() { res <- gwCall(t, cs, "m__sleep", nil) }()
 	time.Sleep(300 * time.Millisecond)
-	th.must(t, MethodRestart, NameParams{Name: "m"}, nil)
+	th.must(t, hostapi.MethodRestart, hostapi.NameParams{Name: "m"}, nil)
 	select {
 	case r := <-res:
 		if !r.IsError || !strings.Contains(gwText(r), `Switchboard server "m"`) || !strings.Contains(gwText(r), "stopped while") {
@@ -439,7 +440,7 @@ func TestGatewayRestart(t *testing.T) {
 	}
 	// While it restarts, a call is a tool error naming its state; once it
 	// runs again, the call works.
-	st2 := th.waitServer(t, "m", "running again with a new pid", func(s ServerStatus) bool {
+	st2 := th.waitServer(t, "m", "running again with a new pid", func(s hostapi.ServerStatus) bool {
 		r := gwCall(t, cs, "m__pid", nil)
 		if r.IsError && !strings.Contains(gwText(r), `"m"`) {
 			t.Errorf("a call during the restart: %q", gwText(r))
@@ -464,14 +465,14 @@ func TestGatewayRestart(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the call hangs after the server was killed")
 	}
-	th.waitServer(t, "m", "running again", func(s ServerStatus) bool { return s.State == "running" && s.PID != st2.PID })
+	th.waitServer(t, "m", "running again", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.PID != st2.PID })
 	eventually(t, wait, "calls work again", func() (bool, string) {
 		r := gwCall(t, cs, "m__echo", nil)
 		return !r.IsError, gwText(r)
 	})
 
 	// Stopped by the user: not listed, a call says how to start it.
-	th.must(t, MethodStopServer, NameParams{Name: "m", Wait: true}, nil)
+	th.must(t, hostapi.MethodStopServer, hostapi.NameParams{Name: "m", Wait: true}, nil)
 	r := gwCall(t, cs, "m__echo", nil)
 	if !r.IsError || !strings.Contains(gwText(r), "switchboard servers start m") {
 		t.Errorf("a call to the stopped server: %q", gwText(r))
@@ -494,9 +495,9 @@ func TestGatewayCallTimeout(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("it took %v", d)
 	}
-	var logs LogsResult
+	var logs hostapi.LogsResult
 	eventually(t, wait, "the server got the cancellation", func() (bool, string) {
-		th.must(t, MethodLogs, NameParams{Name: "m"}, &logs)
+		th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
 		return slices.Contains(logs.Lines, "gwmodern: sleep cancelled"), strings.Join(logs.Lines, " | ")
 	})
 	if r := gwCall(t, cs, "m__echo", nil); r.IsError {
@@ -515,8 +516,8 @@ func TestGatewayFirstList(t *testing.T) {
 	if !slices.Contains(got, "slow__echo") || !slices.Contains(got, "f__echo") || slices.Contains(got, "f__rpcerr") {
 		t.Errorf("the first list: %v", got)
 	}
-	var info GatewayInfo
-	th.must(t, MethodGatewayTools, nil, &info)
+	var info hostapi.GatewayInfo
+	th.must(t, hostapi.MethodGatewayTools, nil, &info)
 	if info.Socket != th.gwSocket() {
 		t.Errorf("socket %q", info.Socket)
 	}
@@ -623,8 +624,8 @@ func TestGatewayHTTP(t *testing.T) {
 	t.Setenv("SHELL", "/bin/sh")
 	th := runHostWith(t, store, map[string]any{"m": gwEntry("gwmodern")}, func(o *Options) { o.GatewayHTTPPort = -1 })
 	th.waitRunning(t, "m")
-	var info GatewayInfo
-	th.must(t, MethodGatewayTools, nil, &info)
+	var info hostapi.GatewayInfo
+	th.must(t, hostapi.MethodGatewayTools, nil, &info)
 	if !strings.HasPrefix(info.HTTP, "http://127.0.0.1:") || !strings.HasSuffix(info.HTTP, gateway.HTTPPath) {
 		t.Fatalf("HTTP endpoint %q", info.HTTP)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // TestGatewayHoldsCallsDuringRestart: a call that arrives while a server
@@ -29,8 +30,8 @@ func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 				t.Fatalf("pid %s, want %d", got, st.PID)
 			}
 
-			th.must(t, MethodRestart, NameParams{Name: "m"}, nil)
-			during := th.waitServer(t, "m", "between its two runs", func(s ServerStatus) bool { return s.State != "running" })
+			th.must(t, hostapi.MethodRestart, hostapi.NameParams{Name: "m"}, nil)
+			during := th.waitServer(t, "m", "between its two runs", func(s hostapi.ServerStatus) bool { return s.State != "running" })
 			r := gwCall(t, cs, "m__pid", nil)
 			if r.IsError {
 				t.Fatalf("a call during the restart (state %q) was not held: %q", during.State, gwText(r))
@@ -45,8 +46,8 @@ func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 			old := holdFor.Load()
 			holdFor.Store(int64(200 * time.Millisecond))
 			t.Cleanup(func() { holdFor.Store(old) })
-			th.must(t, MethodRestart, NameParams{Name: "m"}, nil)
-			th.waitServer(t, "m", "between its two runs", func(s ServerStatus) bool { return s.State != "running" })
+			th.must(t, hostapi.MethodRestart, hostapi.NameParams{Name: "m"}, nil)
+			th.waitServer(t, "m", "between its two runs", func(s hostapi.ServerStatus) bool { return s.State != "running" })
 			r = gwCall(t, cs, "m__pid", nil)
 			text := gwText(r)
 			if !r.IsError || !regexp.MustCompile(`"m" is (restarting|starting|stopping).*: try again in a moment`).MatchString(text) || strings.Contains(text, "servers start") {
@@ -56,7 +57,7 @@ func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 			th.waitRunning(t, "m")
 
 			// Stopped by the user: not held, and says how to start it.
-			th.must(t, MethodStopServer, NameParams{Name: "m", Wait: true}, nil)
+			th.must(t, hostapi.MethodStopServer, hostapi.NameParams{Name: "m", Wait: true}, nil)
 			r = gwCall(t, cs, "m__pid", nil)
 			if !r.IsError || !strings.Contains(gwText(r), "switchboard servers start m") {
 				t.Errorf("a call to the stopped server: %q", gwText(r))

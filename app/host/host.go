@@ -23,16 +23,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/secrets"
 	"gopkg.in/natefinch/lumberjack.v2"
-)
-
-// Topics of the host's own events.
-const (
-	TopicConfig = "config" // data: ConfigStatus
-	TopicHost   = "host"   // data: {"state": "stopping"}
 )
 
 // DefaultIdleTimeout is how long a host started on demand waits without a
@@ -66,54 +61,6 @@ type Options struct {
 	// GatewayHTTPPort, if not 0, overrides the config's gateway.httpPort
 	// (-1: any free port; tests).
 	GatewayHTTPPort int
-}
-
-// ConfigStatus says whether the config file is in force.
-type ConfigStatus struct {
-	Path     string   `json:"path"`
-	OK       bool     `json:"ok"`
-	Error    string   `json:"error,omitempty"`    // the file could not be used; the last good config is in force
-	Problems []string `json:"problems,omitempty"` // per-entry problems of the file in force
-	// NoGoodConfig: the file cannot be used (Error) and the host has read
-	// no good one since it started, so no config is in force and no
-	// server runs (rather than "the last good config is in force").
-	NoGoodConfig bool `json:"noGoodConfig,omitempty"`
-}
-
-// Info is what host.info returns.
-type Info struct {
-	PID        int    `json:"pid"`
-	Version    string `json:"version"`
-	Socket     string `json:"socket"`
-	ConfigPath string `json:"configPath"`
-	LogPath    string `json:"logPath,omitempty"`
-	OnDemand   bool   `json:"onDemand"`
-	Service    bool   `json:"service"` // run by the OS's service manager
-	// UserEnvFilled are the variables (HOME, USER, ...) the host took from
-	// the user database because the environment it was started with
-	// lacked them; its servers get them from there too.
-	UserEnvFilled []string `json:"userEnvFilled,omitempty"`
-	// Clients counts the connections to the local API: the tray and the
-	// window, the CLI, a 'switchboard logs --follow'. AI apps are not
-	// among them: they connect to the gateway (AIClients).
-	Clients int `json:"clients"`
-	// AIClients counts the connections to the gateway's socket: the
-	// bridges that AI apps run (usually one per running app), and any
-	// other MCP client of that socket. The gateway's HTTP endpoint is not
-	// counted: its sessions outlive their requests (up to an hour idle),
-	// so a client that is there cannot be told from one that left.
-	AIClients int `json:"aiClients"`
-	// AIApps are the names that the apps on those connections gave in
-	// their MCP handshake (clientInfo.name: "claude-ai", "cursor-vscode"),
-	// each once, sorted. A connection whose app has not begun its session
-	// yet (initialize; in the 2026-07-28 era, its first request after
-	// server/discover), or gave no name, is counted in AIClients only.
-	AIApps    []string     `json:"aiApps,omitempty"`
-	StartedAt time.Time    `json:"startedAt"`
-	Path      string       `json:"path"` // the PATH servers get
-	PathError string       `json:"pathError,omitempty"`
-	Config    ConfigStatus `json:"config"`
-	Swept     int          `json:"swept"` // survivors of a killed host killed at start
 }
 
 // Host is a running host.
@@ -216,7 +163,7 @@ func Run(ctx context.Context, o Options) error {
 		Logger:  h.log,
 		Publish: func(topic string, data any) {
 			_ = h.srv.Publish(topic, data)
-			if topic != TopicLog {
+			if topic != hostapi.TopicLog {
 				h.gw.Notify()
 			}
 		},
@@ -311,7 +258,7 @@ loop:
 		}
 	}
 	h.log.Info("host stopping", "reason", reason)
-	_ = h.srv.Publish(TopicHost, map[string]string{"state": "stopping", "reason": reason})
+	_ = h.srv.Publish(hostapi.TopicHost, hostapi.HostEvent{State: "stopping", Reason: reason})
 	wcancel()
 	h.gw.Close() // ends the bridges' sessions; their calls are cancelled
 	start := time.Now()
@@ -394,7 +341,7 @@ func (h *Host) reload() {
 		h.cfgErr = err
 		h.mu.Unlock()
 		h.log.Error("the config file changed but cannot be used; the last good config stays in force", "error", err)
-		_ = h.srv.Publish(TopicConfig, h.configStatus())
+		_ = h.srv.Publish(hostapi.TopicConfig, h.configStatus())
 		return
 	}
 	h.log.Info("config file changed; applying the difference")
@@ -421,13 +368,13 @@ func (h *Host) applyFile(f *config.File) {
 		h.log.Warn("config problem", "problem", p.Error())
 	}
 	h.configureGateway(f)
-	_ = h.srv.Publish(TopicConfig, h.configStatus())
+	_ = h.srv.Publish(hostapi.TopicConfig, h.configStatus())
 }
 
-func (h *Host) configStatus() ConfigStatus {
+func (h *Host) configStatus() hostapi.ConfigStatus {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	st := ConfigStatus{Path: h.opts.ConfigPath, OK: h.cfgErr == nil, NoGoodConfig: h.cfgErr != nil && h.noGood}
+	st := hostapi.ConfigStatus{Path: h.opts.ConfigPath, OK: h.cfgErr == nil, NoGoodConfig: h.cfgErr != nil && h.noGood}
 	if h.cfgErr != nil {
 		st.Error = h.cfgErr.Error()
 	}
@@ -473,13 +420,13 @@ func (h *Host) change(fn func(*config.File) error) error {
 	return nil
 }
 
-func (h *Host) info() Info {
+func (h *Host) info() hostapi.Info {
 	h.mu.Lock()
 	pathErr := ""
 	if h.pathErr != nil {
 		pathErr = h.pathErr.Error()
 	}
-	inf := Info{PID: os.Getpid(), Version: h.opts.Version, Socket: h.opts.SocketPath, ConfigPath: h.opts.ConfigPath,
+	inf := hostapi.Info{PID: os.Getpid(), Version: h.opts.Version, Socket: h.opts.SocketPath, ConfigPath: h.opts.ConfigPath,
 		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, Service: h.opts.Service, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept,
 		UserEnvFilled: h.opts.UserEnvFilled}
 	h.mu.Unlock()

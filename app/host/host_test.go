@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
@@ -112,16 +113,16 @@ func (th *testHost) must(t *testing.T, method string, params, result any) {
 	}
 }
 
-func (th *testHost) list(t *testing.T) []ServerStatus {
+func (th *testHost) list(t *testing.T) []hostapi.ServerStatus {
 	t.Helper()
-	var out []ServerStatus
-	th.must(t, MethodList, nil, &out)
+	var out []hostapi.ServerStatus
+	th.must(t, hostapi.MethodList, nil, &out)
 	return out
 }
 
-func (th *testHost) waitServer(t *testing.T, name, what string, cond func(ServerStatus) bool) ServerStatus {
+func (th *testHost) waitServer(t *testing.T, name, what string, cond func(hostapi.ServerStatus) bool) hostapi.ServerStatus {
 	t.Helper()
-	var got ServerStatus
+	var got hostapi.ServerStatus
 	eventually(t, wait, name+": "+what, func() (bool, string) {
 		for _, st := range th.list(t) {
 			if st.Name == name {
@@ -135,9 +136,9 @@ func (th *testHost) waitServer(t *testing.T, name, what string, cond func(Server
 	return got
 }
 
-func (th *testHost) waitRunning(t *testing.T, name string) ServerStatus {
+func (th *testHost) waitRunning(t *testing.T, name string) hostapi.ServerStatus {
 	t.Helper()
-	return th.waitServer(t, name, "running", func(s ServerStatus) bool { return s.State == "running" && s.PID != 0 })
+	return th.waitServer(t, name, "running", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.PID != 0 })
 }
 
 func (th *testHost) log(t *testing.T) string {
@@ -160,53 +161,53 @@ func TestHostMethods(t *testing.T) {
 	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
 	th := runHost(t, store, map[string]any{"a": helperEntry("modern", "a")})
 
-	var info Info
-	th.must(t, MethodInfo, nil, &info)
+	var info hostapi.Info
+	th.must(t, hostapi.MethodInfo, nil, &info)
 	if info.PID != os.Getpid() || info.Socket != th.opts.SocketPath || info.ConfigPath != th.opts.ConfigPath || !info.Config.OK || info.Clients != 1 {
 		t.Fatalf("host.info: %+v", info)
 	}
 	a := th.waitRunning(t, "a")
 
 	// servers.stop (by name, waiting), start, restart, --all.
-	th.must(t, MethodStopServer, NameParams{Name: "a", Wait: true}, nil)
-	if st := th.waitServer(t, "a", "stopped", func(s ServerStatus) bool { return s.State == "stopped" }); !st.UserStopped || !testkit.Gone(a.PID) {
+	th.must(t, hostapi.MethodStopServer, hostapi.NameParams{Name: "a", Wait: true}, nil)
+	if st := th.waitServer(t, "a", "stopped", func(s hostapi.ServerStatus) bool { return s.State == "stopped" }); !st.UserStopped || !testkit.Gone(a.PID) {
 		t.Fatalf("after servers.stop with wait: %+v, pid %d gone %v", st, a.PID, testkit.Gone(a.PID))
 	}
-	th.must(t, MethodStart, NameParams{Name: "a"}, nil)
+	th.must(t, hostapi.MethodStart, hostapi.NameParams{Name: "a"}, nil)
 	a2 := th.waitRunning(t, "a")
-	th.must(t, MethodRestart, NameParams{All: true}, nil)
-	a3 := th.waitServer(t, "a", "restarted", func(s ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != a2.PID })
-	th.must(t, MethodStopServer, NameParams{All: true, Wait: true}, nil)
+	th.must(t, hostapi.MethodRestart, hostapi.NameParams{All: true}, nil)
+	a3 := th.waitServer(t, "a", "restarted", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != a2.PID })
+	th.must(t, hostapi.MethodStopServer, hostapi.NameParams{All: true, Wait: true}, nil)
 	if !testkit.Gone(a3.PID) {
 		t.Fatal("servers.stop --all with wait returned before the ladder finished")
 	}
-	th.must(t, MethodStart, NameParams{All: true}, nil)
+	th.must(t, hostapi.MethodStart, hostapi.NameParams{All: true}, nil)
 	th.waitRunning(t, "a")
-	if err := th.call(t, MethodStopServer, NameParams{Name: "nope"}, nil); apiCode(err) != api.CodeNotFound {
+	if err := th.call(t, hostapi.MethodStopServer, hostapi.NameParams{Name: "nope"}, nil); apiCode(err) != api.CodeNotFound {
 		t.Fatalf("servers.stop of an unknown server: %v (code %q)", err, apiCode(err))
 	}
-	if err := th.call(t, MethodStart, NameParams{}, nil); apiCode(err) != api.CodeBadRequest {
+	if err := th.call(t, hostapi.MethodStart, hostapi.NameParams{}, nil); apiCode(err) != api.CodeBadRequest {
 		t.Fatalf("servers.start without a name: %v", err)
 	}
 
 	// servers.put (create), get, call, tools, logs.
 	b := helperEntry("modern", "b")
 	raw, _ := json.Marshal(b)
-	th.must(t, MethodPut, PutParams{Name: "b", Entry: raw, Create: true}, nil)
-	if err := th.call(t, MethodPut, PutParams{Name: "b", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "already exists") {
+	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil)
+	if err := th.call(t, hostapi.MethodPut, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("servers.put of an existing name: %v", err)
 	}
 	bad, _ := json.Marshal(with(b, "cwd", "relative/dir"))
-	err := th.call(t, MethodPut, PutParams{Name: "c", Entry: bad, Create: true}, nil)
+	err := th.call(t, hostapi.MethodPut, hostapi.PutParams{Name: "c", Entry: bad, Create: true}, nil)
 	if err == nil || !strings.Contains(err.Error(), "mcpServers.c.cwd") {
 		t.Fatalf("servers.put of an invalid entry: %v", err)
 	}
-	if err := th.call(t, MethodPut, PutParams{Name: "Bad_Name", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), `"bad-name"`) {
+	if err := th.call(t, hostapi.MethodPut, hostapi.PutParams{Name: "Bad_Name", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), `"bad-name"`) {
 		t.Fatalf("servers.put with an invalid name: %v", err)
 	}
 	th.waitRunning(t, "b")
-	var er EntryResult
-	th.must(t, MethodGet, NameParams{Name: "b"}, &er)
+	var er hostapi.EntryResult
+	th.must(t, hostapi.MethodGet, hostapi.NameParams{Name: "b"}, &er)
 	if !strings.Contains(string(er.Entry), testExe) {
 		t.Fatalf("servers.get: %s", er.Entry)
 	}
@@ -215,35 +216,35 @@ func TestHostMethods(t *testing.T) {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	th.must(t, MethodCall, CallParams{Name: "b", Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}, &res)
+	th.must(t, hostapi.MethodCall, hostapi.CallParams{Name: "b", Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}, &res)
 	if len(res.Content) != 1 || res.Content[0].Text != "echo: hi b" {
 		t.Fatalf("servers.call: %+v", res)
 	}
-	var tr ToolsResult
+	var tr hostapi.ToolsResult
 	eventually(t, wait, "servers.tools lists b's tools", func() (bool, string) {
-		th.must(t, MethodTools, NameParams{Name: "b"}, &tr)
+		th.must(t, hostapi.MethodTools, hostapi.NameParams{Name: "b"}, &tr)
 		return len(tr.Tools) == 5, fmt.Sprint(len(tr.Tools))
 	})
-	var lr LogsResult
-	th.must(t, MethodLogs, NameParams{Name: "b"}, &lr)
+	var lr hostapi.LogsResult
+	th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "b"}, &lr)
 	if !slices.Contains(lr.Lines, "modern helper: serving b") {
 		t.Fatalf("servers.logs: %q", lr.Lines)
 	}
-	if err := th.call(t, MethodCall, CallParams{Name: "nope", Tool: "echo"}, nil); apiCode(err) != api.CodeNotFound {
+	if err := th.call(t, hostapi.MethodCall, hostapi.CallParams{Name: "nope", Tool: "echo"}, nil); apiCode(err) != api.CodeNotFound {
 		t.Fatalf("servers.call of an unknown server: %v", err)
 	}
 
 	// disable, enable, remove: in the file.
-	th.must(t, MethodDisable, NameParams{Name: "b"}, nil)
-	th.waitServer(t, "b", "disabled", func(s ServerStatus) bool { return s.State == StateDisabled })
+	th.must(t, hostapi.MethodDisable, hostapi.NameParams{Name: "b"}, nil)
+	th.waitServer(t, "b", "disabled", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateDisabled })
 	f, err := config.Load(th.opts.ConfigPath)
 	if err != nil || !f.Servers["b"].Disabled {
 		t.Fatalf("disable is not in the file: %v", err)
 	}
-	th.must(t, MethodEnable, NameParams{Name: "b"}, nil)
+	th.must(t, hostapi.MethodEnable, hostapi.NameParams{Name: "b"}, nil)
 	th.waitRunning(t, "b")
-	th.must(t, MethodRemove, NameParams{Name: "b"}, nil)
-	if slices.ContainsFunc(th.list(t), func(s ServerStatus) bool { return s.Name == "b" }) {
+	th.must(t, hostapi.MethodRemove, hostapi.NameParams{Name: "b"}, nil)
+	if slices.ContainsFunc(th.list(t), func(s hostapi.ServerStatus) bool { return s.Name == "b" }) {
 		t.Fatal("b listed after servers.remove")
 	}
 	if f, _ := config.Load(th.opts.ConfigPath); f.Servers["b"] != nil {
@@ -258,10 +259,10 @@ func TestHostMethods(t *testing.T) {
 	s := helperEntry("modern", "s")
 	s["env"].(map[string]string)["TOKEN"] = "${keyring:tok}"
 	raw, _ = json.Marshal(s)
-	th.must(t, MethodPut, PutParams{Name: "s", Entry: raw, Create: true}, nil)
-	th.waitServer(t, "s", "waiting for secret", func(st ServerStatus) bool { return st.State == string(supervisor.WaitingSecret) })
+	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "s", Entry: raw, Create: true}, nil)
+	th.waitServer(t, "s", "waiting for secret", func(st hostapi.ServerStatus) bool { return st.State == hostapi.State(supervisor.WaitingSecret) })
 	var restarted map[string][]string
-	th.must(t, MethodSecretSet, SecretParams{Name: "tok", Value: value}, &restarted)
+	th.must(t, hostapi.MethodSecretSet, hostapi.SecretParams{Name: "tok", Value: value}, &restarted)
 	if !slices.Equal(restarted["restarted"], []string{"s"}) {
 		t.Fatalf("secrets.set: %v", restarted)
 	}
@@ -269,13 +270,13 @@ func TestHostMethods(t *testing.T) {
 	if !slices.Contains(testkit.Environ(t, sp), "TOKEN="+value) {
 		t.Fatal("the secret is not in the server's environment")
 	}
-	var list []SecretInfo
-	th.must(t, MethodSecretList, nil, &list)
+	var list []hostapi.SecretInfo
+	th.must(t, hostapi.MethodSecretList, nil, &list)
 	if len(list) != 1 || list[0].Name != "tok" || !slices.Equal(list[0].UsedBy, []string{"s"}) {
 		t.Fatalf("secrets.list: %+v", list)
 	}
-	th.must(t, MethodSecretDelete, SecretParams{Name: "tok"}, nil)
-	th.must(t, MethodSecretList, nil, &list)
+	th.must(t, hostapi.MethodSecretDelete, hostapi.SecretParams{Name: "tok"}, nil)
+	th.must(t, hostapi.MethodSecretList, nil, &list)
 	if len(list) != 0 {
 		t.Fatalf("secrets.list after delete: %+v", list)
 	}
@@ -292,8 +293,8 @@ func TestHostMethods(t *testing.T) {
 		t.Fatalf("the host's own writes were reloaded:\n%s", th.log(t))
 	}
 
-	var cs ConfigStatus
-	th.must(t, MethodConfig, nil, &cs)
+	var cs hostapi.ConfigStatus
+	th.must(t, hostapi.MethodConfig, nil, &cs)
 	if !cs.OK || cs.Path != th.opts.ConfigPath {
 		t.Fatalf("config.status: %+v", cs)
 	}
@@ -305,7 +306,7 @@ func TestHostMethods(t *testing.T) {
 			pids = append(pids, st.PID)
 		}
 	}
-	th.must(t, MethodStop, nil, nil)
+	th.must(t, hostapi.MethodStop, nil, nil)
 	select {
 	case err := <-th.done:
 		th.done <- err // for the cleanup
@@ -331,7 +332,7 @@ func TestHostReloadAfterOwnWrite(t *testing.T) {
 	}
 	th.waitRunning(t, "a")
 	raw, _ := json.Marshal(helperEntry("modern", "b"))
-	th.must(t, MethodPut, PutParams{Name: "b", Entry: raw, Create: true}, nil)
+	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil)
 	th.waitRunning(t, "b")
 	tmp := th.opts.ConfigPath + ".new"
 	if err := os.WriteFile(tmp, before, 0o600); err != nil {
@@ -343,6 +344,6 @@ func TestHostReloadAfterOwnWrite(t *testing.T) {
 	eventually(t, wait, "b removed by the editor's save", func() (bool, string) {
 		l := th.list(t)
 		b, _ := json.Marshal(l)
-		return !slices.ContainsFunc(l, func(s ServerStatus) bool { return s.Name == "b" }), string(b)
+		return !slices.ContainsFunc(l, func(s hostapi.ServerStatus) bool { return s.Name == "b" }), string(b)
 	})
 }

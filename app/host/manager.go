@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
@@ -36,52 +37,6 @@ type ServerConfig struct {
 	Command string
 	// Tools is the entry's "tools" option: which tools the gateway exposes.
 	Tools *config.Tools
-}
-
-// ServerStatus is what the host tells its clients about a server.
-type ServerStatus struct {
-	Name            string    `json:"name"`
-	State           string    `json:"state"`
-	Era             string    `json:"era,omitempty"`
-	ProtocolVersion string    `json:"protocolVersion,omitempty"`
-	PID             int       `json:"pid,omitempty"`
-	StartedAt       time.Time `json:"startedAt,omitzero"`
-	Restarts        int       `json:"restarts"`
-	Failures        int       `json:"failures"`
-	NextAttempt     time.Time `json:"nextAttempt,omitzero"`
-	LastError       string    `json:"lastError,omitempty"`
-	LastReason      string    `json:"lastReason,omitempty"`
-	Stderr          []string  `json:"stderr,omitempty"`
-	Tools           int       `json:"tools"`
-	Prompts         int       `json:"prompts"`
-	Resources       int       `json:"resources"`
-	Command         string    `json:"command"`
-	Args            []string  `json:"args,omitempty"`
-	Resolved        string    `json:"resolved,omitempty"`
-	ResolveError    string    `json:"resolveError,omitempty"`
-	Disabled        bool      `json:"disabled,omitempty"`
-	UserStopped     bool      `json:"userStopped,omitempty"`
-	Problems        []string  `json:"problems,omitempty"`
-	Secrets         []string  `json:"secrets,omitempty"`
-}
-
-// States beyond the supervisor's.
-const (
-	StateInvalid  = "invalid"
-	StateDisabled = "disabled"
-)
-
-// Event topics the manager publishes.
-const (
-	TopicState = "server.state" // data: ServerStatus
-	TopicTools = "server.tools" // data: {"name": ..., "tools": n, ...}
-	TopicLog   = "server.log"   // data: LogLine
-)
-
-// LogLine is one stderr line of a server.
-type LogLine struct {
-	Server string `json:"server"`
-	Line   string `json:"line"`
 }
 
 // Manager owns the supervised servers of a host.
@@ -221,7 +176,7 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		}
 		s.pubMu.Lock()
 		s.removed = true
-		m.publish(TopicState, ServerStatus{Name: name, State: "removed"})
+		m.publish(hostapi.TopicState, hostapi.ServerStatus{Name: name, State: hostapi.StateRemoved})
 		s.pubMu.Unlock()
 	}
 	sort.Strings(added)
@@ -308,7 +263,7 @@ func (m *Manager) followStderr(s *server, p *engine.Process) {
 	s.logs.Write([]byte(fmt.Sprintf("--- started, pid %d ---\n", p.Pid())))
 	emit := func(l string) {
 		s.logs.Write([]byte(l + "\n"))
-		m.publish(TopicLog, LogLine{Server: s.name(), Line: l})
+		m.publish(hostapi.TopicLog, hostapi.LogLine{Server: s.name(), Line: l})
 	}
 	for _, l := range lines {
 		emit(l)
@@ -423,7 +378,7 @@ func (m *Manager) refresh(name string, s *server, cs *mcp.ClientSession) {
 	}
 	s.tools, s.prompts, s.resources, s.templates, s.session = tools, prompts, resources, templates, cs
 	s.cacheMu.Unlock()
-	m.publish(TopicTools, map[string]any{"name": name, "tools": len(tools), "prompts": len(prompts), "resources": len(resources)})
+	m.publish(hostapi.TopicTools, hostapi.ToolsEvent{Name: name, Tools: len(tools), Prompts: len(prompts), Resources: len(resources)})
 	m.publishState(s)
 }
 
@@ -433,12 +388,12 @@ func (m *Manager) publishState(s *server) {
 	if s.removed {
 		return // its stop ladder's states come after "removed": not sent
 	}
-	m.publish(TopicState, m.statusOf(s))
+	m.publish(hostapi.TopicState, m.statusOf(s))
 }
 
-func (m *Manager) statusOf(s *server) ServerStatus {
+func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	c, userStopped := s.config()
-	st := ServerStatus{Name: c.Name, Command: c.Spec.Command, Args: c.Spec.Args, Disabled: c.Disabled,
+	st := hostapi.ServerStatus{Name: c.Name, Command: c.Spec.Command, Args: c.Spec.Args, Disabled: c.Disabled,
 		UserStopped: userStopped, Problems: c.Problems, Secrets: c.Secrets}
 	if l, err := engine.Resolve(&c.Spec, m.start.Path); err != nil {
 		st.ResolveError = err.Error()
@@ -446,13 +401,13 @@ func (m *Manager) statusOf(s *server) ServerStatus {
 		st.Resolved = l.Resolved
 	}
 	if s.sup == nil {
-		st.State = StateInvalid
+		st.State = hostapi.StateInvalid
 		return st
 	}
 	ss := s.sup.Status()
-	st.State = string(ss.State)
+	st.State = hostapi.State(ss.State)
 	if ss.State == supervisor.Stopped && c.Disabled {
-		st.State = StateDisabled
+		st.State = hostapi.StateDisabled
 	}
 	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
@@ -464,10 +419,10 @@ func (m *Manager) statusOf(s *server) ServerStatus {
 }
 
 // Status returns every server's status, sorted by name.
-func (m *Manager) Status() []ServerStatus {
+func (m *Manager) Status() []hostapi.ServerStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]ServerStatus, 0, len(m.servers))
+	out := make([]hostapi.ServerStatus, 0, len(m.servers))
 	for _, s := range m.servers {
 		out = append(out, m.statusOf(s))
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
@@ -122,19 +123,19 @@ func newManager(t *testing.T, store *secrets.Store) (*Manager, *events) {
 	return m, ev
 }
 
-func statusOf(m *Manager, name string) (ServerStatus, bool) {
+func statusOf(m *Manager, name string) (hostapi.ServerStatus, bool) {
 	for _, st := range m.Status() {
 		if st.Name == name {
 			return st, true
 		}
 	}
-	return ServerStatus{}, false
+	return hostapi.ServerStatus{}, false
 }
 
 // waitStatus waits until the server's status satisfies cond.
-func waitStatus(t *testing.T, m *Manager, name, what string, cond func(ServerStatus) bool) ServerStatus {
+func waitStatus(t *testing.T, m *Manager, name, what string, cond func(hostapi.ServerStatus) bool) hostapi.ServerStatus {
 	t.Helper()
-	var st ServerStatus
+	var st hostapi.ServerStatus
 	eventually(t, wait, fmt.Sprintf("server %s: %s", name, what), func() (bool, string) {
 		var ok bool
 		st, ok = statusOf(m, name)
@@ -147,9 +148,9 @@ func waitStatus(t *testing.T, m *Manager, name, what string, cond func(ServerSta
 	return st
 }
 
-func waitRunning(t *testing.T, m *Manager, name string) ServerStatus {
+func waitRunning(t *testing.T, m *Manager, name string) hostapi.ServerStatus {
 	t.Helper()
-	return waitStatus(t, m, name, "running", func(st ServerStatus) bool { return st.State == "running" && st.PID != 0 })
+	return waitStatus(t, m, name, "running", func(st hostapi.ServerStatus) bool { return st.State == "running" && st.PID != 0 })
 }
 
 func toolNames(t *testing.T, m *Manager, name string) []string {
@@ -209,7 +210,7 @@ func TestManagerListChangedModern(t *testing.T) {
 	}
 	tools := []string{"echo", "grow", "grow-prompt", "grow-resource", "sleep"}
 	waitTools(t, m, "grow", tools...)
-	st = waitStatus(t, m, "grow", "one prompt and one resource cached", func(s ServerStatus) bool { return s.Prompts == 1 && s.Resources == 1 })
+	st = waitStatus(t, m, "grow", "one prompt and one resource cached", func(s hostapi.ServerStatus) bool { return s.Prompts == 1 && s.Resources == 1 })
 	pid := st.PID
 
 	if got := callText(t, m, "grow", "grow", map[string]any{}); got != "grew" {
@@ -220,9 +221,9 @@ func TestManagerListChangedModern(t *testing.T) {
 		t.Errorf("no server.tools event with the new count:\n%s", ev.all())
 	}
 	callText(t, m, "grow", "grow-prompt", nil)
-	waitStatus(t, m, "grow", "the grown prompt cached", func(s ServerStatus) bool { return s.Prompts == 2 })
+	waitStatus(t, m, "grow", "the grown prompt cached", func(s hostapi.ServerStatus) bool { return s.Prompts == 2 })
 	callText(t, m, "grow", "grow-resource", nil)
-	st = waitStatus(t, m, "grow", "the grown resource cached", func(s ServerStatus) bool { return s.Resources == 2 })
+	st = waitStatus(t, m, "grow", "the grown resource cached", func(s hostapi.ServerStatus) bool { return s.Resources == 2 })
 	if st.PID != pid || st.Restarts != 0 || st.Tools != 6 || st.Prompts != 2 {
 		t.Fatalf("after the refreshes: pid %d -> %d, restarts %d, tools %d, prompts %d", pid, st.PID, st.Restarts, st.Tools, st.Prompts)
 	}
@@ -261,14 +262,14 @@ func TestManagerListChangedEverything(t *testing.T) {
 	if st.Era != supervisor.EraLegacy {
 		t.Fatalf("era %q, want %q", st.Era, supervisor.EraLegacy)
 	}
-	st = waitStatus(t, m, "everything", "tools and resources cached", func(s ServerStatus) bool { return s.Tools > 0 && s.Resources > 0 })
+	st = waitStatus(t, m, "everything", "tools and resources cached", func(s hostapi.ServerStatus) bool { return s.Tools > 0 && s.Resources > 0 })
 	before := st.Resources
 	if !slices.Contains(toolNames(t, m, "everything"), "gzip-file-as-resource") {
 		t.Fatalf("server-everything has no gzip-file-as-resource tool: %v", toolNames(t, m, "everything"))
 	}
 	callText(t, m, "everything", "gzip-file-as-resource", map[string]any{
 		"name": "switchboard-test.gz", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resourceLink"})
-	st = waitStatus(t, m, "everything", fmt.Sprintf("%d resources (one more)", before+1), func(s ServerStatus) bool { return s.Resources == before+1 })
+	st = waitStatus(t, m, "everything", fmt.Sprintf("%d resources (one more)", before+1), func(s hostapi.ServerStatus) bool { return s.Resources == before+1 })
 	t.Logf("resources: %d -> %d after resources/list_changed; tools %d, prompts %d", before, st.Resources, st.Tools, st.Prompts)
 }
 
@@ -374,7 +375,7 @@ func TestManagerApply(t *testing.T) {
 	if !slices.Equal(added, []string{"d"}) || !slices.Equal(removed, []string{"c"}) || !slices.Equal(changed, []string{"b"}) {
 		t.Fatalf("second Apply = added %v removed %v changed %v", added, removed, changed)
 	}
-	stb := waitStatus(t, m, "b", "restarted with a new pid", func(s ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != pb })
+	stb := waitStatus(t, m, "b", "restarted with a new pid", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != pb })
 	if got := callText(t, m, "b", "echo", map[string]any{"message": "x"}); got != "echo: x b2" {
 		t.Fatalf("b after the change runs the old entry: %q", got)
 	}
@@ -428,7 +429,7 @@ func TestManagerApply(t *testing.T) {
 		t.Fatalf("changed = %v", changed)
 	}
 	// d restarting is the sign that the reload has been applied.
-	waitStatus(t, m, "d", "restarted", func(s ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != pd })
+	waitStatus(t, m, "d", "restarted", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != pd })
 	if st, _ := statusOf(m, "b"); st.State != "stopped" || st.PID != 0 || !st.UserStopped {
 		t.Fatalf("user-stopped b after a reload that changed it: %+v", st)
 	}
@@ -450,7 +451,7 @@ func TestManagerApply(t *testing.T) {
 	if !slices.Equal(changed, []string{"d"}) {
 		t.Fatalf("changed = %v", changed)
 	}
-	waitStatus(t, m, "d", "disabled", func(s ServerStatus) bool { return s.State == StateDisabled && s.PID == 0 })
+	waitStatus(t, m, "d", "disabled", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateDisabled && s.PID == 0 })
 	eventually(t, wait, "disabled d gone", func() (bool, string) { return testkit.Gone(pd2.PID), "still there" })
 	if err := m.StartServer("d"); err == nil || !strings.Contains(err.Error(), "disabled") {
 		t.Fatalf("starting a disabled server: %v", err)
@@ -464,7 +465,7 @@ func TestManagerApply(t *testing.T) {
 	if !slices.Equal(added, []string{"e"}) {
 		t.Fatalf("added = %v", added)
 	}
-	if st, _ := statusOf(m, "e"); st.State != StateInvalid || len(st.Problems) == 0 {
+	if st, _ := statusOf(m, "e"); st.State != hostapi.StateInvalid || len(st.Problems) == 0 {
 		t.Fatalf("invalid e: %+v", st)
 	}
 	_, _, changed = m.Apply(configs(t, map[string]any{"a": a, "b": b3, "d": d2, "e": helperEntry("modern", "e")}))
@@ -487,7 +488,7 @@ func TestManagerSecrets(t *testing.T) {
 	entry := helperEntry("modern", "sec")
 	entry["env"].(map[string]string)["TOKEN"] = "Bearer ${keyring:tok}"
 	m.Apply(configs(t, map[string]any{"sec": entry, "plain": helperEntry("modern", "plain")}))
-	st := waitStatus(t, m, "sec", "waiting for secret", func(s ServerStatus) bool { return s.State == string(supervisor.WaitingSecret) })
+	st := waitStatus(t, m, "sec", "waiting for secret", func(s hostapi.ServerStatus) bool { return s.State == hostapi.State(supervisor.WaitingSecret) })
 	for _, want := range []string{"env.TOKEN", `secret "tok"`, "switchboard secret set tok"} {
 		if !strings.Contains(st.LastError, want) {
 			t.Errorf("waiting error %q lacks %q", st.LastError, want)
@@ -513,7 +514,7 @@ func TestManagerSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.SecretChanged("tok")
-	p2 := waitStatus(t, m, "sec", "restarted", func(s ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != p1 }).PID
+	p2 := waitStatus(t, m, "sec", "restarted", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != p1 }).PID
 	if env := testkit.Environ(t, p2); !slices.Contains(env, "TOKEN=Bearer "+v2) {
 		t.Fatalf("the restarted server's environment lacks the new value: %q", env)
 	}
@@ -537,7 +538,7 @@ func TestManagerStartRetriesSecret(t *testing.T) {
 	entry := helperEntry("modern", "sec")
 	entry["env"].(map[string]string)["TOKEN"] = "${keyring:tok}"
 	m.Apply(configs(t, map[string]any{"sec": entry}))
-	st := waitStatus(t, m, "sec", "waiting for secret", func(s ServerStatus) bool { return s.State == string(supervisor.WaitingSecret) })
+	st := waitStatus(t, m, "sec", "waiting for secret", func(s hostapi.ServerStatus) bool { return s.State == hostapi.State(supervisor.WaitingSecret) })
 	if !strings.Contains(st.LastError, "start the server again") {
 		t.Errorf("the waiting error %q does not say to start the server", st.LastError)
 	}
@@ -560,7 +561,7 @@ func TestManagerChangedEntryRestartsFailed(t *testing.T) {
 	broken := with(helperEntry("no-such-role", "old"), "maxReconnects", 0)
 	m.Apply(configs(t, map[string]any{"f": broken, "g": broken}))
 	for _, name := range []string{"f", "g"} {
-		st := waitStatus(t, m, name, "failed", func(s ServerStatus) bool { return s.State == string(supervisor.Failed) })
+		st := waitStatus(t, m, name, "failed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.State(supervisor.Failed) })
 		if !strings.Contains(strings.Join(st.Stderr, "\n"), "unknown helper") {
 			t.Fatalf("%s failed with stderr %q, want the helper's complaint", name, st.Stderr)
 		}

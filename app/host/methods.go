@@ -6,86 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
-)
-
-// The params and results of the host's API methods; the command line and
-// the tray use the same types.
-
-// NameParams name one server, or all of them.
-type NameParams struct {
-	Name string `json:"name,omitempty"`
-	All  bool   `json:"all,omitempty"`
-	// Wait, for servers.stop, waits until the stop ladders finished.
-	Wait bool `json:"wait,omitempty"`
-}
-
-// PutParams add (Create) or replace an entry.
-type PutParams struct {
-	Name   string          `json:"name"`
-	Entry  json.RawMessage `json:"entry"`
-	Create bool            `json:"create,omitempty"`
-}
-
-// CallParams call a tool.
-type CallParams struct {
-	Name      string          `json:"name"`
-	Tool      string          `json:"tool"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-}
-
-// SecretParams set or delete a secret; Value is only for secrets.set.
-type SecretParams struct {
-	Name  string `json:"name"`
-	Value string `json:"value,omitempty"`
-}
-
-// SecretInfo describes a stored secret: never its value.
-type SecretInfo struct {
-	Name   string   `json:"name"`
-	UsedBy []string `json:"usedBy,omitempty"`
-}
-
-// LogsResult holds a server's kept stderr lines.
-type LogsResult struct {
-	Lines []string `json:"lines"`
-}
-
-// ToolsResult holds a running server's tools.
-type ToolsResult struct {
-	Tools []*mcp.Tool `json:"tools"`
-}
-
-// EntryResult holds one entry of the config file as written.
-type EntryResult struct {
-	Entry json.RawMessage `json:"entry"`
-}
-
-// The method names.
-const (
-	MethodInfo         = "host.info"
-	MethodStop         = "host.stop"
-	MethodList         = "servers.list"
-	MethodStart        = "servers.start"
-	MethodStopServer   = "servers.stop"
-	MethodRestart      = "servers.restart"
-	MethodPut          = "servers.put"
-	MethodGet          = "servers.get"
-	MethodRemove       = "servers.remove"
-	MethodEnable       = "servers.enable"
-	MethodDisable      = "servers.disable"
-	MethodLogs         = "servers.logs"
-	MethodTools        = "servers.tools"
-	MethodCall         = "servers.call"
-	MethodSecretSet    = "secrets.set"
-	MethodSecretDelete = "secrets.delete"
-	MethodSecretList   = "secrets.list"
-	MethodConfig       = "config.status"
 )
 
 func notFound(err error) error {
@@ -97,39 +23,39 @@ func notFound(err error) error {
 
 func (h *Host) methods() api.Methods {
 	return api.Methods{
-		MethodInfo: func(ctx context.Context, _ *api.ConnInfo, p json.RawMessage) (any, error) {
+		hostapi.MethodInfo: func(ctx context.Context, _ *api.ConnInfo, p json.RawMessage) (any, error) {
 			return h.info(), nil
 		},
-		MethodStop: func(ctx context.Context, _ *api.ConnInfo, p json.RawMessage) (any, error) {
+		hostapi.MethodStop: func(ctx context.Context, _ *api.ConnInfo, p json.RawMessage) (any, error) {
 			h.Stop()
-			return map[string]bool{"stopping": true}, nil
+			return hostapi.StopResult{Stopping: true}, nil
 		},
-		MethodConfig: func(ctx context.Context, _ *api.ConnInfo, p json.RawMessage) (any, error) {
+		hostapi.MethodConfig: func(ctx context.Context, _ *api.ConnInfo, p json.RawMessage) (any, error) {
 			return h.configStatus(), nil
 		},
-		MethodList: func(ctx context.Context, _ *api.ConnInfo, p json.RawMessage) (any, error) {
+		hostapi.MethodList: func(ctx context.Context, _ *api.ConnInfo, p json.RawMessage) (any, error) {
 			return h.mgr.Status(), nil
 		},
-		MethodStart: h.each(MethodStart, func(name string) (<-chan struct{}, error) {
+		hostapi.MethodStart: h.each(hostapi.MethodStart, func(name string) (<-chan struct{}, error) {
 			return nil, h.mgr.StartServer(name)
 		}),
-		MethodRestart: h.each(MethodRestart, func(name string) (<-chan struct{}, error) {
+		hostapi.MethodRestart: h.each(hostapi.MethodRestart, func(name string) (<-chan struct{}, error) {
 			return nil, h.mgr.RestartServer(name)
 		}),
 		// A closure, not the method value h.mgr.StopServer: methods() runs
 		// before the manager exists, and a method value binds nil.
-		MethodStopServer: h.each(MethodStopServer, func(name string) (<-chan struct{}, error) {
+		hostapi.MethodStopServer: h.each(hostapi.MethodStopServer, func(name string) (<-chan struct{}, error) {
 			return h.mgr.StopServer(name)
 		}),
-		MethodPut: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-			p, err := decode[PutParams](MethodPut, raw)
+		hostapi.MethodPut: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+			p, err := decode[hostapi.PutParams](hostapi.MethodPut, raw)
 			if err != nil {
 				return nil, err
 			}
-			return nil, h.change(func(f *config.File) error { return PutServer(f, p.Name, p.Entry, p.Create) })
+			return nil, h.change(func(f *config.File) error { return configedit.PutServer(f, p.Name, p.Entry, p.Create) })
 		},
-		MethodGet: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-			p, err := decode[NameParams](MethodGet, raw)
+		hostapi.MethodGet: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+			p, err := decode[hostapi.NameParams](hostapi.MethodGet, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -140,15 +66,15 @@ func (h *Host) methods() api.Methods {
 				return nil, api.Errorf(api.CodeNotFound, "server %q is not in the config; 'switchboard status' lists the servers", p.Name)
 			}
 			b, err := json.Marshal(s)
-			return EntryResult{Entry: b}, err
+			return hostapi.EntryResult{Entry: b}, err
 		},
-		MethodRemove: h.fileOp(MethodRemove, RemoveServer),
-		MethodEnable: h.fileOp(MethodEnable, func(f *config.File, name string) error { return SetDisabled(f, name, false) }),
-		MethodDisable: h.fileOp(MethodDisable, func(f *config.File, name string) error {
-			return SetDisabled(f, name, true)
+		hostapi.MethodRemove: h.fileOp(hostapi.MethodRemove, configedit.RemoveServer),
+		hostapi.MethodEnable: h.fileOp(hostapi.MethodEnable, func(f *config.File, name string) error { return configedit.SetDisabled(f, name, false) }),
+		hostapi.MethodDisable: h.fileOp(hostapi.MethodDisable, func(f *config.File, name string) error {
+			return configedit.SetDisabled(f, name, true)
 		}),
-		MethodLogs: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-			p, err := decode[NameParams](MethodLogs, raw)
+		hostapi.MethodLogs: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+			p, err := decode[hostapi.NameParams](hostapi.MethodLogs, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -156,10 +82,10 @@ func (h *Host) methods() api.Methods {
 			if err != nil {
 				return nil, notFound(err)
 			}
-			return LogsResult{Lines: ring.Lines()}, nil
+			return hostapi.LogsResult{Lines: ring.Lines()}, nil
 		},
-		MethodTools: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-			p, err := decode[NameParams](MethodTools, raw)
+		hostapi.MethodTools: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+			p, err := decode[hostapi.NameParams](hostapi.MethodTools, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -167,10 +93,10 @@ func (h *Host) methods() api.Methods {
 			if err != nil {
 				return nil, notFound(err)
 			}
-			return ToolsResult{Tools: tools}, nil
+			return hostapi.ToolsResult{Tools: tools}, nil
 		},
-		MethodCall: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-			p, err := decode[CallParams](MethodCall, raw)
+		hostapi.MethodCall: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+			p, err := decode[hostapi.CallParams](hostapi.MethodCall, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -184,8 +110,8 @@ func (h *Host) methods() api.Methods {
 			}
 			return res, nil
 		},
-		MethodSecretSet: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-			p, err := decode[SecretParams](MethodSecretSet, raw)
+		hostapi.MethodSecretSet: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+			p, err := decode[hostapi.SecretParams](hostapi.MethodSecretSet, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -196,10 +122,10 @@ func (h *Host) methods() api.Methods {
 				return nil, err
 			}
 			h.tokenChanged(p.Name)
-			return map[string][]string{"restarted": h.mgr.SecretChanged(p.Name)}, nil
+			return hostapi.SecretSetResult{Restarted: h.mgr.SecretChanged(p.Name)}, nil
 		},
-		MethodSecretDelete: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-			p, err := decode[SecretParams](MethodSecretDelete, raw)
+		hostapi.MethodSecretDelete: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+			p, err := decode[hostapi.SecretParams](hostapi.MethodSecretDelete, raw)
 			if err != nil {
 				return nil, err
 			}
@@ -212,46 +138,19 @@ func (h *Host) methods() api.Methods {
 			h.tokenChanged(p.Name)
 			return nil, nil
 		},
-		MethodSecretList: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+		hostapi.MethodSecretList: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
 			h.mu.Lock()
 			f := h.file
 			h.mu.Unlock()
-			return ListSecrets(h.opts.Secrets, f)
+			return configedit.ListSecrets(h.opts.Secrets, f)
 		},
 	}
-}
-
-// ListSecrets lists the stored secrets and the servers that use each,
-// plus the referenced ones that are not stored (UsedBy set, marked by the
-// caller through the store's absence).
-func ListSecrets(store *secrets.Store, f *config.File) ([]SecretInfo, error) {
-	var names []string
-	if store != nil {
-		var err error
-		if names, err = store.List(); err != nil {
-			return nil, err
-		}
-	}
-	used := map[string][]string{}
-	for _, n := range f.Names() {
-		if s := f.Servers[n]; s != nil {
-			for _, ref := range s.SecretRefs() {
-				used[ref] = append(used[ref], n)
-			}
-		}
-	}
-	out := make([]SecretInfo, 0, len(names))
-	for _, n := range names {
-		out = append(out, SecretInfo{Name: n, UsedBy: used[n]})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
 }
 
 // each runs op on the named server or on all of them.
 func (h *Host) each(method string, op func(name string) (<-chan struct{}, error)) api.Method {
 	return func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-		p, err := decode[NameParams](method, raw)
+		p, err := decode[hostapi.NameParams](method, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -267,7 +166,7 @@ func (h *Host) each(method string, op func(name string) (<-chan struct{}, error)
 			if p.All {
 				// Skip what the operation does not apply to.
 				st := h.statusOf(n)
-				if st.State == StateInvalid || st.State == StateDisabled {
+				if st.State == hostapi.StateInvalid || st.State == hostapi.StateDisabled {
 					continue
 				}
 			}
@@ -295,18 +194,18 @@ func (h *Host) each(method string, op func(name string) (<-chan struct{}, error)
 	}
 }
 
-func (h *Host) statusOf(name string) ServerStatus {
+func (h *Host) statusOf(name string) hostapi.ServerStatus {
 	for _, st := range h.mgr.Status() {
 		if st.Name == name {
 			return st
 		}
 	}
-	return ServerStatus{}
+	return hostapi.ServerStatus{}
 }
 
 func (h *Host) fileOp(method string, op func(*config.File, string) error) api.Method {
 	return func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-		p, err := decode[NameParams](method, raw)
+		p, err := decode[hostapi.NameParams](method, raw)
 		if err != nil {
 			return nil, err
 		}

@@ -4,71 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
-
-// The changes a user makes to the config, as functions of a *config.File,
-// so that the host (through its watcher, which records its own writes) and
-// the command line without a host (through config.Update and its file
-// lock) apply them the same way.
-
-// PutServer adds or replaces an entry. With create it refuses an existing
-// name; without it, it refuses a missing one. An entry with problems is
-// refused with every problem listed, and nothing is written.
-func PutServer(f *config.File, name string, entry json.RawMessage, create bool) error {
-	if !config.ValidServerName(name) {
-		return fmt.Errorf("server name %q is invalid: use 1 to 31 lower-case letters, digits and '-', starting with a letter or digit (for example %q)",
-			name, config.NormalizeName(name))
-	}
-	_, exists := f.Servers[name]
-	if create && exists {
-		return fmt.Errorf("server %q already exists: change it with 'switchboard servers set %s', or remove it first", name, name)
-	}
-	if !create && !exists {
-		return fmt.Errorf("server %q is not in the config: add it with 'switchboard servers add %s -- COMMAND [ARGS...]'", name, name)
-	}
-	s, err := config.ParseServer(name, entry)
-	if err != nil {
-		return err
-	}
-	if ps := s.Problems(); len(ps) > 0 {
-		msgs := make([]string, len(ps))
-		for i, p := range ps {
-			msgs[i] = p.Error()
-		}
-		return &ProblemsError{Server: name, Problems: msgs}
-	}
-	f.SetServer(name, s)
-	return nil
-}
-
-// ProblemsError lists the problems of an entry that was refused.
-type ProblemsError struct {
-	Server   string
-	Problems []string
-}
-
-func (e *ProblemsError) Error() string {
-	return fmt.Sprintf("server %q was not saved: %s", e.Server, strings.Join(e.Problems, "; "))
-}
-
-// RemoveServer removes an entry.
-func RemoveServer(f *config.File, name string) error {
-	if !f.RemoveServer(name) {
-		return fmt.Errorf("server %q is not in the config; 'switchboard status' lists the servers", name)
-	}
-	return nil
-}
-
-// SetDisabled enables or disables an entry.
-func SetDisabled(f *config.File, name string, disabled bool) error {
-	if _, ok := f.Servers[name]; !ok {
-		return fmt.Errorf("server %q is not in the config; 'switchboard status' lists the servers", name)
-	}
-	return f.SetDisabled(name, disabled)
-}
 
 // ServerConfigs turns a checked config file into what the manager runs.
 // Remote (URL) entries and entries with problems are listed with their

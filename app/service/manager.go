@@ -311,7 +311,7 @@ func where(d Definition) string {
 }
 
 // StartInstalled serves the tray and the bridges when no host answers
-// (client.StartHost calls it): when this user's service is installed, it
+// (StartHost calls it): when this user's service is installed, it
 // starts it through the OS's service manager and waits (up to 30 s) until
 // a host answers on socket. used says whether it did: false when there is
 // no service manager for user services, no installed service, or the

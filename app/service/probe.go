@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // RunningHost returns the info of the host that answers on this user's
 // socket, or nil when none does.
-func RunningHost(ctx context.Context) (*host.Info, error) {
+func RunningHost(ctx context.Context) (*hostapi.Info, error) {
 	sock, err := api.DefaultSocketPath()
 	if err != nil {
 		return nil, err
@@ -19,8 +20,8 @@ func RunningHost(ctx context.Context) (*host.Info, error) {
 	return runningHost(ctx, sock)
 }
 
-func runningHost(ctx context.Context, sock string) (*host.Info, error) {
-	c, err := api.Dial(ctx, sock)
+func runningHost(ctx context.Context, sock string) (*hostapi.Info, error) {
+	c, err := client.Dial(ctx, sock)
 	if errors.Is(err, api.ErrNoHost) {
 		return nil, nil
 	}
@@ -28,8 +29,8 @@ func runningHost(ctx context.Context, sock string) (*host.Info, error) {
 		return nil, err
 	}
 	defer c.Close()
-	var info host.Info
-	if err := c.Call(ctx, host.MethodInfo, nil, &info); err != nil {
+	info, err := c.Info(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return &info, nil
@@ -38,7 +39,7 @@ func runningHost(ctx context.Context, sock string) (*host.Info, error) {
 // stopHost asks the host on sock to stop (it stops every server first) and
 // waits until it is gone or timeout passes. No host is no error.
 func stopHost(ctx context.Context, sock string, timeout time.Duration) error {
-	c, err := api.Dial(ctx, sock)
+	c, err := client.Dial(ctx, sock)
 	if errors.Is(err, api.ErrNoHost) {
 		return nil
 	}
@@ -46,7 +47,7 @@ func stopHost(ctx context.Context, sock string, timeout time.Duration) error {
 		return err
 	}
 	defer c.Close()
-	if err := c.Call(ctx, host.MethodStop, nil, nil); err != nil {
+	if err := c.StopHost(ctx); err != nil {
 		var ae *api.Error
 		if !errors.As(err, &ae) || ae.Code != api.CodeShuttingDown {
 			return err

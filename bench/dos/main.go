@@ -20,8 +20,11 @@
 // The host is this program re-executed with -serve: host.Run in a process
 // of its own with an in-memory keyring (the HTTP endpoint needs its
 // token), so that the flood's descriptors are not counted as the host's.
-// Only host.Run and its Options are used, so the same file builds against
-// an older tree: run.sh builds it from BASE too, for the figures before.
+// Only host.Run and its Options, and app/api's client, are used, so the
+// same file builds against an older tree: run.sh builds it from BASE too,
+// for the figures before. That is why it names the two methods it calls
+// and reads their answers into types of its own, rather than through
+// app/client and app/hostapi, which older trees lack.
 package main
 
 import (
@@ -172,11 +175,19 @@ func (h *child) stop() {
 	}
 }
 
-func (h *child) info() (host.Info, error) {
-	var inf host.Info
+// hostInfo is what this program reads of host.info.
+type hostInfo struct {
+	Config struct {
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+	} `json:"config"`
+}
+
+func (h *child) info() (hostInfo, error) {
+	var inf hostInfo
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := h.c.Call(ctx, host.MethodInfo, nil, &inf)
+	err := h.c.Call(ctx, "host.info", nil, &inf)
 	return inf, err
 }
 
@@ -327,8 +338,8 @@ func flood(self, dir, label string, n int, hold time.Duration) {
 		fdMax, rssMax = max(fdMax, fds(pid)), max(rssMax, statusKB(pid, "VmRSS"))
 		t0 := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		var list []host.ServerStatus
-		err := h.c.Call(ctx, host.MethodList, nil, &list)
+		var list []json.RawMessage
+		err := h.c.Call(ctx, "servers.list", nil, &list)
 		cancel()
 		calls++
 		if err != nil {

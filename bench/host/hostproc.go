@@ -16,7 +16,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // entry is one server of the config file.
@@ -31,18 +32,18 @@ type hostProc struct {
 	dir     string
 	cmd     *exec.Cmd
 	cfgPath string
-	client  *api.Client
+	client  *client.Conn
 	events  chan stateEvent
 	nEvents atomic.Int64
 	cancel  context.CancelFunc
 	exited  chan struct{}
-	state   map[string]host.ServerStatus // as last seen by the consumer
+	state   map[string]hostapi.ServerStatus // as last seen by the consumer
 }
 
 // stateEvent is a server.state event with the time the harness read it.
 type stateEvent struct {
 	at time.Time
-	st host.ServerStatus
+	st hostapi.ServerStatus
 }
 
 // hostEnv is the environment of an isolated host in dir.
@@ -112,7 +113,7 @@ func startHost(ctx context.Context, bin, dir string, servers map[string]entry) (
 		return ""
 	}
 	h := &hostProc{dir: dir, cfgPath: filepath.Join(dir, "config", "switchboard", "config.json"),
-		events: make(chan stateEvent, 1<<16), exited: make(chan struct{}), state: map[string]host.ServerStatus{}}
+		events: make(chan stateEvent, 1<<16), exited: make(chan struct{}), state: map[string]hostapi.ServerStatus{}}
 	if err := os.MkdirAll(filepath.Join(dir, "run"), 0o700); err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func startHost(ctx context.Context, bin, dir string, servers map[string]entry) (
 	// measurement.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		c, err := api.Dial(ctx, sock)
+		c, err := client.Dial(ctx, sock)
 		if err == nil {
 			h.client = c
 			break
@@ -161,7 +162,7 @@ func startHost(ctx context.Context, bin, dir string, servers map[string]entry) (
 	}
 	sctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	sub, err := h.client.Subscribe(sctx, host.TopicState)
+	sub, err := h.client.Subscribe(sctx, hostapi.TopicState)
 	if err != nil {
 		h.kill()
 		return nil, err
@@ -169,7 +170,7 @@ func startHost(ctx context.Context, bin, dir string, servers map[string]entry) (
 	go func() {
 		for ev := range sub {
 			at := time.Now()
-			var st host.ServerStatus
+			var st hostapi.ServerStatus
 			if json.Unmarshal(ev.Data, &st) != nil {
 				continue
 			}
@@ -181,8 +182,8 @@ func startHost(ctx context.Context, bin, dir string, servers map[string]entry) (
 		}
 	}()
 	// The state before the subscription took effect.
-	var list []host.ServerStatus
-	if err := h.client.Call(ctx, host.MethodList, nil, &list); err != nil {
+	list, err := h.client.Servers(ctx)
+	if err != nil {
 		h.kill()
 		return nil, err
 	}

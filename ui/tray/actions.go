@@ -11,7 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // HostOptions configure [HostActions].
@@ -43,7 +43,7 @@ type HostOptions struct {
 
 // HostActions returns the menu's actions, carried out through the host's
 // API on live: servers.start, servers.stop and servers.restart with
-// [host.NameParams] (Start all and Stop all with All set), and Quit as
+// [hostapi.NameParams] (Start all and Stop all with All set), and Quit as
 // [QuitPlan] decides: host.stop, then the app quits. The calls run off the
 // UI thread; a failure is reported through OnError.
 //
@@ -74,13 +74,21 @@ func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 	}
 	h := &hostActions{live: live, app: app, o: o}
 	a := Actions{
-		Start:       func(name string) { h.call(name, "start", host.MethodStart, host.NameParams{Name: name}) },
-		Stop:        func(name string) { h.call(name, "stop", host.MethodStopServer, host.NameParams{Name: name}) },
-		Restart:     func(name string) { h.call(name, "restart", host.MethodRestart, host.NameParams{Name: name}) },
-		ShowLogs:    o.ShowLogs,
-		Open:        o.Open,
-		StartAll:    func() { h.call("", "start", host.MethodStart, host.NameParams{All: true}) },
-		StopAll:     func() { h.call("", "stop", host.MethodStopServer, host.NameParams{All: true}) },
+		Start: func(name string) {
+			h.call(name, "start", func(ctx context.Context) error { return live.Start(ctx, name) })
+		},
+		Stop: func(name string) {
+			h.call(name, "stop", func(ctx context.Context) error { return live.Stop(ctx, name, false) })
+		},
+		Restart: func(name string) {
+			h.call(name, "restart", func(ctx context.Context) error { return live.Restart(ctx, name) })
+		},
+		ShowLogs: o.ShowLogs,
+		Open:     o.Open,
+		StartAll: func() { h.call("", "start", live.StartAll) },
+		StopAll: func() {
+			h.call("", "stop", func(ctx context.Context) error { return live.StopAll(ctx, false) })
+		},
 		StopService: func() { h.quit(true) },
 		Quit:        func() { h.quit(false) },
 	}
@@ -95,11 +103,11 @@ type hostActions struct {
 
 // call runs a server method in the background; verb and name word the
 // error's title.
-func (h *hostActions) call(name, verb, method string, params host.NameParams) {
+func (h *hostActions) call(name, verb string, method func(context.Context) error) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
 		defer cancel()
-		if err := h.live.Call(ctx, method, params, nil); err != nil {
+		if err := method(ctx); err != nil {
 			what := "every server"
 			if name != "" {
 				what = fmt.Sprintf("%q", name)
@@ -115,9 +123,9 @@ func (h *hostActions) quit(stopService bool) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
 		defer cancel()
-		var raw json.RawMessage
-		var info host.Info
-		if err := h.live.Call(ctx, host.MethodInfo, nil, &raw); err != nil || json.Unmarshal(raw, &info) != nil {
+		var info hostapi.Info
+		raw, err := h.live.InfoRaw(ctx)
+		if err != nil || json.Unmarshal(raw, &info) != nil {
 			// No host to stop (or none that answers): close the tray.
 			h.exit()
 			return
@@ -141,7 +149,7 @@ func (h *hostActions) quit(stopService bool) {
 // client but this app's one, as trays did before the host could tell AI
 // apps apart, so that Quit asks one question too many rather than stop
 // servers that AI apps use without asking.
-func withAIClients(raw json.RawMessage, info host.Info) host.Info {
+func withAIClients(raw json.RawMessage, info hostapi.Info) hostapi.Info {
 	var has struct {
 		AIClients *int `json:"aiClients"`
 	}
@@ -160,7 +168,7 @@ func (h *hostActions) finish(stopHost, stopService bool) {
 			err = h.o.StopService()
 		} else {
 			ctx, cancel := context.WithTimeout(context.Background(), h.o.Timeout)
-			err = h.live.Call(ctx, host.MethodStop, nil, nil)
+			err = h.live.StopHost(ctx)
 			cancel()
 		}
 		if err != nil && !errors.Is(err, client.ErrNotConnected) && h.hostAnswers() {
@@ -178,7 +186,8 @@ func (h *hostActions) finish(stopHost, stopService bool) {
 func (h *hostActions) hostAnswers() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	return h.live.Call(ctx, host.MethodInfo, nil, nil) == nil
+	_, err := h.live.Info(ctx)
+	return err == nil
 }
 
 func (h *hostActions) exit() {

@@ -5,14 +5,15 @@ import (
 
 	"fyne.io/fyne/v2"
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // Level is the overall health the tray icon shows.
 type Level int
 
 // The levels, from the icon's point of view. The states of
-// [host.ServerStatus] map onto them as [Health] says.
+// [hostapi.ServerStatus] map onto them by their [hostapi.Severity], as
+// [Health] says, so that the icon and the window's colours agree.
 const (
 	// LevelNone: not connected to a host, no servers, or none meant to run
 	// (every one stopped by the user or disabled). A grey ring.
@@ -20,10 +21,12 @@ const (
 	// LevelRunning: every server meant to run is running. A green dot.
 	LevelRunning
 	// LevelStarting: some server is on its way (starting, restarting after
-	// a crash, stopping) and none needs the user. An amber dot.
+	// a crash, stopping) or waits for a secret the user has to store
+	// (hostapi.SeverityWarning: it has not failed and starts by itself
+	// once the secret is there), and none failed. An amber dot.
 	LevelStarting
-	// LevelFailed: some server needs the user: it failed for good, waits
-	// for a secret, or its config entry has problems. A red dot.
+	// LevelFailed: some server failed for good, or its config entry has
+	// problems. A red dot.
 	LevelFailed
 )
 
@@ -50,12 +53,12 @@ func Health(s client.Snapshot) Level {
 	}
 	running, busy, failed := 0, 0, 0
 	for _, st := range s.Servers {
-		switch st.State {
-		case "running":
+		switch st.State.Severity() {
+		case hostapi.SeverityOK:
 			running++
-		case "starting", "restarting", "stopping":
+		case hostapi.SeverityProgress, hostapi.SeverityWarning:
 			busy++
-		case "failed", "waiting for secret", host.StateInvalid:
+		case hostapi.SeverityFailed:
 			failed++
 		}
 	}

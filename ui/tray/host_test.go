@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 const wait = 30 * time.Second
@@ -132,16 +133,16 @@ func waitSnap(t *testing.T, l *client.Live, what string, cond func(client.Snapsh
 	}
 }
 
-func server(s client.Snapshot, name string) host.ServerStatus {
+func server(s client.Snapshot, name string) hostapi.ServerStatus {
 	for _, st := range s.Servers {
 		if st.Name == name {
 			return st
 		}
 	}
-	return host.ServerStatus{}
+	return hostapi.ServerStatus{}
 }
 
-func state(name, want string) func(client.Snapshot) bool {
+func state(name string, want hostapi.State) func(client.Snapshot) bool {
 	return func(s client.Snapshot) bool { return s.Connected && server(s, name).State == want }
 }
 
@@ -234,11 +235,11 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	if st := server(s, "everything"); !st.UserStopped || st.PID != 0 {
 		t.Fatalf("after Stop: %+v", st)
 	}
-	var list []host.ServerStatus
-	if err := l.Call(context.Background(), host.MethodList, nil, &list); err != nil {
+	list, err := l.Servers(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
-	if i := slices.IndexFunc(list, func(st host.ServerStatus) bool { return st.Name == "everything" }); list[i].State != "stopped" {
+	if i := slices.IndexFunc(list, func(st hostapi.ServerStatus) bool { return st.Name == "everything" }); list[i].State != "stopped" {
 		t.Fatalf("servers.list after Stop: %+v", list[i])
 	}
 	_ = pid
@@ -297,8 +298,8 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	// Quit with no AI app (the other API client still connected): no
 	// question; the host stops every server, then the view is detached.
 	waitFor(t, "the AI app gone", func() bool {
-		var info host.Info
-		return l.Call(context.Background(), host.MethodInfo, nil, &info) == nil && info.AIClients == 0 && info.Clients == 2
+		info, err := l.Info(context.Background())
+		return err == nil && info.AIClients == 0 && info.Clients == 2
 	})
 	pid = server(l.Snapshot(), "everything").PID
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
@@ -411,7 +412,7 @@ func TestQuitAsServiceLeavesHost(t *testing.T) {
 	var viaManager atomic.Bool
 	actions = HostActions(l2, test.NewTempApp(t), HostOptions{StopService: func() error {
 		viaManager.Store(true)
-		return l2.Call(context.Background(), host.MethodStop, nil, nil)
+		return l2.StopHost(context.Background())
 	}})
 	find(t, BuildMenu(l2.Snapshot(), actions), LabelStopService).Action()
 	select {
@@ -446,15 +447,15 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 	var lastMu sync.Mutex
 	last := srv("a", "running", 1)
 	as := api.NewServer(api.Methods{
-		host.MethodInfo: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
-			return host.Info{PID: 7, Clients: 1, Config: host.ConfigStatus{OK: true}}, nil
+		hostapi.MethodInfo: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+			return hostapi.Info{PID: 7, Clients: 1, Config: hostapi.ConfigStatus{OK: true}}, nil
 		},
 		// The list is the state as of now, as a real host's is: a client
 		// dropped as slow during the burst resynchronises from it.
-		host.MethodList: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+		hostapi.MethodList: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
 			lastMu.Lock()
 			defer lastMu.Unlock()
-			return []host.ServerStatus{last}, nil
+			return []hostapi.ServerStatus{last}, nil
 		},
 	}, api.Options{})
 	go as.Serve(ln)
@@ -470,14 +471,14 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 	time.Sleep(5 * DefaultSettle)
 	before, _ := rb.get()
 
-	states := []string{"starting", "running", "restarting", "failed", "stopping", "stopped"}
+	states := []hostapi.State{"starting", "running", "restarting", "failed", "stopping", "stopped"}
 	start := time.Now()
 	for i := range 1000 {
 		st := srv("a", states[i%len(states)], i)
 		lastMu.Lock()
 		last = st
 		lastMu.Unlock()
-		if err := as.Publish(host.TopicState, st); err != nil {
+		if err := as.Publish(hostapi.TopicState, st); err != nil {
 			t.Fatal(err)
 		}
 	}

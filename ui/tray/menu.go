@@ -7,7 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // Actions are what the menu's items do. [BuildMenu] disables an item whose
@@ -80,8 +80,8 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 	anyStartable, anyStoppable := false, false
 	for _, st := range s.Servers {
 		items = append(items, serverItem(st, a))
-		anyStartable = anyStartable || canStart(st.State)
-		anyStoppable = anyStoppable || canStop(st.State)
+		anyStartable = anyStartable || st.State.CanStart()
+		anyStoppable = anyStoppable || st.State.CanStop()
 	}
 	items = append(items,
 		fyne.NewMenuItemSeparator(),
@@ -100,22 +100,19 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 
 // ServerLabel is a server's line in the menu: "name — state", with the
 // tool count while it runs.
-func ServerLabel(st host.ServerStatus) string {
-	state := st.State
-	switch st.State {
-	case "running":
+func ServerLabel(st hostapi.ServerStatus) string {
+	state := st.State.Label()
+	if st.State == hostapi.StateRunning {
 		if st.Tools == 1 {
 			state = "running (1 tool)"
 		} else {
 			state = fmt.Sprintf("running (%d tools)", st.Tools)
 		}
-	case host.StateInvalid:
-		state = "invalid entry"
 	}
 	return st.Name + " — " + state
 }
 
-func serverItem(st host.ServerStatus, a Actions) *fyne.MenuItem {
+func serverItem(st hostapi.ServerStatus, a Actions) *fyne.MenuItem {
 	name := st.Name
 	with := func(f func(string)) func() {
 		if f == nil {
@@ -124,32 +121,15 @@ func serverItem(st host.ServerStatus, a Actions) *fyne.MenuItem {
 		return func() { f(name) }
 	}
 	sub := fyne.NewMenu(name,
-		item(LabelStart, with(a.Start), canStart(st.State)),
-		item(LabelStop, with(a.Stop), canStop(st.State)),
-		item(LabelRestart, with(a.Restart), canRestart(st.State)),
+		item(LabelStart, with(a.Start), st.State.CanStart()),
+		item(LabelStop, with(a.Stop), st.State.CanStop()),
+		item(LabelRestart, with(a.Restart), st.State.CanRestart()),
 		item(LabelShowLogs, with(a.ShowLogs), true),
 	)
 	it := fyne.NewMenuItem(ServerLabel(st), nil)
 	it.ChildMenu = sub
 	return it
 }
-
-// canStart: the server is not running and starting it can work (a
-// disabled server must be enabled first; an invalid entry fixed first).
-func canStart(state string) bool { return state == "stopped" || state == "failed" }
-
-// canStop: a process runs, or the supervisor will start one.
-func canStop(state string) bool {
-	switch state {
-	case "running", "starting", "restarting", "waiting for secret":
-		return true
-	}
-	return false
-}
-
-// canRestart: it runs or tries to; a failed server restarts with its
-// failure count reset. A stopped one is started, not restarted.
-func canRestart(state string) bool { return canStop(state) || state == "failed" }
 
 // item is an item that is enabled when on and it has an action.
 func item(label string, action func(), on bool) *fyne.MenuItem {

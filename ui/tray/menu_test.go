@@ -14,7 +14,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // recorder is an Actions whose funcs record their calls.
@@ -108,23 +108,23 @@ func checkQuit(t *testing.T, m *fyne.Menu) {
 	}
 }
 
-func srv(name, state string, tools int) host.ServerStatus {
-	return host.ServerStatus{Name: name, State: state, Tools: tools}
+func srv(name string, state hostapi.State, tools int) hostapi.ServerStatus {
+	return hostapi.ServerStatus{Name: name, State: state, Tools: tools}
 }
 
-func connected(servers ...host.ServerStatus) client.Snapshot {
-	return client.Snapshot{Connected: true, Info: host.Info{PID: 42, Clients: 1, Config: host.ConfigStatus{OK: true}}, Servers: servers}
+func connected(servers ...hostapi.ServerStatus) client.Snapshot {
+	return client.Snapshot{Connected: true, Info: hostapi.Info{PID: 42, Clients: 1, Config: hostapi.ConfigStatus{OK: true}}, Servers: servers}
 }
 
 // every state the host reports, one server each.
 var allStates = connected(
-	srv("broken", host.StateInvalid, 0),
+	srv("broken", hostapi.StateInvalid, 0),
 	srv("everything", "running", 13),
 	srv("files", "failed", 0),
 	srv("git", "starting", 0),
 	srv("gone", "stopping", 0),
 	srv("memory", "stopped", 0),
-	srv("old", host.StateDisabled, 0),
+	srv("old", hostapi.StateDisabled, 0),
 	srv("retry", "restarting", 0),
 	srv("time", "running", 1),
 	srv("vault", "waiting for secret", 0),
@@ -197,14 +197,14 @@ func TestBuildMenuAllButtons(t *testing.T) {
 	a := r.actions()
 	cases := []struct {
 		name               string
-		servers            []host.ServerStatus
+		servers            []hostapi.ServerStatus
 		startAll, stopAll  bool
 		wantFirst, notWant string
 	}{
-		{"all running", []host.ServerStatus{srv("a", "running", 1), srv("b", "running", 2)}, false, true, "a — running (1 tool)", ""},
-		{"all stopped", []host.ServerStatus{srv("a", "stopped", 0), srv("b", "failed", 0)}, true, false, "a — stopped", ""},
-		{"mixed", []host.ServerStatus{srv("a", "stopped", 0), srv("b", "running", 0)}, true, true, "a — stopped", ""},
-		{"only disabled", []host.ServerStatus{srv("a", host.StateDisabled, 0)}, false, false, "a — disabled", ""},
+		{"all running", []hostapi.ServerStatus{srv("a", "running", 1), srv("b", "running", 2)}, false, true, "a — running (1 tool)", ""},
+		{"all stopped", []hostapi.ServerStatus{srv("a", "stopped", 0), srv("b", "failed", 0)}, true, false, "a — stopped", ""},
+		{"mixed", []hostapi.ServerStatus{srv("a", "stopped", 0), srv("b", "running", 0)}, true, true, "a — stopped", ""},
+		{"only disabled", []hostapi.ServerStatus{srv("a", hostapi.StateDisabled, 0)}, false, false, "a — disabled", ""},
 		{"no servers", nil, false, false, LabelNoServers, ""},
 	}
 	for _, c := range cases {
@@ -286,7 +286,7 @@ func TestBuildMenuNotConnected(t *testing.T) {
 func TestBuildMenuInvalidConfig(t *testing.T) {
 	var r recorder
 	s := connected(srv("a", "running", 2))
-	s.Info.Config = host.ConfigStatus{OK: false, Error: "config.json: line 3: invalid character '}'"}
+	s.Info.Config = hostapi.ConfigStatus{OK: false, Error: "config.json: line 3: invalid character '}'"}
 	m := BuildMenu(s, r.actions())
 	want := []string{LabelConfigInvalid, "config.json: line 3: invalid character '}'", "---", "a — running (2 tools)"}
 	if got := labels(m)[:4]; !slices.Equal(got, want) {
@@ -330,17 +330,18 @@ func TestHealth(t *testing.T) {
 		s    client.Snapshot
 		want Level
 	}{
-		{"disconnected", client.Snapshot{Servers: []host.ServerStatus{srv("a", "running", 0)}}, LevelNone},
+		{"disconnected", client.Snapshot{Servers: []hostapi.ServerStatus{srv("a", "running", 0)}}, LevelNone},
 		{"no servers", connected(), LevelNone},
-		{"all stopped or disabled", connected(srv("a", "stopped", 0), srv("b", host.StateDisabled, 0)), LevelNone},
+		{"all stopped or disabled", connected(srv("a", "stopped", 0), srv("b", hostapi.StateDisabled, 0)), LevelNone},
 		{"all running", connected(srv("a", "running", 0), srv("b", "running", 0)), LevelRunning},
 		{"running and stopped by the user", connected(srv("a", "running", 0), srv("b", "stopped", 0)), LevelRunning},
 		{"one starting", connected(srv("a", "running", 0), srv("b", "starting", 0)), LevelStarting},
 		{"one restarting", connected(srv("a", "running", 0), srv("b", "restarting", 0)), LevelStarting},
 		{"one stopping", connected(srv("a", "stopping", 0)), LevelStarting},
 		{"one failed", connected(srv("a", "running", 0), srv("b", "starting", 0), srv("c", "failed", 0)), LevelFailed},
-		{"waiting for a secret", connected(srv("a", "running", 0), srv("b", "waiting for secret", 0)), LevelFailed},
-		{"invalid entry", connected(srv("a", "running", 0), srv("b", host.StateInvalid, 0)), LevelFailed},
+		{"waiting for a secret", connected(srv("a", "running", 0), srv("b", "waiting for secret", 0)), LevelStarting},
+		{"waiting for a secret beside a failure", connected(srv("a", "failed", 0), srv("b", "waiting for secret", 0)), LevelFailed},
+		{"invalid entry", connected(srv("a", "running", 0), srv("b", hostapi.StateInvalid, 0)), LevelFailed},
 	} {
 		if got := Health(c.s); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
@@ -385,31 +386,31 @@ func TestQuitPlan(t *testing.T) {
 	const tail = " connected through Switchboard. Quitting stops every server, and "
 	for _, c := range []struct {
 		name    string
-		info    host.Info
+		info    hostapi.Info
 		service bool
 		stop    bool
 		ask     string // "": no question
 	}{
-		{"alone", host.Info{Clients: 1}, false, true, ""},
+		{"alone", hostapi.Info{Clients: 1}, false, true, ""},
 		// API clients (a logs follower, a test's probe) are not AI apps.
-		{"logs followers and the window", host.Info{Clients: 4}, false, true, ""},
-		{"one bridge", host.Info{Clients: 1, AIClients: 1}, false, true,
+		{"logs followers and the window", hostapi.Info{Clients: 4}, false, true, ""},
+		{"one bridge", hostapi.Info{Clients: 1, AIClients: 1}, false, true,
 			"An AI app is" + tail + "it loses these servers' tools. Quit anyway?"},
-		{"three bridges", host.Info{Clients: 1, AIClients: 3}, false, true,
+		{"three bridges", hostapi.Info{Clients: 1, AIClients: 3}, false, true,
 			"3 AI apps are" + tail + "they lose these servers' tools. Quit anyway?"},
-		{"named", host.Info{AIClients: 2, AIApps: []string{"claude-ai", "cursor-vscode"}}, false, true,
+		{"named", hostapi.Info{AIClients: 2, AIApps: []string{"claude-ai", "cursor-vscode"}}, false, true,
 			"Claude Desktop and Cursor are" + tail + "they lose these servers' tools. Quit anyway?"},
-		{"one app, two sessions", host.Info{AIClients: 2, AIApps: []string{"claude-code"}}, false, true,
+		{"one app, two sessions", hostapi.Info{AIClients: 2, AIApps: []string{"claude-code"}}, false, true,
 			"Claude Code is" + tail + "it loses these servers' tools. Quit anyway?"},
-		{"unknown names as given, sorted", host.Info{AIClients: 3, AIApps: []string{"zed-thing", "Visual Studio Code", "aider"}}, false, true,
+		{"unknown names as given, sorted", hostapi.Info{AIClients: 3, AIApps: []string{"zed-thing", "Visual Studio Code", "aider"}}, false, true,
 			"VS Code, aider and zed-thing are" + tail + "they lose these servers' tools. Quit anyway?"},
-		{"two names for one app", host.Info{AIClients: 2, AIApps: []string{"Cursor", "cursor-vscode"}}, false, true,
+		{"two names for one app", hostapi.Info{AIClients: 2, AIApps: []string{"Cursor", "cursor-vscode"}}, false, true,
 			"Cursor is" + tail + "it loses these servers' tools. Quit anyway?"},
-		{"many", host.Info{AIClients: 6, AIApps: []string{"a", "b", "c", "d", "e", "f"}}, false, true,
+		{"many", hostapi.Info{AIClients: 6, AIApps: []string{"a", "b", "c", "d", "e", "f"}}, false, true,
 			"a, b, c and 3 other AI apps are" + tail + "they lose these servers' tools. Quit anyway?"},
-		{"names but no count", host.Info{AIApps: []string{"claude-ai"}}, false, true, ""},
-		{"service", host.Info{Clients: 1}, true, false, ""},
-		{"service with bridges", host.Info{Clients: 1, AIClients: 5, AIApps: []string{"claude-ai"}}, true, false, ""},
+		{"names but no count", hostapi.Info{AIApps: []string{"claude-ai"}}, false, true, ""},
+		{"service", hostapi.Info{Clients: 1}, true, false, ""},
+		{"service with bridges", hostapi.Info{Clients: 1, AIClients: 5, AIApps: []string{"claude-ai"}}, true, false, ""},
 	} {
 		stop, ask := QuitPlan(c.info, c.service)
 		if stop != c.stop {
@@ -580,7 +581,7 @@ func TestTrayBurst(t *testing.T) {
 		t.Fatalf("%d rebuilds at start, want 1", n)
 	}
 	// The snapshots are built first, so that the burst is a burst.
-	states := []string{"starting", "running", "restarting", "failed", "stopping", "stopped"}
+	states := []hostapi.State{"starting", "running", "restarting", "failed", "stopping", "stopped"}
 	burst := make([]client.Snapshot, 1000)
 	for i := range burst {
 		s := connected(srv("a", states[i%len(states)], i))
@@ -647,7 +648,7 @@ func TestTrayNotifiesFailures(t *testing.T) {
 		src.set(s)
 		waitFor(t, "a rebuild", func() bool { n, _ := rb.get(); return n > n0 })
 	}
-	failed := func(name, why string) host.ServerStatus {
+	failed := func(name, why string) hostapi.ServerStatus {
 		s := srv(name, "failed", 0)
 		s.LastError = why
 		return s
@@ -699,7 +700,7 @@ func TestWithAIClients(t *testing.T) {
 		{`{"pid": 1, "clients": 3, "aiClients": 0}`, 0},
 		{`{"pid": 1, "clients": 3, "aiClients": 1}`, 1},
 	} {
-		var info host.Info
+		var info hostapi.Info
 		if err := json.Unmarshal([]byte(c.raw), &info); err != nil {
 			t.Fatal(err)
 		}
@@ -708,7 +709,7 @@ func TestWithAIClients(t *testing.T) {
 		}
 	}
 	// And the old host's count makes Quit ask.
-	var info host.Info
+	var info hostapi.Info
 	raw := json.RawMessage(`{"pid": 1, "clients": 2}`)
 	_ = json.Unmarshal(raw, &info)
 	if _, ask := QuitPlan(withAIClients(raw, info), false); ask == "" {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/app/clients"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // QuitPlan decides what Quit does, from a fresh host.info.
@@ -20,7 +20,7 @@ import (
 // the apps when they gave their names (info.AIApps), else counts the
 // connections. Clients of the host's API (this app, the CLI, a
 // `switchboard logs --follow`) do not count.
-func QuitPlan(info host.Info, service bool) (stopHost bool, ask string) {
+func QuitPlan(info hostapi.Info, service bool) (stopHost bool, ask string) {
 	if service {
 		return false, ""
 	}
@@ -28,7 +28,7 @@ func QuitPlan(info host.Info, service bool) (stopHost bool, ask string) {
 	if n <= 0 {
 		return true, ""
 	}
-	apps := clients.Titles(info.AIApps)
+	apps := aiapps.Titles(info.AIApps)
 	var who string
 	switch {
 	case len(apps) == 1:

@@ -31,9 +31,8 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
-	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 const socketEnv = "SWITCHBOARD_TRAY_TEST_SOCKET"
@@ -307,17 +306,17 @@ func (n menuNode) String() string {
 
 // hostState asks the host for a server's status on a connection of its
 // own, closed at once.
-func hostState(t *testing.T, socket, name string) host.ServerStatus {
+func hostState(t *testing.T, socket, name string) hostapi.ServerStatus {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	c, err := api.Dial(ctx, socket)
+	c, err := client.Dial(ctx, socket)
 	if err != nil {
 		t.Fatalf("dialling the host: %v", err)
 	}
 	defer c.Close()
-	var list []host.ServerStatus
-	if err := c.Call(ctx, host.MethodList, nil, &list); err != nil {
+	list, err := c.Servers(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range list {
@@ -326,7 +325,7 @@ func hostState(t *testing.T, socket, name string) host.ServerStatus {
 		}
 	}
 	t.Fatalf("the host has no server %q", name)
-	return host.ServerStatus{}
+	return hostapi.ServerStatus{}
 }
 
 // glLibraries returns the Mesa libraries in a /proc/PID/maps text: the
@@ -621,14 +620,14 @@ func testRealTray(t *testing.T, role string) {
 	// Click Quit with no AI app, while another client of the host's API
 	// stays connected (as a 'switchboard logs --follow' would): no question;
 	// the host stops every server and exits, and so does the tray.
-	follower, err := api.Dial(context.Background(), th.opts.SocketPath)
+	follower, err := client.Dial(context.Background(), th.opts.SocketPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer follower.Close()
 	waitFor(t, "the AI app gone", func() bool {
-		var info host.Info
-		return follower.Call(context.Background(), host.MethodInfo, nil, &info) == nil && info.AIClients == 0
+		info, err := follower.Info(context.Background())
+		return err == nil && info.AIClients == 0
 	})
 	pid = hostState(t, th.opts.SocketPath, "everything").PID
 	// Fyne's tray makes new item ids with every change: take Quit's from a

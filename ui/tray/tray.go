@@ -19,7 +19,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // DefaultSettle is how long a wake-up waits for the rest of a burst.
@@ -48,11 +48,11 @@ type Tray struct {
 	done            chan struct{}
 
 	// The follower's own (the first update runs before it starts).
-	shown   string            // the menu last set (its signature)
-	icon    Level             // the icon last set
-	started bool              // the first rebuild happened
-	hostPID int               // the host the states below belong to
-	states  map[string]string // each server's last state
+	shown   string                   // the menu last set (its signature)
+	icon    Level                    // the icon last set
+	started bool                     // the first rebuild happened
+	hostPID int                      // the host the states below belong to
+	states  map[string]hostapi.State // each server's last state
 }
 
 func (t *Tray) init() { t.once.Do(func() { t.done = make(chan struct{}) }) }
@@ -175,16 +175,16 @@ func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func
 // a server that had already failed when the tray (re)connected is shown by
 // the icon, not notified. A disconnection keeps the last states, so a
 // reconnection to the same host notifies nothing twice.
-func (t *Tray) newlyFailed(s client.Snapshot) []host.ServerStatus {
+func (t *Tray) newlyFailed(s client.Snapshot) []hostapi.ServerStatus {
 	if !s.Connected {
 		return nil
 	}
 	baseline := t.states == nil || s.Info.PID != t.hostPID
-	var out []host.ServerStatus
-	next := make(map[string]string, len(s.Servers))
+	var out []hostapi.ServerStatus
+	next := make(map[string]hostapi.State, len(s.Servers))
 	for _, st := range s.Servers {
 		next[st.Name] = st.State
-		if !baseline && st.State == "failed" && t.states[st.Name] != "failed" {
+		if !baseline && st.State == hostapi.StateFailed && t.states[st.Name] != hostapi.StateFailed {
 			out = append(out, st)
 		}
 	}
@@ -194,7 +194,7 @@ func (t *Tray) newlyFailed(s client.Snapshot) []host.ServerStatus {
 
 // FailureNotification is the desktop notification for a server that
 // failed for good: its name, and the reason (its last error).
-func FailureNotification(st host.ServerStatus) *fyne.Notification {
+func FailureNotification(st hostapi.ServerStatus) *fyne.Notification {
 	reason := termtext.Escape(strings.TrimSpace(st.LastError)) // it may quote the server's stderr
 	if reason == "" {
 		reason = "It gave no reason; its logs may say more."

@@ -14,25 +14,25 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/bridge"
-	"github.com/switchboard-mcp/switchboard/app/clients"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-// The "AI apps" panel: the desktop AI apps that app/clients knows (Claude
+// The "AI apps" panel: the desktop AI apps that app/aiapps knows (Claude
 // Desktop, Claude Code, Cursor, VS Code, ...), whether each is on this
 // machine, its MCP config file, the Switchboard servers it reaches through
 // the bridge entry and the servers it runs by itself; per app, Connect and
-// Disconnect (the change is shown, as app/clients' diff, before
-// app/clients writes it: backup first, atomic write) and Import (the app's
+// Disconnect (the change is shown, as app/aiapps' diff, before
+// app/aiapps writes it: backup first, atomic write) and Import (the app's
 // own servers into Switchboard, through the host like every change of the
 // window, see importServers). It is the window's `switchboard clients`:
-// every decision about an app's file is app/clients'.
+// every decision about an app's file is app/aiapps'.
 
 // appFiles is where the panel finds the apps' config files and how it
 // writes them: this machine ([localAppFiles]), or fixed data in the tests.
 type appFiles struct {
-	env    clients.Env
+	env    aiapps.Env
 	exists func(path string) bool
 	read   func(path string) (data []byte, exists bool, err error)
 	write  func(path string, before, after []byte, now time.Time) (backup string, err error)
@@ -44,10 +44,10 @@ type appFiles struct {
 // replaces it with fixed ones.
 var localAppFiles = func() appFiles {
 	return appFiles{
-		env:    clients.OSEnv(nil),
+		env:    aiapps.OSEnv(nil),
 		exists: func(p string) bool { _, err := os.Stat(p); return err == nil },
-		read:   clients.ReadFile,
-		write:  clients.WriteFile,
+		read:   aiapps.ReadFile,
+		write:  aiapps.WriteFile,
 		exe:    bridgeExecutable,
 	}
 }
@@ -58,7 +58,7 @@ var localAppFiles = func() appFiles {
 // program. On Windows the tray may run as the GUI switchboard-tray.exe:
 // without switchboard-bridge.exe an app runs the console switchboard.exe
 // beside it (the one an AI app can talk to over stdio, and that
-// app/clients recognizes as the bridge).
+// app/aiapps recognizes as the bridge).
 func bridgeExecutable() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -93,26 +93,26 @@ func samePath(a, b string) bool {
 
 // appState is what the panel knows of one app, read from its file.
 type appState struct {
-	app        *clients.App
-	loc        clients.Location // loc.Path is "" when the app's paths are unknown
-	problem    string           // the file cannot be used: what, and the remedy
+	app        *aiapps.App
+	loc        aiapps.Location // loc.Path is "" when the app's paths are unknown
+	problem    string          // the file cannot be used: what, and the remedy
 	connected  bool
-	bridge     clients.Bridge // the entry's command and --servers (none: every server)
-	own        []string       // the app's own entries, in file order
-	importable []string       // of those, the ones Switchboard can run
-	stays      []string       // why the others stay in the app, one line each
+	bridge     aiapps.Bridge // the entry's command and --servers (none: every server)
+	own        []string      // the app's own entries, in file order
+	importable []string      // of those, the ones Switchboard can run
+	stays      []string      // why the others stay in the app, one line each
 }
 
 // loadApps reads every known app's config file.
 func loadApps(f appFiles) []appState {
 	var out []appState
-	for _, app := range clients.Apps() {
+	for _, app := range aiapps.Apps() {
 		out = append(out, loadApp(f, app))
 	}
 	return out
 }
 
-func loadApp(f appFiles, app *clients.App) appState {
+func loadApp(f appFiles, app *aiapps.App) appState {
 	st := appState{app: app}
 	loc, err := app.Locate(f.env, f.exists)
 	if err != nil {
@@ -132,7 +132,7 @@ func loadApp(f appFiles, app *clients.App) appState {
 			st.own = append(st.own, s.Name)
 		}
 	}
-	plan := clients.PlanImport(app, f.env, importSources(app, loc.Path, doc))
+	plan := aiapps.PlanImport(app, f.env, importSources(app, loc.Path, doc))
 	st.stays = plan.Skipped()
 	for _, i := range plan.Importable() {
 		st.importable = append(st.importable, plan.Entries[i].Name)
@@ -144,15 +144,15 @@ func loadApp(f appFiles, app *clients.App) appState {
 // Claude Code's projects' servers are listed as staying, with the command
 // that imports them ('switchboard clients import claude-code --project
 // DIR').
-func importSources(app *clients.App, path string, doc *clients.Doc) []clients.ImportSource {
-	out := []clients.ImportSource{{Doc: doc, Path: path}}
+func importSources(app *aiapps.App, path string, doc *aiapps.Doc) []aiapps.ImportSource {
+	out := []aiapps.ImportSource{{Doc: doc, Path: path}}
 	if app.ID == "claude-code" {
 		for _, dir := range doc.ClaudeProjects() {
 			sub := doc.ClaudeProject(dir)
 			if sub == nil || len(sub.Servers()) == 0 {
 				continue
 			}
-			out = append(out, clients.ImportSource{Doc: sub, Path: path, Project: dir,
+			out = append(out, aiapps.ImportSource{Doc: sub, Path: path, Project: dir,
 				Hold: fmt.Sprintf("a server of the project %s: 'switchboard clients import claude-code --project %s' imports it", dir, dir)})
 		}
 	}
@@ -161,7 +161,7 @@ func importSources(app *clients.App, path string, doc *clients.Doc) []clients.Im
 
 // readApp reads and parses an app's config file; problem says, for a
 // person, why it cannot be used and what to do.
-func readApp(f appFiles, app *clients.App, path string) (before []byte, doc *clients.Doc, problem string) {
+func readApp(f appFiles, app *aiapps.App, path string) (before []byte, doc *aiapps.Doc, problem string) {
 	before, _, err := f.read(path)
 	if err != nil {
 		return nil, nil, fileProblem("read", path, err)
@@ -174,10 +174,10 @@ func readApp(f appFiles, app *clients.App, path string) (before []byte, doc *cli
 }
 
 // fileProblem words the failure to read or write an app's file, with the
-// remedy; nothing was written in either case (app/clients.WriteFile
+// remedy; nothing was written in either case (app/aiapps.WriteFile
 // replaces the file only by a rename, after its checks).
 func fileProblem(verb, path string, err error) string {
-	if errors.Is(err, clients.ErrChanged) {
+	if errors.Is(err, aiapps.ErrChanged) {
 		return fmt.Sprintf("%s changed after Switchboard read it (is the app running and writing it?): nothing was written. Try again.", path)
 	}
 	msg := err.Error()
@@ -410,7 +410,7 @@ func (r *appRow) throughText() string {
 	case !st.connected:
 		return "Nothing: not connected"
 	}
-	known := map[string]host.ServerStatus{}
+	known := map[string]hostapi.ServerStatus{}
 	var all []string
 	for _, s := range snap.Servers {
 		known[s.Name] = s
@@ -425,10 +425,10 @@ func (r *appRow) throughText() string {
 				n += " (not in Switchboard)"
 			case s.Disabled:
 				n += " (disabled)"
-			case !ok, s.State == "", s.State == stateRunning, s.State == stateStarting, s.State == stateRestarting:
+			case !ok, s.State == "", s.State == hostapi.StateRunning, s.State == hostapi.StateStarting, s.State == hostapi.StateRestarting:
 				// serving, or about to (or the state is unknown)
 			default: // failed, stopped, invalid, waiting for a secret, stopping
-				n += " (" + s.State + ")"
+				n += " (" + s.State.Label() + ")"
 			}
 			out[i] = n
 		}

@@ -14,14 +14,14 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/switchboard-mcp/switchboard/app/clients"
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-// changeDialog shows the change to an app's file (app/clients' diff, its
+// changeDialog shows the change to an app's file (app/aiapps' diff, its
 // literal secrets hidden) and writes exactly that change when confirmed:
-// the content it was computed from is the one app/clients.WriteFile
+// the content it was computed from is the one app/aiapps.WriteFile
 // checks, so a file that changed meanwhile is not written.
 type changeDialog struct {
 	v       *appsView
@@ -73,7 +73,7 @@ func (c *changeDialog) set(after []byte, changed bool, why string) {
 	if c.before == nil {
 		old = "/dev/null"
 	}
-	c.diff.SetText(clients.Redact(clients.Diff(old, path, c.before, after), c.secrets))
+	c.diff.SetText(aiapps.Redact(aiapps.Diff(old, path, c.before, after), c.secrets))
 	c.ok.Enable()
 }
 
@@ -186,13 +186,13 @@ func (v *appsView) askConnect(r *appRow) {
 	if connected { // the row's button reads Change…
 		verb, title, okText = "Update the %q entry in", "Change how "+app.Name+" connects", "Change"
 	}
-	intro := fmt.Sprintf(verb+" %s's config file: it runs %s bridge, the way %s reaches Switchboard.", clients.EntryName, app.Name, v.exe, app.Name)
+	intro := fmt.Sprintf(verb+" %s's config file: it runs %s bridge, the way %s reaches Switchboard.", aiapps.EntryName, app.Name, v.exe, app.Name)
 	if strings.Contains(v.exe, string(filepath.Separator)+"go-build") {
 		intro += " Note: this Switchboard is a temporary build (from 'go run'?): the app cannot start it once it is gone."
 	}
 	c := v.newChange(r, title, intro, okText, before, doc.SecretValues(), top)
 	c.servers = checks
-	var bridge clients.Bridge // the entry shown
+	var bridge aiapps.Bridge // the entry shown
 	compute := func() {
 		var servers []string
 		if checks != nil {
@@ -214,7 +214,7 @@ func (v *appsView) askConnect(r *appRow) {
 			c.set(nil, false, err.Error())
 			return
 		}
-		bridge = clients.Bridge{Command: v.exe, Servers: servers}
+		bridge = aiapps.Bridge{Command: v.exe, Servers: servers}
 		changed := d.SetBridge(bridge)
 		c.set(d.Bytes(), changed, fmt.Sprintf("No change: %s already has exactly this entry.", app.Name))
 	}
@@ -223,7 +223,7 @@ func (v *appsView) askConnect(r *appRow) {
 	}
 	compute()
 	c.done = func(backup string) {
-		msg := fmt.Sprintf("Connected: the %q entry in %s runs %s.%s %s", clients.EntryName, r.st.loc.Path,
+		msg := fmt.Sprintf("Connected: the %q entry in %s runs %s.%s %s", aiapps.EntryName, r.st.loc.Path,
 			strings.Join(append([]string{v.exe}, bridge.Args()...), " "), backedUp(backup), app.Restart)
 		if !r.st.loc.Installed {
 			msg += fmt.Sprintf("\n%s does not look installed (none of its folders exists); the entry is ready for when it is.", app.Name)
@@ -246,11 +246,11 @@ func (v *appsView) askDisconnect(r *appRow) {
 	}
 	secrets := doc.SecretValues()
 	changed := doc.Disconnect()
-	intro := fmt.Sprintf("Remove the %q entry from %s's config file; everything else in it stays. %s then reaches no Switchboard server.", clients.EntryName, app.Name, app.Name)
+	intro := fmt.Sprintf("Remove the %q entry from %s's config file; everything else in it stays. %s then reaches no Switchboard server.", aiapps.EntryName, app.Name, app.Name)
 	c := v.newChange(r, "Disconnect "+app.Name, intro, "Disconnect", before, secrets, nil)
-	c.set(doc.Bytes(), changed, fmt.Sprintf("No change: %s has no %q entry.", r.st.loc.Path, clients.EntryName))
+	c.set(doc.Bytes(), changed, fmt.Sprintf("No change: %s has no %q entry.", r.st.loc.Path, aiapps.EntryName))
 	c.done = func(backup string) {
-		v.notes[app.ID] = fmt.Sprintf("Disconnected: removed the %q entry from %s.%s %s", clients.EntryName, r.st.loc.Path, backedUp(backup), app.Restart)
+		v.notes[app.ID] = fmt.Sprintf("Disconnected: removed the %q entry from %s.%s %s", aiapps.EntryName, r.st.loc.Path, backedUp(backup), app.Restart)
 		v.w.setStatus("Disconnected "+app.Name+".", false)
 	}
 	c.show()
@@ -277,7 +277,7 @@ func (v *appsView) askImport(r *appRow) {
 	}
 	// The plan `clients import` makes: what Switchboard cannot run as the
 	// app does stays in the app.
-	plan := clients.PlanImport(app, v.files.env, importSources(app, r.st.loc.Path, doc))
+	plan := aiapps.PlanImport(app, v.files.env, importSources(app, r.st.loc.Path, doc))
 	skipped := plan.Skipped()
 	servers := map[string]*config.Server{}
 	var cands []config.SecretCandidate
@@ -333,7 +333,7 @@ func (v *appsView) askImport(r *appRow) {
 			box.Add(o.check)
 		}
 	}
-	after := hintLabel(fmt.Sprintf("Then Switchboard shows how the %q entry would take their place in %s, so that %s reaches them through Switchboard instead of running them itself.", clients.EntryName, r.st.loc.Path, app.Name))
+	after := hintLabel(fmt.Sprintf("Then Switchboard shows how the %q entry would take their place in %s, so that %s reaches them through Switchboard instead of running them itself.", aiapps.EntryName, r.st.loc.Path, app.Name))
 	box.Add(after)
 	scroll := container.NewVScroll(box)
 	scroll.SetMinSize(fyne.NewSize(760, 300))
@@ -373,8 +373,9 @@ func (v *appsView) doImport(r *appRow, d *importDialog, servers map[string]*conf
 		fresh := map[string]*config.Server{}
 		for _, orig := range order {
 			name := config.NormalizeName(orig)
-			var res host.EntryResult
-			if err := w.live.Call(ctx, host.MethodGet, host.NameParams{Name: name}, &res); err != nil {
+			var res hostapi.EntryResult
+			var err error
+			if res.Entry, err = w.live.GetServer(ctx, name); err != nil {
 				fresh[orig] = servers[orig]
 				continue
 			}
@@ -434,7 +435,7 @@ func (v *appsView) askReplace(r *appRow, taken, added []string) {
 		v.fail(r, v.exeErr)
 		return
 	}
-	bridge := clients.Bridge{Command: v.exe}
+	bridge := aiapps.Bridge{Command: v.exe}
 	if old, _, ok := doc.Connected(); ok && len(old.Servers) > 0 {
 		// The app reaches some servers only: the imported ones join them.
 		bridge.Servers = slices.Clone(old.Servers)
@@ -447,11 +448,11 @@ func (v *appsView) askReplace(r *appRow, taken, added []string) {
 	secrets := doc.SecretValues()
 	doc.Replace(taken, bridge)
 	intro := fmt.Sprintf("Switchboard now runs %s. Put the %q entry in their place in %s's config file, so that %s reaches them through Switchboard instead of running them a second time?",
-		strings.Join(taken, ", "), clients.EntryName, app.Name, app.Name)
+		strings.Join(taken, ", "), aiapps.EntryName, app.Name, app.Name)
 	c := v.newChange(r, "Replace them in "+app.Name, intro, "Replace", before, secrets, nil)
 	c.set(doc.Bytes(), true, "")
 	c.done = func(backup string) {
-		msg := fmt.Sprintf("Replaced %s in %s with the %q entry.%s", strings.Join(taken, ", "), r.st.loc.Path, clients.EntryName, backedUp(backup))
+		msg := fmt.Sprintf("Replaced %s in %s with the %q entry.%s", strings.Join(taken, ", "), r.st.loc.Path, aiapps.EntryName, backedUp(backup))
 		if len(secrets) > 0 && backup != "" {
 			msg += fmt.Sprintf(" The backup still holds the old entries with their secrets in plain text: delete it once %s works.", app.Name)
 		}

@@ -20,8 +20,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/switchboard-mcp/switchboard/app/clients"
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // startApps starts a host with the servers of cfg and HOME in a temporary
@@ -125,7 +126,7 @@ func TestAppsConnect(t *testing.T) {
 	if got := must(os.ReadFile(path)); !bytes.Equal(got, fixture) {
 		t.Fatalf("Cancel changed the file:\n%s", got)
 	}
-	if b := clients.Backups(path); len(b) != 0 {
+	if b := aiapps.Backups(path); len(b) != 0 {
 		t.Errorf("Cancel made a backup: %v", b)
 	}
 
@@ -154,17 +155,17 @@ func TestAppsConnect(t *testing.T) {
 	after := jsonObject(t, got)
 	servers := after["mcpServers"].(map[string]any)
 	want := map[string]any{"command": exe, "args": []any{"bridge", "--servers", "alpha"}}
-	if !reflect.DeepEqual(servers[clients.EntryName], want) {
-		t.Errorf("the bridge entry: %v; want %v", servers[clients.EntryName], want)
+	if !reflect.DeepEqual(servers[aiapps.EntryName], want) {
+		t.Errorf("the bridge entry: %v; want %v", servers[aiapps.EntryName], want)
 	}
-	delete(servers, clients.EntryName)
+	delete(servers, aiapps.EntryName)
 	if orig := jsonObject(t, fixture); !reflect.DeepEqual(after, orig) {
 		t.Errorf("the rest of the file changed:\n%s", got)
 	}
 	if fi := must(os.Stat(path)); fi.Mode().Perm() != 0o640 {
 		t.Errorf("the file's mode became %v", fi.Mode().Perm())
 	}
-	if b := clients.Backups(path); len(b) != 1 || !bytes.Equal(must(os.ReadFile(b[0])), fixture) {
+	if b := aiapps.Backups(path); len(b) != 1 || !bytes.Equal(must(os.ReadFile(b[0])), fixture) {
 		t.Errorf("backups: %v", b)
 	}
 	if r.through.Text != "alpha" || !strings.Contains(r.note.Text, "Connected: ") || !strings.Contains(r.note.Text, "Quit Claude Desktop completely") {
@@ -334,7 +335,7 @@ func TestFileProblem(t *testing.T) {
 	if got != "Cannot write the config file /x/mcp.json: permission denied: give your user read and write access to the file and to its folder (where the backup and the new file are made). Nothing was written to it." {
 		t.Errorf("permission: %q", got)
 	}
-	if got := fileProblem("write", "/x/mcp.json", clients.ErrChanged); !strings.HasPrefix(got, "/x/mcp.json changed after Switchboard read it") {
+	if got := fileProblem("write", "/x/mcp.json", aiapps.ErrChanged); !strings.HasPrefix(got, "/x/mcp.json changed after Switchboard read it") {
 		t.Errorf("changed: %q", got)
 	}
 	if got := fileProblem("read", "/x/mcp.json", errors.New("disk on fire")); got != "Cannot read the config file /x/mcp.json: disk on fire. Nothing was written to it." {
@@ -386,14 +387,14 @@ func TestAppsImport(t *testing.T) {
 		return v.change == nil && r != nil && r.conn.Text == "Connected"
 	})
 	servers := jsonObject(t, must(os.ReadFile(path)))["mcpServers"].(map[string]any)
-	if servers["My Helper"] != nil || servers["remote"] == nil || servers[clients.EntryName] == nil {
+	if servers["My Helper"] != nil || servers["remote"] == nil || servers[aiapps.EntryName] == nil {
 		t.Errorf("Cursor's servers after the import: %v", servers)
 	}
 	r = v.rows["cursor"]
 	if !strings.Contains(r.note.Text, "imported My Helper as my-helper") || !strings.Contains(r.note.Text, "Replaced My Helper in "+path) {
 		t.Errorf("the row's note: %q", r.note.Text)
 	}
-	h.state("my-helper", stateRunning)
+	h.state("my-helper", hostapi.StateRunning)
 }
 
 // goldenAppFiles is a machine with a few apps in each state.
@@ -424,7 +425,7 @@ func goldenAppFiles(t *testing.T) appFiles {
 	dirs := map[string]bool{"/home/me/.codeium/windsurf": true}
 	env := map[string]string{"HOME": "/home/me"}
 	return appFiles{
-		env:    clients.Env{GOOS: "linux", Getenv: func(k string) string { return env[k] }},
+		env:    aiapps.Env{GOOS: "linux", Getenv: func(k string) string { return env[k] }},
 		exists: func(p string) bool { _, ok := files[p]; return ok || dirs[p] },
 		read: func(p string) ([]byte, bool, error) {
 			s, ok := files[p]

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -18,7 +19,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // limits are the numeric options of the Advanced section: the config's
@@ -63,9 +64,12 @@ func (w *Window) openAdd() {
 
 // openEdit fetches a server's entry (servers.get) and shows it in the form.
 func (w *Window) openEdit(name string) {
-	var res host.EntryResult
+	var res hostapi.EntryResult
 	w.setStatus("Loading "+name+"…", false)
-	w.call(host.MethodGet, host.NameParams{Name: name}, &res, func(err error) {
+	w.call(func(ctx context.Context) (err error) {
+		res.Entry, err = w.live.GetServer(ctx, name)
+		return err
+	}, func(err error) {
 		if err != nil {
 			w.setStatus(err.Error(), true)
 			return
@@ -185,8 +189,11 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	f.updateHint()
 
 	// Which secrets exist, to tell a new reference to a missing one.
-	var list []host.SecretInfo
-	w.call(host.MethodSecretList, nil, &list, func(err error) {
+	var list []hostapi.SecretInfo
+	w.call(func(ctx context.Context) (err error) {
+		list, err = w.live.Secrets(ctx)
+		return err
+	}, func(err error) {
 		if err == nil {
 			f.knownSecrets = map[string]bool{}
 			for _, s := range list {
@@ -200,7 +207,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 func (f *serverForm) serverName() string { return strings.TrimSpace(f.name.Text) }
 
 // status returns the server's current status, for an entry the host has.
-func (f *serverForm) status() *host.ServerStatus {
+func (f *serverForm) status() *hostapi.ServerStatus {
 	if f.create {
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
 
@@ -27,11 +27,11 @@ var goldenNow = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
 func goldenSnapshot() client.Snapshot {
 	return client.Snapshot{
 		Connected: true,
-		Info: host.Info{
+		Info: hostapi.Info{
 			Path:   "/nonexistent/bin",
-			Config: host.ConfigStatus{Path: "/home/me/.config/switchboard/config.json", Error: "config.json:3:5: invalid character '}' looking for beginning of object key string"},
+			Config: hostapi.ConfigStatus{Path: "/home/me/.config/switchboard/config.json", Error: "config.json:3:5: invalid character '}' looking for beginning of object key string"},
 		},
-		Servers: []host.ServerStatus{
+		Servers: []hostapi.ServerStatus{
 			{Name: "everything", State: "running", Era: "legacy", StartedAt: goldenNow.Add(-3*time.Hour - 5*time.Minute), Tools: 11, Restarts: 1, Command: "npx", Resolved: "/usr/bin/npx"},
 			{Name: "files", State: "failed", Restarts: 5, LastError: `server "files" exited at start (exit status 1): npm error 404 Not Found`, Command: "npx"},
 			{Name: "github", State: "waiting for secret", LastError: `secret "github-token" is not in the keyring: set it with 'switchboard secret set github-token'`, Command: "npx"},

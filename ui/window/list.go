@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"fmt"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"strconv"
@@ -13,32 +14,20 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-// The states the host reports besides host.StateInvalid and
-// host.StateDisabled: the supervisor's, written out here because the
-// window does not import the engine.
-const (
-	stateRunning    = "running"
-	stateStarting   = "starting"
-	stateRestarting = "restarting"
-	stateWaiting    = "waiting for secret"
-	stateFailed     = "failed"
-	stateStopping   = "stopping"
-	stateStopped    = "stopped"
-)
-
-// stateImportance colours a state: green when running, amber while on its
-// way, red when failed or invalid, grey when stopped or disabled. The
+// stateImportance colours a state by its hostapi.Severity, as the tray's
+// icon does: green when running, amber while on its way or waiting for a
+// secret, red when failed or invalid, grey when stopped or disabled. The
 // theme's colours follow the OS light or dark mode.
-func stateImportance(state string) widget.Importance {
-	switch state {
-	case stateRunning:
+func stateImportance(state hostapi.State) widget.Importance {
+	switch state.Severity() {
+	case hostapi.SeverityOK:
 		return widget.SuccessImportance
-	case stateStarting, stateRestarting, stateWaiting, stateStopping:
+	case hostapi.SeverityProgress, hostapi.SeverityWarning:
 		return widget.WarningImportance
-	case stateFailed, host.StateInvalid:
+	case hostapi.SeverityFailed:
 		return widget.DangerImportance
 	}
 	return widget.LowImportance
@@ -124,13 +113,15 @@ func (l *serverList) newRow(name string) *serverRow {
 	r.tools = widget.NewLabel("")
 	r.uptime = widget.NewLabel("")
 	r.restarts = widget.NewLabel("")
-	act := func(label, method, done string) *widget.Button {
+	live := w.live
+	act := func(label string, method func(ctx context.Context, name string) error, done string) *widget.Button {
 		return widget.NewButton(label, func() { w.serverAction(method, name, done) })
 	}
+	stop := func(ctx context.Context, name string) error { return live.Stop(ctx, name, false) }
 	// Text buttons, no icons: eight of them fit a row.
-	r.start = act("Start", host.MethodStart, "started")
-	r.stop = act("Stop", host.MethodStopServer, "stopping")
-	r.restart = act("Restart", host.MethodRestart, "restarting")
+	r.start = act("Start", live.Start, "started")
+	r.stop = act("Stop", stop, "stopping")
+	r.restart = act("Restart", live.Restart, "restarting")
 	r.toggle = widget.NewButton("Disable", nil)
 	r.edit = widget.NewButton("Edit", func() { w.openEdit(name) })
 	r.logs = widget.NewButton("Logs", func() { w.openLogs(name) })
@@ -145,12 +136,12 @@ func (l *serverList) newRow(name string) *serverRow {
 }
 
 // update shows a server's status.
-func (r *serverRow) update(st host.ServerStatus, now time.Time, connected bool) {
-	r.state.Text = st.State
+func (r *serverRow) update(st hostapi.ServerStatus, now time.Time, connected bool) {
+	r.state.Text = st.State.Label()
 	r.state.Importance = stateImportance(st.State)
 	r.state.Refresh()
 	r.era.SetText(dash(st.Era))
-	running := st.State == stateRunning
+	running := st.State == hostapi.StateRunning
 	if running {
 		r.tools.SetText(strconv.Itoa(st.Tools))
 	} else {
@@ -164,35 +155,37 @@ func (r *serverRow) update(st host.ServerStatus, now time.Time, connected bool) 
 	r.restarts.SetText(strconv.Itoa(st.Restarts))
 	setText(r.problem, problemText(st))
 
-	inactive := st.State == stateStopped || st.State == stateFailed || st.State == host.StateDisabled
-	enable(r.start, connected && inactive && st.State != host.StateDisabled)
-	enable(r.stop, connected && !inactive && st.State != host.StateInvalid && st.State != stateStopping)
-	enable(r.restart, connected && st.State != host.StateInvalid && st.State != host.StateDisabled)
+	enable(r.start, connected && st.State.CanStart())
+	enable(r.stop, connected && st.State.CanStop())
+	enable(r.restart, connected && st.State.CanRestart())
 	enable(r.toolsB, connected && running)
 	enable(r.edit, connected)
 	enable(r.remove, connected)
 	enable(r.toggle, connected)
 	// The toggle's action follows the entry's disabled flag.
-	name, b := r.name, r.toggle
+	name, b, live := r.name, r.toggle, r.w.live
+	setDisabled := func(disabled bool) func(ctx context.Context, name string) error {
+		return func(ctx context.Context, name string) error { return live.SetDisabled(ctx, name, disabled) }
+	}
 	if st.Disabled {
 		b.SetText("Enable")
-		b.OnTapped = func() { r.w.serverAction(host.MethodEnable, name, "enabled") }
+		b.OnTapped = func() { r.w.serverAction(setDisabled(false), name, "enabled") }
 	} else {
 		b.SetText("Disable")
-		b.OnTapped = func() { r.w.serverAction(host.MethodDisable, name, "disabled") }
+		b.OnTapped = func() { r.w.serverAction(setDisabled(true), name, "disabled") }
 	}
 }
 
 // problemText is what is wrong with a server, for a person: the problems
 // of its entry, else its last error, else why its command does not
 // resolve.
-func problemText(st host.ServerStatus) string {
+func problemText(st hostapi.ServerStatus) string {
 	switch {
 	case len(st.Problems) > 0:
 		return strings.Join(termtext.Lines(st.Problems), "\n")
-	case st.LastError != "" && st.State != stateRunning:
+	case st.LastError != "" && st.State != hostapi.StateRunning:
 		return "Last error: " + termtext.Escape(st.LastError) // it may quote the server's stderr
-	case st.ResolveError != "" && st.State != stateRunning:
+	case st.ResolveError != "" && st.State != hostapi.StateRunning:
 		return termtext.Escape(st.ResolveError)
 	}
 	return ""
@@ -227,9 +220,9 @@ func uptime(d time.Duration) string {
 }
 
 // serverAction calls a method on one server and reports the outcome.
-func (w *Window) serverAction(method, name, done string) {
+func (w *Window) serverAction(method func(ctx context.Context, name string) error, name, done string) {
 	w.setStatus("", false)
-	w.call(method, host.NameParams{Name: name}, nil, func(err error) {
+	w.call(func(ctx context.Context) error { return method(ctx, name) }, func(err error) {
 		if err != nil {
 			w.setStatus(err.Error(), true)
 			return
@@ -243,7 +236,7 @@ func (w *Window) askRemove(name string) {
 	msg := fmt.Sprintf("Remove %q from the config?\nIts process is stopped and its entry deleted; the secrets it uses stay in the keyring.", name)
 	w.confirm = dialog.NewConfirm("Remove server", msg, func(ok bool) {
 		if ok {
-			w.serverAction(host.MethodRemove, name, "removed")
+			w.serverAction(w.live.RemoveServer, name, "removed")
 		}
 	}, w.win)
 	w.confirm.SetConfirmText("Remove")

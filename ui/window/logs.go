@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"fmt"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"strings"
@@ -11,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // maxLogLines is how many lines the logs view keeps (the host keeps the
@@ -80,7 +81,7 @@ func (w *Window) openLogs(name string) {
 
 // collect passes the server's published lines to the UI goroutine, one
 // hand-over per burst.
-func (v *logsView) collect(ch <-chan host.LogLine) {
+func (v *logsView) collect(ch <-chan hostapi.LogLine) {
 	for {
 		select {
 		case <-v.stopped:
@@ -121,8 +122,11 @@ func (v *logsView) flush() {
 
 // fetch reads the lines the host kept (again, on Refresh).
 func (v *logsView) fetch() {
-	var res host.LogsResult
-	v.w.call(host.MethodLogs, host.NameParams{Name: v.server}, &res, func(err error) {
+	var res hostapi.LogsResult
+	v.w.call(func(ctx context.Context) (err error) {
+		res.Lines, err = v.w.live.Logs(ctx, v.server)
+		return err
+	}, func(err error) {
 		if v.w.logs != v {
 			return
 		}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -215,17 +216,20 @@ func (h *harness) until(what string, cond func() bool) {
 }
 
 // call calls the host directly, as another client would.
-func (h *harness) call(method string, params, result any) error {
+func (h *harness) call(method func(ctx context.Context, c *client.Live) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	return h.live.Call(ctx, method, params, result)
+	return method(ctx, h.live)
 }
 
 // entry returns a server's entry as the host has it.
 func (h *harness) entry(name string) map[string]any {
 	h.t.Helper()
-	var res host.EntryResult
-	if err := h.call(host.MethodGet, host.NameParams{Name: name}, &res); err != nil {
+	var res hostapi.EntryResult
+	if err := h.call(func(ctx context.Context, c *client.Live) (err error) {
+		res.Entry, err = c.GetServer(ctx, name)
+		return err
+	}); err != nil {
 		h.t.Fatalf("servers.get %s: %v", name, err)
 	}
 	var e map[string]any
@@ -243,29 +247,32 @@ func (h *harness) row(name string) *serverRow {
 }
 
 // state waits until a server's row shows the state.
-func (h *harness) state(name, state string) *serverRow {
+func (h *harness) state(name string, state hostapi.State) *serverRow {
 	h.t.Helper()
 	r := h.row(name)
-	h.until(fmt.Sprintf("%s %s", name, state), func() bool { return r.state.Text == state })
+	h.until(fmt.Sprintf("%s %s", name, state), func() bool { return r.state.Text == state.Label() })
 	return r
 }
 
 // describe says what the window and the host show of a server, for a
 // failure's message.
 func (h *harness) describe(name string) string {
-	var list []host.ServerStatus
-	err := h.call(host.MethodList, nil, &list)
+	var list []hostapi.ServerStatus
+	err := h.call(func(ctx context.Context, c *client.Live) (err error) {
+		list, err = c.Servers(ctx)
+		return err
+	})
 	row := "no row"
 	if r := h.w.list.rows[name]; r != nil {
 		row = "row state " + r.state.Text
 	}
 	var live []string
 	for _, s := range h.live.Snapshot().Servers {
-		live = append(live, s.Name+":"+s.State)
+		live = append(live, s.Name+":"+string(s.State))
 	}
 	var hs []string
 	for _, s := range list {
-		hs = append(hs, s.Name+":"+s.State)
+		hs = append(hs, s.Name+":"+string(s.State))
 	}
 	return fmt.Sprintf("%s; live view %v; host %v %v", row, live, hs, err)
 }

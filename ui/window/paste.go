@@ -14,7 +14,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
 )
 
 // pasteView imports servers from another app's config: a Claude-style
@@ -179,7 +178,7 @@ func (w *Window) importServers(ctx context.Context, servers map[string]*config.S
 		if _, bad := failed[c.Server]; bad {
 			continue
 		}
-		if err := w.live.Call(ctx, host.MethodSecretSet, host.SecretParams{Name: c.Secret, Value: c.Value}, nil); err != nil {
+		if _, err := w.live.SetSecret(ctx, c.Secret, c.Value); err != nil {
 			failed[c.Server] = fmt.Sprintf("moving %s.env.%s into the keyring: %v (nothing of this server was imported)", c.Server, c.Var, err)
 			continue
 		}
@@ -208,7 +207,7 @@ func (w *Window) importServers(ctx context.Context, servers map[string]*config.S
 		}
 		name := config.NormalizeName(orig)
 		if err == nil {
-			err = w.live.Call(ctx, host.MethodPut, host.PutParams{Name: name, Entry: marshal(s), Create: true}, nil)
+			err = w.live.PutServer(ctx, name, marshal(s), true)
 		}
 		switch {
 		case err != nil:

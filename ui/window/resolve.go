@@ -8,14 +8,14 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // commandHint says where a command resolves, for the form: for a saved
 // entry whose command is unchanged, the host's own verdict
 // (ServerStatus.Resolved or ResolveError); otherwise [lookPath]'s guess.
 // warn is true when the command does not resolve.
-func commandHint(cmd, pathList string, st *host.ServerStatus) (text string, warn bool) {
+func commandHint(cmd, pathList string, st *hostapi.ServerStatus) (text string, warn bool) {
 	if cmd == "" {
 		return "", false
 	}
@@ -43,7 +43,7 @@ func commandHint(cmd, pathList string, st *host.ServerStatus) (text string, warn
 // lookPath finds a command the way the host will, as a hint for the form
 // only (the window does not import the engine, which resolves commands):
 // an absolute path must be an executable file; a bare name is looked for
-// in the PATH that the host gives servers (host.Info.Path, its login
+// in the PATH that the host gives servers (hostapi.Info.Path, its login
 // shell's), or in this process's PATH when the host did not say; on
 // Windows, with PATHEXT's extensions too. The host resolves the command
 // again at every start, and its verdict replaces this hint once the entry

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
 )
 
 // pendingSecret is a secret value typed in a form: it goes to the keyring
@@ -33,7 +33,7 @@ func (e *secretError) Error() string {
 func (e *secretError) Unwrap() error { return e.Err }
 
 // checkEntry checks an entry as the host checks it before saving
-// (host.PutServer: the name first, then config.ParseServer's problems), so
+// (configedit.PutServer: the name first, then config.ParseServer's problems), so
 // that each problem shows next to its field, in the host's and the
 // command line's words, before anything is sent. nameMsg is the problem of
 // the name.
@@ -42,7 +42,7 @@ func checkEntry(name string, entry []byte) (nameMsg string, ps []config.Problem)
 	if !config.ValidServerName(name) {
 		// PutServer checks the name before anything else: its message is
 		// the one the command line prints.
-		nameMsg = host.PutServer(config.New(), name, entry, true).Error()
+		nameMsg = configedit.PutServer(config.New(), name, entry, true).Error()
 		vname = "server" // check the rest under a valid name
 	}
 	s, err := config.ParseServer(vname, entry)
@@ -53,7 +53,7 @@ func checkEntry(name string, entry []byte) (nameMsg string, ps []config.Problem)
 }
 
 // hostProblems splits the host's refusal of an entry
-// (host.ProblemsError: `server "x" was not saved: mcpServers.x.cwd: MSG;
+// (configedit.ProblemsError: `server "x" was not saved: mcpServers.x.cwd: MSG;
 // mcpServers.x.env.T: MSG`) into its problems, keyed as the config keys
 // them. ok is false for any other error.
 func hostProblems(name, msg string) (ps []config.Problem, ok bool) {
@@ -100,11 +100,11 @@ func (w *Window) saveEntry(name string, entry json.RawMessage, create bool, secr
 
 func (w *Window) putEntry(ctx context.Context, name string, entry json.RawMessage, create bool, secrets []pendingSecret) error {
 	for _, s := range secrets {
-		if err := w.live.Call(ctx, host.MethodSecretSet, host.SecretParams{Name: s.Name, Value: s.Value}, nil); err != nil {
+		if _, err := w.live.SetSecret(ctx, s.Name, s.Value); err != nil {
 			return &secretError{Var: s.Var, Name: s.Name, Err: err}
 		}
 	}
-	return w.live.Call(ctx, host.MethodPut, host.PutParams{Name: name, Entry: entry, Create: create}, nil)
+	return w.live.PutServer(ctx, name, entry, create)
 }
 
 // isSecretError reports whether err is the failure to store a secret, and

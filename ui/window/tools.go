@@ -2,6 +2,7 @@ package window
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -13,7 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // toolInfo is what the window reads of a tool (servers.tools returns the
@@ -64,9 +65,23 @@ func (w *Window) openTools(name string) {
 // changed).
 func (v *toolsView) fetch() {
 	var res struct {
-		Tools []toolInfo `json:"tools"`
+		Tools []toolInfo
 	}
-	v.w.call(host.MethodTools, host.NameParams{Name: v.server}, &res, func(err error) {
+	v.w.call(func(ctx context.Context) error {
+		raws, err := v.w.live.ToolsJSON(ctx, v.server)
+		if err != nil {
+			return err
+		}
+		res.Tools = make([]toolInfo, 0, len(raws))
+		for _, raw := range raws {
+			var t toolInfo
+			if err := json.Unmarshal(raw, &t); err != nil {
+				return fmt.Errorf("a tool of %s cannot be read: %w", v.server, err)
+			}
+			res.Tools = append(res.Tools, t)
+		}
+		return nil
+	}, func(err error) {
 		if v.w.tools != v {
 			return
 		}
@@ -86,7 +101,7 @@ func (v *toolsView) stateChanged(s client.Snapshot) {
 		if st.Name != v.server {
 			continue
 		}
-		if st.State != stateRunning {
+		if st.State != hostapi.StateRunning {
 			setText(v.err, fmt.Sprintf("%s is %s: its tools show again once it runs.", v.server, st.State))
 			v.seen = -1
 			return
@@ -460,7 +475,13 @@ func (p *tryPanel) run() {
 	var res callResult
 	// No bound but the host's: it cancels a call after the server's
 	// callTimeout.
-	p.v.w.callWithin(0, host.MethodCall, host.CallParams{Name: p.v.server, Tool: p.tool.Name, Arguments: args}, &res, func(err error) {
+	p.v.w.callWithin(0, func(ctx context.Context) error {
+		raw, err := p.v.w.live.Call(ctx, p.v.server, p.tool.Name, args)
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(raw, &res)
+	}, func(err error) {
 		p.call.Enable()
 		switch {
 		case err != nil:

@@ -2,7 +2,7 @@
 // their states and actions, the form that adds or edits a server, the
 // "Paste configuration" import, the catalog of well-known servers, each
 // server's logs and tools, and the "AI apps" panel that connects desktop AI
-// apps to Switchboard (app/clients).
+// apps to Switchboard (app/aiapps).
 //
 // The window is a client of the host, like the tray and the command line:
 // it reads the host's state from a [client.Live] view, follows its
@@ -327,21 +327,21 @@ func (w *Window) setStatus(msg string, isErr bool) {
 // bounds by the server's callTimeout).
 const callTimeout = time.Minute
 
-// call runs a method of the host off the UI goroutine and hands its error
-// to done on the UI goroutine (unless the window was closed). result, if
-// not nil, is filled before done runs.
-func (w *Window) call(method string, params, result any, done func(error)) {
-	w.callWithin(callTimeout, method, params, result, done)
+// call runs a method of the host (one of live's) off the UI goroutine
+// and hands its error to done on the UI goroutine (unless the window was
+// closed). What the method fills is filled before done runs.
+func (w *Window) call(method func(ctx context.Context) error, done func(error)) {
+	w.callWithin(callTimeout, method, done)
 }
 
 // callWithin is call bounded by d; 0 means no bound but the window's.
-func (w *Window) callWithin(d time.Duration, method string, params, result any, done func(error)) {
+func (w *Window) callWithin(d time.Duration, method func(ctx context.Context) error, done func(error)) {
 	go func() {
 		ctx, cancel := w.ctx, context.CancelFunc(func() {})
 		if d > 0 {
 			ctx, cancel = context.WithTimeout(w.ctx, d)
 		}
-		err := w.live.Call(ctx, method, params, result)
+		err := method(ctx)
 		cancel()
 		w.opts.Do(func() {
 			if w.ctx.Err() == nil {

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
@@ -12,8 +13,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // TestAddServerThroughForm adds a server through the form, with a plain
@@ -85,7 +87,7 @@ func TestAddServerThroughForm(t *testing.T) {
 	}
 
 	// It runs, and the secret reached its process.
-	r := h.state("helper", stateRunning)
+	r := h.state("helper", hostapi.StateRunning)
 	h.until("the tool count", func() bool { return r.tools.Text == "2" })
 	test.Tap(r.toolsB)
 	h.until("the tools", func() bool { return w.tools != nil && len(w.tools.tools) == 2 })
@@ -157,7 +159,7 @@ func TestInvalidFieldsInline(t *testing.T) {
 	// The host's words for the same entry, as the command line prints them.
 	entry, _, _ := f.entry()
 	putErr := func(name string) string {
-		err := h.call(host.MethodPut, host.PutParams{Name: name, Entry: entry, Create: true}, nil)
+		err := h.call(func(ctx context.Context, c *client.Live) error { return c.PutServer(ctx, name, entry, true) })
 		if err == nil {
 			t.Fatalf("the host accepted %s", entry)
 		}
@@ -188,7 +190,10 @@ func TestInvalidFieldsInline(t *testing.T) {
 	if !f.advanced.Items[0].Open {
 		t.Error("the Advanced section stays closed over its error")
 	}
-	if err := h.call(host.MethodGet, host.NameParams{Name: "bad-name"}, nil); err == nil {
+	if err := h.call(func(ctx context.Context, c *client.Live) error {
+		_, err := c.GetServer(ctx, "bad-name")
+		return err
+	}); err == nil {
 		t.Error("an invalid entry reached the host")
 	}
 
@@ -248,30 +253,30 @@ func TestStateFromHost(t *testing.T) {
 	beta := helperEntry()
 	beta["disabled"] = true
 	h := start(t, map[string]any{"alpha": helperEntry(), "beta": beta})
-	r := h.state("alpha", stateRunning)
+	r := h.state("alpha", hostapi.StateRunning)
 	if r.state.Importance != widget.SuccessImportance || r.stop.Disabled() || !r.start.Disabled() {
 		t.Errorf("running: importance %v, stop disabled %v, start disabled %v", r.state.Importance, r.stop.Disabled(), r.start.Disabled())
 	}
-	if err := h.call(host.MethodStopServer, host.NameParams{Name: "alpha", Wait: true}, nil); err != nil {
+	if err := h.call(func(ctx context.Context, c *client.Live) error { return c.Stop(ctx, "alpha", true) }); err != nil {
 		t.Fatal(err)
 	}
-	h.state("alpha", stateStopped)
+	h.state("alpha", hostapi.StateStopped)
 	if r.state.Importance != widget.LowImportance || !r.stop.Disabled() || r.start.Disabled() || r.uptime.Text != "–" {
 		t.Errorf("stopped: importance %v, stop disabled %v, start disabled %v, uptime %q", r.state.Importance, r.stop.Disabled(), r.start.Disabled(), r.uptime.Text)
 	}
 	test.Tap(r.start)
-	h.state("alpha", stateRunning)
+	h.state("alpha", hostapi.StateRunning)
 	if r.era.Text != "modern" && r.era.Text != "legacy" {
 		t.Errorf("era %q", r.era.Text)
 	}
 
 	test.Tap(r.toggle)
-	h.state("alpha", host.StateDisabled)
+	h.state("alpha", hostapi.StateDisabled)
 	if r.toggle.Text != "Enable" {
 		t.Errorf("toggle of a disabled server: %q", r.toggle.Text)
 	}
 	test.Tap(r.toggle)
-	h.state("alpha", stateRunning)
+	h.state("alpha", hostapi.StateRunning)
 
 	// The config file is broken by hand: the banner says so; the list
 	// keeps the last good config.
@@ -304,7 +309,7 @@ func TestStateFromHost(t *testing.T) {
 	// beta never ran. (Removing a running server can leave it in the list
 	// as "stopped": the host publishes its stop ladder's states after the
 	// "removed" event, and the live view takes them for a new server.)
-	rb := h.state("beta", host.StateDisabled)
+	rb := h.state("beta", hostapi.StateDisabled)
 	test.Tap(rb.remove)
 	h.w.confirm.Confirm()
 	h.until("the row goes", func() bool { return h.w.list.rows["beta"] == nil })
@@ -316,7 +321,7 @@ func TestStateFromHost(t *testing.T) {
 // TestToolsTryIt builds arguments from a tool's schema and calls it.
 func TestToolsTryIt(t *testing.T) {
 	h := start(t, map[string]any{"alpha": helperEntry()})
-	r := h.state("alpha", stateRunning)
+	r := h.state("alpha", hostapi.StateRunning)
 	h.until("tools", func() bool { return r.tools.Text == "2" })
 	test.Tap(r.toolsB)
 	w := h.w
@@ -360,7 +365,7 @@ func TestToolsTryIt(t *testing.T) {
 		t.Errorf("raw JSON error: %q", p.rawErr.Text)
 	}
 	p.raw.SetText("{}")
-	if err := h.call(host.MethodStopServer, host.NameParams{Name: "alpha", Wait: true}, nil); err != nil {
+	if err := h.call(func(ctx context.Context, c *client.Live) error { return c.Stop(ctx, "alpha", true) }); err != nil {
 		t.Fatal(err)
 	}
 	test.Tap(p.call)
@@ -374,12 +379,15 @@ func TestToolsTryIt(t *testing.T) {
 // filtered and copied.
 func TestLogsFollow(t *testing.T) {
 	h := start(t, map[string]any{"alpha": helperEntry()})
-	r := h.state("alpha", stateRunning)
+	r := h.state("alpha", hostapi.StateRunning)
 	test.Tap(r.logs)
 	v := h.w.logs
 	h.until("the kept lines", func() bool { return strings.Contains(v.text.Text, "helper: serving") })
 	for _, m := range []string{"one", "two"} {
-		if err := h.call(host.MethodCall, host.CallParams{Name: "alpha", Tool: "echo", Arguments: json.RawMessage(`{"message":"` + m + `"}`)}, nil); err != nil {
+		if err := h.call(func(ctx context.Context, c *client.Live) error {
+			_, err := c.Call(ctx, "alpha", "echo", json.RawMessage(`{"message":"`+m+`"}`))
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -399,7 +407,10 @@ func TestLogsFollow(t *testing.T) {
 		t.Error("the log text is not selectable")
 	}
 	h.w.home()
-	if err := h.call(host.MethodCall, host.CallParams{Name: "alpha", Tool: "echo", Arguments: json.RawMessage(`{"message":"after"}`)}, nil); err != nil {
+	if err := h.call(func(ctx context.Context, c *client.Live) error {
+		_, err := c.Call(ctx, "alpha", "echo", json.RawMessage(`{"message":"after"}`))
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	h.q.pump() // a line for a closed view is dropped, not a crash
@@ -440,7 +451,7 @@ func TestPasteImport(t *testing.T) {
 	if got, _ := h.store.Get(secret); got.Reveal() != "tok-123" {
 		t.Errorf("keyring %s = %q", secret, got.Reveal())
 	}
-	h.state("my-helper", stateRunning)
+	h.state("my-helper", hostapi.StateRunning)
 }
 
 func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -1,8 +1,0 @@
-//go:build unix
-
-package client
-
-import "syscall"
-
-// detached puts the host in a session (and process group) of its own.
-func detached() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }

@@ -1,0 +1,36 @@
+// Package hostapi is the contract between the host (app/host) and its
+// clients (app/client, and through it the command line, the tray and the
+// window): every method of the host's local API with its params and
+// result, the event topics with their payloads, and the states of a
+// server with what each allows. It holds types and constants only; the
+// host implements them, app/client calls them. Nothing here imports the
+// host, the engine or a screen, so a client that imports this package
+// does not drag the host in (the dependency test in
+// internal/deptest says so).
+//
+// # States
+//
+// A server's [State] is the supervisor's (stopped, starting, running,
+// restarting, waiting for secret, failed, stopping) or the host's own
+// (disabled, invalid; removed only in a [TopicState] event). Every front
+// end reads what a state allows from its predicates, so the tray and the
+// window agree:
+//
+//   - [State.CanStart]: stopped or failed. A disabled server is enabled
+//     first, an invalid entry fixed first.
+//   - [State.CanStop]: a process runs or the supervisor will start one:
+//     running, starting, restarting, waiting for secret.
+//   - [State.CanRestart]: what CanStop allows, and failed (a restart
+//     resets its failure count). A stopped server is started, not
+//     restarted: the window used to offer Restart on it, the tray did
+//     not; neither does now.
+//   - [State.Severity]: running is [SeverityOK]; starting, restarting
+//     and stopping are [SeverityProgress] (on their way, nothing to do);
+//     waiting for secret is [SeverityWarning]: it needs the user (a
+//     secret to store) but has not failed, and it starts by itself once
+//     the secret is there. The tray used to count it as failed and the
+//     window as on its way; both now show it as a warning (amber, like a
+//     start in progress, never red). failed and invalid are
+//     [SeverityFailed]; stopped and disabled [SeverityIdle] (not meant to
+//     run).
+package hostapi

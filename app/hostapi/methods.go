@@ -1,0 +1,98 @@
+package hostapi
+
+import (
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The method names of the host's local API. Each one's params and result
+// are given beside it; "none" is a null or absent params, or a null
+// result.
+const (
+	MethodInfo         = "host.info"       // none -> Info
+	MethodStop         = "host.stop"       // none -> StopResult
+	MethodConfig       = "config.status"   // none -> ConfigStatus
+	MethodList         = "servers.list"    // none -> []ServerStatus, sorted by name
+	MethodStart        = "servers.start"   // NameParams (Name or All) -> none
+	MethodStopServer   = "servers.stop"    // NameParams (Name or All; Wait) -> none
+	MethodRestart      = "servers.restart" // NameParams (Name or All) -> none
+	MethodPut          = "servers.put"     // PutParams -> none
+	MethodGet          = "servers.get"     // NameParams (Name) -> EntryResult
+	MethodRemove       = "servers.remove"  // NameParams (Name) -> none
+	MethodEnable       = "servers.enable"  // NameParams (Name) -> none
+	MethodDisable      = "servers.disable" // NameParams (Name) -> none
+	MethodLogs         = "servers.logs"    // NameParams (Name) -> LogsResult
+	MethodTools        = "servers.tools"   // NameParams (Name) -> ToolsResult
+	MethodCall         = "servers.call"    // CallParams -> the server's CallToolResult, as it sent it
+	MethodSecretSet    = "secrets.set"     // SecretParams -> SecretSetResult
+	MethodSecretDelete = "secrets.delete"  // SecretParams (Name) -> none
+	MethodSecretList   = "secrets.list"    // none -> []SecretInfo
+	// MethodGatewayTools returns a [GatewayInfo].
+	MethodGatewayTools = "gateway.tools"
+	// MethodGatewayReloadToken makes the HTTP endpoint read its bearer
+	// token from the keyring again: 'switchboard gateway token --new'
+	// calls it after storing a new token. The endpoint reads the keyring
+	// only then and when it starts, never on a request.
+	MethodGatewayReloadToken = "gateway.reloadToken"
+)
+
+// NameParams name one server, or all of them.
+type NameParams struct {
+	Name string `json:"name,omitempty"`
+	All  bool   `json:"all,omitempty"`
+	// Wait, for servers.stop, waits until the stop ladders finished.
+	Wait bool `json:"wait,omitempty"`
+}
+
+// PutParams add (Create) or replace an entry.
+type PutParams struct {
+	Name   string          `json:"name"`
+	Entry  json.RawMessage `json:"entry"`
+	Create bool            `json:"create,omitempty"`
+}
+
+// CallParams call a tool.
+type CallParams struct {
+	Name      string          `json:"name"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// SecretParams set or delete a secret; Value is only for secrets.set.
+type SecretParams struct {
+	Name  string `json:"name"`
+	Value string `json:"value,omitempty"`
+}
+
+// SecretSetResult names the servers that secrets.set restarted (those
+// that use the secret).
+type SecretSetResult struct {
+	Restarted []string `json:"restarted"`
+}
+
+// StopResult is host.stop's answer: the host is stopping.
+type StopResult struct {
+	Stopping bool `json:"stopping"`
+}
+
+// SecretInfo describes a stored secret: never its value.
+type SecretInfo struct {
+	Name   string   `json:"name"`
+	UsedBy []string `json:"usedBy,omitempty"`
+}
+
+// LogsResult holds a server's kept stderr lines.
+type LogsResult struct {
+	Lines []string `json:"lines"`
+}
+
+// ToolsResult holds a running server's tools.
+type ToolsResult struct {
+	Tools []*mcp.Tool `json:"tools"`
+}
+
+// EntryResult holds one entry of the config file as written.
+type EntryResult struct {
+	Entry json.RawMessage `json:"entry"`
+}

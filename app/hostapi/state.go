@@ -1,0 +1,102 @@
+package hostapi
+
+// State is where a server is, as the host reports it. It is a string on
+// the wire (ServerStatus.State): the names below are the protocol.
+type State string
+
+// The states. The first seven are the supervisor's (engine/supervisor,
+// written out here so that a client does not import the engine); a test
+// in app/host checks that they match.
+const (
+	StateStopped    State = "stopped"            // not running, and not meant to
+	StateStarting   State = "starting"           // process started, handshake under way
+	StateRunning    State = "running"            // the session is up
+	StateRestarting State = "restarting"         // waiting before the next attempt
+	StateWaiting    State = "waiting for secret" // a secret could not be read; it starts once the secret is stored
+	StateFailed     State = "failed"             // gave up after too many consecutive failures
+	StateStopping   State = "stopping"           // the stop ladder is running
+	StateDisabled   State = "disabled"           // the entry is disabled in the config
+	StateInvalid    State = "invalid"            // the entry has problems and no valid version of it runs
+	// StateRemoved is sent once in a TopicState event when an entry left
+	// the config; servers.list never reports it.
+	StateRemoved State = "removed"
+)
+
+// Severity is how a state looks to the user: what colour a front end
+// gives it.
+type Severity int
+
+// The severities, from the calmest.
+const (
+	SeverityIdle     Severity = iota // not meant to run: stopped, disabled (grey)
+	SeverityOK                       // running (green)
+	SeverityProgress                 // on its way: starting, restarting, stopping (amber)
+	SeverityWarning                  // needs the user but has not failed: waiting for secret (amber)
+	SeverityFailed                   // failed for good, or an invalid entry (red)
+)
+
+// String names the severity (logs, tests).
+func (s Severity) String() string {
+	switch s {
+	case SeverityOK:
+		return "ok"
+	case SeverityProgress:
+		return "progress"
+	case SeverityWarning:
+		return "warning"
+	case SeverityFailed:
+		return "failed"
+	default:
+		return "idle"
+	}
+}
+
+// CanStart says whether starting the server can work: it is not running
+// and nothing stands in the way (a disabled server is enabled first, an
+// invalid entry fixed first).
+func (s State) CanStart() bool { return s == StateStopped || s == StateFailed }
+
+// CanStop says whether a process runs, or the supervisor will start one.
+func (s State) CanStop() bool {
+	switch s {
+	case StateRunning, StateStarting, StateRestarting, StateWaiting:
+		return true
+	}
+	return false
+}
+
+// CanRestart says whether a restart applies: the server runs or tries to,
+// or it failed (a restart resets its failure count). A stopped server is
+// started, not restarted.
+func (s State) CanRestart() bool { return s.CanStop() || s == StateFailed }
+
+// Severity says how the state looks to the user (see the package doc).
+func (s State) Severity() Severity {
+	switch s {
+	case StateRunning:
+		return SeverityOK
+	case StateStarting, StateRestarting, StateStopping:
+		return SeverityProgress
+	case StateWaiting:
+		return SeverityWarning
+	case StateFailed, StateInvalid:
+		return SeverityFailed
+	}
+	return SeverityIdle
+}
+
+// Label is the state for a person: its name, but "invalid entry" for an
+// invalid one (the server is fine; its config entry is not).
+func (s State) Label() string {
+	if s == StateInvalid {
+		return "invalid entry"
+	}
+	return string(s)
+}
+
+// States lists every state a server can be in (not StateRemoved), in the
+// order of a server's life.
+func States() []State {
+	return []State{StateStopped, StateStarting, StateRunning, StateRestarting, StateWaiting,
+		StateFailed, StateStopping, StateDisabled, StateInvalid}
+}

@@ -1,0 +1,111 @@
+package hostapi
+
+import "time"
+
+// ConfigStatus says whether the config file is in force.
+type ConfigStatus struct {
+	Path     string   `json:"path"`
+	OK       bool     `json:"ok"`
+	Error    string   `json:"error,omitempty"`    // the file could not be used; the last good config is in force
+	Problems []string `json:"problems,omitempty"` // per-entry problems of the file in force
+	// NoGoodConfig: the file cannot be used (Error) and the host has read
+	// no good one since it started, so no config is in force and no
+	// server runs (rather than "the last good config is in force").
+	NoGoodConfig bool `json:"noGoodConfig,omitempty"`
+}
+
+// Info is what host.info returns.
+type Info struct {
+	PID        int    `json:"pid"`
+	Version    string `json:"version"`
+	Socket     string `json:"socket"`
+	ConfigPath string `json:"configPath"`
+	LogPath    string `json:"logPath,omitempty"`
+	OnDemand   bool   `json:"onDemand"`
+	Service    bool   `json:"service"` // run by the OS's service manager
+	// UserEnvFilled are the variables (HOME, USER, ...) the host took from
+	// the user database because the environment it was started with
+	// lacked them; its servers get them from there too.
+	UserEnvFilled []string `json:"userEnvFilled,omitempty"`
+	// Clients counts the connections to the local API: the tray and the
+	// window, the CLI, a 'switchboard logs --follow'. AI apps are not
+	// among them: they connect to the gateway (AIClients).
+	Clients int `json:"clients"`
+	// AIClients counts the connections to the gateway's socket: the
+	// bridges that AI apps run (usually one per running app), and any
+	// other MCP client of that socket. The gateway's HTTP endpoint is not
+	// counted: its sessions outlive their requests (up to an hour idle),
+	// so a client that is there cannot be told from one that left.
+	AIClients int `json:"aiClients"`
+	// AIApps are the names that the apps on those connections gave in
+	// their MCP handshake (clientInfo.name: "claude-ai", "cursor-vscode"),
+	// each once, sorted. A connection whose app has not begun its session
+	// yet (initialize; in the 2026-07-28 era, its first request after
+	// server/discover), or gave no name, is counted in AIClients only.
+	AIApps    []string     `json:"aiApps,omitempty"`
+	StartedAt time.Time    `json:"startedAt"`
+	Path      string       `json:"path"` // the PATH servers get
+	PathError string       `json:"pathError,omitempty"`
+	Config    ConfigStatus `json:"config"`
+	Swept     int          `json:"swept"` // survivors of a killed host killed at start
+}
+
+// ServerStatus is what the host tells its clients about a server.
+type ServerStatus struct {
+	Name            string    `json:"name"`
+	State           State     `json:"state"`
+	Era             string    `json:"era,omitempty"`
+	ProtocolVersion string    `json:"protocolVersion,omitempty"`
+	PID             int       `json:"pid,omitempty"`
+	StartedAt       time.Time `json:"startedAt,omitzero"`
+	Restarts        int       `json:"restarts"`
+	Failures        int       `json:"failures"`
+	NextAttempt     time.Time `json:"nextAttempt,omitzero"`
+	LastError       string    `json:"lastError,omitempty"`
+	LastReason      string    `json:"lastReason,omitempty"`
+	Stderr          []string  `json:"stderr,omitempty"`
+	Tools           int       `json:"tools"`
+	Prompts         int       `json:"prompts"`
+	Resources       int       `json:"resources"`
+	Command         string    `json:"command"`
+	Args            []string  `json:"args,omitempty"`
+	Resolved        string    `json:"resolved,omitempty"`
+	ResolveError    string    `json:"resolveError,omitempty"`
+	Disabled        bool      `json:"disabled,omitempty"`
+	UserStopped     bool      `json:"userStopped,omitempty"`
+	Problems        []string  `json:"problems,omitempty"`
+	Secrets         []string  `json:"secrets,omitempty"`
+}
+
+// The event topics a client subscribes to (api.Client.Subscribe), and the
+// payload of each.
+const (
+	TopicState  = "server.state" // ServerStatus (State "removed": the entry left the config)
+	TopicTools  = "server.tools" // ToolsEvent
+	TopicLog    = "server.log"   // LogLine
+	TopicConfig = "config"       // ConfigStatus
+	TopicHost   = "host"         // HostEvent
+)
+
+// Topics are every topic, for a client that follows them all.
+func Topics() []string { return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog} }
+
+// LogLine is one stderr line of a server.
+type LogLine struct {
+	Server string `json:"server"`
+	Line   string `json:"line"`
+}
+
+// ToolsEvent says that a server's lists changed, with their sizes.
+type ToolsEvent struct {
+	Name      string `json:"name"`
+	Tools     int    `json:"tools"`
+	Prompts   int    `json:"prompts"`
+	Resources int    `json:"resources"`
+}
+
+// HostEvent says that the host is stopping (State "stopping") and why.
+type HostEvent struct {
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+}

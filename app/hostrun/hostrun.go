@@ -1,0 +1,77 @@
+// Package hostrun is the command line's one way into the host's code:
+// `switchboard serve` runs the host in this process through [Run], and,
+// when no host runs, `status` and `doctor` work out what a host would
+// report ([Statuses], [LoginPath]). Every other command is a client of
+// the host's API (app/client). The dependency test (internal/deptest)
+// lets app/cli reach app/host only through this package.
+package hostrun
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/secrets"
+)
+
+// Options are what `serve` sets of the host's options (app/host's
+// Options has more, for tests).
+type Options struct {
+	ConfigPath  string
+	RuntimeDir  string
+	SocketPath  string
+	LogPath     string         // host.log; empty: stderr only
+	Secrets     *secrets.Store // nil: no keyring
+	OnDemand    bool           // exit when idle
+	Service     bool           // run by the OS's service manager
+	IdleTimeout time.Duration  // 0: the default
+	Version     string
+	Stderr      io.Writer // log lines to the terminal too; nil: none
+	// UserEnvFilled are the variables taken from the user database
+	// (api.FillUserEnv).
+	UserEnvFilled []string
+}
+
+// Run runs a host in this process until ctx ends or it is told to stop
+// (host.Run).
+func Run(ctx context.Context, o Options) error {
+	return host.Run(ctx, host.Options{
+		ConfigPath: o.ConfigPath, RuntimeDir: o.RuntimeDir, SocketPath: o.SocketPath, LogPath: o.LogPath,
+		Secrets: o.Secrets, OnDemand: o.OnDemand, Service: o.Service, IdleTimeout: o.IdleTimeout,
+		Version: o.Version, Stderr: o.Stderr, UserEnvFilled: o.UserEnvFilled,
+	})
+}
+
+// LoginPath is the PATH a host gives its servers: the login shell's
+// (host.LoginPath).
+func LoginPath(ctx context.Context, timeout time.Duration) (string, error) {
+	return host.LoginPath(ctx, timeout)
+}
+
+// Statuses are the servers of f as a host would list them before starting
+// any: stopped, disabled or invalid (with the entry's problems), each
+// command resolved in path.
+func Statuses(f *config.File, path string) []hostapi.ServerStatus {
+	var out []hostapi.ServerStatus
+	for _, c := range host.ServerConfigs(f) {
+		st := hostapi.ServerStatus{Name: c.Name, State: hostapi.StateStopped, Command: c.Command, Args: c.Spec.Args,
+			Disabled: c.Disabled, Problems: c.Problems, Secrets: c.Secrets}
+		if c.Disabled {
+			st.State = hostapi.StateDisabled
+		}
+		if len(c.Problems) > 0 {
+			st.State = hostapi.StateInvalid
+		}
+		if l, err := engine.Resolve(&c.Spec, path); err != nil {
+			st.ResolveError = err.Error()
+		} else {
+			st.Resolved = l.Resolved
+		}
+		out = append(out, st)
+	}
+	return out
+}
