@@ -296,6 +296,9 @@ type sockConn struct {
 	closeOnce sync.Once
 
 	ss atomic.Pointer[mcp.ServerSession]
+	// rb relays the lean path's calls; nil turns the lean path off (the
+	// SDKOnly diagnostic, or a backend that cannot relay).
+	rb RawBackend
 
 	leanMu     sync.Mutex
 	lean       map[jsonrpc.ID]*leanEntry // lean calls in flight
@@ -320,6 +323,9 @@ func newSockConn(g *Gateway, f *facade, nc net.Conn, in stream, out sink, br *bu
 		msgs:      make(chan jsonrpc.Message), readDone: make(chan struct{}), writeDone: make(chan struct{}),
 		lean: map[jsonrpc.ID]*leanEntry{}}
 	c.q.init(g.opts.QueueBytes)
+	if rb, ok := g.backend.(RawBackend); ok && !g.opts.SDKOnly {
+		c.rb = rb
+	}
 	c.direct = directWriter(out)
 	go c.writeLoop()
 	if c.handedOff {
