@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/bridge"
+	"github.com/switchboard-mcp/switchboard/engine/stdio"
 )
 
 // The socket's wire format (the bridge's preamble, then MCP's stdio
@@ -134,7 +135,11 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	}
 	if handOff {
 		client += " (stdin and stdout handed over)"
-		c = newSockConn(g, f, nc, in, out, bufio.NewReaderSize(in, 64<<10), nil)
+		// Raw reads of the app's stdin pipe (stdio.NewReadNow): no
+		// system-call bookkeeping of the scheduler per line; a larger
+		// pipe to the app, so that a large answer goes in one write.
+		stdio.GrowPipe(out)
+		c = newSockConn(g, f, nc, in, out, bufio.NewReaderSize(stdio.NewReadNow(in), 64<<10), nil)
 	} else {
 		c = newSockConn(g, f, nc, nc, nc, br, nil)
 		c.first = first

@@ -590,24 +590,6 @@ func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern b
 // serverInfoKey is the _meta key of the gateway's serverInfo, quoted.
 var serverInfoKey = []byte(`"` + mcp.MetaKeyServerInfo + `"`)
 
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	q, _ := json.Marshal(s)
-	return append(b, q...)
-}
-
 // rawProgress passes a server's progress notification (its params as
 // JSON) on under the client's own token.
 func (c *sockConn) rawProgress(token json.RawMessage, params json.RawMessage) {

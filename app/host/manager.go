@@ -626,20 +626,33 @@ func (m *Manager) Call(ctx context.Context, name, tool string, args any) (*mcp.C
 		case errors.As(err, &nr):
 			return nil, m.notRunning(s)
 		case ctx.Err() != nil:
-			return nil, fmt.Errorf("Switchboard server %q: tool %q: %w", name, tool, ctx.Err())
+			return nil, &toolCallError{name, tool, ctx.Err()}
 		}
 		var rpc *jsonrpc.Error
 		if errors.As(err, &rpc) {
-			return nil, fmt.Errorf("Switchboard server %q: tool %q: %w", name, tool, err)
+			return nil, &toolCallError{name, tool, err}
 		}
 		return nil, err
 	}
 	var out mcp.CallToolResult
 	if err := json.Unmarshal(res, &out); err != nil {
-		return nil, fmt.Errorf("Switchboard server %q answered tool %q with a result that does not decode: %w", name, tool, err)
+		return nil, &toolCallError{name, tool, fmt.Errorf("the result does not decode: %w", err)}
 	}
 	return &out, nil
 }
+
+// toolCallError names the server and the tool of a failed servers.call,
+// as the relay's own errors do.
+type toolCallError struct {
+	server, tool string
+	err          error
+}
+
+func (e *toolCallError) Error() string {
+	return fmt.Sprintf("Switchboard server %q: tool %q: %v", e.server, e.tool, e.err)
+}
+
+func (e *toolCallError) Unwrap() error { return e.err }
 
 // StopAll stops every server and waits until every stop ladder has
 // finished, so that no process survives the host.

@@ -398,7 +398,7 @@ func (c *Conn) filterResponse(id jsonrpc.ID) bool {
 }
 
 func (c *Conn) readLoop() {
-	fr := newFramer(c.r, c.opts.MaxMessageBytes)
+	fr := newFramer(readerOf(c.r), c.opts.MaxMessageBytes)
 	lim := newLimiter(c.opts.FloodRate, c.opts.FloodWindow)
 	junk := 0
 	for {
