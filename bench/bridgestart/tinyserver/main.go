@@ -16,8 +16,8 @@ type request struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		ProtocolVersion string         `json:"protocolVersion"`
-		Name            string         `json:"name"`
+		ProtocolVersion string `json:"protocolVersion"`
+		Name            string `json:"name"`
 		Arguments       struct {
 			Text string `json:"text"`
 			Size int    `json:"size"` // answer with a text of this many bytes instead
