@@ -136,9 +136,7 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	if handOff {
 		client += " (stdin and stdout handed over)"
 		// Raw reads of the app's stdin pipe (stdio.NewReadNow): no
-		// system-call bookkeeping of the scheduler per line; a larger
-		// pipe to the app, so that a large answer goes in one write.
-		stdio.GrowPipe(out)
+		// system-call bookkeeping of the scheduler per line.
 		c = newSockConn(g, f, nc, in, out, bufio.NewReaderSize(stdio.NewReadNow(in), 64<<10), nil)
 	} else {
 		c = newSockConn(g, f, nc, nc, nc, br, nil)

@@ -19,10 +19,24 @@ func readerOf(r io.Reader) io.Reader {
 		return r
 	}
 	rc, err := sc.SyscallConn()
-	if err != nil {
+	if err != nil || !nonBlocking(rc) {
 		return r
 	}
 	return ReadNow{rc: rc, r: r}
+}
+
+// nonBlocking reports whether rc's descriptor is in non-blocking mode: a
+// raw read or write must never block (on Linux it would hold its thread's
+// P, and a stop of the world would wait for it). The pipes and sockets
+// the runtime polls are; one whose os.File.Fd was called is not any more
+// (nothing calls it on the connections' descriptors).
+func nonBlocking(rc syscall.RawConn) bool {
+	nb := false
+	_ = rc.Control(func(fd uintptr) {
+		fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0)
+		nb = err == nil && fl&unix.O_NONBLOCK != 0
+	})
+	return nb
 }
 
 // ReadNow is a reader of a polled descriptor that reads with raw system

@@ -78,7 +78,6 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 func newProcConn(p *engine.Process, opts ConnOptions) *Conn {
 	opts.fill()
 	c := &Conn{proc: p}
-	GrowPipe(p.Stdout())
 	c.init(p.Stdout(), p.Stdin(), opts)
 	go c.watchExit()
 	return c

@@ -31,6 +31,9 @@ func directWriter(w io.Writer) func([]byte) (int, bool) {
 // came, so that the caller queues only the rest for a writer goroutine.
 // The gateway's connections use it too.
 func WriteNow(rc syscall.RawConn) func([]byte) (int, bool) {
+	if !nonBlocking(rc) {
+		return nil // a write could wait: every line goes through the writer goroutine
+	}
 	return func(b []byte) (int, bool) {
 		var n int
 		var werr error
