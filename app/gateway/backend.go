@@ -2,12 +2,12 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 )
 
 // Backend is what the gateway needs of the host: a snapshot of the servers
@@ -112,32 +112,15 @@ func notRunningText(server, state, lastErr string, userStopped, disabled bool) s
 	return fmt.Sprintf("Switchboard server %q is %s%s", server, state, why)
 }
 
-// RawCall is a tools/call that a [RawBackend] relays as JSON, without
-// decoding the arguments or the result.
-type RawCall struct {
-	Tool      string          // the server's own name of the tool
-	Arguments json.RawMessage // as the client sent them; nil means {}
-	// Meta holds the client's own _meta entries (never the protocol's
-	// keys nor its progress token), forwarded as they are.
-	Meta map[string]json.RawMessage
-	// Progress, if set, receives the params of each progress notification
-	// that the server sends about the call, as JSON.
-	Progress func(params json.RawMessage)
-	// Done receives the server's result (JSON), or an error: the server's
-	// *jsonrpc.Error, a [*NotRunningError], or a sentence naming the server
-	// (its callTimeout passed, it stopped during the call). It is called
-	// exactly once, unless the call is cancelled first; then never.
-	Done func(result json.RawMessage, err error)
-}
-
-// RawBackend is a [Backend] that can relay a tools/call without the
-// go-sdk decoding it: the gateway's lean path uses it when the backend has
-// it. Progress and Done may run on the goroutine that reads the server's
-// output: they must not block.
+// RawBackend is a [Backend] that relays a tools/call through app/relay
+// without the go-sdk decoding it: every tools/call of the gateway (the
+// lean path, the go-sdk's server, HTTP) goes through it when the backend
+// has it; the host's does. [relay.Call]'s Progress and Done may run on the
+// goroutine that reads the server's output: they must not block.
 type RawBackend interface {
 	Backend
-	// StartToolCall sends the call and returns at once. cancel withdraws
+	// StartToolCall sends the call and returns at once. stop withdraws
 	// it (the server gets notifications/cancelled). A server that is not
 	// running is a [*NotRunningError], and Done is not called.
-	StartToolCall(server string, c *RawCall) (cancel func(), err error)
+	relay.Starter
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/bridge"
+	"github.com/switchboard-mcp/switchboard/engine/stdio"
 )
 
 // The socket's wire format (the bridge's preamble, then MCP's stdio
@@ -134,7 +135,9 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	}
 	if handOff {
 		client += " (stdin and stdout handed over)"
-		c = newSockConn(g, f, nc, in, out, bufio.NewReaderSize(in, 64<<10), nil)
+		// Raw reads of the app's stdin pipe (stdio.NewReadNow): no
+		// system-call bookkeeping of the scheduler per line.
+		c = newSockConn(g, f, nc, in, out, bufio.NewReaderSize(stdio.NewReadNow(in), 64<<10), nil)
 	} else {
 		c = newSockConn(g, f, nc, nc, nc, br, nil)
 		c.first = first
@@ -296,6 +299,9 @@ type sockConn struct {
 	closeOnce sync.Once
 
 	ss atomic.Pointer[mcp.ServerSession]
+	// rb relays the lean path's calls; nil turns the lean path off (the
+	// SDKOnly diagnostic, or a backend that cannot relay).
+	rb RawBackend
 
 	leanMu     sync.Mutex
 	lean       map[jsonrpc.ID]*leanEntry // lean calls in flight
@@ -320,6 +326,9 @@ func newSockConn(g *Gateway, f *facade, nc net.Conn, in stream, out sink, br *bu
 		msgs:      make(chan jsonrpc.Message), readDone: make(chan struct{}), writeDone: make(chan struct{}),
 		lean: map[jsonrpc.ID]*leanEntry{}}
 	c.q.init(g.opts.QueueBytes)
+	if rb, ok := g.backend.(RawBackend); ok && !g.opts.SDKOnly {
+		c.rb = rb
+	}
 	c.direct = directWriter(out)
 	go c.writeLoop()
 	if c.handedOff {

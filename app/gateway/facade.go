@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 )
 
 // A facade is the go-sdk server one client talks to: its tools, prompts,
@@ -241,21 +242,23 @@ func (f *facade) call(ctx context.Context, exposed string, args json.RawMessage,
 	return f.callError(ctx, err)
 }
 
-// callRaw forwards a call through a RawBackend, waiting for it: the go-sdk
-// path's call (the HTTP endpoint's, a socket request that the lean path
-// leaves to the go-sdk) relayed like a lean one, so that its progress
-// notifications come in order before the result.
+// callRaw forwards a call through a RawBackend (app/relay), waiting for
+// it: the go-sdk server's call (the HTTP endpoint's, a socket request that
+// the lean path leaves to the go-sdk) relayed like a lean one, so that its
+// progress notifications come in order before the result.
 func (f *facade) callRaw(ctx context.Context, rb RawBackend, e *entry, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
-	rc := &RawCall{Tool: e.name, Arguments: args}
+	rc := &relay.Call{Tool: e.name, Arguments: args}
 	for k, v := range meta {
 		b, err := json.Marshal(v)
 		if err != nil {
 			continue
 		}
-		if rc.Meta == nil {
-			rc.Meta = map[string]json.RawMessage{}
+		if len(rc.Meta) > 0 {
+			rc.Meta = append(rc.Meta, ',')
 		}
-		rc.Meta[k] = b
+		rc.Meta = relay.AppendString(rc.Meta, k)
+		rc.Meta = append(rc.Meta, ':')
+		rc.Meta = append(rc.Meta, b...)
 	}
 	var finish func()
 	if deliver != nil {
@@ -268,37 +271,15 @@ func (f *facade) callRaw(ctx context.Context, rb RawBackend, e *entry, args json
 			}
 		}
 	}
-	type outcome struct {
-		res json.RawMessage
-		err error
-	}
-	done := make(chan outcome, 1)
-	rc.Done = func(res json.RawMessage, err error) { done <- outcome{res, err} }
-	stop, err := rb.StartToolCall(e.server, rc)
-	if err != nil {
-		if finish != nil {
-			finish()
-		}
-		return f.callError(ctx, err)
-	}
-	var o outcome
-	select {
-	case o = <-done:
-	case <-ctx.Done():
-		stop()
-		if finish != nil {
-			finish()
-		}
-		return nil, ctx.Err()
-	}
+	raw, _, err := relay.Do(ctx, rb, e.server, rc)
 	if finish != nil {
 		finish() // every progress notification goes out before the response
 	}
-	if o.err != nil {
-		return f.callError(ctx, o.err)
+	if err != nil {
+		return f.callError(ctx, err)
 	}
 	var res mcp.CallToolResult
-	if err := json.Unmarshal(o.res, &res); err != nil {
+	if err := json.Unmarshal(raw, &res); err != nil {
 		return toolError(fmt.Sprintf("Switchboard server %q answered tool %q with a result that does not decode: %v", e.server, e.name, err)), nil
 	}
 	return normalize(&res), nil

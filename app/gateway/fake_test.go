@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/app/bridge"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 )
 
 // fake is a Backend over servers that a test sets: a call is answered by
@@ -163,22 +164,21 @@ func (f *fake) recordedCompletes() []fakeComplete {
 // a server's.
 type fakeRaw struct{ *fake }
 
-func (r fakeRaw) StartToolCall(server string, c *RawCall) (func(), error) {
+func (r fakeRaw) StartToolCall(server string, c *relay.Call) (func(), error) {
 	if err := r.check(server); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var stopped atomic.Bool
 	p := &mcp.CallToolParams{Name: c.Tool}
 	if c.Arguments != nil {
 		p.Arguments = c.Arguments
 	}
 	if len(c.Meta) > 0 {
-		p.Meta = mcp.Meta{}
-		for k, v := range c.Meta {
-			p.Meta[k] = v
+		if err := json.Unmarshal([]byte("{"+string(c.Meta)+"}"), &p.Meta); err != nil {
+			return nil, fmt.Errorf("the call's _meta members do not decode: %v", err)
 		}
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var stopped atomic.Bool
 	var progress func(*mcp.ProgressNotificationParams)
 	if c.Progress != nil {
 		progress = func(n *mcp.ProgressNotificationParams) {
@@ -198,16 +198,23 @@ func (r fakeRaw) StartToolCall(server string, c *RawCall) (func(), error) {
 			return
 		}
 		b, _ := json.Marshal(res)
-		c.Done(b, nil)
+		rr, err := relay.ScanResult(b)
+		if err != nil {
+			c.Done(nil, err)
+			return
+		}
+		c.Done(rr, nil)
 	}()
 	return func() { stopped.Store(true); cancel() }, nil
 }
 
-// The modes the conformance tests run in: the go-sdk's path, the lean
-// path over a Backend (a goroutine per call), the lean path over a
+// The modes the conformance tests run in: the go-sdk's path (the
+// SDKOnly diagnostic, over the fake's CallTool), the lean path over a
 // RawBackend (the host's kind), and that with the client's pipes handed
-// over as a bridge does (fds).
-var modes = []string{"sdk", "lean", "raw", "fds"}
+// over as a bridge does (fds). (A lean path over a plain Backend, a
+// goroutine per call, was reached only by tests: it is gone, and a
+// backend that cannot relay gets the go-sdk's path.)
+var modes = []string{"sdk", "raw", "fds"}
 
 // Eras: the 2025-11-25 initialize handshake, and the 2026-07-28 protocol.
 var eras = []struct{ name, version string }{{"legacy", "2025-11-25"}, {"modern", ""}}

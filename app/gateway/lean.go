@@ -2,27 +2,30 @@ package gateway
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	segjson "github.com/segmentio/encoding/json"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 )
 
 // The lean path answers a socket client's tools/call without the go-sdk's
-// server: it decodes the request's envelope, name, arguments (kept raw) and
-// _meta, forwards the call through the same facade.call as the go-sdk's
-// path, and writes the response line itself. Everything else, and every
-// tools/call that is not plainly well formed for an initialized session
-// (no id, an unsupported or incomplete per-request protocol _meta, a
-// multi-round-trip retry), goes to the go-sdk, whose verdict stands. The
+// server: it walks the request's envelope, name, arguments and _meta once
+// (app/relay's scanner: the values stay bytes of the line), hands the call
+// to the backend's relay (app/relay, which every tools/call goes through),
+// and writes the response line itself, spliced from the client's id and
+// the server's result. Everything else, and every tools/call that is not
+// plainly well formed for an initialized session (no id, an unsupported
+// or incomplete per-request protocol _meta, a multi-round-trip retry, a
+// key written with escapes), goes to the go-sdk, whose verdict stands; so
+// does every call when the backend cannot relay (a test's fake). The
 // conformance tests run the same cases through both paths.
 
 var (
@@ -30,39 +33,36 @@ var (
 	markCancel = []byte(`notifications/cancelled`)
 )
 
-// errClientCancelled is the cause of a lean call's context when the client
-// cancelled it: no response is sent then, as the protocol asks.
-var errClientCancelled = errors.New("cancelled by the client")
-
+// leanRequest is a request's envelope: its members' values as written.
 type leanRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	ID     []byte
+	Method []byte
+	Params []byte
 }
 
+// leanCallParams are a tools/call's params: the name (unescaped), the
+// arguments as written, and what the _meta holds, sorted out.
 type leanCallParams struct {
-	Name           string                     `json:"name"`
-	Arguments      json.RawMessage            `json:"arguments"`
-	Meta           map[string]json.RawMessage `json:"_meta"`
-	InputResponses json.RawMessage            `json:"inputResponses"`
-	RequestState   json.RawMessage            `json:"requestState"`
+	Name          string
+	Arguments     []byte
+	Meta          []byte // the client's own entries, as members without braces
+	ProgressToken []byte
+	era           leanMeta
+	retry         bool // inputResponses or requestState: a multi-round-trip retry
 }
 
-type leanCancelParams struct {
-	RequestID json.RawMessage `json:"requestId"`
+// leanMeta is what the protocol's keys of a request's _meta say.
+type leanMeta struct {
+	version, caps, info []byte
+	hasVersion          bool
 }
-
-// segFlags parse as the go-sdk does (case-sensitive field names); the
-// raw values alias the line, which readLine made for this message alone.
-const segFlags = segjson.DontMatchCaseInsensitiveStructFields | segjson.DontCopyRawMessage
 
 // supportedVersions are the go-sdk's protocol versions.
 var supportedVersions = mcp.SupportedProtocolVersions()
 
 // tryLean handles line on the lean path and reports whether it did.
 func (c *sockConn) tryLean(line []byte) bool {
-	if c.g.opts.SDKOnly {
+	if c.rb == nil {
 		return false
 	}
 	call := bytes.Contains(line, markCall)
@@ -70,13 +70,28 @@ func (c *sockConn) tryLean(line []byte) bool {
 		return false
 	}
 	var req leanRequest
-	if rest, err := segjson.Parse(line, &req, segFlags); err != nil || len(bytes.TrimSpace(rest)) != 0 || req.JSONRPC != "2.0" {
+	version, plain := false, true
+	if err := relay.Members(line, func(key, val []byte) bool {
+		switch string(key) {
+		case `"jsonrpc"`:
+			version = string(val) == `"2.0"`
+		case `"id"`:
+			req.ID = val
+		case `"method"`:
+			req.Method = val
+		case `"params"`:
+			req.Params = val
+		default:
+			plain = bytes.IndexByte(key, '\\') < 0
+		}
+		return plain
+	}); err != nil || !version {
 		return false
 	}
-	switch req.Method {
-	case "tools/call":
+	switch string(req.Method) {
+	case `"tools/call"`:
 		return c.leanCall(&req)
-	case "notifications/cancelled":
+	case `"notifications/cancelled"`:
 		return c.leanCancel(&req)
 	}
 	return false
@@ -84,12 +99,20 @@ func (c *sockConn) tryLean(line []byte) bool {
 
 // rawID returns a request's id, if it is a valid one (a string or a
 // number; not null).
-func rawID(raw json.RawMessage) (jsonrpc.ID, bool) {
+func rawID(raw []byte) (jsonrpc.ID, bool) {
 	if len(raw) == 0 {
 		return jsonrpc.ID{}, false
 	}
+	if raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		id, err := jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
+		return id, err == nil
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		id, err := jsonrpc.MakeID(float64(n))
+		return id, err == nil
+	}
 	var v any
-	if err := segjson.Unmarshal(raw, &v); err != nil {
+	if err := json.Unmarshal(raw, &v); err != nil {
 		return jsonrpc.ID{}, false
 	}
 	id, err := jsonrpc.MakeID(v)
@@ -97,6 +120,81 @@ func rawID(raw json.RawMessage) (jsonrpc.ID, bool) {
 		return jsonrpc.ID{}, false
 	}
 	return id, true
+}
+
+// parseCallParams sorts out a tools/call's params; ok is false for params
+// the go-sdk must judge.
+func parseCallParams(raw []byte) (p leanCallParams, ok bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return p, false
+	}
+	var name, meta []byte
+	plain := true
+	if relay.Members(raw, func(key, val []byte) bool {
+		switch string(key) {
+		case `"name"`:
+			name = val
+		case `"arguments"`:
+			p.Arguments = val
+		case `"_meta"`:
+			meta = val
+		case `"inputResponses"`, `"requestState"`:
+			p.retry = p.retry || isSet(val)
+		default:
+			plain = bytes.IndexByte(key, '\\') < 0
+		}
+		return plain
+	}) != nil || p.retry || len(name) < 3 || name[0] != '"' {
+		return p, false
+	}
+	if bytes.IndexByte(name, '\\') < 0 {
+		p.Name = string(name[1 : len(name)-1])
+	} else if json.Unmarshal(name, &p.Name) != nil {
+		return p, false
+	}
+	if p.Name == "" {
+		return p, false
+	}
+	if isSet(meta) {
+		if meta[0] != '{' {
+			return p, false
+		}
+		var own []byte
+		if relay.Members(meta, func(key, val []byte) bool {
+			if bytes.IndexByte(key, '\\') >= 0 {
+				plain = false
+				return false
+			}
+			k := key[1 : len(key)-1]
+			switch {
+			case string(k) == "progressToken":
+				if isSet(val) {
+					p.ProgressToken = val
+				}
+			case bytes.HasPrefix(k, []byte(protocolMetaPrefix)):
+				switch string(k) {
+				case mcp.MetaKeyProtocolVersion:
+					p.era.version, p.era.hasVersion = val, true
+				case mcp.MetaKeyClientCapabilities:
+					p.era.caps = val
+				case mcp.MetaKeyClientInfo:
+					p.era.info = val
+				}
+			default:
+				if len(own) > 0 {
+					own = append(own, ',')
+				}
+				own = append(own, key...)
+				own = append(own, ':')
+				own = append(own, val...)
+			}
+			return true
+		}) != nil {
+			return p, false
+		}
+		p.Meta = own
+	}
+	return p, true
 }
 
 func (c *sockConn) leanCall(req *leanRequest) bool {
@@ -108,35 +206,13 @@ func (c *sockConn) leanCall(req *leanRequest) bool {
 	if !ok {
 		return false
 	}
-	var p leanCallParams
-	if len(req.Params) == 0 {
-		return false
-	}
-	if rest, err := segjson.Parse(req.Params, &p, segFlags); err != nil || len(bytes.TrimSpace(rest)) != 0 || p.Name == "" {
-		return false
-	}
-	if isSet(p.InputResponses) || isSet(p.RequestState) {
-		return false // a multi-round-trip retry
-	}
-	modern, ok := leanEra(p.Meta)
+	p, ok := parseCallParams(req.Params)
 	if !ok {
 		return false
 	}
-	var meta map[string]json.RawMessage
-	var progressToken json.RawMessage
-	for k, v := range p.Meta {
-		switch {
-		case k == "progressToken":
-			if isSet(v) {
-				progressToken = v
-			}
-		case strings.HasPrefix(k, protocolMetaPrefix):
-		default:
-			if meta == nil {
-				meta = map[string]json.RawMessage{}
-			}
-			meta[k] = v
-		}
+	modern, ok := leanEra(p.era)
+	if !ok {
+		return false
 	}
 
 	e := &leanEntry{}
@@ -148,53 +224,21 @@ func (c *sockConn) leanCall(req *leanRequest) bool {
 	c.lean[id] = e
 	c.leanMu.Unlock()
 
-	if rb, ok := c.g.backend.(RawBackend); ok {
-		call := &rawLean{c: c, rb: rb, e: e, id: id, rawID: req.ID, p: &p, meta: meta, progressToken: progressToken, modern: modern}
-		if c.f.needsWait(p.Name) {
-			// A server starting for the first time: wait for it, but not
-			// on the reader.
-			go call.start()
-		} else {
-			call.start()
-		}
-		return true
+	call := &rawLean{c: c, rb: c.rb, e: e, id: id, rawID: req.ID, p: &p, modern: modern}
+	if c.f.needsWait(p.Name) {
+		// A server starting for the first time: wait for it, but not on
+		// the reader.
+		go call.start()
+	} else {
+		call.start()
 	}
-	ctx, cancel := context.WithCancelCause(c.ctx)
-	e.cancel = cancel
-	go func() {
-		defer cancel(nil)
-		var deliver func(*mcp.ProgressNotificationParams)
-		if progressToken != nil {
-			deliver = func(n *mcp.ProgressNotificationParams) { c.leanProgress(progressToken, n) }
-		}
-		var m mcp.Meta
-		for k, v := range meta {
-			if m == nil {
-				m = mcp.Meta{}
-			}
-			m[k] = v
-		}
-		res, err := c.f.call(ctx, p.Name, p.Arguments, m, deliver)
-		if !c.leanDone(id, e) || ctx.Err() != nil {
-			return // cancelled by the client (no response), or the client is gone
-		}
-		var out []byte
-		if err == nil {
-			out = c.resultLine(req.ID, res, modern)
-		}
-		if out == nil {
-			out = errorLine(req.ID, err)
-		}
-		_ = c.send(out)
-	}()
 	return true
 }
 
 // leanEntry is a lean call in flight: how to withdraw it.
 type leanEntry struct {
-	stop      func()                  // the RawBackend's withdrawal, once it started
-	cancel    context.CancelCauseFunc // the goroutine's context, on the Backend path
-	withdrawn bool                    // the client cancelled it, or went away
+	stop      func() // the relay's withdrawal, once it started
+	withdrawn bool   // the client cancelled it, or went away
 }
 
 // leanDone removes a call that finished and reports whether it was still
@@ -213,13 +257,10 @@ func (c *sockConn) leanDone(id jsonrpc.ID, e *leanEntry) bool {
 func (c *sockConn) withdraw(e *leanEntry) {
 	c.leanMu.Lock()
 	e.withdrawn = true
-	stop, cancel := e.stop, e.cancel
+	stop := e.stop
 	c.leanMu.Unlock()
 	if stop != nil {
 		stop()
-	}
-	if cancel != nil {
-		cancel(errClientCancelled)
 	}
 }
 
@@ -236,14 +277,16 @@ func (c *sockConn) withdrawAll() {
 }
 
 func (c *sockConn) leanCancel(req *leanRequest) bool {
-	var p leanCancelParams
-	if len(req.Params) == 0 {
+	var reqID []byte
+	if len(req.Params) == 0 || req.Params[0] != '{' || relay.Members(req.Params, func(key, val []byte) bool {
+		if string(key) == `"requestId"` {
+			reqID = val
+		}
+		return true
+	}) != nil {
 		return false
 	}
-	if _, err := segjson.Parse(req.Params, &p, segFlags); err != nil {
-		return false
-	}
-	id, ok := rawID(p.RequestID)
+	id, ok := rawID(reqID)
 	if !ok {
 		return false
 	}
@@ -261,22 +304,21 @@ func (c *sockConn) leanCancel(req *leanRequest) bool {
 // leanEra tells a legacy request from one of the 2026-07-28 era (whose
 // _meta carries the protocol version and the client's capabilities), as
 // the go-sdk does; ok is false for a request the go-sdk must judge.
-func leanEra(meta map[string]json.RawMessage) (modern, ok bool) {
-	raw, has := meta[mcp.MetaKeyProtocolVersion]
-	if !has {
+func leanEra(m leanMeta) (modern, ok bool) {
+	if !m.hasVersion {
 		return false, true
 	}
 	var v string
-	if _, err := segjson.Parse(raw, &v, segFlags); err != nil || v < "2026-07-28" {
+	if json.Unmarshal(m.version, &v) != nil || v < "2026-07-28" {
 		return false, true // the go-sdk treats it as a legacy request too
 	}
 	if !slices.Contains(supportedVersions, v) {
 		return false, false // the go-sdk answers "unsupported protocol version"
 	}
-	if !isObject(meta[mcp.MetaKeyClientCapabilities]) {
+	if !isObject(m.caps) {
 		return false, false
 	}
-	if info, has := meta[mcp.MetaKeyClientInfo]; has && !isObject(info) {
+	if m.info != nil && !isObject(m.info) {
 		return false, false
 	}
 	return true, true
@@ -367,15 +409,13 @@ func (c *sockConn) leanProgress(token json.RawMessage, n *mcp.ProgressNotificati
 // waits on it; the server's answer becomes the client's response on the
 // goroutine that reads the server.
 type rawLean struct {
-	c             *sockConn
-	rb            RawBackend
-	e             *leanEntry
-	id            jsonrpc.ID
-	rawID         json.RawMessage
-	p             *leanCallParams
-	meta          map[string]json.RawMessage
-	progressToken json.RawMessage
-	modern        bool
+	c      *sockConn
+	rb     RawBackend
+	e      *leanEntry
+	id     jsonrpc.ID
+	rawID  json.RawMessage
+	p      *leanCallParams
+	modern bool
 
 	// When the call reached each step (see timing).
 	t0, tResolved, tSent time.Time
@@ -410,11 +450,14 @@ func (r *rawLean) timing(tAnswer time.Time) {
 	wait := r.tResolved.Sub(r.t0) // resolveTool waits only for a first start
 	server := tAnswer.Sub(r.tSent)
 	deliver := time.Since(tAnswer)
+	stalled, slow := deliver > stallAfter, wait > stallAfter || server > r.c.g.slowServer
+	if !stalled && !slow {
+		return // the usual case: nothing to say, nothing allocated
+	}
 	attrs := []any{"server", r.server, "tool", r.p.Name, "waited_for_start", wait, "server_answered_in", server, "to_client", deliver}
-	switch {
-	case deliver > stallAfter:
+	if stalled {
 		r.c.g.log.Warn("the gateway stalled on a tool call: handing the answer to the client took over "+stallAfter.String(), attrs...)
-	case wait > stallAfter || server > r.c.g.slowServer:
+	} else {
 		r.c.g.log.Info("a tool call through the gateway took long", attrs...)
 	}
 }
@@ -435,23 +478,19 @@ func (r *rawLean) start() {
 		r.finish(errorLine(r.rawID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.p.Name)}))
 		return
 	}
-	call := &RawCall{Tool: e.name, Arguments: r.p.Arguments, Meta: r.meta}
-	if r.progressToken != nil {
-		call.Progress = func(params json.RawMessage) { c.rawProgress(r.progressToken, params) }
+	call := &relay.Call{Tool: e.name, Arguments: r.p.Arguments, Meta: r.p.Meta}
+	if tok := r.p.ProgressToken; tok != nil {
+		call.Progress = func(params json.RawMessage) { c.rawProgress(tok, params) }
 	}
 	r.server = e.server
-	call.Done = func(result json.RawMessage, err error) {
+	call.Done = func(res *relay.Result, err error) {
 		tAnswer := time.Now()
-		defer r.timing(tAnswer)
 		if err != nil {
 			r.finish(c.failedLine(r.rawID, err, r.modern))
-			return
+		} else {
+			r.finish(c.rawResultLine(r.rawID, res, r.modern))
 		}
-		line := c.rawResultLine(r.rawID, result, r.modern)
-		if line == nil {
-			line = errorLine(r.rawID, fmt.Errorf("Switchboard server %q answered tool %q with a result that is not a JSON object", e.server, e.name))
-		}
-		r.finish(line)
+		r.timing(tAnswer)
 	}
 	c.leanMu.Lock()
 	withdrawn := r.e.withdrawn
@@ -497,91 +536,59 @@ func (c *sockConn) failedLine(id json.RawMessage, err error, modern bool) []byte
 // with what normalize keeps (its own _meta entries, content, structured
 // content and error flag; content items as the server wrote them), plus
 // what the go-sdk's server adds to a 2026-07-28 response (its serverInfo
-// in _meta). nil if the result is not a JSON object.
-func (c *sockConn) rawResultLine(id json.RawMessage, result json.RawMessage, modern bool) []byte {
-	var top struct {
-		Meta              json.RawMessage `json:"_meta"`
-		Content           json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		IsError           json.RawMessage `json:"isError"`
-	}
-	t := bytes.TrimSpace(result)
-	if len(t) == 0 || t[0] != '{' {
-		return nil
-	}
-	if _, err := segjson.Parse(t, &top, segFlags); err != nil {
-		return nil
-	}
-	out := make([]byte, 0, len(result)+len(id)+128)
+// in _meta). It is spliced from the spans the relay found in the answer:
+// nothing here parses the content again.
+func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern bool) []byte {
+	out := make([]byte, 0, len(res.Raw)+len(id)+len(c.g.implJSON)+128)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	out = append(out, `,"result":{`...)
-	var keys []string
-	var meta map[string]json.RawMessage
-	if isSet(top.Meta) {
-		if _, err := segjson.Parse(top.Meta, &meta, segFlags); err == nil {
-			for k := range meta {
-				if strings.HasPrefix(k, protocolMetaPrefix) || k == "progressToken" {
-					delete(meta, k)
-				} else {
-					keys = append(keys, k)
-				}
+	type member struct{ key, val []byte }
+	var meta []member
+	if isSet(res.Meta) && res.Meta[0] == '{' {
+		_ = relay.Members(res.Meta, func(key, val []byte) bool {
+			k := key[1 : len(key)-1]
+			if !bytes.HasPrefix(k, []byte(protocolMetaPrefix)) && string(k) != "progressToken" {
+				meta = append(meta, member{key, val})
 			}
-		}
+			return true
+		})
 	}
 	if modern {
-		if meta == nil {
-			meta = map[string]json.RawMessage{}
-		}
-		meta[mcp.MetaKeyServerInfo] = c.g.implJSON
-		keys = append(keys, mcp.MetaKeyServerInfo)
+		meta = append(meta, member{serverInfoKey, c.g.implJSON})
 	}
-	if len(keys) > 0 {
-		slices.Sort(keys) // as the go-sdk writes a map
+	if len(meta) > 0 {
+		// Sorted, as the go-sdk writes a map.
+		slices.SortFunc(meta, func(a, b member) int { return bytes.Compare(a.key, b.key) })
 		out = append(out, `"_meta":{`...)
-		for i, k := range keys {
+		for i, m := range meta {
 			if i > 0 {
 				out = append(out, ',')
 			}
-			out = appendString(out, k)
+			out = append(out, m.key...)
 			out = append(out, ':')
-			out = append(out, bytes.TrimSpace(meta[k])...)
+			out = append(out, m.val...)
 		}
 		out = append(out, "},"...)
 	}
 	out = append(out, `"content":`...)
-	if isSet(top.Content) {
-		out = append(out, bytes.TrimSpace(top.Content)...)
+	if isSet(res.Content) {
+		out = append(out, res.Content...)
 	} else {
 		out = append(out, "[]"...)
 	}
-	if isSet(top.StructuredContent) {
+	if isSet(res.StructuredContent) {
 		out = append(out, `,"structuredContent":`...)
-		out = append(out, bytes.TrimSpace(top.StructuredContent)...)
+		out = append(out, res.StructuredContent...)
 	}
-	if bytes.Equal(bytes.TrimSpace(top.IsError), []byte("true")) {
+	if res.IsError {
 		out = append(out, `,"isError":true`...)
 	}
 	return append(out, "}}\n"...)
 }
 
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	q, _ := json.Marshal(s)
-	return append(b, q...)
-}
+// serverInfoKey is the _meta key of the gateway's serverInfo, quoted.
+var serverInfoKey = []byte(`"` + mcp.MetaKeyServerInfo + `"`)
 
 // rawProgress passes a server's progress notification (its params as
 // JSON) on under the client's own token.

@@ -1,25 +1,23 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	segjson "github.com/segmentio/encoding/json"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
@@ -33,15 +31,14 @@ import (
 // never uses, through the connection's tap) instead of through the
 // go-sdk's client.
 func (m *Manager) GatewayBackend() gateway.RawBackend {
-	return &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay{}}
+	return m.gw
 }
 
 type gatewayBackend struct {
 	m *Manager
 
 	mu     sync.Mutex
-	relays map[*stdio.Conn]*relay
-	seq    atomic.Uint64
+	relays map[*stdio.Conn]*relay.Relay
 }
 
 // Servers implements [gateway.Backend].
@@ -187,28 +184,25 @@ func (b *gatewayBackend) session(ctx context.Context, name string) (*server, *mc
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	c, _ := s.config()
 	cs := liveSession(sup)
 	if cs == nil && comingBack(s, sup) {
 		cs = waitSession(ctx, s, sup)
-		c, _ = s.config()
 	}
 	if cs == nil {
 		return nil, nil, 0, notRunning(name, s, sup)
 	}
-	timeout := c.CallTimeout
-	if timeout <= 0 {
-		timeout = config.DefaultCallTimeout
-	}
-	return s, cs, timeout, nil
+	return s, cs, callTimeout(s), nil
 }
 
 // failed turns the error of a forwarded request into what the gateway
 // expects: the context's error, the server's JSON-RPC error, a
 // NotRunningError when the server's session ended under the request, or a
 // sentence naming the server.
-func (b *gatewayBackend) failed(ctx, cctx context.Context, name, what string, timeout time.Duration, s *server, cs *mcp.ClientSession, err error) error {
+func (b *gatewayBackend) failed(ctx, cctx context.Context, name, tool, what string, timeout time.Duration, s *server, cs *mcp.ClientSession, err error) error {
 	if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		if tool != "" {
+			return &relay.TimeoutError{Server: name, Tool: tool, Timeout: timeout} // as the relay words it
+		}
 		return fmt.Errorf("Switchboard server %q: %s did not answer within %v (its callTimeout); the request was cancelled", name, what, timeout)
 	}
 	if ctx.Err() != nil {
@@ -240,7 +234,7 @@ func (b *gatewayBackend) failed(ctx, cctx context.Context, name, what string, ti
 // CallTool implements [gateway.Backend].
 func (b *gatewayBackend) CallTool(ctx context.Context, name string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 	what := func() string { return fmt.Sprintf("tool %q", p.Name) }
-	return forward(b, ctx, name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
+	return forward(b, ctx, name, p.Name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
 		if progress != nil {
 			tok := "switchboard-" + strconv.FormatUint(b.m.progressSeq.Add(1), 10)
 			b.m.progress.Store(tok, progress)
@@ -260,7 +254,7 @@ func (b *gatewayBackend) CallTool(ctx context.Context, name string, p *mcp.CallT
 // GetPrompt implements [gateway.Backend].
 func (b *gatewayBackend) GetPrompt(ctx context.Context, name string, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	what := func() string { return fmt.Sprintf("prompt %q", p.Name) }
-	return forward(b, ctx, name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.GetPromptResult, error) {
+	return forward(b, ctx, name, "", what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.GetPromptResult, error) {
 		return cs.GetPrompt(cctx, p)
 	})
 }
@@ -268,7 +262,7 @@ func (b *gatewayBackend) GetPrompt(ctx context.Context, name string, p *mcp.GetP
 // ReadResource implements [gateway.Backend].
 func (b *gatewayBackend) ReadResource(ctx context.Context, name string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	what := func() string { return fmt.Sprintf("resource %q", p.URI) }
-	return forward(b, ctx, name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
+	return forward(b, ctx, name, "", what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
 		return cs.ReadResource(cctx, p)
 	})
 }
@@ -281,15 +275,15 @@ func (b *gatewayBackend) Complete(ctx context.Context, name string, p *mcp.Compl
 		}
 		return "completion/complete"
 	}
-	return forward(b, ctx, name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CompleteResult, error) {
+	return forward(b, ctx, name, "", what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CompleteResult, error) {
 		return cs.Complete(cctx, p)
 	})
 }
 
 // forward sends one request to a running server's session within its
 // callTimeout; what names the request in the error when it fails (see
-// failed).
-func forward[R any](b *gatewayBackend, ctx context.Context, name string, what func() string, send func(context.Context, *mcp.ClientSession) (*R, error)) (*R, error) {
+// failed), tool the tool of a tools/call ("" for other requests).
+func forward[R any](b *gatewayBackend, ctx context.Context, name, tool string, what func() string, send func(context.Context, *mcp.ClientSession) (*R, error)) (*R, error) {
 	s, cs, timeout, err := b.session(ctx, name)
 	if err != nil {
 		return nil, err
@@ -298,7 +292,7 @@ func forward[R any](b *gatewayBackend, ctx context.Context, name string, what fu
 	defer cancel()
 	res, err := send(cctx, cs)
 	if err != nil {
-		return nil, b.failed(ctx, cctx, name, what(), timeout, s, cs, err)
+		return nil, b.failed(ctx, cctx, name, tool, what(), timeout, s, cs, err)
 	}
 	return res, nil
 }
@@ -390,36 +384,22 @@ func (h *Host) tokenChanged(name string) {
 	}
 }
 
-// The raw relay of tools/call (gateway.RawBackend). A call gets the id
-// "sbgw-N" on the server's connection; the connection's tap takes the
-// answers and the progress notifications of those ids before the go-sdk's
-// client sees them, and hands them to the gateway as JSON.
+// The relay of tools/call (app/relay): one relay.Relay per server
+// connection, made on its first call. StartToolCall finds the running
+// session's connection, or holds the call while its server comes back.
 
-const rawIDPrefix = "sbgw-"
-
-// relay is the raw calls in flight on one server connection.
-type relay struct {
-	b      *gatewayBackend
-	server string
-	s      *server
-	conn   *stdio.Conn
-	// protoMeta is the session's per-request _meta (2026-07-28), JSON
-	// members without braces.
-	protoMeta []byte
-
-	mu      sync.Mutex
-	pending map[string]*rawCall
-	closed  bool
+// callTimeout is how long a call to s may take: its entry's callTimeout,
+// whose one default is config.DefaultCallTimeout.
+func callTimeout(s *server) time.Duration {
+	c, _ := s.config()
+	if c.CallTimeout <= 0 {
+		return config.DefaultCallTimeout
+	}
+	return c.CallTimeout
 }
 
-type rawCall struct {
-	c     *gateway.RawCall
-	tool  string
-	timer *time.Timer
-}
-
-// StartToolCall implements [gateway.RawBackend].
-func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(), error) {
+// StartToolCall implements [gateway.RawBackend] and [relay.Starter].
+func (b *gatewayBackend) StartToolCall(name string, c *relay.Call) (func(), error) {
 	s, sup, err := b.lookup(name)
 	if err != nil {
 		return nil, err
@@ -434,62 +414,29 @@ func (b *gatewayBackend) StartToolCall(name string, c *gateway.RawCall) (func(),
 		}
 		return b.holdToolCall(name, s, sup, c), nil
 	}
-	cfg, _ := s.config()
-	timeout := cfg.CallTimeout
-	if timeout <= 0 {
-		timeout = config.DefaultCallTimeout
-	}
 	r := b.relayFor(name, s, conn, cs)
-
-	id := rawIDPrefix + strconv.FormatUint(b.seq.Add(1), 10)
-	params := r.rawParams(c, id)
-	call := &rawCall{c: c, tool: c.Tool}
-	r.mu.Lock()
-	if r.closed {
-		r.mu.Unlock()
+	stop, err := r.Start(c, callTimeout(s))
+	var rpc *jsonrpc.Error
+	switch {
+	case err == nil:
+		return stop, nil
+	case errors.As(err, &rpc):
+		return nil, err // the arguments, or a hook's refusal as an error answer
+	case errors.Is(err, relay.ErrClosed):
 		return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping)}
 	}
-	r.pending[id] = call
-	call.timer = time.AfterFunc(timeout, func() {
-		if r.take(id) != nil {
-			r.cancelUpstream(id, "callTimeout")
-			c.Done(nil, fmt.Errorf("Switchboard server %q: tool %q did not answer within %v (its callTimeout); the call was cancelled", name, c.Tool, timeout))
-		}
-	})
-	r.mu.Unlock()
-	reqID, _ := jsonrpc.MakeID(id)
-	if err := conn.Write(context.Background(), &jsonrpc.Request{ID: reqID, Method: "tools/call", Params: params}); err != nil {
-		if r.take(id) != nil {
-			if len(c.Arguments) > 0 && !json.Valid(c.Arguments) {
-				// Not the connection: the arguments cannot be encoded
-				// (encoding/json refuses JSON nested over 10,000 levels).
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
-					"the arguments of tool %q cannot be passed on to Switchboard server %q: %s", c.Tool, name, jsonProblem(err))}
-			}
-			return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping), LastError: err.Error()}
-		}
-		return func() {}, nil // it was answered or failed already
+	var ce *stdio.CloseError
+	if errors.As(err, &ce) {
+		return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping), LastError: err.Error()}
 	}
-	return func() {
-		if r.take(id) != nil {
-			r.cancelUpstream(id, "cancelled by the client")
-		}
-	}, nil
-}
-
-// jsonProblem words an error of encoding/json for a person.
-func jsonProblem(err error) string {
-	if strings.Contains(err.Error(), "exceeded max depth") {
-		return "they are nested more than 10,000 levels deep, more than JSON decoders accept; send flatter arguments"
-	}
-	return "they are not valid JSON (" + err.Error() + ")"
+	return nil, err
 }
 
 // holdToolCall starts c once the server that is coming back has a
 // session, up to holdFor, without making the caller wait (the gateway
 // calls StartToolCall on the goroutine that reads the client): c.Done gets
 // the server's answer, or why the server is not back.
-func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Supervisor, c *gateway.RawCall) func() {
+func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Supervisor, c *relay.Call) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	var stop func() // the started call's, once it is started
@@ -526,57 +473,6 @@ func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Su
 	}
 }
 
-// rawParams are the params of a relayed tools/call: what the go-sdk's
-// client would send for the same call (the arguments as given, {} when
-// absent; on a 2026-07-28 session the per-request _meta of the protocol,
-// r.protoMeta).
-func (r *relay) rawParams(c *gateway.RawCall, id string) json.RawMessage {
-	args := bytes.TrimSpace(c.Arguments)
-	if len(args) == 0 {
-		args = []byte("{}")
-	}
-	out := make([]byte, 0, len(args)+len(c.Tool)+len(r.protoMeta)+64)
-	out = append(out, `{"_meta":{`...)
-	n := 0
-	for k, v := range c.Meta {
-		if n > 0 {
-			out = append(out, ',')
-		}
-		kb, _ := json.Marshal(k)
-		out = append(out, kb...)
-		out = append(out, ':')
-		out = append(out, bytes.TrimSpace(v)...)
-		n++
-	}
-	if c.Progress != nil {
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, `"progressToken":"`...)
-		out = append(out, id...)
-		out = append(out, '"')
-		n++
-	}
-	if len(r.protoMeta) > 0 {
-		if n > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, r.protoMeta...)
-		n++
-	}
-	if n == 0 {
-		out = out[:len(out)-len(`"_meta":{`)]
-	} else {
-		out = append(out, "},"...)
-	}
-	out = append(out, `"name":`...)
-	nb, _ := json.Marshal(c.Tool)
-	out = append(out, nb...)
-	out = append(out, `,"arguments":`...)
-	out = append(out, args...)
-	return append(out, '}')
-}
-
 // protoMeta is the per-request _meta of a 2026-07-28 session (without its
 // braces), as the go-sdk's client adds it to every request; nil for an
 // older session.
@@ -593,20 +489,18 @@ func protoMeta(cs *mcp.ClientSession, impl *mcp.Implementation) []byte {
 	return b[1 : len(b)-1]
 }
 
-// relayFor returns the relay of a connection, installing its tap and the
-// watch that fails its calls when the connection closes.
-func (b *gatewayBackend) relayFor(name string, s *server, conn *stdio.Conn, cs *mcp.ClientSession) *relay {
+// relayFor returns the relay of a connection, making it on the first call.
+func (b *gatewayBackend) relayFor(name string, s *server, conn *stdio.Conn, cs *mcp.ClientSession) *relay.Relay {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r := b.relays[conn]; r != nil {
 		return r
 	}
-	r := &relay{b: b, server: name, s: s, conn: conn, pending: map[string]*rawCall{}, protoMeta: protoMeta(cs, b.m.impl)}
+	r := relay.New(name, conn, relay.Options{ProtoMeta: protoMeta(cs, b.m.impl), Hook: b.m.relayHook,
+		StateAfterClose: func() string { return stateAfterClose(s, conn) }})
 	b.relays[conn] = r
-	conn.SetTap(r.tap)
 	go func() {
 		<-conn.Done()
-		r.closeAll()
 		b.mu.Lock()
 		delete(b.relays, conn)
 		b.mu.Unlock()
@@ -614,94 +508,14 @@ func (b *gatewayBackend) relayFor(name string, s *server, conn *stdio.Conn, cs *
 	return r
 }
 
-// take removes a pending call, reporting it; nil if it is no longer
-// pending (answered, timed out, cancelled).
-func (r *relay) take(id string) *rawCall {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c := r.pending[id]
-	if c != nil {
-		delete(r.pending, id)
-		c.timer.Stop()
-	}
-	return c
-}
-
-func (r *relay) cancelUpstream(id, reason string) {
-	p, _ := json.Marshal(map[string]string{"requestId": id, "reason": reason})
-	_ = r.conn.Write(context.Background(), &jsonrpc.Request{Method: "notifications/cancelled", Params: p})
-}
-
-// tap sees every message of the server before the go-sdk's client: it
-// takes the answers and progress notifications of the relayed calls. It
-// runs on the connection's reader and never blocks.
-func (r *relay) tap(msg jsonrpc.Message) bool {
-	switch m := msg.(type) {
-	case *jsonrpc.Response:
-		id, ok := m.ID.Raw().(string)
-		if !ok || !strings.HasPrefix(id, rawIDPrefix) {
-			return false
-		}
-		if c := r.take(id); c != nil {
-			if m.Error != nil {
-				var rpc *jsonrpc.Error
-				if !errors.As(m.Error, &rpc) {
-					rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: m.Error.Error()}
-				}
-				c.c.Done(nil, rpc)
-			} else {
-				c.c.Done(m.Result, nil)
-			}
-		}
-		return true // a late answer is dropped too: the go-sdk never asked
-	case *jsonrpc.Request:
-		if m.Method != "notifications/progress" || !bytes.Contains(m.Params, []byte(`"`+rawIDPrefix)) {
-			return false
-		}
-		var p struct {
-			Token any `json:"progressToken"`
-		}
-		if segjson.Unmarshal(m.Params, &p) != nil {
-			return false
-		}
-		id, ok := p.Token.(string)
-		if !ok || !strings.HasPrefix(id, rawIDPrefix) {
-			return false
-		}
-		r.mu.Lock()
-		c := r.pending[id]
-		r.mu.Unlock()
-		if c != nil && c.c.Progress != nil {
-			c.c.Progress(m.Params)
-		}
-		return true
-	}
-	return false
-}
-
-// closeAll fails the calls of a connection that closed: the server
-// exited or was stopped. It waits (briefly) for the supervisor to say so,
-// so that the error names the state the server is in.
-func (r *relay) closeAll() {
-	r.mu.Lock()
-	r.closed = true
-	calls := r.pending
-	r.pending = map[string]*rawCall{}
-	r.mu.Unlock()
-	if len(calls) == 0 {
-		return
-	}
-	for _, c := range calls {
-		c.timer.Stop()
-	}
-	reason := "it stopped"
-	if err := r.conn.Err(); err != nil {
-		reason = err.Error()
-	}
+// stateAfterClose is the state of a server whose connection conn closed
+// under calls: it waits (briefly) for the supervisor to say so, so that
+// the calls' error names the state the server is in.
+func stateAfterClose(s *server, conn *stdio.Conn) string {
 	state := "restarting"
 	deadline := time.Now().Add(500 * time.Millisecond)
 	for time.Now().Before(deadline) {
-		if sup := r.s.sup; sup != nil && sup.Conn() != r.conn {
+		if sup := s.sup; sup != nil && sup.Conn() != conn {
 			st := sup.Status()
 			if st.State != supervisor.Running {
 				state = string(st.State)
@@ -710,9 +524,7 @@ func (r *relay) closeAll() {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	for _, c := range calls {
-		c.c.Done(nil, fmt.Errorf("Switchboard server %q stopped while tool %q was running (%s); it is %s now: try again in a moment", r.server, c.tool, reason, state))
-	}
+	return state
 }
 
 // wireMapping is the gateway's mapping as the API sends it. The element

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,8 +15,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
 
@@ -54,6 +58,12 @@ type Manager struct {
 
 	progress    sync.Map      // progress token -> func(*mcp.ProgressNotificationParams) (gateway calls)
 	progressSeq atomic.Uint64 // makes the tokens
+
+	// gw relays every tools/call (the gateway's and servers.call) through
+	// one relay per server connection (app/relay); relayHook, if set,
+	// sees each of those calls.
+	gw        *gatewayBackend
+	relayHook relay.Hook
 }
 
 type server struct {
@@ -93,9 +103,11 @@ func NewManager(o ManagerOptions) *Manager {
 	if o.Publish == nil {
 		o.Publish = func(string, any) {}
 	}
-	return &Manager{start: o.Start, policy: o.Policy, log: o.Logger, publish: o.Publish,
+	m := &Manager{start: o.Start, policy: o.Policy, log: o.Logger, publish: o.Publish,
 		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
 		servers: map[string]*server{}}
+	m.gw = &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay.Relay{}}
+	return m
 }
 
 // Apply makes the running servers match cfgs, touching only what changed:
@@ -538,35 +550,64 @@ func (m *Manager) notRunning(s *server) error {
 	return errors.New(msg + ": start it with 'switchboard servers start " + st.Name + "'")
 }
 
-// Call calls a tool of a running server, bounded by its callTimeout.
+// Call calls a tool of a running server (servers.call), bounded by its
+// callTimeout: through the same relay as the gateway's calls
+// (app/relay), so that the timeout, the cancellation and the errors are
+// the same. A server that is not running is an error of the API's kind
+// (m.notRunning) rather than a tool error; one that is coming back by
+// itself (a restart) is waited for, as a gateway call is.
 func (m *Manager) Call(ctx context.Context, name, tool string, args any) (*mcp.CallToolResult, error) {
 	s, err := m.get(name)
 	if err != nil {
 		return nil, err
 	}
-	var cs *mcp.ClientSession
-	if s.sup != nil {
-		cs = s.sup.Session()
-	}
-	if cs == nil {
+	if s.sup == nil || (s.sup.Session() == nil && !comingBack(s, s.sup)) {
 		return nil, m.notRunning(s)
 	}
-	c, _ := s.config()
-	timeout := c.CallTimeout
-	if timeout <= 0 {
-		timeout = 5 * time.Minute
-	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("server %q: tool %q did not answer within %v (callTimeout); the call was cancelled", name, tool, timeout)
+	var raw json.RawMessage
+	switch a := args.(type) {
+	case nil:
+	case json.RawMessage:
+		raw = a
+	default:
+		if raw, err = json.Marshal(a); err != nil {
+			return nil, fmt.Errorf("server %q: the arguments of tool %q do not encode: %w", name, tool, err)
 		}
-		return nil, fmt.Errorf("server %q: calling %q: %w", name, tool, err)
 	}
-	return res, nil
+	res, _, err := relay.Do(ctx, m.gw, name, &relay.Call{Tool: tool, Arguments: raw})
+	if err != nil {
+		var nr *gateway.NotRunningError
+		switch {
+		case errors.As(err, &nr):
+			return nil, m.notRunning(s)
+		case ctx.Err() != nil:
+			return nil, &toolCallError{name, tool, ctx.Err()}
+		}
+		var rpc *jsonrpc.Error
+		if errors.As(err, &rpc) {
+			return nil, &toolCallError{name, tool, err}
+		}
+		return nil, err
+	}
+	var out mcp.CallToolResult
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, &toolCallError{name, tool, fmt.Errorf("the result does not decode: %w", err)}
+	}
+	return &out, nil
 }
+
+// toolCallError names the server and the tool of a failed servers.call,
+// as the relay's own errors do.
+type toolCallError struct {
+	server, tool string
+	err          error
+}
+
+func (e *toolCallError) Error() string {
+	return fmt.Sprintf("Switchboard server %q: tool %q: %v", e.server, e.tool, e.err)
+}
+
+func (e *toolCallError) Unwrap() error { return e.err }
 
 // StopAll stops every server and waits until every stop ladder has
 // finished, so that no process survives the host.

@@ -63,6 +63,10 @@ type config struct {
 	only    string
 	gmp1    bool
 	verbose io.Writer
+
+	base     string // an earlier version's source tree
+	rawCalls int
+	rawOnly  bool
 }
 
 func main() {
@@ -76,6 +80,9 @@ func main() {
 	flag.DurationVar(&c.settle, "settle", 2*time.Second, "wait after the hosts are up")
 	flag.StringVar(&c.only, "only", "", "measure only the path of this name (profiling)")
 	flag.BoolVar(&c.gmp1, "gomaxprocs1", true, "also measure the lean path with the host at GOMAXPROCS=1")
+	flag.StringVar(&c.base, "base", "", "a source tree of an earlier version: its host is measured beside this one in the trivial-server rows")
+	flag.IntVar(&c.rawCalls, "rawcalls", 20000, "calls per round of the trivial-server rows (the 1 MiB rows make a fortieth of them)")
+	flag.BoolVar(&c.rawOnly, "rawonly", false, "measure only the trivial-server rows")
 	quiet := flag.Bool("q", false, "no progress on stderr")
 	flag.Parse()
 	if !*quiet {
@@ -128,12 +135,16 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	progress("building switchboard and mcpserver")
 	sb := filepath.Join(c.work, "bin", "switchboard")
 	server := filepath.Join(c.work, "bin", "mcpserver")
-	for _, b := range [][2]string{{sb, "."}, {server, "./bench/host/mcpserver"}} {
+	for _, b := range [][2]string{{sb, "."}, {server, "./bench/host/mcpserver"}, {tinyPath(sb), "./bench/bridgestart/tinyserver"}} {
 		cmd := exec.Command("go", "build", "-o", b[0], b[1])
 		cmd.Dir = c.repo
+		cmd.Env = append(os.Environ(), "CGO_ENABLED="+map[bool]string{true: "0", false: "1"}[b[0] == tinyPath(sb)])
 		if o, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", b[1], err, o)
 		}
+	}
+	if c.rawOnly {
+		return runRaw(ctx, c, sb, server, out, progress)
 	}
 
 	lean, err := startHost(ctx, c, sb, server, "lean", nil)
@@ -287,7 +298,12 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	slowMu.Unlock()
 	load, _ = os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(out, "load after: %s\n", strings.Join(strings.Fields(string(load))[:3], " "))
-	return nil
+	lean.stop()
+	sdk.stop()
+	if one != nil {
+		one.stop()
+	}
+	return runRaw(ctx, c, sb, server, out, progress)
 }
 
 // stuckAfter is when a pending call's pipes are looked at.
@@ -450,7 +466,7 @@ func startHost(ctx context.Context, c config, sb, server, name string, extra []s
 			return nil, err
 		}
 	}
-	cfg := fmt.Sprintf(`{"version": 1, "mcpServers": {"bench": {"command": %q}}}`, server)
+	cfg := fmt.Sprintf(`{"version": 1, "mcpServers": {"bench": {"command": %q}, "tiny": {"command": %q}}}`, server, tinyPath(sb))
 	if err := os.WriteFile(filepath.Join(dir, "cfg/switchboard/config.json"), []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}

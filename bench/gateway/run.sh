@@ -7,6 +7,10 @@
 #   bench/gateway/run.sh                      # 5 rounds x 2000 calls per phase
 #   ROUNDS=3 CALLS=1000 bench/gateway/run.sh
 #   KEEP=/tmp/out bench/gateway/run.sh        # keep the binaries and the hosts' logs
+#   RAWONLY=1 BASE=/tmp/base bench/gateway/run.sh
+#       # only the trivial-server rows (a raw line client and tinyserver:
+#       # direct vs bridge, host CPU per call, 1 MiB results), beside the
+#       # host of an earlier tree (git archive COMMIT | tar -x -C /tmp/base)
 #
 # It takes about a minute.
 set -euo pipefail
@@ -21,4 +25,5 @@ else
 fi
 
 go build -o "$out/gatewaybench" ./bench/gateway
-"$out/gatewaybench" -work "$out/work" -rounds "${ROUNDS:-5}" -calls "${CALLS:-2000}" -conc "${CONC:-16}"
+"$out/gatewaybench" -work "$out/work" -rounds "${ROUNDS:-5}" -calls "${CALLS:-2000}" -conc "${CONC:-16}" \
+	-rawcalls "${RAWCALLS:-20000}" ${RAWONLY:+-rawonly} ${BASE:+-base "$BASE"}

@@ -107,7 +107,8 @@ type Conn struct {
 
 	junkDropped atomic.Int64
 
-	tap atomic.Pointer[func(jsonrpc.Message) bool]
+	tap     atomic.Pointer[func(jsonrpc.Message) bool]
+	lineTap atomic.Pointer[func([]byte) bool]
 }
 
 // NewConn returns a Conn that reads messages from r and writes them to w,
@@ -168,6 +169,24 @@ func (c *Conn) SetTap(tap func(jsonrpc.Message) bool) {
 	c.tap.Store(&tap)
 }
 
+// SetLineTap sets a function that sees each line from the server before it
+// is decoded, on the reader goroutine; a line it reports as handled is not
+// decoded nor passed on (nor seen by the tap of [Conn.SetTap]). The line
+// (without its newline) is valid only during the call: a tap that keeps
+// any of it copies it. It must not block, and it should claim only
+// responses: a line it claims skips the flood limit and the probe's
+// bookkeeping, which apply to the server's requests and to
+// server/discover answers. The host's relay of tools/call uses it to take
+// the answers to its own ids in one pass over their bytes, without
+// decoding them into messages. nil removes it.
+func (c *Conn) SetLineTap(tap func(line []byte) bool) {
+	if tap == nil {
+		c.lineTap.Store(nil)
+		return
+	}
+	c.lineTap.Store(&tap)
+}
+
 // LateProbeAnswers counts server/discover answers that came after the
 // probe timed out and were dropped before the SDK saw them.
 func (c *Conn) LateProbeAnswers() int64 { return c.lateN.Load() }
@@ -210,7 +229,23 @@ func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == methodDiscover && req.ID.IsValid() {
 		c.startProbe(req.ID)
 	}
+	return c.write(data)
+}
 
+// WriteLine queues one message that the caller encoded itself: line is a
+// whole JSON-RPC message (one valid JSON object, never a server/discover
+// request) followed by a newline, and it is written as it is, without
+// being decoded or encoded again. The connection keeps line: the caller
+// must not change it afterwards. Otherwise as [Conn.Write].
+func (c *Conn) WriteLine(line []byte) error {
+	if len(line) == 0 || line[len(line)-1] != '\n' {
+		return errors.New("stdio: WriteLine needs a line that ends in a newline")
+	}
+	return c.write(line)
+}
+
+// write queues data, an encoded message and its newline.
+func (c *Conn) write(data []byte) error {
 	c.wmu.Lock()
 	if c.wclosed {
 		c.wmu.Unlock()
@@ -363,11 +398,17 @@ func (c *Conn) filterResponse(id jsonrpc.ID) bool {
 }
 
 func (c *Conn) readLoop() {
-	fr := newFramer(c.r, c.opts.MaxMessageBytes)
+	fr := newFramer(readerOf(c.r), c.opts.MaxMessageBytes)
 	lim := newLimiter(c.opts.FloodRate, c.opts.FloodWindow)
 	junk := 0
 	for {
 		line, err := fr.next()
+		if err == nil {
+			if tap := c.lineTap.Load(); tap != nil && (*tap)(line) {
+				junk = 0
+				continue
+			}
+		}
 		if err != nil {
 			switch {
 			case errors.Is(err, errTooLarge):

@@ -3,7 +3,6 @@
 package stdio
 
 import (
-	"errors"
 	"io"
 	"os"
 	"syscall"
@@ -32,24 +31,27 @@ func directWriter(w io.Writer) func([]byte) (int, bool) {
 // came, so that the caller queues only the rest for a writer goroutine.
 // The gateway's connections use it too.
 func WriteNow(rc syscall.RawConn) func([]byte) (int, bool) {
+	if !nonBlocking(rc) {
+		return nil // a write could wait: every line goes through the writer goroutine
+	}
 	return func(b []byte) (int, bool) {
 		var n int
 		var werr error
 		err := rc.Write(func(fd uintptr) bool {
 			for n < len(b) {
-				m, err := unix.Write(int(fd), b[n:])
-				if m > 0 {
+				// It never blocks (the descriptor is non-blocking):
+				// see rawWrite.
+				m, e := rawWrite(fd, b[n:])
+				switch {
+				case e == 0 && m > 0:
 					n += m
+					continue
+				case e == unix.EINTR:
+					continue
+				case e != 0 && e != unix.EAGAIN:
+					werr = e
 				}
-				if err != nil {
-					if errors.Is(err, unix.EINTR) {
-						continue
-					}
-					if !errors.Is(err, unix.EAGAIN) {
-						werr = err
-					}
-					break
-				}
+				break
 			}
 			return true // never wait here: the writer goroutine does
 		})

@@ -9,15 +9,19 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 )
 
 type request struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
-		ProtocolVersion string         `json:"protocolVersion"`
-		Name            string         `json:"name"`
-		Arguments       map[string]any `json:"arguments"`
+		ProtocolVersion string `json:"protocolVersion"`
+		Name            string `json:"name"`
+		Arguments       struct {
+			Text string `json:"text"`
+			Size int    `json:"size"` // answer with a text of this many bytes instead
+		} `json:"arguments"`
 	} `json:"params"`
 }
 
@@ -44,7 +48,10 @@ func main() {
 		case "tools/list":
 			result = tools
 		case "tools/call":
-			text, _ := r.Params.Arguments["text"].(string)
+			text := r.Params.Arguments.Text
+			if n := r.Params.Arguments.Size; n > 0 {
+				text = strings.Repeat("x", n)
+			}
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}
 		case "ping":
 			result = map[string]any{}

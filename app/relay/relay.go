@@ -1,0 +1,594 @@
+// Package relay owns a tools/call relayed to a server's stdio connection,
+// end to end: the ids it gets on the server's connection (and the
+// caller's that come back), the tap that takes the answers, the timeout,
+// the cancellation in both directions, the error wording, and the hook
+// that sees every call. Every production path that calls a tool goes
+// through it: the gateway's lean path (a bridge's tools/call), the
+// gateway's go-sdk server (HTTP, and a socket request the lean path
+// leaves to the go-sdk) and the host API's servers.call. Only the
+// diagnostic SWITCHBOARD_GATEWAY_SDK_ONLY=1 goes through the go-sdk's
+// client instead.
+//
+// # Ids
+//
+// A call gets the id "sbgw-N" on the server's connection; the caller's own
+// id never leaves the caller, which puts it back on the answer (the
+// gateway splices it into the response line as the client wrote it). The
+// go-sdk's client of the same connection uses numbers, so the two never
+// meet. The connection's line tap ([stdio.Conn.SetLineTap]) takes the
+// answers to those ids before anything decodes them, in one pass over
+// their bytes ([Result]); progress notifications about them come through
+// the message tap ([stdio.Conn.SetTap]).
+//
+// # Timeout and cancellation
+//
+// Every call is bounded by the timeout its caller gives: the entry's
+// callTimeout, whose one default is config.DefaultCallTimeout (5 minutes).
+// Past it the server gets notifications/cancelled and the caller a
+// [*TimeoutError]. A caller that withdraws a call (the app's
+// notifications/cancelled, a client that went away, an API caller whose
+// context ended) calls the stop function that Start returned: the server
+// gets notifications/cancelled and Done is never called. A connection that
+// closes under its calls fails them with a [*StoppedError].
+//
+// # Hook
+//
+// A [Hook] sees every call: Before, before it is sent (an error refuses
+// it), and After, once, when it ends, however it ends. The activity log,
+// approvals and profiles plug in there, once for every path.
+package relay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/engine/stdio"
+)
+
+// IDPrefix starts the ids of relayed calls on a server's connection.
+const IDPrefix = "sbgw-"
+
+// DefaultTimeout bounds a call whose caller gives no timeout: the default
+// of the entry's callTimeout.
+const DefaultTimeout = config.DefaultCallTimeout
+
+// maxArgsDepth is how deep a call's arguments may nest (encoding/json's
+// limit, which the relay kept when it re-encoded them).
+const maxArgsDepth = 10000
+
+// maxAnswerDepth is how deep a server's answer may nest (the go-sdk's
+// decoder's limit, which engine/stdio applies to every other message).
+const maxAnswerDepth = 1000
+
+// Call is one tools/call to relay.
+type Call struct {
+	Tool      string          // the server's own name of the tool
+	Arguments json.RawMessage // as the caller has them; nil means {}
+	// Meta holds the caller's own _meta entries as JSON object members
+	// without the braces (`"k":1,"j":"v"`), forwarded as they are; never
+	// the protocol's keys nor a progress token. nil: none.
+	Meta []byte
+	// Progress, if set, receives the params of each progress notification
+	// that the server sends about the call, as JSON (valid during the
+	// call only). It runs on the goroutine that reads the server.
+	Progress func(params json.RawMessage)
+	// Done receives the server's result, or an error: the server's
+	// *jsonrpc.Error, a [*TimeoutError] or a [*StoppedError]. It is called
+	// exactly once, unless the call is withdrawn first (then never). It
+	// may run on the goroutine that reads the server: it must not block,
+	// and the Result is valid only until it returns.
+	Done func(res *Result, err error)
+}
+
+// Result is a server's answer to a call, as it wrote it, and the spans of
+// its top-level members: what the gateway passes on, found in the one
+// pass that checked the answer.
+type Result struct {
+	Raw               json.RawMessage // the result object
+	Meta              json.RawMessage // its _meta, or nil
+	Content           json.RawMessage // nil when absent
+	StructuredContent json.RawMessage
+	IsError           bool
+}
+
+// Info describes a call to a [Hook].
+type Info struct {
+	Server  string
+	Tool    string
+	Timeout time.Duration
+	Started time.Time
+	// Arguments and Meta are the call's (valid during Before only).
+	Arguments json.RawMessage
+	Meta      []byte
+}
+
+// Hook sees every relayed call, on every path. It is where the activity
+// log, approvals and profiles (issues 14 and 15) plug in.
+//
+//   - Before runs on the caller's goroutine before the call is written to
+//     the server. An error refuses the call: the caller gets it as Start's
+//     error (the gateway makes it a tool error), and the server never sees
+//     the call. It must not block for long: a caller that waits for a
+//     person (approvals) is to be built as a call that holds, like the
+//     hold during a server's restart.
+//   - After runs exactly once for every call that Before let through,
+//     when it ends: answered (res, nil), failed (nil, err: the server's
+//     *jsonrpc.Error, a *TimeoutError, a *StoppedError) or withdrawn by
+//     its caller (nil, [ErrWithdrawn]). It runs on the goroutine that
+//     reads the server or on a timer's: it must not block, and res is
+//     valid only until it returns.
+type Hook interface {
+	Before(c *Info) error
+	After(c *Info, res *Result, err error)
+}
+
+// ErrWithdrawn is what a Hook's After gets for a call its caller
+// withdrew.
+var ErrWithdrawn = errors.New("the call was withdrawn by its caller")
+
+// ErrClosed is Start's error on a connection that has closed.
+var ErrClosed = errors.New("the server's connection has closed")
+
+// TimeoutError is a call that passed its callTimeout; the server was told
+// to cancel it.
+type TimeoutError struct {
+	Server, Tool string
+	Timeout      time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("Switchboard server %q: tool %q did not answer within %v (its callTimeout); the call was cancelled", e.Server, e.Tool, e.Timeout)
+}
+
+// StoppedError is a call whose server stopped (exited, or was stopped or
+// restarted) before it answered. The call is not retried: the tool may
+// have run.
+type StoppedError struct {
+	Server, Tool string
+	Reason       string // why the connection closed
+	State        string // the server's state since
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("Switchboard server %q stopped while tool %q was running (%s); it is %s now: try again in a moment", e.Server, e.Tool, e.Reason, e.State)
+}
+
+// ArgumentsError is the error of a call whose arguments cannot be passed
+// on: not JSON, or nested too deeply.
+func ArgumentsError(server, tool string, err error) *jsonrpc.Error {
+	why := "they are not valid JSON"
+	if errors.Is(err, errDeep) {
+		why = "they are nested more than 10,000 levels deep, more than JSON decoders accept; send flatter arguments"
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+		"the arguments of tool %q cannot be passed on to Switchboard server %q: %s", tool, server, why)}
+}
+
+// Options configure a [Relay].
+type Options struct {
+	// ProtoMeta is the per-request _meta of a 2026-07-28 session (JSON
+	// object members without the braces), added to every call; nil for
+	// an older session.
+	ProtoMeta []byte
+	// Hook, if set, sees every call.
+	Hook Hook
+	// StateAfterClose tells the server's state once its connection has
+	// closed (the supervisor's; it may wait a little for it to say), for
+	// the error of the calls that the close cut. nil: "restarting".
+	StateAfterClose func() string
+}
+
+// Relay is the relayed calls of one server connection.
+type Relay struct {
+	server string
+	conn   *stdio.Conn
+	opts   Options
+	seq    atomic.Uint64
+
+	mu      sync.Mutex
+	pending map[string]*pending
+	closed  bool
+}
+
+type pending struct {
+	c     *Call
+	info  *Info
+	timer *time.Timer
+}
+
+// New makes the relay of a server's connection: it installs the
+// connection's taps and fails the calls in flight when the connection
+// closes. One relay per connection.
+func New(server string, conn *stdio.Conn, opts Options) *Relay {
+	r := &Relay{server: server, conn: conn, opts: opts, pending: map[string]*pending{}}
+	conn.SetLineTap(r.lineTap)
+	conn.SetTap(r.tap)
+	go func() {
+		<-conn.Done()
+		r.closeAll()
+	}()
+	return r
+}
+
+// Closed reports whether the relay's connection has closed.
+func (r *Relay) Closed() bool {
+	select {
+	case <-r.conn.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// Start sends c and returns at once; Done gets the answer. timeout bounds
+// the call (<= 0: [DefaultTimeout]). stop withdraws the call: the server
+// gets notifications/cancelled, and Done is not called. Errors: the
+// Hook's refusal, an [ArgumentsError], [ErrClosed], or the connection's
+// error when the write fails; Done is not called then.
+func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	args := bytes.TrimSpace(c.Arguments)
+	if len(args) == 0 {
+		args = []byte("{}")
+	} else if err := validValue(args, maxArgsDepth); err != nil {
+		return nil, ArgumentsError(r.server, c.Tool, err)
+	}
+	info := &Info{Server: r.server, Tool: c.Tool, Timeout: timeout, Started: time.Now(), Arguments: args, Meta: c.Meta}
+	if h := r.opts.Hook; h != nil {
+		if err := h.Before(info); err != nil {
+			return nil, err
+		}
+	}
+	id := IDPrefix + strconv.FormatUint(r.seq.Add(1), 10)
+	line := r.requestLine(c, id, args)
+	p := &pending{c: c, info: info}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		r.after(p, nil, ErrClosed)
+		return nil, ErrClosed
+	}
+	r.pending[id] = p
+	p.timer = time.AfterFunc(timeout, func() {
+		if r.take(id) != nil {
+			r.cancelUpstream(id, "callTimeout")
+			r.finish(p, nil, &TimeoutError{Server: r.server, Tool: c.Tool, Timeout: timeout})
+		}
+	})
+	r.mu.Unlock()
+	if err := r.conn.WriteLine(line); err != nil {
+		if r.take(id) != nil {
+			r.after(p, nil, err)
+			return nil, err
+		}
+		return func() {}, nil // answered or failed already
+	}
+	return func() {
+		if r.take(id) != nil {
+			r.cancelUpstream(id, "cancelled by the client")
+			r.after(p, nil, ErrWithdrawn)
+		}
+	}, nil
+}
+
+// requestLine is the call's line on the server's connection: what the
+// go-sdk's client would send for it.
+func (r *Relay) requestLine(c *Call, id string, args []byte) []byte {
+	out := make([]byte, 0, len(args)+len(c.Tool)+len(c.Meta)+len(r.opts.ProtoMeta)+128)
+	out = append(out, `{"jsonrpc":"2.0","id":"`...)
+	out = append(out, id...)
+	out = append(out, `","method":"tools/call","params":{`...)
+	n := 0
+	sep := func() {
+		if n == 0 {
+			out = append(out, `"_meta":{`...)
+		} else {
+			out = append(out, ',')
+		}
+		n++
+	}
+	if len(c.Meta) > 0 {
+		sep()
+		out = append(out, c.Meta...)
+	}
+	if c.Progress != nil {
+		sep()
+		out = append(out, `"progressToken":"`...)
+		out = append(out, id...)
+		out = append(out, '"')
+	}
+	if len(r.opts.ProtoMeta) > 0 {
+		sep()
+		out = append(out, r.opts.ProtoMeta...)
+	}
+	if n > 0 {
+		out = append(out, "},"...)
+	}
+	out = append(out, `"name":`...)
+	out = appendString(out, c.Tool)
+	out = append(out, `,"arguments":`...)
+	out = append(out, args...)
+	return append(out, "}}\n"...)
+}
+
+// take removes a pending call, reporting it; nil if it is no longer
+// pending (answered, timed out, withdrawn).
+func (r *Relay) take(id string) *pending {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.pending[id]
+	if p != nil {
+		delete(r.pending, id)
+		p.timer.Stop()
+	}
+	return p
+}
+
+func (r *Relay) finish(p *pending, res *Result, err error) {
+	p.c.Done(res, err)
+	r.after(p, res, err)
+}
+
+func (r *Relay) after(p *pending, res *Result, err error) {
+	if h := r.opts.Hook; h != nil {
+		p.info.Arguments, p.info.Meta = nil, nil
+		h.After(p.info, res, err)
+	}
+}
+
+// cancelUpstream tells the server that a call is withdrawn.
+func (r *Relay) cancelUpstream(id, reason string) {
+	line := make([]byte, 0, 128)
+	line = append(line, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"`...)
+	line = append(line, id...)
+	line = append(line, `","reason":`...)
+	line = appendString(line, reason)
+	_ = r.conn.WriteLine(append(line, "}}\n"...))
+}
+
+// lineTap takes the answers to the relay's ids off the server's
+// connection, in one pass over each line: it checks the line (as the
+// connection's decoder would: valid JSON, nested at most 1,000 deep, a
+// JSON-RPC 2.0 response) and finds the result's members. Anything else is
+// left to the connection's decoder.
+func (r *Relay) lineTap(line []byte) bool {
+	if !bytes.Contains(line, []byte(`"`+IDPrefix)) {
+		return false
+	}
+	var id, result, rpcErr []byte
+	var version, method bool
+	err := objectMembers(line, maxAnswerDepth, func(key, val []byte) bool {
+		switch string(key) {
+		case `"jsonrpc"`:
+			version = string(val) == `"2.0"`
+		case `"id"`:
+			id = val
+		case `"result"`:
+			result = val
+		case `"error"`:
+			rpcErr = val
+		case `"method"`:
+			method = true
+		}
+		return true
+	})
+	if err != nil || !version || method || len(id) < len(IDPrefix)+3 || id[0] != '"' ||
+		!bytes.HasPrefix(id[1:], []byte(IDPrefix)) || bytes.IndexByte(id[1:len(id)-1], '\\') >= 0 {
+		return false
+	}
+	if (result == nil) == (rpcErr == nil) {
+		return false // the decoder says what is wrong with it
+	}
+	p := r.take(string(id[1 : len(id)-1]))
+	if p == nil {
+		return true // a late answer is dropped: the go-sdk never asked
+	}
+	if rpcErr != nil {
+		r.finish(p, nil, decodeError(rpcErr))
+		return true
+	}
+	res, ok := scanResult(result)
+	if !ok {
+		r.finish(p, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+			"Switchboard server %q answered tool %q with a result that is not a JSON object", r.server, p.c.Tool)})
+		return true
+	}
+	r.finish(p, res, nil)
+	return true
+}
+
+// decodeError is a server's error member as a *jsonrpc.Error.
+func decodeError(raw []byte) *jsonrpc.Error {
+	var e jsonrpc.Error
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server answered with an error that does not decode: " + err.Error()}
+	}
+	return &e
+}
+
+// ScanResult checks a tools/call result (one JSON object) and finds its
+// members; the Result's slices alias raw.
+func ScanResult(raw json.RawMessage) (*Result, error) {
+	res, ok := scanResult(raw)
+	if !ok {
+		return nil, errors.New("the result is not a JSON object")
+	}
+	return res, nil
+}
+
+// scanResult finds the members of a result object (already checked).
+func scanResult(raw []byte) (*Result, bool) {
+	res := &Result{Raw: raw}
+	s := scanner{b: raw, max: maxAnswerDepth}
+	i := s.ws(0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	e, err := s.members(i, func(key, val []byte) bool {
+		switch string(key) {
+		case `"_meta"`:
+			res.Meta = val
+		case `"content"`:
+			res.Content = val
+		case `"structuredContent"`:
+			res.StructuredContent = val
+		case `"isError"`:
+			res.IsError = string(val) == "true"
+		}
+		return true
+	})
+	return res, err == nil && s.ws(e) == len(raw)
+}
+
+// tap takes what the line tap left of the relay's traffic: the progress
+// notifications of its calls, and an answer that came in a batch.
+func (r *Relay) tap(msg jsonrpc.Message) bool {
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		id, ok := m.ID.Raw().(string)
+		if !ok || len(id) < len(IDPrefix) || id[:len(IDPrefix)] != IDPrefix {
+			return false
+		}
+		if p := r.take(id); p != nil {
+			if m.Error != nil {
+				var rpc *jsonrpc.Error
+				if !errors.As(m.Error, &rpc) {
+					rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: m.Error.Error()}
+				}
+				r.finish(p, nil, rpc)
+			} else if res, ok := scanResult(m.Result); ok {
+				r.finish(p, res, nil)
+			} else {
+				r.finish(p, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+					"Switchboard server %q answered tool %q with a result that is not a JSON object", r.server, p.c.Tool)})
+			}
+		}
+		return true
+	case *jsonrpc.Request:
+		if m.Method != "notifications/progress" || !bytes.Contains(m.Params, []byte(`"`+IDPrefix)) {
+			return false
+		}
+		var tok []byte
+		if objectMembers(m.Params, maxAnswerDepth, func(key, val []byte) bool {
+			if string(key) == `"progressToken"` {
+				tok = val
+			}
+			return true
+		}) != nil || len(tok) < 2 || tok[0] != '"' {
+			return false
+		}
+		id := string(tok[1 : len(tok)-1])
+		if len(id) < len(IDPrefix) || id[:len(IDPrefix)] != IDPrefix {
+			return false
+		}
+		r.mu.Lock()
+		p := r.pending[id]
+		r.mu.Unlock()
+		if p != nil && p.c.Progress != nil {
+			p.c.Progress(m.Params)
+		}
+		return true
+	}
+	return false
+}
+
+// closeAll fails the calls of a connection that closed: the server exited
+// or was stopped.
+func (r *Relay) closeAll() {
+	r.mu.Lock()
+	r.closed = true
+	calls := r.pending
+	r.pending = map[string]*pending{}
+	r.mu.Unlock()
+	if len(calls) == 0 {
+		return
+	}
+	for _, p := range calls {
+		p.timer.Stop()
+	}
+	reason := "it stopped"
+	if err := r.conn.Err(); err != nil {
+		reason = err.Error()
+	}
+	state := "restarting"
+	if r.opts.StateAfterClose != nil {
+		state = r.opts.StateAfterClose()
+	}
+	for _, p := range calls {
+		r.finish(p, nil, &StoppedError{Server: r.server, Tool: p.c.Tool, Reason: reason, State: state})
+	}
+}
+
+// Starter starts relayed calls: a [Relay], or what finds one for a server
+// (the host's gateway backend, which also holds a call while its server
+// restarts).
+type Starter interface {
+	StartToolCall(server string, c *Call) (stop func(), err error)
+}
+
+// Do makes a call through s and waits for its answer, or for ctx: the
+// synchronous form for callers that have a goroutine to spare (the go-sdk
+// server's tool handler, the API's servers.call). The result is the
+// server's result object, copied; a call that ctx ends is withdrawn, and
+// Do returns ctx's error. c.Done is Do's own.
+func Do(ctx context.Context, s Starter, server string, c *Call) (json.RawMessage, *Result, error) {
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	c.Done = func(res *Result, err error) {
+		if res != nil {
+			// Valid only during Done: a copy, whose members are found
+			// again in it.
+			res, _ = scanResult(bytes.Clone(res.Raw))
+		}
+		done <- outcome{res, err}
+	}
+	stop, err := s.StartToolCall(server, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	select {
+	case o := <-done:
+		if o.err != nil {
+			return nil, nil, o.err
+		}
+		return o.res.Raw, o.res, nil
+	case <-ctx.Done():
+		stop()
+		return nil, nil, ctx.Err()
+	}
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// AppendString appends s to b as a JSON string.
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }

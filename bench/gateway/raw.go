@@ -1,0 +1,237 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/bench/internal/table"
+)
+
+// The trivial-server rows (issue 12, section 3): what the relay itself
+// costs, with nothing else in the way. The server is
+// bench/bridgestart/tinyserver (the standard library; it answers a call
+// in microseconds) and the client writes request lines and reads answer
+// lines itself (no go-sdk on either end), sequentially, one call at a
+// time: directly to the tiny server, and through `switchboard bridge` to
+// the host's instance of it (and to an earlier version's host, with
+// -base). The host's CPU per call is its utime+stime (/proc/PID/stat)
+// over the calls. Then the same with a 1 MiB result.
+
+func tinyPath(sb string) string { return filepath.Join(filepath.Dir(sb), "tinyserver") }
+
+// rawConn is a line client of an MCP stdio server (or of a bridge).
+type rawConn struct {
+	cmd *exec.Cmd
+	w   io.WriteCloser
+	r   *bufio.Reader
+	id  int
+	buf []byte
+}
+
+func rawStart(cmd *exec.Cmd) (*rawConn, error) {
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	r, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &rawConn{cmd: cmd, w: w, r: bufio.NewReaderSize(r, 4<<20)}
+	if _, err := c.roundTrip(`"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench-raw","version":"1"}}`); err != nil {
+		c.close()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	if _, err := io.WriteString(w, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// roundTrip sends a request (its members after the id) and returns the
+// answer line.
+func (c *rawConn) roundTrip(rest string) ([]byte, error) {
+	c.id++
+	c.buf = append(c.buf[:0], `{"jsonrpc":"2.0","id":`...)
+	c.buf = strconv.AppendInt(c.buf, int64(c.id), 10)
+	c.buf = append(c.buf, ',')
+	c.buf = append(c.buf, rest...)
+	c.buf = append(c.buf, "}\n"...)
+	if _, err := c.w.Write(c.buf); err != nil {
+		return nil, err
+	}
+	for {
+		line, err := c.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			var more []byte
+			more, err = c.r.ReadBytes('\n')
+			line = append(append([]byte(nil), line...), more...)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Contains(line, []byte(`"id":`)) {
+			if !bytes.Contains(line, []byte(`"result"`)) || bytes.Contains(line, []byte(`"isError":true`)) {
+				return nil, fmt.Errorf("not a result: %.300s", line)
+			}
+			return line, nil
+		}
+	}
+}
+
+func (c *rawConn) close() {
+	c.w.Close()
+	done := make(chan struct{})
+	go func() { _ = c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// rawPath is one way the raw client reaches the tiny server.
+type rawPath struct {
+	name   string
+	h      *host // nil: direct
+	c      *rawConn
+	tool   string
+	rates  []float64 // calls/s per round, small result
+	big    []float64 // calls/s per round, 1 MiB result
+	cpu    time.Duration
+	bigCPU time.Duration
+	calls  int
+	bigN   int
+}
+
+func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, progress func(string, ...any)) error {
+	lean, err := startHost(ctx, c, sb, server, "raw-lean", nil)
+	if err != nil {
+		return err
+	}
+	defer lean.stop()
+	paths := []*rawPath{
+		{name: "direct (tinyserver)", tool: "echo"},
+		{name: "bridge+gateway", h: lean, tool: "tiny__echo"},
+	}
+	if c.base != "" {
+		progress("building the base version's switchboard from %s", c.base)
+		bsb := filepath.Join(c.work, "bin-base", "switchboard")
+		cmd := exec.Command("go", "build", "-o", bsb, ".")
+		cmd.Dir = c.base
+		if o, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build (base): %v\n%s", err, o)
+		}
+		if err := os.Link(tinyPath(sb), tinyPath(bsb)); err != nil {
+			return err
+		}
+		base, err := startHost(ctx, c, bsb, server, "raw-base", nil)
+		if err != nil {
+			return err
+		}
+		defer base.stop()
+		paths = append(paths, &rawPath{name: "bridge+gateway (base)", h: base, tool: "tiny__echo"})
+	}
+	for _, p := range paths {
+		cmd := exec.Command(tinyPath(sb))
+		if p.h != nil {
+			cmd = p.h.bridge()
+		}
+		if p.c, err = rawStart(cmd); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		defer p.c.close()
+	}
+	small := func(p *rawPath) string {
+		return `"method":"tools/call","params":{"name":"` + p.tool + `","arguments":{"text":"hello, gateway"}}`
+	}
+	big := func(p *rawPath) string {
+		return `"method":"tools/call","params":{"name":"` + p.tool + `","arguments":{"size":1048576}}`
+	}
+	measure := func(p *rawPath, req string, n int) (float64, time.Duration, error) {
+		for i := 0; i < n/10; i++ { // warm-up
+			if _, err := p.c.roundTrip(req); err != nil {
+				return 0, 0, err
+			}
+		}
+		var cpu0 time.Duration
+		if p.h != nil {
+			cpu0 = cpuTime(p.h.cmd.Process.Pid)
+		}
+		t0 := time.Now()
+		for i := 0; i < n; i++ {
+			if _, err := p.c.roundTrip(req); err != nil {
+				return 0, 0, err
+			}
+		}
+		el := time.Since(t0)
+		var cpu time.Duration
+		if p.h != nil {
+			cpu = cpuTime(p.h.cmd.Process.Pid) - cpu0
+		}
+		return float64(n) / el.Seconds(), cpu, nil
+	}
+	nBig := max(c.rawCalls/40, 10)
+	for r := 0; r < c.rounds; r++ {
+		progress("trivial server: round %d/%d", r+1, c.rounds)
+		order := paths
+		if r%2 == 1 {
+			order = append([]*rawPath(nil), paths...)
+			for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
+				order[i], order[j] = order[j], order[i]
+			}
+		}
+		for _, p := range order {
+			rate, cpu, err := measure(p, small(p), c.rawCalls)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p.name, err)
+			}
+			p.rates, p.cpu, p.calls = append(p.rates, rate), p.cpu+cpu, p.calls+c.rawCalls
+			rate, cpu, err = measure(p, big(p), nBig)
+			if err != nil {
+				return fmt.Errorf("%s (1 MiB): %w", p.name, err)
+			}
+			p.big, p.bigCPU, p.bigN = append(p.big, rate), p.bigCPU+cpu, p.bigN+nBig
+		}
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(out, "\ntrivial server (bench/bridgestart/tinyserver), a raw line client, sequential; %d cores, %s; %d rounds x %d calls (1 MiB: %d); load %s\n",
+		runtime.NumCPU(), runtime.Version(), c.rounds, c.rawCalls, nBig, strings.Join(strings.Fields(string(load))[:3], " "))
+	t := table.New(out)
+	fmt.Fprintln(t, "path\tcalls/s\tvs direct\thost CPU/call\t1 MiB calls/s\t1 MiB MB/s\t1 MiB vs direct\thost CPU per 1 MiB call")
+	d := paths[0]
+	for _, p := range paths {
+		rate, brate := median(p.rates), median(p.big)
+		rel, brel, cpu, bcpu := "-", "-", "-", "-"
+		if p != d {
+			rel = fmt.Sprintf("%.2fx", rate/median(d.rates))
+			brel = fmt.Sprintf("%.2fx", brate/median(d.big))
+			cpu = fmt.Sprintf("%.1f us", float64(p.cpu)/float64(p.calls)/1e3)
+			bcpu = fmt.Sprintf("%.2f ms", float64(p.bigCPU)/float64(p.bigN)/1e6)
+		}
+		fmt.Fprintf(t, "%s\t%.0f\t%s\t%s\t%.1f\t%.1f\t%s\t%s\n", p.name, rate, rel, cpu, brate, brate*1.048576, brel, bcpu)
+	}
+	t.Flush()
+	fmt.Fprintf(out, "rounds' rates (calls/s), small / 1 MiB:\n")
+	for _, p := range paths {
+		fmt.Fprintf(out, "  %-24s %s / %s\n", p.name, rates(p.rates), rates(p.big))
+	}
+	return nil
+}
