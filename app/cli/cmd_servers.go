@@ -108,6 +108,9 @@ func (e *env) serversPut(args []string, create bool) error {
 		if !ok || k == "" {
 			return usagef("--env %q: write it as NAME=VALUE", kv)
 		}
+		if err := config.CheckEnvName(k); err != nil {
+			return usagef("--env %q: %v", kv, err)
+		}
 		env[k] = strings.ReplaceAll(v, "${", "$${") // a literal value, never a reference
 	}
 	var missing []string
@@ -124,6 +127,9 @@ func (e *env) serversPut(args []string, create bool) error {
 		if !ok || k == "" || !config.ValidSecretName(s) {
 			return usagef("--secret-env %q: write it as VARIABLE=SECRETNAME (a secret name is letters, digits, '_', '.', '-')", kv)
 		}
+		if err := config.CheckEnvName(k); err != nil {
+			return usagef("--secret-env %q: %v", kv, err)
+		}
 		env[k] = config.KeyringRef(s)
 		if !secretNames[s] {
 			missing = append(missing, s)
@@ -136,6 +142,11 @@ func (e *env) serversPut(args []string, create bool) error {
 		set("env", env)
 	}
 	if len(ef.inherit) > 0 {
+		for _, k := range ef.inherit {
+			if err := config.CheckEnvName(k); err != nil {
+				return usagef("--inherit-env %q: %v", k, err)
+			}
+		}
 		set("inheritEnv", ef.inherit)
 	}
 	if ef.cwd != "" {

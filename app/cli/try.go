@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
@@ -43,6 +44,10 @@ func try(args []string, stdout, stderr io.Writer) int {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			fmt.Fprintf(stderr, "switchboard try: --env %q: write it as NAME=VALUE\n", kv)
+			return 2
+		}
+		if err := config.CheckEnvName(k); err != nil {
+			fmt.Fprintf(stderr, "switchboard try: --env %q: %v\n", kv, err)
 			return 2
 		}
 		spec.Env[k] = engine.Literal(v)

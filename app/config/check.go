@@ -16,28 +16,6 @@ import (
 // not set.
 const DefaultCallTimeout = 300 * time.Second
 
-const (
-	maxCallTimeoutMS = 24 * 60 * 60 * 1000 // a day
-	maxDurationMS    = 1 << 40             // keeps ms*1e6 far from overflow; the engine's ranges are much smaller
-)
-
-// defaults are the defaults of the numeric options, in the file's units
-// (they are the engine's).
-var defaults = map[string]struct {
-	value int
-	ms    bool
-}{
-	"maxMessageBytes":  {engine.DefaultMaxMessageBytes, false},
-	"writeQueueBytes":  {engine.DefaultWriteQueueBytes, false},
-	"maxJunkLines":     {engine.DefaultMaxJunkLines, false},
-	"maxReconnects":    {engine.DefaultMaxReconnects, false},
-	"stdinGrace":       {int(engine.DefaultStdinGrace / time.Millisecond), true},
-	"termGrace":        {int(engine.DefaultTermGrace / time.Millisecond), true},
-	"probeTimeout":     {int(engine.DefaultProbeTimeout / time.Millisecond), true},
-	"handshakeTimeout": {int(engine.DefaultHandshakeTimeout / time.Millisecond), true},
-	"callTimeout":      {int(DefaultCallTimeout / time.Millisecond), true},
-}
-
 // Problem is one thing wrong with the file: with an entry (Server set) or
 // with the file as a whole.
 type Problem struct {
@@ -183,9 +161,17 @@ func (s *Server) validate(name string) (engine.Spec, []Problem) {
 		Stderr:          engine.Stderr{Kind: engine.StderrCapture},
 		AllowBatchFiles: s.AllowBatchFiles,
 	}
+	for _, name := range s.InheritEnv {
+		if err := CheckEnvName(name); err != nil {
+			bad("inheritEnv", "%v", err)
+		}
+	}
 	if len(s.Env) > 0 {
 		spec.Env = make(map[string]engine.EnvValue, len(s.Env))
 		for _, k := range sortedKeys(s.Env) {
+			if err := CheckEnvName(k); err != nil {
+				bad("env", "%v", err)
+			}
 			v, err := ParseEnvValue(s.Env[k])
 			if err != nil {
 				bad("env."+k, "%v", err)
@@ -200,43 +186,7 @@ func (s *Server) validate(name string) (engine.Spec, []Problem) {
 			spec.Stderr.Kind = engine.StderrFile
 		}
 	}
-	num := func(key string) (int, bool) {
-		p, unit, zeroOK := s.intField(key)
-		d := defaults[key]
-		switch v := *p; {
-		case v == nil:
-			return d.value, true
-		case *v < 0:
-			bad(key, "%d is negative: give a number of %s (0 or more), or remove the key for the default (%d)", *v, unit, d.value)
-		case *v == 0 && zeroOK:
-			return -1, true // the engine's "zero, not default"
-		case *v == 0:
-			bad(key, "0 is not allowed: give a positive number of %s, or remove the key for the default (%d)", unit, d.value)
-		case d.ms && *v > maxDurationMS:
-			bad(key, "%d ms is far too long: give at most a few minutes in ms, or remove the key for the default (%d)", *v, d.value)
-		default:
-			return *v, true
-		}
-		return 0, false
-	}
-	ms := func(key string) time.Duration {
-		v, _ := num(key)
-		if v == -1 {
-			return -1
-		}
-		return time.Duration(v) * time.Millisecond
-	}
-	spec.MaxMessageBytes, _ = num("maxMessageBytes")
-	spec.WriteQueueBytes, _ = num("writeQueueBytes")
-	spec.MaxJunkLines, _ = num("maxJunkLines")
-	spec.MaxReconnects, _ = num("maxReconnects")
-	spec.StdinGrace = ms("stdinGrace")
-	spec.TermGrace = ms("termGrace")
-	spec.ProbeTimeout = ms("probeTimeout")
-	spec.HandshakeTimeout = ms("handshakeTimeout")
-	if v, ok := num("callTimeout"); ok && v > maxCallTimeoutMS {
-		bad("callTimeout", "%d ms is out of range: use 1 to %d ms", v, maxCallTimeoutMS)
-	}
+	s.numbers(&spec, bad)
 	if s.Tools != nil {
 		for _, l := range []struct {
 			key      string
@@ -253,9 +203,10 @@ func (s *Server) validate(name string) (engine.Spec, []Problem) {
 	check := spec // Check fills in defaults; the caller gets the spec as the file says
 	if err := check.Check(); err != nil {
 		// A key that could not be read was reported as such; the engine
-		// would only add that it is missing.
+		// would only add that it is missing. A key checked here (numbers,
+		// variable names) the engine would report again in its words.
 		for _, p := range specProblems(name, err) {
-			if !slices.ContainsFunc(s.decodeProblems, func(d Problem) bool { return d.Key == p.Key }) {
+			if p.Key == "" || !slices.ContainsFunc(ps, func(d Problem) bool { return d.Key == p.Key }) {
 				ps = append(ps, p)
 			}
 		}

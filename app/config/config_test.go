@@ -95,6 +95,9 @@ func TestValidationMessages(t *testing.T) {
 			[]string{`mcpServers.files.args[1]: must be a string: write "3000"`, `mcpServers.files.args[2]: must be a string: write "true"`}},
 		{"env number", entry(`{"command": "node", "env": {"PORT": 3000, "T": "${keyring:}"}}`),
 			[]string{`mcpServers.files.env.PORT: must be a string: write "3000"`, `mcpServers.files.env.T: "${keyring:}" names no secret: write ${keyring:NAME}`}},
+		{"env bad name beside a bad value", entry(`{"command": "node", "env": {"PORT": 3000, "BAD KEY": "1"}}`),
+			[]string{`mcpServers.files.env.PORT: must be a string: write "3000"`,
+				`mcpServers.files.env: variable name "BAD KEY" is invalid: a name is not empty and has no space, '=' or control character (letters, digits and '_' are safe: GITHUB_TOKEN)`}},
 		{"env not an object", entry(`{"command": "node", "env": ["A=1"]}`),
 			[]string{`mcpServers.files.env: must be an object of strings, like {"NAME": "value"}`}},
 		{"env unterminated", entry(`{"command": "node", "env": {"AUTH": "Bearer ${keyring:gh"}}`),
@@ -102,7 +105,10 @@ func TestValidationMessages(t *testing.T) {
 		{"env other form", entry(`{"command": "node", "env": {"H": "${HOME}/x"}}`),
 			[]string{`mcpServers.files.env.H: "${HOME}" is not supported: only ${keyring:NAME} references are; write $${ for a literal "${"`}},
 		{"env bad variable name", entry(`{"command": "node", "env": {"A=B": "1"}}`),
-			[]string{`mcpServers.files.env: variable name "A=B" is invalid: it must be non-empty and contain no '=' or NUL`}},
+			[]string{`mcpServers.files.env: variable name "A=B" is invalid: a name is not empty and has no space, '=' or control character (letters, digits and '_' are safe: GITHUB_TOKEN)`}},
+		{"env name with a space", entry(`{"command": "node", "env": {"BAD KEY": "1", "GOOD": "2", "TAB\tKEY": "3"}}`),
+			[]string{`mcpServers.files.env: variable name "BAD KEY" is invalid: a name is not empty and has no space, '=' or control character (letters, digits and '_' are safe: GITHUB_TOKEN)`,
+				`mcpServers.files.env: variable name "TAB\tKEY" is invalid: a name is not empty and has no space, '=' or control character (letters, digits and '_' are safe: GITHUB_TOKEN)`}},
 		{"stderr kind", entry(`{"command": "node", "stderr": "syslog"}`),
 			[]string{`mcpServers.files.stderr: "syslog" is not one of inherit, discard, capture, or {"file": "/absolute/path"}`}},
 		{"stderr file relative", entry(`{"command": "node", "stderr": {"file": "log.txt"}}`),
@@ -114,7 +120,9 @@ func TestValidationMessages(t *testing.T) {
 		{"stderr object key", entry(`{"command": "node", "stderr": {"path": "/tmp/x"}}`),
 			[]string{`mcpServers.files.stderr.path: is not a known key: the object form is {"file": "/absolute/path"}`}},
 		{"inheritEnv", entry(`{"command": "node", "inheritEnv": ["HTTPS_PROXY", ""]}`),
-			[]string{`mcpServers.files.inheritEnv: variable name "" is invalid: it must be non-empty and contain no '=' or NUL`}},
+			[]string{`mcpServers.files.inheritEnv: variable name "" is invalid: a name is not empty and has no space, '=' or control character (letters, digits and '_' are safe: GITHUB_TOKEN)`}},
+		{"inheritEnv with a space", entry(`{"command": "node", "inheritEnv": ["HTTPS PROXY"]}`),
+			[]string{`mcpServers.files.inheritEnv: variable name "HTTPS PROXY" is invalid: a name is not empty and has no space, '=' or control character (letters, digits and '_' are safe: GITHUB_TOKEN)`}},
 		{"bool", entry(`{"command": "node", "disabled": "yes"}`),
 			[]string{`mcpServers.files.disabled: must be true or false, not "yes"`}},
 		{"not a whole number", entry(`{"command": "node", "probeTimeout": "3s", "maxJunkLines": 1.5}`),
@@ -127,12 +135,12 @@ func TestValidationMessages(t *testing.T) {
 			[]string{`mcpServers.files.maxReconnects: -3 is negative: give a number of attempts (0 or more), or remove the key for the default (5)`,
 				`mcpServers.files.termGrace: -1 is negative: give a number of ms (0 or more), or remove the key for the default (2000)`}},
 		{"engine range", entry(`{"command": "node", "maxMessageBytes": 10, "termGrace": 3600000}`),
-			[]string{`mcpServers.files.maxMessageBytes: 10 is out of range: use 1024 to 1073741824 bytes`,
-				`mcpServers.files.termGrace: 3600000 ms is out of range: use 0 to 600000 ms`}},
+			[]string{`mcpServers.files.maxMessageBytes: 10 is out of range: use 1024 to 1073741824 bytes, or remove the key for the default (8388608)`,
+				`mcpServers.files.termGrace: 3600000 ms is out of range: use 0 to 600000 ms, or remove the key for the default (2000)`}},
 		{"callTimeout range", entry(`{"command": "node", "callTimeout": 100000000}`),
-			[]string{`mcpServers.files.callTimeout: 100000000 ms is out of range: use 1 to 86400000 ms`}},
+			[]string{`mcpServers.files.callTimeout: 100000000 ms is out of range: use 1 to 86400000 ms, or remove the key for the default (300000)`}},
 		{"huge duration", entry(`{"command": "node", "stdinGrace": 9000000000000000}`),
-			[]string{`mcpServers.files.stdinGrace: 9000000000000000 ms is far too long: give at most a few minutes in ms, or remove the key for the default (2000)`}},
+			[]string{`mcpServers.files.stdinGrace: 9000000000000000 ms is out of range: use 0 to 600000 ms, or remove the key for the default (2000)`}},
 		{"tools pattern", entry(`{"command": "node", "tools": {"allow": ["read_*", "[a"], "deny": ["x\\"]}}`),
 			[]string{`mcpServers.files.tools.allow[1]: "[a" is not a valid pattern: use * and ? wildcards, and close every [`,
 				`mcpServers.files.tools.deny[0]: "x\\" is not a valid pattern: use * and ? wildcards, and close every [`}},
@@ -140,8 +148,8 @@ func TestValidationMessages(t *testing.T) {
 			[]string{`mcpServers.files.tools.only: is not a known key: use "allow" or "deny"`}},
 		{"typo", entry(`{"comand": "node", "TermGrace": 5}`),
 			[]string{`mcpServers.files.command: is required: name the executable (a name found in PATH, or an absolute path)`,
-				`mcpServers.files.comand: is not a known key: did you mean "command"?`,
-				`mcpServers.files.TermGrace: is not a known key: did you mean "termGrace"?`}},
+				`mcpServers.files.comand: is not a known key: did you mean "command"? Rename it, or remove it`,
+				`mcpServers.files.TermGrace: is not a known key: did you mean "termGrace"? Rename it, or remove it`}},
 		{"unknown key kept quietly", entry(`{"command": "node", "description": "mine"}`), nil},
 		{"type stdio", entry(`{"type": "stdio", "command": "node"}`), nil},
 		{"type other", entry(`{"type": "websocket", "command": "node"}`),
@@ -328,8 +336,6 @@ func TestMigrations(t *testing.T) {
 	}
 }
 
-func intp(i int) *int { return &i }
-
 func TestSpec(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -373,6 +379,13 @@ func TestSpec(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// What reserved options feed is checked by
+			// TestOptionsAgreeWithEngine.
+			for _, o := range Options {
+				if o.Reserved != "" && o.spec != nil {
+					reflect.ValueOf(o.spec(&got)).Elem().SetZero()
+				}
+			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Spec:\n got %+v\nwant %+v", got, tt.want)
 			}
@@ -387,7 +400,7 @@ func TestSpec(t *testing.T) {
 			}
 		})
 	}
-	if d := (&Server{CallTimeoutMS: intp(0)}).CallTimeout(); d != DefaultCallTimeout {
+	if d := (&Server{Numbers: map[string]int{"callTimeout": 0}}).CallTimeout(); d != DefaultCallTimeout {
 		t.Errorf("CallTimeout of an invalid 0 = %v", d)
 	}
 }

@@ -36,21 +36,36 @@
 //	inheritEnv               [string] (variable names)  []
 //	allowBatchFiles          bool                       false
 //	disabled                 bool                       false
-//	maxMessageBytes          int, bytes                 8388608
-//	writeQueueBytes          int, bytes                 16777216
-//	maxJunkLines             int, count                 10
-//	maxReconnects            int, count                 5
-//	stdinGrace, termGrace    int, ms                    2000, 2000
-//	probeTimeout             int, ms                    3000
-//	handshakeTimeout         int, ms                    60000
-//	callTimeout              int, ms                    300000
 //	tools                    {"allow": [pattern],       every tool
 //	                          "deny": [pattern]}
 //
-// An omitted key means the default. An explicit 0 is a value where 0 makes
-// sense (stdinGrace, termGrace, maxJunkLines, maxReconnects: it becomes the
-// engine's -1, "zero, not default") and an error elsewhere. Tool patterns
-// are those of [path.Match].
+// The numeric options (generated from [Options]; a test checks it):
+//
+//	key               unit      default            range
+//	maxMessageBytes   bytes     8388608 (8 MiB)    1024 to 1073741824
+//	writeQueueBytes   bytes     16777216 (16 MiB)  1024 to 1073741824
+//	maxJunkLines      lines     10                 0 to 1000000
+//	maxReconnects     attempts  5                  0 to 1000
+//	stdinGrace        ms        2000 (2 s)         0 to 600000
+//	termGrace         ms        2000 (2 s)         0 to 600000
+//	probeTimeout      ms        3000 (3 s)         1 to 600000
+//	handshakeTimeout  ms        60000 (1 min)      1 to 3600000
+//	callTimeout       ms        300000 (5 min)     1 to 86400000
+//	idleStop          ms        600000 (10 min)    1000 to 86400000    reserved: not acted on yet
+//
+// They are whole numbers. An omitted key means the default. An explicit 0
+// is a value where the range starts at 0 (it becomes the engine's -1,
+// "zero, not default") and an error elsewhere. A reserved option is read,
+// checked and put in the spec, but nothing acts on it yet. [Options] is
+// the one declaration of each: decoding, the check, the spec, the window's
+// form and these tables come from it. Tool patterns are those of
+// [path.Match].
+//
+// An unknown key is kept as written; one within two edits of a known key
+// ("arsg") is a problem of the entry ("did you mean "args"? Rename it, or
+// remove it"): the option the user meant is not set, so the entry is not
+// started (a running predecessor keeps running) until the key is fixed. Variable names (env, inheritEnv)
+// are checked by [CheckEnvName]: no space, '=' or control character.
 //
 // Server names match ^[a-z0-9][a-z0-9-]{0,30}$: they prefix tool names, so
 // they never contain "__". [NormalizeName] suggests a valid one.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/switchboard-mcp/switchboard/engine"
 )
@@ -23,7 +24,22 @@ func ValidServerName(name string) bool { return serverNameRE.MatchString(name) }
 // 64 letters, digits, '.', '_' and '-', starting with a letter or digit.
 func ValidSecretName(name string) bool { return secretNameRE.MatchString(name) }
 
+// CheckEnvName returns an error naming name if it cannot name an
+// environment variable of a server (in env or inheritEnv): a name is not
+// empty and has no whitespace, no '=' (the separator of NAME=VALUE) and no
+// control character. The config's check and the command line's --env use
+// it.
+func CheckEnvName(name string) error {
+	if name == "" || strings.IndexFunc(name, func(r rune) bool {
+		return r == '=' || unicode.IsSpace(r) || unicode.IsControl(r)
+	}) >= 0 {
+		return fmt.Errorf("variable name %q is invalid: %s", name, envNameMsg)
+	}
+	return nil
+}
+
 const (
+	envNameMsg    = "a name is not empty and has no space, '=' or control character (letters, digits and '_' are safe: GITHUB_TOKEN)"
 	keyringOpen   = "${keyring:"
 	serverNameMsg = "use 1 to 31 lower-case letters, digits or '-', starting with a letter or digit"
 	secretNameMsg = "use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"

@@ -24,15 +24,9 @@ type Server struct {
 	AllowBatchFiles bool              // allow a .bat or .cmd executable on Windows
 	Disabled        bool              // kept in the file but not started
 
-	MaxMessageBytes    *int // bytes
-	WriteQueueBytes    *int // bytes
-	MaxJunkLines       *int // count; 0 allowed
-	MaxReconnects      *int // count; 0 allowed
-	StdinGraceMS       *int // milliseconds; 0 allowed
-	TermGraceMS        *int // milliseconds; 0 allowed
-	ProbeTimeoutMS     *int // milliseconds
-	HandshakeTimeoutMS *int // milliseconds
-	CallTimeoutMS      *int // milliseconds
+	// Numbers are the numeric options the entry sets, by key, in the
+	// option's unit (see [Options]); an omitted key means the default.
+	Numbers map[string]int
 
 	Tools *Tools // which tools a gateway exposes; nil means all
 
@@ -93,42 +87,19 @@ func (t *Tools) Allows(name string) bool {
 	return !match(t.Deny)
 }
 
-// knownKeys are the keys of an entry, in the order a new entry is written.
-var knownKeys = []string{
-	"command", "args", "env", "cwd", "stderr", "inheritEnv", "allowBatchFiles", "disabled",
-	"maxMessageBytes", "writeQueueBytes", "maxJunkLines", "maxReconnects",
-	"stdinGrace", "termGrace", "probeTimeout", "handshakeTimeout", "callTimeout", "tools",
-}
+// knownKeys are the keys of an entry, in the order a new entry is written:
+// the numeric options come from [Options].
+var knownKeys = func() []string {
+	keys := []string{"command", "args", "env", "cwd", "stderr", "inheritEnv", "allowBatchFiles", "disabled"}
+	for _, o := range Options {
+		keys = append(keys, o.Key)
+	}
+	return append(keys, "tools")
+}()
 
 // passKeys are keys of Claude-style entries that are understood but kept as
 // written: "type" (which must be "stdio" for a stdio entry) and "url".
 var passKeys = []string{"type", "url"}
-
-// intField returns the field of the numeric option key, with its unit and
-// whether 0 is a valid value.
-func (s *Server) intField(key string) (p **int, unit string, zeroOK bool) {
-	switch key {
-	case "maxMessageBytes":
-		return &s.MaxMessageBytes, "bytes", false
-	case "writeQueueBytes":
-		return &s.WriteQueueBytes, "bytes", false
-	case "maxJunkLines":
-		return &s.MaxJunkLines, "lines", true
-	case "maxReconnects":
-		return &s.MaxReconnects, "attempts", true
-	case "stdinGrace":
-		return &s.StdinGraceMS, "ms", true
-	case "termGrace":
-		return &s.TermGraceMS, "ms", true
-	case "probeTimeout":
-		return &s.ProbeTimeoutMS, "ms", false
-	case "handshakeTimeout":
-		return &s.HandshakeTimeoutMS, "ms", false
-	case "callTimeout":
-		return &s.CallTimeoutMS, "ms", false
-	}
-	return nil, "", false
-}
 
 // parseServer reads one entry. Problems of form (wrong JSON types, unknown
 // keys that look like typos) are recorded; values that cannot be decoded are
@@ -227,21 +198,20 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 		}
 		return false // kept as written
 	}
-	if p, unit, _ := s.intField(key); p != nil {
+	if o, ok := OptionByKey(key); ok {
 		var v int64
 		if err := json.Unmarshal(raw, &v); err != nil {
-			if unit == "ms" {
-				unit = "milliseconds"
-			}
-			s.bad(key, "%s is not a whole number: give a number of %s, like %d", rawString(raw), unit, defaults[key].value)
+			s.bad(key, "%s is not a whole number: give a number of %s, like %d", rawString(raw), o.unitWord(), o.Default)
 			return false
 		}
-		n := int(v)
-		*p = &n
+		if s.Numbers == nil {
+			s.Numbers = map[string]int{}
+		}
+		s.Numbers[key] = int(v)
 		return true
 	}
 	if k := nearKey(key); k != "" {
-		s.bad(key, "is not a known key: did you mean %q?", k)
+		s.bad(key, "is not a known key: did you mean %q? Rename it, or remove it", k)
 	}
 	return false
 }
@@ -326,6 +296,9 @@ func (s *Server) decodeEnv(raw json.RawMessage) bool {
 	// The entry is kept raw and validate will not see env: report the
 	// references of the good values now, so that every problem is listed.
 	for _, k := range order {
+		if err := CheckEnvName(k); err != nil {
+			s.bad("env", "%v", err)
+		}
 		if _, err := ParseEnvValue(env[k]); err != nil {
 			s.bad("env."+k, "%v", err)
 		}
@@ -395,17 +368,20 @@ func (s *Server) decodeTools(raw json.RawMessage) bool {
 	return ok
 }
 
-// nearKey returns the known key that key is probably a misspelling of: the
-// same but for case, or (for keys of 5 bytes or more) one edit away.
+// nearKey returns the known key that key is probably a misspelling of:
+// the nearest within two edits (case aside), provided the edits are
+// fewer than half the key's length ("arsg" is args, "tags" is not), or
+// "".
 func nearKey(key string) string {
 	lk := strings.ToLower(key)
-	for _, k := range knownKeys {
-		lkk := strings.ToLower(k)
-		if lk == lkk || (len(key) >= 5 && editDistance(lk, lkk) <= 1) {
-			return k
+	best, bestD := "", 3
+	for _, k := range slices.Concat(knownKeys, passKeys) {
+		d := editDistance(lk, strings.ToLower(k))
+		if d < bestD && 2*d < len(key) {
+			best, bestD = k, d
 		}
 	}
-	return ""
+	return best
 }
 
 // editDistance is the optimal string alignment distance of a and b (an
@@ -456,8 +432,9 @@ func (s *Server) value(key string) (any, bool) {
 	case "tools":
 		return s.Tools, s.Tools != nil
 	}
-	if p, _, _ := s.intField(key); p != nil {
-		return *p, *p != nil
+	if _, ok := OptionByKey(key); ok {
+		v, set := s.Numbers[key]
+		return v, set
 	}
 	return nil, false
 }
@@ -561,12 +538,9 @@ func (s *Server) Problems() []Problem { return slices.Clone(s.problems) }
 func (s *Server) Valid() bool { return s.checked && len(s.problems) == 0 }
 
 // CallTimeout returns how long a tool call may take: callTimeout, or the
-// default of 300000 ms when it is unset or not positive.
+// default of 300000 ms when it is unset or out of its range.
 func (s *Server) CallTimeout() time.Duration {
-	if s.CallTimeoutMS == nil || *s.CallTimeoutMS <= 0 || *s.CallTimeoutMS > maxCallTimeoutMS {
-		return DefaultCallTimeout
-	}
-	return time.Duration(*s.CallTimeoutMS) * time.Millisecond
+	return time.Duration(s.Number("callTimeout")) * time.Millisecond
 }
 
 // SecretRefs returns the names of the keyring secrets the entry's env refers

@@ -45,7 +45,7 @@ func TestRoundTripKeepsUnknown(t *testing.T) {
 	}
 	f.Servers["alpha"].Env["NEW"] = "${keyring:new}"
 	f.Servers["alpha"].Env["A_FIRST"] = "a"
-	f.SetServer("added", &Server{Command: "node", Args: []string{"x.js"}, TermGraceMS: intp(0), Stderr: &Stderr{Kind: "file", File: "/tmp/log"}})
+	f.SetServer("added", &Server{Command: "node", Args: []string{"x.js"}, Numbers: map[string]int{"termGrace": 0}, Stderr: &Stderr{Kind: "file", File: "/tmp/log"}})
 	f.SetServer("zeta", &Server{Command: "uvx", Args: []string{"mcp-server-time", "--local-timezone=UTC"}}) // from scratch: keeps futureOption
 	if err := f.SetDisabled("zeta", true); err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func TestRoundTripKeepsUnknown(t *testing.T) {
 	if n := bytes.Count(b, []byte(`"disabled"`)); n != 1 || !bytes.Contains(b, []byte(`"disabled": true`)) {
 		t.Fatalf("after enabling alpha, %d disabled keys:\n%s", n, b)
 	}
-	if !g.Servers["zeta"].Disabled || *g.Servers["added"].TermGraceMS != 0 {
+	if !g.Servers["zeta"].Disabled || g.Servers["added"].Numbers["termGrace"] != 0 {
 		t.Error("changes lost")
 	}
 }

@@ -21,24 +21,9 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-// limit is a numeric option of the Advanced section, with the config's
-// default (the package comment of app/config lists them).
-type limit struct {
-	key, label string
-	def        int
-}
-
-var limits = []limit{
-	{"maxMessageBytes", "Largest message (bytes)", 8388608},
-	{"writeQueueBytes", "Write queue (bytes)", 16777216},
-	{"maxJunkLines", "Non-JSON stdout lines allowed", 10},
-	{"maxReconnects", "Restarts before giving up", 5},
-	{"stdinGrace", "Wait after closing stdin (ms)", 2000},
-	{"termGrace", "Wait after SIGTERM (ms)", 2000},
-	{"probeTimeout", "Protocol probe timeout (ms)", 3000},
-	{"handshakeTimeout", "Handshake timeout (ms)", 60000},
-	{"callTimeout", "Tool call timeout (ms)", 300000},
-}
+// limits are the numeric options of the Advanced section: the config's
+// table (labels, help, defaults), less the options reserved for later.
+var limits = slices.DeleteFunc(slices.Clone(config.Options), func(o config.Option) bool { return o.Reserved != "" })
 
 // stderrModes are the stderr select's options, as the config writes them.
 var stderrModes = []string{"capture", "discard", "inherit", "file"}
@@ -165,14 +150,14 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	}
 
 	adv := []fyne.CanvasObject{}
-	for _, l := range limits {
+	for _, o := range limits {
 		e := widget.NewEntry()
-		e.SetPlaceHolder(fmt.Sprintf("default %d", l.def))
-		if p := limitValue(s, l.key); p != nil {
-			e.SetText(strconv.Itoa(*p))
+		e.SetPlaceHolder("default " + o.Format(o.Default))
+		if v, ok := s.Numbers[o.Key]; ok {
+			e.SetText(strconv.Itoa(v))
 		}
-		f.limitEntries[l.key] = e
-		adv = append(adv, widget.NewLabel(l.label), container.NewVBox(e, errFor(l.key)))
+		f.limitEntries[o.Key] = e
+		adv = append(adv, widget.NewLabel(o.Label), container.NewVBox(e, hintLabel(o.Help), errFor(o.Key)))
 	}
 	f.inheritEnv = widget.NewEntry()
 	f.inheritEnv.SetPlaceHolder("HTTPS_PROXY NODE_EXTRA_CA_CERTS")
@@ -210,31 +195,6 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		}
 	})
 	return f
-}
-
-// limitValue returns the numeric option key of s.
-func limitValue(s *config.Server, key string) *int {
-	switch key {
-	case "maxMessageBytes":
-		return s.MaxMessageBytes
-	case "writeQueueBytes":
-		return s.WriteQueueBytes
-	case "maxJunkLines":
-		return s.MaxJunkLines
-	case "maxReconnects":
-		return s.MaxReconnects
-	case "stdinGrace":
-		return s.StdinGraceMS
-	case "termGrace":
-		return s.TermGraceMS
-	case "probeTimeout":
-		return s.ProbeTimeoutMS
-	case "handshakeTimeout":
-		return s.HandshakeTimeoutMS
-	case "callTimeout":
-		return s.CallTimeoutMS
-	}
-	return nil
 }
 
 func (f *serverForm) serverName() string { return strings.TrimSpace(f.name.Text) }
@@ -308,14 +268,14 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, bool) {
 	inherit := strings.FieldsFunc(f.inheritEnv.Text, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 	set("inheritEnv", inherit, len(inherit) > 0)
 	set("allowBatchFiles", true, f.allowBatch.Checked)
-	for _, l := range limits {
-		t := strings.TrimSpace(f.limitEntries[l.key].Text)
+	for _, o := range limits {
+		t := strings.TrimSpace(f.limitEntries[o.Key].Text)
 		if n, err := strconv.Atoi(t); err == nil {
-			e[l.key] = marshal(n)
+			e[o.Key] = marshal(n)
 		} else {
 			// Not a number: sent as written, so that the config's check
 			// names the problem in its words.
-			set(l.key, t, t != "")
+			set(o.Key, t, t != "")
 		}
 	}
 	return marshal(e), secrets, ok
@@ -369,7 +329,7 @@ func (f *serverForm) showError(key, msg string) {
 		msg = l.Text + "\n" + msg
 	}
 	setText(l, msg)
-	if key != "" && f.errs[key] != nil && slices.ContainsFunc(limits, func(x limit) bool { return x.key == key }) {
+	if key != "" && f.errs[key] != nil && slices.ContainsFunc(limits, func(o config.Option) bool { return o.Key == key }) {
 		f.advanced.Open(0) // show the field the error is next to
 	}
 }
