@@ -212,6 +212,9 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 	}
 	if k := nearKey(key); k != "" {
 		s.bad(key, "is not a known key: did you mean %q? Rename it, or remove it", k)
+		p := &s.decodeProblems[len(s.decodeProblems)-1]
+		p.Fact = fmt.Sprintf("is not a known key: did you mean %q?", k)
+		p.Remedy = &Remedy{Kind: "rename_key", From: key, To: k}
 	}
 	return false
 }

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // The changes a user makes to the config, as functions of a *config.File,
@@ -16,48 +16,40 @@ import (
 
 // PutServer adds or replaces an entry. With create it refuses an existing
 // name; without it, it refuses a missing one. An entry with problems is
-// refused with every problem listed, and nothing is written.
+// refused with every problem listed, and nothing is written. Its errors
+// are *hostapi.Error (codes invalid_name, already_exists, not_found,
+// invalid_config), for the host's API and the command line alike.
 func PutServer(f *config.File, name string, entry json.RawMessage, create bool) error {
 	if !config.ValidServerName(name) {
-		return fmt.Errorf("server name %q is invalid: use 1 to 31 lower-case letters, digits and '-', starting with a letter or digit (for example %q)",
-			name, config.NormalizeName(name))
+		return invalidName(name)
 	}
 	_, exists := f.Servers[name]
 	if create && exists {
-		return fmt.Errorf("server %q already exists: change it with 'switchboard servers set %s', or remove it first", name, name)
+		msg := fmt.Sprintf("server %q already exists: change it with 'switchboard servers set %s', or remove it first", name, name)
+		return &hostapi.Error{Code: hostapi.CodeAlreadyExists, Message: msg, Problems: []hostapi.Problem{{
+			Server: name, Key: hostapi.KeyName, Message: msg, Fact: fmt.Sprintf("server %q already exists", name),
+			Remedy: &hostapi.Remedy{Kind: hostapi.RemedyEdit, Server: name}}}}
 	}
 	if !create && !exists {
-		return fmt.Errorf("server %q is not in the config: add it with 'switchboard servers add %s -- COMMAND [ARGS...]'", name, name)
+		return &hostapi.Error{Code: hostapi.CodeNotFound,
+			Message: fmt.Sprintf("server %q is not in the config: add it with 'switchboard servers add %s -- COMMAND [ARGS...]'", name, name)}
 	}
 	s, err := config.ParseServer(name, entry)
 	if err != nil {
-		return err
+		return &hostapi.Error{Code: hostapi.CodeInvalidConfig, Message: err.Error(),
+			Problems: []hostapi.Problem{{Server: name, Message: err.Error()}}}
 	}
 	if ps := s.Problems(); len(ps) > 0 {
-		msgs := make([]string, len(ps))
-		for i, p := range ps {
-			msgs[i] = p.Error()
-		}
-		return &ProblemsError{Server: name, Problems: msgs}
+		return notSaved(name, ps)
 	}
 	f.SetServer(name, s)
 	return nil
 }
 
-// ProblemsError lists the problems of an entry that was refused.
-type ProblemsError struct {
-	Server   string
-	Problems []string
-}
-
-func (e *ProblemsError) Error() string {
-	return fmt.Sprintf("server %q was not saved: %s", e.Server, strings.Join(e.Problems, "; "))
-}
-
 // RemoveServer removes an entry.
 func RemoveServer(f *config.File, name string) error {
 	if !f.RemoveServer(name) {
-		return fmt.Errorf("server %q is not in the config; 'switchboard status' lists the servers", name)
+		return notInConfig(name)
 	}
 	return nil
 }
@@ -65,7 +57,7 @@ func RemoveServer(f *config.File, name string) error {
 // SetDisabled enables or disables an entry.
 func SetDisabled(f *config.File, name string, disabled bool) error {
 	if _, ok := f.Servers[name]; !ok {
-		return fmt.Errorf("server %q is not in the config; 'switchboard status' lists the servers", name)
+		return notInConfig(name)
 	}
 	return f.SetDisabled(name, disabled)
 }
@@ -83,6 +75,7 @@ func ServerConfigs(f *config.File) []ServerConfig {
 		c := ServerConfig{Name: name, Disabled: s.Disabled, CallTimeout: s.CallTimeout(), Secrets: s.SecretRefs()}
 		for _, p := range s.Problems() {
 			c.Problems = append(c.Problems, p.Error())
+			c.Issues = append(c.Issues, problemOf(p))
 		}
 		if r := s.Remote(); r != "" && len(c.Problems) == 0 {
 			c.Problems = append(c.Problems, fmt.Sprintf("mcpServers.%s: remote (URL) servers are not managed by Switchboard (%s)", name, r))
