@@ -218,7 +218,7 @@ func (w *Window) serverAction(method, name, done string) {
 	w.setStatus("", false)
 	w.call(method, hostapi.NameParams{Name: name}, nil, func(err error) {
 		if err != nil {
-			w.setStatus(err.Error(), true)
+			w.showErr(err)
 			return
 		}
 		w.setStatus(fmt.Sprintf("%s: %s", name, done), false)

@@ -65,9 +65,11 @@ type Window struct {
 	snap    client.Snapshot // the last one shown
 
 	// The frame around the pages.
-	connBanner *widget.Label // not connected to the host
-	cfgBanner  *widget.Label // the config file is invalid
-	statusLine *widget.Label // the outcome of the last action
+	connBanner *widget.Label   // not connected to the host
+	cfgBanner  *widget.Label   // the config file is invalid
+	statusLine *widget.Label   // the outcome of the last action
+	remedies   *fyne.Container // the remedies of the last error, as buttons
+	secretDlg  *secretDialog   // the last "Set secret" dialog opened
 	addBtn     *widget.Button
 	pasteBtn   *widget.Button
 	catalogBtn *widget.Button
@@ -181,7 +183,8 @@ func (w *Window) build() fyne.CanvasObject {
 	w.list = newServerList(w)
 	w.center = container.NewStack(w.list.obj)
 	top := container.NewVBox(w.connBanner, w.cfgBanner, toolbar, widget.NewSeparator())
-	return container.NewBorder(top, w.statusLine, nil, nil, w.center)
+	w.remedies = newRemedyRow()
+	return container.NewBorder(top, container.NewVBox(w.statusLine, w.remedies), nil, nil, w.center)
 }
 
 // addShortcuts binds Ctrl+N (add), Ctrl+R and F5 (refresh), Ctrl+W
@@ -321,6 +324,7 @@ func (w *Window) setStatus(msg string, isErr bool) {
 		w.statusLine.Importance = widget.DangerImportance
 	}
 	setText(w.statusLine, msg)
+	w.showRemedies(nil) // an error's remedies are shown by showErr, after this
 }
 
 // callTimeout bounds a host call other than a tool call (which the host
