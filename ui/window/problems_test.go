@@ -1,6 +1,11 @@
 package window
 
 import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -82,4 +87,56 @@ func TestHostErrorsAsData(t *testing.T) {
 func (h *harness) entryDisabled(name string) bool {
 	d, _ := h.entry(name)["disabled"].(bool)
 	return d
+}
+
+// errorParsing are the ways of reading an error's words: a string
+// function given an error's text (err.Error(), a message, a last error),
+// and any regular expression (the window read variable names out of
+// messages with one).
+var errorParsing = regexp.MustCompile(`strings\.(Contains|HasPrefix|HasSuffix|Cut|CutPrefix|CutSuffix|Split|SplitN|Index|EqualFold|Fields|TrimPrefix)\([^\n]*(\.Error\(\)|[mM]essage\b|[mM]sg\b|LastError|ResolveError|PathError|\.Problems)|"regexp"`)
+
+// TestNoFrontEndParsesErrorStrings is the guard behind the behaviour
+// tests: no front end (ui/..., app/cli) reads an error's words to decide
+// anything; the host's errors are data (hostapi.Error). Test files are
+// exempt: a test may check what a person reads.
+func TestNoFrontEndParsesErrorStrings(t *testing.T) {
+	var found []string
+	scanned := 0
+	for _, root := range []string{"..", filepath.Join("..", "..", "app", "cli")} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			scanned++
+			for i, line := range strings.Split(string(b), "\n") {
+				if errorParsing.MatchString(line) {
+					found = append(found, fmt.Sprintf("%s:%d: %s", path, i+1, strings.TrimSpace(line)))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if scanned < 20 {
+		t.Fatalf("scanned %d files: the roots are wrong", scanned)
+	}
+	if len(found) > 0 {
+		t.Errorf("a front end parses error strings (use the error's code and problems, hostapi.Error):\n%s", strings.Join(found, "\n"))
+	}
+	// The guard catches what it is for.
+	for _, line := range []string{
+		`if strings.Contains(err.Error(), "already exists") {`,
+		`rest, ok := strings.CutPrefix(msg, fmt.Sprintf("server %q was not saved: ", name))`,
+		`	"regexp"`,
+	} {
+		if !errorParsing.MatchString(line) {
+			t.Errorf("the guard misses %s", line)
+		}
+	}
 }
