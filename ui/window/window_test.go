@@ -258,10 +258,6 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
 // TestStateFromHost sees state changes made by another client reflected
 // in the list, and drives start, disable and remove from it.
 func TestStateFromHost(t *testing.T) {
