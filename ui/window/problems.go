@@ -83,6 +83,7 @@ func (w *Window) showRemedies(err error) {
 		w.remedies.Show()
 	}
 	w.remedies.Refresh()
+	w.fitBottom()
 }
 
 // remedyButtons returns the labels of the remedy buttons shown.

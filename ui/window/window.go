@@ -69,6 +69,7 @@ type Window struct {
 	cfgBanner  *widget.Label   // the config file is invalid
 	statusLine *widget.Label   // the outcome of the last action
 	remedies   *fyne.Container // the remedies of the last error, as buttons
+	bottom     *fyne.Container // the status line above the remedies; hidden when both are
 	secretDlg  *secretDialog   // the last "Set secret" dialog opened
 	addBtn     *widget.Button
 	pasteBtn   *widget.Button
@@ -184,7 +185,9 @@ func (w *Window) build() fyne.CanvasObject {
 	w.center = container.NewStack(w.list.obj)
 	top := container.NewVBox(w.connBanner, w.cfgBanner, toolbar, widget.NewSeparator())
 	w.remedies = newRemedyRow()
-	return container.NewBorder(top, container.NewVBox(w.statusLine, w.remedies), nil, nil, w.center)
+	w.bottom = container.NewVBox(w.statusLine, w.remedies)
+	w.bottom.Hide()
+	return container.NewBorder(top, w.bottom, nil, nil, w.center)
 }
 
 // addShortcuts binds Ctrl+N (add), Ctrl+R and F5 (refresh), Ctrl+W
@@ -325,6 +328,20 @@ func (w *Window) setStatus(msg string, isErr bool) {
 	}
 	setText(w.statusLine, msg)
 	w.showRemedies(nil) // an error's remedies are shown by showErr, after this
+}
+
+// fitBottom shows the bottom row only while the status line or a remedy
+// is shown, so that it takes no room (not even padding) otherwise.
+func (w *Window) fitBottom() {
+	if w.bottom == nil {
+		return
+	}
+	if w.statusLine.Visible() || w.remedies.Visible() {
+		w.bottom.Show()
+	} else {
+		w.bottom.Hide()
+	}
+	w.bottom.Refresh()
 }
 
 // callTimeout bounds a host call other than a tool call (which the host
