@@ -38,7 +38,7 @@ type Server struct {
 	raw      json.RawMessage // the whole entry when it is not an object
 	remote   string          // the url (or type) of a remote entry: kept as is, never run
 
-	decodeProblems []Problem // found while reading the entry (Key and Msg only)
+	decodeProblems []Problem // found while reading the entry (no Server: validate sets it)
 	problems       []Problem // found by the last Check, or nil
 	checked        bool
 }
