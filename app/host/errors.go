@@ -82,7 +82,7 @@ func secretError(name string, err error) error {
 
 // waitingError is the error of a server that waits for a secret: which
 // one, and what to do.
-func waitingError(server string, se *engine.SecretError, msg string) error {
+func waitingError(server string, se *engine.SecretError, msg string) *hostapi.Error {
 	switch {
 	case errors.Is(se.Err, secrets.ErrLocked):
 		return &hostapi.Error{Code: hostapi.CodeKeyringLocked, Message: msg, Problems: []hostapi.Problem{{

@@ -124,7 +124,16 @@ func TestHostErrorsAreData(t *testing.T) {
 		}
 	})
 	t.Run("secret missing", func(t *testing.T) {
-		th.waitServer(t, "sec", "waiting for secret", func(s hostapi.ServerStatus) bool { return s.State == hostapi.State(supervisor.WaitingSecret) })
+		st := th.waitServer(t, "sec", "waiting for secret", func(s hostapi.ServerStatus) bool { return s.State == hostapi.State(supervisor.WaitingSecret) })
+		// The status says it as data too, for a front end to offer.
+		if len(st.Issues) != 1 || st.Issues[0].Remedy == nil || st.Issues[0].Remedy.Kind != hostapi.RemedySetSecret || st.Issues[0].Remedy.Secret != "gh" {
+			t.Errorf("status issues = %+v", st.Issues)
+		}
+		for _, other := range th.list(t) {
+			if other.Name != "sec" && len(other.Issues) != 0 {
+				t.Errorf("%s (%s) has issues: %+v", other.Name, other.State, other.Issues)
+			}
+		}
 		_, err := c.Call(ctx, "sec", "echo", nil)
 		he := hostErr(t, err, hostapi.CodeSecretMissing)
 		p := problemAt(t, he, "env.TOKEN")

@@ -414,6 +414,9 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
 	st.LastError, st.LastReason, st.Stderr = ss.LastError, string(ss.LastReason), ss.Stderr
+	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
+		st.Issues = waitingError(c.Name, ss.SecretError, ss.LastError).Problems
+	}
 	s.cacheMu.Lock()
 	st.Tools, st.Prompts, st.Resources = len(s.tools), len(s.prompts), len(s.resources)
 	s.cacheMu.Unlock()

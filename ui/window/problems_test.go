@@ -63,7 +63,15 @@ func TestHostErrorsAsData(t *testing.T) {
 	})
 
 	t.Run("secret missing", func(t *testing.T) {
-		h.state("sec", hostapi.StateWaiting)
+		r := h.state("sec", hostapi.StateWaiting)
+		// The row offers the secret it waits for (its status's Issues).
+		h.until("the row's Set secret button", func() bool { return r.fix.Visible() })
+		if r.fix.Text != "Set secret gh" {
+			t.Errorf("the row offers %q; want Set secret gh", r.fix.Text)
+		}
+		if h.row("a").fix.Visible() {
+			t.Errorf("a running server's row offers %q", h.row("a").fix.Text)
+		}
 		err := h.call(hostapi.MethodTools, hostapi.NameParams{Name: "sec"}, nil)
 		if he, ok := hostError(err); !ok || he.Code != hostapi.CodeSecretMissing {
 			t.Fatalf("tools of a server waiting for its secret: %v", err)
@@ -76,9 +84,14 @@ func TestHostErrorsAsData(t *testing.T) {
 		if w.secretDlg == nil || w.secretDlg.name != "gh" {
 			t.Fatal("Set secret gh opened no dialog for gh")
 		}
+		w.secretDlg = nil
+		if test.Tap(r.fix); w.secretDlg == nil || w.secretDlg.name != "gh" {
+			t.Fatal("the row's Set secret gh opened no dialog for gh")
+		}
 		test.Type(w.secretDlg.value, "the-value")
 		w.secretDlg.store()
 		h.state("sec", hostapi.StateRunning)
+		h.until("the row's button gone", func() bool { return !r.fix.Visible() })
 	})
 }
 
