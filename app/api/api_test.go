@@ -595,3 +595,48 @@ func TestClientSubscriberThatDoesNotRead(t *testing.T) {
 		t.Fatalf("Err = %v", err)
 	}
 }
+
+// codedErr is a handler's own error type that chooses its code and data,
+// as the host's hostapi.Error does.
+type codedErr struct {
+	msg  string
+	data any
+}
+
+func (e *codedErr) Error() string     { return e.msg }
+func (e *codedErr) ErrorCode() string { return "already_exists" }
+func (e *codedErr) ErrorData() any    { return e.data }
+
+func TestCodedErrorTravelsWithItsData(t *testing.T) {
+	m := echoMethods()
+	m["put"] = func(context.Context, *api.ConnInfo, json.RawMessage) (any, error) {
+		// Wrapped: the code and data are found through the chain, and the
+		// message is the whole chain's.
+		return nil, fmt.Errorf("saving: %w", &codedErr{msg: `server "x" already exists`, data: []map[string]string{{"key": "(name)"}}})
+	}
+	m["plain"] = func(context.Context, *api.ConnInfo, json.RawMessage) (any, error) {
+		return nil, &codedErr{msg: "no data"}
+	}
+	h := startHost(t, m, api.Options{})
+	c := dialT(t, h.sock)
+	ctx := ctxT(t)
+
+	e := apiError(t, c.Call(ctx, "put", nil, nil), "already_exists")
+	if e.Message != `saving: server "x" already exists` {
+		t.Errorf("message = %q", e.Message)
+	}
+	if string(e.Data) != `[{"key":"(name)"}]` {
+		t.Errorf("data = %s", e.Data)
+	}
+	e = apiError(t, c.Call(ctx, "plain", nil, nil), "already_exists")
+	if e.Data != nil {
+		t.Errorf("data = %s, want none", e.Data)
+	}
+
+	// On the wire: an older client reads code and message as before; the
+	// data is one more field.
+	b, err := json.Marshal(&api.Error{Code: "not_found", Message: "m"})
+	if err != nil || string(b) != `{"code":"not_found","message":"m"}` {
+		t.Errorf("an error without data encodes as %s, %v", b, err)
+	}
+}

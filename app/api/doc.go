@@ -38,6 +38,14 @@
 //	← {"id": 7, "result": [...]}
 //	← {"id": 7, "error": {"code": "not_found", "message": "server \"files\" does not exist: add it with ..."}}
 //
+// An error may carry data: the same thing as data, so that a client acts
+// on it without reading the message (the host's problems, each with its key
+// and remedy; app/hostapi.Problem). A client that knows no data shows the
+// message, which says it all:
+//
+//	← {"id": 8, "error": {"code": "disabled", "message": "server \"gh\" is disabled: enable it first (...)",
+//	     "data": [{"server": "gh", "message": "...", "remedy": {"kind": "enable", "server": "gh"}}]}}
+//
 // The built-in method "subscribe" ({"topics": ["server.state", ...]}, "*"
 // for every topic) answers {"seq": K}, the sequence number of the last event
 // published before the subscription took effect; every later event of those

@@ -29,12 +29,46 @@ const (
 )
 
 // Error is an error with a code, as sent on the wire. A [Handler] returns one
-// to choose the code; the client returns one for every error response. Its
-// Message is a full sentence meant for a person: it names the thing and the
-// remedy.
+// (or a [CodedError]) to choose the code; the client returns one for every
+// error response. Its Message is a full sentence meant for a person: it
+// names the thing and the remedy. Data, if any, says the same as data (the
+// host's problems and their remedies, app/hostapi.Problem), so that a
+// client acts on it without parsing Message; a client that knows no Data
+// shows Message.
 type Error struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    string          `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// CodedError is an error of a [Handler] that chooses its wire code and
+// data without being an [*Error]: the server sends its Error() as the
+// message, ErrorCode() as the code, and ErrorData() (if not nil) encoded
+// as the data.
+type CodedError interface {
+	error
+	ErrorCode() string
+	ErrorData() any
+}
+
+// wireError turns a handler's error into what is sent: an [*Error] as it
+// is, a [CodedError] with its code and data, anything else as "internal"
+// (ok false).
+func wireError(err error) (e *Error, ok bool) {
+	if errors.As(err, &e) {
+		return e, true
+	}
+	var ce CodedError
+	if errors.As(err, &ce) {
+		e = &Error{Code: ce.ErrorCode(), Message: err.Error()}
+		if d := ce.ErrorData(); d != nil {
+			if b, merr := json.Marshal(d); merr == nil {
+				e.Data = b
+			}
+		}
+		return e, true
+	}
+	return &Error{Code: CodeInternal, Message: err.Error()}, false
 }
 
 // Errorf returns an [*Error] with the code and a formatted message.

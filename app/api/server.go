@@ -20,8 +20,9 @@ import (
 // Handler answers the requests of the host's clients. Handle runs on its own
 // goroutine for each request, concurrently with the connection's other
 // requests; ctx ends when the connection closes or the server stops. A
-// returned [*Error] reaches the client with its code; any other error
-// becomes code "internal" with the error's text, so write it for a person.
+// returned [*Error] reaches the client with its code, a [CodedError] with
+// its code and data; any other error becomes code "internal" with the
+// error's text, so write it for a person.
 type Handler interface {
 	Handle(ctx context.Context, conn *ConnInfo, method string, params json.RawMessage) (any, error)
 }
@@ -474,10 +475,9 @@ func (c *conn) respond(id uint64, method string, res any, err error) {
 		}
 	}
 	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
+		e, ok := wireError(err)
+		if !ok {
 			c.s.log.Warn("request failed", "method", method, "conn", c.info.ID, "err", err)
-			e = &Error{Code: CodeInternal, Message: err.Error()}
 		}
 		msg = mustLine(response{ID: id, Error: e})
 	}

@@ -141,7 +141,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "switchboard:", err)
+	printError(stderr, "switchboard:", err)
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2

@@ -121,7 +121,7 @@ func (l *Live) call(ctx context.Context, method string, params, result any) erro
 	if c == nil {
 		return ErrNotConnected
 	}
-	return c.Call(ctx, method, params, result)
+	return hostError(c.Call(ctx, method, params, result))
 }
 
 // FollowLogs delivers every stderr line the host publishes until cancel.
@@ -185,7 +185,7 @@ func (l *Live) session(ctx context.Context) error {
 		return err
 	}
 	// The snapshot comes after the subscription: no change falls between.
-	m := Methods{call: c.Call}
+	m := Methods{call: decoding(c.Call)}
 	info, err := m.Info(ctx)
 	if err != nil {
 		return err

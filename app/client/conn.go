@@ -23,7 +23,7 @@ func Dial(ctx context.Context, socket string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Methods: Methods{call: c.Call}, c: c}, nil
+	return &Conn{Methods: Methods{call: decoding(c.Call)}, c: c}, nil
 }
 
 // Close closes the connection.

@@ -22,6 +22,20 @@ type Problem struct {
 	Server string // the entry's name; "" for a problem of the whole file
 	Key    string // the key within the entry (e.g. "cwd", "env.TOKEN"), or of the file
 	Msg    string // what is wrong and the remedy
+	// Fact is what is wrong without the remedy's words, and Remedy the
+	// remedy as data, where the remedy is one a front end can phrase (a
+	// command to run, a button): both empty otherwise. Msg says it all in
+	// words either way.
+	Fact   string
+	Remedy *Remedy
+}
+
+// Remedy is what to do about a [Problem], as data. Its kinds are the host
+// API's (app/hostapi: "rename_key", "set_secret", ...); the host passes
+// them on as they are.
+type Remedy struct {
+	Kind     string
+	From, To string // rename_key: the key as written, the known key meant
 }
 
 // Path names where the problem is, as a path into the file:
@@ -142,7 +156,8 @@ func (s *Server) validate(name string) (engine.Spec, []Problem) {
 		bad("", "the name %q is not valid: %s (for example %q)", name, serverNameMsg, NormalizeName(name))
 	}
 	for _, p := range s.decodeProblems {
-		ps = append(ps, Problem{Server: name, Key: p.Key, Msg: p.Msg})
+		p.Server = name
+		ps = append(ps, p)
 	}
 	if s.raw != nil {
 		return engine.Spec{Name: name}, ps

@@ -38,7 +38,7 @@ type Server struct {
 	raw      json.RawMessage // the whole entry when it is not an object
 	remote   string          // the url (or type) of a remote entry: kept as is, never run
 
-	decodeProblems []Problem // found while reading the entry (Key and Msg only)
+	decodeProblems []Problem // found while reading the entry (no Server: validate sets it)
 	problems       []Problem // found by the last Check, or nil
 	checked        bool
 }
@@ -212,6 +212,9 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 	}
 	if k := nearKey(key); k != "" {
 		s.bad(key, "is not a known key: did you mean %q? Rename it, or remove it", k)
+		p := &s.decodeProblems[len(s.decodeProblems)-1]
+		p.Fact = fmt.Sprintf("is not a known key: did you mean %q?", k)
+		p.Remedy = &Remedy{Kind: "rename_key", From: key, To: k}
 	}
 	return false
 }

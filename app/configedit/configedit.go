@@ -18,48 +18,40 @@ import (
 
 // PutServer adds or replaces an entry. With create it refuses an existing
 // name; without it, it refuses a missing one. An entry with problems is
-// refused with every problem listed, and nothing is written.
+// refused with every problem listed, and nothing is written. Its errors
+// are *hostapi.Error (codes invalid_name, already_exists, not_found,
+// invalid_config), for the host's API and the command line alike.
 func PutServer(f *config.File, name string, entry json.RawMessage, create bool) error {
 	if !config.ValidServerName(name) {
-		return fmt.Errorf("server name %q is invalid: use 1 to 31 lower-case letters, digits and '-', starting with a letter or digit (for example %q)",
-			name, config.NormalizeName(name))
+		return InvalidName(name)
 	}
 	_, exists := f.Servers[name]
 	if create && exists {
-		return fmt.Errorf("server %q already exists: change it with 'switchboard servers set %s', or remove it first", name, name)
+		msg := fmt.Sprintf("server %q already exists: change it with 'switchboard servers set %s', or remove it first", name, name)
+		return &hostapi.Error{Code: hostapi.CodeAlreadyExists, Message: msg, Problems: []hostapi.Problem{{
+			Server: name, Key: hostapi.KeyName, Message: msg, Fact: fmt.Sprintf("server %q already exists", name),
+			Remedy: &hostapi.Remedy{Kind: hostapi.RemedyEdit, Server: name}}}}
 	}
 	if !create && !exists {
-		return fmt.Errorf("server %q is not in the config: add it with 'switchboard servers add %s -- COMMAND [ARGS...]'", name, name)
+		return &hostapi.Error{Code: hostapi.CodeNotFound,
+			Message: fmt.Sprintf("server %q is not in the config: add it with 'switchboard servers add %s -- COMMAND [ARGS...]'", name, name)}
 	}
 	s, err := config.ParseServer(name, entry)
 	if err != nil {
-		return err
+		return &hostapi.Error{Code: hostapi.CodeInvalidConfig, Message: err.Error(),
+			Problems: []hostapi.Problem{{Server: name, Message: err.Error()}}}
 	}
 	if ps := s.Problems(); len(ps) > 0 {
-		msgs := make([]string, len(ps))
-		for i, p := range ps {
-			msgs[i] = p.Error()
-		}
-		return &ProblemsError{Server: name, Problems: msgs}
+		return NotSaved(name, ps)
 	}
 	f.SetServer(name, s)
 	return nil
 }
 
-// ProblemsError lists the problems of an entry that was refused.
-type ProblemsError struct {
-	Server   string
-	Problems []string
-}
-
-func (e *ProblemsError) Error() string {
-	return fmt.Sprintf("server %q was not saved: %s", e.Server, strings.Join(e.Problems, "; "))
-}
-
 // RemoveServer removes an entry.
 func RemoveServer(f *config.File, name string) error {
 	if !f.RemoveServer(name) {
-		return fmt.Errorf("server %q is not in the config; 'switchboard status' lists the servers", name)
+		return NotInConfig(name)
 	}
 	return nil
 }
@@ -67,9 +59,53 @@ func RemoveServer(f *config.File, name string) error {
 // SetDisabled enables or disables an entry.
 func SetDisabled(f *config.File, name string, disabled bool) error {
 	if _, ok := f.Servers[name]; !ok {
-		return fmt.Errorf("server %q is not in the config; 'switchboard status' lists the servers", name)
+		return NotInConfig(name)
 	}
 	return f.SetDisabled(name, disabled)
+}
+
+// ProblemOf turns a config problem into the API's.
+func ProblemOf(p config.Problem) hostapi.Problem {
+	hp := hostapi.Problem{Server: p.Server, Key: p.Key, Message: p.Msg}
+	if p.Remedy != nil {
+		hp.Fact = p.Fact
+		hp.Remedy = &hostapi.Remedy{Kind: p.Remedy.Kind, Server: p.Server, From: p.Remedy.From, To: p.Remedy.To}
+	}
+	return hp
+}
+
+// ProblemsOf turns config problems into the API's.
+func ProblemsOf(ps []config.Problem) []hostapi.Problem {
+	out := make([]hostapi.Problem, len(ps))
+	for i, p := range ps {
+		out[i] = ProblemOf(p)
+	}
+	return out
+}
+
+// NotInConfig is the error for a name the config does not have.
+func NotInConfig(name string) error {
+	return &hostapi.Error{Code: hostapi.CodeNotFound,
+		Message: fmt.Sprintf("server %q is not in the config; 'switchboard status' lists the servers", name)}
+}
+
+// InvalidName is the error for a name that cannot name a server.
+func InvalidName(name string) error {
+	msg := fmt.Sprintf("server name %q is invalid: use 1 to 31 lower-case letters, digits and '-', starting with a letter or digit (for example %q)",
+		name, config.NormalizeName(name))
+	return &hostapi.Error{Code: hostapi.CodeInvalidName, Message: msg,
+		Problems: []hostapi.Problem{{Server: name, Key: hostapi.KeyName, Message: msg}}}
+}
+
+// NotSaved is the refusal of an entry with problems.
+func NotSaved(name string, ps []config.Problem) error {
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.Error()
+	}
+	return &hostapi.Error{Code: hostapi.CodeInvalidConfig,
+		Message:  fmt.Sprintf("server %q was not saved: %s", name, strings.Join(msgs, "; ")),
+		Problems: ProblemsOf(ps)}
 }
 
 // ListSecrets lists the stored secrets and the servers that use each,

@@ -33,6 +33,8 @@ type ServerConfig struct {
 	// Problems are the entry's validation errors; an entry with problems is
 	// not started (or, if an earlier valid version runs, that one is kept).
 	Problems []string
+	// Issues are the same problems as data, for the error of a start.
+	Issues []hostapi.Problem
 	// Secrets are the names of the secrets its env refers to.
 	Secrets []string
 	// Fingerprint changes whenever anything that affects the process does.
@@ -141,7 +143,7 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		old, userStopped := s.config()
 		if len(c.Problems) > 0 {
 			// Keep what runs; report the problems.
-			old.Problems = c.Problems
+			old.Problems, old.Issues = c.Problems, c.Issues
 			s.setConfig(old)
 			m.publishState(s)
 			continue
@@ -424,6 +426,9 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
 	st.LastError, st.LastReason, st.Stderr = ss.LastError, string(ss.LastReason), ss.Stderr
+	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
+		st.Issues = waitingError(c.Name, ss.SecretError, ss.LastError).Problems
+	}
 	s.cacheMu.Lock()
 	st.Tools, st.Prompts, st.Resources = len(s.tools), len(s.prompts), len(s.resources)
 	s.cacheMu.Unlock()
@@ -463,10 +468,20 @@ func (m *Manager) StartServer(name string) error {
 	}
 	c, _ := s.config()
 	if s.sup == nil {
-		return fmt.Errorf("server %q cannot start: its config entry has problems: %v", name, c.Problems)
+		ps := c.Issues
+		if len(ps) == 0 {
+			for _, p := range c.Problems {
+				ps = append(ps, hostapi.Problem{Server: name, Message: p})
+			}
+		}
+		return &hostapi.Error{Code: hostapi.CodeInvalidConfig, Problems: ps,
+			Message: fmt.Sprintf("server %q cannot start: its config entry has problems: %v", name, c.Problems)}
 	}
 	if c.Disabled {
-		return fmt.Errorf("server %q is disabled: enable it first ('switchboard servers enable %s')", name, name)
+		msg := fmt.Sprintf("server %q is disabled: enable it first ('switchboard servers enable %s')", name, name)
+		return &hostapi.Error{Code: hostapi.CodeDisabled, Message: msg, Problems: []hostapi.Problem{{
+			Server: name, Message: msg, Fact: fmt.Sprintf("server %q is disabled", name),
+			Remedy: &hostapi.Remedy{Kind: hostapi.RemedyEnable, Server: name}}}}
 	}
 	s.setUserStopped(false)
 	s.sup.Start()
@@ -547,7 +562,15 @@ func (m *Manager) notRunning(s *server) error {
 	if st.LastError != "" {
 		msg += " (" + st.LastError + ")"
 	}
-	return errors.New(msg + ": start it with 'switchboard servers start " + st.Name + "'")
+	if s.sup != nil {
+		if sst := s.sup.Status(); sst.State == supervisor.WaitingSecret && sst.SecretError != nil {
+			return waitingError(st.Name, sst.SecretError, msg+": set the secret, or unlock the keyring")
+		}
+	}
+	full := msg + ": start it with 'switchboard servers start " + st.Name + "'"
+	return &hostapi.Error{Code: hostapi.CodeNotRunning, Message: full, Problems: []hostapi.Problem{{
+		Server: st.Name, Message: full, Fact: msg,
+		Remedy: &hostapi.Remedy{Kind: hostapi.RemedyStart, Server: st.Name}}}}
 }
 
 // Call calls a tool of a running server (servers.call), bounded by its

@@ -16,10 +16,14 @@ import (
 
 func notFound(err error) error {
 	if errors.Is(err, ErrNoServer) {
-		return &api.Error{Code: api.CodeNotFound, Message: err.Error()}
+		return &hostapi.Error{Code: hostapi.CodeNotFound, Message: err.Error(), Err: err}
 	}
 	return err
 }
+
+// noKeyring is the error of a secret's method on a host without a
+// keyring.
+var noKeyring = &hostapi.Error{Code: hostapi.CodeNoKeyring, Message: "this host has no keyring"}
 
 func (h *Host) methods() api.Methods {
 	return api.Methods{
@@ -63,7 +67,7 @@ func (h *Host) methods() api.Methods {
 			s := h.file.Servers[p.Name]
 			h.mu.Unlock()
 			if s == nil {
-				return nil, api.Errorf(api.CodeNotFound, "server %q is not in the config; 'switchboard status' lists the servers", p.Name)
+				return nil, notInConfig(p.Name)
 			}
 			b, err := json.Marshal(s)
 			return hostapi.EntryResult{Entry: b}, err
@@ -116,10 +120,10 @@ func (h *Host) methods() api.Methods {
 				return nil, err
 			}
 			if h.opts.Secrets == nil {
-				return nil, errors.New("this host has no keyring")
+				return nil, noKeyring
 			}
 			if err := h.opts.Secrets.Set(p.Name, secrets.New(p.Value)); err != nil {
-				return nil, err
+				return nil, secretError(p.Name, err)
 			}
 			h.tokenChanged(p.Name)
 			return hostapi.SecretSetResult{Restarted: h.mgr.SecretChanged(p.Name)}, nil
@@ -130,10 +134,10 @@ func (h *Host) methods() api.Methods {
 				return nil, err
 			}
 			if h.opts.Secrets == nil {
-				return nil, errors.New("this host has no keyring")
+				return nil, noKeyring
 			}
 			if err := h.opts.Secrets.Delete(p.Name); err != nil {
-				return nil, err
+				return nil, secretError(p.Name, err)
 			}
 			h.tokenChanged(p.Name)
 			return nil, nil
@@ -187,10 +191,7 @@ func (h *Host) each(method string, op func(name string) (<-chan struct{}, error)
 				}
 			}
 		}
-		if len(errs) == 1 {
-			return nil, errs[0]
-		}
-		return nil, errors.Join(errs...)
+		return nil, joinErrors(errs)
 	}
 }
 

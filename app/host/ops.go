@@ -21,6 +21,7 @@ func ServerConfigs(f *config.File) []ServerConfig {
 		c := ServerConfig{Name: name, Disabled: s.Disabled, CallTimeout: s.CallTimeout(), Secrets: s.SecretRefs()}
 		for _, p := range s.Problems() {
 			c.Problems = append(c.Problems, p.Error())
+			c.Issues = append(c.Issues, problemOf(p))
 		}
 		if r := s.Remote(); r != "" && len(c.Problems) == 0 {
 			c.Problems = append(c.Problems, fmt.Sprintf("mcpServers.%s: remote (URL) servers are not managed by Switchboard (%s)", name, r))

@@ -75,6 +75,10 @@ type ServerStatus struct {
 	UserStopped     bool      `json:"userStopped,omitempty"`
 	Problems        []string  `json:"problems,omitempty"`
 	Secrets         []string  `json:"secrets,omitempty"`
+	// Issues are what the server needs from the user, as data: the
+	// secret it waits for, with its Remedy (set_secret, unlock_keyring),
+	// so that a front end offers the remedy rather than read LastError.
+	Issues []Problem `json:"issues,omitempty"`
 }
 
 // The event topics a client subscribes to (api.Client.Subscribe), and the

@@ -56,6 +56,9 @@ type Status struct {
 	LastReason      stdio.Reason
 	Stderr          []string  // the last stderr lines when the server failed
 	NextAttempt     time.Time // in Backoff: when the next attempt starts
+	// SecretError, in WaitingSecret, is the secret that could not be read
+	// and why (read it only in that state).
+	SecretError *engine.SecretError
 }
 
 // Policy is the restart policy. The zero value means the defaults.
@@ -325,6 +328,7 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 			wait := s.opts.Policy.secretDelay(secretTries)
 			s.update(func(st *Status) {
 				st.State, st.PID, st.LastError, st.LastReason = WaitingSecret, 0, err.Error(), ""
+				st.SecretError = se
 				st.NextAttempt = time.Now().Add(wait)
 			})
 			t := time.NewTimer(wait)

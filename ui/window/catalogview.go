@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
 
@@ -229,17 +230,18 @@ func (v *templateView) submit() {
 			v.showError(v.fieldOfEnv(variable), err.Error())
 			return
 		}
-		if ps, ok := hostProblems(name, err.Error()); ok {
-			for _, p := range ps {
-				v.showProblem(p, b)
+		v.w.showRemedies(err)
+		he, ok := hostError(err)
+		switch {
+		case ok && len(he.Problems) > 0:
+			for _, p := range he.Problems {
+				v.showProblem(configProblem(p), b)
 			}
-			return
+		case ok && (he.Code == hostapi.CodeAlreadyExists || he.Code == hostapi.CodeInvalidName):
+			v.showError("name", err.Error()) // an older host: a code without problems
+		default:
+			v.showError("", err.Error())
 		}
-		if strings.Contains(err.Error(), "already exists") {
-			v.showError("name", err.Error())
-			return
-		}
-		v.showError("", err.Error())
 	})
 }
 
@@ -256,6 +258,10 @@ func (v *templateView) fieldOfEnv(variable string) string {
 // showProblem shows a problem of the built entry next to the field it
 // came from.
 func (v *templateView) showProblem(p config.Problem, b catalog.Built) {
+	if p.Key == hostapi.KeyName {
+		v.showError("name", p.Msg)
+		return
+	}
 	field := ""
 	if variable, ok := strings.CutPrefix(p.Key, "env."); ok {
 		field = v.fieldOfEnv(variable)

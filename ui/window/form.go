@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -341,24 +340,26 @@ func (f *serverForm) showError(key, msg string) {
 	}
 }
 
-var badVarName = regexp.MustCompile(`^variable name ("(?:[^"\\]|\\.)*") is invalid`)
-
 // showProblem shows a problem of the config's check next to its field.
 func (f *serverForm) showProblem(p config.Problem) {
 	field := fieldOf(p.Key)
 	switch {
 	case p.Key == "":
 		f.showError("", p.Msg)
+	case p.Key == hostapi.KeyName:
+		f.showError("name", p.Msg)
 	case field == "env":
-		name, isVar := strings.CutPrefix(p.Key, "env.")
-		if !isVar {
-			if m := badVarName.FindStringSubmatch(p.Msg); m != nil {
-				name, _ = strconv.Unquote(m[1])
-				isVar = true
+		if name, isVar := strings.CutPrefix(p.Key, "env."); isVar {
+			if r := f.env.row(name); r != nil {
+				r.showError(p.Msg)
+				return
 			}
-		}
-		if r := f.env.row(name); isVar && r != nil {
-			r.showError(p.Msg)
+		} else if rs := f.env.badNames(); len(rs) > 0 {
+			// A variable's name is wrong (the key is "env" itself): the
+			// rows whose names the config refuses are the ones it means.
+			for _, r := range rs {
+				r.showError(p.Msg)
+			}
 			return
 		}
 		f.showError("env", p.Msg)
@@ -371,26 +372,28 @@ func (f *serverForm) showProblem(p config.Problem) {
 	}
 }
 
-// showSaveError shows the host's refusal next to the fields it names.
+// showSaveError shows the host's refusal next to the fields its problems
+// name (by their keys), and its remedies as buttons.
 func (f *serverForm) showSaveError(name string, err error) {
 	f.w.setStatus("Not saved: correct the fields marked in red.", true)
+	f.w.showRemedies(err)
 	if v, ok := isSecretError(err); ok {
 		if r := f.env.row(v); r != nil {
 			r.showError(err.Error())
 			return
 		}
 	}
-	if ps, ok := hostProblems(name, err.Error()); ok {
-		for _, p := range ps {
-			f.showProblem(p)
+	he, ok := hostError(err)
+	switch {
+	case ok && len(he.Problems) > 0:
+		for _, p := range he.Problems {
+			f.showProblem(configProblem(p))
 		}
-		return
+	case ok && (he.Code == hostapi.CodeAlreadyExists || he.Code == hostapi.CodeInvalidName):
+		f.showError("name", err.Error()) // an older host: a code without problems
+	default:
+		f.showError("", err.Error())
 	}
-	if strings.Contains(err.Error(), "already exists") || strings.Contains(err.Error(), "server name") {
-		f.showError("name", err.Error())
-		return
-	}
-	f.showError("", err.Error())
 }
 
 // argList is the editable list of arguments: one entry per argument, each
@@ -656,4 +659,15 @@ func (t *envTable) collect(known map[string]bool) (env map[string]string, secret
 		}
 	}
 	return env, secrets, ok
+}
+
+// badNames returns the rows whose variable names the config refuses.
+func (t *envTable) badNames() []*envRow {
+	var out []*envRow
+	for _, r := range t.rows {
+		if n := strings.TrimSpace(r.name.Text); n != "" && config.CheckEnvName(n) != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }

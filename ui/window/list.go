@@ -54,6 +54,7 @@ type serverRow struct {
 	start, stop, restart, toggle               *widget.Button
 	edit, logs, toolsB, remove                 *widget.Button
 	problem                                    *widget.Label
+	fix                                        *widget.Button // the remedy of what the server needs (Issues), when the window can do it
 	row                                        *fyne.Container
 	obj                                        *fyne.Container
 }
@@ -131,7 +132,9 @@ func (l *serverList) newRow(name string) *serverRow {
 	actions := container.NewHBox(r.start, r.stop, r.restart, r.toggle, r.edit, r.logs, r.toolsB, r.remove)
 	r.row = l.tbl.row(r.nameL, r.state, r.era, r.tools, r.uptime, r.restarts, actions)
 	r.problem = errorLabel()
-	r.obj = container.NewVBox(r.row, r.problem)
+	r.fix = widget.NewButton("", nil)
+	r.fix.Hide()
+	r.obj = container.NewVBox(r.row, r.problem, r.fix)
 	return r
 }
 
@@ -154,6 +157,7 @@ func (r *serverRow) update(st hostapi.ServerStatus, now time.Time, connected boo
 	}
 	r.restarts.SetText(strconv.Itoa(st.Restarts))
 	setText(r.problem, problemText(st))
+	r.offerFix(st, connected)
 
 	enable(r.start, connected && st.State.CanStart())
 	enable(r.stop, connected && st.State.CanStop())
@@ -224,7 +228,7 @@ func (w *Window) serverAction(method func(ctx context.Context, name string) erro
 	w.setStatus("", false)
 	w.call(func(ctx context.Context) error { return method(ctx, name) }, func(err error) {
 		if err != nil {
-			w.setStatus(err.Error(), true)
+			w.showErr(err)
 			return
 		}
 		w.setStatus(fmt.Sprintf("%s: %s", name, done), false)
@@ -242,4 +246,24 @@ func (w *Window) askRemove(name string) {
 	w.confirm.SetConfirmText("Remove")
 	w.confirm.SetConfirmImportance(widget.DangerImportance)
 	w.confirm.Show()
+}
+
+// offerFix offers the remedy of what the server needs from the user (its
+// status's Issues: the secret it waits for) as a button, when the window
+// can carry it out.
+func (r *serverRow) offerFix(st hostapi.ServerStatus, connected bool) {
+	for _, p := range st.Issues {
+		if p.Remedy == nil {
+			continue
+		}
+		if label, do, ok := r.w.remedyAction(*p.Remedy); ok && connected {
+			r.fix.SetText(label)
+			r.fix.OnTapped = do
+			r.fix.Show()
+			return
+		}
+	}
+	if r.fix.Visible() {
+		r.fix.Hide()
+	}
 }

@@ -52,27 +52,6 @@ func checkEntry(name string, entry []byte) (nameMsg string, ps []config.Problem)
 	return nameMsg, s.Problems()
 }
 
-// hostProblems splits the host's refusal of an entry
-// (configedit.ProblemsError: `server "x" was not saved: mcpServers.x.cwd: MSG;
-// mcpServers.x.env.T: MSG`) into its problems, keyed as the config keys
-// them. ok is false for any other error.
-func hostProblems(name, msg string) (ps []config.Problem, ok bool) {
-	rest, ok := strings.CutPrefix(msg, fmt.Sprintf("server %q was not saved: ", name))
-	if !ok {
-		return nil, false
-	}
-	marker := "mcpServers." + name
-	for _, part := range strings.Split(rest, "; "+marker) {
-		part = strings.TrimPrefix(part, marker)
-		if k, m, found := strings.Cut(strings.TrimPrefix(part, "."), ": "); found && strings.HasPrefix(part, ".") {
-			ps = append(ps, config.Problem{Server: name, Key: k, Msg: m})
-		} else {
-			ps = append(ps, config.Problem{Server: name, Msg: strings.TrimPrefix(part, ": ")})
-		}
-	}
-	return ps, true
-}
-
 // fieldOf returns the top-level key of a problem's key: "env" for
 // "env.TOKEN", "args" for "args[2]".
 func fieldOf(key string) string {

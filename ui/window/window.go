@@ -65,9 +65,12 @@ type Window struct {
 	snap    client.Snapshot // the last one shown
 
 	// The frame around the pages.
-	connBanner *widget.Label // not connected to the host
-	cfgBanner  *widget.Label // the config file is invalid
-	statusLine *widget.Label // the outcome of the last action
+	connBanner *widget.Label   // not connected to the host
+	cfgBanner  *widget.Label   // the config file is invalid
+	statusLine *widget.Label   // the outcome of the last action
+	remedies   *fyne.Container // the remedies of the last error, as buttons
+	bottom     *fyne.Container // the status line above the remedies; hidden when both are
+	secretDlg  *secretDialog   // the last "Set secret" dialog opened
 	addBtn     *widget.Button
 	pasteBtn   *widget.Button
 	catalogBtn *widget.Button
@@ -181,7 +184,10 @@ func (w *Window) build() fyne.CanvasObject {
 	w.list = newServerList(w)
 	w.center = container.NewStack(w.list.obj)
 	top := container.NewVBox(w.connBanner, w.cfgBanner, toolbar, widget.NewSeparator())
-	return container.NewBorder(top, w.statusLine, nil, nil, w.center)
+	w.remedies = newRemedyRow()
+	w.bottom = container.NewVBox(w.statusLine, w.remedies)
+	w.bottom.Hide()
+	return container.NewBorder(top, w.bottom, nil, nil, w.center)
 }
 
 // addShortcuts binds Ctrl+N (add), Ctrl+R and F5 (refresh), Ctrl+W
@@ -321,6 +327,21 @@ func (w *Window) setStatus(msg string, isErr bool) {
 		w.statusLine.Importance = widget.DangerImportance
 	}
 	setText(w.statusLine, msg)
+	w.showRemedies(nil) // an error's remedies are shown by showErr, after this
+}
+
+// fitBottom shows the bottom row only while the status line or a remedy
+// is shown, so that it takes no room (not even padding) otherwise.
+func (w *Window) fitBottom() {
+	if w.bottom == nil {
+		return
+	}
+	if w.statusLine.Visible() || w.remedies.Visible() {
+		w.bottom.Show()
+	} else {
+		w.bottom.Hide()
+	}
+	w.bottom.Refresh()
 }
 
 // callTimeout bounds a host call other than a tool call (which the host

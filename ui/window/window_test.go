@@ -158,14 +158,17 @@ func TestInvalidFieldsInline(t *testing.T) {
 
 	// The host's words for the same entry, as the command line prints them.
 	entry, _, _ := f.entry()
+	var lastErr error
 	putErr := func(name string) string {
 		err := h.call(func(ctx context.Context, c *client.Live) error { return c.PutServer(ctx, name, entry, true) })
 		if err == nil {
 			t.Fatalf("the host accepted %s", entry)
 		}
+		lastErr = err
 		return err.Error()
 	}
 	nameErr := putErr("Bad Name")
+	nameHostErr := lastErr
 	if got := f.errs["name"].Text; got != nameErr || !f.errs["name"].Visible() {
 		t.Errorf("name error %q; the host says %q", got, nameErr)
 	}
@@ -197,24 +200,41 @@ func TestInvalidFieldsInline(t *testing.T) {
 		t.Error("an invalid entry reached the host")
 	}
 
-	// The host's own refusal is split back onto the fields, too.
-	ps, ok := hostProblems("bad-name", hostErr)
-	if !ok {
-		t.Fatalf("hostProblems did not read %q", hostErr)
+	// The host's own refusal, as data from a real host, is put back onto
+	// the fields by its problems' keys (no message is read).
+	refusal := lastErr
+	he, ok := hostError(refusal)
+	if !ok || he.Code != hostapi.CodeInvalidConfig {
+		t.Fatalf("the host's refusal is not an invalid_config *hostapi.Error: %v (%T)", refusal, refusal)
 	}
 	keys := map[string]bool{}
-	for _, p := range ps {
+	for _, p := range he.Problems {
 		keys[p.Key] = true
 	}
 	for _, k := range []string{"command", "cwd", "env.X", "termGrace"} {
 		if !keys[k] {
-			t.Errorf("hostProblems lost %s: %+v", k, ps)
+			t.Errorf("the host's problems lack %s: %+v", k, he.Problems)
 		}
 	}
 	f.clearErrors()
-	f.showSaveError("bad-name", errorString(hostErr))
+	f.showSaveError("bad-name", refusal)
 	if f.errs["cwd"].Text != `"relative/dir" is not absolute: give an absolute path` {
 		t.Errorf("the host's cwd problem shows as %q", f.errs["cwd"].Text)
+	}
+	if got := f.env.rows[0].err.Text; got != envErr {
+		t.Errorf("the host's env.X problem shows as %q beside its row; want %q", got, envErr)
+	}
+	if got := f.errs["termGrace"].Text; !strings.HasPrefix(got, `"soon" is not a whole number`) {
+		t.Errorf("the host's termGrace problem shows as %q", got)
+	}
+	// The name's problem goes beside the name, by its key.
+	f.clearErrors()
+	f.showSaveError("Bad Name", nameHostErr)
+	if got := f.errs["name"].Text; got != nameErr {
+		t.Errorf("the host's name problem shows as %q beside the name; want %q", got, nameErr)
+	}
+	if f.errs[""].Text != "" {
+		t.Errorf("the name's problem also shows at the top: %q", f.errs[""].Text)
 	}
 
 	// A secret row with no value for a secret the keyring lacks.
@@ -242,10 +262,6 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
 
 // TestStateFromHost sees state changes made by another client reflected
 // in the list, and drives start, disable and remove from it.

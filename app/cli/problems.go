@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+)
+
+// printError prints an error after prefix ("switchboard:"). A host's
+// error with problems (a *hostapi.Error, from the host or from the same
+// checks run on the file without one) is printed one problem a line, each
+// with where it is and its remedy as a command to run; any other error as
+// its message, as before.
+func printError(w io.Writer, prefix string, err error) {
+	var he *hostapi.Error
+	if !errors.As(err, &he) || len(he.Problems) == 0 {
+		fmt.Fprintln(w, prefix, err)
+		return
+	}
+	if len(he.Problems) == 1 {
+		p := he.Problems[0]
+		if r := remedyText(p); r != "" {
+			fmt.Fprintf(w, "%s %s: %s\n", prefix, p.Text(), r)
+		} else {
+			fmt.Fprintln(w, prefix, err) // its message says it all
+		}
+		return
+	}
+	fmt.Fprintln(w, prefix, headline(he))
+	for _, p := range he.Problems {
+		line := p.Message
+		if r := remedyText(p); r != "" {
+			line = p.Text() + ": " + r
+		}
+		if where := problemPath(p); where != "" {
+			line = where + ": " + line
+		}
+		fmt.Fprintln(w, "  "+line)
+	}
+}
+
+// headline is the first line of an error of several problems.
+func headline(he *hostapi.Error) string {
+	server := he.Problems[0].Server
+	for _, p := range he.Problems {
+		if p.Server != server {
+			server = ""
+		}
+	}
+	switch {
+	case he.Code == hostapi.CodeInvalidConfig && server != "":
+		return fmt.Sprintf("server %q: its entry has %d problems, so nothing was changed:", server, len(he.Problems))
+	case he.Code == hostapi.CodeInvalidConfig:
+		return fmt.Sprintf("the config has %d problems, so nothing was changed:", len(he.Problems))
+	}
+	return fmt.Sprintf("%d problems:", len(he.Problems))
+}
+
+// problemPath names where a problem is, as the config file's path
+// (mcpServers.files.cwd), or "" where the problem's words say it.
+func problemPath(p hostapi.Problem) string {
+	switch {
+	case p.Key == hostapi.KeyName:
+		return ""
+	case p.Key == "" && p.Server == "":
+		return ""
+	}
+	return config.Problem{Server: p.Server, Key: p.Key}.Path()
+}
+
+// remedyText phrases a problem's remedy as what to run or do on the
+// command line; "" when it has none, or one its Message already words
+// (a kind this program does not know).
+func remedyText(p hostapi.Problem) string {
+	r := p.Remedy
+	if r == nil {
+		return ""
+	}
+	switch r.Kind {
+	case hostapi.RemedySetSecret:
+		if r.Secret != "" {
+			return fmt.Sprintf("run 'switchboard secret set %s'", r.Secret)
+		}
+	case hostapi.RemedyEnable:
+		if r.Server != "" {
+			return fmt.Sprintf("run 'switchboard servers enable %s'", r.Server)
+		}
+	case hostapi.RemedyStart:
+		if r.Server != "" {
+			return fmt.Sprintf("run 'switchboard servers start %s'", r.Server)
+		}
+	case hostapi.RemedyEdit:
+		if r.Server != "" {
+			return fmt.Sprintf("change it with 'switchboard servers set %s', or remove it first ('switchboard servers remove %s')", r.Server, r.Server)
+		}
+	case hostapi.RemedyRenameKey:
+		if r.From != "" && r.To != "" {
+			return fmt.Sprintf("rename %q to %q in the entry, or remove it", r.From, r.To)
+		}
+	case hostapi.RemedyInstall:
+		if r.Command != "" {
+			return fmt.Sprintf("install %s, or put its directory on the PATH the host gives servers ('switchboard doctor' shows it)", r.Command)
+		}
+	}
+	return "" // a kind this program does not know: the Message words it
+}

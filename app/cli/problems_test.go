@@ -1,0 +1,94 @@
+//go:build linux
+
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+)
+
+// TestErrorsPrintProblemsAndRemedies: the host's errors are printed one
+// problem a line, each remedy as the command to run, from a real host
+// (run in this process with the unit's keyring) and without one.
+func TestErrorsPrintProblemsAndRemedies(t *testing.T) {
+	u := newUnit(t)
+	if err := os.MkdirAll(filepath.Dir(u.configPath()), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"version": 1, "mcpServers": {
+	  "off": {"command": "/bin/cat", "disabled": true},
+	  "sec": {"command": "/bin/cat", "env": {"TOKEN": "${keyring:gh}"}}}}`
+	if err := os.WriteFile(u.configPath(), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("SWITCHBOARD_RUNTIME_DIR")
+	ready := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- host.Run(ctx, host.Options{ConfigPath: u.configPath(), RuntimeDir: dir, SocketPath: filepath.Join(dir, api.SocketName),
+			LogPath: filepath.Join(u.dir, "host.log"), Secrets: u.store, Version: "test", Ready: func() { close(ready) }})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("host.Run: %v", err)
+		}
+	})
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("the host stopped: %v", err)
+	}
+
+	t.Run("disabled", func(t *testing.T) {
+		r := u.main("", "servers", "start", "off")
+		want := "switchboard: server \"off\" is disabled: run 'switchboard servers enable off'\n"
+		if r.code != 1 || r.stderr != want {
+			t.Errorf("got %s\nwant stderr %q", r, want)
+		}
+	})
+	t.Run("secret missing", func(t *testing.T) {
+		eventually(t, wait, "sec waits for its secret", func() (bool, string) {
+			r := u.main("", "tools", "sec")
+			return strings.Contains(r.stderr, "run 'switchboard secret set gh'"), r.String()
+		})
+	})
+	t.Run("several problems", func(t *testing.T) {
+		r := u.main("", "servers", "add", "bad", "--cwd", "relative/dir", "--", "/bin/c at")
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		if r.code != 1 || len(lines) != 3 || lines[0] != `switchboard: server "bad": its entry has 2 problems, so nothing was changed:` ||
+			!strings.HasPrefix(lines[1], "  mcpServers.bad.command: ") || !strings.HasPrefix(lines[2], "  mcpServers.bad.cwd: ") {
+			t.Errorf("got %s", r)
+		}
+	})
+
+	// A problem with a rename as its remedy (the host's, as data), and an
+	// error without problems (an older host's, or any other): as before.
+	var b bytes.Buffer
+	printError(&b, "switchboard:", &hostapi.Error{Code: hostapi.CodeInvalidConfig, Message: "m", Problems: []hostapi.Problem{
+		{Server: "s", Key: "arsg", Message: `is not a known key: did you mean "args"? Rename it, or remove it`, Fact: `is not a known key: did you mean "args"?`,
+			Remedy: &hostapi.Remedy{Kind: hostapi.RemedyRenameKey, Server: "s", From: "arsg", To: "args"}},
+		{Server: "s", Key: "cwd", Message: "is wrong", Remedy: &hostapi.Remedy{Kind: "a_kind_from_the_future", Text: "do x"}},
+	}})
+	want := `switchboard: server "s": its entry has 2 problems, so nothing was changed:
+  mcpServers.s.arsg: is not a known key: did you mean "args"?: rename "arsg" to "args" in the entry, or remove it
+  mcpServers.s.cwd: is wrong
+`
+	if b.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	printError(&b, "switchboard:", &hostapi.Error{Code: "internal", Message: `server "x": calling "t": boom`})
+	if b.String() != "switchboard: server \"x\": calling \"t\": boom\n" {
+		t.Errorf("an error without problems printed %q", b.String())
+	}
+}

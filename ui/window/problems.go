@@ -1,0 +1,174 @@
+package window
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+)
+
+// The host's errors are data (hostapi.Error: a code, and problems with
+// their keys and remedies): the window puts each problem beside the field
+// its key names and offers each remedy it can carry out as a button. It
+// never reads an error's words to decide anything; a message is only
+// shown.
+
+// hostError returns err's *hostapi.Error, if it has one.
+func hostError(err error) (*hostapi.Error, bool) {
+	var he *hostapi.Error
+	ok := errors.As(err, &he)
+	return he, ok
+}
+
+// configProblem is a problem of the host's error as the config's checks
+// word it, for the forms that place both the same way.
+func configProblem(p hostapi.Problem) config.Problem {
+	return config.Problem{Server: p.Server, Key: p.Key, Msg: p.Message}
+}
+
+// remedyAction returns the button's label and what it does, for a remedy
+// the window can carry out; ok is false for any other.
+func (w *Window) remedyAction(r hostapi.Remedy) (label string, do func(), ok bool) {
+	switch r.Kind {
+	case hostapi.RemedySetSecret:
+		if r.Secret != "" {
+			return "Set secret " + r.Secret, func() { w.askSecret(r.Secret) }, true
+		}
+	case hostapi.RemedyEnable:
+		if r.Server != "" {
+			return "Enable " + r.Server, func() { w.serverAction(func(ctx context.Context, name string) error { return w.live.SetDisabled(ctx, name, false) }, r.Server, "enabled") }, true
+		}
+	case hostapi.RemedyStart:
+		if r.Server != "" {
+			return "Start " + r.Server, func() { w.serverAction(w.live.Start, r.Server, "started") }, true
+		}
+	case hostapi.RemedyEdit:
+		if r.Server != "" {
+			return "Edit " + r.Server, func() { w.openEdit(r.Server) }, true
+		}
+	}
+	return "", nil, false
+}
+
+// showRemedies offers the remedies of err (those the window can carry
+// out) as buttons beside the status line; none hides the row.
+func (w *Window) showRemedies(err error) {
+	if w.remedies == nil {
+		return
+	}
+	w.remedies.Objects = nil
+	if he, ok := hostError(err); ok {
+		seen := map[string]bool{}
+		for _, r := range he.Remedies() {
+			label, do, ok := w.remedyAction(r)
+			if !ok || seen[label] {
+				continue
+			}
+			seen[label] = true
+			w.remedies.Objects = append(w.remedies.Objects, widget.NewButton(label, func() {
+				w.showRemedies(nil)
+				do()
+			}))
+		}
+	}
+	if len(w.remedies.Objects) == 0 {
+		w.remedies.Hide()
+	} else {
+		w.remedies.Show()
+	}
+	w.remedies.Refresh()
+	w.fitBottom()
+}
+
+// remedyButtons returns the labels of the remedy buttons shown.
+func (w *Window) remedyButtons() []string {
+	var out []string
+	if w.remedies == nil || !w.remedies.Visible() {
+		return nil
+	}
+	for _, o := range w.remedies.Objects {
+		if b, ok := o.(*widget.Button); ok {
+			out = append(out, b.Text)
+		}
+	}
+	return out
+}
+
+// tapRemedy taps the remedy button of label; false if there is none.
+func (w *Window) tapRemedy(label string) bool {
+	for _, o := range w.remedies.Objects {
+		if b, ok := o.(*widget.Button); ok && b.Text == label {
+			b.OnTapped()
+			return true
+		}
+	}
+	return false
+}
+
+// showErr shows a host's error in the status line with its remedies.
+func (w *Window) showErr(err error) {
+	w.setStatus(err.Error(), true)
+	w.showRemedies(err)
+}
+
+// newRemedyRow returns the (hidden) row of remedy buttons.
+func newRemedyRow() *fyne.Container {
+	c := container.NewHBox()
+	c.Hide()
+	return c
+}
+
+// askSecret asks for a secret's value and stores it through the host
+// (secrets.set, which restarts the servers that wait for it).
+func (w *Window) askSecret(name string) {
+	value := widget.NewPasswordEntry()
+	value.SetPlaceHolder("the secret's value")
+	store := func() {
+		if value.Text == "" {
+			return
+		}
+		var restarted []string
+		w.setStatus("Storing secret "+name+"…", false)
+		v := value.Text
+		w.call(func(ctx context.Context) (err error) {
+			restarted, err = w.live.SetSecret(ctx, name, v)
+			return err
+		}, func(err error) {
+			if err != nil {
+				w.showErr(err)
+				return
+			}
+			msg := fmt.Sprintf("Secret %s stored in the keyring.", name)
+			if len(restarted) > 0 {
+				msg += fmt.Sprintf(" Restarted: %v.", restarted)
+			}
+			w.setStatus(msg, false)
+		})
+	}
+	w.secretDlg = &secretDialog{name: name, value: value, store: store}
+	if w.win != nil {
+		d := dialog.NewForm("Set secret "+name, "Store", "Cancel",
+			[]*widget.FormItem{widget.NewFormItem("Value", value)}, func(ok bool) {
+				if ok {
+					store()
+				}
+			}, w.win)
+		w.secretDlg.d = d
+		d.Show()
+	}
+}
+
+// secretDialog is the open "Set secret" dialog.
+type secretDialog struct {
+	name  string
+	value *widget.Entry
+	store func()
+	d     dialog.Dialog
+}

@@ -1,0 +1,157 @@
+package window
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+)
+
+// TestHostErrorsAsData: the window places a real host's refusals by their
+// codes and problems' keys, and offers their remedies as buttons that do
+// what they say: Edit an existing entry, Enable a disabled server, Set a
+// secret a server waits for.
+func TestHostErrorsAsData(t *testing.T) {
+	sec := helperEntry()
+	sec["env"] = map[string]string{helperEnv: "server", "TOKEN": "${keyring:gh}"}
+	off := helperEntry()
+	off["disabled"] = true
+	h := start(t, map[string]any{"a": helperEntry(), "sec": sec, "off": off})
+	w := h.w
+
+	t.Run("already exists", func(t *testing.T) {
+		test.Tap(w.addBtn)
+		f := w.form
+		test.Type(f.name, "a")
+		test.Type(f.command, testExe)
+		test.Tap(f.save)
+		h.until("the host's refusal", func() bool { return f.errs["name"].Text != "" })
+		if got := f.errs["name"].Text; !strings.Contains(got, `"a" already exists`) || f.errs[""].Text != "" {
+			t.Errorf("name error %q, top error %q", got, f.errs[""].Text)
+		}
+		if got := w.remedyButtons(); !slices.Equal(got, []string{"Edit a"}) {
+			t.Fatalf("remedy buttons %q; want [Edit a]", got)
+		}
+		w.tapRemedy("Edit a")
+		h.until("the form of a", func() bool { return w.form != nil && w.form != f && !w.form.create })
+		if w.form.serverName() != "a" {
+			t.Errorf("Edit a opened %q", w.form.serverName())
+		}
+		w.home()
+	})
+
+	t.Run("disabled", func(t *testing.T) {
+		h.state("off", hostapi.StateDisabled)
+		w.serverAction(w.live.Start, "off", "started") // as the tray's Start would
+		h.until("the error", func() bool { return len(w.remedyButtons()) > 0 })
+		if got := w.remedyButtons(); !slices.Equal(got, []string{"Enable off"}) {
+			t.Fatalf("remedy buttons %q; want [Enable off]", got)
+		}
+		w.tapRemedy("Enable off")
+		h.until("off enabled", func() bool { return !h.entryDisabled("off") })
+		if len(w.remedyButtons()) != 0 {
+			t.Errorf("the remedy stays offered after it was taken: %q", w.remedyButtons())
+		}
+	})
+
+	t.Run("secret missing", func(t *testing.T) {
+		r := h.state("sec", hostapi.StateWaiting)
+		// The row offers the secret it waits for (its status's Issues).
+		h.until("the row's Set secret button", func() bool { return r.fix.Visible() })
+		if r.fix.Text != "Set secret gh" {
+			t.Errorf("the row offers %q; want Set secret gh", r.fix.Text)
+		}
+		if h.row("a").fix.Visible() {
+			t.Errorf("a running server's row offers %q", h.row("a").fix.Text)
+		}
+		err := h.call(func(ctx context.Context, c *client.Live) error { _, err := c.Tools(ctx, "sec"); return err })
+		if he, ok := hostError(err); !ok || he.Code != hostapi.CodeSecretMissing {
+			t.Fatalf("tools of a server waiting for its secret: %v", err)
+		}
+		w.showErr(err)
+		if got := w.remedyButtons(); !slices.Equal(got, []string{"Set secret gh"}) {
+			t.Fatalf("remedy buttons %q; want [Set secret gh]", got)
+		}
+		w.tapRemedy("Set secret gh")
+		if w.secretDlg == nil || w.secretDlg.name != "gh" {
+			t.Fatal("Set secret gh opened no dialog for gh")
+		}
+		w.secretDlg = nil
+		if test.Tap(r.fix); w.secretDlg == nil || w.secretDlg.name != "gh" {
+			t.Fatal("the row's Set secret gh opened no dialog for gh")
+		}
+		test.Type(w.secretDlg.value, "the-value")
+		w.secretDlg.store()
+		h.state("sec", hostapi.StateRunning)
+		h.until("the row's button gone", func() bool { return !r.fix.Visible() })
+	})
+}
+
+// entryDisabled says whether a server's entry is disabled in the host's
+// config.
+func (h *harness) entryDisabled(name string) bool {
+	d, _ := h.entry(name)["disabled"].(bool)
+	return d
+}
+
+// errorParsing are the ways of reading an error's words: a string
+// function given an error's text (err.Error(), a message, a last error),
+// and any regular expression (the window read variable names out of
+// messages with one).
+var errorParsing = regexp.MustCompile(`strings\.(Contains|HasPrefix|HasSuffix|Cut|CutPrefix|CutSuffix|Split|SplitN|Index|EqualFold|Fields|TrimPrefix)\([^\n]*(\.Error\(\)|[mM]essage\b|[mM]sg\b|LastError|ResolveError|PathError|\.Problems)|"regexp"`)
+
+// TestNoFrontEndParsesErrorStrings is the guard behind the behaviour
+// tests: no front end (ui/..., app/cli) reads an error's words to decide
+// anything; the host's errors are data (hostapi.Error). Test files are
+// exempt: a test may check what a person reads.
+func TestNoFrontEndParsesErrorStrings(t *testing.T) {
+	var found []string
+	scanned := 0
+	for _, root := range []string{"..", filepath.Join("..", "..", "app", "cli")} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			scanned++
+			for i, line := range strings.Split(string(b), "\n") {
+				if errorParsing.MatchString(line) {
+					found = append(found, fmt.Sprintf("%s:%d: %s", path, i+1, strings.TrimSpace(line)))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if scanned < 20 {
+		t.Fatalf("scanned %d files: the roots are wrong", scanned)
+	}
+	if len(found) > 0 {
+		t.Errorf("a front end parses error strings (use the error's code and problems, hostapi.Error):\n%s", strings.Join(found, "\n"))
+	}
+	// The guard catches what it is for.
+	for _, line := range []string{
+		`if strings.Contains(err.Error(), "already exists") {`,
+		`rest, ok := strings.CutPrefix(msg, fmt.Sprintf("server %q was not saved: ", name))`,
+		`	"regexp"`,
+	} {
+		if !errorParsing.MatchString(line) {
+			t.Errorf("the guard misses %s", line)
+		}
+	}
+}
