@@ -104,19 +104,9 @@ func (e *env) importSources(app *clients.App, loc clients.Location, projects []s
 	return files, sources, notes, nil
 }
 
-func (e *env) clientsImport(args []string) error {
-	var move, yes, dry, all bool
-	var projects []string
-	f := e.flags()
-	f.Bool("move-secrets", &move)
-	f.Bool("yes", &yes, "y")
-	f.Bool("dry-run", &dry, "n")
-	f.Bool("all-projects", &all)
-	f.Multi("project", &projects)
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("clients import: %v", err)
-	}
+func (e *env) clientsImport(a *argv) error {
+	move, yes, dry, all := a.flag("move-secrets"), a.flag("yes"), a.flag("dry-run"), a.flag("all-projects")
+	projects, pos := a.list("project"), a.pos
 	app, loc, err := e.clientApp("import", pos)
 	if err != nil {
 		return err

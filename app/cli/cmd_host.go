@@ -29,14 +29,8 @@ func LogPath() string {
 	return filepath.Join(dir, "switchboard", "host.log")
 }
 
-func (e *env) serve(args []string) error {
-	var onDemand, asService bool
-	f := e.flags()
-	f.Bool("on-demand", &onDemand)
-	f.Bool("service", &asService)
-	if _, _, err := f.parse(args); err != nil {
-		return usagef("serve: %v", err)
-	}
+func (e *env) serve(a *argv) error {
+	onDemand, asService := a.flag("on-demand"), a.flag("service")
 	path, _, err := e.configPath()
 	if err != nil {
 		return err
@@ -101,10 +95,7 @@ func idleTimeout(getenv func(string) string) (time.Duration, error) {
 	return d, nil
 }
 
-func (e *env) stopHost(args []string) error {
-	if _, _, err := e.flags().parse(args); err != nil {
-		return usagef("stop: %v", err)
-	}
+func (e *env) stopHost(*argv) error {
 	ctx := context.Background()
 	c, err := e.dial(ctx)
 	if err != nil {
@@ -135,10 +126,7 @@ func (e *env) stopHost(args []string) error {
 	return nil
 }
 
-func (e *env) status(args []string) error {
-	if _, _, err := e.flags().parse(args); err != nil {
-		return usagef("status: %v", err)
-	}
+func (e *env) status(*argv) error {
 	ctx := context.Background()
 	c, err := e.dial(ctx)
 	if err != nil {
@@ -286,10 +274,7 @@ func (e *env) offlineStatus(ctx context.Context) ([]hostapi.ServerStatus, error)
 	return out, nil
 }
 
-func (e *env) doctor(args []string) error {
-	if _, _, err := e.flags().parse(args); err != nil {
-		return usagef("doctor: %v", err)
-	}
+func (e *env) doctor(*argv) error {
 	ctx := context.Background()
 	w := e.stdout
 	problems := 0
@@ -390,5 +375,3 @@ func shorten(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-var _ = strings.TrimSpace

@@ -13,14 +13,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-func (e *env) logs(args []string) error {
-	var follow bool
-	f := e.flags()
-	f.Bool("f", &follow, "follow")
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("logs: %v", err)
-	}
+func (e *env) logs(a *argv) error {
+	follow, pos := a.flag("follow"), a.pos
 	if len(pos) != 1 {
 		return usagef("logs: give one server NAME")
 	}
@@ -82,11 +76,8 @@ func (e *env) printLine(l string) {
 	fmt.Fprintln(e.stdout, termtext.Escape(l))
 }
 
-func (e *env) tools(args []string) error {
-	pos, _, err := e.flags().parse(args)
-	if err != nil {
-		return usagef("tools: %v", err)
-	}
+func (e *env) tools(a *argv) error {
+	pos := a.pos
 	ctx := context.Background()
 	if len(pos) == 0 {
 		return e.gatewayTools(ctx) // the gateway's names of everything
@@ -123,11 +114,8 @@ func (e *env) tools(args []string) error {
 	return nil
 }
 
-func (e *env) call(args []string) error {
-	pos, _, err := e.flags().parse(args)
-	if err != nil {
-		return usagef("call: %v", err)
-	}
+func (e *env) call(a *argv) error {
+	pos := a.pos
 	if len(pos) < 2 || len(pos) > 3 {
 		return usagef("call: give NAME TOOL and, optionally, the arguments as one JSON object")
 	}
