@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -208,7 +209,8 @@ func (e *env) clientsImport(a *argv) error {
 			}
 		}
 		if len(cands) > 0 {
-			fmt.Fprintf(e.stdout, "%d values look like secrets: --move-secrets would move them into the keyring\n", len(cands))
+			fmt.Fprintf(e.stdout, "%s: --move-secrets would move %s into the keyring\n",
+				english.Plural(len(cands), "value looks like a secret", "values look like secrets"), itThem(len(cands)))
 		}
 	} else {
 		var kept int
@@ -230,7 +232,8 @@ func (e *env) clientsImport(a *argv) error {
 			}
 		}
 		if kept > 0 && !move {
-			fmt.Fprintf(e.stdout, "%d values look like secrets and stay in Switchboard's config as plain text; run the import with --move-secrets to move them into the keyring\n", kept)
+			fmt.Fprintf(e.stdout, "%s and stay%s in Switchboard's config as plain text; run the import with --move-secrets to move %s into the keyring\n",
+				english.Plural(kept, "value looks like a secret", "values look like secrets"), verbS(kept), itThem(kept))
 		}
 		for _, i := range importable {
 			if !fresh[i] {
@@ -315,7 +318,7 @@ func (e *env) clientsImport(a *argv) error {
 		if err := e.writeClient(file.app, clients.Location{Path: file.path}, file.before, after, false, nil); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", plural(len(names), "1 server", "%d servers"), file.path, clients.EntryName)
+		fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", english.Plural(len(names), "server"), file.path, clients.EntryName)
 		if len(secrets) > 0 {
 			fmt.Fprintf(e.stdout, "note: the backup still holds the old entries with their secrets in plain text: delete it once %s works\n", app.Name)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
 	"net"
 	"sort"
@@ -184,7 +185,7 @@ func (e *env) gatewayTools(ctx context.Context) error {
 		fmt.Fprintln(e.stdout, "  nothing yet: no server has listed tools ('switchboard status' shows the servers)")
 	}
 	for _, cf := range m.Conflicts {
-		fmt.Fprintf(e.stdout, "conflict: %s is listed by %s, so neither serves it\n", cf.URI, strings.Join(cf.Servers, " and "))
+		fmt.Fprintf(e.stdout, "conflict: %s is listed by %s, so neither serves it\n", cf.URI, english.List(cf.Servers))
 	}
 	if len(m.Pending) > 0 {
 		sort.Strings(m.Pending)

@@ -376,10 +376,19 @@ func sameCommand(stored json.RawMessage, s *config.Server) bool {
 	return a.Command == s.Command && slices.Equal(a.Args, s.Args)
 }
 
-// plural returns one if n is 1, else many with n.
-func plural(n int, one, many string) string {
+// verbS is the -s of a verb whose subject is a count: "1 value stays",
+// "2 values stay".
+func verbS(n int) string {
 	if n == 1 {
-		return one
+		return "s"
 	}
-	return fmt.Sprintf(many, n)
+	return ""
+}
+
+// itThem is the pronoun for a count of things.
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }

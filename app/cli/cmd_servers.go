@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
 	"os"
 	"sort"
@@ -249,7 +250,8 @@ func (e *env) serversImport(a *argv) error {
 	}
 	moved := map[string]map[string]string{} // server -> var -> secret name
 	if len(candidates) > 0 && !move {
-		fmt.Fprintf(e.stdout, "%d values look like secrets and stay in the config as plain text; run the import with --move-secrets to move them into the keyring\n", len(candidates))
+		fmt.Fprintf(e.stdout, "%s and stay%s in the config as plain text; run the import with --move-secrets to move %s into the keyring\n",
+			english.Plural(len(candidates), "value looks like a secret", "values look like secrets"), verbS(len(candidates)), itThem(len(candidates)))
 	}
 	if move {
 		for _, c := range candidates {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
 	"os"
 	"os/signal"
@@ -101,7 +102,7 @@ func tryRunning(ctx context.Context, sup *supervisor.Supervisor, st supervisor.S
 		fmt.Fprintln(stderr, "switchboard try: listing tools:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%d tools:\n", len(res.Tools))
+	fmt.Fprintf(stdout, "%s:\n", english.Plural(len(res.Tools), "tool"))
 	for _, t := range res.Tools {
 		desc, _, _ := strings.Cut(t.Description, "\n")
 		fmt.Fprintf(stdout, "  %-28s %s\n", t.Name, desc)
