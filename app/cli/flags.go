@@ -44,21 +44,6 @@ func (f *flagSet) Multi(name string, p *[]string, aliases ...string) {
 	f.alias(name, aliases)
 }
 
-// takesValue says whether the flag a ("--cwd", "-f", "--x=y") is one that
-// takes its value from the next argument.
-func (f *flagSet) takesValue(a string) bool {
-	name, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-	if hasVal {
-		return false
-	}
-	if n, ok := f.aliases[name]; ok {
-		name = n
-	}
-	_, isStr := f.strs[name]
-	_, isMulti := f.multi[name]
-	return isStr || isMulti
-}
-
 // parse returns the positional arguments and, after "--", the rest.
 func (f *flagSet) parse(args []string) (pos, rest []string, err error) {
 	for i := 0; i < len(args); i++ {
