@@ -5,7 +5,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"runtime"
 
@@ -23,18 +22,15 @@ func main() {
 	if id, err := api.CurrentIdentity(); err == nil {
 		api.FillUserEnv(id, runtime.GOOS)
 	}
-	args := os.Args[1:]
-	// "--background" is how the login item starts it: tray only, no window.
-	if len(args) == 0 || len(args) == 1 && args[0] == "--background" {
+	// The tray is a row of the command table ('switchboard help tray'):
+	// no arguments run it with its window, "--background" (how the login
+	// item starts it) without.
+	cli.Tray = func(background bool) error {
 		sock, err := api.DefaultSocketPath()
-		if err == nil {
-			err = ui.Run(ui.Options{Socket: sock, ShowWindow: len(args) == 0})
-		}
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "switchboard:", err)
-			os.Exit(1)
+			return err
 		}
-		return
+		return ui.Run(ui.Options{Socket: sock, ShowWindow: !background})
 	}
-	os.Exit(cli.Main(args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -2,6 +2,7 @@ package aiapps
 
 import (
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"os"
 	"path/filepath"
 	"slices"
@@ -533,7 +534,7 @@ func (a *App) Project(env Env, dir string) (*App, error) {
 				ids = append(ids, x.ID)
 			}
 		}
-		return nil, fmt.Errorf("%s has no project scope that Switchboard edits (--project works with %s)", a.Name, strings.Join(ids, ", "))
+		return nil, fmt.Errorf("%s has no project scope that Switchboard edits (--project works with %s)", a.Name, english.ListOr(ids))
 	}
 	if !env.isAbs(dir) {
 		return nil, fmt.Errorf("the project directory %q is not an absolute path", dir)
@@ -565,7 +566,7 @@ func Lookup(id string) (*App, error) {
 	for i, a := range apps {
 		ids[i] = a.ID
 	}
-	return nil, fmt.Errorf("unknown app %q: the known apps are %s ('switchboard clients list' shows them)", id, strings.Join(ids, ", "))
+	return nil, fmt.Errorf("unknown app %q: the known apps are %s ('switchboard clients list' shows them)", id, english.List(ids))
 }
 
 // Bridge is the command an app runs to reach Switchboard: the switchboard

@@ -3,8 +3,8 @@ package aiapps
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"maps"
-	"strings"
 )
 
 // The normalize functions of the apps turn one entry of an app's file
@@ -155,7 +155,15 @@ func (d *Doc) importSkip(s Server) string {
 		EnvKeys []string `json:"env_keys"`
 	}
 	if json.Unmarshal(s.JSON, &e) == nil && len(e.EnvKeys) > 0 {
-		return fmt.Sprintf("its variables %s come from Goose's secret store, which Switchboard does not read: add it with 'switchboard servers add' and --secret-env", strings.Join(e.EnvKeys, ", "))
+		return fmt.Sprintf("its %s from Goose's secret store, which Switchboard does not read: add it with 'switchboard servers add' and --secret-env", varsComeFrom(e.EnvKeys))
 	}
 	return ""
+}
+
+// varsComeFrom is "variable A comes" or "variables A and B come".
+func varsComeFrom(keys []string) string {
+	if len(keys) == 1 {
+		return "variable " + keys[0] + " comes"
+	}
+	return "variables " + english.List(keys) + " come"
 }

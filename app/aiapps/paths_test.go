@@ -179,7 +179,7 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v, %v; want %s", in, a, err, want)
 		}
 	}
-	if _, err := Lookup("notepad"); err == nil || !strings.Contains(err.Error(), "claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed, codex, copilot-cli, cline, continue, goose, kiro-cli, jetbrains-ai, junie") {
+	if _, err := Lookup("notepad"); err == nil || !strings.Contains(err.Error(), "claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed, codex, copilot-cli, cline, continue, goose, kiro-cli, jetbrains-ai and junie") {
 		t.Errorf("Lookup(notepad): %v", err)
 	}
 }

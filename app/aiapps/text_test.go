@@ -245,7 +245,7 @@ func TestImportBlockText(t *testing.T) {
 		{"goose", "extensions:\n  dev:\n    type: builtin\n    name: developer\n    enabled: true\n  gh:\n    type: stdio\n    name: gh\n    cmd: npx\n    args: [-y, gh]\n    envs: {TOKEN_X: abc}\n    enabled: false\n    timeout: 300\n",
 			map[string]string{"gh": `{"args":["-y","gh"],"callTimeout":300000,"command":"npx","disabled":true,"env":{"TOKEN_X":"abc"}}`}, nil},
 		{"goose", "extensions:\n  gh:\n    type: stdio\n    name: gh\n    cmd: npx\n    args: [gh]\n    env_keys: [GITHUB_TOKEN]\n    enabled: true\n  ok:\n    type: stdio\n    name: ok\n    cmd: uvx\n    args: [ok]\n    env_keys: []\n    enabled: true\n",
-			map[string]string{"ok": `{"args":["ok"],"command":"uvx"}`}, []string{`"gh": not imported: its variables GITHUB_TOKEN come from Goose's secret store`}},
+			map[string]string{"ok": `{"args":["ok"],"command":"uvx"}`}, []string{`"gh": not imported: its variable GITHUB_TOKEN comes from Goose's secret store`}},
 		{"continue", "mcpServers:\n  - name: fs\n    command: npx\n    args: [-y, fs]\n    env: {A: b}\n  - name: remote\n    type: sse\n    url: https://x.example/sse\n",
 			map[string]string{"fs": `{"args":["-y","fs"],"command":"npx","env":{"A":"b"}}`}, []string{`"remote"`}},
 		{"copilot-cli", `{"mcpServers": {"gh": {"type": "local", "command": "npx", "args": ["gh"], "tools": ["*"]}, "pw": {"type": "local", "command": "npx", "args": ["pw"], "tools": ["nav"], "timeout": 5000}}}`,

@@ -355,14 +355,14 @@ func TestServersImport(t *testing.T) {
 
 	// Again: every name exists now, so nothing is imported (exit 1).
 	r := u.main("", "servers", "import", block)
-	if r.code != 1 || !strings.Contains(r.stdout, "not imported: github") || !strings.Contains(r.stdout, "1 values look like secrets") {
+	if r.code != 1 || !strings.Contains(r.stdout, "not imported: github") || !strings.Contains(r.stdout, "1 value looks like a secret and stays in the config") {
 		t.Fatalf("a second import: %s", r)
 	}
 
 	// From stdin, without --move-secrets: the value stays, with a note.
 	u2 := newUnit(t)
 	out = u2.ok(t, claudeDesktop, "servers", "import", "-")
-	if !strings.Contains(out, "stay in the config as plain text") || !strings.Contains(out, "--move-secrets") {
+	if !strings.Contains(out, "1 value looks like a secret and stays in the config as plain text") || !strings.Contains(out, "--move-secrets") {
 		t.Fatalf("import without --move-secrets:\n%s", out)
 	}
 	if names, _ := u2.store.List(); len(names) != 0 {

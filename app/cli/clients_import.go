@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,19 +105,9 @@ func (e *env) importSources(app *aiapps.App, loc aiapps.Location, projects []str
 	return files, sources, notes, nil
 }
 
-func (e *env) clientsImport(args []string) error {
-	var move, yes, dry, all bool
-	var projects []string
-	f := e.flags()
-	f.Bool("move-secrets", &move)
-	f.Bool("yes", &yes, "y")
-	f.Bool("dry-run", &dry, "n")
-	f.Bool("all-projects", &all)
-	f.Multi("project", &projects)
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("clients import: %v", err)
-	}
+func (e *env) clientsImport(a *argv) error {
+	move, yes, dry, all := a.flag("move-secrets"), a.flag("yes"), a.flag("dry-run"), a.flag("all-projects")
+	projects, pos := a.list("project"), a.pos
 	app, loc, err := e.clientApp("import", pos)
 	if err != nil {
 		return err
@@ -218,7 +209,8 @@ func (e *env) clientsImport(args []string) error {
 			}
 		}
 		if len(cands) > 0 {
-			fmt.Fprintf(e.stdout, "%d values look like secrets: --move-secrets would move them into the keyring\n", len(cands))
+			fmt.Fprintf(e.stdout, "%s: --move-secrets would move %s into the keyring\n",
+				english.Plural(len(cands), "value looks like a secret", "values look like secrets"), itThem(len(cands)))
 		}
 	} else {
 		var kept int
@@ -240,7 +232,8 @@ func (e *env) clientsImport(args []string) error {
 			}
 		}
 		if kept > 0 && !move {
-			fmt.Fprintf(e.stdout, "%d values look like secrets and stay in Switchboard's config as plain text; run the import with --move-secrets to move them into the keyring\n", kept)
+			fmt.Fprintf(e.stdout, "%s and stay%s in Switchboard's config as plain text; run the import with --move-secrets to move %s into the keyring\n",
+				english.Plural(kept, "value looks like a secret", "values look like secrets"), verbS(kept), itThem(kept))
 		}
 		for _, i := range importable {
 			if !fresh[i] {
@@ -325,7 +318,7 @@ func (e *env) clientsImport(args []string) error {
 		if err := e.writeClient(file.app, aiapps.Location{Path: file.path}, file.before, after, false, nil); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", plural(len(names), "1 server", "%d servers"), file.path, aiapps.EntryName)
+		fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", english.Plural(len(names), "server"), file.path, aiapps.EntryName)
 		if len(secrets) > 0 {
 			fmt.Fprintf(e.stdout, "note: the backup still holds the old entries with their secrets in plain text: delete it once %s works\n", app.Name)
 		}

@@ -382,7 +382,7 @@ func TestClientsUsageErrors(t *testing.T) {
 			t.Errorf("%q: %s", args, r)
 		}
 	}
-	if out := u.ok(t, "", "clients", "help"); !strings.Contains(out, "connect APP [--servers a,b] [--project DIR] [--dry-run]") {
+	if out := u.ok(t, "", "clients", "help"); !strings.Contains(out, "clients connect APP [--servers a,b]... [--project DIR] [--dry-run]") {
 		t.Errorf("clients help: %s", out)
 	}
 }

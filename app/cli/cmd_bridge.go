@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
 	"net"
 	"sort"
@@ -19,54 +20,23 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/service"
 )
 
-const bridgeUsage = `Usage:
-  switchboard bridge [--servers NAME,NAME...] [--tools GLOB]...
-      an MCP stdio server for an AI app: it relays the app's stdin and stdout
-      to the host's MCP gateway (starting a host if none runs), which serves
-      every server's tools as SERVER__TOOL. --servers and --tools (path.Match
-      patterns on SERVER__TOOL, repeatable) narrow what the app sees.
-      switchboard-bridge (installed next to switchboard) is the same bridge
-      as a small program that starts in a millisecond: 'switchboard clients
-      connect' names it in the apps' configs when it is there.
-  switchboard gateway token [--new]
-      print the bearer token of the gateway's HTTP endpoint (made on first
-      use, kept in the keyring); --new replaces it
-`
-
-// gatewayCmd runs `bridge` and `gateway ...`.
-func (e *env) gatewayCmd(cmd string, args []string) error {
-	if cmd == "bridge" {
-		return e.bridge(args)
+// gatewayToken is 'gateway token [--new]'.
+func (e *env) gatewayToken(a *argv) error {
+	var t string
+	var err error
+	if a.flag("new") {
+		t, err = gateway.NewToken(e.store())
+		if err == nil {
+			err = e.reloadToken()
+		}
+	} else {
+		t, err = gateway.Token(e.store())
 	}
-	sub, rest := splitCommand(args)
-	var renew bool
-	f := e.flags()
-	f.Bool("new", &renew)
-	pos, _, err := f.parse(rest)
 	if err != nil {
-		return usagef("gateway %s: %v", sub, err)
+		return err
 	}
-	switch {
-	case e.help || sub == "" || sub == "help":
-		fmt.Fprint(e.stdout, bridgeUsage)
-		return nil
-	case sub == "token" && len(pos) == 0:
-		var t string
-		if renew {
-			t, err = gateway.NewToken(e.store())
-			if err == nil {
-				err = e.reloadToken()
-			}
-		} else {
-			t, err = gateway.Token(e.store())
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, t)
-		return nil
-	}
-	return usagef("gateway: unknown command %q; run 'switchboard gateway help'", strings.Join(append([]string{sub}, pos...), " "))
+	fmt.Fprintln(e.stdout, t)
+	return nil
 }
 
 // reloadToken tells a running host that the HTTP endpoint's token changed
@@ -88,23 +58,8 @@ func (e *env) reloadToken() error {
 // bridge relays stdin and stdout to the gateway's socket, byte for byte,
 // after the preamble that carries the filter. It writes nothing of its own
 // to stdout: what goes wrong goes to stderr.
-func (e *env) bridge(args []string) error {
-	var serverList string
-	var tools []string
-	f := e.flags()
-	f.String("servers", &serverList)
-	f.Multi("tools", &tools)
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("bridge: %v", err)
-	}
-	if e.help {
-		fmt.Fprint(e.stdout, bridgeUsage)
-		return nil
-	}
-	if len(pos) > 0 {
-		return usagef("bridge: unexpected %q; the bridge takes only --servers and --tools", strings.Join(pos, " "))
-	}
+func (e *env) bridge(a *argv) error {
+	serverList, tools := a.str("servers"), a.list("tools")
 	if e.configFlag != "" {
 		return usagef("bridge: %v", bridge.ErrConfigFlag)
 	}
@@ -230,7 +185,7 @@ func (e *env) gatewayTools(ctx context.Context) error {
 		fmt.Fprintln(e.stdout, "  nothing yet: no server has listed tools ('switchboard status' shows the servers)")
 	}
 	for _, cf := range m.Conflicts {
-		fmt.Fprintf(e.stdout, "conflict: %s is listed by %s, so neither serves it\n", cf.URI, strings.Join(cf.Servers, " and "))
+		fmt.Fprintf(e.stdout, "conflict: %s is listed by %s, so neither serves it\n", cf.URI, english.List(cf.Servers))
 	}
 	if len(m.Pending) > 0 {
 		sort.Strings(m.Pending)

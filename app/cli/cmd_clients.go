@@ -17,52 +17,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
-const clientsUsage = `Usage: switchboard clients COMMAND
-
-  list [--json] [--project DIR]
-                              the known AI apps: installed, connected, their config file
-  connect APP [--servers a,b] [--project DIR] [--dry-run]
-                              add the "switchboard" entry to the app's config: it runs
-                              this binary's bridge (every server, or only those named)
-  disconnect APP [--project DIR] [--dry-run]
-                              remove that entry; everything else in the file stays
-  import APP [--move-secrets] [--yes] [--dry-run]
-                              take the servers configured in the app into Switchboard,
-                              then offer to replace them in the app with the entry;
-                              what Switchboard cannot run as the app does (remote
-                              entries, ${workspaceFolder}, ${input:...}, unset
-                              variables) stays in the app, and is listed with why
-  import claude-code --project DIR | --all-projects
-                              also Claude Code's project servers (~/.claude.json's
-                              projects, DIR/.mcp.json): --project DIR imports only
-                              that project's; --all-projects the user's and every
-                              project's; without either they are listed, not moved
-
-APP: claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed,
-codex, copilot-cli, cline, continue, goose, kiro-cli, jetbrains-ai, junie.
---project DIR: the project's own file instead of the user's (claude-code: DIR/.mcp.json).
-The app's file is backed up (FILE.switchboard-backup-TIME) and written atomically;
---dry-run prints the change and writes nothing. No token or secret is written into it.
-`
-
-func (e *env) clients(args []string) error {
-	sub, rest := splitCommand(args)
-	switch sub {
-	case "", "list":
-		return e.clientsList(rest)
-	case "connect":
-		return e.clientsConnect(rest)
-	case "disconnect":
-		return e.clientsDisconnect(rest)
-	case "import":
-		return e.clientsImport(rest)
-	case "help":
-		fmt.Fprint(e.stdout, clientsUsage)
-		return nil
-	}
-	return usagef("clients: unknown subcommand %q (list, connect, disconnect, import)", sub)
-}
-
 // clientsEnv is the environment the apps' paths are computed from.
 func (e *env) clientsEnv() aiapps.Env {
 	return aiapps.Env{GOOS: runtime.GOOS, Getenv: e.getenv}
@@ -178,17 +132,8 @@ type clientStatus struct {
 	Error        string   `json:"error,omitempty"`
 }
 
-func (e *env) clientsList(args []string) error {
-	var project string
-	f := e.flags()
-	f.String("project", &project)
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("clients list: %v", err)
-	}
-	if len(pos) > 0 {
-		return usagef("clients list takes no arguments")
-	}
+func (e *env) clientsList(a *argv) error {
+	project := a.str("project")
 	list := aiapps.Apps()
 	if project != "" {
 		// The apps with a project scope, with the project's file.
@@ -287,18 +232,8 @@ func samePath(a, b string) bool {
 	return a == b
 }
 
-func (e *env) clientsConnect(args []string) error {
-	var dry bool
-	var servers []string
-	var project string
-	f := e.flags()
-	f.Bool("dry-run", &dry, "n")
-	f.Multi("servers", &servers)
-	f.String("project", &project)
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("clients connect: %v", err)
-	}
+func (e *env) clientsConnect(a *argv) error {
+	dry, servers, project, pos := a.flag("dry-run"), a.list("servers"), a.str("project"), a.pos
 	app, loc, err := e.clientAppIn("connect", pos, project)
 	if err != nil {
 		return err
@@ -401,16 +336,8 @@ func (e *env) writeClient(app *aiapps.App, loc aiapps.Location, before, after []
 	return nil
 }
 
-func (e *env) clientsDisconnect(args []string) error {
-	var dry bool
-	var project string
-	f := e.flags()
-	f.Bool("dry-run", &dry, "n")
-	f.String("project", &project)
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("clients disconnect: %v", err)
-	}
+func (e *env) clientsDisconnect(a *argv) error {
+	dry, project, pos := a.flag("dry-run"), a.str("project"), a.pos
 	app, loc, err := e.clientAppIn("disconnect", pos, project)
 	if err != nil {
 		return err
@@ -449,10 +376,19 @@ func sameCommand(stored json.RawMessage, s *config.Server) bool {
 	return a.Command == s.Command && slices.Equal(a.Args, s.Args)
 }
 
-// plural returns one if n is 1, else many with n.
-func plural(n int, one, many string) string {
+// verbS is the -s of a verb whose subject is a count: "1 value stays",
+// "2 values stay".
+func verbS(n int) string {
 	if n == 1 {
-		return one
+		return "s"
 	}
-	return fmt.Sprintf(many, n)
+	return ""
+}
+
+// itThem is the pronoun for a count of things.
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"path/filepath"
@@ -29,14 +30,8 @@ func LogPath() string {
 	return filepath.Join(dir, "switchboard", "host.log")
 }
 
-func (e *env) serve(args []string) error {
-	var onDemand, asService bool
-	f := e.flags()
-	f.Bool("on-demand", &onDemand)
-	f.Bool("service", &asService)
-	if _, _, err := f.parse(args); err != nil {
-		return usagef("serve: %v", err)
-	}
+func (e *env) serve(a *argv) error {
+	onDemand, asService := a.flag("on-demand"), a.flag("service")
 	path, _, err := e.configPath()
 	if err != nil {
 		return err
@@ -79,7 +74,7 @@ func hostOrigin(info *hostapi.Info) string {
 		s = "started on demand (by the tray or an AI app's bridge)"
 	}
 	if len(info.UserEnvFilled) > 0 {
-		s += "; its environment lacked " + strings.Join(info.UserEnvFilled, ", ") + ", taken from the user database"
+		s += "; its environment lacked " + english.List(info.UserEnvFilled) + ", taken from the user database"
 	}
 	return s
 }
@@ -101,10 +96,7 @@ func idleTimeout(getenv func(string) string) (time.Duration, error) {
 	return d, nil
 }
 
-func (e *env) stopHost(args []string) error {
-	if _, _, err := e.flags().parse(args); err != nil {
-		return usagef("stop: %v", err)
-	}
+func (e *env) stopHost(*argv) error {
 	ctx := context.Background()
 	c, err := e.dial(ctx)
 	if err != nil {
@@ -135,10 +127,7 @@ func (e *env) stopHost(args []string) error {
 	return nil
 }
 
-func (e *env) status(args []string) error {
-	if _, _, err := e.flags().parse(args); err != nil {
-		return usagef("status: %v", err)
-	}
+func (e *env) status(*argv) error {
 	ctx := context.Background()
 	c, err := e.dial(ctx)
 	if err != nil {
@@ -221,7 +210,8 @@ func (e *env) status(args []string) error {
 		if s.LastError != "" && s.State != "running" {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.LastError))
 		}
-		if s.ResolveError != "" && len(s.Problems) == 0 {
+		// A command not found is usually the last error too: said once.
+		if s.ResolveError != "" && len(s.Problems) == 0 && !(s.State != "running" && strings.Contains(s.LastError, s.ResolveError)) {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.ResolveError))
 		}
 	}
@@ -269,10 +259,7 @@ func (e *env) offlineStatus(ctx context.Context) ([]hostapi.ServerStatus, error)
 	return hostrun.Statuses(f, lp), nil
 }
 
-func (e *env) doctor(args []string) error {
-	if _, _, err := e.flags().parse(args); err != nil {
-		return usagef("doctor: %v", err)
-	}
+func (e *env) doctor(*argv) error {
 	ctx := context.Background()
 	w := e.stdout
 	problems := 0
@@ -301,12 +288,13 @@ func (e *env) doctor(args []string) error {
 					bad("config: %s", p.Error())
 				}
 			} else {
-				ok("config %s: %d servers, no problems", path, len(f.Servers))
+				ok("config %s: %s, no problems", path, english.Plural(len(f.Servers), "server"))
 			}
 		}
 	}
 
 	c, err := e.dial(ctx)
+	var running *hostapi.Info // the running host's, if one runs
 	switch {
 	case err != nil:
 		bad("host: %v", err)
@@ -315,7 +303,8 @@ func (e *env) doctor(args []string) error {
 		info("host: none runs (socket %s); 'switchboard serve' starts one", sock)
 	default:
 		if hi, err := c.Info(ctx); err == nil {
-			ok("host: pid %d, socket %s, %d clients", hi.PID, hi.Socket, hi.Clients)
+			running = &hi
+			ok("host: pid %d, socket %s, %s", hi.PID, hi.Socket, english.Plural(hi.Clients, "client"))
 			info("host: %s", hostOrigin(&hi))
 			if hi.Config.Error != "" {
 				bad("host: %s", configLines(hostapi.ConfigStatus{Error: hi.Config.Error, NoGoodConfig: hi.Config.NoGoodConfig}, nil)[0])
@@ -333,11 +322,23 @@ func (e *env) doctor(args []string) error {
 		bad("keyring: %v", err)
 	}
 
-	lp, perr := hostrun.LoginPath(ctx, 5*time.Second)
-	if perr != nil {
-		bad("login shell PATH: %v (servers get this process's PATH)", perr)
+	// Commands are resolved with the PATH the servers get: the running
+	// host's (it asked its login shell when it started), else the login
+	// shell's, which a host started now would ask.
+	var lp string
+	if running != nil {
+		lp = running.Path
+		if running.PathError != "" {
+			bad("login shell PATH: %s (the host's servers get the host's own PATH)", running.PathError)
+		}
+		ok("PATH: the running host's (pid %d), which its servers get: %s", running.PID, shorten(lp, 160))
 	} else {
-		ok("login shell PATH: %s", shorten(lp, 160))
+		var perr error
+		lp, perr = hostrun.LoginPath(ctx, 5*time.Second)
+		if perr != nil {
+			bad("login shell PATH: %v (servers get this process's PATH meanwhile)", perr)
+		}
+		ok("PATH: no host runs: the login shell's, which a host started now would use: %s", shorten(lp, 160))
 	}
 	if file != nil {
 		for _, sc := range hostrun.Statuses(file, lp) {
@@ -357,10 +358,10 @@ func (e *env) doctor(args []string) error {
 		}
 	}
 	if _, err := engine.Resolve(&engine.Spec{Name: "node", Command: "node"}, lp); err != nil {
-		info("Node.js is not in the login PATH: npm-based servers (npx ...) need it; install it from your package manager or nodejs.org")
+		info("Node.js is not in that PATH: npm-based servers (npx ...) need it; install it from your package manager or nodejs.org")
 	}
 	if problems > 0 {
-		fmt.Fprintf(w, "%d things to fix\n", problems)
+		fmt.Fprintln(w, english.Plural(problems, "thing to fix", "things to fix"))
 		return exitError{1}
 	}
 	fmt.Fprintln(w, "nothing to fix")
@@ -373,5 +374,3 @@ func shorten(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-var _ = strings.TrimSpace

@@ -13,80 +13,75 @@ import (
 	"golang.org/x/term"
 )
 
-func (e *env) secret(args []string) error {
-	sub, rest := splitCommand(args)
-	pos, _, err := e.flags().parse(rest)
+func (e *env) secretSet(a *argv) error {
+	pos := a.pos
+	if len(pos) != 1 {
+		return usagef("secret set: give one NAME; the value comes from stdin or a prompt, never from an argument")
+	}
+	name := pos[0]
+	if !config.ValidSecretName(name) {
+		return usagef("secret name %q is invalid: 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", name)
+	}
+	value, err := e.readSecret(name)
 	if err != nil {
-		return usagef("secret %s: %v", sub, err)
+		return err
 	}
-	ctx := context.Background()
-	switch sub {
-	case "set":
-		if len(pos) != 1 {
-			return usagef("secret set: give one NAME; the value comes from stdin or a prompt, never from an argument")
-		}
-		name := pos[0]
-		if !config.ValidSecretName(name) {
-			return usagef("secret name %q is invalid: 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit", name)
-		}
-		value, err := e.readSecret(name)
-		if err != nil {
-			return err
-		}
-		b, err := e.backend(ctx)
-		if err != nil {
-			return err
-		}
-		defer b.close()
-		restarted, err := b.setSecret(name, value)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "secret %s stored in the keyring\n", name)
-		if len(restarted) > 0 {
-			fmt.Fprintf(e.stdout, "restarted the servers that use it: %s\n", strings.Join(restarted, ", "))
-		}
-		return nil
-	case "rm", "delete", "remove":
-		if len(pos) != 1 {
-			return usagef("secret rm: give one NAME")
-		}
-		b, err := e.backend(ctx)
-		if err != nil {
-			return err
-		}
-		defer b.close()
-		if err := b.deleteSecret(pos[0]); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "secret %s removed from the keyring\n", pos[0])
-		return nil
-	case "list", "ls", "":
-		b, err := e.backend(ctx)
-		if err != nil {
-			return err
-		}
-		defer b.close()
-		list, err := b.listSecrets()
-		if err != nil {
-			return err
-		}
-		if e.json {
-			return e.printJSON(list)
-		}
-		if len(list) == 0 {
-			fmt.Fprintln(e.stdout, "no secrets: store one with 'switchboard secret set NAME'")
-		}
-		for _, s := range list {
-			used := "unused"
-			if len(s.UsedBy) > 0 {
-				used = "used by " + strings.Join(s.UsedBy, ", ")
-			}
-			fmt.Fprintf(e.stdout, "%s\t%s\n", s.Name, used)
-		}
-		return nil
+	b, err := e.backend(context.Background())
+	if err != nil {
+		return err
 	}
-	return usagef("secret: unknown subcommand %q (set, rm, list)", sub)
+	defer b.close()
+	restarted, err := b.setSecret(name, value)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "secret %s stored in the keyring\n", name)
+	if len(restarted) > 0 {
+		fmt.Fprintf(e.stdout, "restarted the servers that use it: %s\n", strings.Join(restarted, ", "))
+	}
+	return nil
+}
+
+func (e *env) secretRm(a *argv) error {
+	if len(a.pos) != 1 {
+		return usagef("secret rm: give one NAME")
+	}
+	b, err := e.backend(context.Background())
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	if err := b.deleteSecret(a.pos[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "secret %s removed from the keyring\n", a.pos[0])
+	return nil
+}
+
+func (e *env) secretList(*argv) error {
+	b, err := e.backend(context.Background())
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	list, err := b.listSecrets()
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stdout, "no secrets: store one with 'switchboard secret set NAME'")
+	}
+	for _, s := range list {
+		used := "unused"
+		if len(s.UsedBy) > 0 {
+			used = "used by " + strings.Join(s.UsedBy, ", ")
+		}
+		fmt.Fprintf(e.stdout, "%s\t%s\n", s.Name, used)
+	}
+	return nil
 }
 
 // readSecret reads a value from a terminal without echo, or from stdin

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
 	"os"
 	"sort"
@@ -13,29 +14,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
-func (e *env) servers(args []string) error {
-	sub, rest := splitCommand(args)
-	switch sub {
-	case "add":
-		return e.serversPut(rest, true)
-	case "set":
-		return e.serversPut(rest, false)
-	case "remove", "rm":
-		return e.serversFileOp(sub, rest, func(b backend, n string) error { return b.remove(n) }, "removed")
-	case "enable":
-		return e.serversFileOp(sub, rest, func(b backend, n string) error { return b.setDisabled(n, false) }, "enabled")
-	case "disable":
-		return e.serversFileOp(sub, rest, func(b backend, n string) error { return b.setDisabled(n, true) }, "disabled")
-	case "start", "stop", "restart":
-		return e.serversRuntime(sub, rest)
-	case "import":
-		return e.serversImport(rest)
-	case "", "list":
-		return e.status(rest)
-	}
-	return usagef("servers: unknown subcommand %q (add, set, remove, enable, disable, start, stop, restart, import)", sub)
-}
-
 // entryFlags are the flags of servers add and set.
 type entryFlags struct {
 	env, secretEnv, inherit, unsetEnv []string
@@ -43,29 +21,16 @@ type entryFlags struct {
 	disabled, enabled, batch          bool
 }
 
-func (e *env) entryFlagSet(ef *entryFlags) *flagSet {
-	f := e.flags()
-	f.Multi("env", &ef.env)
-	f.Multi("secret-env", &ef.secretEnv)
-	f.Multi("inherit-env", &ef.inherit)
-	f.Multi("unset-env", &ef.unsetEnv)
-	f.String("cwd", &ef.cwd)
-	f.String("stderr", &ef.stderr)
-	f.Bool("disabled", &ef.disabled)
-	f.Bool("enabled", &ef.enabled)
-	f.Bool("allow-batch-files", &ef.batch)
-	return f
-}
-
-func (e *env) serversPut(args []string, create bool) error {
+func (e *env) serversPut(a *argv, create bool) error {
 	verb := "set"
 	if create {
 		verb = "add"
 	}
-	var ef entryFlags
-	pos, cmdline, err := e.entryFlagSet(&ef).parse(args)
-	if err != nil {
-		return usagef("servers %s: %v", verb, err)
+	pos, cmdline := a.pos, a.rest
+	ef := entryFlags{env: a.list("env"), secretEnv: a.list("secret-env"), inherit: a.list("inherit-env"),
+		cwd: a.str("cwd"), stderr: a.str("stderr"), disabled: a.flag("disabled"), batch: a.flag("allow-batch-files")}
+	if !create {
+		ef.unsetEnv, ef.enabled = a.list("unset-env"), a.flag("enabled")
 	}
 	if len(pos) != 1 {
 		return usagef("servers %s: give one server NAME (then -- COMMAND [ARGS...])", verb)
@@ -186,11 +151,13 @@ func (e *env) serversPut(args []string, create bool) error {
 	return nil
 }
 
-func (e *env) serversFileOp(verb string, args []string, op func(backend, string) error, done string) error {
-	pos, _, err := e.flags().parse(args)
-	if err != nil {
-		return usagef("servers %s: %v", verb, err)
-	}
+func (e *env) serversFileOp(a *argv, done string) error {
+	verb, pos := a.cmd.last(), a.pos
+	op := map[string]func(backend, string) error{
+		"removed":  func(b backend, n string) error { return b.remove(n) },
+		"enabled":  func(b backend, n string) error { return b.setDisabled(n, false) },
+		"disabled": func(b backend, n string) error { return b.setDisabled(n, true) },
+	}[done]
 	if len(pos) != 1 {
 		return usagef("servers %s: give one server NAME", verb)
 	}
@@ -207,14 +174,9 @@ func (e *env) serversFileOp(verb string, args []string, op func(backend, string)
 	return nil
 }
 
-func (e *env) serversRuntime(verb string, args []string) error {
-	var all bool
-	f := e.flags()
-	f.Bool("all", &all)
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("servers %s: %v", verb, err)
-	}
+func (e *env) serversRuntime(verb string, a *argv) error {
+	all, pos := a.flag("all"), a.pos
+	var err error
 	if (len(pos) != 1) == !all || len(pos) > 1 {
 		return usagef("servers %s: give one server NAME, or --all", verb)
 	}
@@ -249,15 +211,9 @@ func (e *env) serversRuntime(verb string, args []string) error {
 	return nil
 }
 
-func (e *env) serversImport(args []string) error {
-	var move, yes bool
-	f := e.flags()
-	f.Bool("move-secrets", &move)
-	f.Bool("yes", &yes, "y")
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("servers import: %v", err)
-	}
+func (e *env) serversImport(a *argv) error {
+	move, yes, pos := a.flag("move-secrets"), a.flag("yes"), a.pos
+	var err error
 	if len(pos) != 1 {
 		return usagef("servers import: give FILE, or - for stdin")
 	}
@@ -294,7 +250,8 @@ func (e *env) serversImport(args []string) error {
 	}
 	moved := map[string]map[string]string{} // server -> var -> secret name
 	if len(candidates) > 0 && !move {
-		fmt.Fprintf(e.stdout, "%d values look like secrets and stay in the config as plain text; run the import with --move-secrets to move them into the keyring\n", len(candidates))
+		fmt.Fprintf(e.stdout, "%s and stay%s in the config as plain text; run the import with --move-secrets to move %s into the keyring\n",
+			english.Plural(len(candidates), "value looks like a secret", "values look like secrets"), verbS(len(candidates)), itThem(len(candidates)))
 	}
 	if move {
 		for _, c := range candidates {

@@ -17,29 +17,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/service"
 )
 
-const serviceUsage = `Usage: switchboard service install|uninstall|start|stop|status|print
-
-  install [--no-start] [--exec PATH]
-                the host as your background service, started at every login
-                (a systemd user unit, a launchd LaunchAgent, a Windows logon
-                task), and started now unless --no-start
-  uninstall     stop it (and every server) and remove it
-  start | stop  start it now, or stop it and every server (until the next login)
-  status [--json]
-                installed? running? where its definition and its logs are
-  print [--exec PATH]
-                the definition 'install' would write, on stdout
-
---exec PATH runs that switchboard binary instead of this one. A --config
-given to 'install' is what the service uses.
-`
-
-const autostartUsage = `Usage: switchboard autostart on|off|status [--exec PATH]
-
-Starts the tray app (switchboard with no arguments) at login: an entry in
-~/.config/autostart on Linux, a LaunchAgent on macOS, the Run key on Windows.
-`
-
 // Seams for tests: the service's environment and service manager, and
 // the Windows Run key (nil: the registry).
 var (
@@ -87,73 +64,76 @@ func (e *env) serviceManager(exe string) (*service.Manager, error) {
 	return service.NewManager(se, sys), nil
 }
 
-func (e *env) service(args []string) error {
-	sub, rest := splitCommand(args)
-	var noStart bool
-	var exe string
-	f := e.flags()
-	f.Bool("no-start", &noStart)
-	f.String("exec", &exe)
-	pos, _, err := f.parse(rest)
-	if err != nil {
-		return usagef("service %s: %v", sub, err)
-	}
-	if e.help || sub == "" || sub == "help" {
-		fmt.Fprint(e.stdout, serviceUsage)
-		return nil
-	}
-	if len(pos) > 0 {
-		return usagef("service %s: unexpected %q", sub, pos[0])
-	}
-	if exe != "" && sub != "install" && sub != "print" {
-		return usagef("service %s: --exec goes with install and print", sub)
-	}
-	if noStart && sub != "install" {
-		return usagef("service %s: --no-start goes with install", sub)
-	}
-	m, err := e.serviceManager(exe)
+func (e *env) serviceInstall(a *argv) error {
+	m, err := e.serviceManager(a.str("exec"))
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
-	switch sub {
-	case "install":
-		if err := m.Install(); err != nil {
-			return err
-		}
-		d, _ := m.Definition()
-		fmt.Fprintf(e.stdout, "installed the background service (%s): %s\n", m.Platform(), serviceWhere(d))
-		if noStart {
-			fmt.Fprintln(e.stdout, "it starts at your next login, or now with 'switchboard service start'")
-			return nil
-		}
-		return e.startService(ctx, m)
-	case "uninstall":
-		if err := m.Uninstall(); err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, "stopped and removed the background service")
-		return nil
-	case "start":
-		return e.startService(ctx, m)
-	case "stop":
-		if err := m.Stop(); err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, "stopped the background service and its servers (it starts again at your next login)")
-		return nil
-	case "status":
-		return e.serviceStatus(ctx, m)
-	case "print":
-		d, err := m.Definition()
-		if err != nil {
-			return err
-		}
-		fmt.Fprint(e.stdout, d.Text)
-		return nil
-	default:
-		return usagef("service: unknown subcommand %q; run 'switchboard service help'", sub)
+	if err := m.Install(); err != nil {
+		return err
 	}
+	d, _ := m.Definition()
+	fmt.Fprintf(e.stdout, "installed the background service (%s): %s\n", m.Platform(), serviceWhere(d))
+	if a.flag("no-start") {
+		fmt.Fprintln(e.stdout, "it starts at your next login, or now with 'switchboard service start'")
+		return nil
+	}
+	return e.startService(context.Background(), m)
+}
+
+func (e *env) serviceUninstall(*argv) error {
+	m, err := e.serviceManager("")
+	if err != nil {
+		return err
+	}
+	if err := m.Uninstall(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "stopped and removed the background service")
+	return nil
+}
+
+func (e *env) serviceStart(*argv) error {
+	m, err := e.serviceManager("")
+	if err != nil {
+		return err
+	}
+	return e.startService(context.Background(), m)
+}
+
+func (e *env) serviceStop(*argv) error {
+	m, err := e.serviceManager("")
+	if err != nil {
+		return err
+	}
+	if err := m.Stop(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "stopped the background service and its servers (it starts again at your next login)")
+	return nil
+}
+
+func (e *env) serviceStatus(*argv) error {
+	m, err := e.serviceManager("")
+	if err != nil {
+		return err
+	}
+	return e.serviceState(context.Background(), m)
+}
+
+// servicePrint prints the definition for this OS. It needs no service
+// manager: packagers run it where none runs (a build container).
+func (e *env) servicePrint(a *argv) error {
+	se, err := e.serviceEnv(a.str("exec"))
+	if err != nil {
+		return err
+	}
+	d, err := service.DefinitionFor(se)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(e.stdout, d.Text)
+	return nil
 }
 
 func serviceWhere(d service.Definition) string {
@@ -197,7 +177,7 @@ func (e *env) startService(ctx context.Context, m *service.Manager) error {
 	}
 }
 
-func (e *env) serviceStatus(ctx context.Context, m *service.Manager) error {
+func (e *env) serviceState(ctx context.Context, m *service.Manager) error {
 	st, err := m.Status()
 	if err != nil {
 		return err
@@ -298,53 +278,54 @@ func (e *env) awaitOtherHost(ctx context.Context, sock string) error {
 	return nil
 }
 
-func (e *env) autostart(args []string) error {
-	sub, rest := splitCommand(args)
-	var exe string
-	f := e.flags()
-	f.String("exec", &exe)
-	pos, _, err := f.parse(rest)
+func (e *env) autostarter(a *argv) (*service.Autostart, error) {
+	se, err := e.serviceEnv(a.str("exec"))
 	if err != nil {
-		return usagef("autostart %s: %v", sub, err)
+		return nil, err
 	}
-	if e.help || sub == "" || sub == "help" {
-		fmt.Fprint(e.stdout, autostartUsage)
-		return nil
-	}
-	if len(pos) > 0 {
-		return usagef("autostart %s: unexpected %q", sub, pos[0])
-	}
-	se, err := e.serviceEnv(exe)
+	return service.NewAutostart(se, runKeyStore), nil
+}
+
+func (e *env) autostartOn(a *argv) error {
+	as, err := e.autostarter(a)
 	if err != nil {
 		return err
 	}
-	a := service.NewAutostart(se, runKeyStore)
-	switch sub {
-	case "on", "enable":
-		if err := a.Enable(); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "the tray starts at login: %s\n", a.Where())
-	case "off", "disable":
-		if err := a.Disable(); err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, "the tray no longer starts at login")
-	case "status":
-		on, err := a.Enabled()
-		if err != nil {
-			return err
-		}
-		if e.json {
-			return e.printJSON(map[string]any{"enabled": on, "where": a.Where()})
-		}
-		if on {
-			fmt.Fprintf(e.stdout, "on: the tray starts at login (%s)\n", a.Where())
-		} else {
-			fmt.Fprintf(e.stdout, "off: 'switchboard autostart on' starts the tray at login (%s)\n", a.Where())
-		}
-	default:
-		return usagef("autostart: unknown subcommand %q; say on, off or status", sub)
+	if err := as.Enable(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "the tray starts at login: %s\n", as.Where())
+	return nil
+}
+
+func (e *env) autostartOff(a *argv) error {
+	as, err := e.autostarter(a)
+	if err != nil {
+		return err
+	}
+	if err := as.Disable(); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "the tray no longer starts at login")
+	return nil
+}
+
+func (e *env) autostartStatus(a *argv) error {
+	as, err := e.autostarter(a)
+	if err != nil {
+		return err
+	}
+	on, err := as.Enabled()
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.printJSON(map[string]any{"enabled": on, "where": as.Where()})
+	}
+	if on {
+		fmt.Fprintf(e.stdout, "on: the tray starts at login (%s)\n", as.Where())
+	} else {
+		fmt.Fprintf(e.stdout, "off: 'switchboard autostart on' starts the tray at login (%s)\n", as.Where())
 	}
 	return nil
 }

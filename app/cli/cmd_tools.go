@@ -13,14 +13,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-func (e *env) logs(args []string) error {
-	var follow bool
-	f := e.flags()
-	f.Bool("f", &follow, "follow")
-	pos, _, err := f.parse(args)
-	if err != nil {
-		return usagef("logs: %v", err)
-	}
+func (e *env) logs(a *argv) error {
+	follow, pos := a.flag("follow"), a.pos
 	if len(pos) != 1 {
 		return usagef("logs: give one server NAME")
 	}
@@ -43,6 +37,13 @@ func (e *env) logs(args []string) error {
 	lines, err := c.Logs(ctx, name)
 	if err != nil {
 		return err
+	}
+	// Only a captured stderr is kept: else say where it goes (on stderr,
+	// so that stdout stays the lines).
+	if raw, err := c.GetServer(ctx, name); err == nil {
+		if note := stderrNote(name, raw); note != "" {
+			fmt.Fprintln(e.stderr, note)
+		}
 	}
 	if e.json && !follow {
 		return e.printJSON(lines)
@@ -82,11 +83,8 @@ func (e *env) printLine(l string) {
 	fmt.Fprintln(e.stdout, termtext.Escape(l))
 }
 
-func (e *env) tools(args []string) error {
-	pos, _, err := e.flags().parse(args)
-	if err != nil {
-		return usagef("tools: %v", err)
-	}
+func (e *env) tools(a *argv) error {
+	pos := a.pos
 	ctx := context.Background()
 	if len(pos) == 0 {
 		return e.gatewayTools(ctx) // the gateway's names of everything
@@ -123,11 +121,8 @@ func (e *env) tools(args []string) error {
 	return nil
 }
 
-func (e *env) call(args []string) error {
-	pos, _, err := e.flags().parse(args)
-	if err != nil {
-		return usagef("call: %v", err)
-	}
+func (e *env) call(a *argv) error {
+	pos := a.pos
 	if len(pos) < 2 || len(pos) > 3 {
 		return usagef("call: give NAME TOOL and, optionally, the arguments as one JSON object")
 	}
@@ -173,4 +168,34 @@ func (e *env) call(args []string) error {
 		return exitError{1}
 	}
 	return nil
+}
+
+// stderrNote says where a server's stderr goes when the host does not
+// capture it (its entry's "stderr"), or "" when it does.
+func stderrNote(name string, entry json.RawMessage) string {
+	var e struct {
+		Stderr json.RawMessage `json:"stderr"`
+	}
+	if json.Unmarshal(entry, &e) != nil || len(e.Stderr) == 0 {
+		return "" // the default: capture
+	}
+	var kind string
+	var file struct {
+		File string `json:"file"`
+	}
+	switch {
+	case json.Unmarshal(e.Stderr, &kind) == nil:
+	case json.Unmarshal(e.Stderr, &file) == nil && file.File != "":
+		return fmt.Sprintf("%s's stderr is not captured: it is appended to the file %s (\"stderr\": {\"file\": ...}); read it there", name, termtext.Escape(file.File))
+	default:
+		return ""
+	}
+	fix := fmt.Sprintf("'switchboard servers set %s --stderr capture' keeps it for 'switchboard logs'", name)
+	switch kind {
+	case "inherit":
+		return fmt.Sprintf("%s's stderr is not captured (\"stderr\": \"inherit\"): it goes to the host's own stderr (the terminal of 'switchboard serve'; the service's log for the background service); %s", name, fix)
+	case "discard":
+		return fmt.Sprintf("%s's stderr is not captured (\"stderr\": \"discard\"): it is thrown away; %s", name, fix)
+	}
+	return ""
 }

@@ -5,27 +5,44 @@ import (
 	"strings"
 )
 
-// flagSet is a small parser where flags may stand before or after the
-// positional arguments (and the subcommand), up to a "--" that ends them.
+// flagSet is the one flag parser of the command line: flags may stand
+// before or after the positional arguments (and the subcommand), as
+// --flag=value or --flag value (one dash works too), up to a "--" that
+// ends them.
 type flagSet struct {
 	bools   map[string]*bool
 	strs    map[string]*string
 	multi   map[string]*[]string
 	aliases map[string]string
+	// stopAtArg: the first positional argument ends the flags; it and
+	// everything after it are the rest.
+	stopAtArg bool
 }
 
 func newFlags() *flagSet {
 	return &flagSet{bools: map[string]*bool{}, strs: map[string]*string{}, multi: map[string]*[]string{}, aliases: map[string]string{}}
 }
 
-func (f *flagSet) Bool(name string, p *bool, aliases ...string) {
-	f.bools[name] = p
+func (f *flagSet) alias(name string, aliases []string) {
 	for _, a := range aliases {
 		f.aliases[a] = name
 	}
 }
-func (f *flagSet) String(name string, p *string)  { f.strs[name] = p }
-func (f *flagSet) Multi(name string, p *[]string) { f.multi[name] = p }
+
+func (f *flagSet) Bool(name string, p *bool, aliases ...string) {
+	f.bools[name] = p
+	f.alias(name, aliases)
+}
+
+func (f *flagSet) String(name string, p *string, aliases ...string) {
+	f.strs[name] = p
+	f.alias(name, aliases)
+}
+
+func (f *flagSet) Multi(name string, p *[]string, aliases ...string) {
+	f.multi[name] = p
+	f.alias(name, aliases)
+}
 
 // parse returns the positional arguments and, after "--", the rest.
 func (f *flagSet) parse(args []string) (pos, rest []string, err error) {
@@ -35,6 +52,9 @@ func (f *flagSet) parse(args []string) (pos, rest []string, err error) {
 			return pos, args[i+1:], nil
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
+			if f.stopAtArg {
+				return pos, args[i:], nil
+			}
 			pos = append(pos, a)
 			continue
 		}
@@ -44,7 +64,14 @@ func (f *flagSet) parse(args []string) (pos, rest []string, err error) {
 		}
 		if p, ok := f.bools[name]; ok {
 			if hasVal {
-				*p = val == "true" || val == "1" || val == "yes"
+				switch val {
+				case "true", "1", "yes":
+					*p = true
+				case "false", "0", "no":
+					*p = false
+				default:
+					return nil, nil, fmt.Errorf("flag %s: say true or false", a)
+				}
 			} else {
 				*p = true
 			}

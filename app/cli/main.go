@@ -23,51 +23,6 @@ import (
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
 var Version = "0.1.0-dev"
 
-const usage = `Switchboard manages the local MCP servers of your desktop AI apps.
-
-Usage: switchboard [--config PATH] [--json] COMMAND ...
-
-  serve                         run the host in the foreground (what the service runs)
-  stop                          ask the running host to stop its servers and exit
-  status [--json]               every server: state, pid, era, tools, restarts,
-                                resolved command, last error
-  servers add NAME [--env K=V]... [--secret-env K=SECRET]... [--cwd DIR]
-              [--stderr inherit|discard|capture|file:/abs/path] [--inherit-env K]...
-              [--disabled] -- CMD [ARGS...]
-  servers set NAME [same flags] [--unset-env K]... [-- CMD [ARGS...]]
-                                change an entry's fields without remove and add
-  servers remove|enable|disable NAME          (persisted in the config file)
-  servers start|stop|restart NAME|--all       (runtime only; needs a host)
-  servers import FILE|- [--move-secrets] [--yes]
-                                a Claude-style mcpServers block
-  secret set NAME               the value from stdin (one trailing newline
-                                stripped) or a hidden prompt; never an argument
-  secret rm NAME | secret list
-  logs NAME [-f]                the captured stderr
-  tools NAME [--json]           the server's tools with their input schemas
-  call NAME TOOL [JSON]         call a tool and print the result
-  clients list|connect|disconnect|import APP
-                                connect AI apps to Switchboard ('switchboard clients help')
-  bridge [--servers a,b] [--tools GLOB]...
-                                the MCP stdio server that AI apps run: it relays to
-                                the host's gateway (starting a host if none runs);
-                                switchboard-bridge is the same as a small program
-  gateway token [--new]         the bearer token of the optional HTTP endpoint
-  doctor                        PATH resolution of every command, the keyring,
-                                the config, the host, the log file; says what to fix
-  service install|uninstall|start|stop|status
-                                the host as your background service, started
-                                at login ('switchboard service help')
-  autostart on|off|status       start the tray app at login
-  try [--env K=V]... -- CMD [ARGS...]
-                                start one server in the foreground, list its tools,
-                                stop it (a diagnostic: nothing is saved)
-  version
-
-The config file is $SWITCHBOARD_CONFIG, or config.json in the user's config
-directory; --config PATH overrides both.
-`
-
 // env is what every command gets: its streams and the global flags.
 type env struct {
 	stdin          io.Reader
@@ -86,53 +41,9 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 // Main runs the command line and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
-	cmd, rest := splitCommand(args)
-	if cmd == "" {
-		for _, a := range args {
-			if a == "--version" || a == "-v" {
-				cmd = "version"
-			}
-		}
-	}
-	var err error
-	switch cmd {
-	case "", "help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	case "version":
-		fmt.Fprintln(stdout, "switchboard", Version)
-		return 0
-	case "serve":
-		err = e.serve(rest)
-	case "stop":
-		err = e.stopHost(rest)
-	case "status":
-		err = e.status(rest)
-	case "servers":
-		err = e.servers(rest)
-	case "clients":
-		err = e.clients(rest)
-	case "secret", "secrets":
-		err = e.secret(rest)
-	case "logs":
-		err = e.logs(rest)
-	case "tools":
-		err = e.tools(rest)
-	case "call":
-		err = e.call(rest)
-	case "doctor":
-		err = e.doctor(rest)
-	case "bridge", "gateway":
-		err = e.gatewayCmd(cmd, rest)
-	case "service":
-		err = e.service(rest)
-	case "autostart":
-		err = e.autostart(rest)
-	case "try":
-		return try(rest, stdout, stderr)
-	default:
-		fmt.Fprintf(stderr, "switchboard: unknown command %q; run 'switchboard help'\n", cmd)
-		return 2
+	c, rest, err := e.resolve(args)
+	if err == nil {
+		err = e.runCommand(c, rest)
 	}
 	if err == nil {
 		return 0
@@ -144,9 +55,125 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	printError(stderr, "switchboard:", err)
 	var ue usageError
 	if errors.As(err, &ue) {
+		if c != nil {
+			fmt.Fprintf(stderr, "usage: %s\n'switchboard help %s' says more\n", wrap("switchboard "+c.usage(), 78, "         "), c.name)
+		}
 		return 2
 	}
 	return 1
+}
+
+// resolve finds the row the command line names, and the arguments left
+// for it. No arguments name the tray (or, with none linked in, help);
+// --background alone the tray without its window.
+func (e *env) resolve(args []string) (*command, []string, error) {
+	switch {
+	case len(args) == 0 && Tray != nil:
+		return lookup("tray"), nil, nil
+	case len(args) == 1 && args[0] == "--background":
+		return lookup("tray"), args, nil
+	}
+	word, rest := splitCommand(args)
+	if word == "" {
+		for _, a := range args {
+			if a == "--version" || a == "-v" {
+				return lookup("version"), nil, nil
+			}
+		}
+		return lookup("help"), rest, nil
+	}
+	c := lookup(word)
+	if c == nil {
+		return nil, nil, usagef("unknown command %q; run 'switchboard help'", word)
+	}
+	for c.isGroup() {
+		sub, subRest := c.splitSub(rest)
+		switch {
+		case sub == "help":
+			return lookup("help"), append(strings.Fields(c.name), subRest...), nil
+		case sub == "" && c.dflt == "" || sub == "" && helpAsked(rest):
+			return c, rest, nil // the group's help
+		case sub == "":
+			sub = c.dflt
+		}
+		k := lookup(append(strings.Fields(c.name), sub)...)
+		if k == nil {
+			var names []string
+			for _, k := range children(c.name) {
+				names = append(names, k.last())
+			}
+			return c, nil, usagef("%s: unknown command %q (%s)", c.name, sub, strings.Join(names, ", "))
+		}
+		c, rest = k, subRest
+	}
+	return c, rest, nil
+}
+
+// splitSub is splitCommand for the subcommand word of a group: it skips
+// the values of its commands' flags (servers --cwd /tmp add ...).
+func (c *command) splitSub(args []string) (string, []string) {
+	values := map[string]bool{"config": true}
+	for _, k := range children(c.name) {
+		for _, d := range k.flags {
+			if d.kind != boolFlag {
+				values[d.name] = true
+				if d.short != "" {
+					values[d.short] = true
+				}
+			}
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return "", args
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			name, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !hasVal && values[name] {
+				i++
+			}
+			continue
+		}
+		return a, append(append([]string(nil), args[:i]...), args[i+1:]...)
+	}
+	return "", args
+}
+
+// helpAsked says whether the arguments ask for help (before any "--").
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--help" || a == "-h" || a == "-help" || a == "--help=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// runCommand parses a row's flags and runs it, or prints its help.
+func (e *env) runCommand(c *command, args []string) error {
+	if c.isGroup() {
+		if _, err := (&command{name: c.name}).parse(e, args); err != nil {
+			return err
+		}
+		c.writeHelp(e.stdout)
+		return nil
+	}
+	a, err := c.parse(e, args)
+	if err != nil {
+		return err
+	}
+	if e.help {
+		c.writeHelp(e.stdout)
+		return nil
+	}
+	if c.noArgs && len(a.pos) > 0 {
+		return usagef("%s: unexpected %q: it takes no arguments", c.name, strings.Join(a.pos, " "))
+	}
+	return c.run(e, a)
 }
 
 // usageError is a mistake in the command line.
@@ -175,15 +202,6 @@ func splitCommand(args []string) (string, []string) {
 		return a, rest
 	}
 	return "", args
-}
-
-// flags returns a flag set with the global flags registered.
-func (e *env) flags() *flagSet {
-	f := newFlags()
-	f.String("config", &e.configFlag)
-	f.Bool("json", &e.json)
-	f.Bool("help", &e.help, "h")
-	return f
 }
 
 // configPath is the config file: --config, else $SWITCHBOARD_CONFIG, else

@@ -316,7 +316,7 @@ func TestOnDemandHostStrippedEnv(t *testing.T) {
 		t.Errorf("hosts running: %v, want only %d", got, hi.PID)
 	}
 	text := runEnv(t, empty, "", "status").stdout
-	if !strings.Contains(text, "host socket "+sock+", started on demand (by the tray or an AI app's bridge)") || !strings.Contains(text, "HOME, USER, LOGNAME, SHELL, taken from the user database") {
+	if !strings.Contains(text, "host socket "+sock+", started on demand (by the tray or an AI app's bridge)") || !strings.Contains(text, "HOME, USER, LOGNAME and SHELL, taken from the user database") {
 		t.Errorf("status does not say how the host was started:\n%s", text)
 	}
 	doc := runEnv(t, empty, "", "doctor").stdout

@@ -287,7 +287,7 @@ func TestServiceUsage(t *testing.T) {
 			t.Errorf("%v: %s, want exit 2", args, r)
 		}
 	}
-	if out := u.ok(t, "", "service"); !strings.Contains(out, "Usage: switchboard service install") {
+	if out := u.ok(t, "", "service"); !strings.Contains(out, "service install [--no-start] [--exec PATH]") {
 		t.Errorf("service with no subcommand: %s", out)
 	}
 	if r := u.main("", "service", "print", "--exec", filepath.Join(u.dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "--exec") {

@@ -2,8 +2,8 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
 	"os"
 	"os/signal"
@@ -17,45 +17,34 @@ import (
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
 
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
-
-func try(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("try", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var env, inherit multi
-	fs.Var(&env, "env", "K=V")
-	fs.Var(&inherit, "inherit-env", "NAME")
-	cwd := fs.String("cwd", "", "working directory")
-	keep := fs.Bool("keep", false, "keep running until Ctrl-C")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	rest := fs.Args()
+// try is 'switchboard try [FLAGS] -- CMD [ARGS...]'.
+func (e *env) try(a *argv) error {
+	rest := a.rest
 	if len(rest) == 0 {
-		fmt.Fprintln(stderr, "switchboard try: give the server's command after --, e.g. switchboard try -- npx -y @modelcontextprotocol/server-everything")
-		return 2
+		return usagef("try: give the server's command after --, e.g. switchboard try -- npx -y @modelcontextprotocol/server-everything")
 	}
-	spec := engine.Spec{Name: "try", Command: rest[0], Args: rest[1:], Cwd: *cwd, InheritEnv: inherit,
+	spec := engine.Spec{Name: "try", Command: rest[0], Args: rest[1:], Cwd: a.str("cwd"), InheritEnv: a.list("inherit-env"),
 		Stderr: engine.Stderr{Kind: engine.StderrCapture}, Env: map[string]engine.EnvValue{}}
-	for _, kv := range env {
+	for _, kv := range a.list("env") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			fmt.Fprintf(stderr, "switchboard try: --env %q: write it as NAME=VALUE\n", kv)
-			return 2
+			return usagef("try: --env %q: write it as NAME=VALUE", kv)
 		}
 		if err := config.CheckEnvName(k); err != nil {
-			fmt.Fprintf(stderr, "switchboard try: --env %q: %v\n", kv, err)
-			return 2
+			return usagef("try: --env %q: %v", kv, err)
 		}
 		spec.Env[k] = engine.Literal(v)
 	}
 	if err := spec.Check(); err != nil {
-		fmt.Fprintln(stderr, "switchboard try:", err)
-		return 2
+		return usagef("try: %v", err)
 	}
+	if code := runTry(spec, a.flag("keep"), e.stdout, e.stderr); code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+func runTry(spec engine.Spec, keep bool, stdout, stderr io.Writer) int {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
@@ -82,7 +71,7 @@ func try(args []string, stdout, stderr io.Writer) int {
 		case st := <-changes:
 			switch st.State {
 			case supervisor.Running:
-				return tryRunning(ctx, sup, st, *keep, stdout, stderr)
+				return tryRunning(ctx, sup, st, keep, stdout, stderr)
 			case supervisor.Failed:
 				fmt.Fprintln(stderr, "switchboard try: the server failed:", st.LastError)
 				for _, l := range st.Stderr {
@@ -113,7 +102,7 @@ func tryRunning(ctx context.Context, sup *supervisor.Supervisor, st supervisor.S
 		fmt.Fprintln(stderr, "switchboard try: listing tools:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%d tools:\n", len(res.Tools))
+	fmt.Fprintf(stdout, "%s:\n", english.Plural(len(res.Tools), "tool"))
 	for _, t := range res.Tools {
 		desc, _, _ := strings.Cut(t.Description, "\n")
 		fmt.Fprintf(stdout, "  %-28s %s\n", t.Name, desc)

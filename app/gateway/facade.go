@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"strings"
 	"sync"
 	"time"
@@ -447,7 +448,7 @@ func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.Com
 			}
 			if len(owners) > 1 {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
-					"resource template %q is listed by Switchboard servers %s: the gateway serves it from neither", p.Ref.URI, strings.Join(owners, " and "))}
+					"resource template %q is listed by Switchboard servers %s: the gateway serves it from none of them", p.Ref.URI, english.List(owners))}
 			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown resource template %q", p.Ref.URI)}
 		}

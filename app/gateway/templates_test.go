@@ -79,7 +79,7 @@ func TestResourceTemplates(t *testing.T) {
 			}
 			hidden := 0
 			for _, mt := range m.Templates {
-				if mt.URITemplate == "shared://{id}" && strings.Contains(mt.Hidden, "served by neither") {
+				if mt.URITemplate == "shared://{id}" && strings.Contains(mt.Hidden, "served by none of them") {
 					hidden++
 				}
 			}

@@ -3,10 +3,10 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -277,7 +277,7 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 			v.mapping.Conflicts = append(v.mapping.Conflicts, Conflict{URI: uri, Servers: owners})
 			for _, o := range owners {
 				v.mapping.Resources = append(v.mapping.Resources, MappedResource{URI: uri, Server: o,
-					Hidden: "servers " + strings.Join(owners, " and ") + " both list this URI: it is served by neither"})
+					Hidden: "servers " + english.List(owners) + " each list this URI: it is served by none of them"})
 			}
 			continue
 		}
@@ -289,7 +289,7 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 			v.mapping.Conflicts = append(v.mapping.Conflicts, Conflict{URI: tmpl, Servers: owners, Template: true})
 			for _, o := range owners {
 				v.mapping.Templates = append(v.mapping.Templates, MappedTemplate{URITemplate: tmpl, Server: o,
-					Hidden: "servers " + strings.Join(owners, " and ") + " both list this URI template: it is served by neither"})
+					Hidden: "servers " + english.List(owners) + " each list this URI template: it is served by none of them"})
 			}
 			continue
 		}

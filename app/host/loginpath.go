@@ -38,7 +38,7 @@ func LoginPath(ctx context.Context, timeout time.Duration) (string, error) {
 		sh = accountShell(os.Getuid(), "/etc/passwd")
 	}
 	if sh == "" {
-		return own, errors.New("no login shell: $SHELL is unset and the account database names none")
+		return own, errors.New("no login shell: $SHELL is unset and the account database names none: set SHELL, or give servers' commands as absolute paths")
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -68,12 +68,12 @@ func LoginPath(ctx context.Context, timeout time.Duration) (string, error) {
 		return p, nil
 	}
 	if ctx.Err() != nil {
-		return own, fmt.Errorf("the login shell %s did not answer within %v", sh, timeout)
+		return own, fmt.Errorf("the login shell %s did not answer within %v: something its login profile runs (~/.profile, ~/.bash_profile, ~/.zprofile or /etc/profile) is slow or waits for input; make it finish quickly, or give servers' commands as absolute paths", sh, timeout)
 	}
 	if err != nil {
-		return own, fmt.Errorf("running the login shell %s: %w", sh, err)
+		return own, fmt.Errorf("running the login shell %s: %w: check that $SHELL names a working shell, and what its login profile (~/.profile, ~/.bash_profile, ~/.zprofile) runs", sh, err)
 	}
-	return own, fmt.Errorf("the login shell %s printed no PATH", sh)
+	return own, fmt.Errorf("the login shell %s printed no PATH: check that its login profile (~/.profile, ~/.bash_profile, ~/.zprofile) sets one", sh)
 }
 
 // parseMarked finds the PATH between the markers.

@@ -274,11 +274,13 @@ func (m *Manager) followStderr(s *server, p *engine.Process) {
 	}
 	lines, f := ring.Follow(1024)
 	defer f.Close()
-	s.logs.Write([]byte(fmt.Sprintf("--- started, pid %d ---\n", p.Pid())))
 	emit := func(l string) {
 		s.logs.Write([]byte(l + "\n"))
 		m.publish(hostapi.TopicLog, hostapi.LogLine{Server: s.name(), Line: l})
 	}
+	// The marker is a line like the others: kept and published, so that
+	// a follower (logs -f, the window's Follow) sees where a run begins.
+	emit(fmt.Sprintf("--- started, pid %d ---", p.Pid()))
 	for _, l := range lines {
 		emit(l)
 	}

@@ -74,8 +74,12 @@ type Definition struct {
 }
 
 // Definition renders the service's definition for m's environment.
-func (m *Manager) Definition() (Definition, error) {
-	e := m.env
+func (m *Manager) Definition() (Definition, error) { return DefinitionFor(m.env) }
+
+// DefinitionFor is the definition Install writes for env. It needs no
+// service manager (none need run: 'switchboard service print' is for
+// packagers, who build in containers without systemd).
+func DefinitionFor(e Env) (Definition, error) {
 	d := Definition{Env: e}
 	var err error
 	if d.Path, err = e.DefinitionPath(); err != nil {

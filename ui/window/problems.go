@@ -43,7 +43,9 @@ func (w *Window) remedyAction(r hostapi.Remedy) (label string, do func(), ok boo
 		}
 	case hostapi.RemedyEnable:
 		if r.Server != "" {
-			return "Enable " + r.Server, func() { w.serverAction(func(ctx context.Context, name string) error { return w.live.SetDisabled(ctx, name, false) }, r.Server, "enabled") }, true
+			return "Enable " + r.Server, func() {
+				w.serverAction(func(ctx context.Context, name string) error { return w.live.SetDisabled(ctx, name, false) }, r.Server, "enabled")
+			}, true
 		}
 	case hostapi.RemedyStart:
 		if r.Server != "" {

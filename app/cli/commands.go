@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Tray runs the tray app (with its window unless background); the
+// switchboard binary sets it (the UI is not this package's to import).
+// Nil, as in this package's tests: no arguments print the help, and
+// 'switchboard tray' says there is no tray.
+var Tray func(background bool) error
+
+var entryFlagDefs = []flagDef{
+	{name: "env", kind: multiFlag, arg: "K=V", help: "set a variable in the server's environment"},
+	{name: "secret-env", kind: multiFlag, arg: "K=SECRET", help: "set a variable to a secret of the keyring ('switchboard secret set SECRET' stores it)"},
+	{name: "inherit-env", kind: multiFlag, arg: "K", help: "pass a variable of the host's environment through to the server"},
+	{name: "cwd", kind: stringFlag, arg: "DIR", help: "the server's working directory"},
+	{name: "stderr", kind: stringFlag, arg: "WHERE", help: "where its stderr goes: capture (the default: 'switchboard logs' shows it), inherit (the host's stderr), discard, or file:/abs/path"},
+	{name: "disabled", kind: boolFlag, help: "keep the entry, but do not run it"},
+	{name: "allow-batch-files", kind: boolFlag, help: "allow a .bat or .cmd command on Windows"},
+}
+
+var execFlag = flagDef{name: "exec", kind: stringFlag, arg: "PATH", help: "run that switchboard binary instead of this one"}
+
+func commandTable() []*command {
+	setFlags := append(append([]flagDef(nil), entryFlagDefs...),
+		flagDef{name: "unset-env", kind: multiFlag, arg: "K", help: "remove a variable from the server's environment"},
+		flagDef{name: "enabled", kind: boolFlag, help: "run the entry again (clears disabled)"})
+	runtime := func(verb string) *command {
+		return &command{name: "servers " + verb, args: "NAME [FLAGS]",
+			summary: verb + " a server now, or with --all every server (runtime only: needs a host; not saved)",
+			flags:   []flagDef{{name: "all", kind: boolFlag, help: "every server"}},
+			run:     func(e *env, a *argv) error { return e.serversRuntime(verb, a) }}
+	}
+	fileOp := func(verb, done, summary string, aliases ...string) *command {
+		return &command{name: "servers " + verb, aliases: aliases, args: "NAME", summary: summary,
+			run: func(e *env, a *argv) error { return e.serversFileOp(a, done) }}
+	}
+	return []*command{
+		{name: "tray", group: "The tray app", summary: "the tray app: the servers' states in the menu bar, and a window to manage them",
+			help: `'switchboard' with no arguments runs it with its window open;
+'switchboard --background' (how the login item starts it: 'switchboard
+autostart on') runs it without the window.
+`,
+			flags:  []flagDef{{name: "background", kind: boolFlag, help: "no window at start: the tray only"}},
+			noArgs: true,
+			run:    func(e *env, a *argv) error { return e.tray(a) }},
+
+		{name: "servers", group: "Servers", summary: "the servers in the config file, and the running ones", dflt: "list"},
+		{name: "servers list", summary: "every server: the same as 'switchboard status'", noArgs: true, run: (*env).status},
+		{name: "servers add", args: "NAME [FLAGS] -- CMD [ARGS...]", flags: entryFlagDefs,
+			summary: "add a server to the config file (the host starts it)", run: func(e *env, a *argv) error { return e.serversPut(a, true) }},
+		{name: "servers set", args: "NAME [FLAGS] [-- CMD [ARGS...]]", flags: setFlags,
+			summary: "change an entry's fields (without remove and add)", run: func(e *env, a *argv) error { return e.serversPut(a, false) }},
+		fileOp("remove", "removed", "remove a server from the config file", "rm"),
+		fileOp("enable", "enabled", "run a disabled server again (saved in the config file)"),
+		fileOp("disable", "disabled", "keep a server in the config file, but do not run it"),
+		runtime("start"), runtime("stop"), runtime("restart"),
+		{name: "servers import", args: "FILE|-", summary: "add the servers of a Claude-style mcpServers block (a file, or - for stdin)",
+			flags: []flagDef{
+				{name: "move-secrets", kind: boolFlag, help: "offer to move the values that look like secrets into the keyring"},
+				{name: "yes", short: "y", kind: boolFlag, help: "answer yes to every question"},
+			}, run: (*env).serversImport},
+
+		{name: "secret", aliases: []string{"secrets"}, group: "Secrets", summary: "the secrets of the keyring that servers' environments refer to", dflt: "list"},
+		{name: "secret set", args: "NAME", summary: "store a secret: its value from stdin (one trailing newline stripped) or a hidden prompt, never an argument",
+			run: (*env).secretSet},
+		{name: "secret rm", aliases: []string{"delete", "remove"}, args: "NAME", summary: "remove a secret from the keyring", run: (*env).secretRm},
+		{name: "secret list", aliases: []string{"ls"}, summary: "the secrets, and the servers that use each", noArgs: true, run: (*env).secretList},
+
+		{name: "serve", group: "The host", summary: "run the host in the foreground (what the service runs)", noArgs: true,
+			flags: []flagDef{
+				{name: "on-demand", kind: boolFlag, help: "started for a client (the tray, a bridge): stop when none is left for a while"},
+				{name: "service", kind: boolFlag, help: "run as the background service (logs where the OS keeps a service's logs)"},
+			}, run: (*env).serve},
+		{name: "stop", group: "The host", summary: "ask the running host to stop its servers and exit", noArgs: true, run: (*env).stopHost},
+		{name: "status", group: "The host", summary: "every server: state, pid, era, tools, restarts, resolved command, last error", noArgs: true, run: (*env).status},
+		{name: "logs", group: "The host", args: "NAME", summary: "a server's captured stderr",
+			flags: []flagDef{{name: "follow", short: "f", kind: boolFlag, help: "keep printing new lines until Ctrl-C"}}, run: (*env).logs},
+
+		{name: "tools", group: "Tools", args: "[NAME]", summary: "a server's tools with their input schemas; with no NAME, every name the gateway serves", run: (*env).tools},
+		{name: "call", group: "Tools", args: "NAME TOOL [JSON]", summary: "call a tool (its arguments as one JSON object) and print the result", run: (*env).call},
+		{name: "try", group: "Tools", args: "[FLAGS] -- CMD [ARGS...]", flagsFirst: true,
+			summary: "start one server in the foreground, list its tools, stop it (a diagnostic: nothing is saved)",
+			help: `The server's command line follows "--" (or the first argument that is not
+a flag): its flags are its own.
+`,
+			flags: []flagDef{
+				{name: "env", kind: multiFlag, arg: "K=V", help: "set a variable in the server's environment"},
+				{name: "inherit-env", kind: multiFlag, arg: "K", help: "pass a variable of this environment through to the server"},
+				{name: "cwd", kind: stringFlag, arg: "DIR", help: "the server's working directory"},
+				{name: "keep", kind: boolFlag, help: "keep it running, printing its stderr, until Ctrl-C"},
+			}, run: (*env).try},
+
+		{name: "clients", group: "AI apps", summary: "connect AI apps to Switchboard", dflt: "list", help: clientsHelp},
+		{name: "clients list", summary: "the known AI apps: installed, connected, their config file", noArgs: true,
+			flags: []flagDef{projectFlag}, run: (*env).clientsList},
+		{name: "clients connect", args: "APP", summary: `add the "switchboard" entry to the app's config: it runs the bridge (every server, or only those named)`,
+			flags: []flagDef{
+				{name: "servers", kind: multiFlag, arg: "a,b", help: "only these servers"},
+				projectFlag, dryRunFlag,
+			}, run: (*env).clientsConnect},
+		{name: "clients disconnect", args: "APP", summary: "remove that entry; everything else in the file stays",
+			flags: []flagDef{projectFlag, dryRunFlag}, run: (*env).clientsDisconnect},
+		{name: "clients import", args: "APP", summary: "take the servers configured in the app into Switchboard, then offer to replace them in the app with the entry",
+			help: `What Switchboard cannot run as the app does (remote entries,
+${workspaceFolder}, ${input:...}, unset variables) stays in the app, and is
+listed with why. claude-code: --project DIR imports only that project's
+servers (~/.claude.json's projects, DIR/.mcp.json), --all-projects the
+user's and every project's; without either they are listed, not moved.
+`,
+			flags: []flagDef{
+				{name: "move-secrets", kind: boolFlag, help: "offer to move the values that look like secrets into the keyring"},
+				{name: "yes", short: "y", kind: boolFlag, help: "answer yes to every question"},
+				dryRunFlag,
+				{name: "all-projects", kind: boolFlag, help: "claude-code: the user's servers and every project's"},
+				{name: "project", kind: multiFlag, arg: "DIR", help: "claude-code: that project's servers"},
+			}, run: (*env).clientsImport},
+		{name: "bridge", group: "AI apps", summary: "the MCP stdio server that AI apps run: it relays to the host's gateway (starting a host if none runs)",
+			help: bridgeHelp, noArgs: true,
+			flags: []flagDef{
+				{name: "servers", kind: stringFlag, arg: "a,b", help: "only these servers' tools"},
+				{name: "tools", kind: multiFlag, arg: "GLOB", help: "only the tools whose SERVER__TOOL name matches (path.Match)"},
+			}, run: (*env).bridge},
+		{name: "gateway", group: "AI apps", summary: "the gateway's HTTP endpoint",
+			help: "The gateway serves every server's tools as SERVER__TOOL to the apps'\nbridges ('switchboard bridge --help'), and to an optional HTTP endpoint.\n"},
+		{name: "gateway token", summary: "print the bearer token of the gateway's HTTP endpoint (made on first use, kept in the keyring)", noArgs: true,
+			flags: []flagDef{{name: "new", kind: boolFlag, help: "replace it (a running host is told)"}}, run: (*env).gatewayToken},
+
+		{name: "service", group: "At login", summary: "the host as your background service, started at login",
+			help: "A systemd user unit on Linux, a launchd LaunchAgent on macOS, a Windows logon\ntask. A --config given to 'install' is what the service uses.\n"},
+		{name: "service install", summary: "install the service (started at every login) and start it now", noArgs: true,
+			flags: []flagDef{{name: "no-start", kind: boolFlag, help: "do not start it now"}, execFlag}, run: (*env).serviceInstall},
+		{name: "service uninstall", summary: "stop it (and every server) and remove it", noArgs: true, run: (*env).serviceUninstall},
+		{name: "service start", summary: "start it now", noArgs: true, run: (*env).serviceStart},
+		{name: "service stop", summary: "stop it and every server (until the next login)", noArgs: true, run: (*env).serviceStop},
+		{name: "service status", summary: "installed? running? where its definition and its logs are", noArgs: true, run: (*env).serviceStatus},
+		{name: "service print", summary: "print the definition 'install' would write (needs no running service manager: for packagers)", noArgs: true,
+			flags: []flagDef{execFlag}, run: (*env).servicePrint},
+		{name: "autostart", group: "At login", summary: "start the tray app at login",
+			help: "An entry in ~/.config/autostart on Linux, a LaunchAgent on macOS, the Run\nkey on Windows; it runs 'switchboard --background'.\n"},
+		{name: "autostart on", aliases: []string{"enable"}, summary: "start the tray at login", noArgs: true, flags: []flagDef{execFlag}, run: (*env).autostartOn},
+		{name: "autostart off", aliases: []string{"disable"}, summary: "no longer start the tray at login", noArgs: true, flags: []flagDef{execFlag}, run: (*env).autostartOff},
+		{name: "autostart status", summary: "whether the tray starts at login", noArgs: true, flags: []flagDef{execFlag}, run: (*env).autostartStatus},
+
+		{name: "doctor", group: "Diagnostics", summary: "PATH resolution of every command, the keyring, the config, the host, the log file; says what to fix", noArgs: true, run: (*env).doctor},
+		{name: "version", group: "Diagnostics", summary: "print the version (also: --version, -v)", noArgs: true, run: (*env).version},
+		{name: "help", group: "Diagnostics", args: "[COMMAND...]", summary: "this overview, or a command's help", run: (*env).helpCmd},
+	}
+}
+
+var (
+	projectFlag = flagDef{name: "project", kind: stringFlag, arg: "DIR", help: "the project's own file instead of the user's (claude-code: DIR/.mcp.json)"}
+	dryRunFlag  = flagDef{name: "dry-run", short: "n", kind: boolFlag, help: "print the change and write nothing"}
+)
+
+const clientsHelp = `APP: claude-desktop, claude-code, cursor, vscode, windsurf, gemini-cli, lm-studio, zed,
+codex, copilot-cli, cline, continue, goose, kiro-cli, jetbrains-ai, junie.
+The app's file is backed up (FILE.switchboard-backup-TIME) and written atomically;
+--dry-run prints the change and writes nothing. No token or secret is written into it.
+`
+
+const bridgeHelp = `The gateway serves every server's tools as SERVER__TOOL; --servers and
+--tools narrow what the app sees. switchboard-bridge (installed next to
+switchboard) is the same bridge as a small program that starts in a
+millisecond: 'switchboard clients connect' names it in the apps' configs
+when it is there.
+`
+
+func (e *env) version(*argv) error {
+	fmt.Fprintln(e.stdout, "switchboard", Version)
+	return nil
+}
+
+func (e *env) tray(a *argv) error {
+	if Tray == nil {
+		return fmt.Errorf("this switchboard has no tray app (a build without the UI): use the commands ('switchboard help')")
+	}
+	return Tray(a.flag("background"))
+}
+
+// helpCmd is 'switchboard help [COMMAND...]'.
+func (e *env) helpCmd(a *argv) error {
+	if len(a.pos) == 0 {
+		writeOverview(e.stdout)
+		return nil
+	}
+	c := lookup(a.pos...)
+	if c == nil {
+		return usagef("help: no command %q; 'switchboard help' lists them", strings.Join(a.pos, " "))
+	}
+	c.writeHelp(e.stdout)
+	return nil
+}

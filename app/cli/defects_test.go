@@ -1,0 +1,158 @@
+//go:build linux
+
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/service"
+)
+
+// TestE2EDefectsFoundByUse: one host, the defects of issue 12 that need
+// one, each a subtest.
+func TestE2EDefectsFoundByUse(t *testing.T) {
+	sb := newSandbox(t)
+	// The host's login shell adds a directory to PATH that the CLI's own
+	// environment (another HOME, so another profile) does not have.
+	hostOnly := filepath.Join(sb.root, "hostonly")
+	if err := os.MkdirAll(hostOnly, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hostOnly, "sb-host-only-cmd"), []byte("#!/bin/sh\nexec cat\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sb.home, ".profile"), []byte("PATH=\"$PATH:"+hostOnly+"\"; export PATH\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sb.cli(t, sb.helperArgs("srv", "modern")...)
+	sb.cli(t, sb.helperArgs("discarded", "modern", "--stderr", "discard")...)
+	sb.cli(t, sb.helperArgs("inherited", "modern", "--stderr", "inherit")...)
+	filed := filepath.Join(sb.root, "filed.log")
+	sb.cli(t, sb.helperArgs("filed", "modern", "--stderr", "file:"+filed)...)
+	sb.cli(t, "servers", "add", "ghost", "--", "sb-no-such-command")
+	sb.cli(t, "servers", "add", "hostonly", "--", "sb-host-only-cmd")
+	h := sb.serve(t)
+	h.waitReady(t)
+	first := sb.waitRunning(t, "srv")
+	sb.waitServer(t, "ghost", "failed on its command", func(s hostapi.ServerStatus) bool { return s.LastError != "" })
+
+	// Another HOME for the CLI: its own login shell does not see hostOnly.
+	otherHome := filepath.Join(sb.root, "otherhome")
+	if err := os.MkdirAll(otherHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cliEnv := sb.with("HOME=" + otherHome)
+
+	t.Run("status says a command not found once", func(t *testing.T) {
+		out := sb.cli(t, "status")
+		n := 0
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "ghost: ") && strings.Contains(l, "not found") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("status says ghost's command is not found %d times, want once:\n%s", n, out)
+		}
+	})
+
+	t.Run("logs of a server whose stderr is not captured say where it goes", func(t *testing.T) {
+		for _, tc := range []struct{ name, want string }{
+			{"discarded", `"discard"`},
+			{"inherited", `"inherit"`},
+			{"filed", filed},
+		} {
+			r := sb.run(t, "", "logs", tc.name)
+			if r.code != 0 || !strings.Contains(r.stderr, "not captured") || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("logs %s: want a note that its stderr is not captured, naming %s: %s", tc.name, tc.want, r)
+			}
+		}
+		if r := sb.run(t, "", "logs", "srv"); r.code != 0 || strings.Contains(r.stderr, "not captured") || !strings.Contains(r.stdout, "cli helper: serving") {
+			t.Errorf("logs srv (captured): %s", r)
+		}
+	})
+
+	t.Run("following logs shows the started marker", func(t *testing.T) {
+		f := startFollower(t, sb, "srv")
+		eventually(t, time.Minute, "the follower prints the kept lines", func() (bool, string) {
+			out := f.stdout.String()
+			return strings.Contains(out, fmt.Sprintf("--- started, pid %d ---", first.PID)), out
+		})
+		sb.cli(t, "servers", "restart", "srv")
+		second := sb.waitServer(t, "srv", "running again", func(s hostapi.ServerStatus) bool {
+			return s.State == "running" && s.PID != 0 && s.PID != first.PID
+		})
+		marker := fmt.Sprintf("--- started, pid %d ---", second.PID)
+		eventually(t, time.Minute, "the follower prints "+marker, func() (bool, string) {
+			out := f.stdout.String()
+			return strings.Contains(out, marker), out
+		})
+		out := f.stdout.String()
+		if i, j := strings.Index(out, marker), strings.LastIndex(out, "cli helper: serving"); i > j {
+			t.Errorf("the marker came after the new process's lines:\n%s", out)
+		}
+	})
+
+	t.Run("doctor resolves with the host's PATH and says so", func(t *testing.T) {
+		r := runEnv(t, cliEnv, "", "doctor")
+		if !strings.Contains(r.stdout, "ok    server hostonly: sb-host-only-cmd resolves to "+filepath.Join(hostOnly, "sb-host-only-cmd")) {
+			t.Errorf("doctor did not resolve with the host's PATH:\n%s", r.stdout)
+		}
+		if !strings.Contains(r.stdout, "the running host's (pid") {
+			t.Errorf("doctor does not say it used the host's PATH:\n%s", r.stdout)
+		}
+		if !strings.Contains(r.stdout, "FIX   server ghost: ") {
+			t.Errorf("doctor does not report ghost's missing command:\n%s", r.stdout)
+		}
+	})
+}
+
+// TestDoctorWithoutHostSaysWhichPATH: with no host, doctor resolves with
+// the login shell's PATH and says so; a login shell that does not answer
+// gets a line that says what to do.
+func TestDoctorWithoutHostSaysWhichPATH(t *testing.T) {
+	u := newUnit(t)
+	out := u.main("", "doctor").stdout
+	if !strings.Contains(out, "no host runs: the login shell's, which a host started now would use") {
+		t.Errorf("doctor does not say which PATH it used:\n%s", out)
+	}
+	slow := filepath.Join(u.dir, "slowshell")
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 60\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SHELL", slow)
+	out = u.main("", "doctor").stdout
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "did not answer") {
+			line = l
+		}
+	}
+	if !strings.HasPrefix(line, "FIX ") || !strings.Contains(line, ".profile") {
+		t.Errorf("the login shell's timeout gives no remedy: %q\n%s", line, out)
+	}
+}
+
+// TestServicePrintWithoutServiceManager: packagers build where no service
+// manager runs; 'service print' needs none.
+func TestServicePrintWithoutServiceManager(t *testing.T) {
+	u := newUnit(t)
+	old := serviceSystem
+	serviceSystem = func() (service.System, error) {
+		return nil, fmt.Errorf("no systemd here")
+	}
+	t.Cleanup(func() { serviceSystem = old })
+	out := u.ok(t, "", "service", "print")
+	if !strings.Contains(out, "[Service]") || !strings.Contains(out, "serve --service") {
+		t.Errorf("service print:\n%s", out)
+	}
+	if r := u.main("", "service", "status"); r.code != 1 || !strings.Contains(r.stderr, "no systemd here") {
+		t.Errorf("service status needs the service manager: %s", r)
+	}
+}
