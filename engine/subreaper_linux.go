@@ -65,7 +65,7 @@ func BecomeSubreaper() error {
 }
 
 // Tracking says how this OS's engine finds every process of a server, for
-// the host's log (docs/architecture.md has the reasons).
+// the host's log (docs/decisions.md has the reasons).
 func Tracking(subreaper bool) string {
 	if subreaper {
 		return "process group, descent and token (SWITCHBOARD_SERVER_TOKEN); orphans re-parent to this host (child subreaper)"

@@ -39,7 +39,7 @@ type Options struct {
 //
 // On the freedesktop platforms the tray is a [tray.Systray] and Fyne's
 // driver (and with it the GL stack) starts only when a window is first
-// needed; elsewhere the tray is Fyne's own. See docs/architecture.md.
+// needed; elsewhere the tray is Fyne's own. See docs/decisions.md.
 func Run(o Options) error {
 	secrets.PinSessionBus() // no dbus-launch daemon left behind by the tray or Fyne
 	a := app.NewWithID(AppID)
