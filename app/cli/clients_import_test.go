@@ -125,7 +125,7 @@ func checkKept(t *testing.T, before, after []byte, keep, gone []string, path ...
 
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "clients", "testdata", "import", name))
+	b, err := os.ReadFile(filepath.Join("..", "aiapps", "testdata", "import", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,7 +211,7 @@ func (e *env) status(*argv) error {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.LastError))
 		}
 		// A command not found is usually the last error too: said once.
-		if s.ResolveError != "" && len(s.Problems) == 0 && !(s.State != "running" && strings.Contains(s.LastError, s.ResolveError)) {
+		if s.ResolveError != "" && len(s.Problems) == 0 && !(s.State != hostapi.StateRunning && s.ResolveInLastError) {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.ResolveError))
 		}
 	}

@@ -101,6 +101,15 @@ func TestE2ESighup(t *testing.T) {
 	gcFile := filepath.Join(sb.root, "grandchild")
 	sb.cli(t, sb.helperArgs("escaper", "escaper", "--env", gcFileEnv+"="+gcFile)...)
 	sb.shortLadders(t)
+	// A terminal's host starts with SIGHUP at its default. This test may
+	// run under nohup (SIGHUP ignored, which a child inherits, and which
+	// the host rightly keeps): handling SIGHUP here makes the exec reset
+	// it to the default for the host.
+	if signal.Ignored(syscall.SIGHUP) {
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		defer signal.Stop(hup)
+	}
 	h := sb.serve(t)
 	sb.waitRunning(t, "stubborn")
 	sb.waitRunning(t, "escaper")

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -428,6 +429,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
 	st.LastError, st.LastReason, st.Stderr = ss.LastError, string(ss.LastReason), ss.Stderr
+	st.ResolveInLastError = st.ResolveError != "" && strings.Contains(st.LastError, st.ResolveError)
 	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
 		st.Issues = waitingError(c.Name, ss.SecretError, ss.LastError).Problems
 	}

@@ -71,10 +71,13 @@ type ServerStatus struct {
 	Args            []string  `json:"args,omitempty"`
 	Resolved        string    `json:"resolved,omitempty"`
 	ResolveError    string    `json:"resolveError,omitempty"`
-	Disabled        bool      `json:"disabled,omitempty"`
-	UserStopped     bool      `json:"userStopped,omitempty"`
-	Problems        []string  `json:"problems,omitempty"`
-	Secrets         []string  `json:"secrets,omitempty"`
+	// ResolveInLastError: LastError is (or quotes) ResolveError, so a
+	// front end that shows both says it once.
+	ResolveInLastError bool     `json:"resolveInLastError,omitempty"`
+	Disabled           bool     `json:"disabled,omitempty"`
+	UserStopped        bool     `json:"userStopped,omitempty"`
+	Problems           []string `json:"problems,omitempty"`
+	Secrets            []string `json:"secrets,omitempty"`
 	// Issues are what the server needs from the user, as data: the
 	// secret it waits for, with its Remedy (set_secret, unlock_keyring),
 	// so that a front end offers the remedy rather than read LastError.
