@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -113,7 +114,7 @@ func TestHostKilled(t *testing.T) {
 	if st.Pgrp != ids.Pid {
 		t.Fatalf("the grandchild is in group %d, want %d", st.Pgrp, ids.Pid)
 	}
-	if b, err := os.ReadFile(reg); err != nil || !strings.Contains(string(b), `"pgid":`+itoa(ids.Pid)) {
+	if b, err := os.ReadFile(reg); err != nil || !strings.Contains(string(b), `"pgid":`+strconv.Itoa(ids.Pid)) {
 		t.Fatalf("the registry holds %q (%v), want the server's group", b, err)
 	}
 

@@ -27,7 +27,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,11 +73,10 @@ func TestMain(m *testing.M) {
 // it, with -race if this test binary has it, so that the end-to-end tests
 // run the host under the race detector too.
 func buildBinary(dir string) error {
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		if goCmd, err = exec.LookPath("go"); err != nil {
-			return fmt.Errorf("no go command to build switchboard with: %v", err)
-		}
+	// go test puts its own GOROOT/bin first in the test's PATH.
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("no go command to build switchboard with: %v", err)
 	}
 	sbBin = filepath.Join(dir, "switchboard")
 	args := []string{"build", "-o", sbBin}
