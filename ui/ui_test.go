@@ -12,8 +12,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/ui/tray"
 )
 
-func init() { testLock = new(sync.Mutex) }
-
 // fakeTray records what the app shows in a tray that is not Fyne's (the
 // real one, tray.Systray, is tested over D-Bus in ui/tray).
 type fakeTray struct {
@@ -63,6 +61,7 @@ func startLazy(t *testing.T, a fyne.App, o Options) (*fakeTray, <-chan error) {
 	o.Exe = filepath.Join(dir, "no-switchboard")
 	ft := &fakeTray{}
 	done := make(chan error, 1)
+	o.uiLock = new(sync.Mutex)
 	go func() { done <- run(a, o, func(string) (trayHost, error) { return ft, nil }) }()
 	return ft, done
 }
@@ -145,6 +144,7 @@ func TestNoTrayShowsWindow(t *testing.T) {
 	a := test.NewTempApp(t)
 	dir := t.TempDir()
 	o := Options{Socket: filepath.Join(dir, "api.sock"), Exe: filepath.Join(dir, "no-switchboard")}
+	o.uiLock = new(sync.Mutex)
 	err := run(a, o, func(string) (trayHost, error) { return nil, errors.New("no D-Bus session bus") })
 	if err != nil {
 		t.Fatal(err)
