@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // wait bounds what a test waits for before it fails: long, because a
@@ -622,12 +624,7 @@ func TestHandOff(t *testing.T) {
 
 	// The bridge goes away: the app's stdout ends.
 	_, r2, _ := h.handOff(t, nil)
-	eventually := func(cond func() bool) {
-		for deadline := time.Now().Add(wait); !cond() && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	eventually(func() bool { return h.g.Clients() == 1 })
+	testkit.Eventually(t, "the gateway has 1 client", func() bool { return h.g.Clients() == 1 })
 	for _, cc := range h.g.conns2() {
 		_ = cc.nc.Close() // as if the bridge had been killed
 	}

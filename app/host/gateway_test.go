@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -345,7 +344,7 @@ func TestGatewayConformance(t *testing.T) {
 				record("nope__x", nil, nil, false)
 
 				// Progress came under the client's tokens.
-				eventually(t, wait, "four progress notifications", func() (bool, string) {
+				testkit.Eventually(t, "four progress notifications", func() (bool, string) {
 					progMu.Lock()
 					defer progMu.Unlock()
 					var toks []string
@@ -368,7 +367,7 @@ func TestGatewayConformance(t *testing.T) {
 					t.Error("a cancelled call returned no error")
 				}
 				var logs hostapi.LogsResult
-				eventually(t, wait, "the server reports the cancelled sleep", func() (bool, string) {
+				testkit.Eventually(t, "the server reports the cancelled sleep", func() (bool, string) {
 					th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
 					n := 0
 					for _, l := range logs.Lines {
@@ -378,6 +377,7 @@ func TestGatewayConformance(t *testing.T) {
 					}
 					return n >= map[string]int{"legacy": 1, "modern": 2}[era.name], strings.Join(logs.Lines, " | ")
 				})
+
 			}
 		})
 	}
@@ -466,7 +466,7 @@ func TestGatewayRestart(t *testing.T) {
 		t.Fatal("the call hangs after the server was killed")
 	}
 	th.waitServer(t, "m", "running again", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.PID != st2.PID })
-	eventually(t, wait, "calls work again", func() (bool, string) {
+	testkit.Eventually(t, "calls work again", func() (bool, string) {
 		r := gwCall(t, cs, "m__echo", nil)
 		return !r.IsError, gwText(r)
 	})
@@ -496,10 +496,11 @@ func TestGatewayCallTimeout(t *testing.T) {
 		t.Errorf("it took %v", d)
 	}
 	var logs hostapi.LogsResult
-	eventually(t, wait, "the server got the cancellation", func() (bool, string) {
+	testkit.Eventually(t, "the server got the cancellation", func() (bool, string) {
 		th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
 		return slices.Contains(logs.Lines, "gwmodern: sleep cancelled"), strings.Join(logs.Lines, " | ")
 	})
+
 	if r := gwCall(t, cs, "m__echo", nil); r.IsError {
 		t.Errorf("after the timeout: %q", gwText(r))
 	}
@@ -659,5 +660,3 @@ func TestGatewayHTTP(t *testing.T) {
 		t.Errorf("inspector tools/call:\n%s", out)
 	}
 }
-
-var _ = net.Dial

@@ -24,6 +24,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const wait = 30 * time.Second
@@ -217,10 +219,11 @@ func TestMenuDrivesRealHost(t *testing.T) {
 		t.Fatalf("health %v", Health(s))
 	}
 	// The tray showed it, and notified crash's failure with its reason.
-	waitFor(t, "the tray shows the failure", func() bool {
+	testkit.Eventually(t, "the tray shows the failure", func() bool {
 		_, last := rb.get()
 		return server(last, "crash").State == "failed" && server(last, "everything").Tools == 2
 	})
+
 	mu.Lock()
 	if len(notes) != 1 || !strings.Contains(notes[0].Title, `"crash"`) {
 		t.Fatalf("notifications: %+v", notes)
@@ -263,7 +266,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	// Starting a disabled server is refused by the host; the menu does not
 	// offer it, and the action reports the host's words.
 	actions.Start("off")
-	waitFor(t, "the refusal reported", func() bool {
+	testkit.Eventually(t, "the refusal reported", func() bool {
 		e := errs.take()
 		if len(e) == 0 {
 			return false
@@ -283,7 +286,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	// the app, and no means no.
 	leave := aiApp(t, th.opts.SocketPath, "claude-ai")
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
-	waitFor(t, "the question", func() bool { return len(asked()) == 1 })
+	testkit.Eventually(t, "the question", func() bool { return len(asked()) == 1 })
 	if q := asked()[0]; !strings.HasPrefix(q, "Claude Desktop is connected through Switchboard.") {
 		t.Fatalf("question: %q", q)
 	}
@@ -297,10 +300,11 @@ func TestMenuDrivesRealHost(t *testing.T) {
 
 	// Quit with no AI app (the other API client still connected): no
 	// question; the host stops every server, then the view is detached.
-	waitFor(t, "the AI app gone", func() bool {
+	testkit.Eventually(t, "the AI app gone", func() bool {
 		info, err := l.Info(context.Background())
 		return err == nil && info.AIClients == 0 && info.Clients == 2
 	})
+
 	pid = server(l.Snapshot(), "everything").PID
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
 	select {
@@ -467,7 +471,7 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 	var r recorder
 	tr.Run(test.NewTempApp(t), l, r.actions())
 	defer tr.Close()
-	waitFor(t, "the first connected rebuild", func() bool { _, s := rb.get(); return s.Connected })
+	testkit.Eventually(t, "the first connected rebuild", func() bool { _, s := rb.get(); return s.Connected })
 	time.Sleep(5 * DefaultSettle)
 	before, _ := rb.get()
 
@@ -482,7 +486,7 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the last event shown", func() bool { _, s := rb.get(); return server(s, "a").Tools == 999 })
+	testkit.Eventually(t, "the last event shown", func() bool { _, s := rb.get(); return server(s, "a").Tools == 999 })
 	elapsed := time.Since(start)
 	time.Sleep(10 * DefaultSettle)
 	after, _ := rb.get()
