@@ -90,6 +90,7 @@ func runGatewayModern() int {
 		return text(fmt.Sprintf("token %v", tok != nil)), nil
 	})
 	s.AddTool(&mcp.Tool{Name: "sleep", InputSchema: obj}, func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		fmt.Fprintln(os.Stderr, "gwmodern: sleeping") // the test waits for it (sleeps)
 		select {
 		case <-time.After(2 * time.Minute):
 		case <-ctx.Done():
@@ -201,6 +202,28 @@ func gwEntry(role string, extra ...string) map[string]any {
 }
 
 // gwSocket is the gateway's socket of a test host.
+// sleeps counts the calls of m's sleep tool that have reached the server
+// (its stderr says "gwmodern: sleeping"): a test waits for one before it
+// cancels, restarts or kills.
+func (th *testHost) sleeps(t *testing.T) int {
+	t.Helper()
+	var logs hostapi.LogsResult
+	th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
+	n := 0
+	for _, l := range logs.Lines {
+		if l == "gwmodern: sleeping" {
+			n++
+		}
+	}
+	return n
+}
+
+// awaitSleep waits until more than n sleep calls have reached m.
+func (th *testHost) awaitSleep(t *testing.T, n int) {
+	t.Helper()
+	testkit.Eventually(t, "the sleep call reaches the server", func() bool { return th.sleeps(t) > n })
+}
+
 func (th *testHost) gwSocket() string { return api.GatewayPathFor(th.opts.SocketPath) }
 
 // gwClient connects a go-sdk client to a test host's gateway (in the era
@@ -357,11 +380,12 @@ func TestGatewayConformance(t *testing.T) {
 				// Cancellation reaches the server.
 				ctx, cancel := context.WithCancel(context.Background())
 				errc := make(chan error, 1)
+				n := th.sleeps(t)
 				go func() {
 					_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "m__sleep"})
 					errc <- err
 				}()
-				time.Sleep(200 * time.Millisecond)
+				th.awaitSleep(t, n)
 				cancel()
 				if err := <-errc; err == nil {
 					t.Error("a cancelled call returned no error")
@@ -427,8 +451,9 @@ func TestGatewayRestart(t *testing.T) {
 
 	// A restart during a call.
 	res := make(chan *mcp.CallToolResult, 1)
+	n := th.sleeps(t)
 	go func() { res <- gwCall(t, cs, "m__sleep", nil) }()
-	time.Sleep(300 * time.Millisecond)
+	th.awaitSleep(t, n)
 	th.must(t, hostapi.MethodRestart, hostapi.NameParams{Name: "m"}, nil)
 	select {
 	case r := <-res:
@@ -452,8 +477,9 @@ func TestGatewayRestart(t *testing.T) {
 	}
 
 	// Killed during a call.
+	n = th.sleeps(t)
 	go func() { res <- gwCall(t, cs, "m__sleep", nil) }()
-	time.Sleep(300 * time.Millisecond)
+	th.awaitSleep(t, n)
 	if err := syscall.Kill(st2.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
