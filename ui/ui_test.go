@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/ui/tray"
 )
 
@@ -34,22 +36,22 @@ func (f *fakeTray) Close() {
 
 func (f *fakeTray) item(t *testing.T, label string) *fyne.MenuItem {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	var item *fyne.MenuItem
+	testkit.Eventually(t, fmt.Sprintf("a %q item in the tray", label), func() bool {
 		f.mu.Lock()
 		m := f.menu
 		f.mu.Unlock()
 		if m != nil {
 			for _, it := range m.Items {
 				if it.Label == label {
-					return it
+					item = it
+					return true
 				}
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no %q item in the tray", label)
-	return nil
+		return false
+	})
+	return item
 }
 
 // startLazy runs the app with a fake tray and no host (the one it would

@@ -121,18 +121,16 @@ func live(t *testing.T, socket string) (*client.Live, context.CancelFunc) {
 // waitSnap waits until the view's snapshot satisfies cond.
 func waitSnap(t *testing.T, l *client.Live, what string, cond func(client.Snapshot) bool) client.Snapshot {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		s := l.Snapshot()
+	var s client.Snapshot
+	testkit.Eventually(t, what, func() (bool, string) {
+		s = l.Snapshot()
 		if cond(s) {
-			return s
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			b, _ := json.Marshal(s)
-			t.Fatalf("%s: not within %v; last snapshot: %s", what, wait, b)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		b, _ := json.Marshal(s)
+		return false, "snapshot " + string(b)
+	})
+	return s
 }
 
 func server(s client.Snapshot, name string) hostapi.ServerStatus {
