@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // Members that leave the process group: a server's descendant that calls
@@ -152,9 +154,7 @@ func TestStopEscapee(t *testing.T) {
 	if st := s.ExitStatus(); st.Signal != "SIGTERM" {
 		t.Errorf("leader status %v, want killed by SIGTERM", st)
 	}
-	if !eventually(2*time.Second, func() bool { return !isLive(ids.Child) }) {
-		t.Errorf("the escaped grandchild %d survived the stop ladder", ids.Child)
-	}
+	testkit.Eventually(t, fmt.Sprintf("the escaped grandchild %d gone after the stop ladder", ids.Child), func() bool { return !isLive(ids.Child) })
 	s.assertGone(t)
 }
 
@@ -169,16 +169,12 @@ func TestStopOrphanedEscapee(t *testing.T) {
 	ids := s.pids(t)
 	escapee(t, s.Pid(), ids.Child)
 	s.waitExited(t, doneTimeout)
-	if !eventually(5*time.Second, func() bool { st, _ := readProc(ids.Child); return st.PPid != s.Pid() }) {
-		t.Fatalf("the grandchild %d was not re-parented after its parent exited", ids.Child)
-	}
+	testkit.Eventually(t, fmt.Sprintf("the grandchild %d re-parented after its parent exited", ids.Child), func() bool { st, _ := readProc(ids.Child); return st.PPid != s.Pid() })
 	if live := liveGroupMembers(s.Pid()); len(live) != 0 {
 		t.Fatalf("group %d still has %v: this test no longer shows a member outside it", s.Pid(), live)
 	}
 	s.stop(t)
-	if !eventually(2*time.Second, func() bool { return !isLive(ids.Child) }) {
-		t.Errorf("the orphaned escapee %d survived the stop ladder", ids.Child)
-	}
+	testkit.Eventually(t, fmt.Sprintf("the orphaned escapee %d gone after the stop ladder", ids.Child), func() bool { return !isLive(ids.Child) })
 }
 
 // TestSubreaperHost: a host that is a child subreaper adopts a server's
@@ -232,10 +228,10 @@ func TestSubreaperHost(t *testing.T) {
 		t.Fatalf("the host wrote %q", l)
 	}
 	escapee(t, ids.Pid, ids.Child)
-	if !eventually(5*time.Second, func() bool { st, _ := readProc(ids.Child); return st.PPid == host.Process.Pid }) {
+	testkit.Eventually(t, fmt.Sprintf("the escaped orphan %d adopted by the subreaper host %d", ids.Child, host.Process.Pid), func() (bool, string) {
 		st, _ := readProc(ids.Child)
-		t.Fatalf("the escaped orphan %d has parent %d, want the subreaper host %d", ids.Child, st.PPid, host.Process.Pid)
-	}
+		return st.PPid == host.Process.Pid, fmt.Sprintf("parent %d", st.PPid)
+	})
 	if _, err := in.Write([]byte("stop\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -250,10 +246,10 @@ func TestSubreaperHost(t *testing.T) {
 		t.Errorf("%d of the host's 48 own children were waited for rightly", rep.Waited)
 	}
 	// Killed by the ladder, and reaped by the host: not even a zombie.
-	if !eventually(5*time.Second, func() bool { _, ok := readProc(ids.Child); return !ok }) {
-		st, _ := readProc(ids.Child)
-		t.Errorf("the escaped orphan %d is still there after the stop (state %c, parent %d)", ids.Child, st.State, st.PPid)
-	}
+	testkit.Eventually(t, fmt.Sprintf("the escaped orphan %d gone after the stop", ids.Child), func() (bool, string) {
+		st, ok := readProc(ids.Child)
+		return !ok, fmt.Sprintf("state %c, parent %d", st.State, st.PPid)
+	})
 }
 
 // TestSweepEscapee: a killed host's server leaves its escaped grandchild
@@ -283,9 +279,7 @@ func TestSweepEscapee(t *testing.T) {
 		t.Fatal(err)
 	}
 	host.Wait()
-	if !eventually(5*time.Second, func() bool { return !isLive(ids.Pid) }) {
-		t.Fatalf("the server %d outlived its killed host", ids.Pid)
-	}
+	testkit.Eventually(t, fmt.Sprintf("the server %d gone with its killed host", ids.Pid), func() bool { return !isLive(ids.Pid) })
 	time.Sleep(100 * time.Millisecond)
 	if !isLive(ids.Child) {
 		t.Fatalf("the escapee %d died with the host: this test no longer shows what the sweep is for", ids.Child)
@@ -297,7 +291,5 @@ func TestSweepEscapee(t *testing.T) {
 	if n != 1 {
 		t.Errorf("Sweep killed %d processes, want 1 (the escapee)", n)
 	}
-	if !eventually(2*time.Second, func() bool { return !isLive(ids.Child) }) {
-		t.Errorf("the escapee %d survived the sweep", ids.Child)
-	}
+	testkit.Eventually(t, fmt.Sprintf("the escapee %d gone after the sweep", ids.Child), func() bool { return !isLive(ids.Child) })
 }

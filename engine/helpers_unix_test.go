@@ -375,19 +375,5 @@ func isLive(pid int) bool {
 	return ok && st.State != 'Z' && st.State != 'X'
 }
 
-// eventually polls cond every 10 ms for up to d.
-func eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // syncBuffer is a bytes buffer safe for a writer and a reader at once.
 type syncBuffer = testkit.SyncBuffer

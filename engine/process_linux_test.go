@@ -5,13 +5,17 @@ package engine
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestLeaderUnreapedUntilSignalled: a leader that exits by itself while
@@ -113,7 +117,7 @@ func TestHostKilled(t *testing.T) {
 	if st.Pgrp != ids.Pid {
 		t.Fatalf("the grandchild is in group %d, want %d", st.Pgrp, ids.Pid)
 	}
-	if b, err := os.ReadFile(reg); err != nil || !strings.Contains(string(b), `"pgid":`+itoa(ids.Pid)) {
+	if b, err := os.ReadFile(reg); err != nil || !strings.Contains(string(b), `"pgid":`+strconv.Itoa(ids.Pid)) {
 		t.Fatalf("the registry holds %q (%v), want the server's group", b, err)
 	}
 
@@ -121,9 +125,7 @@ func TestHostKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	host.Wait()
-	if !eventually(2*time.Second, func() bool { return !isLive(ids.Pid) }) {
-		t.Fatalf("the server %d outlived its killed host by 2 s: no Pdeathsig", ids.Pid)
-	}
+	testkit.Eventually(t, fmt.Sprintf("the server %d gone with its killed host (Pdeathsig)", ids.Pid), func() bool { return !isLive(ids.Pid) })
 	time.Sleep(200 * time.Millisecond)
 	if !isLive(ids.Child) {
 		t.Fatalf("the grandchild %d died with the host: this test no longer shows what Sweep is for", ids.Child)
@@ -136,9 +138,7 @@ func TestHostKilled(t *testing.T) {
 	if n != 1 {
 		t.Errorf("Sweep killed %d processes, want 1 (the grandchild)", n)
 	}
-	if !eventually(2*time.Second, func() bool { return !isLive(ids.Child) }) {
-		t.Errorf("the grandchild %d survived the sweep", ids.Child)
-	}
+	testkit.Eventually(t, fmt.Sprintf("the grandchild %d gone after the sweep", ids.Child), func() bool { return !isLive(ids.Child) })
 	if live := liveGroupMembers(ids.Pid); len(live) > 0 {
 		t.Errorf("group %d still has %v", ids.Pid, live)
 	}
@@ -221,9 +221,7 @@ func TestSweepSparesStrangers(t *testing.T) {
 	if n, err := NewRegistry(reg).Sweep(); n != 1 || err != nil {
 		t.Errorf("control Sweep = %d, %v; want 1", n, err)
 	}
-	if !eventually(2*time.Second, func() bool { return !isLive(tokened) }) {
-		t.Error("the control process survived")
-	}
+	testkit.Eventually(t, "the control process gone", func() bool { return !isLive(tokened) })
 }
 
 func TestSweepBadFile(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestNoShell: the arguments reach the server as they are, one each.
@@ -348,9 +350,7 @@ func TestStopStoppedServer(t *testing.T) {
 	if err := syscall.Kill(s.Pid(), syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(5*time.Second, func() bool { st, _ := readProc(s.Pid()); return st.State == 'T' }) {
-		t.Fatal("the server did not stop")
-	}
+	testkit.Eventually(t, "the server stopped (state T)", func() bool { st, _ := readProc(s.Pid()); return st.State == 'T' })
 	s.stop(t)
 	if st := s.ExitStatus(); st.Signal != "SIGTERM" {
 		t.Errorf("status %v, want killed by SIGTERM (not SIGKILL: SIGCONT must wake it)", st)

@@ -5,7 +5,9 @@ package engine
 import (
 	"errors"
 	"os/exec"
+	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -177,3 +179,17 @@ func killSurvivor(st procStat) error {
 	}
 	return unix.Kill(st.pid, unix.SIGKILL)
 }
+
+func exitFromWaitStatus(ws syscall.WaitStatus) ExitStatus {
+	switch {
+	case ws.Exited():
+		return ExitStatus{Exited: true, Code: ws.ExitStatus()}
+	case ws.Signaled():
+		return ExitStatus{Signal: unix.SignalName(ws.Signal())}
+	}
+	return ExitStatus{}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func sleepPoll() { time.Sleep(20 * time.Millisecond) }

@@ -4,7 +4,6 @@ package engine
 
 import (
 	"os/exec"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -45,14 +44,4 @@ func (o *osProc) waitExit() ExitStatus { return <-o.exit }
 func (o *osProc) release() error {
 	close(o.reap)
 	return <-o.reaped
-}
-
-func exitFromWaitStatus(ws syscall.WaitStatus) ExitStatus {
-	switch {
-	case ws.Exited():
-		return ExitStatus{Exited: true, Code: ws.ExitStatus()}
-	case ws.Signaled():
-		return ExitStatus{Signal: unix.SignalName(ws.Signal())}
-	}
-	return ExitStatus{}
 }

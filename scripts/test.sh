@@ -21,6 +21,15 @@ GOOS=windows CGO_ENABLED=0 go vet -tags ci ./...
 # Mac: every package but the Fyne UI (ui/... and main) is checked here.
 GOOS=darwin CGO_ENABLED=0 go vet -tags ci $(GOOS=darwin go list -e -tags ci ./... 2>/dev/null | grep -v -e '/ui$' -e '/ui/' -e '^github.com/switchboard-mcp/switchboard$')
 
+echo "== staticcheck (linux, windows, darwin)"
+# honnef.co/go/tools is a tool dependency in go.mod. 'go tool -n' builds it
+# for this machine and prints its path: with GOOS set, 'go tool' would
+# build a Windows or macOS binary that cannot run here.
+staticcheck=$(go tool -n staticcheck)
+"$staticcheck" ./...
+GOOS=windows CGO_ENABLED=0 "$staticcheck" -tags ci ./...
+GOOS=darwin CGO_ENABLED=0 "$staticcheck" -tags ci $(GOOS=darwin go list -e -tags ci ./... 2>/dev/null | grep -v -e '/ui$' -e '/ui/' -e '^github.com/switchboard-mcp/switchboard$')
+
 echo "== go test -race"
 go test -race -count=1 -timeout 20m ./...
 

@@ -92,6 +92,7 @@ func TestSecretJSONAndText(t *testing.T) {
 	}
 	b, _ = json.Marshal(map[string]any{"a": s, "b": []Secret{s}})
 	noValue(t, "json map", string(b))
+	//lint:ignore SA9005 on purpose: a struct without exported fields must not leak its secrets either
 	b, _ = json.MarshalIndent(unexported{"x", s, &s}, "", " ")
 	noValue(t, "json unexported", string(b))
 	txt, err := s.MarshalText()

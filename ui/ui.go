@@ -33,6 +33,12 @@ type Options struct {
 	Logger *slog.Logger // connection changes; nil discards
 	// ShowWindow opens the window at start (as when the desktop has no tray).
 	ShowWindow bool
+
+	// uiLock, given by tests only, is held around all the app's UI work:
+	// Fyne's test driver runs fyne.Do inline on the caller's goroutine,
+	// where the real driver runs everything on the main goroutine, one at
+	// a time.
+	uiLock sync.Locker
 }
 
 // Run runs the tray app until the user quits it.
@@ -47,12 +53,6 @@ func Run(o Options) error {
 	return run(a, o, startSystray)
 }
 
-// RunApp runs the tray app on a given Fyne app (tests give Fyne's test
-// app), with Fyne's tray; it returns when the app quits.
-func RunApp(a fyne.App, o Options) error {
-	return run(a, o, nil)
-}
-
 // trayHost is a tray that is not Fyne's: safe from any goroutine, closed
 // when the app ends.
 type trayHost interface {
@@ -63,6 +63,8 @@ type trayHost interface {
 func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// do runs f on the UI goroutine (queued until Fyne's driver runs).
+	do := func(f func()) { fyne.Do(locked(o.uiLock, f)) }
 	live := client.New(client.Options{
 		Socket: o.Socket,
 		Logger: o.Logger,
@@ -94,7 +96,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 				o.Logger.Warn("no tray icon; showing the window", "err", err)
 			}
 			onClose = a.Quit
-			locked(func() { ensure().Show() })()
+			locked(o.uiLock, func() { ensure().Show() })()
 			a.Run()
 			return nil
 		}
@@ -176,7 +178,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 		}
 		mu.Unlock()
 		if show {
-			locked(func() { ensure().Show() })()
+			locked(o.uiLock, func() { ensure().Show() })()
 		}
 	}
 	sig := make(chan os.Signal, 1)
@@ -195,6 +197,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 
 // runFyneTray runs the app with Fyne's own tray (macOS, Windows, tests).
 func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure func() *window.Window) error {
+	do := func(f func()) { fyne.Do(locked(o.uiLock, f)) }
 	open := func() { do(func() { ensure().Show() }) }
 	actions := tray.HostActions(live, a, tray.HostOptions{
 		StopService: stopService(live),
@@ -207,7 +210,7 @@ func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure
 	defer t.Close()
 	if _, ok := a.(desktop.App); !ok || o.ShowWindow {
 		// No tray on this desktop: the window is the app.
-		locked(func() { ensure().Show() })()
+		locked(o.uiLock, func() { ensure().Show() })()
 	}
 	a.Run()
 	return nil
@@ -231,21 +234,14 @@ func stopService(live *client.Live) func() error {
 	}
 }
 
-// testLock, set by tests only, is held around all the app's UI work:
-// Fyne's test driver runs fyne.Do inline on the caller's goroutine, where
-// the real driver runs everything on the main goroutine, one at a time.
-var testLock sync.Locker
-
-// do runs f on the UI goroutine (queued until Fyne's driver runs).
-func do(f func()) { fyne.Do(locked(f)) }
-
-func locked(f func()) func() {
-	if testLock == nil {
+// locked returns f, holding lk around it if there is one (Options.uiLock).
+func locked(lk sync.Locker, f func()) func() {
+	if lk == nil {
 		return f
 	}
 	return func() {
-		testLock.Lock()
-		defer testLock.Unlock()
+		lk.Lock()
+		defer lk.Unlock()
 		f()
 	}
 }

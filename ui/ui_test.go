@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -9,10 +10,9 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/ui/tray"
 )
-
-func init() { testLock = new(sync.Mutex) }
 
 // fakeTray records what the app shows in a tray that is not Fyne's (the
 // real one, tray.Systray, is tested over D-Bus in ui/tray).
@@ -36,22 +36,22 @@ func (f *fakeTray) Close() {
 
 func (f *fakeTray) item(t *testing.T, label string) *fyne.MenuItem {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	var item *fyne.MenuItem
+	testkit.Eventually(t, fmt.Sprintf("a %q item in the tray", label), func() bool {
 		f.mu.Lock()
 		m := f.menu
 		f.mu.Unlock()
 		if m != nil {
 			for _, it := range m.Items {
 				if it.Label == label {
-					return it
+					item = it
+					return true
 				}
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("no %q item in the tray", label)
-	return nil
+		return false
+	})
+	return item
 }
 
 // startLazy runs the app with a fake tray and no host (the one it would
@@ -63,6 +63,7 @@ func startLazy(t *testing.T, a fyne.App, o Options) (*fakeTray, <-chan error) {
 	o.Exe = filepath.Join(dir, "no-switchboard")
 	ft := &fakeTray{}
 	done := make(chan error, 1)
+	o.uiLock = new(sync.Mutex)
 	go func() { done <- run(a, o, func(string) (trayHost, error) { return ft, nil }) }()
 	return ft, done
 }
@@ -145,6 +146,7 @@ func TestNoTrayShowsWindow(t *testing.T) {
 	a := test.NewTempApp(t)
 	dir := t.TempDir()
 	o := Options{Socket: filepath.Join(dir, "api.sock"), Exe: filepath.Join(dir, "no-switchboard")}
+	o.uiLock = new(sync.Mutex)
 	err := run(a, o, func(string) (trayHost, error) { return nil, errors.New("no D-Bus session bus") })
 	if err != nil {
 		t.Fatal(err)

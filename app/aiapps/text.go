@@ -82,6 +82,7 @@ func (a *App) parseText(data []byte) (*Doc, error) {
 	// that the text edits do not handle is refused here, with what to do.
 	for _, e := range t.entries {
 		if _, _, err := t.removed(e.name, false); err != nil {
+			//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
 			return nil, fmt.Errorf("Switchboard cannot edit how %q is written in it (%v): write it as the app's documentation shows, or edit the file by hand", e.name, err)
 		}
 	}
@@ -91,6 +92,7 @@ func (a *App) parseText(data []byte) (*Doc, error) {
 		src, _, _ = t.removed(EntryName, true)
 	}
 	if _, _, err := t.inserted(src, EntryName, probe); err != nil {
+		//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
 		return nil, fmt.Errorf("Switchboard cannot add its entry to how the servers are written in it (%v): write them as the app's documentation shows, or edit the file by hand", err)
 	}
 	return &Doc{app: a, text: t}, nil

@@ -56,7 +56,11 @@ type expander struct {
 }
 
 func newExpander(app *App, env Env) *expander {
-	return &expander{app: app, style: appVars[app.ID], env: env}
+	style, ok := appVars[app.ID]
+	if !ok {
+		style = varsUnknown
+	}
+	return &expander{app: app, style: style, env: env}
 }
 
 func (x *expander) getenv(name string) string {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // host is a server listening through the instance lock, as `serve` does.
@@ -71,18 +73,6 @@ func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// waitFor polls cond (a test may poll; the product never does).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 func apiError(t *testing.T, err error, code string) *api.Error {
@@ -356,7 +346,7 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 		}
 	})
 	count := func() int { mu.Lock(); defer mu.Unlock(); return got }
-	waitFor(t, "2 clients", func() bool { return h.srv.Clients() == 2 })
+	testkit.Eventually(t, "2 clients", func() bool { return h.srv.Clients() == 2 })
 
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -375,7 +365,7 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 			worst = max(worst, d)
 		}
 		// Pace the bursts to the healthy client, which must not be dropped.
-		waitFor(t, "the healthy client", func() bool { return count() >= i+burst })
+		testkit.Eventually(t, "the healthy client", func() bool { return count() >= i+burst })
 	}
 	t.Logf("%d events: %v in Publish, the slowest %v", total, inPublish, worst)
 	// Generous bounds: the race detector and a busy machine slow every
@@ -384,7 +374,7 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 	if inPublish > 20*time.Second || worst > 2*time.Second {
 		t.Errorf("Publish blocked: %v in all, %v at worst", inPublish, worst)
 	}
-	waitFor(t, "the slow client to be dropped", func() bool { return h.srv.Clients() == 1 })
+	testkit.Eventually(t, "the slow client to be dropped", func() bool { return h.srv.Clients() == 1 })
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 8<<20 {

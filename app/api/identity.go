@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"os"
 	"slices"
 	"strconv"
@@ -107,9 +106,6 @@ func FillUserEnv(id Identity, goos string) []string {
 	put("SHELL", id.Shell)
 	return set
 }
-
-// errNotDarwin is darwinUserTempDir's answer outside macOS.
-var errNotDarwin = errors.New("not macOS")
 
 // parsePasswd finds uid's line in an /etc/passwd-format text (also what
 // `getent passwd UID` prints) and returns its name, home and shell.

@@ -13,6 +13,9 @@ import (
 	"time"
 )
 
+// errNotDarwin is darwinUserTempDir's answer outside macOS.
+var errNotDarwin = errors.New("not macOS")
+
 // lookupIdentity reads the user database: os/user (the C library's
 // getpwuid_r, so NSS sources such as LDAP, when built with cgo; the
 // files otherwise), /etc/passwd for the login shell, and `getent passwd`

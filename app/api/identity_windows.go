@@ -32,6 +32,7 @@ func lookupIdentity() (Identity, error) {
 		id.LocalAppData = JoinFor("windows", id.Home, `AppData\Local`)
 	}
 	if id.LocalAppData == "" {
+		//lint:ignore ST1005 the sentence begins with the OS's name, a proper noun
 		return id, fmt.Errorf("Windows knows no local application data folder for this user: set %s to a private directory", RuntimeDirEnv)
 	}
 	return id, nil

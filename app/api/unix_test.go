@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 func TestStaleSocketOfAKilledHost(t *testing.T) {
@@ -216,7 +217,7 @@ func lookupNobody(t *testing.T) account {
 	t.Helper()
 	u, err := user.Lookup("nobody")
 	if err != nil {
-		skipOrFail(t, "no user nobody: "+err.Error())
+		testkit.SkipOrFail(t, "no user nobody: %v", err)
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
@@ -228,7 +229,7 @@ func lookupNobody(t *testing.T) account {
 func asNobody(t *testing.T, dir, role string, env ...string) *exec.Cmd {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		skipOrFail(t, "running a process as another user needs root")
+		testkit.SkipOrFail(t, "running a process as another user needs root")
 	}
 	nobody := lookupNobody(t)
 	exe := filepath.Join(dir, "api.test")
@@ -273,7 +274,7 @@ func sharedDir(t *testing.T) string {
 
 func TestPeerOfAnotherUserIsRefused(t *testing.T) {
 	if os.Geteuid() != 0 {
-		skipOrFail(t, "running a client as another user needs root")
+		testkit.SkipOrFail(t, "running a client as another user needs root")
 	}
 	shared := sharedDir(t)
 	dir := filepath.Join(shared, "run")
@@ -316,7 +317,7 @@ func TestPeerOfAnotherUserIsRefused(t *testing.T) {
 
 func TestClientRefusesAnImpostor(t *testing.T) {
 	if os.Geteuid() != 0 {
-		skipOrFail(t, "running a host as another user needs root")
+		testkit.SkipOrFail(t, "running a host as another user needs root")
 	}
 	shared := sharedDir(t)
 	nobody := lookupNobody(t)
@@ -357,7 +358,7 @@ func TestClientRefusesAnImpostor(t *testing.T) {
 // the client checks the peer first and never reads, let alone repeats, it.
 func TestClientShowsNothingAnImpostorSays(t *testing.T) {
 	if os.Geteuid() != 0 {
-		skipOrFail(t, "running a host as another user needs root")
+		testkit.SkipOrFail(t, "running a host as another user needs root")
 	}
 	shared := sharedDir(t)
 	nobody := lookupNobody(t)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestBridgeRequestOverLimit: a request over the gateway's 8 MiB limit is
@@ -83,10 +85,11 @@ func TestBridgeRequestOverLimit(t *testing.T) {
 			if r := next(); string(r.ID) != "8" || r.Error != nil {
 				t.Fatalf("the session did not go on after the big request: %+v", r)
 			}
-			eventually(t, wait, "the bridge's stderr says why", func() (bool, string) {
+			testkit.Eventually(t, "the bridge's stderr says why", func() (bool, string) {
 				s := stderr.String()
 				return strings.Contains(s, "larger than the gateway's limit of 8 MiB"), s
 			})
+
 			if mode.name == "handoff" && !strings.Contains(stderr.String(), "request 7 from the app was refused") {
 				t.Errorf("the bridge's stderr does not name the request: %s", stderr.String())
 			}

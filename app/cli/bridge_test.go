@@ -237,7 +237,7 @@ func bridgeShared(t *testing.T, p bridgeProgram, mode string) {
 	if err := b1.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, wait, "the killed bridge is gone", func() (bool, string) { return !alive(killed, 0), "" })
+	testkit.Eventually(t, "the killed bridge is gone", func() (bool, string) { return !alive(killed, 0), "" })
 	if b2.call(t, "srv__echo", map[string]any{"message": "still"}) != "echo: still" {
 		t.Error("the other bridge stopped working")
 	}
@@ -260,7 +260,7 @@ func bridgeShared(t *testing.T, p bridgeProgram, mode string) {
 	if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, wait, "the bridge answers initialize", func() (bool, string) { return strings.Contains(out.String(), `"serverInfo"`), errb.String() })
+	testkit.Eventually(t, "the bridge answers initialize", func() (bool, string) { return strings.Contains(out.String(), `"serverInfo"`), errb.String() })
 	start := time.Now()
 	stdin.Close()
 	done := make(chan error, 1)
@@ -343,7 +343,7 @@ func bridgeStartsHost(t *testing.T, p bridgeProgram) {
 		t.Error("the server stopped with the bridge")
 	}
 	sb.cli(t, "stop")
-	eventually(t, wait, "the on-demand host stops", func() (bool, string) {
+	testkit.Eventually(t, "the on-demand host stops", func() (bool, string) {
 		_, err := os.Stat(filepath.Join(sb.runtime, "host.pid"))
 		return errors.Is(err, os.ErrNotExist), ""
 	})

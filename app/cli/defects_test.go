@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/service"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestE2EDefectsFoundByUse: one host, the defects of issue 12 that need
@@ -80,19 +81,21 @@ func TestE2EDefectsFoundByUse(t *testing.T) {
 
 	t.Run("following logs shows the started marker", func(t *testing.T) {
 		f := startFollower(t, sb, "srv")
-		eventually(t, time.Minute, "the follower prints the kept lines", func() (bool, string) {
+		testkit.Eventually(t, "the follower prints the kept lines", func() (bool, string) {
 			out := f.stdout.String()
 			return strings.Contains(out, fmt.Sprintf("--- started, pid %d ---", first.PID)), out
 		})
+
 		sb.cli(t, "servers", "restart", "srv")
 		second := sb.waitServer(t, "srv", "running again", func(s hostapi.ServerStatus) bool {
 			return s.State == "running" && s.PID != 0 && s.PID != first.PID
 		})
 		marker := fmt.Sprintf("--- started, pid %d ---", second.PID)
-		eventually(t, time.Minute, "the follower prints "+marker, func() (bool, string) {
+		testkit.Eventually(t, "the follower prints "+marker, func() (bool, string) {
 			out := f.stdout.String()
 			return strings.Contains(out, marker), out
 		})
+
 		out := f.stdout.String()
 		if i, j := strings.Index(out, marker), strings.LastIndex(out, "cli helper: serving"); i > j {
 			t.Errorf("the marker came after the new process's lines:\n%s", out)

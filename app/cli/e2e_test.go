@@ -138,7 +138,7 @@ func TestE2E(t *testing.T) {
 		t.Fatalf("servers disable printed %q", out)
 	}
 	sb.waitServer(t, "files", "disabled", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateDisabled && s.PID == 0 })
-	eventually(t, wait, "the disabled server's process gone", func() (bool, string) { return !alive(files2.PID, 0), "alive" })
+	testkit.Eventually(t, "the disabled server's process gone", func() (bool, string) { return !alive(files2.PID, 0), "alive" })
 	if servers(readConfig(t, path))["files"].(map[string]any)["disabled"] != true {
 		t.Fatal("disable is not in the file")
 	}
@@ -180,7 +180,7 @@ func TestE2E(t *testing.T) {
 		t.Fatalf("servers remove printed %q", out)
 	}
 	sb.waitStatus(t, "files gone", func(st statusOut) bool { _, ok := st.server("files"); return !ok })
-	eventually(t, wait, "the removed server's process gone", func() (bool, string) { return !alive(filesNow.PID, 0), "alive" })
+	testkit.Eventually(t, "the removed server's process gone", func() (bool, string) { return !alive(filesNow.PID, 0), "alive" })
 	if _, ok := servers(readConfig(t, path))["files"]; ok {
 		t.Fatal("remove left files in the file")
 	}
@@ -254,7 +254,7 @@ func TestE2EKilledHost(t *testing.T) {
 	srv := sb.waitRunning(t, "forker")
 	var gcPID int
 	var gcStart uint64
-	eventually(t, wait, "the grandchild reports its pid", func() (bool, string) {
+	testkit.Eventually(t, "the grandchild reports its pid", func() (bool, string) {
 		b, err := os.ReadFile(gcFile)
 		if err != nil {
 			return false, err.Error()
@@ -262,6 +262,7 @@ func TestE2EKilledHost(t *testing.T) {
 		_, err = fmt.Sscan(string(b), &gcPID, &gcStart)
 		return err == nil && gcPID > 0, string(b)
 	})
+
 	if !alive(gcPID, gcStart) {
 		t.Fatalf("the grandchild %d does not run", gcPID)
 	}
@@ -290,9 +291,10 @@ func TestE2EKilledHost(t *testing.T) {
 	if code := h.wait(t, wait); code != 128+int(syscall.SIGKILL) {
 		t.Fatalf("the host exited with %d", code)
 	}
-	eventually(t, 5*time.Second, "the server dies with its host (Pdeathsig)", func() (bool, string) {
+	testkit.Eventually(t, "the server dies with its host (Pdeathsig)", func() (bool, string) {
 		return !alive(srv.PID, 0), "alive"
 	})
+
 	if !alive(gcPID, gcStart) {
 		t.Fatalf("the grandchild %d died with the host: the sweep has nothing to prove", gcPID)
 	}
@@ -303,7 +305,7 @@ func TestE2EKilledHost(t *testing.T) {
 	if st.Host.Swept < 1 {
 		t.Fatalf("host.info swept = %d, want >= 1", st.Host.Swept)
 	}
-	eventually(t, 5*time.Second, "the grandchild swept", func() (bool, string) { return !alive(gcPID, gcStart), "alive" })
+	testkit.Eventually(t, "the grandchild swept", func() (bool, string) { return !alive(gcPID, gcStart), "alive" })
 	if b, _ := os.ReadFile(sb.logPath()); !strings.Contains(string(b), "killed processes left behind by an earlier host") {
 		t.Errorf("host.log does not mention the sweep")
 	}
@@ -316,10 +318,11 @@ func TestE2EKilledHost(t *testing.T) {
 		t.Fatalf("the second host exited with %d", code)
 	}
 	// The new server's own grandchild is gone with it (group kill).
-	eventually(t, 10*time.Second, "nothing of the test left", func() (bool, string) {
+	testkit.Eventually(t, "nothing of the test left", func() (bool, string) {
 		left := marked(sb.mark)
 		return len(left) == 0, fmt.Sprint(left)
 	})
+
 }
 
 // TestE2ELockAndSocket: the single-instance lock, SWITCHBOARD_RUNTIME_DIR,
@@ -423,10 +426,11 @@ func TestE2EOnDemandIdle(t *testing.T) {
 	}
 	logs := startFollower(t, sb, "idle")
 	srv := sb.waitRunning(t, "idle")
-	eventually(t, wait, "logs -f prints the server's stderr", func() (bool, string) {
+	testkit.Eventually(t, "logs -f prints the server's stderr", func() (bool, string) {
 		out := logs.stdout.String()
 		return strings.Contains(out, "cli helper: serving"), out
 	})
+
 	guard.Close()
 	time.Sleep(idle + time.Second)
 	if h.exited() {
@@ -507,10 +511,11 @@ func TestE2ESigterm(t *testing.T) {
 	sb.shortLadders(t)
 	h := sb.serve(t)
 	a, b := sb.waitRunning(t, "stubborn"), sb.waitRunning(t, "forker")
-	eventually(t, wait, "the grandchild reports its pid", func() (bool, string) {
+	testkit.Eventually(t, "the grandchild reports its pid", func() (bool, string) {
 		_, err := os.Stat(gcFile)
 		return err == nil, fmt.Sprint(err)
 	})
+
 	if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // End-to-end tests of a real `switchboard serve` against what a hostile
@@ -64,7 +66,7 @@ func grandchildPid(t *testing.T, file string) (int, uint64) {
 	t.Helper()
 	var pid int
 	var start uint64
-	eventually(t, wait, "the grandchild reports its pid", func() (bool, string) {
+	testkit.Eventually(t, "the grandchild reports its pid", func() (bool, string) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			return false, err.Error()
@@ -77,6 +79,7 @@ func grandchildPid(t *testing.T, file string) (int, uint64) {
 		start, _ = strconv.ParseUint(f[1], 10, 64)
 		return pid > 0, string(b)
 	})
+
 	return pid, start
 }
 
@@ -117,10 +120,11 @@ func TestE2ESighup(t *testing.T) {
 	if pgid, _ := syscall.Getpgid(gc); pgid != gc {
 		t.Fatalf("the grandchild %d is in group %d: it did not escape", gc, pgid)
 	}
-	eventually(t, wait, "the host adopts the escaped grandchild", func() (bool, string) {
+	testkit.Eventually(t, "the host adopts the escaped grandchild", func() (bool, string) {
 		p := ppidOf(gc)
 		return p == h.pid(), fmt.Sprintf("parent %d, host %d", p, h.pid())
 	})
+
 	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
@@ -198,10 +202,11 @@ func TestE2EClosedStderr(t *testing.T) {
 	if st.Host == nil || st.Host.PID != cmd.Process.Pid {
 		t.Fatalf("status after the pipe closed: host %+v, want pid %d", st.Host, cmd.Process.Pid)
 	}
-	eventually(t, wait, "host.log has the lines logged after stderr closed", func() (bool, string) {
+	testkit.Eventually(t, "host.log has the lines logged after stderr closed", func() (bool, string) {
 		b, _ := os.ReadFile(sb.logPath())
 		return strings.Contains(string(b), "missing"), string(b)
 	})
+
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

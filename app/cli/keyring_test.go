@@ -116,7 +116,7 @@ func privateKeyring(t *testing.T, sb *sandbox) string {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	eventually(t, 10*time.Second, "gnome-keyring-daemon owns org.freedesktop.secrets", func() (bool, string) {
+	testkit.Eventually(t, "gnome-keyring-daemon owns org.freedesktop.secrets", func() (bool, string) {
 		select {
 		case <-krDone:
 			t.Fatalf("gnome-keyring-daemon exited: %s", out.String())
@@ -126,6 +126,7 @@ func privateKeyring(t *testing.T, sb *sandbox) string {
 		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.secrets").Store(&has)
 		return err == nil && has, fmt.Sprint(err, out.String())
 	})
+
 	t.Logf("private bus %s, gnome-keyring-daemon pid %d", addr, kr.Process.Pid)
 	return addr
 }

@@ -27,7 +27,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,11 +73,10 @@ func TestMain(m *testing.M) {
 // it, with -race if this test binary has it, so that the end-to-end tests
 // run the host under the race detector too.
 func buildBinary(dir string) error {
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		if goCmd, err = exec.LookPath("go"); err != nil {
-			return fmt.Errorf("no go command to build switchboard with: %v", err)
-		}
+	// go test puts its own GOROOT/bin first in the test's PATH.
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("no go command to build switchboard with: %v", err)
 	}
 	sbBin = filepath.Join(dir, "switchboard")
 	args := []string{"build", "-o", sbBin}
@@ -199,23 +197,6 @@ func marked(mark string) map[int]string { return testkit.ProcsWithEnv(markEnv + 
 
 // syncBuffer is a bytes.Buffer safe for a writer and readers.
 type syncBuffer = testkit.SyncBuffer
-
-// eventually polls cond every 50 ms until it holds or d passes; then it
-// fails the test with what cond last said.
-func eventually(t *testing.T, d time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v; last: %s", what, d, last)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // wait bounds every wait: generous, since nothing here measures speed.
 const wait = 45 * time.Second
@@ -370,11 +351,12 @@ func (st statusOut) server(name string) (hostapi.ServerStatus, bool) {
 func (s *sandbox) waitStatus(t *testing.T, what string, cond func(statusOut) bool) statusOut {
 	t.Helper()
 	var st statusOut
-	eventually(t, wait, what, func() (bool, string) {
+	testkit.Eventually(t, what, func() (bool, string) {
 		st = s.status(t)
 		b, _ := json.Marshal(st.Servers)
 		return cond(st), string(b)
 	})
+
 	return st
 }
 
@@ -470,12 +452,13 @@ func (h *hostProc) exited() bool {
 // waitReady waits for the host's "host ready" log line.
 func (h *hostProc) waitReady(t *testing.T) {
 	t.Helper()
-	eventually(t, wait, "the host is ready", func() (bool, string) {
+	testkit.Eventually(t, "the host is ready", func() (bool, string) {
 		if h.exited() {
 			t.Fatalf("the host exited with %d before it was ready:\n%s", h.code, h.stderr.String())
 		}
 		return strings.Contains(h.stderr.String(), `msg="host ready"`), h.stderr.String()
 	})
+
 }
 
 // wait waits for the host to exit and returns its exit code.

@@ -13,6 +13,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestErrorsPrintProblemsAndRemedies: the host's errors are printed one
@@ -57,10 +59,11 @@ func TestErrorsPrintProblemsAndRemedies(t *testing.T) {
 		}
 	})
 	t.Run("secret missing", func(t *testing.T) {
-		eventually(t, wait, "sec waits for its secret", func() (bool, string) {
+		testkit.Eventually(t, "sec waits for its secret", func() (bool, string) {
 			r := u.main("", "tools", "sec")
 			return strings.Contains(r.stderr, "run 'switchboard secret set gh'"), r.String()
 		})
+
 	})
 	t.Run("several problems", func(t *testing.T) {
 		r := u.main("", "servers", "add", "bad", "--cwd", "relative/dir", "--", "/bin/c at")

@@ -18,6 +18,8 @@ import (
 	ksvc "github.com/kardianos/service"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/service"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // fakeServiceSystem stands in for systemd: Install writes the unit file
@@ -251,13 +253,14 @@ func TestServiceReplacesOnDemandHost(t *testing.T) {
 		ondemand <- Main([]string{"serve", "--on-demand"}, strings.NewReader(""), io.Discard, io.Discard)
 	}()
 	sock, _ := api.DefaultSocketPath()
-	waitFor(t, func() bool {
+	testkit.Eventually(t, "the on-demand host answers", func() bool {
 		c, err := api.Dial(context.Background(), sock)
 		if err == nil {
 			c.Close()
 		}
 		return err == nil
 	})
+
 	out := u.ok(t, "", "service", "install")
 	if !strings.Contains(out, "the background service runs (host pid") {
 		t.Fatalf("install over an on-demand host: %s", out)
@@ -326,16 +329,5 @@ func TestAutostartCommands(t *testing.T) {
 	}
 	if out := u.ok(t, "", "autostart", "off"); out != "the tray no longer starts at login\n" {
 		t.Fatalf("off twice: %q", out)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

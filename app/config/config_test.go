@@ -224,9 +224,6 @@ func TestLoadKeepsGoodServers(t *testing.T) {
 	if r.Err() == nil || (&Report{}).Err() != nil {
 		t.Error("Err")
 	}
-	if got, want := f.Runnable(), []string{"good"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Runnable = %v, want %v", got, want)
-	}
 	if f.Servers["good"].Problems() != nil || !f.Servers["good"].Valid() || f.Servers["bad"].Valid() {
 		t.Error("Valid/Problems")
 	}

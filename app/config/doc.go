@@ -96,7 +96,7 @@
 //	mcpServers.files.cwd: "/srv/x" does not exist: create it or choose another directory
 //
 // An entry with problems is marked invalid ([Server.Problems]) and not run;
-// the other entries are usable ([File.Runnable], [Server.Spec]).
+// the other entries are usable ([Server.Valid], [Server.Spec]).
 //
 // # Writing
 //
@@ -119,8 +119,7 @@
 //	go w.Run(ctx)
 //	...
 //	// on reload: g, err := config.Load(path); if err != nil, keep f (an
-//	// editor may be half-way through a write) and show err; else
-//	// added, removed, changed := config.Diff(f, g); f = g
+//	// editor may be half-way through a write) and show err; else f = g
 //
 // A host keeps its last good config whenever the file cannot be used, and
 // also when the file is removed while the host had one (an empty file is

@@ -206,18 +206,6 @@ func (f *File) Report() *Report {
 	return f.report
 }
 
-// Runnable returns, in the file's order, the servers the host should run:
-// valid at the last Check, not disabled, and not remote.
-func (f *File) Runnable() []string {
-	var names []string
-	for _, n := range f.Names() {
-		if s := f.Servers[n]; s != nil && s.Valid() && !s.Disabled && s.remote == "" {
-			names = append(names, n)
-		}
-	}
-	return names
-}
-
 // SetServer adds the entry name, or replaces it where it is in the file. A
 // replacement built from scratch keeps the unknown keys of the entry it
 // replaces. Check reports an invalid name.

@@ -193,14 +193,14 @@ func startHost(t *testing.T) *winHost {
 func (h *winHost) status(t *testing.T) hostapi.ServerStatus {
 	t.Helper()
 	var st hostapi.ServerStatus
-	eventually(t, "the server runs with its tools listed", func() bool {
+	testkit.Eventually(t, "the server runs with its tools listed", func() (bool, string) {
 		for _, s := range h.mgr.Status() {
 			if s.Name == "srv" {
 				st = s
 			}
 		}
-		return st.State == "running" && st.Tools == 2
-	}, func() string { return fmt.Sprintf("%+v", st) })
+		return st.State == "running" && st.Tools == 2, fmt.Sprintf("%+v", st)
+	})
 	return st
 }
 
@@ -226,14 +226,17 @@ func (h *winHost) waitStderr(t *testing.T, line string, n int) {
 		}
 		return c
 	}
-	eventually(t, fmt.Sprintf("the server says %q %d times", line, n), func() bool { return count() == n },
-		func() string { return strings.Join(h.stderr(t), "\n") })
+	testkit.Eventually(t, fmt.Sprintf("the server says %q %d times", line, n), func() (bool, string) {
+		return count() == n, strings.Join(h.stderr(t), "\n")
+	})
 }
 
 func (h *winHost) waitClients(t *testing.T, n int) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("the gateway has %d clients", n), func() bool { return h.gw.Clients() == n },
-		func() string { return fmt.Sprint(h.gw.Clients(), " clients") })
+	testkit.Eventually(t, fmt.Sprintf("the gateway has %d clients", n), func() (bool, string) {
+		c := h.gw.Clients()
+		return c == n, fmt.Sprint(c, " clients")
+	})
 }
 
 // bridgeCmd is `switchboard bridge ARGS` as an app starts it.
@@ -586,17 +589,6 @@ func exited(pid int, d time.Duration) bool {
 	defer windows.CloseHandle(p)
 	ev, _ := windows.WaitForSingleObject(p, uint32(d/time.Millisecond))
 	return ev == windows.WAIT_OBJECT_0
-}
-
-func eventually(t *testing.T, what string, cond func() bool, state func() string) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v (%s)", what, wait, state())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 type syncBuffer = testkit.SyncBuffer

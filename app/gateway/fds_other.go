@@ -6,15 +6,6 @@ import (
 	"errors"
 	"net"
 	"os"
-
-	"github.com/switchboard-mcp/switchboard/app/bridge"
-)
-
-// CanHandOff (false here) and SendFDs are the bridge's side:
-// [bridge.CanHandOff], [bridge.SendFDs].
-var (
-	CanHandOff = bridge.CanHandOff
-	SendFDs    = bridge.SendFDs
 )
 
 func receiveFDs(nc net.Conn) (in, out *os.File, err error) {

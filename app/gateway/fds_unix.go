@@ -10,15 +10,6 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/switchboard-mcp/switchboard/app/bridge"
-)
-
-// CanHandOff and SendFDs are the bridge's side: [bridge.CanHandOff],
-// [bridge.SendFDs].
-var (
-	CanHandOff = bridge.CanHandOff
-	SendFDs    = bridge.SendFDs
 )
 
 // receiveFDs takes a bridge's stdin and stdout off the socket (one byte

@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // wait bounds what a test waits for before it fails: long, because a
@@ -125,7 +127,7 @@ func conformance(t *testing.T, mode, version string) {
 	h.fake.update("off", func(s *Server) { s.State, s.UserStopped, s.Cached = stateStopped, true, false })
 	h.notify()
 
-	slowCancelled := make(chan struct{})
+	slowStarted, slowCancelled := make(chan struct{}), make(chan struct{})
 	h.fake.onCall = func(ctx context.Context, server string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 		switch p.Name {
 		case "fail":
@@ -133,6 +135,7 @@ func conformance(t *testing.T, mode, version string) {
 		case "rpcerr":
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "bad arguments"}
 		case "slow":
+			close(slowStarted)
 			<-ctx.Done()
 			close(slowCancelled)
 			return nil, ctx.Err()
@@ -246,7 +249,11 @@ func conformance(t *testing.T, mode, version string) {
 		_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "alpha__slow"})
 		errc <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	select { // the call reaches the server before it is cancelled
+	case <-slowStarted:
+	case <-time.After(wait):
+		t.Fatal("the slow call did not reach the server")
+	}
 	cancel()
 	select {
 	case <-slowCancelled:
@@ -325,15 +332,20 @@ func TestLeanCancelNoResponse(t *testing.T) {
 	for _, mode := range []string{"raw"} {
 		t.Run(mode, func(t *testing.T) {
 			h := newHarness(t, mode, running("alpha", "slow"))
-			done := make(chan struct{})
+			started, done := make(chan struct{}), make(chan struct{})
 			h.fake.onCall = func(ctx context.Context, _ string, _ *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+				close(started)
 				<-ctx.Done()
 				close(done)
 				return nil, ctx.Err()
 			}
 			c := h.rawClient(t, false)
 			c.send(map[string]any{"jsonrpc": "2.0", "id": "call-1", "method": "tools/call", "params": map[string]any{"name": "alpha__slow"}})
-			time.Sleep(100 * time.Millisecond)
+			select { // the call reaches the server before it is cancelled
+			case <-started:
+			case <-time.After(wait):
+				t.Fatal("the call did not reach the server")
+			}
 			c.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": "call-1"}})
 			select {
 			case <-done:
@@ -516,26 +528,26 @@ func TestListChanged(t *testing.T) {
 				s.State, s.Cached, s.Tools, s.LastError = stateRestarting, false, nil, "exit status 2"
 			})
 			h.g.Notify()
-			time.Sleep(100 * time.Millisecond)
+			// A call says so once the gateway has the news; the tools stay.
+			testkit.Eventually(t, "a call during a restart is a tool error", func() (bool, string) {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__one"})
+				return err == nil && res.IsError && strings.Contains(textOf(t, res), `"a" is restarting (exit status 2)`), fmt.Sprintf("%v %+v", err, res)
+			})
 			if got := toolNames(t, cs); !slices.Contains(got, "a__one") {
 				t.Errorf("a restarting server's tools went away: %v", got)
-			}
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__one"})
-			if err != nil || !res.IsError || !strings.Contains(textOf(t, res), `"a" is restarting (exit status 2)`) {
-				t.Errorf("call during a restart: %v %+v", err, res)
 			}
 			// Back: works again.
 			h.fake.set(running("a", "one", "two"))
 			h.g.Notify()
-			time.Sleep(100 * time.Millisecond)
-			if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__one"}); err != nil || res.IsError {
-				t.Errorf("after the restart: %v %+v", err, res)
-			}
+			testkit.Eventually(t, "a call works after the restart", func() (bool, string) {
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__one"})
+				return err == nil && !res.IsError, fmt.Sprintf("%v %+v", err, res)
+			})
 			// Failed: gone from the list, a call says so.
 			h.fake.update("a", func(s *Server) { s.State, s.Cached, s.Tools, s.LastError = stateFailed, false, nil, "exit status 3" })
 			h.g.Notify()
 			wait("a failed server", []string{"b__x"})
-			res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__two"})
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__two"})
 			if err != nil || !res.IsError || !strings.Contains(textOf(t, res), `"a" has failed (exit status 3)`) {
 				t.Errorf("call to a failed server: %v %+v", err, res)
 			}
@@ -622,12 +634,7 @@ func TestHandOff(t *testing.T) {
 
 	// The bridge goes away: the app's stdout ends.
 	_, r2, _ := h.handOff(t, nil)
-	eventually := func(cond func() bool) {
-		for deadline := time.Now().Add(wait); !cond() && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	eventually(func() bool { return h.g.Clients() == 1 })
+	testkit.Eventually(t, "the gateway has 1 client", func() bool { return h.g.Clients() == 1 })
 	for _, cc := range h.g.conns2() {
 		_ = cc.nc.Close() // as if the bridge had been killed
 	}

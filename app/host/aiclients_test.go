@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
@@ -150,7 +151,7 @@ func handOffClient(t *testing.T, th *testHost, name, version string) (quit func(
 	if !w.FDs {
 		t.Fatal("the gateway did not take the bridge's stdin and stdout")
 	}
-	if err := gateway.SendFDs(nc, appIn, appOut); err != nil {
+	if err := bridge.SendFDs(nc, appIn, appOut); err != nil {
 		t.Fatal(err)
 	}
 	appIn.Close() // the host has its own copies now

@@ -12,6 +12,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestHostKeepsLastGoodConfig: every file the host cannot use leaves the
@@ -35,10 +37,11 @@ func TestHostKeepsLastGoodConfig(t *testing.T) {
 	}
 	waitError := func(what, want string) {
 		t.Helper()
-		eventually(t, wait, what+": the status says so", func() (bool, string) {
+		testkit.Eventually(t, what+": the status says so", func() (bool, string) {
 			st := status()
 			return !st.OK && strings.Contains(st.Error, want), st.Error
 		})
+
 		if st := th.waitRunning(t, "a"); st.PID != pid {
 			t.Fatalf("%s: server a was restarted (pid %d, was %d)", what, st.PID, pid)
 		}
@@ -46,10 +49,11 @@ func TestHostKeepsLastGoodConfig(t *testing.T) {
 	restore := func(what string) {
 		t.Helper()
 		replace(t, path, good)
-		eventually(t, wait, what+": the restored file is in force", func() (bool, string) {
+		testkit.Eventually(t, what+": the restored file is in force", func() (bool, string) {
 			st := status()
 			return st.OK, st.Error
 		})
+
 	}
 	write := func(doc string) { t.Helper(); replace(t, path, []byte(doc)) }
 
@@ -108,10 +112,11 @@ func TestHostKeepsLastGoodConfig(t *testing.T) {
 
 	// gateway.httpPort is checked like any key: a problem in the status.
 	write(strings.Replace(string(good), "{", `{"gateway": {"httpPort": 99999}, `, 1))
-	eventually(t, wait, "a bad httpPort: the status says so", func() (bool, string) {
+	testkit.Eventually(t, "a bad httpPort: the status says so", func() (bool, string) {
 		st := status()
 		return st.OK && strings.Contains(strings.Join(st.Problems, "\n"), "gateway.httpPort: 99999 is not a port"), strings.Join(st.Problems, "\n")
 	})
+
 	if st := th.waitRunning(t, "a"); st.PID != pid {
 		t.Fatalf("a bad httpPort restarted a")
 	}

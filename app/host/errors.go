@@ -21,7 +21,6 @@ import (
 var (
 	problemOf   = configedit.ProblemOf
 	notInConfig = configedit.NotInConfig
-	invalidName = configedit.InvalidName
 )
 
 // secretError classifies a keyring's failure (secrets.set, secrets.delete,

@@ -203,6 +203,7 @@ func (b *gatewayBackend) failed(ctx, cctx context.Context, name, tool, what stri
 		if tool != "" {
 			return &relay.TimeoutError{Server: name, Tool: tool, Timeout: timeout} // as the relay words it
 		}
+		//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
 		return fmt.Errorf("Switchboard server %q: %s did not answer within %v (its callTimeout); the request was cancelled", name, what, timeout)
 	}
 	if ctx.Err() != nil {
@@ -226,8 +227,10 @@ func (b *gatewayBackend) failed(ctx, cctx context.Context, name, tool, what stri
 		if st.State == supervisor.Running {
 			state = "restarting"
 		}
+		//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
 		return fmt.Errorf("Switchboard server %q stopped while %s was running (%v); it is %s now: try again in a moment", name, what, err, state)
 	}
+	//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
 	return fmt.Errorf("Switchboard server %q: %s failed: %w", name, what, err)
 }
 

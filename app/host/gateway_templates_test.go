@@ -143,7 +143,7 @@ func TestGatewayTemplatesAndCompletions(t *testing.T) {
 				t.Errorf("ev's error: %v", err)
 			}
 			var rpc *jsonrpc.Error
-			if _, err := read("gw://t2/items/missing"); !errors.As(err, &rpc) || rpc.Code != mcp.CodeResourceNotFound || !strings.Contains(rpc.Message, `Switchboard server "t2"`) || !strings.Contains(string(rpc.Data), "gw://t2/items/missing") {
+			if _, err := read("gw://t2/items/missing"); !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpc.Message, `Switchboard server "t2"`) || !strings.Contains(string(rpc.Data), "gw://t2/items/missing") {
 				t.Errorf("t2's error: %v", err)
 			}
 

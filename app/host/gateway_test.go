@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -91,6 +90,7 @@ func runGatewayModern() int {
 		return text(fmt.Sprintf("token %v", tok != nil)), nil
 	})
 	s.AddTool(&mcp.Tool{Name: "sleep", InputSchema: obj}, func(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		fmt.Fprintln(os.Stderr, "gwmodern: sleeping") // the test waits for it (sleeps)
 		select {
 		case <-time.After(2 * time.Minute):
 		case <-ctx.Done():
@@ -202,6 +202,28 @@ func gwEntry(role string, extra ...string) map[string]any {
 }
 
 // gwSocket is the gateway's socket of a test host.
+// sleeps counts the calls of m's sleep tool that have reached the server
+// (its stderr says "gwmodern: sleeping"): a test waits for one before it
+// cancels, restarts or kills.
+func (th *testHost) sleeps(t *testing.T) int {
+	t.Helper()
+	var logs hostapi.LogsResult
+	th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
+	n := 0
+	for _, l := range logs.Lines {
+		if l == "gwmodern: sleeping" {
+			n++
+		}
+	}
+	return n
+}
+
+// awaitSleep waits until more than n sleep calls have reached m.
+func (th *testHost) awaitSleep(t *testing.T, n int) {
+	t.Helper()
+	testkit.Eventually(t, "the sleep call reaches the server", func() bool { return th.sleeps(t) > n })
+}
+
 func (th *testHost) gwSocket() string { return api.GatewayPathFor(th.opts.SocketPath) }
 
 // gwClient connects a go-sdk client to a test host's gateway (in the era
@@ -345,7 +367,7 @@ func TestGatewayConformance(t *testing.T) {
 				record("nope__x", nil, nil, false)
 
 				// Progress came under the client's tokens.
-				eventually(t, wait, "four progress notifications", func() (bool, string) {
+				testkit.Eventually(t, "four progress notifications", func() (bool, string) {
 					progMu.Lock()
 					defer progMu.Unlock()
 					var toks []string
@@ -358,17 +380,18 @@ func TestGatewayConformance(t *testing.T) {
 				// Cancellation reaches the server.
 				ctx, cancel := context.WithCancel(context.Background())
 				errc := make(chan error, 1)
+				n := th.sleeps(t)
 				go func() {
 					_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "m__sleep"})
 					errc <- err
 				}()
-				time.Sleep(200 * time.Millisecond)
+				th.awaitSleep(t, n)
 				cancel()
 				if err := <-errc; err == nil {
 					t.Error("a cancelled call returned no error")
 				}
 				var logs hostapi.LogsResult
-				eventually(t, wait, "the server reports the cancelled sleep", func() (bool, string) {
+				testkit.Eventually(t, "the server reports the cancelled sleep", func() (bool, string) {
 					th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
 					n := 0
 					for _, l := range logs.Lines {
@@ -378,6 +401,7 @@ func TestGatewayConformance(t *testing.T) {
 					}
 					return n >= map[string]int{"legacy": 1, "modern": 2}[era.name], strings.Join(logs.Lines, " | ")
 				})
+
 			}
 		})
 	}
@@ -427,8 +451,9 @@ func TestGatewayRestart(t *testing.T) {
 
 	// A restart during a call.
 	res := make(chan *mcp.CallToolResult, 1)
+	n := th.sleeps(t)
 	go func() { res <- gwCall(t, cs, "m__sleep", nil) }()
-	time.Sleep(300 * time.Millisecond)
+	th.awaitSleep(t, n)
 	th.must(t, hostapi.MethodRestart, hostapi.NameParams{Name: "m"}, nil)
 	select {
 	case r := <-res:
@@ -452,8 +477,9 @@ func TestGatewayRestart(t *testing.T) {
 	}
 
 	// Killed during a call.
+	n = th.sleeps(t)
 	go func() { res <- gwCall(t, cs, "m__sleep", nil) }()
-	time.Sleep(300 * time.Millisecond)
+	th.awaitSleep(t, n)
 	if err := syscall.Kill(st2.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +492,7 @@ func TestGatewayRestart(t *testing.T) {
 		t.Fatal("the call hangs after the server was killed")
 	}
 	th.waitServer(t, "m", "running again", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.PID != st2.PID })
-	eventually(t, wait, "calls work again", func() (bool, string) {
+	testkit.Eventually(t, "calls work again", func() (bool, string) {
 		r := gwCall(t, cs, "m__echo", nil)
 		return !r.IsError, gwText(r)
 	})
@@ -496,10 +522,11 @@ func TestGatewayCallTimeout(t *testing.T) {
 		t.Errorf("it took %v", d)
 	}
 	var logs hostapi.LogsResult
-	eventually(t, wait, "the server got the cancellation", func() (bool, string) {
+	testkit.Eventually(t, "the server got the cancellation", func() (bool, string) {
 		th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
 		return slices.Contains(logs.Lines, "gwmodern: sleep cancelled"), strings.Join(logs.Lines, " | ")
 	})
+
 	if r := gwCall(t, cs, "m__echo", nil); r.IsError {
 		t.Errorf("after the timeout: %q", gwText(r))
 	}
@@ -659,5 +686,3 @@ func TestGatewayHTTP(t *testing.T) {
 		t.Errorf("inspector tools/call:\n%s", out)
 	}
 }
-
-var _ = net.Dial

@@ -123,7 +123,7 @@ func (th *testHost) list(t *testing.T) []hostapi.ServerStatus {
 func (th *testHost) waitServer(t *testing.T, name, what string, cond func(hostapi.ServerStatus) bool) hostapi.ServerStatus {
 	t.Helper()
 	var got hostapi.ServerStatus
-	eventually(t, wait, name+": "+what, func() (bool, string) {
+	testkit.Eventually(t, name+": "+what, func() (bool, string) {
 		for _, st := range th.list(t) {
 			if st.Name == name {
 				got = st
@@ -133,6 +133,7 @@ func (th *testHost) waitServer(t *testing.T, name, what string, cond func(hostap
 		}
 		return false, "not listed"
 	})
+
 	return got
 }
 
@@ -221,10 +222,11 @@ func TestHostMethods(t *testing.T) {
 		t.Fatalf("servers.call: %+v", res)
 	}
 	var tr hostapi.ToolsResult
-	eventually(t, wait, "servers.tools lists b's tools", func() (bool, string) {
+	testkit.Eventually(t, "servers.tools lists b's tools", func() (bool, string) {
 		th.must(t, hostapi.MethodTools, hostapi.NameParams{Name: "b"}, &tr)
 		return len(tr.Tools) == 5, fmt.Sprint(len(tr.Tools))
 	})
+
 	var lr hostapi.LogsResult
 	th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "b"}, &lr)
 	if !slices.Contains(lr.Lines, "modern helper: serving b") {
@@ -341,9 +343,10 @@ func TestHostReloadAfterOwnWrite(t *testing.T) {
 	if err := os.Rename(tmp, th.opts.ConfigPath); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, wait, "b removed by the editor's save", func() (bool, string) {
+	testkit.Eventually(t, "b removed by the editor's save", func() (bool, string) {
 		l := th.list(t)
 		b, _ := json.Marshal(l)
 		return !slices.ContainsFunc(l, func(s hostapi.ServerStatus) bool { return s.Name == "b" }), string(b)
 	})
+
 }

@@ -39,7 +39,7 @@ func fakeShell(t *testing.T, answer bool) (shell, sleeperPid string) {
 func readPid(t *testing.T, path string) int {
 	t.Helper()
 	var pid int
-	eventually(t, wait, "the sleeper's pid", func() (bool, string) {
+	testkit.Eventually(t, "the sleeper's pid", func() (bool, string) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return false, err.Error()
@@ -47,6 +47,7 @@ func readPid(t *testing.T, path string) int {
 		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
 		return err == nil && pid > 0, string(b)
 	})
+
 	return pid
 }
 

@@ -16,7 +16,6 @@ import (
 	"io"
 	"os"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -157,22 +156,3 @@ func runLegacy() int {
 	}
 	return 0
 }
-
-// eventually polls cond every 20 ms until it holds or d passes; then it
-// fails the test with what cond last said.
-func eventually(t *testing.T, d time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v; last: %s", what, d, last)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-var _ = syscall.Kill

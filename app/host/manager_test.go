@@ -136,7 +136,7 @@ func statusOf(m *Manager, name string) (hostapi.ServerStatus, bool) {
 func waitStatus(t *testing.T, m *Manager, name, what string, cond func(hostapi.ServerStatus) bool) hostapi.ServerStatus {
 	t.Helper()
 	var st hostapi.ServerStatus
-	eventually(t, wait, fmt.Sprintf("server %s: %s", name, what), func() (bool, string) {
+	testkit.Eventually(t, fmt.Sprintf("server %s: %s", name, what), func() (bool, string) {
 		var ok bool
 		st, ok = statusOf(m, name)
 		if !ok {
@@ -145,6 +145,7 @@ func waitStatus(t *testing.T, m *Manager, name, what string, cond func(hostapi.S
 		b, _ := json.Marshal(st)
 		return cond(st), string(b)
 	})
+
 	return st
 }
 
@@ -170,10 +171,11 @@ func toolNames(t *testing.T, m *Manager, name string) []string {
 func waitTools(t *testing.T, m *Manager, name string, want ...string) {
 	t.Helper()
 	sort.Strings(want)
-	eventually(t, wait, fmt.Sprintf("server %s: tools %v", name, want), func() (bool, string) {
+	testkit.Eventually(t, fmt.Sprintf("server %s: tools %v", name, want), func() (bool, string) {
 		got := toolNames(t, m, name)
 		return slices.Equal(got, want), fmt.Sprint(got)
 	})
+
 }
 
 func callText(t *testing.T, m *Manager, name, tool string, args any) string {
@@ -296,10 +298,11 @@ func TestManagerCallTimeout(t *testing.T) {
 	t.Logf("the call failed after %v: %v", took.Round(time.Millisecond), err)
 	// The server got the cancellation and still serves.
 	logs, _ := m.Logs("slow")
-	eventually(t, wait, "the helper reports the cancelled sleep on stderr", func() (bool, string) {
+	testkit.Eventually(t, "the helper reports the cancelled sleep on stderr", func() (bool, string) {
 		l := logs.Lines()
 		return slices.Contains(l, "modern helper: sleep cancelled"), strings.Join(l, " | ")
 	})
+
 	if got := callText(t, m, "slow", "echo", map[string]any{"message": "after"}); got != "echo: after s" {
 		t.Fatalf("echo after the timeout: %q", got)
 	}
@@ -380,7 +383,7 @@ func TestManagerApply(t *testing.T) {
 		t.Fatalf("b after the change runs the old entry: %q", got)
 	}
 	pd := waitRunning(t, m, "d").PID
-	eventually(t, wait, fmt.Sprintf("removed server c (pid %d) gone", pc), func() (bool, string) { return testkit.Gone(pc), "still there" })
+	testkit.Eventually(t, fmt.Sprintf("removed server c (pid %d) gone", pc), func() (bool, string) { return testkit.Gone(pc), "still there" })
 	if _, ok := statusOf(m, "c"); ok {
 		t.Fatal("c is still listed after its removal")
 	}
@@ -452,7 +455,7 @@ func TestManagerApply(t *testing.T) {
 		t.Fatalf("changed = %v", changed)
 	}
 	waitStatus(t, m, "d", "disabled", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateDisabled && s.PID == 0 })
-	eventually(t, wait, "disabled d gone", func() (bool, string) { return testkit.Gone(pd2.PID), "still there" })
+	testkit.Eventually(t, "disabled d gone", func() (bool, string) { return testkit.Gone(pd2.PID), "still there" })
 	if err := m.StartServer("d"); err == nil || !strings.Contains(err.Error(), "disabled") {
 		t.Fatalf("starting a disabled server: %v", err)
 	}

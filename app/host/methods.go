@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -216,6 +214,3 @@ func (h *Host) fileOp(method string, op func(*config.File, string) error) api.Me
 		return nil, h.change(func(f *config.File) error { return op(f, p.Name) })
 	}
 }
-
-var _ = slices.Contains[[]string]
-var _ = fmt.Sprint

@@ -22,6 +22,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/secrets"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 type relayBearer struct {
@@ -127,9 +129,10 @@ func TestRelayEveryEntryPoint(t *testing.T) {
 				if rpc != nil || !strings.HasSuffix(text, want) {
 					t.Errorf("%s: a call past callTimeout: %q %v; want %q", p.name, text, rpc, want)
 				}
-				eventually(t, wait, p.name+": the server got the cancellation", func() (bool, string) {
+				testkit.Eventually(t, p.name+": the server got the cancellation", func() (bool, string) {
 					return cancelled() == before+1, strings.Join(logs.Lines, " | ")
 				})
+
 				text, rpc = p.call(t, "rpcerr")
 				if p.name == "servers.call (API)" {
 					if !strings.Contains(text, `Switchboard server "m": tool "rpcerr": modern says no`) {

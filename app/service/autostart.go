@@ -34,16 +34,6 @@ func NewAutostart(env Env, reg RunKeyStore) *Autostart {
 	return &Autostart{env: env, reg: reg}
 }
 
-// DefaultAutostart is the autostart setting of this process's user, for
-// this executable.
-func DefaultAutostart() (*Autostart, error) {
-	env, err := OSEnv()
-	if err != nil {
-		return nil, err
-	}
-	return NewAutostart(env, nil), nil
-}
-
 // Path is the autostart entry's file ("" on Windows: see [Autostart.Where]).
 func (a *Autostart) Path() (string, error) {
 	e := a.env

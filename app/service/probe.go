@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/client"
@@ -34,31 +33,4 @@ func runningHost(ctx context.Context, sock string) (*hostapi.Info, error) {
 		return nil, err
 	}
 	return &info, nil
-}
-
-// stopHost asks the host on sock to stop (it stops every server first) and
-// waits until it is gone or timeout passes. No host is no error.
-func stopHost(ctx context.Context, sock string, timeout time.Duration) error {
-	c, err := client.Dial(ctx, sock)
-	if errors.Is(err, api.ErrNoHost) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if err := c.StopHost(ctx); err != nil {
-		var ae *api.Error
-		if !errors.As(err, &ae) || ae.Code != api.CodeShuttingDown {
-			return err
-		}
-	}
-	select {
-	case <-c.Done():
-		return nil
-	case <-time.After(timeout):
-		return errors.New("the host did not stop in time")
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

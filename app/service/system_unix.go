@@ -19,6 +19,7 @@ import (
 func OSSystem() (System, error) {
 	want := map[string]string{"linux": "linux-systemd", "darwin": "darwin-launchd"}[runtime.GOOS]
 	if want == "" {
+		//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
 		return nil, fmt.Errorf("Switchboard runs as a background service on Linux (systemd), macOS and Windows, not on %s: run 'switchboard serve' from your session's startup instead", runtime.GOOS)
 	}
 	for _, s := range service.AvailableSystems() {

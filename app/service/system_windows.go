@@ -13,6 +13,7 @@ import (
 
 	"github.com/kardianos/service"
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"golang.org/x/sys/windows"
 )
 
@@ -118,4 +119,31 @@ func currentUser() (string, error) {
 		return "", fmt.Errorf("cannot read the current user's SID: %w", err)
 	}
 	return u.User.Sid.String(), nil
+}
+
+// stopHost asks the host on sock to stop (it stops every server first) and
+// waits until it is gone or timeout passes. No host is no error.
+func stopHost(ctx context.Context, sock string, timeout time.Duration) error {
+	c, err := client.Dial(ctx, sock)
+	if errors.Is(err, api.ErrNoHost) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.StopHost(ctx); err != nil {
+		var ae *api.Error
+		if !errors.As(err, &ae) || ae.Code != api.CodeShuttingDown {
+			return err
+		}
+	}
+	select {
+	case <-c.Done():
+		return nil
+	case <-time.After(timeout):
+		return errors.New("the host did not stop in time")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestModuleRoot(t *testing.T) {
@@ -91,4 +93,49 @@ func TestHelperMain(t *testing.T) {
 	if _, code := run("nope"); code != 99 {
 		t.Errorf("an unknown helper exits %d, want 99", code)
 	}
+}
+
+// TestEventually: a condition that comes true passes; one that never does
+// fails the test with what was awaited and the last state (with a short
+// deadline, on a testing.TB that records the failure).
+func TestEventually(t *testing.T) {
+	n := 0
+	Eventually(t, "the third poll", func() bool { n++; return n == 3 })
+	if n != 3 {
+		t.Errorf("polled %d times, want 3", n)
+	}
+	m := 0
+	Eventually(t, "the second poll", func() (bool, string) { m++; return m == 2, "not yet" })
+	if m != 2 {
+		t.Errorf("polled %d times, want 2", m)
+	}
+	for _, tc := range []struct {
+		what, want string
+		run        func(tb testing.TB)
+	}{
+		{"never", "never: not within 50ms", func(tb testing.TB) { eventually(tb, "never", func() bool { return false }, 50*time.Millisecond) }},
+		{"never with state", "never with state: not within 50ms; last: 7 left", func(tb testing.TB) {
+			eventually(tb, "never with state", func() (bool, string) { return false, "7 left" }, 50*time.Millisecond)
+		}},
+	} {
+		f := &fatalTB{TB: t}
+		done := make(chan struct{})
+		go func() { defer close(done); tc.run(f) }()
+		<-done
+		if f.msg != tc.want {
+			t.Errorf("%s: failed with %q, want %q", tc.what, f.msg, tc.want)
+		}
+	}
+}
+
+// fatalTB records a Fatalf and ends the goroutine, as testing.T does.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Helper() {}
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
 }

@@ -24,6 +24,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const wait = 30 * time.Second
@@ -119,18 +121,16 @@ func live(t *testing.T, socket string) (*client.Live, context.CancelFunc) {
 // waitSnap waits until the view's snapshot satisfies cond.
 func waitSnap(t *testing.T, l *client.Live, what string, cond func(client.Snapshot) bool) client.Snapshot {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		s := l.Snapshot()
+	var s client.Snapshot
+	testkit.Eventually(t, what, func() (bool, string) {
+		s = l.Snapshot()
 		if cond(s) {
-			return s
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			b, _ := json.Marshal(s)
-			t.Fatalf("%s: not within %v; last snapshot: %s", what, wait, b)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		b, _ := json.Marshal(s)
+		return false, "snapshot " + string(b)
+	})
+	return s
 }
 
 func server(s client.Snapshot, name string) hostapi.ServerStatus {
@@ -217,10 +217,11 @@ func TestMenuDrivesRealHost(t *testing.T) {
 		t.Fatalf("health %v", Health(s))
 	}
 	// The tray showed it, and notified crash's failure with its reason.
-	waitFor(t, "the tray shows the failure", func() bool {
+	testkit.Eventually(t, "the tray shows the failure", func() bool {
 		_, last := rb.get()
 		return server(last, "crash").State == "failed" && server(last, "everything").Tools == 2
 	})
+
 	mu.Lock()
 	if len(notes) != 1 || !strings.Contains(notes[0].Title, `"crash"`) {
 		t.Fatalf("notifications: %+v", notes)
@@ -257,13 +258,13 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	find(t, BuildMenu(s, actions), LabelStopAll).Action()
 	s = waitSnap(t, l, "everything stopped by Stop all", state("everything", "stopped"))
 	find(t, BuildMenu(s, actions), LabelStartAll).Action()
-	s = waitSnap(t, l, "everything and crash started by Start all", func(s client.Snapshot) bool {
+	waitSnap(t, l, "everything and crash started by Start all", func(s client.Snapshot) bool {
 		return server(s, "everything").State == "running" && server(s, "crash").State == "failed" && server(s, "crash").Failures > 0
 	})
 	// Starting a disabled server is refused by the host; the menu does not
 	// offer it, and the action reports the host's words.
 	actions.Start("off")
-	waitFor(t, "the refusal reported", func() bool {
+	testkit.Eventually(t, "the refusal reported", func() bool {
 		e := errs.take()
 		if len(e) == 0 {
 			return false
@@ -283,7 +284,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	// the app, and no means no.
 	leave := aiApp(t, th.opts.SocketPath, "claude-ai")
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
-	waitFor(t, "the question", func() bool { return len(asked()) == 1 })
+	testkit.Eventually(t, "the question", func() bool { return len(asked()) == 1 })
 	if q := asked()[0]; !strings.HasPrefix(q, "Claude Desktop is connected through Switchboard.") {
 		t.Fatalf("question: %q", q)
 	}
@@ -297,10 +298,11 @@ func TestMenuDrivesRealHost(t *testing.T) {
 
 	// Quit with no AI app (the other API client still connected): no
 	// question; the host stops every server, then the view is detached.
-	waitFor(t, "the AI app gone", func() bool {
+	testkit.Eventually(t, "the AI app gone", func() bool {
 		info, err := l.Info(context.Background())
 		return err == nil && info.AIClients == 0 && info.Clients == 2
 	})
+
 	pid = server(l.Snapshot(), "everything").PID
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
 	select {
@@ -467,7 +469,7 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 	var r recorder
 	tr.Run(test.NewTempApp(t), l, r.actions())
 	defer tr.Close()
-	waitFor(t, "the first connected rebuild", func() bool { _, s := rb.get(); return s.Connected })
+	testkit.Eventually(t, "the first connected rebuild", func() bool { _, s := rb.get(); return s.Connected })
 	time.Sleep(5 * DefaultSettle)
 	before, _ := rb.get()
 
@@ -482,7 +484,7 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the last event shown", func() bool { _, s := rb.get(); return server(s, "a").Tools == 999 })
+	testkit.Eventually(t, "the last event shown", func() bool { _, s := rb.get(); return server(s, "a").Tools == 999 })
 	elapsed := time.Since(start)
 	time.Sleep(10 * DefaultSettle)
 	after, _ := rb.get()

@@ -15,6 +15,8 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // recorder is an Actions whose funcs record their calls.
@@ -508,17 +510,6 @@ func (r *rebuilds) get() (int, client.Snapshot) {
 	return r.n, r.last
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within 10 s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // The tray sets the menu and icon at once, then only when they change: the
 // icon when the health changes, the menu when its text does.
 func TestTraySetsMenuAndIcon(t *testing.T) {
@@ -535,7 +526,7 @@ func TestTraySetsMenuAndIcon(t *testing.T) {
 		t.Fatalf("at start: %d menus, %d icons, first item %q, icon %s", menus, icons, m.Items[0].Label, icon.Name())
 	}
 	src.set(connected(srv("a", "starting", 0)))
-	waitFor(t, "the starting menu", func() bool { n, _, _, _ := app.counts(); return n == 2 })
+	testkit.Eventually(t, "the starting menu", func() bool { n, _, _, _ := app.counts(); return n == 2 })
 	_, icons, m, icon = app.counts()
 	if icons != 2 || icon != Icon(LevelStarting) || m.Items[0].Label != "a — starting" {
 		t.Fatalf("starting: %d icons, %s, %q", icons, icon.Name(), m.Items[0].Label)
@@ -550,14 +541,14 @@ func TestTraySetsMenuAndIcon(t *testing.T) {
 	}
 	// Running with tools: menu and icon.
 	src.set(connected(srv("a", "running", 4)))
-	waitFor(t, "the running menu", func() bool { n, _, _, _ := app.counts(); return n == 3 })
+	testkit.Eventually(t, "the running menu", func() bool { n, _, _, _ := app.counts(); return n == 3 })
 	_, icons, m, icon = app.counts()
 	if icons != 3 || icon != Icon(LevelRunning) || m.Items[0].Label != "a — running (4 tools)" {
 		t.Fatalf("running: %d icons, %s, %q", icons, icon.Name(), m.Items[0].Label)
 	}
 	// A second running server: the menu changes, the icon does not.
 	src.set(connected(srv("a", "running", 4), srv("b", "running", 1)))
-	waitFor(t, "the two-server menu", func() bool { n, _, _, _ := app.counts(); return n == 4 })
+	testkit.Eventually(t, "the two-server menu", func() bool { n, _, _, _ := app.counts(); return n == 4 })
 	if _, icons, _, _ = app.counts(); icons != 3 {
 		t.Fatalf("%d icons after a change of the menu only, want 3", icons)
 	}
@@ -596,10 +587,11 @@ func TestTrayBurst(t *testing.T) {
 	}
 	final := connected(srv("a", "running", 99))
 	src.set(final)
-	waitFor(t, "the final state shown", func() bool {
+	testkit.Eventually(t, "the final state shown", func() bool {
 		_, last := rb.get()
 		return len(last.Servers) == 1 && last.Servers[0].Tools == 99
 	})
+
 	elapsed := time.Since(start)
 	time.Sleep(10 * DefaultSettle)
 	n, _ := rb.get()
@@ -646,7 +638,7 @@ func TestTrayNotifiesFailures(t *testing.T) {
 		t.Helper()
 		n0, _ := rb.get()
 		src.set(s)
-		waitFor(t, "a rebuild", func() bool { n, _ := rb.get(); return n > n0 })
+		testkit.Eventually(t, "a rebuild", func() bool { n, _ := rb.get(); return n > n0 })
 	}
 	failed := func(name, why string) hostapi.ServerStatus {
 		s := srv(name, "failed", 0)

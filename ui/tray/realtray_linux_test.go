@@ -33,6 +33,8 @@ import (
 	"github.com/godbus/dbus/v5/prop"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const socketEnv = "SWITCHBOARD_TRAY_TEST_SOCKET"
@@ -568,7 +570,7 @@ func testRealTray(t *testing.T, role string) {
 	}
 	// "stopped" comes when the session has closed; the process may take
 	// its stop ladder's moment longer.
-	waitFor(t, "the stopped server's process gone", func() bool { return processGone(pid) == nil })
+	testkit.Eventually(t, "the stopped server's process gone", func() bool { return processGone(pid) == nil })
 	// Start enabled and Quit too: a layout read while the menu changes can
 	// be one between two changes (and during a rebuild, a partial one).
 	m = waitMenu("the menu shows it stopped, Start enabled", func(m menuNode) bool {
@@ -613,7 +615,7 @@ func testRealTray(t *testing.T, role string) {
 		// Open Switchboard reaches the app (which would start Fyne's driver).
 		open, _ := m.find(LabelOpen)
 		click(open)
-		waitFor(t, "Open to reach the app", func() bool { return strings.Contains(logs.String(), "OPEN\n") })
+		testkit.Eventually(t, "Open to reach the app", func() bool { return strings.Contains(logs.String(), "OPEN\n") })
 	}
 	leave()
 
@@ -625,10 +627,11 @@ func testRealTray(t *testing.T, role string) {
 		t.Fatal(err)
 	}
 	defer follower.Close()
-	waitFor(t, "the AI app gone", func() bool {
+	testkit.Eventually(t, "the AI app gone", func() bool {
 		info, err := follower.Info(context.Background())
 		return err == nil && info.AIClients == 0
 	})
+
 	pid = hostState(t, th.opts.SocketPath, "everything").PID
 	// Fyne's tray makes new item ids with every change: take Quit's from a
 	// whole menu read now.

@@ -26,6 +26,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"github.com/godbus/dbus/v5"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 func init() { helpers["systray-menus"] = runSystrayMenus }
@@ -171,7 +173,7 @@ func TestRealTraySystrayMenus(t *testing.T) {
 		if _, err := fmt.Fprintln(stdin, name); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the menu "+name+" set", func() bool { return strings.Count(out.String(), done) > before })
+		testkit.Eventually(t, "the menu "+name+" set", func() bool { return strings.Count(out.String(), done) > before })
 		// The signals were sent before the reply to this call, on the
 		// same connection, and the channel has room for them: all are in.
 		m := layout()
@@ -209,7 +211,7 @@ func TestRealTraySystrayMenus(t *testing.T) {
 	}
 	ran := func(what string) {
 		t.Helper()
-		waitFor(t, "the action "+what+" to run", func() bool { return strings.Contains(out.String(), "ran "+what+"\n") })
+		testkit.Eventually(t, "the action "+what+" to run", func() bool { return strings.Contains(out.String(), "ran "+what+"\n") })
 	}
 	sub := func(m menuNode, server, label string) menuNode {
 		t.Helper()
