@@ -303,6 +303,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if one != nil {
 		one.stop()
 	}
+	if c.only != "" {
+		return nil // -only measures that path alone
+	}
 	return runRaw(ctx, c, sb, server, out, progress)
 }
 
