@@ -91,6 +91,14 @@ func (f *fake) recorded() []fakeCall {
 	return append([]fakeCall(nil), f.calls...)
 }
 
+// setOnCall sets what a call does, under the fake's lock: a call of a
+// connection still open may read it at the same moment.
+func (f *fake) setOnCall(on func(ctx context.Context, server string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error)) {
+	f.mu.Lock()
+	f.onCall = on
+	f.mu.Unlock()
+}
+
 func (f *fake) check(server string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -128,7 +128,7 @@ func conformance(t *testing.T, mode, version string) {
 	h.notify()
 
 	slowStarted, slowCancelled := make(chan struct{}), make(chan struct{})
-	h.fake.onCall = func(ctx context.Context, server string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+	h.fake.setOnCall(func(ctx context.Context, server string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 		switch p.Name {
 		case "fail":
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "it broke"}}}, nil
@@ -153,7 +153,7 @@ func conformance(t *testing.T, mode, version string) {
 		}
 		args, _ := json.Marshal(p.Arguments)
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(args)}}}, nil
-	}
+	})
 
 	var progMu sync.Mutex
 	var progress []*mcp.ProgressNotificationParams
@@ -285,7 +285,7 @@ func TestConformanceWire(t *testing.T) {
 					compared = append(compared, mode)
 				}
 				h := newHarness(t, mode, running("alpha", "echo", "rpcerr", "rich"), Server{Name: "down", State: stateFailed, LastError: "exit 1"})
-				h.fake.onCall = func(ctx context.Context, server string, p *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+				h.fake.setOnCall(func(ctx context.Context, server string, p *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 					switch p.Name {
 					case "rpcerr":
 						return nil, &jsonrpc.Error{Code: -32000, Message: "nope", Data: json.RawMessage(`{"why":1}`)}
@@ -296,7 +296,7 @@ func TestConformanceWire(t *testing.T) {
 					}
 					args, _ := json.Marshal(p.Arguments)
 					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(args)}}}, nil
-				}
+				})
 				c := h.rawClient(t, era)
 				for _, params := range []map[string]any{
 					{"name": "alpha__echo", "arguments": map[string]any{"k": []any{1, 2}}},
@@ -333,12 +333,12 @@ func TestLeanCancelNoResponse(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			h := newHarness(t, mode, running("alpha", "slow"))
 			started, done := make(chan struct{}), make(chan struct{})
-			h.fake.onCall = func(ctx context.Context, _ string, _ *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+			h.fake.setOnCall(func(ctx context.Context, _ string, _ *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 				close(started)
 				<-ctx.Done()
 				close(done)
 				return nil, ctx.Err()
-			}
+			})
 			c := h.rawClient(t, false)
 			c.send(map[string]any{"jsonrpc": "2.0", "id": "call-1", "method": "tools/call", "params": map[string]any{"name": "alpha__slow"}})
 			select { // the call reaches the server before it is cancelled
@@ -581,9 +581,9 @@ func TestPreamble(t *testing.T) {
 // others go on.
 func TestSlowClient(t *testing.T) {
 	f := newFake(running("a", "big"))
-	f.onCall = func(context.Context, string, *mcp.CallToolParams, func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+	f.setOnCall(func(context.Context, string, *mcp.CallToolParams, func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 64<<10)}}}, nil
-	}
+	})
 	g := New(Options{Backend: fakeRaw{f}, QueueBytes: 256 << 10})
 	defer g.Close()
 	h := &harness{g: g, fake: f}

@@ -299,14 +299,14 @@ func TestHTTPDeadlines(t *testing.T) {
 	shortLimits(t, 256, 300*time.Millisecond)
 	store := secrets.NewMemoryStore(filepath.Join(testTempDir(t), "secrets.json"))
 	f := newFake(running("alpha", "echo", "slow"))
-	f.onCall = func(ctx context.Context, server string, p *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+	f.setOnCall(func(ctx context.Context, server string, p *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 		select {
 		case <-time.After(1500 * time.Millisecond):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slow done"}}}, nil
-	}
+	})
 	g := New(Options{Backend: fakeRaw{f}, Secrets: store})
 	t.Cleanup(g.Close)
 	if err := g.SetHTTP(-1); err != nil {

@@ -20,12 +20,12 @@ func TestLeanSlowCallLogged(t *testing.T) {
 	t.Cleanup(func() { slowServerAfter = old })
 	var logs testkit.SyncBuffer
 	f := newFake(running("alpha", "echo", "slow"))
-	f.onCall = func(ctx context.Context, server string, p *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+	f.setOnCall(func(ctx context.Context, server string, p *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 		if p.Name == "slow" {
 			time.Sleep(300 * time.Millisecond)
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
-	}
+	})
 	g := New(Options{Backend: fakeRaw{f}, Version: "test", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	l, sock := testListen(t)
 	go func() { _ = g.Serve(l) }()
