@@ -63,7 +63,7 @@ func startLazy(t *testing.T, a fyne.App, o Options) (*fakeTray, <-chan error) {
 	o.Exe = filepath.Join(dir, "no-switchboard")
 	ft := &fakeTray{}
 	done := make(chan error, 1)
-	o.uiLock = new(sync.Mutex)
+	o.uiLock = &uiMu
 	go func() { done <- run(a, o, func(string) (trayHost, error) { return ft, nil }) }()
 	return ft, done
 }
@@ -142,11 +142,16 @@ func TestTrayQuitsWithoutFyne(t *testing.T) {
 }
 
 // No tray (no session bus): the window shows at once.
+// uiMu is the one lock of every test's UI work: a test's window goroutines
+// may still run while the next test drives Fyne's test app, and Fyne's
+// caches are shared by the whole process.
+var uiMu sync.Mutex
+
 func TestNoTrayShowsWindow(t *testing.T) {
 	a := test.NewTempApp(t)
 	dir := t.TempDir()
 	o := Options{Socket: filepath.Join(dir, "api.sock"), Exe: filepath.Join(dir, "no-switchboard")}
-	o.uiLock = new(sync.Mutex)
+	o.uiLock = &uiMu
 	err := run(a, o, func(string) (trayHost, error) { return nil, errors.New("no D-Bus session bus") })
 	if err != nil {
 		t.Fatal(err)
