@@ -3,7 +3,6 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/english"
 	"regexp"
 	"slices"
 	"sort"
@@ -11,6 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // A view is one immutable aggregate of every server's tools, prompts,
@@ -55,50 +57,15 @@ type serverState struct {
 }
 
 // Mapping is the gateway's naming of everything it has seen, for
-// 'switchboard tools'.
-type Mapping struct {
-	Tools     []MappedName     `json:"tools"`
-	Prompts   []MappedName     `json:"prompts"`
-	Resources []MappedResource `json:"resources"`
-	// Templates are the resource templates (resources/templates/list).
-	Templates []MappedTemplate `json:"templates,omitempty"`
-	// Conflicts are resource URIs, and URI templates, that more than one
-	// server lists: the gateway serves them from none.
-	Conflicts []Conflict `json:"conflicts,omitempty"`
-	// Pending are servers that are still starting: their lists come later.
-	Pending []string `json:"pending,omitempty"`
-}
-
-// MappedName is a tool or prompt and its exposed name.
-type MappedName struct {
-	Exposed string `json:"exposed"`
-	Server  string `json:"server"`
-	Name    string `json:"name"`
-	// Hidden says why it is not exposed; "" when it is.
-	Hidden string `json:"hidden,omitempty"`
-}
-
-// MappedResource is a resource and its server.
-type MappedResource struct {
-	URI    string `json:"uri"`
-	Server string `json:"server"`
-	Hidden string `json:"hidden,omitempty"`
-}
-
-// MappedTemplate is a resource template and its server.
-type MappedTemplate struct {
-	URITemplate string `json:"uriTemplate"`
-	Server      string `json:"server"`
-	Hidden      string `json:"hidden,omitempty"`
-}
-
-// Conflict is a resource URI, or a resource template's URI template
-// (Template), that several servers list.
-type Conflict struct {
-	URI      string   `json:"uri"`
-	Servers  []string `json:"servers"`
-	Template bool     `json:"template,omitempty"`
-}
+// 'switchboard tools': the host's API sends it as it is, so its types are
+// the contract's (app/hostapi).
+type (
+	Mapping        = hostapi.GatewayMapping
+	MappedName     = hostapi.MappedName
+	MappedResource = hostapi.MappedResource
+	MappedTemplate = hostapi.MappedTemplate
+	Conflict       = hostapi.Conflict
+)
 
 // memo is what the gateway remembers of a server between views: its last
 // lists (so that a restarting server's tools stay listed, and a call to

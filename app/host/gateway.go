@@ -361,7 +361,7 @@ func (h *Host) withGateway(ms api.Methods) api.Methods {
 		if h.gw == nil {
 			return info, nil
 		}
-		info.Mapping = wireMapping(h.gw.Mapping())
+		info.Mapping = h.gw.Mapping()
 		if a := h.gw.HTTPAddr(); a != "" {
 			info.HTTP = "http://" + a + gateway.HTTPPath
 		}
@@ -528,28 +528,4 @@ func stateAfterClose(s *server, conn *stdio.Conn) string {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return state
-}
-
-// wireMapping is the gateway's mapping as the API sends it. The element
-// conversions compile only while the two packages' types have the same
-// fields; TestWireMappingTags checks their JSON names.
-func wireMapping(m gateway.Mapping) hostapi.GatewayMapping {
-	out := hostapi.GatewayMapping{Pending: m.Pending}
-	out.Tools = convertAll(m.Tools, func(v gateway.MappedName) hostapi.MappedName { return hostapi.MappedName(v) })
-	out.Prompts = convertAll(m.Prompts, func(v gateway.MappedName) hostapi.MappedName { return hostapi.MappedName(v) })
-	out.Resources = convertAll(m.Resources, func(v gateway.MappedResource) hostapi.MappedResource { return hostapi.MappedResource(v) })
-	out.Templates = convertAll(m.Templates, func(v gateway.MappedTemplate) hostapi.MappedTemplate { return hostapi.MappedTemplate(v) })
-	out.Conflicts = convertAll(m.Conflicts, func(v gateway.Conflict) hostapi.Conflict { return hostapi.Conflict(v) })
-	return out
-}
-
-func convertAll[S, T any](in []S, f func(S) T) []T {
-	if in == nil {
-		return nil
-	}
-	out := make([]T, len(in))
-	for i, v := range in {
-		out[i] = f(v)
-	}
-	return out
 }

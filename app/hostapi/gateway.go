@@ -9,8 +9,8 @@ type GatewayInfo struct {
 }
 
 // GatewayMapping is what the gateway exposes of each server, as
-// gateway.tools returns it: the wire form of app/gateway's Mapping (a test
-// in app/host checks that the two have the same JSON fields).
+// gateway.tools returns it (app/gateway builds it: its Mapping is this
+// type).
 type GatewayMapping struct {
 	Tools     []MappedName     `json:"tools"`
 	Prompts   []MappedName     `json:"prompts"`
