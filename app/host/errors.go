@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/secrets"
@@ -15,13 +14,6 @@ import (
 // problems with their keys and remedies, which the API sends as data
 // (app/api.CodedError). Their messages are the sentences the command line
 // printed before they were data.
-
-// The config's errors are configedit's (the command line without a host
-// and the window's checks make the same ones).
-var (
-	problemOf   = configedit.ProblemOf
-	notInConfig = configedit.NotInConfig
-)
 
 // secretError classifies a keyring's failure (secrets.set, secrets.delete,
 // a server waiting for a secret).

@@ -65,7 +65,7 @@ func (h *Host) methods() api.Methods {
 			s := h.file.Servers[p.Name]
 			h.mu.Unlock()
 			if s == nil {
-				return nil, notInConfig(p.Name)
+				return nil, configedit.NotInConfig(p.Name)
 			}
 			b, err := json.Marshal(s)
 			return hostapi.EntryResult{Entry: b}, err

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
 )
 
 // ServerConfigs turns a checked config file into what the manager runs.
@@ -21,7 +22,7 @@ func ServerConfigs(f *config.File) []ServerConfig {
 		c := ServerConfig{Name: name, Disabled: s.Disabled, CallTimeout: s.CallTimeout(), Secrets: s.SecretRefs()}
 		for _, p := range s.Problems() {
 			c.Problems = append(c.Problems, p.Error())
-			c.Issues = append(c.Issues, problemOf(p))
+			c.Issues = append(c.Issues, configedit.ProblemOf(p))
 		}
 		if r := s.Remote(); r != "" && len(c.Problems) == 0 {
 			c.Problems = append(c.Problems, fmt.Sprintf("mcpServers.%s: remote (URL) servers are not managed by Switchboard (%s)", name, r))
