@@ -20,6 +20,13 @@ type fakeTray struct {
 	mu     sync.Mutex
 	menu   *fyne.Menu
 	closed bool
+	hidden bool // the desktop shows no tray icon (Visible is false)
+}
+
+func (f *fakeTray) Visible() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.hidden
 }
 
 func (f *fakeTray) SetSystemTrayIcon(fyne.Resource) {}
