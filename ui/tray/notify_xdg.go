@@ -50,6 +50,10 @@ func SendXDGNotification(desktopID string, n *fyne.Notification) error {
 	if err != nil {
 		return fmt.Errorf("no D-Bus session bus for notifications: %w", err)
 	}
+	return sendXDGNotification(conn, desktopID, n)
+}
+
+func sendXDGNotification(conn *dbus.Conn, desktopID string, n *fyne.Notification) error {
 	icon := notificationIcon()
 	hints := map[string]dbus.Variant{}
 	if desktopID != "" {
