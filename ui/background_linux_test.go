@@ -3,10 +3,12 @@
 package ui
 
 import (
+	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -38,7 +40,7 @@ func runBackground() int {
 // TestBackgroundWithoutTrayHost runs `switchboard --background` on a
 // desktop with a session bus but no StatusNotifierWatcher (stock GNOME):
 // a private bus with a notification daemon only, and Xvfb. The window
-// shows, and a notification signed Switchboard says how to get the tray
+// shows, asks to be minimised, and a notification signed Switchboard says how to get the tray
 // icon on GNOME; the next start (the next login) shows the window again
 // but not the notification.
 //
@@ -48,7 +50,22 @@ func TestBackgroundWithoutTrayHost(t *testing.T) {
 	if err != nil {
 		testkit.SkipOrFail(t, "xdotool is not installed (apt-get install xdotool)")
 	}
+	xev, err := exec.LookPath("xev")
+	if err != nil {
+		testkit.SkipOrFail(t, "xev is not installed (apt-get install x11-utils)")
+	}
 	display := testkit.Xvfb(t)
+	// There is no window manager: what a window asks of one (to be
+	// minimised, a WM_CHANGE_STATE message to the root window) is watched
+	// on the root window, as a window manager receives it.
+	var wmLog testkit.SyncBuffer
+	watch := exec.Command(xev, "-root", "-event", "substructure")
+	watch.Env = append(os.Environ(), "DISPLAY="+display)
+	watch.Stdout = &wmLog
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { watch.Process.Kill(); watch.Wait() })
 	bus := testkit.SessionBus(t)
 	notices := testkit.StartNotifications(t, bus)
 	home := t.TempDir()
@@ -79,14 +96,30 @@ func TestBackgroundWithoutTrayHost(t *testing.T) {
 			t.Logf("the app's output:\n%s", logs.String())
 		}
 	}
-	// window waits for a mapped top-level window titled Switchboard.
+	// window waits for a mapped top-level window titled Switchboard, and
+	// for its request to be minimised.
 	window := func() {
 		t.Helper()
+		var id uint64
 		testkit.Eventually(t, "the Switchboard window on the display", func() (bool, string) {
 			cmd := exec.Command(xdotool, "search", "--onlyvisible", "--name", "^Switchboard$")
 			cmd.Env = append(os.Environ(), "DISPLAY="+display)
 			out, err := cmd.Output()
-			return err == nil && strings.TrimSpace(string(out)) != "", string(out)
+			f := strings.Fields(string(out))
+			if err != nil || len(f) == 0 {
+				return false, string(out)
+			}
+			id, err = strconv.ParseUint(f[0], 10, 64)
+			return err == nil, string(out)
+		})
+		want := fmt.Sprintf("window 0x%x,\n    message_type 0x", id)
+		testkit.Eventually(t, "a request to minimise the window (WM_CHANGE_STATE)", func() (bool, string) {
+			for _, ev := range strings.Split(wmLog.String(), "ClientMessage event")[1:] {
+				if strings.Contains(ev, want) && strings.Contains(ev, "(WM_CHANGE_STATE)") {
+					return true, ""
+				}
+			}
+			return false, fmt.Sprintf("window 0x%x; the root window's events:\n%s", id, wmLog.String())
 		})
 	}
 
