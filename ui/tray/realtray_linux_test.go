@@ -166,6 +166,13 @@ func startSessionBus(t *testing.T, daemon string) string {
 	return strings.TrimSpace(line)
 }
 
+// startWatcher starts a fake StatusNotifierWatcher with a tray host; the
+// channel receives the bus name of each item that registers.
+func startWatcher(t *testing.T, addr string) <-chan string {
+	t.Helper()
+	return startWatcherWith(t, addr, true)
+}
+
 // menuNode is one dbusmenu item as GetLayout returns it.
 type menuNode struct {
 	ID       int32

@@ -39,11 +39,6 @@ func (w *watcher) RegisterStatusNotifierItem(sender dbus.Sender, service string)
 // RegisterStatusNotifierHost is called by a tray host; there is none here.
 func (w *watcher) RegisterStatusNotifierHost(service string) *dbus.Error { return nil }
 
-func startWatcher(t *testing.T, addr string) <-chan string {
-	t.Helper()
-	return startWatcherWith(t, addr, true)
-}
-
 // startWatcherWith starts a watcher that says whether a tray host is
 // registered with it (IsStatusNotifierHostRegistered) as host says.
 func startWatcherWith(t *testing.T, addr string, host bool) <-chan string {
