@@ -1,12 +1,14 @@
 // Package tray is Switchboard's system tray: an icon that shows the host's
-// overall health, a menu built from the host's state, and a desktop
-// notification when a server fails for good. Like the rest of the UI it is
-// a client of the host (through [client.Live]); it owns no server.
+// overall health, a tooltip and a menu header that say it in words, a menu
+// built from the host's state, and a desktop notification (signed
+// "Switchboard", [Notify]) when a server fails for good. Like the rest of
+// the UI it is a client of the host (through [client.Live]); it owns no
+// server.
 //
-// [BuildMenu], [Health] and [QuitPlan] are plain functions of the host's
-// state, tested without a display; [Tray] applies them to a Fyne app as
-// the state changes, and [HostActions] carries the menu's actions out
-// through the host's API.
+// [BuildMenu], [Health], [Summary], [FailureReason] and [QuitPlan] are
+// plain functions of the host's state, tested without a display; [Tray]
+// applies them to a Fyne app as the state changes, and [HostActions]
+// carries the menu's actions out through the host's API.
 package tray
 
 import (
