@@ -34,6 +34,12 @@ type Options struct {
 	// ShowWindow opens the window at start (as when the desktop has no tray).
 	ShowWindow bool
 
+	// hintFile, given by tests only, replaces the file that remembers the
+	// no-tray hint (trayHintFile); notify, tests only too, replaces
+	// tray.Notify.
+	hintFile string
+	notify   func(*fyne.Notification)
+
 	// uiLock, given by tests only, is held around all the app's UI work:
 	// Fyne's test driver runs fyne.Do inline on the caller's goroutine,
 	// where the real driver runs everything on the main goroutine, one at
@@ -54,9 +60,12 @@ func Run(o Options) error {
 }
 
 // trayHost is a tray that is not Fyne's: safe from any goroutine, closed
-// when the app ends.
+// when the app ends. Visible says whether the desktop shows it (a
+// StatusNotifier host is there), asked at start and when the window is
+// closed.
 type trayHost interface {
 	tray.Host
+	Visible() bool
 	Close()
 }
 
@@ -106,6 +115,36 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 	if host == nil {
 		return runFyneTray(a, o, live, cancel, ensure)
 	}
+	// Signed "Switchboard", off the caller's goroutine (a hung
+	// notification daemon never holds up the menu), without Fyne's driver.
+	notify := func(n *fyne.Notification) { tray.Notify(a, n) }
+	if o.notify != nil {
+		notify = o.notify
+	}
+
+	// A session bus but no tray host (stock GNOME): the icon is exported
+	// for nobody. The window shows instead (minimised when started in the
+	// background), and once per user a notification says how to get the
+	// icon. Closing the window then quits: nothing would be left to come
+	// back from. Were a tray host to appear meanwhile (the extension
+	// turned on), the icon registers with it, and closing hides.
+	showWindow, minimised := o.ShowWindow, false
+	if !host.Visible() {
+		if o.Logger != nil {
+			o.Logger.Warn("the desktop shows no tray icons (no StatusNotifier host on the session bus); showing the window")
+		}
+		showWindow, minimised = true, !o.ShowWindow
+		hint := o.hintFile
+		if hint == "" {
+			hint = trayHintFile(os.Getenv)
+		}
+		if first, err := claimTrayHint(hint, time.Now()); first {
+			notify(tray.NoTrayNotification(os.Getenv("XDG_CURRENT_DESKTOP")))
+		} else if err != nil && o.Logger != nil {
+			o.Logger.Warn("the no-tray hint is not shown: it could not be remembered", "err", err)
+		}
+	}
+	onClose = closeAction(host.Visible, func() { win.Hide() }, a.Quit)
 
 	// Fyne's driver runs only from the first time the UI thread is needed
 	// (the window, a question): until then the tray is the whole app.
@@ -151,9 +190,6 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 			close(quitNow)
 		}
 	}
-	// A D-Bus call with no timeout: off the tray's goroutine, so that a
-	// hung notification daemon never holds up the menu.
-	notify := func(n *fyne.Notification) { go a.SendNotification(n) }
 	actions := tray.HostActions(live, a, tray.HostOptions{
 		StopService: stopService(live),
 		Open:        func() { onUI(func() { ensure().Show() }) },
@@ -169,7 +205,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 	t.Run(a, live, actions)
 	defer t.Close()
 
-	if o.ShowWindow {
+	if showWindow {
 		mu.Lock()
 		show := !quitting
 		if show && !started { // a click may have come first
@@ -179,6 +215,10 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 		mu.Unlock()
 		if show {
 			locked(o.uiLock, func() { ensure().Show() })()
+			if minimised {
+				// Queued after the window is made and shown.
+				do(func() { minimise(a, "Switchboard") })
+			}
 		}
 	}
 	sig := make(chan os.Signal, 1)
@@ -214,6 +254,19 @@ func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure
 	}
 	a.Run()
 	return nil
+}
+
+// closeAction is what closing the window does with a tray that is not
+// Fyne's: hide it while the desktop shows the tray icon to come back
+// from, quit otherwise (the host and its servers keep running).
+func closeAction(visible func() bool, hide, quit func()) func() {
+	return func() {
+		if visible() {
+			hide()
+			return
+		}
+		quit()
+	}
 }
 
 // stopService returns how Stop background service stops the service:

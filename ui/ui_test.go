@@ -3,7 +3,9 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +22,13 @@ type fakeTray struct {
 	mu     sync.Mutex
 	menu   *fyne.Menu
 	closed bool
+	hidden bool // the desktop shows no tray icon (Visible is false)
+}
+
+func (f *fakeTray) Visible() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.hidden
 }
 
 func (f *fakeTray) SetSystemTrayIcon(fyne.Resource) {}
@@ -162,5 +171,126 @@ func TestNoTrayShowsWindow(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("no window shown without a tray: %v", titles(a))
+	}
+}
+
+// notes records the notifications the app sends.
+type notes struct {
+	mu   sync.Mutex
+	sent []*fyne.Notification
+}
+
+func (n *notes) notify(x *fyne.Notification) {
+	n.mu.Lock()
+	n.sent = append(n.sent, x)
+	n.mu.Unlock()
+}
+
+func (n *notes) get() []*fyne.Notification {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]*fyne.Notification(nil), n.sent...)
+}
+
+// runNoTrayHost runs the app in the background (as the login item does)
+// with a tray the desktop does not show, until it returns (the test app's
+// Run returns at once).
+func runNoTrayHost(t *testing.T, hint string, n *notes) fyne.App {
+	t.Helper()
+	a := test.NewTempApp(t)
+	dir := t.TempDir()
+	o := Options{Socket: filepath.Join(dir, "api.sock"), Exe: filepath.Join(dir, "no-switchboard"),
+		hintFile: hint, notify: n.notify}
+	o.uiLock = &uiMu
+	ft := &fakeTray{hidden: true}
+	if err := run(a, o, func(string) (trayHost, error) { return ft, nil }); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// A desktop with a session bus but no tray host (stock GNOME): the window
+// shows, and the first time only, a notification says how to get the icon.
+func TestNoTrayHostShowsWindowAndHintOnce(t *testing.T) {
+	t.Setenv("XDG_CURRENT_DESKTOP", "ubuntu:GNOME")
+	hint := filepath.Join(t.TempDir(), "state", "switchboard", "tray-hint-shown")
+	var n notes
+	for run := 1; run <= 2; run++ {
+		a := runNoTrayHost(t, hint, &n)
+		found := false
+		for _, w := range a.Driver().AllWindows() {
+			found = found || w.Title() == "Switchboard" && w.Content() != nil
+		}
+		if !found {
+			t.Fatalf("run %d: no window shown without a tray host: %v", run, titles(a))
+		}
+		sent := n.get()
+		if len(sent) != 1 {
+			t.Fatalf("run %d: %d notifications, want the one of the first run", run, len(sent))
+		}
+		if want := tray.NoTrayNotification("GNOME"); *sent[0] != *want {
+			t.Fatalf("run %d: the notification %+v, want %+v", run, sent[0], want)
+		}
+	}
+	if b, err := os.ReadFile(hint); err != nil || !strings.Contains(string(b), "Delete this file to see it again") {
+		t.Fatalf("the hint's state file: %v %q", err, b)
+	}
+}
+
+// A hint that cannot be remembered is not shown (it would be at every
+// login); the window still is.
+func TestNoTrayHostHintUnremembered(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var n notes
+	a := runNoTrayHost(t, filepath.Join(blocker, "switchboard", "tray-hint-shown"), &n)
+	if len(titles(a)) == 0 {
+		t.Fatal("no window")
+	}
+	if got := n.get(); len(got) != 0 {
+		t.Fatalf("a hint that cannot be remembered was shown: %+v", got[0])
+	}
+}
+
+func TestCloseAction(t *testing.T) {
+	for _, visible := range []bool{true, false} {
+		var calls []string
+		closeAction(func() bool { return visible },
+			func() { calls = append(calls, "hide") }, func() { calls = append(calls, "quit") })()
+		want := "quit"
+		if visible {
+			want = "hide"
+		}
+		if len(calls) != 1 || calls[0] != want {
+			t.Errorf("tray shown %v: %q, want %s", visible, calls, want)
+		}
+	}
+}
+
+func TestTrayHintFile(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		env  func(string) string
+		want string
+	}{
+		{env("XDG_STATE_HOME", "/s", "HOME", "/h"), "/s/switchboard/tray-hint-shown"},
+		{env("XDG_STATE_HOME", "relative", "HOME", "/h"), "/h/.local/state/switchboard/tray-hint-shown"},
+		{env("HOME", "/h"), "/h/.local/state/switchboard/tray-hint-shown"},
+		{env(), ""},
+	} {
+		if got := trayHintFile(c.env); got != filepath.FromSlash(c.want) {
+			t.Errorf("%q, want %q", got, c.want)
+		}
 	}
 }

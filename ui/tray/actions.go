@@ -35,7 +35,8 @@ type HostOptions struct {
 	// manager and returns when it has stopped (nil: host.stop through the
 	// API, which a manager set to restart the host may undo).
 	StopService func() error
-	// OnError reports a failed action (default: a desktop notification).
+	// OnError reports a failed action (default: a desktop notification,
+	// [Notify]).
 	OnError func(title string, err error)
 	// Timeout bounds each call to the host (default 30 s).
 	Timeout time.Duration
@@ -55,10 +56,7 @@ func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 		o.Timeout = 30 * time.Second
 	}
 	if o.OnError == nil {
-		o.OnError = func(title string, err error) {
-			n := fyne.NewNotification(title, err.Error())
-			fyne.Do(func() { app.SendNotification(n) })
-		}
+		o.OnError = func(title string, err error) { Notify(app, fyne.NewNotification(title, err.Error())) }
 	}
 	if o.Confirm == nil {
 		o.Confirm = func(q string, answer func(bool)) {

@@ -174,7 +174,8 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	crash["maxReconnects"] = 0
 	off := helperEntry("mcp")
 	off["disabled"] = true
-	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash, "off": off})
+	missing := map[string]any{"command": "switchboard-test-no-such-command", "maxReconnects": 0}
+	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash, "off": off, "missing": missing})
 	l, detach := live(t, th.opts.SocketPath)
 
 	app := test.NewTempApp(t)
@@ -205,13 +206,27 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	tr.Run(app, l, actions)
 	defer tr.Close()
 
-	s := waitSnap(t, l, "everything running with its tools, crash failed", func(s client.Snapshot) bool {
+	s := waitSnap(t, l, "everything running with its tools, crash and missing failed", func(s client.Snapshot) bool {
 		return s.Connected && server(s, "everything").State == "running" && server(s, "everything").Tools == 2 &&
-			server(s, "crash").State == "failed"
+			server(s, "crash").State == "failed" && server(s, "missing").State == "failed"
 	})
 	m := BuildMenu(s, actions)
-	for _, label := range []string{"crash — failed", "everything — running (2 tools)", "off — disabled"} {
+	for _, label := range []string{"crash — failed", "everything — running (2 tools)", "off — disabled", "missing — failed"} {
 		find(t, m, label)
+	}
+	// The header and each failed server's reason, in words, from what the
+	// host reports.
+	if got := m.Items[0]; got.Label != "1 running, 2 failed, 1 stopped" || !got.Disabled {
+		t.Fatalf("the header: %+v", got)
+	}
+	for name, want := range map[string]string{
+		"crash":   "It exited: tray test server: cannot open the database /nonexistent/db",
+		"missing": "Command not found: switchboard-test-no-such-command",
+	} {
+		sub := find(t, m, name+" — failed").ChildMenu
+		if got := sub.Items[0]; got.Label != want || !got.Disabled {
+			t.Errorf("%s's reason: %q (from lastError %q), want %q", name, got.Label, server(s, name).LastError, want)
+		}
 	}
 	if Health(s) != LevelFailed {
 		t.Fatalf("health %v", Health(s))
@@ -223,10 +238,20 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	})
 
 	mu.Lock()
-	if len(notes) != 1 || !strings.Contains(notes[0].Title, `"crash"`) {
+	// missing may have failed before the tray's first snapshot (the
+	// baseline, not notified) or after it: only crash's is counted.
+	var crashNotes []*fyne.Notification
+	for _, n := range notes {
+		if strings.Contains(n.Title, `"crash"`) {
+			crashNotes = append(crashNotes, n)
+		} else if n.Title != `Server "missing" failed` {
+			t.Errorf("a notification: %+v", n)
+		}
+	}
+	if len(crashNotes) != 1 {
 		t.Fatalf("notifications: %+v", notes)
 	}
-	t.Logf("notification: %s / %s", notes[0].Title, notes[0].Content)
+	t.Logf("notification: %s / %s", crashNotes[0].Title, crashNotes[0].Content)
 	mu.Unlock()
 
 	// Stop from the menu: the host stops it.

@@ -41,28 +41,30 @@ const (
 	LabelStart         = "Start"
 	LabelStop          = "Stop"
 	LabelRestart       = "Restart"
-	LabelShowLogs      = "Show logs"
-	LabelNotConnected  = "Host not running — reconnecting…"
-	LabelNoServers     = "No servers yet — add one in Switchboard"
+	LabelShowLogs      = "Open logs"
+	LabelNotConnected  = SummaryNotConnected
+	LabelNoServers     = SummaryNoServers
 	LabelConfigInvalid = "The config file has an error: the last good config is in force"
 )
 
 // maxDetail bounds an error shown as a menu line.
 const maxDetail = 80
 
-// BuildMenu builds the tray menu from the host's state: one item per
-// server ("name — state"), each with a submenu (Start, Stop, Restart, Show
-// logs, those that make no sense in its state disabled); Open Switchboard;
+// BuildMenu builds the tray menu from the host's state: a header, the
+// health in words ([Summary], a disabled item); one item per server
+// ("name — state"), each with a submenu (Start, Stop, Restart, Open logs,
+// those that make no sense in its state disabled; a failed server's, or
+// one that waits for the user, begins with its reason, [FailureReason]);
+// Open Switchboard;
 // Start all and Stop all; Stop background service when the host is a
 // service; and Quit, the last item, marked IsQuit so that Fyne adds no
 // second one. Not connected, it says so (with the reason) above Open
-// Switchboard and Quit. An
-// invalid config file adds a line saying that the last good one is in
-// force.
+// Switchboard and Quit. An invalid config file adds a line saying that
+// the last good one is in force.
 func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 	var items []*fyne.MenuItem
+	items = append(items, disabled(Summary(s)))
 	if !s.Connected {
-		items = append(items, disabled(LabelNotConnected))
 		if s.Err != "" {
 			items = append(items, disabled(short(s.Err)))
 		}
@@ -71,11 +73,9 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 			fyne.NewMenuItemSeparator(), quitItem(a))
 		return fyne.NewMenu("Switchboard", items...)
 	}
+	items = append(items, fyne.NewMenuItemSeparator())
 	if e := s.Info.Config.Error; e != "" {
 		items = append(items, disabled(LabelConfigInvalid), disabled(short(e)), fyne.NewMenuItemSeparator())
-	}
-	if len(s.Servers) == 0 {
-		items = append(items, disabled(LabelNoServers))
 	}
 	anyStartable, anyStoppable := false, false
 	for _, st := range s.Servers {
@@ -83,8 +83,10 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 		anyStartable = anyStartable || st.State.CanStart()
 		anyStoppable = anyStoppable || st.State.CanStop()
 	}
+	if len(s.Servers) > 0 {
+		items = append(items, fyne.NewMenuItemSeparator())
+	}
 	items = append(items,
-		fyne.NewMenuItemSeparator(),
 		item(LabelOpen, a.Open, true),
 		fyne.NewMenuItemSeparator(),
 		item(LabelStartAll, a.StartAll, anyStartable),
@@ -120,12 +122,17 @@ func serverItem(st hostapi.ServerStatus, a Actions) *fyne.MenuItem {
 		}
 		return func() { f(name) }
 	}
-	sub := fyne.NewMenu(name,
+	var items []*fyne.MenuItem
+	if reason := FailureReason(st); reason != "" {
+		items = append(items, disabled(reason), fyne.NewMenuItemSeparator())
+	}
+	items = append(items,
 		item(LabelStart, with(a.Start), st.State.CanStart()),
 		item(LabelStop, with(a.Stop), st.State.CanStop()),
 		item(LabelRestart, with(a.Restart), st.State.CanRestart()),
 		item(LabelShowLogs, with(a.ShowLogs), true),
 	)
+	sub := fyne.NewMenu(name, items...)
 	it := fyne.NewMenuItem(ServerLabel(st), nil)
 	it.ChildMenu = sub
 	return it

@@ -136,6 +136,7 @@ func TestBuildMenuServers(t *testing.T) {
 	var r recorder
 	m := BuildMenu(allStates, r.actions())
 	want := []string{
+		"2 running, 3 starting, 1 needs a secret, 2 failed, 2 stopped", "---",
 		"broken — invalid entry",
 		"everything — running (13 tools)",
 		"files — failed",
@@ -152,8 +153,11 @@ func TestBuildMenuServers(t *testing.T) {
 		t.Fatalf("labels:\n%q\nwant\n%q", got, want)
 	}
 	checkQuit(t, m)
+	if !m.Items[0].Disabled {
+		t.Fatal("the header is enabled")
+	}
 
-	// Which of Start, Stop, Restart each state enables (Show logs: always).
+	// Which of Start, Stop, Restart each state enables (Open logs: always).
 	enabled := map[string][3]bool{
 		"broken — invalid entry":          {false, false, false},
 		"everything — running (13 tools)": {false, true, true},
@@ -207,16 +211,16 @@ func TestBuildMenuAllButtons(t *testing.T) {
 		{"all stopped", []hostapi.ServerStatus{srv("a", "stopped", 0), srv("b", "failed", 0)}, true, false, "a — stopped", ""},
 		{"mixed", []hostapi.ServerStatus{srv("a", "stopped", 0), srv("b", "running", 0)}, true, true, "a — stopped", ""},
 		{"only disabled", []hostapi.ServerStatus{srv("a", hostapi.StateDisabled, 0)}, false, false, "a — disabled", ""},
-		{"no servers", nil, false, false, LabelNoServers, ""},
+		{"no servers", nil, false, false, LabelOpen, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			m := BuildMenu(connected(c.servers...), a)
-			if m.Items[0].Label != c.wantFirst {
-				t.Fatalf("first item %q, want %q", m.Items[0].Label, c.wantFirst)
+			if m.Items[2].Label != c.wantFirst {
+				t.Fatalf("first item under the header %q, want %q", m.Items[2].Label, c.wantFirst)
 			}
-			if c.wantFirst == LabelNoServers && !m.Items[0].Disabled {
-				t.Fatal("the no-servers line is enabled")
+			if c.servers == nil && m.Items[0].Label != LabelNoServers {
+				t.Fatalf("the header says %q with no servers", m.Items[0].Label)
 			}
 			if d := find(t, m, LabelStartAll).Disabled; d == c.startAll {
 				t.Errorf("Start all disabled %v", d)
@@ -234,7 +238,7 @@ func TestBuildMenuService(t *testing.T) {
 	service := connected(srv("a", "running", 3))
 	service.Info.Service = true // the host says it is a service's
 	m := BuildMenu(service, r.actions())
-	want := []string{"a — running (3 tools)", "---", LabelOpen, "---", LabelStartAll, LabelStopAll, "---", LabelStopService, LabelQuit}
+	want := []string{"1 running", "---", "a — running (3 tools)", "---", LabelOpen, "---", LabelStartAll, LabelStopAll, "---", LabelStopService, LabelQuit}
 	if got := labels(m); !slices.Equal(got, want) {
 		t.Fatalf("labels %q, want %q", got, want)
 	}
@@ -290,11 +294,11 @@ func TestBuildMenuInvalidConfig(t *testing.T) {
 	s := connected(srv("a", "running", 2))
 	s.Info.Config = hostapi.ConfigStatus{OK: false, Error: "config.json: line 3: invalid character '}'"}
 	m := BuildMenu(s, r.actions())
-	want := []string{LabelConfigInvalid, "config.json: line 3: invalid character '}'", "---", "a — running (2 tools)"}
-	if got := labels(m)[:4]; !slices.Equal(got, want) {
+	want := []string{"1 running", "---", LabelConfigInvalid, "config.json: line 3: invalid character '}'", "---", "a — running (2 tools)"}
+	if got := labels(m)[:6]; !slices.Equal(got, want) {
 		t.Fatalf("labels %q, want %q", got, want)
 	}
-	if !m.Items[0].Disabled || !m.Items[1].Disabled {
+	if !m.Items[2].Disabled || !m.Items[3].Disabled {
 		t.Fatal("the config lines are enabled")
 	}
 	checkQuit(t, m)
@@ -528,8 +532,8 @@ func TestTraySetsMenuAndIcon(t *testing.T) {
 	src.set(connected(srv("a", "starting", 0)))
 	testkit.Eventually(t, "the starting menu", func() bool { n, _, _, _ := app.counts(); return n == 2 })
 	_, icons, m, icon = app.counts()
-	if icons != 2 || icon != Icon(LevelStarting) || m.Items[0].Label != "a — starting" {
-		t.Fatalf("starting: %d icons, %s, %q", icons, icon.Name(), m.Items[0].Label)
+	if icons != 2 || icon != Icon(LevelStarting) || m.Items[2].Label != "a — starting" {
+		t.Fatalf("starting: %d icons, %s, %q", icons, icon.Name(), m.Items[2].Label)
 	}
 	// Same menu text, same health (a new pid, an uptime): no rebuild.
 	s := connected(srv("a", "starting", 0))
@@ -543,8 +547,8 @@ func TestTraySetsMenuAndIcon(t *testing.T) {
 	src.set(connected(srv("a", "running", 4)))
 	testkit.Eventually(t, "the running menu", func() bool { n, _, _, _ := app.counts(); return n == 3 })
 	_, icons, m, icon = app.counts()
-	if icons != 3 || icon != Icon(LevelRunning) || m.Items[0].Label != "a — running (4 tools)" {
-		t.Fatalf("running: %d icons, %s, %q", icons, icon.Name(), m.Items[0].Label)
+	if icons != 3 || icon != Icon(LevelRunning) || m.Items[2].Label != "a — running (4 tools)" {
+		t.Fatalf("running: %d icons, %s, %q", icons, icon.Name(), m.Items[2].Label)
 	}
 	// A second running server: the menu changes, the icon does not.
 	src.set(connected(srv("a", "running", 4), srv("b", "running", 1)))
@@ -653,7 +657,7 @@ func TestTrayNotifiesFailures(t *testing.T) {
 	step(connected(failed("old", "gone"), srv("a", "restarting", 0)))
 	step(connected(failed("old", "gone"), failed("a", "exited with status 3: cannot open the database")))
 	got := took()
-	if len(got) != 1 || got[0].Title != `Switchboard: server "a" failed` || !strings.Contains(got[0].Content, "cannot open the database") {
+	if len(got) != 1 || got[0].Title != `Server "a" failed` || !strings.Contains(got[0].Content, "cannot open the database") {
 		t.Fatalf("notifications: %+v", got)
 	}
 	// Still failed (another change): nothing new.

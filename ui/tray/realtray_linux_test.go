@@ -27,10 +27,8 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 	"github.com/godbus/dbus/v5"
-	"github.com/godbus/dbus/v5/prop"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 
@@ -59,10 +57,7 @@ func runSystrayApp() int {
 	go live.Run(ctx)
 	quit := make(chan struct{})
 	var once sync.Once
-	notify := func(n *fyne.Notification) {
-		fmt.Fprintf(os.Stderr, "NOTIFICATION: %s | %s\n", n.Title, strings.ReplaceAll(n.Content, "\n", " "))
-	}
-	tr := &Tray{Host: st, Notify: notify}
+	tr := &Tray{Host: st} // notifications as the app sends them: on the bus
 	actions := HostActions(live, a, HostOptions{
 		Open:    func() { fmt.Fprintln(os.Stderr, "OPEN") },
 		Detach:  cancel,
@@ -80,16 +75,14 @@ func runSystrayApp() int {
 }
 
 // runTrayApp is the tray process: a Fyne app with the Tray, following the
-// host at $SWITCHBOARD_TRAY_TEST_SOCKET. Its notifications go to stderr
-// (the private bus has no notification daemon).
+// host at $SWITCHBOARD_TRAY_TEST_SOCKET. Its notifications go to the
+// test's notification daemon on the private bus.
 func runTrayApp() int {
 	a := fyneapp.NewWithID("io.github.switchboard-mcp.traytest")
 	live := client.New(client.Options{Socket: os.Getenv(socketEnv)})
 	ctx, cancel := context.WithCancel(context.Background())
 	go live.Run(ctx)
-	tr := &Tray{Notify: func(n *fyne.Notification) {
-		fmt.Fprintf(os.Stderr, "NOTIFICATION: %s | %s\n", n.Title, strings.ReplaceAll(n.Content, "\n", " "))
-	}}
+	tr := &Tray{} // notifications as the app sends them: on the bus
 	actions := HostActions(live, a, HostOptions{
 		Open:    func() {},
 		Detach:  cancel,
@@ -173,60 +166,11 @@ func startSessionBus(t *testing.T, daemon string) string {
 	return strings.TrimSpace(line)
 }
 
-// watcher is a fake org.kde.StatusNotifierWatcher: the part of a desktop's
-// tray host that items register with.
-type watcher struct {
-	props      *prop.Properties
-	mu         sync.Mutex
-	items      []string
-	registered chan string // the bus name of each item that registers
-}
-
-// RegisterStatusNotifierItem is called by an item; service is its bus name
-// or (what fyne.io/systray sends) its object path, the sender's name then
-// being the item's.
-func (w *watcher) RegisterStatusNotifierItem(sender dbus.Sender, service string) *dbus.Error {
-	name := string(sender)
-	w.mu.Lock()
-	w.items = append(w.items, name+service)
-	items := append([]string(nil), w.items...)
-	w.mu.Unlock()
-	w.props.SetMust("org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems", items)
-	select {
-	case w.registered <- name:
-	default:
-	}
-	return nil
-}
-
-// RegisterStatusNotifierHost is called by a tray host; there is none here.
-func (w *watcher) RegisterStatusNotifierHost(service string) *dbus.Error { return nil }
-
+// startWatcher starts a fake StatusNotifierWatcher with a tray host; the
+// channel receives the bus name of each item that registers.
 func startWatcher(t *testing.T, addr string) <-chan string {
 	t.Helper()
-	conn, err := dbus.Connect(addr)
-	if err != nil {
-		t.Fatalf("connecting to the session bus: %v", err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	w := &watcher{registered: make(chan string, 4)}
-	const iface, path = "org.kde.StatusNotifierWatcher", "/StatusNotifierWatcher"
-	if err := conn.Export(w, path, iface); err != nil {
-		t.Fatal(err)
-	}
-	w.props, err = prop.Export(conn, path, map[string]map[string]*prop.Prop{iface: {
-		"RegisteredStatusNotifierItems":  {Value: []string{}, Emit: prop.EmitTrue},
-		"IsStatusNotifierHostRegistered": {Value: true, Emit: prop.EmitTrue},
-		"ProtocolVersion":                {Value: int32(0), Emit: prop.EmitTrue},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reply, err := conn.RequestName(iface, dbus.NameFlagDoNotQueue)
-	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
-		t.Fatalf("claiming %s: reply %v, %v", iface, reply, err)
-	}
-	return w.registered
+	return startWatcherWith(t, addr, true)
 }
 
 // menuNode is one dbusmenu item as GetLayout returns it.
@@ -383,6 +327,7 @@ func testRealTray(t *testing.T, role string) {
 	display := startXvfb(t, xvfb)
 	bus := startSessionBus(t, daemon)
 	registered := startWatcher(t, bus)
+	notices := testkit.StartNotifications(t, bus)
 
 	crash := helperEntry("crash")
 	crash["maxReconnects"] = 0
@@ -470,8 +415,29 @@ func testRealTray(t *testing.T, role string) {
 			return true
 		}
 	}
-	m := waitMenu("the servers in the menu", has("crash — failed", "everything — running (2 tools)", LabelOpen, LabelStartAll, LabelStopAll, LabelQuit))
+	m := waitMenu("the servers in the menu", has("1 running, 1 failed", "crash — failed", "everything — running (2 tools)", LabelOpen, LabelStartAll, LabelStopAll, LabelQuit))
 	t.Logf("the menu over D-Bus:\n%s", m)
+	// The header: the health in words, first and not clickable.
+	if h := m.Children[0]; h.Label != "1 running, 1 failed" || h.Enabled {
+		t.Fatalf("the first item is %+v, not the header", h)
+	}
+	// The tooltip says the same, as a panel reads it (ToolTip's title).
+	tv, err := obj.GetProperty("org.kde.StatusNotifierItem.ToolTip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tip struct {
+		Icon string
+		Pix  []struct {
+			W, H int32
+			Pix  []byte
+		}
+		Title string
+		Text  string
+	}
+	if err := dbus.Store([]any{tv.Value()}, &tip); err != nil || tip.Title != "Switchboard — 1 running, 1 failed" {
+		t.Fatalf("the ToolTip property: %v %+v", err, tv)
+	}
 	// One Quit only: ours.
 	quits := 0
 	for _, c := range m.Children {
@@ -502,6 +468,14 @@ func testRealTray(t *testing.T, role string) {
 	if c, _ := cr.find(LabelStop); c.Enabled {
 		t.Fatal("crash / Stop is enabled")
 	}
+	// Its reason in words, first in its submenu; and Open logs.
+	if len(cr.Children) < 2 || cr.Children[0].Label != "It exited: tray test server: cannot open the database /nonexistent/db" ||
+		cr.Children[0].Enabled || cr.Children[1].Label != "---" {
+		t.Fatalf("crash's submenu does not begin with its reason:\n%s", cr)
+	}
+	if c, ok := cr.find("Open logs"); !ok || !c.Enabled {
+		t.Fatalf("crash / Open logs: %+v (found %v)", c, ok)
+	}
 
 	// The icon: the failed one (a red dot), as the item's pixmap.
 	pv, err := obj.GetProperty("org.kde.StatusNotifierItem.IconPixmap")
@@ -530,16 +504,28 @@ func testRealTray(t *testing.T, role string) {
 	failures := hostState(t, th.opts.SocketPath, "crash").Failures
 	crashStart, _ := cr.find(LabelStart)
 	click(crashStart)
-	const note = `NOTIFICATION: Switchboard: server "crash" failed | server "crash": connection closed: exited (exit status 3); last stderr: tray test server: cannot open the database`
+	// It reaches the desktop's notification daemon signed "Switchboard",
+	// with the app's icon, the reason in words.
 	deadline := time.Now().Add(wait)
-	for !strings.Contains(logs.String(), note) {
+	for len(notices.Calls()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("no notification of crash's failure (failures %d, then %d)", failures, hostState(t, th.opts.SocketPath, "crash").Failures)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n := strings.Count(logs.String(), "NOTIFICATION:"); n != 1 {
-		t.Fatalf("%d notifications", n)
+	time.Sleep(500 * time.Millisecond) // a second one would come now
+	notes := notices.Calls()
+	if len(notes) != 1 {
+		t.Fatalf("%d notifications: %+v", len(notes), notes)
+	}
+	note := notes[0]
+	t.Logf("the notification: app %q, icon %q, %q: %q", note.AppName, note.Icon, note.Summary, note.Body)
+	if note.AppName != "Switchboard" || note.Summary != `Server "crash" failed` ||
+		!strings.HasPrefix(note.Body, "It exited: tray test server: cannot open the database /nonexistent/db.") {
+		t.Fatalf("the notification: %+v", note)
+	}
+	if b, err := os.ReadFile(note.Icon); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Fatalf("the notification's icon %q is not a PNG: %v", note.Icon, err)
 	}
 	m = waitMenu("the menu settles", has("crash — failed", "everything — running (2 tools)"))
 	ev, _ = m.find("everything — running (2 tools)")

@@ -3,10 +3,12 @@
 package tray
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/systray"
@@ -54,6 +56,56 @@ func StartSystray(title string) (*Systray, error) {
 // SetSystemTrayIcon sets the icon (PNG bytes, as [Icon] gives).
 func (s *Systray) SetSystemTrayIcon(r fyne.Resource) {
 	systray.SetIcon(r.Content())
+}
+
+// Visible reports whether the desktop shows the item: a
+// StatusNotifierWatcher is on the session bus and (when it says) a tray
+// host is registered with it. Stock GNOME has no watcher (the
+// AppIndicator extension brings one): the item is exported but nothing
+// draws it. The item registers by itself when a watcher appears later.
+func (s *Systray) Visible() bool { return TrayHostPresent() }
+
+// TrayHostPresent reports whether the session bus has a tray host that
+// shows StatusNotifierItems (see [Systray.Visible]).
+func TrayHostPresent() bool {
+	conn, err := dbus.SessionBus()
+	if err != nil {
+		return false
+	}
+	return trayHostOn(conn)
+}
+
+func trayHostOn(conn *dbus.Conn) bool {
+	const watcher = "org.kde.StatusNotifierWatcher"
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var owned bool
+	if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, watcher).Store(&owned); err != nil || !owned {
+		return false
+	}
+	var v dbus.Variant
+	err := conn.Object(watcher, "/StatusNotifierWatcher").CallWithContext(ctx, "org.freedesktop.DBus.Properties.Get", 0,
+		watcher, "IsStatusNotifierHostRegistered").Store(&v)
+	if err != nil {
+		return true // a watcher that does not say: take it that it has a host
+	}
+	host, ok := v.Value().(bool)
+	return !ok || host
+}
+
+// SetSystemTrayTooltip sets the tooltip: the item's ToolTip property
+// (its title), announced with NewToolTip, which panels that do not follow
+// PropertiesChanged wait for.
+func (s *Systray) SetSystemTrayTooltip(tip string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	systray.SetTooltip(tip)
+	if conn, err := dbus.SessionBus(); err == nil {
+		_ = conn.Emit("/StatusNotifierItem", "org.kde.StatusNotifierItem.NewToolTip")
+	}
 }
 
 // SetSystemTrayMenu shows m, the way Fyne's driver does (labels,

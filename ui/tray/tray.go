@@ -1,12 +1,14 @@
 // Package tray is Switchboard's system tray: an icon that shows the host's
-// overall health, a menu built from the host's state, and a desktop
-// notification when a server fails for good. Like the rest of the UI it is
-// a client of the host (through [client.Live]); it owns no server.
+// overall health, a tooltip and a menu header that say it in words, a menu
+// built from the host's state, and a desktop notification (signed
+// "Switchboard", [Notify]) when a server fails for good. Like the rest of
+// the UI it is a client of the host (through [client.Live]); it owns no
+// server.
 //
-// [BuildMenu], [Health] and [QuitPlan] are plain functions of the host's
-// state, tested without a display; [Tray] applies them to a Fyne app as
-// the state changes, and [HostActions] carries the menu's actions out
-// through the host's API.
+// [BuildMenu], [Health], [Summary], [FailureReason] and [QuitPlan] are
+// plain functions of the host's state, tested without a display; [Tray]
+// applies them to a Fyne app as the state changes, and [HostActions]
+// carries the menu's actions out through the host's API.
 package tray
 
 import (
@@ -32,8 +34,8 @@ type Tray struct {
 	// state, so that a burst of events spread over a few milliseconds
 	// costs one rebuild (default DefaultSettle; negative: no wait).
 	Settle time.Duration
-	// Notify sends a desktop notification (default: the app's
-	// SendNotification).
+	// Notify sends a desktop notification (default: [Notify], signed
+	// "Switchboard").
 	Notify func(*fyne.Notification)
 	// OnRebuild, if set, is called after each rebuild with the state shown
 	// (tests count rebuilds with it).
@@ -41,15 +43,19 @@ type Tray struct {
 	// Host shows the icon and menu. Nil: the app given to Run, when it is
 	// a [desktop.App] (Fyne's own tray), changed on Fyne's UI thread. A
 	// Host set here (a [Systray]) is called from the follower's goroutine
-	// and must be safe for that.
+	// and must be safe for that. A Host that is a [TooltipHost] shows the
+	// tooltip too; Fyne's tray has no method for it, and gets it from
+	// fyne.io/systray, which it is made of.
 	Host Host
 
 	once, closeOnce sync.Once
 	done            chan struct{}
+	tipMu           sync.Mutex // guards tip (read when the app starts)
 
 	// The follower's own (the first update runs before it starts).
 	shown   string                   // the menu last set (its signature)
 	icon    Level                    // the icon last set
+	tip     string                   // the tooltip last set
 	started bool                     // the first rebuild happened
 	hostPID int                      // the host the states below belong to
 	states  map[string]hostapi.State // each server's last state
@@ -83,6 +89,11 @@ type Host interface {
 	SetSystemTrayMenu(*fyne.Menu)
 }
 
+// TooltipHost is a [Host] that shows a tooltip over its icon.
+type TooltipHost interface {
+	SetSystemTrayTooltip(string)
+}
+
 // source is what Run reads of a [client.Live].
 type source interface {
 	Snapshot() client.Snapshot
@@ -102,7 +113,19 @@ func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 	}
 	notify := t.Notify
 	if notify == nil {
-		notify = func(n *fyne.Notification) { fyne.Do(func() { a.SendNotification(n) }) }
+		notify = func(n *fyne.Notification) { Notify(a, n) }
+	}
+	if desk != nil && t.Host == nil {
+		if _, ok := desk.(TooltipHost); !ok {
+			// Fyne's tray: the tooltip through fyne.io/systray, again
+			// once the app runs (a tray not yet up drops it).
+			desk = fyneTray{desk}
+			a.Lifecycle().SetOnStarted(func() {
+				if tip := t.tooltip(); tip != "" {
+					setFyneTooltip(tip)
+				}
+			})
+		}
 	}
 	settle := t.Settle
 	if settle == 0 {
@@ -148,13 +171,17 @@ func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func
 		notify(FailureNotification(st))
 	}
 	m := BuildMenu(s, actions)
-	sig, level := signature(m), Health(s)
-	if t.started && sig == t.shown && level == t.icon {
+	sig, level, tip := signature(m), Health(s), Tooltip(s)
+	if t.started && sig == t.shown && level == t.icon && tip == t.tooltip() {
 		return
 	}
 	iconChanged := !t.started || level != t.icon
 	menuChanged := !t.started || sig != t.shown
+	tipChanged := !t.started || tip != t.tooltip()
 	t.started, t.shown, t.icon = true, sig, level
+	t.tipMu.Lock()
+	t.tip = tip
+	t.tipMu.Unlock()
 	if desk != nil {
 		do(func() {
 			if iconChanged {
@@ -163,12 +190,27 @@ func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func
 			if menuChanged {
 				desk.SetSystemTrayMenu(m)
 			}
+			if th, ok := desk.(TooltipHost); ok && tipChanged {
+				th.SetSystemTrayTooltip(tip)
+			}
 		})
 	}
 	if t.OnRebuild != nil {
 		t.OnRebuild(s)
 	}
 }
+
+// tooltip is the tooltip last set.
+func (t *Tray) tooltip() string {
+	t.tipMu.Lock()
+	defer t.tipMu.Unlock()
+	return t.tip
+}
+
+// fyneTray is Fyne's tray with the tooltip that Fyne has no method for.
+type fyneTray struct{ Host }
+
+func (f fyneTray) SetSystemTrayTooltip(tip string) { setFyneTooltip(tip) }
 
 // newlyFailed returns the servers that became "failed" since the last
 // snapshot of the same host. The first snapshot of a host is the baseline:
@@ -193,14 +235,12 @@ func (t *Tray) newlyFailed(s client.Snapshot) []hostapi.ServerStatus {
 }
 
 // FailureNotification is the desktop notification for a server that
-// failed for good: its name, and the reason (its last error).
+// failed for good: its name, and the reason in words (as the menu says
+// it, [FailureReason], but not cut short).
 func FailureNotification(st hostapi.ServerStatus) *fyne.Notification {
-	reason := termtext.Escape(strings.TrimSpace(st.LastError)) // it may quote the server's stderr
-	if reason == "" {
-		reason = "It gave no reason; its logs may say more."
-	}
-	return fyne.NewNotification(fmt.Sprintf("Switchboard: server %q failed", st.Name),
-		reason+"\nIt is not restarted again: start it from the Switchboard menu once the cause is fixed.")
+	reason := termtext.Escape(reasonOf(st)) // it may quote the server's stderr
+	return fyne.NewNotification(fmt.Sprintf("Server %q failed", st.Name),
+		reason+".\nIt is not restarted again: start it from the Switchboard menu once the cause is fixed.")
 }
 
 // signature is a menu's text: labels, flags and structure. Two menus with

@@ -1,0 +1,168 @@
+package testkit
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// The pieces of a Linux desktop that the UI's tests run against: a
+// virtual X server, a private session bus, and the receiving side of the
+// desktop's notifications.
+
+// desktopWait bounds how long a desktop piece may take to start.
+const desktopWait = 30 * time.Second
+
+// Xvfb starts a virtual X server on a free display (-displayfd) and
+// returns its DISPLAY value; it is killed when the test ends. Without
+// Xvfb the test skips (fails under CI=true).
+func Xvfb(t testing.TB) string {
+	t.Helper()
+	xvfb, err := exec.LookPath("Xvfb")
+	if err != nil {
+		SkipOrFail(t, "Xvfb is not installed (apt-get install xvfb)")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr SyncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting Xvfb: %v", err)
+	}
+	w.Close()
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		r.Close()
+		got <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-got:
+		if n == "" {
+			t.Fatalf("Xvfb did not say its display: %s", stderr.String())
+		}
+		return ":" + n
+	case <-time.After(desktopWait):
+		t.Fatalf("Xvfb did not start within %v: %s", desktopWait, stderr.String())
+	}
+	return ""
+}
+
+// SessionBus starts a private session bus ([BusConfig]: nothing is
+// D-Bus-activated, so no tray host or notification daemon of the machine
+// answers on it) and returns its address; it is killed when the test
+// ends. Without dbus-daemon the test skips (fails under CI=true).
+func SessionBus(t testing.TB) string {
+	t.Helper()
+	daemon, err := exec.LookPath("dbus-daemon")
+	if err != nil {
+		SkipOrFail(t, "dbus-daemon is not installed (apt-get install dbus-daemon)")
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "bus.conf")
+	if err := os.WriteFile(cfg, BusConfig(dir), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(daemon, "--config-file="+cfg, "--nofork", "--print-address=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting dbus-daemon: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading dbus-daemon's address: %v (%s)", err, stderr.String())
+	}
+	return strings.TrimSpace(line)
+}
+
+// Notification is one org.freedesktop.Notifications.Notify call, as the
+// daemon received it.
+type Notification struct {
+	AppName string
+	ID      uint32 // replaces_id
+	Icon    string // app_icon
+	Summary string
+	Body    string
+	Actions []string
+	Hints   map[string]dbus.Variant
+	Timeout int32
+}
+
+// Notifications is the receiving side of org.freedesktop.Notifications
+// on a test's bus: it records each Notify call, as a desktop's
+// notification daemon would show it.
+type Notifications struct {
+	mu    sync.Mutex
+	calls []Notification
+	next  uint32
+}
+
+// Notify implements org.freedesktop.Notifications.Notify.
+func (n *Notifications) Notify(appName string, replacesID uint32, icon, summary, body string,
+	actions []string, hints map[string]dbus.Variant, timeout int32) (uint32, *dbus.Error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.calls = append(n.calls, Notification{appName, replacesID, icon, summary, body, actions, hints, timeout})
+	n.next++
+	return n.next, nil
+}
+
+// GetCapabilities implements the method of that name.
+func (n *Notifications) GetCapabilities() ([]string, *dbus.Error) {
+	return []string{"body"}, nil
+}
+
+// GetServerInformation implements the method of that name.
+func (n *Notifications) GetServerInformation() (name, vendor, version, spec string, err *dbus.Error) {
+	return "switchboard-test", "switchboard", "1", "1.2", nil
+}
+
+// CloseNotification implements the method of that name.
+func (n *Notifications) CloseNotification(id uint32) *dbus.Error { return nil }
+
+// Calls returns the notifications received so far.
+func (n *Notifications) Calls() []Notification {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]Notification(nil), n.calls...)
+}
+
+// StartNotifications serves org.freedesktop.Notifications on the bus at
+// addr until the test ends.
+func StartNotifications(t testing.TB, addr string) *Notifications {
+	t.Helper()
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatalf("connecting to the session bus: %v", err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	n := &Notifications{}
+	const name, path = "org.freedesktop.Notifications", "/org/freedesktop/Notifications"
+	if err := conn.Export(n, path, name); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := conn.RequestName(name, dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("claiming %s: reply %v, %v", name, reply, err)
+	}
+	return n
+}

@@ -1,0 +1,108 @@
+//go:build linux
+
+package tray
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"github.com/godbus/dbus/v5"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
+	"github.com/switchboard-mcp/switchboard/ui/appicon"
+)
+
+// A notification reaches the desktop's notification daemon signed
+// "Switchboard" (not the app id Fyne sends), with the app's icon as a
+// file the daemon can read, and the desktop-entry hint.
+func TestNotifySignedSwitchboard(t *testing.T) {
+	bus := testkit.SessionBus(t)
+	daemon := testkit.StartNotifications(t, bus)
+	conn, err := dbus.Connect(bus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+
+	const id = "io.github.switchboard-mcp.switchboard"
+	for range 2 { // the second finds the icon written by the first
+		if err := sendXDGNotification(conn, id, fyne.NewNotification(`Server "a" failed`, "It exited: boom.")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := daemon.Calls()
+	if len(calls) != 2 {
+		t.Fatalf("%d notifications received, want 2", len(calls))
+	}
+	n := calls[0]
+	t.Logf("received: app %q, icon %q, summary %q, body %q, hints %v, timeout %d", n.AppName, n.Icon, n.Summary, n.Body, n.Hints, n.Timeout)
+	if n.AppName != "Switchboard" || n.Summary != `Server "a" failed` || n.Body != "It exited: boom." || n.Timeout != -1 {
+		t.Fatalf("received %+v", n)
+	}
+	if got, _ := n.Hints["desktop-entry"].Value().(string); got != id {
+		t.Fatalf("desktop-entry hint %v", n.Hints["desktop-entry"])
+	}
+	if want := filepath.Join(cache, "switchboard", "switchboard-64.png"); n.Icon != want || calls[1].Icon != want {
+		t.Fatalf("icon %q, then %q; want %q", n.Icon, calls[1].Icon, want)
+	}
+	b, err := os.ReadFile(n.Icon)
+	if err != nil || !bytes.Equal(b, appicon.Small.Content()) {
+		t.Fatalf("the icon file: %v (%d bytes, want the app icon's %d)", err, len(b), len(appicon.Small.Content()))
+	}
+	// An icon made stale (another version's) is written again.
+	if err := os.WriteFile(n.Icon, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := sendXDGNotification(conn, id, fyne.NewNotification("t", "b")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(n.Icon); !bytes.Equal(b, appicon.Small.Content()) {
+		t.Fatal("a stale icon file was not replaced")
+	}
+}
+
+// With no notification daemon on the bus, the error names the service.
+func TestNotifyWithoutDaemon(t *testing.T) {
+	conn, err := dbus.Connect(testkit.SessionBus(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	err = sendXDGNotification(conn, "x", fyne.NewNotification("t", "b"))
+	if err == nil || !strings.Contains(err.Error(), "org.freedesktop.Notifications") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// The tray icon shows only where a StatusNotifierWatcher is on the bus
+// and says that a tray host is registered with it.
+func TestTrayHostPresent(t *testing.T) {
+	conn := func(bus string) *dbus.Conn {
+		c, err := dbus.Connect(bus)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	bare := testkit.SessionBus(t) // stock GNOME: no watcher
+	if trayHostOn(conn(bare)) {
+		t.Fatal("a tray host found on a bus without a StatusNotifierWatcher")
+	}
+	withHost := testkit.SessionBus(t)
+	startWatcherWith(t, withHost, true)
+	if !trayHostOn(conn(withHost)) {
+		t.Fatal("no tray host found where the watcher has one")
+	}
+	noHost := testkit.SessionBus(t)
+	startWatcherWith(t, noHost, false)
+	if trayHostOn(conn(noHost)) {
+		t.Fatal("a tray host found where the watcher says it has none")
+	}
+}

@@ -1,0 +1,188 @@
+package tray
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
+)
+
+// The health in words when there is nothing to count.
+const (
+	SummaryNotConnected = "Not connected to Switchboard's host"
+	SummaryNoServers    = "No servers yet"
+)
+
+// Summary is the host's health in words, for the tooltip and the menu's
+// header: "3 running, 1 failed", "No servers yet", "Not connected to
+// Switchboard's host". The servers are counted by their state's
+// [hostapi.Severity], as [Health] (and the window's colours) count them:
+// running, on their way ("starting"), needing a secret, failed (a failed
+// server and an invalid entry alike), and last the ones not meant to run
+// ("stopped", disabled ones included).
+func Summary(s client.Snapshot) string {
+	if !s.Connected {
+		return SummaryNotConnected
+	}
+	if len(s.Servers) == 0 {
+		return SummaryNoServers
+	}
+	var n [hostapi.SeverityFailed + 1]int
+	for _, st := range s.Servers {
+		if sv := st.State.Severity(); sv >= 0 && int(sv) < len(n) {
+			n[sv]++
+		}
+	}
+	var parts []string
+	add := func(k int, words string) {
+		if k > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", k, words))
+		}
+	}
+	add(n[hostapi.SeverityOK], "running")
+	add(n[hostapi.SeverityProgress], "starting")
+	if k := n[hostapi.SeverityWarning]; k > 0 {
+		parts = append(parts, english.Plural(k, "needs a secret", "need a secret"))
+	}
+	add(n[hostapi.SeverityFailed], "failed")
+	add(n[hostapi.SeverityIdle], "stopped")
+	return strings.Join(parts, ", ")
+}
+
+// Tooltip is the tray icon's tooltip: the app's name and its [Summary].
+func Tooltip(s client.Snapshot) string {
+	return "Switchboard — " + Summary(s)
+}
+
+// FailureReason is why a server is failed (or waits for the user), in
+// words short enough for a menu line; "" when its state needs no reason.
+// It is built from the status's data where there is some (the problem's
+// remedy, the missing command, how the connection ended) and falls back
+// on the first line of the host's message (LastError) without its
+// `server "name": ` prefix, which the menu already says.
+func FailureReason(st hostapi.ServerStatus) string {
+	switch st.State.Severity() {
+	case hostapi.SeverityFailed, hostapi.SeverityWarning:
+	default:
+		return ""
+	}
+	return short(termtext.Escape(reasonOf(st))) // it may quote the server's stderr
+}
+
+func reasonOf(st hostapi.ServerStatus) string {
+	for _, p := range st.Issues {
+		if r := problemWords(st, p); r != "" {
+			return r
+		}
+	}
+	if st.State == hostapi.StateInvalid {
+		if len(st.Problems) > 0 {
+			return "Its entry has a problem: " + unprefixed(st.Name, st.Problems[0])
+		}
+		return "Its entry in the config file has a problem"
+	}
+	if st.ResolveError != "" && st.Resolved == "" {
+		if strings.ContainsAny(st.Command, `/\`) {
+			return fmt.Sprintf("Cannot run %s", st.Command)
+		}
+		return fmt.Sprintf("Command not found: %s", st.Command)
+	}
+	if r := closeWords(st); r != "" {
+		return r
+	}
+	if e := unprefixed(st.Name, st.LastError); e != "" {
+		return capital(e)
+	}
+	return "It gave no reason; its logs may say more"
+}
+
+// problemWords phrases a problem by its remedy's kind; "" when the
+// problem has no words at all.
+func problemWords(st hostapi.ServerStatus, p hostapi.Problem) string {
+	if r := p.Remedy; r != nil {
+		switch r.Kind {
+		case hostapi.RemedySetSecret:
+			if r.Secret != "" {
+				return "Needs the secret " + r.Secret
+			}
+		case hostapi.RemedyUnlockKeyring:
+			return "The keyring is locked"
+		case hostapi.RemedyInstall:
+			if r.Command != "" {
+				return "Command not found: " + r.Command
+			}
+		case hostapi.RemedyEnable:
+			return "It is disabled"
+		case hostapi.RemedyRenameKey:
+			if r.From != "" && r.To != "" {
+				return fmt.Sprintf("Its entry has %q where %q was meant", r.From, r.To)
+			}
+		}
+	}
+	if t := unprefixed(st.Name, p.Text()); t != "" {
+		return capital(t)
+	}
+	return ""
+}
+
+// closeWords phrases how the server's connection ended (LastReason, the
+// engine's close reason), with the last line of its stderr when it
+// exited; "" for a reason it does not know.
+func closeWords(st hostapi.ServerStatus) string {
+	switch st.LastReason {
+	case "exited":
+		if line := lastLine(st.Stderr); line != "" {
+			return "It exited: " + line
+		}
+		return "It exited at start"
+	case "handshake timeout":
+		return "It did not answer the MCP handshake in time"
+	case "junk output":
+		return "It wrote text that is not MCP on its output"
+	case "message too large":
+		return "It sent a message over the size limit"
+	case "write queue full":
+		return "It stopped reading its input"
+	case "flood":
+		return "It sent messages faster than the limit"
+	case "i/o error":
+		return "Its connection failed"
+	}
+	return ""
+}
+
+// lastLine is the last line of stderr that is not blank.
+func lastLine(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// unprefixed is msg's first line without the `server "name": ` the
+// host's messages begin with.
+func unprefixed(name, msg string) string {
+	msg = strings.TrimSpace(msg)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = strings.TrimSpace(msg[:i])
+	}
+	for _, p := range []string{fmt.Sprintf("server %q: ", name), fmt.Sprintf("server %q ", name)} {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return msg
+}
+
+// capital upper-cases the first letter of an ASCII sentence.
+func capital(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}
