@@ -43,7 +43,7 @@ func commandTable() []*command {
 'switchboard --background' (how the login item starts it: 'switchboard
 autostart on') runs it without the window.
 `,
-			flags:  []flagDef{{name: "background", kind: boolFlag, help: "no window at start: the tray only"}},
+			flags:  []flagDef{{name: "background", kind: boolFlag, help: "no window at start, the tray only (what the login item runs); on a desktop with no tray host, the window opens minimised"}},
 			noArgs: true,
 			run:    func(e *env, a *argv) error { return e.tray(a) }},
 
