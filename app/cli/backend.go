@@ -59,7 +59,9 @@ func (b *hostBackend) get(name string) (json.RawMessage, error) { return b.c.Get
 
 func (b *hostBackend) remove(name string) error { return b.c.RemoveServer(b.ctx, name) }
 
-func (b *hostBackend) rename(name, newName string) error { return b.c.RenameServer(b.ctx, name, newName) }
+func (b *hostBackend) rename(name, newName string) error {
+	return b.c.RenameServer(b.ctx, name, newName)
+}
 
 func (b *hostBackend) setDisabled(name string, disabled bool) error {
 	return b.c.SetDisabled(b.ctx, name, disabled)
