@@ -86,13 +86,13 @@ type serverForm struct {
 	// filled when the form opened, every one after Save was tapped. A
 	// problem of a field not touched yet still disables Save.
 	touched map[string]bool
-	all     bool  // every field's problems show
-	gen     int   // the last change, for the debounce
-	saving  bool  // a save is under way
+	all     bool // every field's problems show
+	gen     int  // the last change, for the debounce
+	saving  bool // a save is under way
 	// editOffered: the status line offers to edit the server whose name
 	// the form takes.
 	editOffered bool
-	obj     fyne.CanvasObject
+	obj         fyne.CanvasObject
 }
 
 // openAdd shows an empty form for a new server.
