@@ -276,7 +276,9 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		var keys map[string]json.RawMessage
 		_ = json.Unmarshal(raw, &keys)
 		for k := range keys {
-			f.touched[fieldOf(k)] = true
+			if k != "command" || f.command.Text != "" {
+				f.touched[fieldOf(k)] = true
+			}
 		}
 		if f.serverName() != "" {
 			f.touched["name"] = true
