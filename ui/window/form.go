@@ -626,8 +626,7 @@ func (f *serverForm) fieldWord(key string) string {
 func (f *serverForm) submit() {
 	raw, secrets, ok := f.validate(true)
 	if !ok {
-		setText(f.errs[""], "Not saved: correct the fields marked in red.")
-		return
+		return // the fields say what is wrong, the bar what to fix
 	}
 	name := f.serverName()
 	putName, rename := name, false
@@ -938,7 +937,10 @@ func (t *envTable) add() *envRow {
 	var errLine fyne.CanvasObject
 	r.err, errLine = reservedError()
 	values := container.NewStack(r.value, r.secretBox)
-	r.obj = container.NewBorder(nil, errLine, nil, container.NewHBox(r.kind, r.del), container.NewGridWithColumns(2, r.name, values))
+	// The row's cells keep their own heights, aligned at the top: a
+	// secret's two lines do not stretch the name or the buttons.
+	r.obj = container.NewBorder(nil, errLine, nil, container.NewVBox(container.NewHBox(r.kind, r.del)),
+		container.NewGridWithColumns(2, container.NewVBox(r.name), values))
 	t.rows = append(t.rows, r)
 	t.box.Objects = append(t.box.Objects, r.obj)
 	t.box.Refresh()
