@@ -21,6 +21,7 @@ type backend interface {
 	put(name string, entry json.RawMessage, create bool) error
 	get(name string) (json.RawMessage, error)
 	remove(name string) error
+	rename(name, newName string) error
 	setDisabled(name string, disabled bool) error
 	setSecret(name, value string) (restarted []string, err error)
 	deleteSecret(name string) error
@@ -57,6 +58,10 @@ func (b *hostBackend) put(name string, entry json.RawMessage, create bool) error
 func (b *hostBackend) get(name string) (json.RawMessage, error) { return b.c.GetServer(b.ctx, name) }
 
 func (b *hostBackend) remove(name string) error { return b.c.RemoveServer(b.ctx, name) }
+
+func (b *hostBackend) rename(name, newName string) error {
+	return b.c.RenameServer(b.ctx, name, newName)
+}
 
 func (b *hostBackend) setDisabled(name string, disabled bool) error {
 	return b.c.SetDisabled(b.ctx, name, disabled)
@@ -104,6 +109,10 @@ func (b *fileBackend) get(name string) (json.RawMessage, error) {
 
 func (b *fileBackend) remove(name string) error {
 	return b.update(func(f *config.File) error { return configedit.RemoveServer(f, name) })
+}
+
+func (b *fileBackend) rename(name, newName string) error {
+	return b.update(func(f *config.File) error { return configedit.Rename(f, name, newName) })
 }
 
 func (b *fileBackend) setDisabled(name string, disabled bool) error {

@@ -8,6 +8,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
 	"os"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,7 +20,9 @@ import (
 type entryFlags struct {
 	env, secretEnv, inherit, unsetEnv []string
 	cwd, stderr                       string
+	allowTool, denyTool               []string
 	disabled, enabled, batch          bool
+	clearTools                        bool
 }
 
 func (e *env) serversPut(a *argv, create bool) error {
@@ -28,9 +32,15 @@ func (e *env) serversPut(a *argv, create bool) error {
 	}
 	pos, cmdline := a.pos, a.rest
 	ef := entryFlags{env: a.list("env"), secretEnv: a.list("secret-env"), inherit: a.list("inherit-env"),
-		cwd: a.str("cwd"), stderr: a.str("stderr"), disabled: a.flag("disabled"), batch: a.flag("allow-batch-files")}
+		cwd: a.str("cwd"), stderr: a.str("stderr"), disabled: a.flag("disabled"), batch: a.flag("allow-batch-files"),
+		allowTool: a.list("allow-tool"), denyTool: a.list("deny-tool")}
 	if !create {
-		ef.unsetEnv, ef.enabled = a.list("unset-env"), a.flag("enabled")
+		ef.unsetEnv, ef.enabled, ef.clearTools = a.list("unset-env"), a.flag("enabled"), a.flag("clear-tool-filter")
+	}
+	for _, g := range slices.Concat(ef.allowTool, ef.denyTool) {
+		if _, err := path.Match(g, ""); err != nil || g == "" {
+			return usagef("tool pattern %q is not a valid glob: use * and ? (path.Match), such as read_* or *_file", g)
+		}
 	}
 	if len(pos) != 1 {
 		return usagef("servers %s: give one server NAME (then -- COMMAND [ARGS...])", verb)
@@ -133,6 +143,9 @@ func (e *env) serversPut(a *argv, create bool) error {
 	if ef.batch {
 		set("allowBatchFiles", true)
 	}
+	if err := setToolFilter(entry, ef); err != nil {
+		return err
+	}
 	raw, err := json.Marshal(entry)
 	if err != nil {
 		return err
@@ -148,6 +161,75 @@ func (e *env) serversPut(a *argv, create bool) error {
 	for _, s := range missing {
 		fmt.Fprintf(e.stdout, "note: secret %q is not set yet: run 'switchboard secret set %s'\n", s, s)
 	}
+	return nil
+}
+
+// setToolFilter applies --clear-tool-filter, then --allow-tool and
+// --deny-tool (each added to its list once) to the entry's "tools".
+func setToolFilter(entry map[string]json.RawMessage, ef entryFlags) error {
+	if ef.clearTools {
+		delete(entry, "tools")
+	}
+	if len(ef.allowTool)+len(ef.denyTool) == 0 {
+		return nil
+	}
+	// Keep any other key of "tools" as written: the config's check names
+	// what it does not know.
+	tools := map[string]json.RawMessage{}
+	if raw, ok := entry["tools"]; ok {
+		if err := json.Unmarshal(raw, &tools); err != nil {
+			return fmt.Errorf(`the entry's "tools" is not an object (%s): fix it in the config file, or give --clear-tool-filter`, raw)
+		}
+	}
+	add := func(key string, globs []string) error {
+		if len(globs) == 0 {
+			return nil
+		}
+		var list []string
+		if raw, ok := tools[key]; ok {
+			if err := json.Unmarshal(raw, &list); err != nil {
+				return fmt.Errorf(`the entry's "tools.%s" is not a list of strings (%s): fix it in the config file, or give --clear-tool-filter`, key, raw)
+			}
+		}
+		for _, g := range globs {
+			if !slices.Contains(list, g) {
+				list = append(list, g)
+			}
+		}
+		tools[key], _ = json.Marshal(list)
+		return nil
+	}
+	if err := add("allow", ef.allowTool); err != nil {
+		return err
+	}
+	if err := add("deny", ef.denyTool); err != nil {
+		return err
+	}
+	entry["tools"], _ = json.Marshal(tools)
+	return nil
+}
+
+// serversRename is 'switchboard servers rename NAME NEWNAME'.
+func (e *env) serversRename(a *argv) error {
+	if len(a.pos) != 2 {
+		return usagef("servers rename: give the server's NAME and its NEWNAME")
+	}
+	name, newName := a.pos[0], a.pos[1]
+	ctx := context.Background()
+	b, err := e.backend(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	if err := b.rename(name, newName); err != nil {
+		return err
+	}
+	if name == newName {
+		fmt.Fprintf(e.stdout, "%s: already its name\n", name)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "renamed %s to %s\n", name, newName)
+	fmt.Fprintf(e.stdout, "note: the AI apps now see its tools as %s__TOOL, no longer %s__TOOL\n", newName, name)
 	return nil
 }
 

@@ -19,6 +19,8 @@ var entryFlagDefs = []flagDef{
 	{name: "stderr", kind: stringFlag, arg: "WHERE", help: "where its stderr goes: capture (the default: 'switchboard logs' shows it), inherit (the host's stderr), discard, or file:/abs/path"},
 	{name: "disabled", kind: boolFlag, help: "keep the entry, but do not run it"},
 	{name: "allow-batch-files", kind: boolFlag, help: "allow a .bat or .cmd command on Windows"},
+	{name: "allow-tool", kind: multiFlag, arg: "GLOB", help: "expose only the tools whose name matches (tools.allow; a path.Match glob such as read_*); repeat for more"},
+	{name: "deny-tool", kind: multiFlag, arg: "GLOB", help: "hide the tools whose name matches (tools.deny), even if allowed; repeat for more"},
 }
 
 var execFlag = flagDef{name: "exec", kind: stringFlag, arg: "PATH", help: "run that switchboard binary instead of this one"}
@@ -26,7 +28,8 @@ var execFlag = flagDef{name: "exec", kind: stringFlag, arg: "PATH", help: "run t
 func commandTable() []*command {
 	setFlags := append(append([]flagDef(nil), entryFlagDefs...),
 		flagDef{name: "unset-env", kind: multiFlag, arg: "K", help: "remove a variable from the server's environment"},
-		flagDef{name: "enabled", kind: boolFlag, help: "run the entry again (clears disabled)"})
+		flagDef{name: "enabled", kind: boolFlag, help: "run the entry again (clears disabled)"},
+		flagDef{name: "clear-tool-filter", kind: boolFlag, help: "expose every tool again: remove tools.allow and tools.deny (before any --allow-tool or --deny-tool of the same command)"})
 	runtime := func(verb string) *command {
 		return &command{name: "servers " + verb, args: "NAME [FLAGS]",
 			summary: verb + " a server now, or with --all every server (runtime only: needs a host; not saved)",
@@ -53,6 +56,15 @@ autostart on') runs it without the window.
 			summary: "add a server to the config file (the host starts it)", run: func(e *env, a *argv) error { return e.serversPut(a, true) }},
 		{name: "servers set", args: "NAME [FLAGS] [-- CMD [ARGS...]]", flags: setFlags,
 			summary: "change an entry's fields (without remove and add)", run: func(e *env, a *argv) error { return e.serversPut(a, false) }},
+		{name: "servers rename", aliases: []string{"mv"}, args: "NAME NEWNAME",
+			summary: "rename a server: its entry keeps every field; a running server restarts under the new name",
+			help: `The env's secret references stay as they are (a secret is named on its
+own). The AI apps see the server's tools under the new name
+(NEWNAME__TOOL): a prompt or setting that names the old tool names needs
+the new ones, and an app connected with --servers NAME needs connecting
+again with the new name.
+`,
+			run: (*env).serversRename},
 		fileOp("remove", "removed", "remove a server from the config file", "rm"),
 		fileOp("enable", "enabled", "run a disabled server again (saved in the config file)"),
 		fileOp("disable", "disabled", "keep a server in the config file, but do not run it"),

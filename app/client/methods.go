@@ -101,6 +101,12 @@ func (m Methods) RemoveServer(ctx context.Context, name string) error {
 	return m.call(ctx, hostapi.MethodRemove, hostapi.NameParams{Name: name}, nil)
 }
 
+// RenameServer renames an entry (servers.rename): a running server is
+// stopped under its old name and started under the new one.
+func (m Methods) RenameServer(ctx context.Context, name, newName string) error {
+	return m.call(ctx, hostapi.MethodRename, hostapi.RenameParams{Name: name, NewName: newName}, nil)
+}
+
 // SetDisabled disables or enables an entry (servers.disable,
 // servers.enable).
 func (m Methods) SetDisabled(ctx context.Context, name string, disabled bool) error {

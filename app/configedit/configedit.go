@@ -134,3 +134,28 @@ func ListSecrets(store *secrets.Store, f *config.File) ([]hostapi.SecretInfo, er
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
+
+// Rename gives the entry old the name new: the config key changes, the
+// entry keeps its place in the file and every key as written (unknown
+// ones too), and its env's secret references stay as they are. Its errors
+// are *hostapi.Error: not_found (no entry old), invalid_name (new cannot
+// name a server), already_exists (new is taken). Renaming to the same
+// name is no change.
+func Rename(f *config.File, old, new string) error {
+	if _, ok := f.Servers[old]; !ok {
+		return NotInConfig(old)
+	}
+	if old == new {
+		return nil
+	}
+	if !config.ValidServerName(new) {
+		return InvalidName(new)
+	}
+	if _, taken := f.Servers[new]; taken {
+		msg := fmt.Sprintf("cannot rename %q to %q: a server named %q already exists; choose another name, or remove %q first", old, new, new, new)
+		return &hostapi.Error{Code: hostapi.CodeAlreadyExists, Message: msg, Problems: []hostapi.Problem{{
+			Server: old, Key: hostapi.KeyName, Message: msg, Fact: fmt.Sprintf("server %q already exists", new)}}}
+	}
+	f.RenameServer(old, new)
+	return nil
+}

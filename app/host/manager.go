@@ -58,6 +58,9 @@ type Manager struct {
 	servers map[string]*server
 	closing bool
 	ladders sync.WaitGroup // stops of removed servers
+	// stayStopped are names whose next new entry does not start: a
+	// server the user had stopped, renamed (see Host.rename).
+	stayStopped map[string]bool
 
 	progress    sync.Map      // progress token -> func(*mcp.ProgressNotificationParams) (gateway calls)
 	progressSeq atomic.Uint64 // makes the tokens
@@ -130,11 +133,13 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		s, ok := m.servers[c.Name]
 		if !ok {
 			s = &server{cfg: c, logs: engine.NewRing(engine.DefaultCaptureLines, engine.DefaultCaptureBytes)}
+			s.userStopped = m.stayStopped[c.Name]
+			delete(m.stayStopped, c.Name)
 			m.servers[c.Name] = s
 			added = append(added, c.Name)
 			if len(c.Problems) == 0 {
 				s.sup = m.newSupervisor(s, c)
-				if !c.Disabled {
+				if !c.Disabled && !s.userStopped {
 					s.sup.Start()
 				}
 			}

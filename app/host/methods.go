@@ -70,6 +70,16 @@ func (h *Host) methods() api.Methods {
 			b, err := json.Marshal(s)
 			return hostapi.EntryResult{Entry: b}, err
 		},
+		hostapi.MethodRename: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+			p, err := decode[hostapi.RenameParams](hostapi.MethodRename, raw)
+			if err != nil {
+				return nil, err
+			}
+			if p.Name == "" || p.NewName == "" {
+				return nil, api.Errorf(api.CodeBadRequest, "%s needs the server's name and its new name", hostapi.MethodRename)
+			}
+			return nil, h.rename(p.Name, p.NewName)
+		},
 		hostapi.MethodRemove: h.fileOp(hostapi.MethodRemove, configedit.RemoveServer),
 		hostapi.MethodEnable: h.fileOp(hostapi.MethodEnable, func(f *config.File, name string) error { return configedit.SetDisabled(f, name, false) }),
 		hostapi.MethodDisable: h.fileOp(hostapi.MethodDisable, func(f *config.File, name string) error {

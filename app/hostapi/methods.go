@@ -20,6 +20,7 @@ const (
 	MethodPut          = "servers.put"     // PutParams -> none
 	MethodGet          = "servers.get"     // NameParams (Name) -> EntryResult
 	MethodRemove       = "servers.remove"  // NameParams (Name) -> none
+	MethodRename       = "servers.rename"  // RenameParams -> none
 	MethodEnable       = "servers.enable"  // NameParams (Name) -> none
 	MethodDisable      = "servers.disable" // NameParams (Name) -> none
 	MethodLogs         = "servers.logs"    // NameParams (Name) -> LogsResult
@@ -50,6 +51,15 @@ type PutParams struct {
 	Name   string          `json:"name"`
 	Entry  json.RawMessage `json:"entry"`
 	Create bool            `json:"create,omitempty"`
+}
+
+// RenameParams rename the entry Name to NewName: the config key changes,
+// every field stays (the env's secret references too). A running server
+// is stopped under its old name and started under the new one, and the
+// names its tools have in the AI apps (SERVER__TOOL) change with it.
+type RenameParams struct {
+	Name    string `json:"name"`
+	NewName string `json:"newName"`
 }
 
 // CallParams call a tool.

@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
@@ -19,6 +23,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // limits are the numeric options of the Advanced section: the config's
@@ -28,16 +33,40 @@ var limits = slices.DeleteFunc(slices.Clone(config.Options), func(o config.Optio
 // stderrModes are the stderr select's options, as the config writes them.
 var stderrModes = []string{"capture", "discard", "inherit", "file"}
 
-// serverForm adds or edits a server. Every field has an error label next
-// to it; a problem found by the config's check (or the host's refusal)
-// shows there, in the same words as the command line.
+// goos is the system the form is for: options of another system
+// (allowBatchFiles is Windows') are not offered. Tests change it.
+var goos = runtime.GOOS
+
+// validateDelay is how long the form waits after the last keystroke
+// before it checks the entry again: long enough not to flash a message
+// at each letter, short enough to follow the typing.
+var validateDelay = 300 * time.Millisecond
+
+// fieldWords name the form's fields in the Save bar's reason ("Fix the
+// command to save"), by the entry's keys.
+var fieldWords = map[string]string{
+	"name": "name", "command": "command", "args": "arguments", "env": "environment",
+	"cwd": "working directory", "stderr": "stderr", "inheritEnv": "variables to pass",
+	"allowBatchFiles": "batch files option", "tools": "tool filter",
+}
+
+// serverForm adds or edits a server. Every field has an error line under
+// it, reserved so that the form does not move when a message appears; a
+// problem found by the config's check (or the host's refusal) shows
+// there, in the same words as the command line, as the user types. Save
+// is in a bar below the scrolling fields, always in view, and disabled
+// with the reason while something is wrong.
+//
+// f.obj is the whole form, its bar included: the one object a page
+// embeds.
 type serverForm struct {
 	w      *Window
 	create bool
+	orig   string                     // the entry's name on the host ("" for a new one): a different name renames it
 	base   map[string]json.RawMessage // the entry as the host had it: keys the form does not show are kept
 
 	name, command, cwd, stderrFile, inheritEnv *widget.Entry
-	commandHint                                *widget.Label
+	commandHint, renameHint                    *widget.Label
 	cwdBrowse                                  *widget.Button
 	stderr                                     *widget.Select
 	allowBatch                                 *widget.Check
@@ -45,12 +74,25 @@ type serverForm struct {
 	args                                       *argList
 	env                                        *envTable
 	advanced                                   *widget.Accordion
-	errs                                       map[string]*widget.Label // by key; "" for problems of no field
+	tools                                      *toolFilter
+	errs                                       map[string]*widget.Label // by key; "" for problems of no field (shown in the bar)
 	addArg, addEnv, save, cancel               *widget.Button
+	// reason says, in the bar, why Save is disabled.
+	reason *widget.Label
 	// knownSecrets are the secrets the keyring holds (nil until
 	// secrets.list answered).
 	knownSecrets map[string]bool
-	obj          fyne.CanvasObject
+	// touched are the fields whose problems show: those typed in, those
+	// filled when the form opened, every one after Save was tapped. A
+	// problem of a field not touched yet still disables Save.
+	touched map[string]bool
+	all     bool // every field's problems show
+	gen     int  // the last change, for the debounce
+	saving  bool // a save is under way
+	// editOffered: the status line offers to edit the server whose name
+	// the form takes.
+	editOffered bool
+	obj         fyne.CanvasObject
 }
 
 // openAdd shows an empty form for a new server.
@@ -93,34 +135,51 @@ func (w *Window) openEdit(name string) {
 // host has it (nil for a new one); secretValues are values already typed
 // for the secret env variables (from a catalog template).
 func newServerForm(w *Window, name string, create bool, s *config.Server, base map[string]json.RawMessage, secretValues map[string]string) *serverForm {
-	f := &serverForm{w: w, create: create, base: base, errs: map[string]*widget.Label{}, limitEntries: map[string]*widget.Entry{}}
+	f := &serverForm{w: w, create: create, base: base, errs: map[string]*widget.Label{}, limitEntries: map[string]*widget.Entry{},
+		touched: map[string]bool{}}
+	if !create {
+		f.orig = name
+	}
 	if f.base == nil {
 		f.base = map[string]json.RawMessage{}
 	}
-	errFor := func(key string) *widget.Label {
-		l := errorLabel()
+	// errFor returns a field's error line: the label, over room for one
+	// line kept whether it shows or not.
+	errFor := func(key string) fyne.CanvasObject {
+		l, obj := reservedError()
 		f.errs[key] = l
-		return l
+		return obj
+	}
+	changed := func(key string) func(string) {
+		return func(string) { f.changed(key) }
 	}
 
 	f.name = widget.NewEntry()
 	f.name.SetPlaceHolder("files (lower-case letters, digits and -)")
 	f.name.SetText(name)
-	if !create {
-		f.name.Disable()
+	f.renameHint = hintLabel("")
+	f.renameHint.Importance = widget.WarningImportance
+	f.name.OnChanged = func(string) {
+		f.env.suggest()
+		f.updateRenameHint()
+		f.changed("name")
 	}
-	f.name.OnChanged = func(string) { f.env.suggest() }
 
 	f.command = widget.NewEntry()
 	f.command.SetPlaceHolder("npx, uvx, or the absolute path of the executable")
 	f.command.SetText(s.Command)
 	f.commandHint = hintLabel("")
-	f.command.OnChanged = func(string) { f.updateHint() }
+	f.command.OnChanged = func(string) {
+		f.updateHint()
+		f.changed("command")
+	}
 
 	f.args = newArgList(s.Args)
+	f.args.changed = func() { f.changed("args") }
 	f.addArg = widget.NewButtonWithIcon("Add argument", theme.ContentAddIcon(), func() { w.focus(f.args.add("").entry) })
 
-	f.env = &envTable{box: container.NewVBox(), server: f.serverName}
+	f.env = &envTable{box: container.NewVBox(), server: f.serverName, changed: func() { f.changed("env") },
+		known: func() map[string]bool { return f.knownSecrets }}
 	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		f.env.addFrom(k, s.Env[k], secretValues[k], create)
 	}
@@ -131,16 +190,19 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	f.cwd = widget.NewEntry()
 	f.cwd.SetPlaceHolder("the host's working directory")
 	f.cwd.SetText(s.Cwd)
+	f.cwd.OnChanged = changed("cwd")
 	f.cwdBrowse = widget.NewButtonWithIcon("Choose…", theme.FolderOpenIcon(), f.chooseCwd)
 
 	f.stderrFile = widget.NewEntry()
 	f.stderrFile.SetPlaceHolder("/absolute/path/of/a/log/file")
+	f.stderrFile.OnChanged = changed("stderr")
 	f.stderr = widget.NewSelect(stderrModes, func(m string) {
 		if m == "file" {
 			f.stderrFile.Show()
 		} else {
 			f.stderrFile.Hide()
 		}
+		f.changed("stderr")
 	})
 	mode := "capture"
 	if s.Stderr != nil {
@@ -152,6 +214,8 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		f.stderrFile.Hide()
 	}
 
+	// The Advanced group: the rows of the config's option table, then
+	// the options that are not numbers.
 	adv := []fyne.CanvasObject{}
 	for _, o := range limits {
 		e := widget.NewEntry()
@@ -159,35 +223,71 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		if v, ok := s.Numbers[o.Key]; ok {
 			e.SetText(strconv.Itoa(v))
 		}
+		e.OnChanged = changed(o.Key)
 		f.limitEntries[o.Key] = e
 		adv = append(adv, widget.NewLabel(o.Label), container.NewVBox(e, hintLabel(o.Help), errFor(o.Key)))
 	}
 	f.inheritEnv = widget.NewEntry()
 	f.inheritEnv.SetPlaceHolder("HTTPS_PROXY NODE_EXTRA_CA_CERTS")
 	f.inheritEnv.SetText(strings.Join(s.InheritEnv, " "))
-	f.allowBatch = widget.NewCheck("Allow a .bat or .cmd command (Windows)", nil)
+	f.inheritEnv.OnChanged = changed("inheritEnv")
+	adv = append(adv, widget.NewLabel("Pass these variables too"), container.NewVBox(f.inheritEnv, errFor("inheritEnv")))
+	// A Windows option: offered on Windows only. Elsewhere the check
+	// still holds the entry's value, which is saved as it was.
+	f.allowBatch = widget.NewCheck("Allow a .bat or .cmd command", func(bool) { f.changed("allowBatchFiles") })
 	f.allowBatch.SetChecked(s.AllowBatchFiles)
-	adv = append(adv,
-		widget.NewLabel("Pass these variables too"), container.NewVBox(f.inheritEnv, errFor("inheritEnv")),
-		widget.NewLabel("Batch files"), container.NewVBox(f.allowBatch, errFor("allowBatchFiles")))
+	if goos == "windows" {
+		adv = append(adv, widget.NewLabel("Batch files (Windows)"), container.NewVBox(f.allowBatch, errFor("allowBatchFiles")))
+	}
 	f.advanced = widget.NewAccordion(widget.NewAccordionItem("Advanced: the engine's limits", formGrid(adv...)))
+
+	f.tools = newToolFilter(f, s.Tools)
 
 	f.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), f.submit)
 	f.save.Importance = widget.HighImportance
 	f.cancel = widget.NewButton("Cancel", w.home)
+	f.reason = widget.NewLabel("")
+	f.reason.Importance = widget.WarningImportance
+	f.reason.Hide()
+	barErr := errorLabel() // problems of no field, and the host's refusal
+	f.errs[""] = barErr
 
 	grid := formGrid(
-		widget.NewLabel("Name"), container.NewVBox(f.name, errFor("name")),
-		widget.NewLabel("Command"), container.NewVBox(f.command, f.commandHint, errFor("command")),
+		widget.NewLabel("Name"), container.NewVBox(f.name, f.renameHint, errFor("name")),
+		widget.NewLabel("Command"), container.NewVBox(f.command, reserveLine(f.commandHint), errFor("command")),
 		widget.NewLabel("Arguments"), container.NewVBox(f.args.box, container.NewHBox(f.addArg), errFor("args")),
 		widget.NewLabel("Environment"), container.NewVBox(f.env.box, container.NewHBox(f.addEnv), errFor("env")),
 		widget.NewLabel("Working directory"), container.NewVBox(container.NewBorder(nil, nil, nil, f.cwdBrowse, f.cwd), errFor("cwd")),
 		widget.NewLabel("Stderr"), container.NewVBox(f.stderr, f.stderrFile, errFor("stderr")),
+		widget.NewLabel("Tools in AI apps"), container.NewVBox(f.tools.obj, errFor("tools")),
 	)
-	f.obj = pageScroll(container.NewVBox(grid, f.advanced, errFor(""), container.NewHBox(f.save, f.cancel)))
+	bar := container.NewBorder(widget.NewSeparator(), nil, nil, container.NewCenter(container.NewHBox(f.cancel, f.save)),
+		container.NewVBox(barErr, f.reason))
+	f.obj = container.NewBorder(nil, bar, nil, nil, pageScroll(container.NewVBox(grid, f.advanced)))
 	f.updateHint()
 
-	// Which secrets exist, to tell a new reference to a missing one.
+	// The fields filled when the form opens show their problems at once
+	// (an entry being edited, a template's values); the others once
+	// typed in.
+	if !create {
+		f.all = true
+	} else {
+		raw, _, _ := f.entry()
+		var keys map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &keys)
+		for k := range keys {
+			if k != "command" || f.command.Text != "" {
+				f.touched[fieldOf(k)] = true
+			}
+		}
+		if f.serverName() != "" {
+			f.touched["name"] = true
+		}
+	}
+	f.validate(false)
+
+	// Which secrets exist: a row's "stored" badge, and a new reference
+	// to a missing one.
 	var list []hostapi.SecretInfo
 	w.call(func(ctx context.Context) (err error) {
 		list, err = w.live.Secrets(ctx)
@@ -198,9 +298,57 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 			for _, s := range list {
 				f.knownSecrets[s.Name] = true
 			}
+			f.env.updateBadges()
+			f.validate(false)
 		}
 	})
+	f.tools.load()
 	return f
+}
+
+// reservedError returns an error label, and the object to lay out: the
+// label over room for one line, kept while it is hidden, so that a
+// message appearing or going does not move the fields below.
+func reservedError() (*widget.Label, fyne.CanvasObject) {
+	l := errorLabel()
+	return l, reserveLine(l)
+}
+
+// reserveLine returns o over room for one line of text.
+func reserveLine(o fyne.CanvasObject) fyne.CanvasObject {
+	room := canvas.NewRectangle(color.Transparent)
+	room.SetMinSize(fyne.NewSize(0, widget.NewLabel("X").MinSize().Height))
+	return container.NewStack(room, o)
+}
+
+// changed notes that a field changed: its problems show from now on, and
+// the entry is checked again once the typing pauses.
+func (f *serverForm) changed(key string) {
+	f.touched[key] = true
+	if f.obj != nil { // built
+		f.quickCheck()
+	}
+	f.gen++
+	gen := f.gen
+	time.AfterFunc(validateDelay, func() {
+		f.w.opts.Do(func() {
+			if f.gen == gen && f.w.ctx.Err() == nil {
+				f.validate(false)
+			}
+		})
+	})
+}
+
+// updateRenameHint says, while an entry's name is changed, what renaming
+// it does.
+func (f *serverForm) updateRenameHint() {
+	n := f.serverName()
+	if f.create || n == f.orig || !config.ValidServerName(n) {
+		setText(f.renameHint, "")
+		return
+	}
+	setText(f.renameHint, fmt.Sprintf("Saving renames it: it restarts as %s, and the AI apps see its tools as %s__TOOL instead of %s__TOOL (a prompt or setting that names them needs the new names). Its secrets stay as they are.",
+		n, n, f.orig))
 }
 
 func (f *serverForm) serverName() string { return strings.TrimSpace(f.name.Text) }
@@ -211,11 +359,19 @@ func (f *serverForm) status() *hostapi.ServerStatus {
 		return nil
 	}
 	for _, st := range f.w.snap.Servers {
-		if st.Name == f.serverName() {
+		if st.Name == f.orig {
 			return &st
 		}
 	}
 	return nil
+}
+
+// nameTaken reports whether another server of the host has the name.
+func (f *serverForm) nameTaken(name string) bool {
+	if !f.create && name == f.orig {
+		return false
+	}
+	return slices.ContainsFunc(f.w.snap.Servers, func(st hostapi.ServerStatus) bool { return st.Name == name })
 }
 
 // updateHint shows where the command resolves, or a warning that it does
@@ -245,8 +401,9 @@ func (f *serverForm) chooseCwd() {
 }
 
 // entry returns the entry the form describes, the secrets to store, and
-// whether the form's own checks passed (they show their errors).
-func (f *serverForm) entry() (json.RawMessage, []pendingSecret, bool) {
+// the problems of env rows that only the form sees (a variable named
+// twice, a new secret with no value).
+func (f *serverForm) entry() (json.RawMessage, []pendingSecret, []rowProblem) {
 	e := maps.Clone(f.base)
 	set := func(key string, v any, keep bool) {
 		if keep {
@@ -259,7 +416,7 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, bool) {
 	e["command"] = marshal(cmd)
 	args := f.args.values()
 	set("args", args, len(args) > 0)
-	env, secrets, ok := f.env.collect(f.knownSecrets)
+	env, secrets, rowPs := f.env.collect(f.knownSecrets)
 	set("env", env, len(env) > 0)
 	cwd := strings.TrimSpace(f.cwd.Text)
 	set("cwd", cwd, cwd != "")
@@ -284,39 +441,240 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, bool) {
 			set(o.Key, t, t != "")
 		}
 	}
-	return marshal(e), secrets, ok
+	allow, deny := f.tools.lists()
+	set("tools", config.Tools{Allow: allow, Deny: deny}, len(allow)+len(deny) > 0)
+	return marshal(e), secrets, rowPs
 }
 
-// submit checks the form and saves it through the host.
-func (f *serverForm) submit() {
-	f.clearErrors()
+// formCheck is what checking the form found.
+type formCheck struct {
+	raw     json.RawMessage
+	secrets []pendingSecret
+	nameMsg string           // the name's problem
+	taken   bool             // the name is another server's
+	ps      []config.Problem // the config's check's
+	rowPs   []rowProblem     // the env rows' that only the form sees
+	bad     []string         // the fields wrong, in the form's order
+}
+
+// check checks the entry the form describes as the host will: the name,
+// then the config's check (config.ParseServer), then what only the form
+// sees. It shows nothing.
+func (f *serverForm) check() formCheck {
+	var c formCheck
 	name := f.serverName()
-	raw, secrets, ok := f.entry()
-	nameMsg, ps := checkEntry(name, raw)
-	if nameMsg != "" {
-		f.showError("name", nameMsg)
-		ok = false
+	c.raw, c.secrets, c.rowPs = f.entry()
+	c.nameMsg, c.ps = checkEntry(name, c.raw)
+	switch {
+	case name == "":
+		c.nameMsg = "give the server a name: lower-case letters, digits and -, such as files"
+	case c.nameMsg == "" && f.nameTaken(name):
+		c.taken = true
+		c.nameMsg = fmt.Sprintf("a server named %q already exists: choose another name, or edit %s", name, name)
 	}
-	for _, p := range ps {
-		f.showProblem(p)
-		ok = false
+	var bad []string
+	mark := func(key string) {
+		if !slices.Contains(bad, key) {
+			bad = append(bad, key)
+		}
 	}
-	if !ok {
-		f.w.setStatus("Not saved: correct the fields marked in red.", true)
+	if c.nameMsg != "" {
+		mark("name")
+	}
+	for _, p := range c.ps {
+		mark(problemField(p))
+	}
+	if len(c.rowPs) > 0 {
+		mark("env")
+	}
+	c.bad = f.order(bad)
+	return c
+}
+
+// problemField is the form's field of a problem: its top-level key, or
+// "name".
+func problemField(p config.Problem) string {
+	if p.Key == hostapi.KeyName {
+		return "name"
+	}
+	return fieldOf(p.Key)
+}
+
+// validate checks the form (check) and shows each problem under its
+// field (every field's with all, else the fields touched); Save is
+// enabled, or disabled with the reason in the bar. It returns the entry,
+// the secrets to store, and whether they can be saved.
+func (f *serverForm) validate(all bool) (json.RawMessage, []pendingSecret, bool) {
+	if all {
+		f.all = true
+	}
+	shows := func(key string) bool { return f.all || f.touched[key] }
+	c := f.check()
+	f.clearErrors()
+	if c.nameMsg != "" && shows("name") {
+		f.showError("name", c.nameMsg)
+	}
+	for _, p := range c.ps {
+		if shows(problemField(p)) {
+			f.showProblem(p)
+		}
+	}
+	if shows("env") {
+		for _, rp := range c.rowPs {
+			rp.row.showError(rp.msg)
+		}
+	}
+	f.offerEdit(c.taken && shows("name"))
+	f.showReason(c)
+	return c.raw, c.secrets, len(c.bad) == 0
+}
+
+// quickCheck follows a keystroke at once: the messages of the fields now
+// right go, and Save and its reason follow; new messages wait for the
+// pause (validate), so as not to scold each letter typed.
+func (f *serverForm) quickCheck() {
+	c := f.check()
+	for key, l := range f.errs {
+		if !slices.Contains(c.bad, key) && (key != "" || len(c.bad) == 0) {
+			setText(l, "")
+		}
+	}
+	if !slices.Contains(c.bad, "env") {
+		f.env.clearErrors()
+	}
+	if !c.taken {
+		f.offerEdit(false)
+	}
+	f.showReason(c)
+}
+
+// showReason enables Save, or disables it with the reason in the bar.
+func (f *serverForm) showReason(c formCheck) {
+	reason := ""
+	if len(c.bad) > 0 {
+		words := make([]string, 0, len(c.bad))
+		for _, k := range c.bad {
+			words = append(words, "the "+f.fieldWord(k))
+		}
+		noName, noCommand := f.serverName() == "", strings.TrimSpace(f.command.Text) == ""
+		switch {
+		case slices.Equal(c.bad, []string{"name", "command"}) && noName && noCommand:
+			reason = "Give the server a name and a command to save"
+		case slices.Equal(c.bad, []string{"name"}) && noName, slices.Equal(c.bad, []string{"command"}) && noCommand:
+			reason = "Give " + words[0] + " to save"
+		default:
+			reason = "Fix " + english.List(words) + " to save"
+		}
+	}
+	if !f.saving {
+		setText(f.reason, reason)
+	}
+	enable(f.save, reason == "" && !f.saving)
+}
+
+// offerEdit offers, beside the status line, to edit the server whose name
+// a new entry takes (as the host's already_exists refusal does).
+func (f *serverForm) offerEdit(on bool) {
+	if on == f.editOffered {
 		return
 	}
-	f.save.Disable()
-	f.w.setStatus("Saving "+name+"…", false)
-	f.w.saveEntry(name, raw, f.create, secrets, func(err error) {
-		f.save.Enable()
-		if err != nil {
-			f.showSaveError(name, err)
+	f.editOffered = on
+	if !on {
+		f.w.showRemedies(nil)
+		return
+	}
+	name := f.serverName()
+	f.w.showRemedies(&hostapi.Error{Code: hostapi.CodeAlreadyExists, Problems: []hostapi.Problem{{
+		Server: name, Key: hostapi.KeyName, Remedy: &hostapi.Remedy{Kind: hostapi.RemedyEdit, Server: name}}}})
+}
+
+// order sorts field keys as the form shows them.
+func (f *serverForm) order(keys []string) []string {
+	rank := func(k string) int {
+		for i, x := range []string{"name", "command", "args", "env", "cwd", "stderr", "tools"} {
+			if x == k {
+				return i
+			}
+		}
+		if i := slices.IndexFunc(limits, func(o config.Option) bool { return o.Key == k }); i >= 0 {
+			return 10 + i
+		}
+		return 100
+	}
+	out := slices.Clone(keys)
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
+	return out
+}
+
+// fieldWord names a field in the bar's reason.
+func (f *serverForm) fieldWord(key string) string {
+	if w, ok := fieldWords[key]; ok {
+		return w
+	}
+	if o, ok := config.OptionByKey(key); ok {
+		return strings.ToLower(o.Label[:1]) + o.Label[1:]
+	}
+	if key == "" {
+		return "entry"
+	}
+	return key
+}
+
+// submit checks the form and saves it through the host: servers.put of
+// the entry under the name it has on the host, then, when the name was
+// changed, servers.rename.
+func (f *serverForm) submit() {
+	raw, secrets, ok := f.validate(true)
+	if !ok {
+		return // the fields say what is wrong, the bar what to fix
+	}
+	name := f.serverName()
+	putName, rename := name, false
+	if !f.create && name != f.orig {
+		putName, rename = f.orig, true
+	}
+	f.saving = true
+	enable(f.save, false)
+	setText(f.reason, "Saving "+name+"…")
+	f.w.showRemedies(nil)
+	f.w.saveEntry(putName, raw, f.create, secrets, func(err error) {
+		if err == nil && rename {
+			f.renameTo(name)
 			return
 		}
-		f.env.clearSecrets()
-		f.w.home()
-		f.w.setStatus("Saved "+name+".", false)
+		f.saved(name, err)
 	})
+}
+
+// renameTo renames the saved entry (servers.rename), then ends the save.
+func (f *serverForm) renameTo(name string) {
+	f.w.call(func(ctx context.Context) error {
+		return f.w.live.RenameServer(ctx, f.orig, name)
+	}, func(err error) {
+		if err == nil {
+			f.saved(name, nil)
+			return
+		}
+		// The fields were saved under the old name; only the name was
+		// refused.
+		f.saving = false
+		f.validate(false)
+		f.showSaveError(name, err)
+		setText(f.errs[""], fmt.Sprintf("Saved under the name %s, but not renamed: %v", f.orig, err))
+	})
+}
+
+// saved ends a save: the form closes, or shows the host's refusal.
+func (f *serverForm) saved(name string, err error) {
+	f.saving = false
+	if err != nil {
+		f.validate(false)
+		f.showSaveError(name, err)
+		return
+	}
+	f.env.clearSecrets()
+	f.w.home()
+	f.w.setStatus("Saved "+name+".", false)
 }
 
 func (f *serverForm) clearErrors() {
@@ -373,9 +731,10 @@ func (f *serverForm) showProblem(p config.Problem) {
 }
 
 // showSaveError shows the host's refusal next to the fields its problems
-// name (by their keys), and its remedies as buttons.
+// name (by their keys), "Not saved" in the bar, and its remedies as
+// buttons.
 func (f *serverForm) showSaveError(name string, err error) {
-	f.w.setStatus("Not saved: correct the fields marked in red.", true)
+	setText(f.errs[""], "Not saved: correct the fields marked in red.")
 	f.w.showRemedies(err)
 	if v, ok := isSecretError(err); ok {
 		if r := f.env.row(v); r != nil {
@@ -392,7 +751,7 @@ func (f *serverForm) showSaveError(name string, err error) {
 	case ok && (he.Code == hostapi.CodeAlreadyExists || he.Code == hostapi.CodeInvalidName):
 		f.showError("name", err.Error()) // an older host: a code without problems
 	default:
-		f.showError("", err.Error())
+		setText(f.errs[""], "Not saved: "+err.Error())
 	}
 }
 
@@ -400,8 +759,9 @@ func (f *serverForm) showSaveError(name string, err error) {
 // with buttons to move it up or down or remove it. An argument is never
 // split on spaces.
 type argList struct {
-	rows []*argRow
-	box  *fyne.Container
+	rows    []*argRow
+	box     *fyne.Container
+	changed func() // after any change; nil while the form is built
 }
 
 type argRow struct {
@@ -423,6 +783,7 @@ func (l *argList) add(v string) *argRow {
 	r := &argRow{entry: widget.NewEntry()}
 	r.entry.SetText(v)
 	r.entry.SetPlaceHolder("one argument, spaces and all")
+	r.entry.OnChanged = func(string) { l.notify() }
 	r.up = widget.NewButtonWithIcon("", theme.MoveUpIcon(), func() { l.move(r, -1) })
 	r.down = widget.NewButtonWithIcon("", theme.MoveDownIcon(), func() { l.move(r, 1) })
 	r.del = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { l.remove(r) })
@@ -460,6 +821,13 @@ func (l *argList) relayout() {
 		l.box.Objects = append(l.box.Objects, r.obj)
 	}
 	l.box.Refresh()
+	l.notify()
+}
+
+func (l *argList) notify() {
+	if l.changed != nil {
+		l.changed()
+	}
 }
 
 // values returns the arguments, in order, skipping rows left empty (an
@@ -478,9 +846,11 @@ func (l *argList) values() []string {
 // value or a secret. A secret's value goes to the keyring through the
 // host (secrets.set); the entry gets ${keyring:NAME}.
 type envTable struct {
-	rows   []*envRow
-	box    *fyne.Container
-	server func() string // the server's name, for suggested secret names
+	rows    []*envRow
+	box     *fyne.Container
+	server  func() string          // the server's name, for suggested secret names
+	changed func()                 // after any change
+	known   func() map[string]bool // the keyring's secrets, nil while unknown
 }
 
 // The kinds of an env row.
@@ -495,6 +865,7 @@ type envRow struct {
 	value      *widget.Entry // a plain value, as written in the config
 	secret     *widget.Entry // a password entry: the secret's value
 	secretName *widget.Entry // its name in the keyring
+	stored     *widget.Label // "stored": the keyring has the secret of that name
 	secretBox  *fyne.Container
 	del        *widget.Button
 	err        *widget.Label
@@ -514,7 +885,7 @@ func (t *envTable) addFrom(name, value, secretValue string, fresh bool) *envRow 
 		r.secret.SetText(secretValue)
 		if !fresh {
 			r.ref = ev[0].Secret
-			r.secret.SetPlaceHolder("kept in the keyring; type to replace it")
+			r.secret.SetPlaceHolder("type a new value to replace it")
 		}
 		r.kind.SetSelected(kindSecret)
 		return r
@@ -528,9 +899,15 @@ func (t *envTable) add() *envRow {
 	r := &envRow{name: widget.NewEntry(), value: widget.NewEntry(), secret: widget.NewPasswordEntry(), secretName: widget.NewEntry()}
 	r.name.SetPlaceHolder("NAME")
 	r.value.SetPlaceHolder("value")
-	r.secret.SetPlaceHolder("secret value")
-	r.secretName.SetPlaceHolder("name in the keyring")
-	r.secretBox = container.NewGridWithColumns(2, r.secret, r.secretName)
+	r.secret.SetPlaceHolder("the secret's value")
+	r.secretName.SetPlaceHolder("such as github-token")
+	r.stored = widget.NewLabelWithStyle("stored", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.stored.Importance = widget.SuccessImportance
+	r.stored.Hide()
+	// The secret's value, and below it the labelled name it has in the
+	// keyring, with the badge when the keyring has it.
+	r.secretBox = container.NewVBox(r.secret,
+		container.NewBorder(nil, nil, widget.NewLabel("Keyring name"), r.stored, r.secretName))
 	r.secretBox.Hide()
 	r.kind = widget.NewSelect([]string{kindValue, kindSecret}, func(k string) {
 		if k == kindSecret {
@@ -541,17 +918,29 @@ func (t *envTable) add() *envRow {
 			r.secretBox.Hide()
 			r.value.Show()
 		}
+		t.notify()
 	})
 	r.kind.SetSelected(kindValue)
 	r.name.OnChanged = func(string) {
 		if r.kind.Selected == kindSecret {
 			t.suggestFor(r)
 		}
+		t.notify()
+	}
+	r.value.OnChanged = func(string) { t.notify() }
+	r.secret.OnChanged = func(string) { t.notify() }
+	r.secretName.OnChanged = func(string) {
+		t.updateBadge(r)
+		t.notify()
 	}
 	r.del = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { t.remove(r) })
-	r.err = errorLabel()
+	var errLine fyne.CanvasObject
+	r.err, errLine = reservedError()
 	values := container.NewStack(r.value, r.secretBox)
-	r.obj = container.NewBorder(nil, r.err, nil, container.NewHBox(r.kind, r.del), container.NewGridWithColumns(2, r.name, values))
+	// The row's cells keep their own heights, aligned at the top: a
+	// secret's two lines do not stretch the name or the buttons.
+	r.obj = container.NewBorder(nil, errLine, nil, container.NewVBox(container.NewHBox(r.kind, r.del)),
+		container.NewGridWithColumns(2, container.NewVBox(r.name), values))
 	t.rows = append(t.rows, r)
 	t.box.Objects = append(t.box.Objects, r.obj)
 	t.box.Refresh()
@@ -563,6 +952,34 @@ func (t *envTable) remove(r *envRow) {
 		t.rows = slices.Delete(t.rows, i, i+1)
 		t.box.Objects = slices.Delete(t.box.Objects, i, i+1)
 		t.box.Refresh()
+		t.notify()
+	}
+}
+
+func (t *envTable) notify() {
+	if t.changed != nil {
+		t.changed()
+	}
+}
+
+// updateBadge shows a secret row's "stored" badge when the keyring has a
+// secret of its name.
+func (t *envTable) updateBadge(r *envRow) {
+	var known map[string]bool
+	if t.known != nil {
+		known = t.known()
+	}
+	if known[strings.TrimSpace(r.secretName.Text)] {
+		r.stored.Show()
+	} else {
+		r.stored.Hide()
+	}
+}
+
+// updateBadges updates every row's badge (the keyring's list came).
+func (t *envTable) updateBadges() {
+	for _, r := range t.rows {
+		t.updateBadge(r)
 	}
 }
 
@@ -618,12 +1035,19 @@ func (t *envTable) clearSecrets() {
 	}
 }
 
+// rowProblem is a problem of an env row that only the form sees.
+type rowProblem struct {
+	row *envRow
+	msg string
+}
+
 // collect returns the env of the entry and the secrets to store; rows left
-// wholly empty are skipped. ok is false when a row is refused here: a
-// variable named twice, or a new secret with no value (known lists the
-// keyring's secrets; nil when unknown, and then any name is accepted).
-func (t *envTable) collect(known map[string]bool) (env map[string]string, secrets []pendingSecret, ok bool) {
-	env, ok = map[string]string{}, true
+// wholly empty are skipped. ps are the rows refused here: a variable
+// named twice, or a new secret with no value (known lists the keyring's
+// secrets; nil when unknown, and then any name is accepted).
+func (t *envTable) collect(known map[string]bool) (env map[string]string, secrets []pendingSecret, ps []rowProblem) {
+	env = map[string]string{}
+	const twice = "appears more than once: keep one (the last one is used)"
 	for _, r := range t.rows {
 		name := strings.TrimSpace(r.name.Text)
 		if r.kind.Selected != kindSecret {
@@ -631,8 +1055,7 @@ func (t *envTable) collect(known map[string]bool) (env map[string]string, secret
 				continue
 			}
 			if _, dup := env[name]; dup {
-				r.showError("appears more than once: keep one (the last one is used)")
-				ok = false
+				ps = append(ps, rowProblem{r, twice})
 			}
 			env[name] = r.value.Text
 			continue
@@ -642,23 +1065,20 @@ func (t *envTable) collect(known map[string]bool) (env map[string]string, secret
 			continue
 		}
 		if _, dup := env[name]; dup {
-			r.showError("appears more than once: keep one (the last one is used)")
-			ok = false
+			ps = append(ps, rowProblem{r, twice})
 		}
 		if secret == "" {
 			secret = config.SuggestSecretName(t.server(), name)
-			r.secretName.SetText(secret)
 		}
 		env[name] = config.KeyringRef(secret)
 		switch {
 		case r.secret.Text != "":
 			secrets = append(secrets, pendingSecret{Var: name, Name: secret, Value: r.secret.Text})
 		case secret != r.ref && known != nil && !known[secret]:
-			r.showError(fmt.Sprintf("type the secret's value: the keyring has no secret %q yet (the value goes to the keyring, never to the config file)", secret))
-			ok = false
+			ps = append(ps, rowProblem{r, fmt.Sprintf("type the secret's value: the keyring has no secret %q yet (the value goes to the keyring, never to the config file)", secret)})
 		}
 	}
-	return env, secrets, ok
+	return env, secrets, ps
 }
 
 // badNames returns the rows whose variable names the config refuses.

@@ -104,8 +104,8 @@ func TestAddServerThroughForm(t *testing.T) {
 	test.Tap(r.edit)
 	h.until("the edit form", func() bool { return w.form != nil })
 	f = w.form
-	if f.name.Disabled() == false || f.command.Text != testExe {
-		t.Errorf("edit form: name enabled=%v command %q", !f.name.Disabled(), f.command.Text)
+	if f.name.Disabled() || f.name.Text != "helper" || f.command.Text != testExe {
+		t.Errorf("edit form: name %q (disabled %v), command %q", f.name.Text, f.name.Disabled(), f.command.Text)
 	}
 	if f.commandHint.Text != "Runs "+testExe {
 		t.Errorf("edit hint: %q (the host's own resolution)", f.commandHint.Text)
@@ -150,6 +150,12 @@ func TestInvalidFieldsInline(t *testing.T) {
 	test.Type(f.env.rows[0].name, "X")
 	test.Type(f.env.rows[0].value, "${HOME}")
 	f.limitEntries["termGrace"].SetText("soon")
+	h.until("the messages, as the typing paused", func() bool {
+		return f.errs["name"].Text != "" && f.errs["cwd"].Text != "" && f.errs["termGrace"].Text != "" && f.env.rows[0].err.Text != ""
+	})
+	if !f.save.Disabled() || f.reason.Text != "Fix the name, the command, the environment, the working directory and the "+f.fieldWord("termGrace")+" to save" {
+		t.Errorf("Save: disabled %v, reason %q", f.save.Disabled(), f.reason.Text)
+	}
 	test.Tap(f.save)
 	h.q.pump()
 	if w.form != f {
@@ -233,8 +239,8 @@ func TestInvalidFieldsInline(t *testing.T) {
 	if got := f.errs["name"].Text; got != nameErr {
 		t.Errorf("the host's name problem shows as %q beside the name; want %q", got, nameErr)
 	}
-	if f.errs[""].Text != "" {
-		t.Errorf("the name's problem also shows at the top: %q", f.errs[""].Text)
+	if strings.Contains(f.errs[""].Text, nameErr) {
+		t.Errorf("the name's problem also shows in the bar: %q", f.errs[""].Text)
 	}
 
 	// A secret row with no value for a secret the keyring lacks.
@@ -249,10 +255,14 @@ func TestInvalidFieldsInline(t *testing.T) {
 	test.Type(r.name, "API_KEY")
 	r.kind.SetSelected(kindSecret)
 	h.until("the secret list", func() bool { return f.knownSecrets != nil })
+	h.until("the row's message, as the typing paused", func() bool { return strings.Contains(r.err.Text, "type the secret's value") })
+	if !f.save.Disabled() || f.reason.Text != "Fix the environment to save" {
+		t.Errorf("Save with a new secret without a value: disabled %v, reason %q", f.save.Disabled(), f.reason.Text)
+	}
 	test.Tap(f.save)
 	h.q.pump()
-	if !strings.Contains(r.err.Text, "type the secret's value") || w.form != f {
-		t.Errorf("a new secret without a value: %q", r.err.Text)
+	if w.form != f {
+		t.Error("a new secret without a value was saved")
 	}
 }
 
