@@ -98,7 +98,7 @@ func TestGoldenCatalog(t *testing.T) {
 	w, _ := goldenWindow(t)
 	w.openCatalog()
 	assertMarkup(t, w, "catalog.xml")
-	w.openTemplate(mustTemplate(t, "github"))
+	w.openTemplate(mustTemplate(t, "brave-search"))
 	assertMarkup(t, w, "template.xml")
 }
 

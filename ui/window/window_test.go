@@ -513,18 +513,18 @@ func TestCatalogTemplate(t *testing.T) {
 	// A template with a secret, through Customize: the full form carries
 	// the typed secret.
 	test.Tap(w.catalogBtn)
-	test.Tap(w.catalog.add["github"])
+	test.Tap(w.catalog.add["brave-search"])
 	v = w.template
-	test.Type(v.inputs["token"].entries[0], "ghp_abc")
+	test.Type(v.inputs["key"].entries[0], "BSA-abc")
 	test.Tap(v.customize)
 	f := w.form
-	r2 := f.env.row("GITHUB_PERSONAL_ACCESS_TOKEN")
-	if f == nil || r2 == nil || r2.kind.Selected != kindSecret || r2.secret.Text != "ghp_abc" || r2.secretName.Text != "github-github_personal_access_token" {
+	r2 := f.env.row("BRAVE_API_KEY")
+	if f == nil || r2 == nil || r2.kind.Selected != kindSecret || r2.secret.Text != "BSA-abc" || r2.secretName.Text != "brave-search-brave_api_key" {
 		t.Fatalf("customized form: %+v", r2)
 	}
 	test.Tap(f.save)
 	h.until("saved", func() bool { return w.form == nil })
-	if got, _ := h.store.Get("github-github_personal_access_token"); got.Reveal() != "ghp_abc" {
+	if got, _ := h.store.Get("brave-search-brave_api_key"); got.Reveal() != "BSA-abc" {
 		t.Errorf("keyring: %q", got.Reveal())
 	}
 }
