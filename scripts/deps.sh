@@ -22,6 +22,8 @@ if [[ $what == test ]]; then
   # The real tray under a virtual X server, and screenshots.
   command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
   command -v import >/dev/null 2>&1 || need+=(imagemagick)
+  # Real clicks and key presses in the window's journeys (ui/journey).
+  command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
   # The service's unit and the autostart entry are checked with systemd's
   # and freedesktop's own validators (app/service).
   command -v systemd-analyze >/dev/null 2>&1 || need+=(systemd)
