@@ -4,6 +4,7 @@ package journey
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,4 +117,56 @@ func toStrings(v any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestJourneyFixFailedServer is journey 2 of issue 13 as far as today's
+// window goes: a server whose command does not exist fails; the window
+// says why beside it; the person opens its settings, corrects the
+// command, saves, and it runs, the reason gone. (After the frame's
+// reshape: the reason in Overview and the fix in Settings, through the
+// lookups; the tray's menu showing the reason comes with the tray's
+// rework.)
+func TestJourneyFixFailedServer(t *testing.T) {
+	need(t)
+	bin := testkit.NpmServer(t, "mcp-server-filesystem")
+	allowed, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wrong = "mcp-server-filesytem" // a typo: no such command
+	h := startHost(t, map[string]any{"files": map[string]any{"command": wrong, "args": []string{allowed}}},
+		"SHELL", "/bin/false")
+	st := h.waitState("files", hostapi.StateFailed)
+	if !strings.Contains(st.LastError+st.ResolveError, wrong) {
+		t.Fatalf("the host's reason does not name the command: %+v", st)
+	}
+	tr := startTray(t, h)
+	s := openWindow(t, h)
+
+	// The tray and the window say that it failed, and the window why.
+	testkit.Eventually(t, "the tray's line for files says failed", func() (bool, string) {
+		line, sub := trayServer(tr, "files")
+		return strings.HasSuffix(line, "— "+hostapi.StateFailed.Label()), fmt.Sprintf("%q %q", line, sub)
+	})
+	s.serverReason("files", wrong)
+	s.click("Edit of files", s.editButton("files"))
+	cmd := s.settingsField("Command")
+	s.click("the command", cmd)
+	s.key("ctrl+a")
+	s.typeText(bin)
+	testkit.Eventually(t, "the corrected command in the field", func() (bool, string) {
+		got := text(cmd)
+		return got == bin, got
+	})
+	s.click("Save", s.settingsSave())
+
+	h.waitState("files", hostapi.StateRunning)
+	testkit.Eventually(t, "the tray's line for files says running", func() (bool, string) {
+		line, _ := trayServer(tr, "files")
+		return strings.HasPrefix(line, "files — running"), line
+	})
+	if e := h.entry("files"); e["command"] != bin || !slices.Equal(toStrings(e["args"]), []string{allowed}) {
+		t.Errorf("the entry on disk: %v", e)
+	}
+	s.noServerReason("files", wrong)
 }

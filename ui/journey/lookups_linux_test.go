@@ -3,6 +3,8 @@
 package journey
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 )
@@ -66,4 +68,48 @@ func (s *screenRun) callButton(tool string) fyne.CanvasObject {
 // result is the text that shows a tool's result, found by what it says.
 func (s *screenRun) result(says string) fyne.CanvasObject {
 	return s.find("a result that says "+says, labelContaining(says))
+}
+
+// serverReason is where the window says why a server is not running (its
+// row's problem line today; the Overview tab's last error after the
+// frame's reshape).
+func (s *screenRun) serverReason(server, says string) fyne.CanvasObject {
+	return s.find("why "+server+" does not run", s.nearest(labelText(server), labelContaining(says)))
+}
+
+// noServerReason waits until the window no longer says why the server
+// does not run.
+func (s *screenRun) noServerReason(server, said string) {
+	s.gone("why "+server+" did not run", s.nearest(labelText(server), labelContaining(said)))
+}
+
+// editButton opens a server's settings (its row's Edit today; the
+// Settings tab after the reshape).
+func (s *screenRun) editButton(server string) fyne.CanvasObject {
+	return s.serverButton(server, "Edit")
+}
+
+// settingsField is the entry of the server form's field labelled label.
+func (s *screenRun) settingsField(label string) fyne.CanvasObject {
+	return s.find("the field "+label, formField(label))
+}
+
+// settingsSave is the server form's Save.
+func (s *screenRun) settingsSave() fyne.CanvasObject {
+	return s.find("Save", buttonText("Save"))
+}
+
+// trayServer returns the tray menu's item of a server and the labels of
+// its submenu ("" and nil while the menu has none).
+func trayServer(r *trayRun, server string) (string, []string) {
+	m := r.shown()
+	if m == nil {
+		return "", nil
+	}
+	for _, it := range m.Items {
+		if strings.HasPrefix(it.Label, server+" — ") {
+			return it.Label, menuLabels(it.ChildMenu)
+		}
+	}
+	return "", nil
 }

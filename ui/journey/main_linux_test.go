@@ -48,8 +48,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("DISPLAY", display)
 	os.Setenv("MESA_SHADER_CACHE_DISABLE", "true") // the journeys change XDG_CACHE_HOME
-	os.Setenv("FYNE_SCALE", "1") // one Fyne unit is one pixel: positions are xdotool's
-	secrets.PinSessionBus()      // no dbus-launch daemon left behind by Fyne
+	os.Setenv("FYNE_SCALE", "1")                   // one Fyne unit is one pixel: positions are xdotool's
+	secrets.PinSessionBus()                        // no dbus-launch daemon left behind by Fyne
 	theApp = fyneapp.NewWithID("io.github.switchboard-mcp.journey")
 	// A window that is never shown keeps the driver running between the
 	// journeys, each of which closes its own (as the app's keeper does).

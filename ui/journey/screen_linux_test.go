@@ -130,6 +130,26 @@ func (s *screenRun) find(what string, m match) fyne.CanvasObject {
 	return got
 }
 
+// gone waits until no visible object matches.
+func (s *screenRun) gone(what string, m match) {
+	s.t.Helper()
+	testkit.Eventually(s.t, what+" gone from the screen", func() (bool, string) {
+		var n int
+		onUI(func() {
+			for _, r := range s.roots() {
+				n += len(all(r, nil, m))
+			}
+		})
+		return n == 0, fmt.Sprintf("%d still there", n)
+	})
+}
+
+// key presses keys (xdotool key names: ctrl+a, Return).
+func (s *screenRun) key(keys ...string) {
+	s.t.Helper()
+	s.xdo(append([]string{"key"}, keys...)...)
+}
+
 // onlyOne waits until exactly one visible object matches (find, for a
 // check rather than a lookup).
 func (s *screenRun) onlyOne(what string, m match) {
