@@ -37,10 +37,10 @@ type changeDialog struct {
 	diffText string
 	copyB    *widget.Button
 	ok       *widget.Button
-	cancel  *widget.Button
-	d       *dialog.CustomDialog
-	done    func(backup string) // after the write, on the UI goroutine
-	dropped func()              // after Cancel
+	cancel   *widget.Button
+	d        *dialog.CustomDialog
+	done     func(backup string) // after the write, on the UI goroutine
+	dropped  func()              // after Cancel
 }
 
 // newChange returns the dialog for a change of r's file from before; top
