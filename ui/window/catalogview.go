@@ -62,11 +62,22 @@ func (w *Window) openCatalog() {
 	v.category = widget.NewSelect(opts, func(string) { v.filter() })
 	v.category.SetSelected(allCategories)
 	v.filter()
-	bar := container.NewBorder(nil, nil, nil, v.category, v.search)
+	bar := container.NewBorder(nil, nil, nil, wideEnough(v.category, opts), v.search)
 	v.obj = container.NewBorder(bar, nil, nil, nil, pageScroll(v.box))
 	w.open(&page{title: "Catalog: well-known servers, pinned to a version", obj: v.obj})
 	w.catalog = v
 	w.focus(v.search)
+}
+
+// wideEnough returns a select laid out as wide as its longest option
+// needs (Fyne's Select is as wide as its placeholder and cuts the rest).
+func wideEnough(sel *widget.Select, opts []string) fyne.CanvasObject {
+	var w float32
+	for _, o := range opts {
+		w = max(w, fyne.MeasureText(o, theme.TextSize(), fyne.TextStyle{}).Width)
+	}
+	w += 2*theme.InnerPadding() + theme.IconInlineSize() + 2*theme.Padding()
+	return container.NewGridWrap(fyne.NewSize(w, sel.MinSize().Height), sel)
 }
 
 // row is a template's row: its title, the command it runs (in full, in a
