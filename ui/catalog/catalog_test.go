@@ -24,16 +24,25 @@ var (
 )
 
 // archived are packages upstream archived or deprecated, which the
-// catalog must not offer.
+// catalog must not offer: the reference servers moved to
+// modelcontextprotocol/servers-archived (seven remain in
+// modelcontextprotocol/servers: everything, fetch, filesystem, git,
+// memory, sequential-thinking, time).
 var archived = map[string]string{
-	"@modelcontextprotocol/server-github":       "GitHub's own github-mcp-server replaces it",
-	"@modelcontextprotocol/server-postgres":     "in modelcontextprotocol/servers-archived, no successor",
-	"@modelcontextprotocol/server-slack":        "in servers-archived; @zencoderai/slack-mcp-server continues it",
-	"@modelcontextprotocol/server-brave-search": "in servers-archived; @brave/brave-search-mcp-server replaces it",
-	"@modelcontextprotocol/server-puppeteer":    "in servers-archived",
-	"@modelcontextprotocol/server-gdrive":       "in servers-archived",
-	"@modelcontextprotocol/server-sqlite":       "in servers-archived",
-	"mcp-server-sqlite":                         "in servers-archived",
+	"@modelcontextprotocol/server-github":           "GitHub's own github-mcp-server replaces it",
+	"@modelcontextprotocol/server-postgres":         "in modelcontextprotocol/servers-archived, no successor",
+	"@modelcontextprotocol/server-slack":            "in servers-archived; @zencoderai/slack-mcp-server continues it",
+	"@modelcontextprotocol/server-brave-search":     "in servers-archived; @brave/brave-search-mcp-server replaces it",
+	"@modelcontextprotocol/server-puppeteer":        "in servers-archived",
+	"@modelcontextprotocol/server-gdrive":           "in servers-archived",
+	"@modelcontextprotocol/server-sqlite":           "in servers-archived",
+	"mcp-server-sqlite":                             "in servers-archived",
+	"@modelcontextprotocol/server-gitlab":           "in servers-archived",
+	"@modelcontextprotocol/server-redis":            "in servers-archived",
+	"@modelcontextprotocol/server-google-maps":      "in servers-archived",
+	"@modelcontextprotocol/server-everart":          "in servers-archived",
+	"@modelcontextprotocol/server-aws-kb-retrieval": "in servers-archived",
+	"mcp-server-sentry":                             "in servers-archived; @sentry/mcp-server replaces it",
 }
 
 // TestCategories checks that every category has a template, so that the
