@@ -63,6 +63,7 @@ func TestJourneyCatalogFilesystem(t *testing.T) {
 	// It runs: the host has its entry, with the pinned package and the
 	// directory, and runs it.
 	h.waitState("filesystem", hostapi.StateRunning)
+	s.serverState("filesystem", hostapi.StateRunning.Label())
 	e := h.entry("filesystem")
 	if e["command"] != "npx" || !slices.Equal(toStrings(e["args"]), []string{"-y", tpl.Spec(), allowed}) {
 		t.Errorf("the entry on disk: %v", e)
@@ -161,6 +162,7 @@ func TestJourneyFixFailedServer(t *testing.T) {
 	s.click("Save", s.settingsSave())
 
 	h.waitState("files", hostapi.StateRunning)
+	s.serverState("files", hostapi.StateRunning.Label())
 	testkit.Eventually(t, "the tray's line for files says running", func() (bool, string) {
 		line, _ := trayServer(tr, "files")
 		return strings.HasPrefix(line, "files — running"), line

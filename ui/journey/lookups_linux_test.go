@@ -113,3 +113,9 @@ func trayServer(r *trayRun, server string) (string, []string) {
 	}
 	return "", nil
 }
+
+// serverState is where the window shows a server's state in words (its
+// row's state column today).
+func (s *screenRun) serverState(server, state string) fyne.CanvasObject {
+	return s.find(server+" "+state, s.nearest(labelText(server), labelText(state)))
+}
