@@ -43,6 +43,45 @@ func TestRingLines(t *testing.T) {
 	}
 }
 
+// TestRingTimes checks each line's time: when its first byte was read
+// (a line that comes in pieces keeps the time of its first piece, as does
+// one that Flush ends), and that Add keeps a time given with the line.
+func TestRingTimes(t *testing.T) {
+	r := NewRing(4, 1024)
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+	clock := t0
+	r.now = func() time.Time { return clock }
+	r.Write([]byte("one\ntw")) // one at 0; tw… begins at 0
+	clock = at(1)
+	r.Write([]byte("o\nthree\nfo")) // two at 0, three at 1; fo… begins at 1
+	clock = at(2)
+	r.Write([]byte("ur"))
+	r.Flush() // four, begun at 1
+	r.Add(Line{Time: at(-60), Text: "added"})
+	want := []Line{{at(0), "two"}, {at(1), "three"}, {at(1), "four"}, {at(-60), "added"}}
+	if got := r.Entries(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Entries = %v\nwant      %v", got, want)
+	}
+	if got := r.Lines(); !reflect.DeepEqual(got, []string{"two", "three", "four", "added"}) {
+		t.Errorf("Lines = %q", got)
+	}
+	// The real clock: a line's time is between the times around its write.
+	r2 := NewRing(4, 1024)
+	before := time.Now()
+	r2.Write([]byte("x\n"))
+	after := time.Now()
+	if e := r2.Entries(); len(e) != 1 || e[0].Time.Before(before) || e[0].Time.After(after) {
+		t.Errorf("Entries = %v; want one line timed in [%v, %v]", e, before, after)
+	}
+	// Add cuts a long line to the byte bound, as Write does.
+	r3 := NewRing(4, 4)
+	r3.Add(Line{Time: t0, Text: "abcdefgh"})
+	if got := r3.Lines(); !reflect.DeepEqual(got, []string{"abcd"}) {
+		t.Errorf("Add of a long line: %q", got)
+	}
+}
+
 func TestRingByteBound(t *testing.T) {
 	r := NewRing(1000, 10)
 	r.Write([]byte("aaaa\nbbbb\ncccc\n"))
@@ -80,7 +119,7 @@ func TestRingFollow(t *testing.T) {
 	r.Write([]byte("a\nb\n"))
 	kept, f := r.Follow(10)
 	defer f.Close()
-	if !reflect.DeepEqual(kept, []string{"a", "b"}) {
+	if !reflect.DeepEqual(texts(kept), []string{"a", "b"}) {
 		t.Errorf("kept = %q", kept)
 	}
 	r.Write([]byte("c\nd"))
@@ -88,7 +127,7 @@ func TestRingFollow(t *testing.T) {
 	for _, want := range []string{"c", "d"} {
 		select {
 		case got := <-f.C():
-			if got != want {
+			if got.Text != want {
 				t.Errorf("followed %q, want %q", got, want)
 			}
 		case <-time.After(5 * time.Second):
@@ -118,8 +157,8 @@ func TestRingFollowConcurrent(t *testing.T) {
 		}
 	}()
 	type result struct {
-		kept []string
-		got  []string
+		kept []Line
+		got  []Line
 	}
 	results := make(chan result, 8)
 	for range 8 {
@@ -150,7 +189,7 @@ func TestRingFollowConcurrent(t *testing.T) {
 			t.Fatalf("kept %d + followed %d lines, want %d", len(res.kept), len(res.got), n)
 		}
 		for i, l := range all {
-			if l != fmt.Sprint(i) {
+			if l.Text != fmt.Sprint(i) {
 				t.Fatalf("line %d is %q (kept %d): a gap or an overlap", i, l, len(res.kept))
 			}
 		}
@@ -177,7 +216,7 @@ func TestRingSlowFollowerNeverBlocks(t *testing.T) {
 		t.Errorf("Missed = %d, want %d", f.Missed(), 1000-4)
 	}
 	for i := range 4 { // the first lines, in order
-		if l := <-f.C(); l != fmt.Sprintf("line %d", i) {
+		if l := <-f.C(); l.Text != fmt.Sprintf("line %d", i) {
 			t.Errorf("buffered line %d = %q", i, l)
 		}
 	}

@@ -22,7 +22,9 @@ if [[ $what == test ]]; then
   # The real tray under a virtual X server, and screenshots.
   command -v Xvfb >/dev/null 2>&1 || need+=(xvfb)
   command -v import >/dev/null 2>&1 || need+=(imagemagick)
-  # The tray app's test without a tray host (ui): the window found, its minimise request seen.
+  # Real clicks and key presses: the window's journeys (ui/journey) and the
+  # tray app's test without a tray host (ui: the window found, its minimise
+  # request seen with xev).
   command -v xdotool >/dev/null 2>&1 || need+=(xdotool)
   command -v xev >/dev/null 2>&1 || need+=(x11-utils)
   # The service's unit and the autostart entry are checked with systemd's

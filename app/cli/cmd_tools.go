@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
@@ -34,7 +35,7 @@ func (e *env) logs(a *argv) error {
 			return err
 		}
 	}
-	lines, err := c.Logs(ctx, name)
+	lines, err := c.LogLines(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -46,7 +47,11 @@ func (e *env) logs(a *argv) error {
 		}
 	}
 	if e.json && !follow {
-		return e.printJSON(lines)
+		out := make([]logJSON, len(lines))
+		for i, l := range lines {
+			out[i] = logJSON{Time: l.Time, Line: l.Line}
+		}
+		return e.printJSON(out)
 	}
 	for _, l := range lines {
 		e.printLine(l)
@@ -65,22 +70,40 @@ func (e *env) logs(a *argv) error {
 				return nil
 			}
 			if l.Server == name {
-				e.printLine(l.Line)
+				e.printLine(l)
 			}
 		}
 	}
 }
 
-// printLine prints one line of a server's stderr: with its control
-// characters escaped (a server must not retitle the terminal or overwrite
-// what is shown), or, with --json, as a JSON string holding it exactly.
-func (e *env) printLine(l string) {
+// logJSON is a line of `logs --json`: when the host read it (RFC 3339,
+// absent from an older host) and its exact text.
+type logJSON struct {
+	Time time.Time `json:"time,omitzero"`
+	Line string    `json:"line"`
+}
+
+// logTime is how `logs` prints when a line was read: the local date and
+// time to the millisecond, which sorts as text and tells the runs of
+// several days apart.
+const logTime = "2006-01-02 15:04:05.000"
+
+// printLine prints one line of a server's stderr after its local time:
+// with its control characters escaped (a server must not retitle the
+// terminal or overwrite what is shown), or, with --json, as a JSON object
+// whose line holds it exactly. A line from a host that sends no time is
+// printed alone.
+func (e *env) printLine(l hostapi.LogLine) {
 	if e.json {
-		b, _ := json.Marshal(l)
+		b, _ := json.Marshal(logJSON{Time: l.Time, Line: l.Line})
 		fmt.Fprintf(e.stdout, "%s\n", termtext.JSON(b))
 		return
 	}
-	fmt.Fprintln(e.stdout, termtext.Escape(l))
+	if l.Time.IsZero() {
+		fmt.Fprintln(e.stdout, termtext.Escape(l.Line))
+		return
+	}
+	fmt.Fprintln(e.stdout, l.Time.Local().Format(logTime), termtext.Escape(l.Line))
 }
 
 func (e *env) tools(a *argv) error {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/service"
@@ -74,8 +76,26 @@ func TestE2EDefectsFoundByUse(t *testing.T) {
 				t.Errorf("logs %s: want a note that its stderr is not captured, naming %s: %s", tc.name, tc.want, r)
 			}
 		}
-		if r := sb.run(t, "", "logs", "srv"); r.code != 0 || strings.Contains(r.stderr, "not captured") || !strings.Contains(r.stdout, "cli helper: serving") {
+		r := sb.run(t, "", "logs", "srv")
+		if r.code != 0 || strings.Contains(r.stderr, "not captured") || !strings.Contains(r.stdout, "cli helper: serving") {
 			t.Errorf("logs srv (captured): %s", r)
+		}
+		// Each line after the local time it was read, the run's marker too.
+		stamped := regexp.MustCompile(`^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) (.*)$`)
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		for _, l := range lines {
+			m := stamped.FindStringSubmatch(l)
+			if m == nil {
+				t.Errorf("logs srv: line %q does not begin with a local time", l)
+				continue
+			}
+			at, err := time.ParseInLocation("2006-01-02 15:04:05.000", m[1], time.Local)
+			if err != nil || at.After(time.Now()) || time.Since(at) > time.Hour {
+				t.Errorf("logs srv: line %q: a time that is not this test's (%v)", l, err)
+			}
+		}
+		if m := stamped.FindStringSubmatch(lines[0]); m == nil || !strings.HasPrefix(m[2], "--- started, pid ") {
+			t.Errorf("logs srv: the first line is not the run's marker: %q", lines[0])
 		}
 	})
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
@@ -67,9 +68,19 @@ func TestE2EServerBytesEscaped(t *testing.T) {
 	if strings.ContainsAny(raw, "\x1b\x07\r\u009b") {
 		t.Fatalf("logs --json printed raw control characters: %q", raw)
 	}
-	var lines []string
-	if err := json.Unmarshal([]byte(raw), &lines); err != nil {
+	var entries []struct {
+		Time time.Time `json:"time"`
+		Line string    `json:"line"`
+	}
+	if err := json.Unmarshal([]byte(raw), &entries); err != nil {
 		t.Fatalf("logs --json: %v\n%s", err, raw)
+	}
+	var lines []string
+	for _, e := range entries {
+		if e.Time.IsZero() {
+			t.Errorf("logs --json: line %q has no time", e.Line)
+		}
+		lines = append(lines, e.Line)
 	}
 	joined := strings.Join(lines, "\n")
 	if !strings.Contains(joined, "\x1b]0;pwned title\x07\x1b[2K\rfake: all good\n\u009b31mred") {

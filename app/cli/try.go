@@ -113,14 +113,14 @@ func tryRunning(ctx context.Context, sup *supervisor.Supervisor, st supervisor.S
 	lines, f := sup.Process().Stderr().Follow(256)
 	defer f.Close()
 	for _, l := range lines {
-		fmt.Fprintln(stderr, "stderr:", l)
+		fmt.Fprintln(stderr, "stderr:", l.Text)
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return 0
 		case l := <-f.C():
-			fmt.Fprintln(stderr, "stderr:", l)
+			fmt.Fprintln(stderr, "stderr:", l.Text)
 		}
 	}
 }

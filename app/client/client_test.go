@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
@@ -57,6 +58,17 @@ func TestLiveFoldsEvents(t *testing.T) {
 	lines, err := l.Logs(ctx, "a")
 	if err != nil || !slices.Contains(lines, "client test server: serving") {
 		t.Errorf("Logs: %q, %v", lines, err)
+	}
+	// The same lines with their times: each read by the host, in order,
+	// the run's marker first.
+	entries, err := l.LogLines(ctx, "a")
+	if err != nil || len(entries) < 2 || !strings.HasPrefix(entries[0].Line, "--- started, pid ") {
+		t.Fatalf("LogLines: %v, %v", entries, err)
+	}
+	for i, e := range entries {
+		if e.Server != "a" || e.Time.IsZero() || e.Time.After(time.Now()) || i > 0 && e.Time.Before(entries[i-1].Time) {
+			t.Errorf("LogLines[%d] = %+v: want a's line with a time, not after now nor before the line above", i, e)
+		}
 	}
 	entry, err := l.GetServer(ctx, "a")
 	if err != nil || !strings.Contains(string(entry), testExe) {

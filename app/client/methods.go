@@ -124,6 +124,23 @@ func (m Methods) Logs(ctx context.Context, name string) ([]string, error) {
 	return r.Lines, err
 }
 
+// LogLines returns a server's kept stderr lines with, where the host
+// sends it, when each was read (servers.logs).
+func (m Methods) LogLines(ctx context.Context, name string) ([]hostapi.LogLine, error) {
+	var r hostapi.LogsResult
+	if err := m.call(ctx, hostapi.MethodLogs, hostapi.NameParams{Name: name}, &r); err != nil {
+		return nil, err
+	}
+	out := make([]hostapi.LogLine, len(r.Lines))
+	for i, l := range r.Lines {
+		out[i] = hostapi.LogLine{Server: name, Line: l}
+		if len(r.Times) == len(r.Lines) {
+			out[i].Time = r.Times[i]
+		}
+	}
+	return out, nil
+}
+
 // Tools returns a running server's tools (servers.tools).
 func (m Methods) Tools(ctx context.Context, name string) ([]*mcp.Tool, error) {
 	var r hostapi.ToolsResult

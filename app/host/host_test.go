@@ -232,6 +232,14 @@ func TestHostMethods(t *testing.T) {
 	if !slices.Contains(lr.Lines, "modern helper: serving b") {
 		t.Fatalf("servers.logs: %q", lr.Lines)
 	}
+	if len(lr.Times) != len(lr.Lines) {
+		t.Fatalf("servers.logs: %d times for %d lines", len(lr.Times), len(lr.Lines))
+	}
+	for i, at := range lr.Times {
+		if at.IsZero() || at.After(time.Now()) || i > 0 && at.Before(lr.Times[i-1]) {
+			t.Errorf("servers.logs: line %d (%q) read at %v: want a time, not after now nor before the line above", i, lr.Lines[i], at)
+		}
+	}
 	if err := th.call(t, hostapi.MethodCall, hostapi.CallParams{Name: "nope", Tool: "echo"}, nil); apiCode(err) != api.CodeNotFound {
 		t.Fatalf("servers.call of an unknown server: %v", err)
 	}

@@ -280,13 +280,13 @@ func (m *Manager) followStderr(s *server, p *engine.Process) {
 	}
 	lines, f := ring.Follow(1024)
 	defer f.Close()
-	emit := func(l string) {
-		s.logs.Write([]byte(l + "\n"))
-		m.publish(hostapi.TopicLog, hostapi.LogLine{Server: s.name(), Line: l})
+	emit := func(l engine.Line) {
+		s.logs.Add(l)
+		m.publish(hostapi.TopicLog, hostapi.LogLine{Server: s.name(), Line: l.Text, Time: l.Time})
 	}
 	// The marker is a line like the others: kept and published, so that
 	// a follower (logs -f, the window's Follow) sees where a run begins.
-	emit(fmt.Sprintf("--- started, pid %d ---", p.Pid()))
+	emit(engine.Line{Time: time.Now(), Text: fmt.Sprintf("--- started, pid %d ---", p.Pid())})
 	for _, l := range lines {
 		emit(l)
 	}

@@ -94,7 +94,12 @@ func (h *Host) methods() api.Methods {
 			if err != nil {
 				return nil, notFound(err)
 			}
-			return hostapi.LogsResult{Lines: ring.Lines()}, nil
+			var res hostapi.LogsResult
+			for _, l := range ring.Entries() {
+				res.Lines = append(res.Lines, l.Text)
+				res.Times = append(res.Times, l.Time)
+			}
+			return res, nil
 		},
 		hostapi.MethodTools: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
 			p, err := decode[hostapi.NameParams](hostapi.MethodTools, raw)

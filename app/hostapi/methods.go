@@ -2,6 +2,7 @@ package hostapi
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -92,9 +93,12 @@ type SecretInfo struct {
 	UsedBy []string `json:"usedBy,omitempty"`
 }
 
-// LogsResult holds a server's kept stderr lines.
+// LogsResult holds a server's kept stderr lines and, index for index,
+// when each was read from the server (a host older than the times sends
+// none: Times is then empty).
 type LogsResult struct {
-	Lines []string `json:"lines"`
+	Lines []string    `json:"lines"`
+	Times []time.Time `json:"times,omitempty"`
 }
 
 // ToolsResult holds a running server's tools.

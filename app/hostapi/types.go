@@ -99,8 +99,9 @@ func Topics() []string { return []string{TopicState, TopicTools, TopicConfig, To
 
 // LogLine is one stderr line of a server.
 type LogLine struct {
-	Server string `json:"server"`
-	Line   string `json:"line"`
+	Server string    `json:"server"`
+	Line   string    `json:"line"`
+	Time   time.Time `json:"time,omitzero"` // when the host read it; zero from an older host
 }
 
 // ToolsEvent says that a server's lists changed, with their sizes.

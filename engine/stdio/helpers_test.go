@@ -236,8 +236,8 @@ func WaitStderr(t testing.TB, p *engine.Process, d time.Duration, match func(str
 	kept, f := ring.Follow(1024)
 	defer f.Close()
 	for _, l := range kept {
-		if match(l) {
-			return l
+		if match(l.Text) {
+			return l.Text
 		}
 	}
 	timer := time.NewTimer(d)
@@ -245,8 +245,8 @@ func WaitStderr(t testing.TB, p *engine.Process, d time.Duration, match func(str
 	for {
 		select {
 		case l := <-f.C():
-			if match(l) {
-				return l
+			if match(l.Text) {
+				return l.Text
 			}
 		case <-timer.C:
 			t.Fatalf("no matching stderr line within %v; stderr:\n%s", d, strings.Join(ring.Lines(), "\n"))

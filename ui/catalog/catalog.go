@@ -26,6 +26,24 @@ const (
 	PyPI Registry = "pypi" // run with uvx PACKAGE==VERSION (uv, Python)
 )
 
+// Category is a group of templates in the window, by what they are for.
+type Category string
+
+// The categories, in the order the window shows them.
+const (
+	Files           Category = "Files"
+	Web             Category = "Web and search"
+	DeveloperTools  Category = "Developer tools"
+	Productivity    Category = "Productivity"
+	MemoryReasoning Category = "Memory and reasoning"
+	Utilities       Category = "Utilities"
+)
+
+// Categories returns the categories in the order the window shows them.
+func Categories() []Category {
+	return []Category{Files, Web, DeveloperTools, Productivity, MemoryReasoning, Utilities}
+}
+
 // Kind is what a [Field] holds.
 type Kind int
 
@@ -57,6 +75,7 @@ type Field struct {
 type Server struct {
 	Name        string // the suggested server name (a valid one)
 	Title       string
+	Category    Category
 	Description string
 	Homepage    string
 	Registry    Registry
@@ -194,6 +213,19 @@ func checkPaths(k Kind, vals []string) string {
 // All returns the templates, in the order the window lists them: the
 // reference servers first, then third-party ones by name.
 func All() []Server { return slices.Clone(servers) }
+
+// Matches reports whether the template matches a search: every word of
+// the query (case-insensitive) is in its title, name, description,
+// package or category.
+func (s Server) Matches(query string) bool {
+	hay := strings.ToLower(strings.Join([]string{s.Title, s.Name, s.Description, s.Package, string(s.Category)}, "\n"))
+	for _, w := range strings.Fields(strings.ToLower(query)) {
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
+}
 
 // Lookup returns the template with the suggested name.
 func Lookup(name string) (Server, bool) {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,66 @@ var (
 	pypiName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 	envName  = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
 )
+
+// archived are packages upstream archived or deprecated, which the
+// catalog must not offer: the reference servers moved to
+// modelcontextprotocol/servers-archived (seven remain in
+// modelcontextprotocol/servers: everything, fetch, filesystem, git,
+// memory, sequential-thinking, time).
+var archived = map[string]string{
+	"@modelcontextprotocol/server-github":           "GitHub's own github-mcp-server replaces it",
+	"@modelcontextprotocol/server-postgres":         "in modelcontextprotocol/servers-archived, no successor",
+	"@modelcontextprotocol/server-slack":            "in servers-archived; @zencoderai/slack-mcp-server continues it",
+	"@modelcontextprotocol/server-brave-search":     "in servers-archived; @brave/brave-search-mcp-server replaces it",
+	"@modelcontextprotocol/server-puppeteer":        "in servers-archived",
+	"@modelcontextprotocol/server-gdrive":           "in servers-archived",
+	"@modelcontextprotocol/server-sqlite":           "in servers-archived",
+	"mcp-server-sqlite":                             "in servers-archived",
+	"@modelcontextprotocol/server-gitlab":           "in servers-archived",
+	"@modelcontextprotocol/server-redis":            "in servers-archived",
+	"@modelcontextprotocol/server-google-maps":      "in servers-archived",
+	"@modelcontextprotocol/server-everart":          "in servers-archived",
+	"@modelcontextprotocol/server-aws-kb-retrieval": "in servers-archived",
+	"mcp-server-sentry":                             "in servers-archived; @sentry/mcp-server replaces it",
+}
+
+// TestCategories checks that every category has a template, so that the
+// window never offers an empty one.
+func TestCategories(t *testing.T) {
+	for _, c := range Categories() {
+		if !slices.ContainsFunc(All(), func(s Server) bool { return s.Category == c }) {
+			t.Errorf("category %q has no template", c)
+		}
+	}
+}
+
+// TestMatches checks the catalog's search: every word must match the
+// title, name, description, package or category, in any case.
+func TestMatches(t *testing.T) {
+	fs, _ := Lookup("filesystem")
+	for q, want := range map[string]bool{
+		"":                         true,
+		"FILES":                    true,
+		"server-filesystem":        true,
+		"directories allow":        true, // two words of the description
+		"read directories nothere": false,
+		"postgres":                 false,
+		"files  ":                  true,
+	} {
+		if got := fs.Matches(q); got != want {
+			t.Errorf("filesystem.Matches(%q) = %v, want %v", q, got, want)
+		}
+	}
+	var names []string
+	for _, s := range All() {
+		if s.Matches("browser") {
+			names = append(names, s.Name)
+		}
+	}
+	if !slices.Equal(names, []string{"chrome-devtools", "playwright"}) {
+		t.Errorf("searching for browser found %v", names)
+	}
+}
 
 // TestTemplates checks the form of every template and that each, given
 // plausible values, builds an entry the config accepts with no problem.
@@ -42,6 +103,12 @@ func TestTemplates(t *testing.T) {
 			seen[s.Name] = true
 			if s.Title == "" || s.Description == "" || !strings.HasPrefix(s.Homepage, "https://") {
 				t.Errorf("title, description and an https homepage are required: %+v", s)
+			}
+			if !slices.Contains(Categories(), s.Category) {
+				t.Errorf("category %q is not one of %v", s.Category, Categories())
+			}
+			if why, ok := archived[s.Package]; ok {
+				t.Errorf("%s is archived upstream (%s): it is not offered", s.Package, why)
 			}
 			if !exactVersion.MatchString(s.Version) {
 				t.Errorf("version %q is not pinned to an exact release", s.Version)
@@ -135,10 +202,10 @@ func TestBuild(t *testing.T) {
 		t.Errorf("a missing directory: %v", errs)
 	}
 
-	gh, _ := Lookup("github")
-	b, errs = gh.Build(Values{"token": {"ghp_x"}})
-	if len(errs) > 0 || b.Secrets["GITHUB_PERSONAL_ACCESS_TOKEN"] != "ghp_x" || len(b.Env) != 0 {
-		t.Errorf("github: %+v %v", b, errs)
+	bs, _ := Lookup("brave-search")
+	b, errs = bs.Build(Values{"key": {"BSA-x"}})
+	if len(errs) > 0 || b.Secrets["BRAVE_API_KEY"] != "BSA-x" || len(b.Env) != 0 {
+		t.Errorf("brave-search: %+v %v", b, errs)
 	}
 
 	tm, _ := Lookup("time")

@@ -5,10 +5,15 @@ package catalog
 // TestNPMPackagesExist checks them again in CI. PyPI is not reachable from
 // CI: those entries are checked for their form only. The environment
 // variables are those each package reads (checked in its published code).
+//
+// Dropped because upstream archived them: @modelcontextprotocol/server-github
+// (GitHub's own github-mcp-server replaces it, a Go binary or a container,
+// not an npm package) and @modelcontextprotocol/server-postgres (no
+// maintained successor); both are in modelcontextprotocol/servers-archived.
 var servers = []Server{
 	// The reference servers of the MCP project.
 	{
-		Name: "filesystem", Title: "Filesystem",
+		Name: "filesystem", Title: "Filesystem", Category: Files,
 		Description: "Read, write, search and move files, only inside the directories you allow.",
 		Homepage:    "https://github.com/modelcontextprotocol/servers/tree/main/src/filesystem",
 		Registry:    NPM, Package: "@modelcontextprotocol/server-filesystem", Version: "2026.8.31",
@@ -18,7 +23,7 @@ var servers = []Server{
 		}},
 	},
 	{
-		Name: "memory", Title: "Memory",
+		Name: "memory", Title: "Memory", Category: MemoryReasoning,
 		Description: "A persistent knowledge graph the model can add to and search.",
 		Homepage:    "https://github.com/modelcontextprotocol/servers/tree/main/src/memory",
 		Registry:    NPM, Package: "@modelcontextprotocol/server-memory", Version: "2026.8.31",
@@ -29,13 +34,13 @@ var servers = []Server{
 		}},
 	},
 	{
-		Name: "fetch", Title: "Fetch",
+		Name: "fetch", Title: "Fetch", Category: Web,
 		Description: "Fetch a web page and turn it into Markdown for the model.",
 		Homepage:    "https://github.com/modelcontextprotocol/servers/tree/main/src/fetch",
 		Registry:    PyPI, Package: "mcp-server-fetch", Version: "2026.10.24",
 	},
 	{
-		Name: "git", Title: "Git",
+		Name: "git", Title: "Git", Category: DeveloperTools,
 		Description: "Read, search and change Git repositories: status, diff, log, commit, branches.",
 		Homepage:    "https://github.com/modelcontextprotocol/servers/tree/main/src/git",
 		Registry:    PyPI, Package: "mcp-server-git", Version: "2026.10.19",
@@ -45,7 +50,7 @@ var servers = []Server{
 		}},
 	},
 	{
-		Name: "time", Title: "Time",
+		Name: "time", Title: "Time", Category: Utilities,
 		Description: "The current time in any time zone, and conversions between zones.",
 		Homepage:    "https://github.com/modelcontextprotocol/servers/tree/main/src/time",
 		Registry:    PyPI, Package: "mcp-server-time", Version: "2026.10.19",
@@ -55,13 +60,14 @@ var servers = []Server{
 		}},
 	},
 	{
-		Name: "everything", Title: "Everything",
-		Description: "A test server that exercises every feature of the protocol (echo, add, sampling, resources).",
+		Name: "everything", Title: "Everything", Category: DeveloperTools,
+		Description: "The MCP project's test server: sample tools (echo, sum, an image, a long operation), resources and prompts to try a setup with.",
 		Homepage:    "https://github.com/modelcontextprotocol/servers/tree/main/src/everything",
 		Registry:    NPM, Package: "@modelcontextprotocol/server-everything", Version: "2026.8.31",
+		Note: "Its sampling, elicitation and roots tools do not show here: Switchboard does not pass a server's requests on to the AI app, so the server leaves them out.",
 	},
 	{
-		Name: "sequential-thinking", Title: "Sequential thinking",
+		Name: "sequential-thinking", Title: "Sequential thinking", Category: MemoryReasoning,
 		Description: "A tool for step-by-step problem solving that the model can revise and branch.",
 		Homepage:    "https://github.com/modelcontextprotocol/servers/tree/main/src/sequentialthinking",
 		Registry:    NPM, Package: "@modelcontextprotocol/server-sequential-thinking", Version: "2026.8.31",
@@ -69,7 +75,7 @@ var servers = []Server{
 
 	// Third-party servers.
 	{
-		Name: "brave-search", Title: "Brave Search",
+		Name: "brave-search", Title: "Brave Search", Category: Web,
 		Description: "Web, news, image and video search through the Brave Search API.",
 		Homepage:    "https://github.com/brave/brave-search-mcp-server",
 		Registry:    NPM, Package: "@brave/brave-search-mcp-server", Version: "2.1.4",
@@ -79,14 +85,14 @@ var servers = []Server{
 		}},
 	},
 	{
-		Name: "chrome-devtools", Title: "Chrome DevTools",
+		Name: "chrome-devtools", Title: "Chrome DevTools", Category: DeveloperTools,
 		Description: "Drive and inspect a Chrome browser: navigate, click, read the console and network, record traces.",
 		Homepage:    "https://github.com/ChromeDevTools/chrome-devtools-mcp",
 		Registry:    NPM, Package: "chrome-devtools-mcp", Version: "1.11.0",
 		Note: "Needs Google Chrome installed.",
 	},
 	{
-		Name: "context7", Title: "Context7",
+		Name: "context7", Title: "Context7", Category: DeveloperTools,
 		Description: "Up-to-date documentation and code examples of libraries, for the model to read.",
 		Homepage:    "https://github.com/upstash/context7",
 		Registry:    NPM, Package: "@upstash/context7-mcp", Version: "4.1.1",
@@ -96,7 +102,7 @@ var servers = []Server{
 		}},
 	},
 	{
-		Name: "firecrawl", Title: "Firecrawl",
+		Name: "firecrawl", Title: "Firecrawl", Category: Web,
 		Description: "Scrape, crawl and search the web, with JavaScript rendering.",
 		Homepage:    "https://github.com/firecrawl/firecrawl-mcp-server",
 		Registry:    NPM, Package: "firecrawl-mcp", Version: "3.26.0",
@@ -106,18 +112,7 @@ var servers = []Server{
 		}},
 	},
 	{
-		Name: "github", Title: "GitHub",
-		Description: "Repositories, files, issues, pull requests and code search through the GitHub API.",
-		Homepage:    "https://github.com/modelcontextprotocol/servers-archived/tree/main/src/github",
-		Registry:    NPM, Package: "@modelcontextprotocol/server-github", Version: "2025.4.8",
-		Fields: []Field{{
-			ID: "token", Label: "GitHub personal access token", Kind: Secret, Env: "GITHUB_PERSONAL_ACCESS_TOKEN",
-			Help: "create one at https://github.com/settings/tokens with the scopes the model should have",
-		}},
-		Note: "Archived upstream; GitHub's own github-mcp-server replaces it but is not an npm package.",
-	},
-	{
-		Name: "notion", Title: "Notion",
+		Name: "notion", Title: "Notion", Category: Productivity,
 		Description: "Search, read and edit Notion pages and databases.",
 		Homepage:    "https://github.com/makenotion/notion-mcp-server",
 		Registry:    NPM, Package: "@notionhq/notion-mcp-server", Version: "2.5.2",
@@ -127,32 +122,14 @@ var servers = []Server{
 		}},
 	},
 	{
-		Name: "playwright", Title: "Playwright",
+		Name: "playwright", Title: "Playwright", Category: Web,
 		Description: "Browser automation through Playwright's accessibility snapshots: navigate, click, fill forms.",
 		Homepage:    "https://github.com/microsoft/playwright-mcp",
 		Registry:    NPM, Package: "@playwright/mcp", Version: "0.0.83",
 		Note: "Downloads a browser on first use if none is installed.",
 	},
 	{
-		Name: "postgres", Title: "PostgreSQL",
-		Description: "Read-only SQL queries and schema inspection of a PostgreSQL database.",
-		Homepage:    "https://github.com/modelcontextprotocol/servers-archived/tree/main/src/postgres",
-		Registry:    NPM, Package: "@modelcontextprotocol/server-postgres", Version: "0.6.2",
-		Fields: []Field{
-			{
-				ID: "url", Label: "Database URL", Kind: Text,
-				Help:        "a postgresql:// URL without the password, which goes in the field below",
-				Placeholder: "postgresql://user@localhost:5432/mydb",
-			},
-			{
-				ID: "password", Label: "Password", Kind: Secret, Env: "PGPASSWORD", Optional: true,
-				Help: "the database password, if it needs one",
-			},
-		},
-		Note: "Archived upstream, with no maintained successor.",
-	},
-	{
-		Name: "sentry", Title: "Sentry",
+		Name: "sentry", Title: "Sentry", Category: DeveloperTools,
 		Description: "Issues, events, traces and releases of your Sentry projects.",
 		Homepage:    "https://github.com/getsentry/sentry-mcp",
 		Registry:    NPM, Package: "@sentry/mcp-server", Version: "0.39.0",
@@ -168,7 +145,7 @@ var servers = []Server{
 		},
 	},
 	{
-		Name: "slack", Title: "Slack",
+		Name: "slack", Title: "Slack", Category: Productivity,
 		Description: "Read channels and threads, post messages and reactions in a Slack workspace.",
 		Homepage:    "https://github.com/zencoderai/slack-mcp-server",
 		Registry:    NPM, Package: "@zencoderai/slack-mcp-server", Version: "0.0.1",
@@ -185,7 +162,7 @@ var servers = []Server{
 		Note: "The maintained successor of the archived reference Slack server.",
 	},
 	{
-		Name: "tavily", Title: "Tavily",
+		Name: "tavily", Title: "Tavily", Category: Web,
 		Description: "Web search and page extraction tuned for AI agents.",
 		Homepage:    "https://github.com/tavily-ai/tavily-mcp",
 		Registry:    NPM, Package: "tavily-mcp", Version: "0.2.22",

@@ -30,12 +30,17 @@ type changeDialog struct {
 	after   []byte
 	secrets []string
 	servers *widget.CheckGroup // Connect's choice of servers; nil otherwise
-	diff    *widget.Label
-	ok      *widget.Button
-	cancel  *widget.Button
-	d       *dialog.CustomDialog
-	done    func(backup string) // after the write, on the UI goroutine
-	dropped func()              // after Cancel
+	// diff shows the change a line a paragraph: added lines green,
+	// removed ones red (see diffSegments); diffText is its text, which
+	// Copy puts on the clipboard (rich text cannot be selected).
+	diff     *widget.RichText
+	diffText string
+	copyB    *widget.Button
+	ok       *widget.Button
+	cancel   *widget.Button
+	d        *dialog.CustomDialog
+	done     func(backup string) // after the write, on the UI goroutine
+	dropped  func()              // after Cancel
 }
 
 // newChange returns the dialog for a change of r's file from before; top
@@ -44,15 +49,17 @@ func (v *appsView) newChange(r *appRow, title, intro, okText string, before []by
 	c := &changeDialog{v: v, r: r, before: before, secrets: secrets}
 	text := widget.NewLabel(intro)
 	text.Wrapping = fyne.TextWrapWord
-	c.diff = selectableLabel("")
-	c.diff.TextStyle = fyne.TextStyle{Monospace: true}
+	c.diff = widget.NewRichText()
 	scroll := container.NewScroll(c.diff)
 	scroll.SetMinSize(fyne.NewSize(760, 260))
 	head := container.NewVBox(text)
 	if top != nil {
 		head.Add(top)
 	}
-	head.Add(bold("The change to " + r.st.loc.Path))
+	c.copyB = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
+		v.w.app.Clipboard().SetContent(c.diffText)
+	})
+	head.Add(container.NewBorder(nil, nil, nil, c.copyB, bold("The change to "+r.st.loc.Path)))
 	c.ok = widget.NewButtonWithIcon(okText, theme.ConfirmIcon(), c.write)
 	c.ok.Importance = widget.HighImportance
 	c.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), c.drop)
@@ -65,7 +72,7 @@ func (v *appsView) newChange(r *appRow, title, intro, okText string, before []by
 func (c *changeDialog) set(after []byte, changed bool, why string) {
 	c.after = after
 	if !changed {
-		c.diff.SetText(why)
+		c.setDiff(why, false)
 		c.ok.Disable()
 		return
 	}
@@ -73,8 +80,43 @@ func (c *changeDialog) set(after []byte, changed bool, why string) {
 	if c.before == nil {
 		old = "/dev/null"
 	}
-	c.diff.SetText(aiapps.Redact(aiapps.Diff(old, path, c.before, after), c.secrets))
+	c.setDiff(aiapps.Redact(aiapps.Diff(old, path, c.before, after), c.secrets), true)
 	c.ok.Enable()
+}
+
+// setDiff shows text: a unified diff, coloured, or a sentence.
+func (c *changeDialog) setDiff(text string, isDiff bool) {
+	c.diffText = text
+	if isDiff {
+		c.diff.Segments = diffSegments(text)
+	} else {
+		c.diff.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: text}}
+	}
+	c.diff.Refresh()
+}
+
+// diffSegments returns a unified diff as rich text, one paragraph a line
+// in a fixed-width font: the file names as text, the hunk heads in the
+// theme's primary colour, added lines in its success colour (green),
+// removed ones in its error colour (red), the context as text.
+func diffSegments(diff string) []widget.RichTextSegment {
+	var segs []widget.RichTextSegment
+	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
+	for i, l := range lines {
+		st := widget.RichTextStyle{TextStyle: fyne.TextStyle{Monospace: true}}
+		switch {
+		case i < 2 && (strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ")):
+			// The file names: as text (the themes have no bold fixed-width font).
+		case strings.HasPrefix(l, "@@"):
+			st.ColorName = theme.ColorNamePrimary
+		case strings.HasPrefix(l, "+"):
+			st.ColorName = theme.ColorNameSuccess
+		case strings.HasPrefix(l, "-"):
+			st.ColorName = theme.ColorNameError
+		}
+		segs = append(segs, &widget.TextSegment{Text: l, Style: st})
+	}
+	return segs
 }
 
 func (c *changeDialog) show() {

@@ -113,11 +113,11 @@ func TestAppsConnect(t *testing.T) {
 	if !slices.Equal(c.servers.Selected, []string{"alpha", "beta"}) {
 		t.Errorf("servers checked at first: %q (want every enabled one)", c.servers.Selected)
 	}
-	if !strings.Contains(c.diff.Text, `+    "switchboard": {`) || !strings.Contains(c.diff.Text, jsonString(exe)) || strings.Contains(c.diff.Text, "--servers") {
-		t.Errorf("the change for every server:\n%s", c.diff.Text)
+	if !strings.Contains(c.diffText, `+    "switchboard": {`) || !strings.Contains(c.diffText, jsonString(exe)) || strings.Contains(c.diffText, "--servers") {
+		t.Errorf("the change for every server:\n%s", c.diffText)
 	}
-	if strings.Contains(c.diff.Text, "ghp_0123456789abcdef") {
-		t.Errorf("the diff shows a secret of the app's file:\n%s", c.diff.Text)
+	if strings.Contains(c.diffText, "ghp_0123456789abcdef") {
+		t.Errorf("the diff shows a secret of the app's file:\n%s", c.diffText)
 	}
 	test.Tap(c.cancel)
 	if v.change != nil {
@@ -138,8 +138,8 @@ func TestAppsConnect(t *testing.T) {
 		t.Error("Connect with no server checked is allowed")
 	}
 	c.servers.SetSelected([]string{"alpha"})
-	if c.ok.Disabled() || !strings.Contains(c.diff.Text, `"--servers"`) || !strings.Contains(c.diff.Text, `"alpha"`) {
-		t.Fatalf("the change for alpha (ok disabled %v):\n%s", c.ok.Disabled(), c.diff.Text)
+	if c.ok.Disabled() || !strings.Contains(c.diffText, `"--servers"`) || !strings.Contains(c.diffText, `"alpha"`) {
+		t.Fatalf("the change for alpha (ok disabled %v):\n%s", c.ok.Disabled(), c.diffText)
 	}
 	shown := c.after
 	test.Tap(c.ok)
@@ -184,8 +184,8 @@ func TestAppsConnect(t *testing.T) {
 	if c == nil {
 		t.Fatal("Disconnect did not show the change")
 	}
-	if !strings.Contains(c.diff.Text, `-    "switchboard": {`) {
-		t.Fatalf("the change of Disconnect:\n%s", c.diff.Text)
+	if !strings.Contains(c.diffText, `-    "switchboard": {`) {
+		t.Fatalf("the change of Disconnect:\n%s", c.diffText)
 	}
 	test.Tap(c.cancel)
 	if !bytes.Equal(must(os.ReadFile(path)), got) {
@@ -378,8 +378,8 @@ func TestAppsImport(t *testing.T) {
 		t.Errorf("keyring %s = %q", secret, got.Reveal())
 	}
 	c := v.change
-	if strings.Contains(c.diff.Text, "tok-123456") || !strings.Contains(c.diff.Text, `-    "My Helper"`) {
-		t.Errorf("the replacement:\n%s", c.diff.Text)
+	if strings.Contains(c.diffText, "tok-123456") || !strings.Contains(c.diffText, `-    "My Helper"`) {
+		t.Errorf("the replacement:\n%s", c.diffText)
 	}
 	test.Tap(c.ok)
 	h.until("Cursor connected", func() bool {
@@ -465,8 +465,8 @@ func TestGoldenApps(t *testing.T) {
 	if c == nil {
 		t.Fatal("Connect did not show the change")
 	}
-	if !slices.Equal(c.servers.Selected, []string{"everything", "files", "gone"}) || !c.ok.Disabled() || !strings.HasPrefix(c.diff.Text, "No change") {
-		t.Fatalf("connecting Claude Desktop again: checked %q, ok disabled %v, change:\n%s", c.servers.Selected, c.ok.Disabled(), c.diff.Text)
+	if !slices.Equal(c.servers.Selected, []string{"everything", "files", "gone"}) || !c.ok.Disabled() || !strings.HasPrefix(c.diffText, "No change") {
+		t.Fatalf("connecting Claude Desktop again: checked %q, ok disabled %v, change:\n%s", c.servers.Selected, c.ok.Disabled(), c.diffText)
 	}
 	test.Tap(c.cancel)
 
@@ -476,8 +476,8 @@ func TestGoldenApps(t *testing.T) {
 	if c == nil {
 		t.Fatal("Connect did not show the change")
 	}
-	if !strings.Contains(c.diff.Text, "********") || strings.Contains(c.diff.Text, "ghp_example") {
-		t.Fatalf("connecting Cursor: the token must show as ********:\n%s", c.diff.Text)
+	if !strings.Contains(c.diffText, "********") || strings.Contains(c.diffText, "ghp_example") {
+		t.Fatalf("connecting Cursor: the token must show as ********:\n%s", c.diffText)
 	}
 	assertMarkup(t, w, "apps-connect.xml")
 }

@@ -18,35 +18,132 @@ import (
 	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
 
-// catalogView lists the built-in templates ([catalog.All]).
+// catalogView lists the built-in templates ([catalog.All]) under their
+// categories, with a search box that filters them as a person types (by
+// name, description or package) and a choice of one category.
 type catalogView struct {
-	add map[string]*widget.Button // each template's Add button, by name
-	obj fyne.CanvasObject
+	add      map[string]*widget.Button // each template's Add button, by name
+	search   *widget.Entry
+	category *widget.Select
+	box      *fyne.Container
+	rows     map[string]fyne.CanvasObject // each template's row, by name
+	heads    map[catalog.Category]fyne.CanvasObject
+	none     *widget.Label // "no template matches"
+	obj      fyne.CanvasObject
 }
 
+// allCategories is the category choice that shows every category.
+const allCategories = "All categories"
+
 func (w *Window) openCatalog() {
-	v := &catalogView{add: map[string]*widget.Button{}}
-	box := container.NewVBox()
-	for _, s := range catalog.All() {
-		spec := selectableLabel(s.Registry.Runner() + " " + s.Spec())
-		spec.Importance = widget.LowImportance
-		head := container.NewHBox(bold(s.Title), spec)
-		desc := widget.NewLabel(s.Description)
-		desc.Wrapping = fyne.TextWrapWord
-		text := container.NewVBox(head, desc)
-		if s.Note != "" {
-			n := hintLabel(s.Note)
-			n.Importance = widget.WarningImportance
-			text.Add(n)
-		}
-		b := widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { w.openTemplate(s) })
-		v.add[s.Name] = b
-		box.Add(container.NewBorder(nil, nil, nil, container.NewCenter(b), text))
-		box.Add(widget.NewSeparator())
+	v := &catalogView{
+		add:   map[string]*widget.Button{},
+		rows:  map[string]fyne.CanvasObject{},
+		heads: map[catalog.Category]fyne.CanvasObject{},
+		box:   container.NewVBox(),
 	}
-	v.obj = pageScroll(box)
+	for _, c := range catalog.Categories() {
+		h := widget.NewLabelWithStyle(string(c), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		h.SizeName = theme.SizeNameSubHeadingText
+		v.heads[c] = h
+	}
+	for _, s := range catalog.All() {
+		v.rows[s.Name] = v.row(w, s)
+	}
+	v.none = widget.NewLabel("")
+	v.none.Wrapping = fyne.TextWrapWord
+	v.search = widget.NewEntry()
+	v.search.SetPlaceHolder("Search by name, description or package")
+	v.search.OnChanged = func(string) { v.filter() }
+	opts := []string{allCategories}
+	for _, c := range catalog.Categories() {
+		opts = append(opts, string(c))
+	}
+	v.category = widget.NewSelect(opts, func(string) { v.filter() })
+	v.category.SetSelected(allCategories)
+	v.filter()
+	bar := container.NewBorder(nil, nil, nil, wideEnough(v.category, opts), v.search)
+	v.obj = container.NewBorder(bar, nil, nil, nil, pageScroll(v.box))
 	w.open(&page{title: "Catalog: well-known servers, pinned to a version", obj: v.obj})
 	w.catalog = v
+	w.focus(v.search)
+}
+
+// wideEnough returns a select laid out as wide as its longest option
+// needs (Fyne's Select is as wide as its placeholder and cuts the rest).
+func wideEnough(sel *widget.Select, opts []string) fyne.CanvasObject {
+	var w float32
+	for _, o := range opts {
+		w = max(w, fyne.MeasureText(o, theme.TextSize(), fyne.TextStyle{}).Width)
+	}
+	w += 2*theme.InnerPadding() + theme.IconInlineSize() + 2*theme.Padding()
+	return container.NewGridWrap(fyne.NewSize(w, sel.MinSize().Height), sel)
+}
+
+// row is a template's row: its title, the command it runs (in full, in a
+// fixed-width font, wrapped rather than cut), its description, its note,
+// and its Add button.
+func (v *catalogView) row(w *Window, s catalog.Server) fyne.CanvasObject {
+	spec := widget.NewLabelWithStyle(s.Registry.Runner()+" "+s.Spec(), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+	spec.Selectable = true
+	spec.Wrapping = fyne.TextWrapBreak
+	desc := widget.NewLabel(s.Description)
+	desc.Wrapping = fyne.TextWrapWord
+	text := container.NewVBox(bold(s.Title), desc, spec)
+	if s.Note != "" {
+		n := hintLabel(s.Note)
+		n.Importance = widget.WarningImportance
+		text.Add(n)
+	}
+	b := widget.NewButtonWithIcon("Add…", theme.ContentAddIcon(), func() { w.openTemplate(s) })
+	v.add[s.Name] = b
+	return container.NewVBox(container.NewBorder(nil, nil, nil, container.NewCenter(b), text), widget.NewSeparator())
+}
+
+// filter shows the templates that match the search and the category,
+// under their categories' headings.
+func (v *catalogView) filter() {
+	if v.category == nil {
+		return // SetSelected while the view is built
+	}
+	q := v.search.Text
+	only := v.category.Selected
+	var objs []fyne.CanvasObject
+	for _, c := range catalog.Categories() {
+		if only != allCategories && only != string(c) {
+			continue
+		}
+		var rows []fyne.CanvasObject
+		for _, s := range catalog.All() {
+			if s.Category == c && s.Matches(q) {
+				rows = append(rows, v.rows[s.Name])
+			}
+		}
+		if len(rows) > 0 {
+			objs = append(append(objs, v.heads[c]), rows...)
+		}
+	}
+	if len(objs) == 0 {
+		where := "the catalog"
+		if only != allCategories {
+			where = only
+		}
+		v.none.SetText("No server in " + where + " matches \"" + strings.TrimSpace(q) + "\". Try fewer words, or add it yourself with Add server.")
+		objs = []fyne.CanvasObject{v.none}
+	}
+	v.box.Objects = objs
+	v.box.Refresh()
+}
+
+// shown returns the names of the templates the catalog shows, in order.
+func (v *catalogView) shown() []string {
+	var names []string
+	for _, s := range catalog.All() {
+		if slices.Contains(v.box.Objects, v.rows[s.Name]) {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }
 
 // templateView asks for exactly the settings a template needs and adds

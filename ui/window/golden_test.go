@@ -98,14 +98,23 @@ func TestGoldenCatalog(t *testing.T) {
 	w, _ := goldenWindow(t)
 	w.openCatalog()
 	assertMarkup(t, w, "catalog.xml")
-	w.openTemplate(mustTemplate(t, "github"))
+	w.openTemplate(mustTemplate(t, "brave-search"))
 	assertMarkup(t, w, "template.xml")
 }
 
 func TestGoldenLogs(t *testing.T) {
 	w, _ := goldenWindow(t)
 	w.openLogs("files")
-	w.logs.load([]string{"--- started, pid 4242 ---", "npm error code E404", "npm error 404 Not Found - GET https://registry.npmjs.org/@example%2fnope", "npm error A complete log of this run can be found in: /root/.npm/_logs/x.log"})
+	w.logs.loc = time.UTC // the zone of goldenNow, whatever the machine's
+	at := func(d time.Duration) time.Time { return goldenNow.Add(-d) }
+	w.logs.load([]hostapi.LogLine{
+		{Line: "--- started, pid 4141 ---", Time: at(26 * time.Hour)}, // yesterday's run: with its date
+		{Line: "npm error code E404", Time: at(26*time.Hour - 1500*time.Millisecond)},
+		{Line: "--- started, pid 4242 ---", Time: at(3 * time.Minute)},
+		{Line: "npm error code E404", Time: at(3*time.Minute - 2*time.Second)},
+		{Line: "npm error 404 Not Found - GET https://registry.npmjs.org/@example%2fnope", Time: at(3*time.Minute - 2*time.Second)},
+		{Line: "npm error A complete log of this run can be found in: /root/.npm/_logs/x.log", Time: at(3*time.Minute - 2*time.Second)},
+	})
 	w.logs.filter.SetText("npm error")
 	assertMarkup(t, w, "logs.xml")
 }

@@ -3,9 +3,9 @@ package window
 import (
 	"context"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"strings"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
 // maxLogLines is how many lines the logs view keeps (the host keeps the
@@ -21,13 +22,15 @@ const maxLogLines = 5000
 
 // logsView shows a server's captured stderr: what the host kept
 // (servers.logs), then each new line as the host publishes it
-// (live.FollowLogs), with a filter and a copy button.
+// (live.FollowLogs), each after the local time the host read it, with a
+// filter and a copy button.
 type logsView struct {
 	w      *Window
 	server string
-	lines  []string // every line, oldest first
-	early  []string // lines that came before servers.logs answered
+	lines  []logLine         // every line, oldest first
+	early  []hostapi.LogLine // lines that came before servers.logs answered
 	loaded bool
+	loc    *time.Location // the zone of the times shown: the local one
 
 	filter  *widget.Entry
 	follow  *widget.Check // keep the newest line in view
@@ -40,12 +43,19 @@ type logsView struct {
 	stopped chan struct{}
 
 	mu        sync.Mutex
-	pending   []string
+	pending   []hostapi.LogLine
 	scheduled bool
 }
 
+// logLine is a line as the view keeps it: its text escaped for the
+// screen, and when the host read it (zero from an older host).
+type logLine struct {
+	at   time.Time
+	text string
+}
+
 func (w *Window) openLogs(name string) {
-	v := &logsView{w: w, server: name, stopped: make(chan struct{})}
+	v := &logsView{w: w, server: name, stopped: make(chan struct{}), loc: time.Local}
 	v.filter = widget.NewEntry()
 	v.filter.SetPlaceHolder("Filter: show only the lines that contain this text")
 	v.filter.OnChanged = func(string) { v.render() }
@@ -93,7 +103,7 @@ func (v *logsView) collect(ch <-chan hostapi.LogLine) {
 				continue
 			}
 			v.mu.Lock()
-			v.pending = append(v.pending, l.Line)
+			v.pending = append(v.pending, l)
 			schedule := !v.scheduled
 			v.scheduled = true
 			v.mu.Unlock()
@@ -122,9 +132,9 @@ func (v *logsView) flush() {
 
 // fetch reads the lines the host kept (again, on Refresh).
 func (v *logsView) fetch() {
-	var res hostapi.LogsResult
+	var kept []hostapi.LogLine
 	v.w.call(func(ctx context.Context) (err error) {
-		res.Lines, err = v.w.live.Logs(ctx, v.server)
+		kept, err = v.w.live.LogLines(ctx, v.server)
 		return err
 	}, func(err error) {
 		if v.w.logs != v {
@@ -135,13 +145,13 @@ func (v *logsView) fetch() {
 			return
 		}
 		setText(v.err, "")
-		v.load(res.Lines)
+		v.load(kept)
 	})
 }
 
 // load shows the kept lines, then those that came meanwhile, less the
 // ones the kept lines already end with.
-func (v *logsView) load(kept []string) {
+func (v *logsView) load(kept []hostapi.LogLine) {
 	more := v.early
 	v.early = nil
 	v.loaded = true
@@ -150,12 +160,13 @@ func (v *logsView) load(kept []string) {
 	v.append(more[overlap(kept, more):])
 }
 
-// overlap returns the length of the longest prefix of b that a ends with.
-func overlap(a, b []string) int {
+// overlap returns the length of the longest prefix of b that a ends with
+// (the same text read at the same time).
+func overlap(a, b []hostapi.LogLine) int {
 	for k := min(len(a), len(b)); k > 0; k-- {
 		match := true
 		for i := 0; i < k; i++ {
-			if a[len(a)-k+i] != b[i] {
+			if x, y := a[len(a)-k+i], b[i]; x.Line != y.Line || !x.Time.Equal(y.Time) { // Equal: zones decode apart
 				match = false
 				break
 			}
@@ -167,30 +178,45 @@ func overlap(a, b []string) int {
 	return 0
 }
 
-func (v *logsView) append(lines []string) {
+func (v *logsView) append(lines []hostapi.LogLine) {
 	if len(lines) == 0 && v.text.Text != "" {
 		return
 	}
-	v.lines = append(v.lines, termtext.Lines(lines)...) // a server's bytes, shown escaped
+	for _, l := range lines {
+		v.lines = append(v.lines, logLine{at: l.Time, text: termtext.Escape(l.Line)}) // a server's bytes, shown escaped
+	}
 	if n := len(v.lines) - maxLogLines; n > 0 {
-		v.lines = append([]string(nil), v.lines[n:]...)
+		v.lines = append([]logLine(nil), v.lines[n:]...)
 	}
 	v.render()
 }
 
-// shown returns the lines the filter lets through.
+// shown returns the lines the filter lets through (it looks at their
+// text, not their times), each after its time.
 func (v *logsView) shown() []string {
 	f := strings.ToLower(strings.TrimSpace(v.filter.Text))
-	if f == "" {
-		return v.lines
-	}
 	var out []string
 	for _, l := range v.lines {
-		if strings.Contains(strings.ToLower(l), f) {
-			out = append(out, l)
+		if f == "" || strings.Contains(strings.ToLower(l.text), f) {
+			out = append(out, v.stamp(l.at)+l.text)
 		}
 	}
 	return out
+}
+
+// stamp returns how a line's time shows before it: the local time of day
+// to the second for a line of today, with the date for an older one, and
+// nothing for a line that came with no time.
+func (v *logsView) stamp(at time.Time) string {
+	if at.IsZero() {
+		return ""
+	}
+	at = at.In(v.loc)
+	y, m, d := at.Date()
+	if ny, nm, nd := v.w.opts.Now().In(v.loc).Date(); y == ny && m == nm && d == nd {
+		return at.Format("15:04:05  ")
+	}
+	return at.Format("Jan 2 15:04:05  ")
 }
 
 func (v *logsView) render() {

@@ -1,0 +1,110 @@
+//go:build linux && cgo && !ci
+
+package journey
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
+	"github.com/switchboard-mcp/switchboard/secrets"
+)
+
+// The journeys share one Fyne app on the real (GLFW) driver, which must
+// run on the main goroutine: TestMain starts Xvfb, runs the tests on
+// another goroutine and the driver on its own, and quits the driver when
+// the tests end. Without Xvfb or xdotool, missing says why and every
+// journey skips (or fails under CI=true: testkit.SkipOrFail).
+var (
+	missing string
+	theApp  fyne.App
+)
+
+// screen is the virtual screen's size; the window (1120x720) fits.
+const screen = "1280x900x24"
+
+func TestMain(m *testing.M) {
+	for _, p := range []struct{ prog, pkg string }{{"Xvfb", "xvfb"}, {"xdotool", "xdotool"}} {
+		if _, err := exec.LookPath(p.prog); err != nil {
+			missing = fmt.Sprintf("%s is not installed (apt-get install %s): the journeys need it", p.prog, p.pkg)
+		}
+	}
+	if missing != "" {
+		os.Exit(m.Run())
+	}
+	display, stop, err := startXvfb()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "journey:", err)
+		os.Exit(1)
+	}
+	os.Setenv("DISPLAY", display)
+	os.Setenv("MESA_SHADER_CACHE_DISABLE", "true") // the journeys change XDG_CACHE_HOME
+	os.Setenv("FYNE_SCALE", "1")                   // one Fyne unit is one pixel: positions are xdotool's
+	secrets.PinSessionBus()                        // no dbus-launch daemon left behind by Fyne
+	theApp = fyneapp.NewWithID("io.github.switchboard-mcp.journey")
+	// A window that is never shown keeps the driver running between the
+	// journeys, each of which closes its own (as the app's keeper does).
+	keeper := theApp.NewWindow("journey keeper")
+	code := 1
+	go func() {
+		defer func() { fyne.Do(theApp.Quit) }()
+		code = m.Run()
+	}()
+	theApp.Run()
+	keeper.Close()
+	stop()
+	os.Exit(code)
+}
+
+// need skips the journey (fails it under CI=true) when the screen cannot
+// be driven here.
+func need(t *testing.T) {
+	t.Helper()
+	if missing != "" {
+		testkit.SkipOrFail(t, "%s", missing)
+	}
+}
+
+// startXvfb starts Xvfb on a free display (-displayfd) and returns the
+// DISPLAY value and a function that stops it.
+func startXvfb() (string, func(), error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("starting Xvfb: %w", err)
+	}
+	w.Close()
+	stop := func() { cmd.Process.Kill(); cmd.Wait() }
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		r.Close()
+		got <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-got:
+		if n == "" {
+			stop()
+			return "", nil, fmt.Errorf("xvfb did not say its display: %s", stderr.String())
+		}
+		return ":" + n, stop, nil
+	case <-time.After(60 * time.Second):
+		stop()
+		return "", nil, fmt.Errorf("xvfb did not start within a minute: %s", stderr.String())
+	}
+}
