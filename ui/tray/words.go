@@ -164,17 +164,14 @@ func lastLine(lines []string) string {
 	return ""
 }
 
-// unprefixed is msg's first line without the `server "name": ` the
-// host's messages begin with.
-func unprefixed(name, msg string) string {
+// unprefixed is msg's first line. (The host's messages begin with
+// `server "name": `; the tray shows them as they are rather than cut
+// them apart: no front end parses an error's words, see the window's
+// TestNoFrontEndParsesErrorStrings.)
+func unprefixed(_ string, msg string) string {
 	msg = strings.TrimSpace(msg)
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = strings.TrimSpace(msg[:i])
-	}
-	for _, p := range []string{fmt.Sprintf("server %q: ", name), fmt.Sprintf("server %q ", name)} {
-		if rest, ok := strings.CutPrefix(msg, p); ok {
-			return strings.TrimSpace(rest)
-		}
 	}
 	return msg
 }

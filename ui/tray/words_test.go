@@ -70,10 +70,10 @@ func TestFailureReason(t *testing.T) {
 		}), "It exited: cannot open the database"},
 		{"exited, silent", failed(func(st *hostapi.ServerStatus) { st.LastReason = "exited" }), "It exited at start"},
 		{"junk on stdout", failed(func(st *hostapi.ServerStatus) { st.LastReason = "junk output" }), "It wrote text that is not MCP on its output"},
-		{"an unknown reason: the host's words, unprefixed", failed(func(st *hostapi.ServerStatus) {
+		{"an unknown reason: the host's words, its first line", failed(func(st *hostapi.ServerStatus) {
 			st.LastReason = "something new"
 			st.LastError = "server \"files\": the moon is in the wrong phase\nsecond line"
-		}), "The moon is in the wrong phase"},
+		}), `Server "files": the moon is in the wrong phase`},
 		{"no reason at all", failed(func(*hostapi.ServerStatus) {}), "It gave no reason; its logs may say more"},
 		{"a long reason is cut", failed(func(st *hostapi.ServerStatus) { st.LastError = long }), short(capital(strings.TrimSpace(long)))},
 		{"stderr's control characters are escaped", failed(func(st *hostapi.ServerStatus) {
@@ -94,12 +94,12 @@ func TestFailureReason(t *testing.T) {
 			st := srv("gh", "waiting for secret", 0)
 			st.Issues = []hostapi.Problem{{Message: `server "gh": no keyring can be reached`}}
 			return st
-		}(), "No keyring can be reached"},
+		}(), `Server "gh": no keyring can be reached`},
 		{"invalid entry", func() hostapi.ServerStatus {
 			st := srv("broken", hostapi.StateInvalid, 0)
 			st.Problems = []string{`server "broken": command is empty`}
 			return st
-		}(), "Its entry has a problem: command is empty"},
+		}(), `Its entry has a problem: server "broken": command is empty`},
 	} {
 		got := FailureReason(c.st)
 		if got != c.want {
