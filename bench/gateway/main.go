@@ -67,6 +67,7 @@ type config struct {
 	base     string // an earlier version's source tree
 	rawCalls int
 	rawOnly  bool
+	hostEnv  []string // extra environment of the trivial-server rows' host
 }
 
 func main() {
@@ -83,8 +84,10 @@ func main() {
 	flag.StringVar(&c.base, "base", "", "a source tree of an earlier version: its host is measured beside this one in the trivial-server rows")
 	flag.IntVar(&c.rawCalls, "rawcalls", 20000, "calls per round of the trivial-server rows (the 1 MiB rows make a fortieth of them)")
 	flag.BoolVar(&c.rawOnly, "rawonly", false, "measure only the trivial-server rows")
+	hostEnv := flag.String("hostenv", "", "extra environment (space-separated NAME=VALUE) of the host of the trivial-server rows, e.g. GOMAXPROCS=1 or SWITCHBOARD_CPUPROFILE=/tmp/host.prof")
 	quiet := flag.Bool("q", false, "no progress on stderr")
 	flag.Parse()
+	c.hostEnv = strings.Fields(*hostEnv)
 	if !*quiet {
 		c.verbose = os.Stderr
 	}

@@ -119,10 +119,14 @@ type rawPath struct {
 	bigCPU time.Duration
 	calls  int
 	bigN   int
+	// context switches (voluntary and not, every thread) and read and
+	// write system calls of the host and of the tiny server, over the
+	// small calls
+	hostCS, srvCS, hostSC int64
 }
 
 func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, progress func(string, ...any)) error {
-	lean, err := startHost(ctx, c, sb, server, "raw-lean", nil)
+	lean, err := startHost(ctx, c, sb, server, "raw-lean", c.hostEnv)
 	if err != nil {
 		return err
 	}
@@ -165,16 +169,25 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 	big := func(p *rawPath) string {
 		return `"method":"tools/call","params":{"name":"` + p.tool + `","arguments":{"size":1048576}}`
 	}
-	measure := func(p *rawPath, req string, n int) (float64, time.Duration, error) {
+	srvPid := func(p *rawPath) int {
+		if p.h == nil {
+			return p.c.cmd.Process.Pid
+		}
+		return childOf(p.h.cmd.Process.Pid)
+	}
+	measure := func(p *rawPath, req string, n int, counts bool) (float64, time.Duration, error) {
 		for i := 0; i < n/10; i++ { // warm-up
 			if _, err := p.c.roundTrip(req); err != nil {
 				return 0, 0, err
 			}
 		}
 		var cpu0 time.Duration
+		var hcs0, scs0, hsc0 int64
 		if p.h != nil {
 			cpu0 = cpuTime(p.h.cmd.Process.Pid)
+			hcs0, hsc0 = ctxSwitches(p.h.cmd.Process.Pid), rwSyscalls(p.h.cmd.Process.Pid)
 		}
+		scs0 = ctxSwitches(srvPid(p))
 		t0 := time.Now()
 		for i := 0; i < n; i++ {
 			if _, err := p.c.roundTrip(req); err != nil {
@@ -185,6 +198,13 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		var cpu time.Duration
 		if p.h != nil {
 			cpu = cpuTime(p.h.cmd.Process.Pid) - cpu0
+			if counts {
+				p.hostCS += ctxSwitches(p.h.cmd.Process.Pid) - hcs0
+				p.hostSC += rwSyscalls(p.h.cmd.Process.Pid) - hsc0
+			}
+		}
+		if counts {
+			p.srvCS += ctxSwitches(srvPid(p)) - scs0
 		}
 		return float64(n) / el.Seconds(), cpu, nil
 	}
@@ -199,12 +219,12 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 			}
 		}
 		for _, p := range order {
-			rate, cpu, err := measure(p, small(p), c.rawCalls)
+			rate, cpu, err := measure(p, small(p), c.rawCalls, true)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
 			p.rates, p.cpu, p.calls = append(p.rates, rate), p.cpu+cpu, p.calls+c.rawCalls
-			rate, cpu, err = measure(p, big(p), nBig)
+			rate, cpu, err = measure(p, big(p), nBig, false)
 			if err != nil {
 				return fmt.Errorf("%s (1 MiB): %w", p.name, err)
 			}
@@ -229,9 +249,48 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		fmt.Fprintf(t, "%s\t%.0f\t%s\t%s\t%.1f\t%.1f\t%s\t%s\n", p.name, rate, rel, cpu, brate, brate*1.048576, brel, bcpu)
 	}
 	t.Flush()
+	fmt.Fprintf(out, "per small call: context switches (every thread, voluntary or not) of the host and of the tiny server, the host's read and write system calls:\n")
+	for _, p := range paths {
+		h := "-"
+		if p.h != nil {
+			h = fmt.Sprintf("host %.2f switches, %.2f reads+writes", float64(p.hostCS)/float64(p.calls), float64(p.hostSC)/float64(p.calls))
+		}
+		fmt.Fprintf(out, "  %-24s %s; server %.2f switches\n", p.name, h, float64(p.srvCS)/float64(p.calls))
+	}
 	fmt.Fprintf(out, "rounds' rates (calls/s), small / 1 MiB:\n")
 	for _, p := range paths {
 		fmt.Fprintf(out, "  %-24s %s / %s\n", p.name, rates(p.rates), rates(p.big))
 	}
 	return nil
+}
+
+// ctxSwitches is the context switches of every thread of pid so far
+// (voluntary: it waited; nonvoluntary: it was preempted).
+func ctxSwitches(pid int) int64 {
+	var n int64
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				x, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += x
+			}
+		}
+	}
+	return n
+}
+
+// rwSyscalls is pid's read and write system calls so far (/proc/PID/io:
+// syscr and syscw).
+func rwSyscalls(pid int) int64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	var n int64
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ": "); ok && (k == "syscr" || k == "syscw") {
+			x, _ := strconv.ParseInt(v, 10, 64)
+			n += x
+		}
+	}
+	return n
 }
