@@ -123,6 +123,7 @@ type rawPath struct {
 	// write system calls of the host and of the tiny server, over the
 	// small calls
 	hostCS, srvCS, hostSC int64
+	srvCPU                time.Duration
 }
 
 func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, progress func(string, ...any)) error {
@@ -173,7 +174,7 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		if p.h == nil {
 			return p.c.cmd.Process.Pid
 		}
-		return childOf(p.h.cmd.Process.Pid)
+		return childOf(p.h.cmd.Process.Pid, "tinyserver")
 	}
 	measure := func(p *rawPath, req string, n int, counts bool) (float64, time.Duration, error) {
 		for i := 0; i < n/10; i++ { // warm-up
@@ -188,6 +189,7 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 			hcs0, hsc0 = ctxSwitches(p.h.cmd.Process.Pid), rwSyscalls(p.h.cmd.Process.Pid)
 		}
 		scs0 = ctxSwitches(srvPid(p))
+		scpu0 := cpuTime(srvPid(p))
 		t0 := time.Now()
 		for i := 0; i < n; i++ {
 			if _, err := p.c.roundTrip(req); err != nil {
@@ -205,10 +207,14 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		}
 		if counts {
 			p.srvCS += ctxSwitches(srvPid(p)) - scs0
+			p.srvCPU += cpuTime(srvPid(p)) - scpu0
 		}
 		return float64(n) / el.Seconds(), cpu, nil
 	}
 	nBig := max(c.rawCalls/40, 10)
+	if c.rawBig >= 0 {
+		nBig = c.rawBig
+	}
 	for r := 0; r < c.rounds; r++ {
 		progress("trivial server: round %d/%d", r+1, c.rounds)
 		order := paths
@@ -224,6 +230,9 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
 			p.rates, p.cpu, p.calls = append(p.rates, rate), p.cpu+cpu, p.calls+c.rawCalls
+			if nBig == 0 {
+				continue
+			}
 			rate, cpu, err = measure(p, big(p), nBig, false)
 			if err != nil {
 				return fmt.Errorf("%s (1 MiB): %w", p.name, err)
@@ -242,20 +251,22 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		rel, brel, cpu, bcpu := "-", "-", "-", "-"
 		if p != d {
 			rel = fmt.Sprintf("%.2fx", rate/median(d.rates))
-			brel = fmt.Sprintf("%.2fx", brate/median(d.big))
 			cpu = fmt.Sprintf("%.1f us", float64(p.cpu)/float64(p.calls)/1e3)
-			bcpu = fmt.Sprintf("%.2f ms", float64(p.bigCPU)/float64(p.bigN)/1e6)
+			if p.bigN > 0 {
+				brel = fmt.Sprintf("%.2fx", brate/median(d.big))
+				bcpu = fmt.Sprintf("%.2f ms", float64(p.bigCPU)/float64(p.bigN)/1e6)
+			}
 		}
 		fmt.Fprintf(t, "%s\t%.0f\t%s\t%s\t%.1f\t%.1f\t%s\t%s\n", p.name, rate, rel, cpu, brate, brate*1.048576, brel, bcpu)
 	}
 	t.Flush()
-	fmt.Fprintf(out, "per small call: context switches (every thread, voluntary or not) of the host and of the tiny server, the host's read and write system calls:\n")
+	fmt.Fprintf(out, "per small call: context switches (every thread, voluntary or not) of the host and of the tiny server, the host's read and write system calls, the tiny server's CPU (it wakes once per call):\n")
 	for _, p := range paths {
 		h := "-"
 		if p.h != nil {
 			h = fmt.Sprintf("host %.2f switches, %.2f reads+writes", float64(p.hostCS)/float64(p.calls), float64(p.hostSC)/float64(p.calls))
 		}
-		fmt.Fprintf(out, "  %-24s %s; server %.2f switches\n", p.name, h, float64(p.srvCS)/float64(p.calls))
+		fmt.Fprintf(out, "  %-24s %s; server %.2f switches, CPU %.1f us\n", p.name, h, float64(p.srvCS)/float64(p.calls), float64(p.srvCPU)/float64(p.calls)/1e3)
 	}
 	fmt.Fprintf(out, "rounds' rates (calls/s), small / 1 MiB:\n")
 	for _, p := range paths {

@@ -29,4 +29,4 @@ fi
 
 go build -o "$out/gatewaybench" ./bench/gateway
 "$out/gatewaybench" -work "$out/work" -rounds "${ROUNDS:-5}" -calls "${CALLS:-2000}" -conc "${CONC:-16}" \
-	-rawcalls "${RAWCALLS:-20000}" ${RAWONLY:+-rawonly} ${BASE:+-base "$BASE"} ${HOSTENV:+-hostenv "$HOSTENV"}
+	-rawcalls "${RAWCALLS:-20000}" ${RAWONLY:+-rawonly} ${BASE:+-base "$BASE"} ${HOSTENV:+-hostenv "$HOSTENV"} ${RAWBIG:+-rawbig "$RAWBIG"}
