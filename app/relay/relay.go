@@ -197,12 +197,21 @@ type Relay struct {
 	mu      sync.Mutex
 	pending map[string]*pending
 	closed  bool
+	// One timer for every call's timeout, armed for the earliest
+	// deadline when it is not armed already (at, zero when it is not):
+	// a timer of its own per call woke another thread of the Go runtime
+	// on every call (adding a timer wakes the network poller's thread,
+	// or starts one), which cost more than the rest of the host's own
+	// work on a call. It fires at the earliest deadline, fails the calls
+	// past theirs, and is armed again for the next one, if any.
+	timer *time.Timer
+	at    time.Time
 }
 
 type pending struct {
-	c     *Call
-	info  *Info
-	timer *time.Timer
+	c        *Call
+	info     *Info
+	deadline time.Time
 }
 
 // New makes the relay of a server's connection: it installs the
@@ -252,7 +261,7 @@ func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
 	}
 	id := IDPrefix + strconv.FormatUint(r.seq.Add(1), 10)
 	line := r.requestLine(c, id, args)
-	p := &pending{c: c, info: info}
+	p := &pending{c: c, info: info, deadline: info.Started.Add(timeout)}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -260,12 +269,7 @@ func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
 		return nil, ErrClosed
 	}
 	r.pending[id] = p
-	p.timer = time.AfterFunc(timeout, func() {
-		if r.take(id) != nil {
-			r.cancelUpstream(id, "callTimeout")
-			r.finish(p, nil, &TimeoutError{Server: r.server, Tool: c.Tool, Timeout: timeout})
-		}
-	})
+	r.armLocked(p.deadline)
 	r.mu.Unlock()
 	if err := r.conn.WriteLine(line); err != nil {
 		if r.take(id) != nil {
@@ -323,16 +327,65 @@ func (r *Relay) requestLine(c *Call, id string, args []byte) []byte {
 }
 
 // take removes a pending call, reporting it; nil if it is no longer
-// pending (answered, timed out, withdrawn).
+// pending (answered, timed out, withdrawn). The timer stays armed: when
+// it fires it finds no call past its deadline and is armed again for the
+// earliest one left, if any.
 func (r *Relay) take(id string) *pending {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.pending[id]
 	if p != nil {
 		delete(r.pending, id)
-		p.timer.Stop()
 	}
 	return p
+}
+
+// armLocked makes the timer fire by deadline: it arms it if it is not
+// armed, or armed for later. A call whose deadline comes after the one
+// the timer waits for (the usual case: the calls of one server share
+// their timeout) costs no timer operation.
+func (r *Relay) armLocked(deadline time.Time) {
+	if !r.at.IsZero() && !deadline.Before(r.at) {
+		return
+	}
+	r.at = deadline
+	d := time.Until(deadline)
+	if r.timer == nil {
+		r.timer = time.AfterFunc(d, r.expire)
+	} else {
+		r.timer.Reset(d)
+	}
+}
+
+// expire is the timer's: it fails the calls past their deadline (the
+// server gets notifications/cancelled, the caller a *TimeoutError) and
+// arms the timer for the earliest deadline left.
+func (r *Relay) expire() {
+	now := time.Now()
+	type expired struct {
+		id string
+		p  *pending
+	}
+	var late []expired
+	r.mu.Lock()
+	r.at = time.Time{}
+	var next time.Time
+	for id, p := range r.pending {
+		if !p.deadline.After(now) {
+			delete(r.pending, id)
+			late = append(late, expired{id, p})
+		} else if next.IsZero() || p.deadline.Before(next) {
+			next = p.deadline
+		}
+	}
+	if !next.IsZero() && !r.closed {
+		r.armLocked(next)
+	}
+	r.mu.Unlock()
+	for _, e := range late {
+		r.cancelUpstream(e.id, "callTimeout")
+		r.finish(e.p, nil, &TimeoutError{Server: r.server, Tool: e.p.c.Tool, Timeout: e.p.info.Timeout})
+	}
 }
 
 func (r *Relay) finish(p *pending, res *Result, err error) {
@@ -510,12 +563,13 @@ func (r *Relay) closeAll() {
 	r.closed = true
 	calls := r.pending
 	r.pending = map[string]*pending{}
+	if r.timer != nil {
+		r.timer.Stop()
+		r.at = time.Time{}
+	}
 	r.mu.Unlock()
 	if len(calls) == 0 {
 		return
-	}
-	for _, p := range calls {
-		p.timer.Stop()
 	}
 	reason := "it stopped"
 	if err := r.conn.Err(); err != nil {
