@@ -67,7 +67,7 @@ type config struct {
 	base     string // an earlier version's source tree
 	rawCalls int
 	rawOnly  bool
-	rawBig   int // 1 MiB calls per round; < 0: rawCalls/40
+	rawBig   int      // 1 MiB calls per round; < 0: rawCalls/40
 	hostEnv  []string // extra environment of the trivial-server rows' host
 }
 
