@@ -419,46 +419,87 @@ func (r *Relay) lineTap(line []byte) bool {
 	if !bytes.Contains(line, []byte(`"`+IDPrefix)) {
 		return false
 	}
-	var id, result, rpcErr []byte
-	var version, method bool
-	err := objectMembers(line, maxAnswerDepth, func(key, val []byte) bool {
-		switch string(key) {
-		case `"jsonrpc"`:
-			version = string(val) == `"2.0"`
-		case `"id"`:
-			id = val
-		case `"result"`:
-			result = val
-		case `"error"`:
-			rpcErr = val
-		case `"method"`:
-			method = true
-		}
-		return true
-	})
-	if err != nil || !version || method || len(id) < len(IDPrefix)+3 || id[0] != '"' ||
-		!bytes.HasPrefix(id[1:], []byte(IDPrefix)) || bytes.IndexByte(id[1:len(id)-1], '\\') >= 0 {
+	a, err := scanAnswer(line)
+	if err != nil || !a.version || a.method || len(a.id) < len(IDPrefix)+3 || a.id[0] != '"' ||
+		!bytes.HasPrefix(a.id[1:], []byte(IDPrefix)) || bytes.IndexByte(a.id[1:len(a.id)-1], '\\') >= 0 {
 		return false
 	}
-	if (result == nil) == (rpcErr == nil) {
+	if (a.res.Raw == nil) == (a.rpcErr == nil) {
 		return false // the decoder says what is wrong with it
 	}
-	p := r.take(string(id[1 : len(id)-1]))
+	p := r.take(string(a.id[1 : len(a.id)-1]))
 	if p == nil {
 		return true // a late answer is dropped: the go-sdk never asked
 	}
-	if rpcErr != nil {
-		r.finish(p, nil, decodeError(rpcErr))
+	if a.rpcErr != nil {
+		r.finish(p, nil, decodeError(a.rpcErr))
 		return true
 	}
-	res, ok := scanResult(result)
-	if !ok {
+	if !a.object {
 		r.finish(p, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
 			"Switchboard server %q answered tool %q with a result that is not a JSON object", r.server, p.c.Tool)})
 		return true
 	}
-	r.finish(p, res, nil)
+	r.finish(p, &a.res, nil)
 	return true
+}
+
+// answer is what one pass over a response line finds: the envelope's
+// members and, when the result is an object, its members.
+type answer struct {
+	id, rpcErr      []byte
+	version, method bool
+	res             Result
+	object          bool // the result is an object (res's members are set)
+}
+
+// scanAnswer checks a line (valid JSON, nested at most maxAnswerDepth
+// deep, an object) and finds its members and its result's, in one pass.
+func scanAnswer(line []byte) (*answer, error) {
+	a := &answer{}
+	resultMember := func(key, val []byte) bool {
+		switch string(key) {
+		case `"_meta"`:
+			a.res.Meta = val
+		case `"content"`:
+			a.res.Content = val
+		case `"structuredContent"`:
+			a.res.StructuredContent = val
+		case `"isError"`:
+			a.res.IsError = string(val) == "true"
+		}
+		return true
+	}
+	s := scanner{b: line, max: maxAnswerDepth}
+	e, err := s.membersSub(0, func(key, val []byte) bool {
+		switch string(key) {
+		case `"jsonrpc"`:
+			a.version = string(val) == `"2.0"`
+		case `"id"`:
+			a.id = val
+		case `"result"`:
+			a.res.Raw = val
+			a.object = val[0] == '{'
+		case `"error"`:
+			a.rpcErr = val
+		case `"method"`:
+			a.method = true
+		}
+		return true
+	}, func(key []byte) func(key, val []byte) bool {
+		if string(key) == `"result"` {
+			a.res = Result{} // a repeated key: the last one counts
+			return resultMember
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.ws(e) != len(line) {
+		return nil, errSyntax
+	}
+	return a, nil
 }
 
 // decodeError is a server's error member as a *jsonrpc.Error.

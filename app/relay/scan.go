@@ -45,6 +45,14 @@ func (s *scanner) ws(i int) int {
 // returns the index after the object. fn returning false stops the walk
 // with errStop.
 func (s *scanner) members(i int, fn func(key, val []byte) bool) (int, error) {
+	return s.membersSub(i, fn, nil)
+}
+
+// membersSub is members, and sub, if set, may walk a member's object
+// value itself: for a key it returns a function, the object's members
+// are handed to that one (in the same pass that checks them), and fn
+// gets the whole value after. sub sees this object's keys only.
+func (s *scanner) membersSub(i int, fn func(key, val []byte) bool, sub func(key []byte) func(key, val []byte) bool) (int, error) {
 	i = s.ws(i)
 	if i >= len(s.b) || s.b[i] != '{' {
 		return 0, errSyntax
@@ -71,7 +79,16 @@ func (s *scanner) members(i int, fn func(key, val []byte) bool) (int, error) {
 			return 0, errSyntax
 		}
 		vs := s.ws(i + 1)
-		ve, err := s.value(vs)
+		var ve int
+		var inner func(key, val []byte) bool
+		if sub != nil && vs < len(s.b) && s.b[vs] == '{' {
+			inner = sub(key)
+		}
+		if inner != nil {
+			ve, err = s.members(vs, inner)
+		} else {
+			ve, err = s.value(vs)
+		}
 		if err != nil {
 			return 0, err
 		}

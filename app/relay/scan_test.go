@@ -124,3 +124,39 @@ func BenchmarkScanResult1MiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAnswer1MiB: a 1 MiB answer taken apart as the line tap does:
+// one pass that checks the line and finds the result's members
+// (scanAnswer), against the two passes it made before (the line checked,
+// then the result walked again for its members), in the same run.
+func BenchmarkAnswer1MiB(b *testing.B) {
+	text := strings.Repeat("All work and no play makes Jack a dull boy. ", 1<<20/44)
+	raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+	line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"sbgw-1","result":%s}`, raw))
+	b.Run("two passes (before)", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		for b.Loop() {
+			var result []byte
+			if objectMembers(line, maxAnswerDepth, func(key, val []byte) bool {
+				if string(key) == `"result"` {
+					result = val
+				}
+				return true
+			}) != nil {
+				b.Fatal("invalid")
+			}
+			if res, ok := scanResult(result); !ok || res.Content == nil {
+				b.Fatal("no content")
+			}
+		}
+	})
+	b.Run("one pass", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		for b.Loop() {
+			a, err := scanAnswer(line)
+			if err != nil || !a.object || a.res.Content == nil {
+				b.Fatal("no content")
+			}
+		}
+	})
+}
