@@ -152,8 +152,9 @@ func BenchmarkAnswer1MiB(b *testing.B) {
 	})
 	b.Run("one pass", func(b *testing.B) {
 		b.SetBytes(int64(len(line)))
+		as := newAnswerScanner()
 		for b.Loop() {
-			a, err := scanAnswer(line)
+			a, err := as.scan(line)
 			if err != nil || !a.object || a.res.Content == nil {
 				b.Fatal("no content")
 			}
