@@ -492,9 +492,9 @@ type answer struct {
 // callbacks made once: closures made per answer escaped to the heap. It
 // is for one goroutine at a time (the connection's reader).
 type answerScanner struct {
-	a                answer
+	a                 answer
 	top, resultMember func(key, val []byte) bool
-	sub              func(key []byte) func(key, val []byte) bool
+	sub               func(key []byte) func(key, val []byte) bool
 }
 
 func newAnswerScanner() *answerScanner {
