@@ -1,8 +1,10 @@
 package relay
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -160,4 +162,73 @@ func BenchmarkAnswer1MiB(b *testing.B) {
 			}
 		}
 	})
+}
+
+// strBefore is the string scan before bytes.IndexByte and ctl (8 bytes
+// a step, three masks each), kept as BenchmarkString1MiB's baseline.
+func (s *scanner) strBefore(i int) (int, error) {
+	b := s.b
+	i++
+	for {
+		for i+8 <= len(b) {
+			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(b) {
+				return 0, errSyntax
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				i += 6
+			default:
+				return 0, errSyntax
+			}
+		case c < 0x20:
+			return 0, errSyntax
+		default:
+			i++
+		}
+	}
+}
+
+// BenchmarkString1MiB: a 1 MiB string checked by str, against the scan
+// it replaced, in the same run: plain text, and text with an escape every
+// 40 bytes or so (a quoted JSON document).
+func BenchmarkString1MiB(b *testing.B) {
+	for _, tc := range []struct{ name, unit string }{
+		{"plain", "All work and no play makes Jack a dull boy. "},
+		{"escapes", `{\"k\":\"All work and no play\",\n\"j\":1}, `},
+	} {
+		str := []byte(`"` + strings.Repeat(tc.unit, 1<<20/len(tc.unit)) + `"`)
+		for _, impl := range []string{"before", "now"} {
+			b.Run(tc.name+"/"+impl, func(b *testing.B) {
+				b.SetBytes(int64(len(str)))
+				s := scanner{b: str, max: 1}
+				for b.Loop() {
+					var e int
+					var err error
+					if impl == "now" {
+						e, err = s.str(0)
+					} else {
+						e, err = s.strBefore(0)
+					}
+					if err != nil || e != len(str) {
+						b.Fatal(e, err)
+					}
+				}
+			})
+		}
+	}
 }
