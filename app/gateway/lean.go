@@ -215,16 +215,19 @@ func (c *sockConn) leanCall(req *leanRequest) bool {
 		return false
 	}
 
-	e := &leanEntry{}
+	// One allocation for the call's state: its entry, its params and
+	// the relay's Call live in it.
+	call := &rawLean{c: c, rb: c.rb, id: id, rawID: req.ID, params: p, modern: modern}
+	call.e = &call.entry
+	call.p = &call.params
 	c.leanMu.Lock()
 	if _, dup := c.lean[id]; dup || c.leanClosed {
 		c.leanMu.Unlock()
 		return false // let the go-sdk judge a duplicate id
 	}
-	c.lean[id] = e
+	c.lean[id] = call.e
 	c.leanMu.Unlock()
 
-	call := &rawLean{c: c, rb: c.rb, e: e, id: id, rawID: req.ID, p: &p, modern: modern}
 	if c.f.needsWait(p.Name) {
 		// A server starting for the first time: wait for it, but not on
 		// the reader.
@@ -417,6 +420,10 @@ type rawLean struct {
 	p      *leanCallParams
 	modern bool
 
+	entry  leanEntry      // e points here
+	params leanCallParams // p points here
+	call   relay.Call     // the relay's
+
 	// When the call reached each step (see timing).
 	t0, tResolved, tSent time.Time
 	server               string
@@ -478,20 +485,12 @@ func (r *rawLean) start() {
 		r.finish(errorLine(r.rawID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.p.Name)}))
 		return
 	}
-	call := &relay.Call{Tool: e.name, Arguments: r.p.Arguments, Meta: r.p.Meta}
+	call := &r.call
+	*call = relay.Call{Tool: e.name, Arguments: r.p.Arguments, Meta: r.p.Meta, Done: r.done}
 	if tok := r.p.ProgressToken; tok != nil {
 		call.Progress = func(params json.RawMessage) { c.rawProgress(tok, params) }
 	}
 	r.server = e.server
-	call.Done = func(res *relay.Result, err error) {
-		tAnswer := time.Now()
-		if err != nil {
-			r.finish(c.failedLine(r.rawID, err, r.modern))
-		} else {
-			r.finish(c.rawResultLine(r.rawID, res, r.modern))
-		}
-		r.timing(tAnswer)
-	}
 	c.leanMu.Lock()
 	withdrawn := r.e.withdrawn
 	c.leanMu.Unlock()
@@ -515,6 +514,17 @@ func (r *rawLean) start() {
 	if withdrawn {
 		stop()
 	}
+}
+
+// done is the relay's Done: the response goes to the client.
+func (r *rawLean) done(res *relay.Result, err error) {
+	tAnswer := time.Now()
+	if err != nil {
+		r.finish(r.c.failedLine(r.rawID, err, r.modern))
+	} else {
+		r.finish(r.c.rawResultLine(r.rawID, res, r.modern))
+	}
+	r.timing(tAnswer)
 }
 
 // failedLine is the response to a call that failed: a tool error naming
