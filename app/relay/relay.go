@@ -25,7 +25,9 @@
 // Every call is bounded by the timeout its caller gives: the entry's
 // callTimeout, whose one default is config.DefaultCallTimeout (5 minutes).
 // Past it the server gets notifications/cancelled and the caller a
-// [*TimeoutError]. A caller that withdraws a call (the app's
+// [*TimeoutError]. The calls of a relay share one timer, armed for the
+// earliest deadline (a timer per call woke a second thread of the Go
+// runtime on every call). A caller that withdraws a call (the app's
 // notifications/cancelled, a client that went away, an API caller whose
 // context ended) calls the stop function that Start returned: the server
 // gets notifications/cancelled and Done is never called. A connection that
