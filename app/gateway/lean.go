@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -522,7 +523,12 @@ func (r *rawLean) done(res *relay.Result, err error) {
 	if err != nil {
 		r.finish(r.c.failedLine(r.rawID, err, r.modern))
 	} else {
-		r.finish(r.c.rawResultLine(r.rawID, res, r.modern))
+		line, buf := r.c.rawResultLine(r.rawID, res, r.modern)
+		if r.c.leanDone(r.id, r.e) {
+			_ = r.c.sendPooled(line, buf)
+		} else if buf != nil {
+			putLineBuf(buf)
+		}
 	}
 	r.timing(tAnswer)
 }
@@ -548,8 +554,20 @@ func (c *sockConn) failedLine(id json.RawMessage, err error, modern bool) []byte
 // what the go-sdk's server adds to a 2026-07-28 response (its serverInfo
 // in _meta). It is spliced from the spans the relay found in the answer:
 // nothing here parses the content again.
-func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern bool) []byte {
-	out := make([]byte, 0, len(res.Raw)+len(id)+len(c.g.implJSON)+128)
+//
+// A large line is built in a pooled buffer (buf, nil for a small line),
+// which goes back to the pool once the line is written (sendPooled): a
+// fresh megabyte per large answer was zeroed, copied into and collected,
+// a collection every few such answers.
+func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern bool) (line []byte, buf *[]byte) {
+	size := len(res.Raw) + len(id) + len(c.g.implJSON) + 128
+	var out []byte
+	if size >= pooledLine {
+		buf = getLineBuf(size)
+		out = (*buf)[:0]
+	} else {
+		out = make([]byte, 0, size)
+	}
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	out = append(out, `,"result":{`...)
@@ -594,7 +612,34 @@ func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern b
 	if res.IsError {
 		out = append(out, `,"isError":true`...)
 	}
-	return append(out, "}}\n"...)
+	out = append(out, "}}\n"...)
+	if buf != nil {
+		*buf = out // grown, if it did
+	}
+	return out, buf
+}
+
+// pooledLine is the size from which a response line is built in a pooled
+// buffer.
+const pooledLine = 64 << 10
+
+// lineBufs holds buffers of large response lines between two answers
+// (the pool drops what stays unused over two collections).
+var lineBufs sync.Pool
+
+func getLineBuf(size int) *[]byte {
+	if b, ok := lineBufs.Get().(*[]byte); ok {
+		if cap(*b) >= size {
+			return b
+		}
+	}
+	b := make([]byte, 0, size)
+	return &b
+}
+
+func putLineBuf(b *[]byte) {
+	*b = (*b)[:0]
+	lineBufs.Put(b)
 }
 
 // serverInfoKey is the _meta key of the gateway's serverInfo, quoted.
