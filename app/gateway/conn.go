@@ -654,7 +654,7 @@ type outQueue struct {
 	mu      sync.Mutex
 	bufs    [][]byte
 	pooled  []*[]byte // lineBufs buffers of lines in bufs, returned once they are written
-	bytes   int // queued
+	bytes   int       // queued
 	limit   int
 	writing bool
 	closed  bool
