@@ -381,7 +381,11 @@ var errClientGone = errors.New("the gateway client disconnected")
 // goroutine), the rest is queued for the writer goroutine. Lines go out
 // whole and in order. A client that lets the queue overflow is
 // disconnected.
-func (c *sockConn) send(line []byte) error {
+func (c *sockConn) send(line []byte) error { return c.sendPooled(line, nil) }
+
+// sendPooled is send of a line built in buf, a buffer of lineBufs: it goes
+// back to the pool once the line is written (or dropped).
+func (c *sockConn) sendPooled(line []byte, buf *[]byte) error {
 	q := &c.q
 	q.mu.Lock()
 	if q.closed {
@@ -397,6 +401,9 @@ func (c *sockConn) send(line []byte) error {
 		}
 		if n == len(line) {
 			q.mu.Unlock()
+			if buf != nil {
+				putLineBuf(buf)
+			}
 			return nil
 		}
 		line = line[n:]
@@ -409,6 +416,9 @@ func (c *sockConn) send(line []byte) error {
 		return errClientGone
 	}
 	q.bufs = append(q.bufs, line)
+	if buf != nil {
+		q.pooled = append(q.pooled, buf)
+	}
 	q.bytes += len(line)
 	q.mu.Unlock()
 	q.signal()
@@ -439,7 +449,7 @@ func (c *sockConn) writeLoop() {
 	defer close(c.writeDone)
 	defer c.finish()
 	for {
-		batch, closed := c.q.take()
+		batch, pooled, closed := c.q.take()
 		if len(batch) > 0 {
 			n := 0
 			for _, b := range batch {
@@ -451,6 +461,9 @@ func (c *sockConn) writeLoop() {
 			if err != nil {
 				c.writeFailed()
 				return
+			}
+			for _, b := range pooled { // written: free for the next line
+				putLineBuf(b)
 			}
 			continue
 		}
@@ -640,7 +653,8 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 type outQueue struct {
 	mu      sync.Mutex
 	bufs    [][]byte
-	bytes   int // queued
+	pooled  []*[]byte // lineBufs buffers of lines in bufs, returned once they are written
+	bytes   int       // queued
 	limit   int
 	writing bool
 	closed  bool
@@ -659,16 +673,17 @@ func (q *outQueue) signal() {
 	}
 }
 
-// take returns the queued lines and marks the queue as being written.
-func (q *outQueue) take() ([][]byte, bool) {
+// take returns the queued lines (and the pooled buffers they are in) and
+// marks the queue as being written.
+func (q *outQueue) take() ([][]byte, []*[]byte, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	b := q.bufs
-	q.bufs = nil
+	b, p := q.bufs, q.pooled
+	q.bufs, q.pooled = nil, nil
 	if len(b) > 0 {
 		q.writing = true
 	}
-	return b, q.closed
+	return b, p, q.closed
 }
 
 // done ends a write of n bytes that take handed out.

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -215,16 +216,19 @@ func (c *sockConn) leanCall(req *leanRequest) bool {
 		return false
 	}
 
-	e := &leanEntry{}
+	// One allocation for the call's state: its entry, its params and
+	// the relay's Call live in it.
+	call := &rawLean{c: c, rb: c.rb, id: id, rawID: req.ID, params: p, modern: modern}
+	call.e = &call.entry
+	call.p = &call.params
 	c.leanMu.Lock()
 	if _, dup := c.lean[id]; dup || c.leanClosed {
 		c.leanMu.Unlock()
 		return false // let the go-sdk judge a duplicate id
 	}
-	c.lean[id] = e
+	c.lean[id] = call.e
 	c.leanMu.Unlock()
 
-	call := &rawLean{c: c, rb: c.rb, e: e, id: id, rawID: req.ID, p: &p, modern: modern}
 	if c.f.needsWait(p.Name) {
 		// A server starting for the first time: wait for it, but not on
 		// the reader.
@@ -417,6 +421,10 @@ type rawLean struct {
 	p      *leanCallParams
 	modern bool
 
+	entry  leanEntry      // e points here
+	params leanCallParams // p points here
+	call   relay.Call     // the relay's
+
 	// When the call reached each step (see timing).
 	t0, tResolved, tSent time.Time
 	server               string
@@ -478,20 +486,12 @@ func (r *rawLean) start() {
 		r.finish(errorLine(r.rawID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.p.Name)}))
 		return
 	}
-	call := &relay.Call{Tool: e.name, Arguments: r.p.Arguments, Meta: r.p.Meta}
+	call := &r.call
+	*call = relay.Call{Tool: e.name, Arguments: r.p.Arguments, Meta: r.p.Meta, Done: r.done}
 	if tok := r.p.ProgressToken; tok != nil {
 		call.Progress = func(params json.RawMessage) { c.rawProgress(tok, params) }
 	}
 	r.server = e.server
-	call.Done = func(res *relay.Result, err error) {
-		tAnswer := time.Now()
-		if err != nil {
-			r.finish(c.failedLine(r.rawID, err, r.modern))
-		} else {
-			r.finish(c.rawResultLine(r.rawID, res, r.modern))
-		}
-		r.timing(tAnswer)
-	}
 	c.leanMu.Lock()
 	withdrawn := r.e.withdrawn
 	c.leanMu.Unlock()
@@ -517,6 +517,22 @@ func (r *rawLean) start() {
 	}
 }
 
+// done is the relay's Done: the response goes to the client.
+func (r *rawLean) done(res *relay.Result, err error) {
+	tAnswer := time.Now()
+	if err != nil {
+		r.finish(r.c.failedLine(r.rawID, err, r.modern))
+	} else {
+		line, buf := r.c.rawResultLine(r.rawID, res, r.modern)
+		if r.c.leanDone(r.id, r.e) {
+			_ = r.c.sendPooled(line, buf)
+		} else if buf != nil {
+			putLineBuf(buf)
+		}
+	}
+	r.timing(tAnswer)
+}
+
 // failedLine is the response to a call that failed: a tool error naming
 // the server, or the server's own JSON-RPC error, as facade.call makes
 // them on the go-sdk's path.
@@ -538,8 +554,20 @@ func (c *sockConn) failedLine(id json.RawMessage, err error, modern bool) []byte
 // what the go-sdk's server adds to a 2026-07-28 response (its serverInfo
 // in _meta). It is spliced from the spans the relay found in the answer:
 // nothing here parses the content again.
-func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern bool) []byte {
-	out := make([]byte, 0, len(res.Raw)+len(id)+len(c.g.implJSON)+128)
+//
+// A large line is built in a pooled buffer (buf, nil for a small line),
+// which goes back to the pool once the line is written (sendPooled): a
+// fresh megabyte per large answer was zeroed, copied into and collected,
+// a collection every few such answers.
+func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern bool) (line []byte, buf *[]byte) {
+	size := len(res.Raw) + len(id) + len(c.g.implJSON) + 128
+	var out []byte
+	if size >= pooledLine {
+		buf = getLineBuf(size)
+		out = (*buf)[:0]
+	} else {
+		out = make([]byte, 0, size)
+	}
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	out = append(out, `,"result":{`...)
@@ -584,7 +612,34 @@ func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern b
 	if res.IsError {
 		out = append(out, `,"isError":true`...)
 	}
-	return append(out, "}}\n"...)
+	out = append(out, "}}\n"...)
+	if buf != nil {
+		*buf = out // grown, if it did
+	}
+	return out, buf
+}
+
+// pooledLine is the size from which a response line is built in a pooled
+// buffer.
+const pooledLine = 64 << 10
+
+// lineBufs holds buffers of large response lines between two answers
+// (the pool drops what stays unused over two collections).
+var lineBufs sync.Pool
+
+func getLineBuf(size int) *[]byte {
+	if b, ok := lineBufs.Get().(*[]byte); ok {
+		if cap(*b) >= size {
+			return b
+		}
+	}
+	b := make([]byte, 0, size)
+	return &b
+}
+
+func putLineBuf(b *[]byte) {
+	*b = (*b)[:0]
+	lineBufs.Put(b)
 }
 
 // serverInfoKey is the _meta key of the gateway's serverInfo, quoted.

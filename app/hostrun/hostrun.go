@@ -8,7 +8,10 @@ package hostrun
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -36,9 +39,28 @@ type Options struct {
 	UserEnvFilled []string
 }
 
+// CPUProfileEnv names a file in the host's environment: the host writes a
+// CPU profile of its whole run there (runtime/pprof), for the benchmarks
+// (bench/gateway's HOSTPROF). Unset: no profile.
+const CPUProfileEnv = "SWITCHBOARD_CPUPROFILE"
+
 // Run runs a host in this process until ctx ends or it is told to stop
 // (host.Run).
 func Run(ctx context.Context, o Options) error {
+	if path := os.Getenv(CPUProfileEnv); path != "" {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return fmt.Errorf("the CPU profile that %s asks for: %w", CPUProfileEnv, err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("the CPU profile that %s asks for: %w", CPUProfileEnv, err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
 	return host.Run(ctx, host.Options{
 		ConfigPath: o.ConfigPath, RuntimeDir: o.RuntimeDir, SocketPath: o.SocketPath, LogPath: o.LogPath,
 		Secrets: o.Secrets, OnDemand: o.OnDemand, Service: o.Service, IdleTimeout: o.IdleTimeout,

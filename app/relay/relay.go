@@ -25,7 +25,9 @@
 // Every call is bounded by the timeout its caller gives: the entry's
 // callTimeout, whose one default is config.DefaultCallTimeout (5 minutes).
 // Past it the server gets notifications/cancelled and the caller a
-// [*TimeoutError]. A caller that withdraws a call (the app's
+// [*TimeoutError]. The calls of a relay share one timer, armed for the
+// earliest deadline (a timer per call woke a second thread of the Go
+// runtime on every call). A caller that withdraws a call (the app's
 // notifications/cancelled, a client that went away, an API caller whose
 // context ended) calls the stop function that Start returned: the server
 // gets notifications/cancelled and Done is never called. A connection that
@@ -194,22 +196,44 @@ type Relay struct {
 	opts   Options
 	seq    atomic.Uint64
 
-	mu      sync.Mutex
-	pending map[string]*pending
+	mu sync.Mutex
+	// pending: the calls in flight, by the number N of their id sbgw-N
+	pending map[uint64]*pending
 	closed  bool
+	// One timer for every call's timeout, armed for the earliest
+	// deadline when it is not armed already (at, zero when it is not):
+	// a timer of its own per call woke another thread of the Go runtime
+	// on every call (adding a timer wakes the network poller's thread,
+	// or starts one), which cost more than the rest of the host's own
+	// work on a call. It fires at the earliest deadline, fails the calls
+	// past theirs, and is armed again for the next one, if any.
+	timer *time.Timer
+	at    time.Time
+
+	answers *answerScanner // the line tap's (the connection's reader)
 }
 
 type pending struct {
-	c     *Call
-	info  *Info
-	timer *time.Timer
+	c        *Call
+	info     Info
+	deadline time.Time
+	r        *Relay
+	n        uint64 // the id's number
+}
+
+// stop withdraws the call (Start's stop).
+func (p *pending) stop() {
+	if p.r.take(p.n) != nil {
+		p.r.cancelUpstream(p.n, "cancelled by the client")
+		p.r.after(p, nil, ErrWithdrawn)
+	}
 }
 
 // New makes the relay of a server's connection: it installs the
 // connection's taps and fails the calls in flight when the connection
 // closes. One relay per connection.
 func New(server string, conn *stdio.Conn, opts Options) *Relay {
-	r := &Relay{server: server, conn: conn, opts: opts, pending: map[string]*pending{}}
+	r := &Relay{server: server, conn: conn, opts: opts, pending: map[uint64]*pending{}, answers: newAnswerScanner()}
 	conn.SetLineTap(r.lineTap)
 	conn.SetTap(r.tap)
 	go func() {
@@ -244,51 +268,69 @@ func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
 	} else if err := validValue(args, maxArgsDepth); err != nil {
 		return nil, ArgumentsError(r.server, c.Tool, err)
 	}
-	info := &Info{Server: r.server, Tool: c.Tool, Timeout: timeout, Started: time.Now(), Arguments: args, Meta: c.Meta}
+	p := &pending{c: c, r: r, info: Info{Server: r.server, Tool: c.Tool, Timeout: timeout, Started: time.Now(), Arguments: args, Meta: c.Meta}}
+	p.deadline = p.info.Started.Add(timeout)
 	if h := r.opts.Hook; h != nil {
-		if err := h.Before(info); err != nil {
+		if err := h.Before(&p.info); err != nil {
 			return nil, err
 		}
 	}
-	id := IDPrefix + strconv.FormatUint(r.seq.Add(1), 10)
-	line := r.requestLine(c, id, args)
-	p := &pending{c: c, info: info}
+	p.n = r.seq.Add(1)
+	line := r.requestLine(c, p.n, args)
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		r.after(p, nil, ErrClosed)
 		return nil, ErrClosed
 	}
-	r.pending[id] = p
-	p.timer = time.AfterFunc(timeout, func() {
-		if r.take(id) != nil {
-			r.cancelUpstream(id, "callTimeout")
-			r.finish(p, nil, &TimeoutError{Server: r.server, Tool: c.Tool, Timeout: timeout})
-		}
-	})
+	r.pending[p.n] = p
+	r.armLocked(p.deadline)
 	r.mu.Unlock()
 	if err := r.conn.WriteLine(line); err != nil {
-		if r.take(id) != nil {
+		if r.take(p.n) != nil {
 			r.after(p, nil, err)
 			return nil, err
 		}
 		return func() {}, nil // answered or failed already
 	}
-	return func() {
-		if r.take(id) != nil {
-			r.cancelUpstream(id, "cancelled by the client")
-			r.after(p, nil, ErrWithdrawn)
+	return p.stop, nil
+}
+
+// appendID appends the id sbgw-n, quoted.
+func appendID(b []byte, n uint64) []byte {
+	b = append(b, '"')
+	b = append(b, IDPrefix...)
+	b = strconv.AppendUint(b, n, 10)
+	return append(b, '"')
+}
+
+// idNumber returns N of a JSON string "sbgw-N" (quotes included, no
+// escapes, N a canonical decimal), or false.
+func idNumber(id []byte) (uint64, bool) {
+	if len(id) < len(IDPrefix)+3 || id[0] != '"' || id[len(id)-1] != '"' || !bytes.HasPrefix(id[1:], []byte(IDPrefix)) {
+		return 0, false
+	}
+	digits := id[1+len(IDPrefix) : len(id)-1]
+	if len(digits) > 19 || (digits[0] == '0' && len(digits) > 1) {
+		return 0, false
+	}
+	var n uint64
+	for _, d := range digits {
+		if d < '0' || d > '9' {
+			return 0, false
 		}
-	}, nil
+		n = n*10 + uint64(d-'0')
+	}
+	return n, true
 }
 
 // requestLine is the call's line on the server's connection: what the
 // go-sdk's client would send for it.
-func (r *Relay) requestLine(c *Call, id string, args []byte) []byte {
+func (r *Relay) requestLine(c *Call, id uint64, args []byte) []byte {
 	out := make([]byte, 0, len(args)+len(c.Tool)+len(c.Meta)+len(r.opts.ProtoMeta)+128)
-	out = append(out, `{"jsonrpc":"2.0","id":"`...)
-	out = append(out, id...)
-	out = append(out, `","method":"tools/call","params":{`...)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = appendID(out, id)
+	out = append(out, `,"method":"tools/call","params":{`...)
 	n := 0
 	sep := func() {
 		if n == 0 {
@@ -304,9 +346,8 @@ func (r *Relay) requestLine(c *Call, id string, args []byte) []byte {
 	}
 	if c.Progress != nil {
 		sep()
-		out = append(out, `"progressToken":"`...)
-		out = append(out, id...)
-		out = append(out, '"')
+		out = append(out, `"progressToken":`...)
+		out = appendID(out, id)
 	}
 	if len(r.opts.ProtoMeta) > 0 {
 		sep()
@@ -323,16 +364,61 @@ func (r *Relay) requestLine(c *Call, id string, args []byte) []byte {
 }
 
 // take removes a pending call, reporting it; nil if it is no longer
-// pending (answered, timed out, withdrawn).
-func (r *Relay) take(id string) *pending {
+// pending (answered, timed out, withdrawn). The timer stays armed: when
+// it fires it finds no call past its deadline and is armed again for the
+// earliest one left, if any.
+func (r *Relay) take(n uint64) *pending {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	p := r.pending[id]
+	p := r.pending[n]
 	if p != nil {
-		delete(r.pending, id)
-		p.timer.Stop()
+		delete(r.pending, n)
 	}
 	return p
+}
+
+// armLocked makes the timer fire by deadline: it arms it if it is not
+// armed, or armed for later. A call whose deadline comes after the one
+// the timer waits for (the usual case: the calls of one server share
+// their timeout) costs no timer operation.
+func (r *Relay) armLocked(deadline time.Time) {
+	if !r.at.IsZero() && !deadline.Before(r.at) {
+		return
+	}
+	r.at = deadline
+	d := time.Until(deadline)
+	if r.timer == nil {
+		r.timer = time.AfterFunc(d, r.expire)
+	} else {
+		r.timer.Reset(d)
+	}
+}
+
+// expire is the timer's: it fails the calls past their deadline (the
+// server gets notifications/cancelled, the caller a *TimeoutError) and
+// arms the timer for the earliest deadline left.
+func (r *Relay) expire() {
+	now := time.Now()
+	var late []*pending
+	r.mu.Lock()
+	r.at = time.Time{}
+	var next time.Time
+	for n, p := range r.pending {
+		if !p.deadline.After(now) {
+			delete(r.pending, n)
+			late = append(late, p)
+		} else if next.IsZero() || p.deadline.Before(next) {
+			next = p.deadline
+		}
+	}
+	if !next.IsZero() && !r.closed {
+		r.armLocked(next)
+	}
+	r.mu.Unlock()
+	for _, p := range late {
+		r.cancelUpstream(p.n, "callTimeout")
+		r.finish(p, nil, &TimeoutError{Server: r.server, Tool: p.c.Tool, Timeout: p.info.Timeout})
+	}
 }
 
 func (r *Relay) finish(p *pending, res *Result, err error) {
@@ -343,16 +429,16 @@ func (r *Relay) finish(p *pending, res *Result, err error) {
 func (r *Relay) after(p *pending, res *Result, err error) {
 	if h := r.opts.Hook; h != nil {
 		p.info.Arguments, p.info.Meta = nil, nil
-		h.After(p.info, res, err)
+		h.After(&p.info, res, err)
 	}
 }
 
 // cancelUpstream tells the server that a call is withdrawn.
-func (r *Relay) cancelUpstream(id, reason string) {
+func (r *Relay) cancelUpstream(n uint64, reason string) {
 	line := make([]byte, 0, 128)
-	line = append(line, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"`...)
-	line = append(line, id...)
-	line = append(line, `","reason":`...)
+	line = append(line, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
+	line = appendID(line, n)
+	line = append(line, `,"reason":`...)
 	line = appendString(line, reason)
 	_ = r.conn.WriteLine(append(line, "}}\n"...))
 }
@@ -366,46 +452,109 @@ func (r *Relay) lineTap(line []byte) bool {
 	if !bytes.Contains(line, []byte(`"`+IDPrefix)) {
 		return false
 	}
-	var id, result, rpcErr []byte
-	var version, method bool
-	err := objectMembers(line, maxAnswerDepth, func(key, val []byte) bool {
-		switch string(key) {
-		case `"jsonrpc"`:
-			version = string(val) == `"2.0"`
-		case `"id"`:
-			id = val
-		case `"result"`:
-			result = val
-		case `"error"`:
-			rpcErr = val
-		case `"method"`:
-			method = true
-		}
-		return true
-	})
-	if err != nil || !version || method || len(id) < len(IDPrefix)+3 || id[0] != '"' ||
-		!bytes.HasPrefix(id[1:], []byte(IDPrefix)) || bytes.IndexByte(id[1:len(id)-1], '\\') >= 0 {
+	a, err := r.answers.scan(line)
+	if err != nil || !a.version || a.method || len(a.id) < len(IDPrefix)+3 || a.id[0] != '"' ||
+		!bytes.HasPrefix(a.id[1:], []byte(IDPrefix)) || bytes.IndexByte(a.id[1:len(a.id)-1], '\\') >= 0 {
 		return false
 	}
-	if (result == nil) == (rpcErr == nil) {
+	if (a.res.Raw == nil) == (a.rpcErr == nil) {
 		return false // the decoder says what is wrong with it
 	}
-	p := r.take(string(id[1 : len(id)-1]))
+	n, ok := idNumber(a.id)
+	if !ok {
+		return true // an id of ours that no call had: dropped, as a late answer
+	}
+	p := r.take(n)
 	if p == nil {
 		return true // a late answer is dropped: the go-sdk never asked
 	}
-	if rpcErr != nil {
-		r.finish(p, nil, decodeError(rpcErr))
+	if a.rpcErr != nil {
+		r.finish(p, nil, decodeError(a.rpcErr))
 		return true
 	}
-	res, ok := scanResult(result)
-	if !ok {
+	if !a.object {
 		r.finish(p, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
 			"Switchboard server %q answered tool %q with a result that is not a JSON object", r.server, p.c.Tool)})
 		return true
 	}
-	r.finish(p, res, nil)
+	r.finish(p, &a.res, nil)
 	return true
+}
+
+// answer is what one pass over a response line finds: the envelope's
+// members and, when the result is an object, its members.
+type answer struct {
+	id, rpcErr      []byte
+	version, method bool
+	res             Result
+	object          bool // the result is an object (res's members are set)
+}
+
+// answerScanner takes answers apart in one pass each (scan), with its
+// callbacks made once: closures made per answer escaped to the heap. It
+// is for one goroutine at a time (the connection's reader).
+type answerScanner struct {
+	a                 answer
+	top, resultMember func(key, val []byte) bool
+	sub               func(key []byte) func(key, val []byte) bool
+}
+
+func newAnswerScanner() *answerScanner {
+	as := &answerScanner{}
+	a := &as.a
+	as.resultMember = func(key, val []byte) bool {
+		switch string(key) {
+		case `"_meta"`:
+			a.res.Meta = val
+		case `"content"`:
+			a.res.Content = val
+		case `"structuredContent"`:
+			a.res.StructuredContent = val
+		case `"isError"`:
+			a.res.IsError = string(val) == "true"
+		}
+		return true
+	}
+	as.top = func(key, val []byte) bool {
+		switch string(key) {
+		case `"jsonrpc"`:
+			a.version = string(val) == `"2.0"`
+		case `"id"`:
+			a.id = val
+		case `"result"`:
+			a.res.Raw = val
+			a.object = val[0] == '{'
+		case `"error"`:
+			a.rpcErr = val
+		case `"method"`:
+			a.method = true
+		}
+		return true
+	}
+	as.sub = func(key []byte) func(key, val []byte) bool {
+		if string(key) == `"result"` {
+			a.res = Result{} // a repeated key: the last one counts
+			return as.resultMember
+		}
+		return nil
+	}
+	return as
+}
+
+// scan checks a line (valid JSON, nested at most maxAnswerDepth deep, an
+// object) and finds its members and its result's, in one pass. The
+// answer is valid until the next scan.
+func (as *answerScanner) scan(line []byte) (*answer, error) {
+	as.a = answer{}
+	s := scanner{b: line, max: maxAnswerDepth}
+	e, err := s.membersSub(0, as.top, as.sub)
+	if err != nil {
+		return nil, err
+	}
+	if s.ws(e) != len(line) {
+		return nil, errSyntax
+	}
+	return &as.a, nil
 }
 
 // decodeError is a server's error member as a *jsonrpc.Error.
@@ -460,7 +609,11 @@ func (r *Relay) tap(msg jsonrpc.Message) bool {
 		if !ok || len(id) < len(IDPrefix) || id[:len(IDPrefix)] != IDPrefix {
 			return false
 		}
-		if p := r.take(id); p != nil {
+		var p *pending
+		if n, ok := idNumber([]byte(`"` + id + `"`)); ok {
+			p = r.take(n)
+		}
+		if p != nil {
 			if m.Error != nil {
 				var rpc *jsonrpc.Error
 				if !errors.As(m.Error, &rpc) {
@@ -488,12 +641,15 @@ func (r *Relay) tap(msg jsonrpc.Message) bool {
 		}) != nil || len(tok) < 2 || tok[0] != '"' {
 			return false
 		}
-		id := string(tok[1 : len(tok)-1])
-		if len(id) < len(IDPrefix) || id[:len(IDPrefix)] != IDPrefix {
+		if !bytes.HasPrefix(tok[1:], []byte(IDPrefix)) {
 			return false
 		}
+		n, ok := idNumber(tok)
+		if !ok {
+			return true // a token of ours that no call has
+		}
 		r.mu.Lock()
-		p := r.pending[id]
+		p := r.pending[n]
 		r.mu.Unlock()
 		if p != nil && p.c.Progress != nil {
 			p.c.Progress(m.Params)
@@ -509,13 +665,14 @@ func (r *Relay) closeAll() {
 	r.mu.Lock()
 	r.closed = true
 	calls := r.pending
-	r.pending = map[string]*pending{}
+	r.pending = map[uint64]*pending{}
+	if r.timer != nil {
+		r.timer.Stop()
+		r.at = time.Time{}
+	}
 	r.mu.Unlock()
 	if len(calls) == 0 {
 		return
-	}
-	for _, p := range calls {
-		p.timer.Stop()
 	}
 	reason := "it stopped"
 	if err := r.conn.Err(); err != nil {

@@ -213,6 +213,44 @@ func TestRelayTimeout(t *testing.T) {
 	}
 }
 
+// TestRelayTimeoutsShareTimer: the calls of a relay share one timer, armed
+// for the earliest deadline: a short call that comes after a long one
+// times out on time, the long one stays pending and is answered, and a
+// call made after the timer fired times out too (the timer is armed
+// again).
+func TestRelayTimeoutsShareTimer(t *testing.T) {
+	p := newPeer(t)
+	r := New("s", p.conn, Options{})
+	long, longCh := call("long", "")
+	if _, err := r.Start(long, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	longID := p.next()["id"].(string)
+	for i := range 2 {
+		short, shortCh := call("short", "")
+		if _, err := r.Start(short, 50*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		shortID := p.next()["id"].(string)
+		var te *TimeoutError
+		if o := got(t, shortCh); !errors.As(o.err, &te) || te.Tool != "short" {
+			t.Fatalf("call %d: the short call: %+v", i, o)
+		}
+		if m := p.next(); m["method"] != "notifications/cancelled" || m["params"].(map[string]any)["requestId"] != shortID {
+			t.Fatalf("call %d: the server got %v", i, m)
+		}
+	}
+	select {
+	case o := <-longCh:
+		t.Fatalf("the long call ended with the short ones: %+v", o)
+	default:
+	}
+	p.write(`{"jsonrpc":"2.0","id":"` + longID + `","result":{"content":[]}}`)
+	if o := got(t, longCh); o.err != nil || o.raw != `{"content":[]}` {
+		t.Fatalf("the long call: %+v", o)
+	}
+}
+
 // TestRelayWithdraw: a withdrawn call tells the server, and Done never
 // runs; the hook's After hears ErrWithdrawn.
 func TestRelayWithdraw(t *testing.T) {

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/bits"
@@ -45,6 +46,14 @@ func (s *scanner) ws(i int) int {
 // returns the index after the object. fn returning false stops the walk
 // with errStop.
 func (s *scanner) members(i int, fn func(key, val []byte) bool) (int, error) {
+	return s.membersSub(i, fn, nil)
+}
+
+// membersSub is members, and sub, if set, may walk a member's object
+// value itself: for a key it returns a function, the object's members
+// are handed to that one (in the same pass that checks them), and fn
+// gets the whole value after. sub sees this object's keys only.
+func (s *scanner) membersSub(i int, fn func(key, val []byte) bool, sub func(key []byte) func(key, val []byte) bool) (int, error) {
 	i = s.ws(i)
 	if i >= len(s.b) || s.b[i] != '{' {
 		return 0, errSyntax
@@ -71,7 +80,16 @@ func (s *scanner) members(i int, fn func(key, val []byte) bool) (int, error) {
 			return 0, errSyntax
 		}
 		vs := s.ws(i + 1)
-		ve, err := s.value(vs)
+		var ve int
+		var inner func(key, val []byte) bool
+		if sub != nil && vs < len(s.b) && s.b[vs] == '{' {
+			inner = sub(key)
+		}
+		if inner != nil {
+			ve, err = s.members(vs, inner)
+		} else {
+			ve, err = s.value(vs)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -199,30 +217,44 @@ const (
 	highs = 0x8080808080808080
 )
 
-// special marks, in 8 bytes, the control characters, quotes and
-// backslashes: the bytes a string's scan stops at. Only the lowest mark is
-// exact (a borrow may mark a byte above a marked one), which is the one
-// str uses.
-func special(w uint64) uint64 {
-	q, bs := w^('"'*ones), w^('\\'*ones)
-	return ((w - 0x20*ones) &^ w & highs) | ((q - ones) &^ q & highs) | ((bs - ones) &^ bs & highs)
-}
-
 // str checks the string whose quote is at i and returns the index after
-// its closing quote. Plain runs go 8 bytes at a time.
+// its closing quote. It looks at the next 8 bytes at once (special): the
+// next quote, backslash or control character is often that near (text
+// dense with escapes). Past them it is likely a long plain run: the next
+// quote and backslash are found with bytes.IndexByte (vectorised) and
+// the control characters between 32 bytes at a time (ctl). Each byte is
+// looked at a bounded number of times however many escapes the string
+// holds: the next quote's place is kept until the scan passes it.
 func (s *scanner) str(i int) (int, error) {
 	b := s.b
 	i++
+	q := -1 // the next quote at or after i, once found
 	for {
-		for i+8 <= len(b) {
+		near := false
+		if i+8 <= len(b) {
 			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) / 8 // the plain bytes before it
-				break
+				near = true
+			} else {
+				i += 8
 			}
-			i += 8
 		}
-		if i >= len(b) {
-			return 0, errSyntax
+		if !near {
+			if q < i {
+				k := bytes.IndexByte(b[i:], '"')
+				if k < 0 {
+					return 0, errSyntax
+				}
+				q = i + k
+			}
+			end := q
+			if k := bytes.IndexByte(b[i:q], '\\'); k >= 0 {
+				end = i + k
+			}
+			if ctl(b[i:end]) {
+				return 0, errSyntax
+			}
+			i = end
 		}
 		switch c := b[i]; {
 		case c == '"':
@@ -247,12 +279,48 @@ func (s *scanner) str(i int) (int, error) {
 			default:
 				return 0, errSyntax
 			}
-		case c < 0x20:
+		default: // a control character
 			return 0, errSyntax
-		default:
-			i++
 		}
 	}
+}
+
+// special marks, in 8 bytes, the control characters, quotes and
+// backslashes: the bytes a string's scan stops at. Only the lowest mark is
+// exact (a borrow may mark a byte above a marked one), which is the one
+// str uses.
+func special(w uint64) uint64 {
+	q, bs := w^('"'*ones), w^('\\'*ones)
+	return ((w - 0x20*ones) &^ w & highs) | ((q - ones) &^ q & highs) | ((bs - ones) &^ bs & highs)
+}
+
+// ctl reports whether b holds a control character (below 0x20), which a
+// JSON string may not hold raw: 32 bytes a step, then 8, then one.
+func ctl(b []byte) bool {
+	const c = 0x20 * ones
+	for len(b) >= 32 {
+		w0 := binary.LittleEndian.Uint64(b)
+		w1 := binary.LittleEndian.Uint64(b[8:])
+		w2 := binary.LittleEndian.Uint64(b[16:])
+		w3 := binary.LittleEndian.Uint64(b[24:])
+		if ((w0-c)&^w0|(w1-c)&^w1|(w2-c)&^w2|(w3-c)&^w3)&highs != 0 {
+			return true
+		}
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		if (w-c)&^w&highs != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, x := range b {
+		if x < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // objectMembers checks that b is one JSON object (white space around it

@@ -1,8 +1,10 @@
 package relay
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -121,6 +123,112 @@ func BenchmarkScanResult1MiB(b *testing.B) {
 	for b.Loop() {
 		if objectMembers(line, maxAnswerDepth, nil) != nil {
 			b.Fatal("invalid")
+		}
+	}
+}
+
+// BenchmarkAnswer1MiB: a 1 MiB answer taken apart as the line tap does:
+// one pass that checks the line and finds the result's members
+// (scanAnswer), against the two passes it made before (the line checked,
+// then the result walked again for its members), in the same run.
+func BenchmarkAnswer1MiB(b *testing.B) {
+	text := strings.Repeat("All work and no play makes Jack a dull boy. ", 1<<20/44)
+	raw, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+	line := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"sbgw-1","result":%s}`, raw))
+	b.Run("two passes (before)", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		for b.Loop() {
+			var result []byte
+			if objectMembers(line, maxAnswerDepth, func(key, val []byte) bool {
+				if string(key) == `"result"` {
+					result = val
+				}
+				return true
+			}) != nil {
+				b.Fatal("invalid")
+			}
+			if res, ok := scanResult(result); !ok || res.Content == nil {
+				b.Fatal("no content")
+			}
+		}
+	})
+	b.Run("one pass", func(b *testing.B) {
+		b.SetBytes(int64(len(line)))
+		as := newAnswerScanner()
+		for b.Loop() {
+			a, err := as.scan(line)
+			if err != nil || !a.object || a.res.Content == nil {
+				b.Fatal("no content")
+			}
+		}
+	})
+}
+
+// strBefore is the string scan before bytes.IndexByte and ctl (8 bytes
+// a step, three masks each), kept as BenchmarkString1MiB's baseline.
+func (s *scanner) strBefore(i int) (int, error) {
+	b := s.b
+	i++
+	for {
+		for i+8 <= len(b) {
+			if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(b) {
+				return 0, errSyntax
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				i += 6
+			default:
+				return 0, errSyntax
+			}
+		case c < 0x20:
+			return 0, errSyntax
+		default:
+			i++
+		}
+	}
+}
+
+// BenchmarkString1MiB: a 1 MiB string checked by str, against the scan
+// it replaced, in the same run: plain text, and text with an escape every
+// 40 bytes or so (a quoted JSON document).
+func BenchmarkString1MiB(b *testing.B) {
+	for _, tc := range []struct{ name, unit string }{
+		{"plain", "All work and no play makes Jack a dull boy. "},
+		{"escapes", `{\"k\":\"All work and no play\",\n\"j\":1}, `},
+	} {
+		str := []byte(`"` + strings.Repeat(tc.unit, 1<<20/len(tc.unit)) + `"`)
+		for _, impl := range []string{"before", "now"} {
+			b.Run(tc.name+"/"+impl, func(b *testing.B) {
+				b.SetBytes(int64(len(str)))
+				s := scanner{b: str, max: 1}
+				for b.Loop() {
+					var e int
+					var err error
+					if impl == "now" {
+						e, err = s.str(0)
+					} else {
+						e, err = s.strBefore(0)
+					}
+					if err != nil || e != len(str) {
+						b.Fatal(e, err)
+					}
+				}
+			})
 		}
 	}
 }

@@ -67,6 +67,8 @@ type config struct {
 	base     string // an earlier version's source tree
 	rawCalls int
 	rawOnly  bool
+	rawBig   int      // 1 MiB calls per round; < 0: rawCalls/40
+	hostEnv  []string // extra environment of the trivial-server rows' host
 }
 
 func main() {
@@ -82,9 +84,12 @@ func main() {
 	flag.BoolVar(&c.gmp1, "gomaxprocs1", true, "also measure the lean path with the host at GOMAXPROCS=1")
 	flag.StringVar(&c.base, "base", "", "a source tree of an earlier version: its host is measured beside this one in the trivial-server rows")
 	flag.IntVar(&c.rawCalls, "rawcalls", 20000, "calls per round of the trivial-server rows (the 1 MiB rows make a fortieth of them)")
+	flag.IntVar(&c.rawBig, "rawbig", -1, "1 MiB calls per round of the trivial-server rows (-1: a fortieth of -rawcalls, at least 10; 0: none)")
 	flag.BoolVar(&c.rawOnly, "rawonly", false, "measure only the trivial-server rows")
+	hostEnv := flag.String("hostenv", "", "extra environment (space-separated NAME=VALUE) of the host of the trivial-server rows, e.g. GOMAXPROCS=1 or SWITCHBOARD_CPUPROFILE=/tmp/host.prof")
 	quiet := flag.Bool("q", false, "no progress on stderr")
 	flag.Parse()
+	c.hostEnv = strings.Fields(*hostEnv)
 	if !*quiet {
 		c.verbose = os.Stderr
 	}
@@ -188,7 +193,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		if i == 0 {
 			p.procs = []proc{{"server", cmd.Process.Pid}}
 		} else {
-			p.procs = []proc{{"bridge", cmd.Process.Pid}, {"host", p.h.cmd.Process.Pid}, {"server", childOf(p.h.cmd.Process.Pid)}}
+			p.procs = []proc{{"bridge", cmd.Process.Pid}, {"host", p.h.cmd.Process.Pid}, {"server", childOf(p.h.cmd.Process.Pid, filepath.Base(server))}}
 		}
 		tool := "echo"
 		if p != paths[0] {
@@ -614,8 +619,9 @@ func cpuTime(pid int) time.Duration {
 	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
 }
 
-// childOf returns the pid of a child of pid (the host's one server).
-func childOf(pid int) int {
+// childOf returns the pid of the child of pid whose command is name (the
+// host's instance of a server: it runs two, mcpserver and tinyserver).
+func childOf(pid int, name string) int {
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
@@ -623,8 +629,12 @@ func childOf(pid int) int {
 			continue
 		}
 		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-		if len(f) > 1 && f[1] == fmt.Sprint(pid) {
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		f := strings.Fields(s[end+2:])
+		if len(f) > 1 && f[1] == fmt.Sprint(pid) && s[open+1:end] == name {
 			var c int
 			fmt.Sscan(e.Name(), &c)
 			return c

@@ -27,7 +27,10 @@ import (
 // time: directly to the tiny server, and through `switchboard bridge` to
 // the host's instance of it (and to an earlier version's host, with
 // -base). The host's CPU per call is its utime+stime (/proc/PID/stat)
-// over the calls. Then the same with a 1 MiB result.
+// over the calls. Then the same with a 1 MiB result. Each round measures
+// the small calls of every path, then their 1 MiB calls, starting with
+// the next path each round (use a multiple of the paths' count as
+// rounds).
 
 func tinyPath(sb string) string { return filepath.Join(filepath.Dir(sb), "tinyserver") }
 
@@ -78,7 +81,7 @@ func (c *rawConn) roundTrip(rest string) ([]byte, error) {
 	}
 	for {
 		line, err := c.r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
+		if err == bufio.ErrBufferFull { // over 4 MiB: not in this benchmark
 			var more []byte
 			more, err = c.r.ReadBytes('\n')
 			line = append(append([]byte(nil), line...), more...)
@@ -119,10 +122,15 @@ type rawPath struct {
 	bigCPU time.Duration
 	calls  int
 	bigN   int
+	// context switches (voluntary and not, every thread) and read and
+	// write system calls of the host and of the tiny server, over the
+	// small calls
+	hostCS, srvCS, hostSC int64
+	srvCPU                time.Duration
 }
 
 func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, progress func(string, ...any)) error {
-	lean, err := startHost(ctx, c, sb, server, "raw-lean", nil)
+	lean, err := startHost(ctx, c, sb, server, "raw-lean", c.hostEnv)
 	if err != nil {
 		return err
 	}
@@ -165,16 +173,26 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 	big := func(p *rawPath) string {
 		return `"method":"tools/call","params":{"name":"` + p.tool + `","arguments":{"size":1048576}}`
 	}
-	measure := func(p *rawPath, req string, n int) (float64, time.Duration, error) {
+	srvPid := func(p *rawPath) int {
+		if p.h == nil {
+			return p.c.cmd.Process.Pid
+		}
+		return childOf(p.h.cmd.Process.Pid, "tinyserver")
+	}
+	measure := func(p *rawPath, req string, n int, counts bool) (float64, time.Duration, error) {
 		for i := 0; i < n/10; i++ { // warm-up
 			if _, err := p.c.roundTrip(req); err != nil {
 				return 0, 0, err
 			}
 		}
 		var cpu0 time.Duration
+		var hcs0, scs0, hsc0 int64
 		if p.h != nil {
 			cpu0 = cpuTime(p.h.cmd.Process.Pid)
+			hcs0, hsc0 = ctxSwitches(p.h.cmd.Process.Pid), rwSyscalls(p.h.cmd.Process.Pid)
 		}
+		scs0 = ctxSwitches(srvPid(p))
+		scpu0 := cpuTime(srvPid(p))
 		t0 := time.Now()
 		for i := 0; i < n; i++ {
 			if _, err := p.c.roundTrip(req); err != nil {
@@ -185,26 +203,40 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		var cpu time.Duration
 		if p.h != nil {
 			cpu = cpuTime(p.h.cmd.Process.Pid) - cpu0
+			if counts {
+				p.hostCS += ctxSwitches(p.h.cmd.Process.Pid) - hcs0
+				p.hostSC += rwSyscalls(p.h.cmd.Process.Pid) - hsc0
+			}
+		}
+		if counts {
+			p.srvCS += ctxSwitches(srvPid(p)) - scs0
+			p.srvCPU += cpuTime(srvPid(p)) - scpu0
 		}
 		return float64(n) / el.Seconds(), cpu, nil
 	}
 	nBig := max(c.rawCalls/40, 10)
+	if c.rawBig >= 0 {
+		nBig = c.rawBig
+	}
 	for r := 0; r < c.rounds; r++ {
 		progress("trivial server: round %d/%d", r+1, c.rounds)
-		order := paths
-		if r%2 == 1 {
-			order = append([]*rawPath(nil), paths...)
-			for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
-				order[i], order[j] = order[j], order[i]
-			}
-		}
+		// Each round starts with the next path (a rotation), so that
+		// every path takes every place in the order as often: a path
+		// measured after another's 1 MiB calls shared the machine with
+		// the collection and the return of their memory.
+		order := append(append([]*rawPath(nil), paths[r%len(paths):]...), paths[:r%len(paths)]...)
 		for _, p := range order {
-			rate, cpu, err := measure(p, small(p), c.rawCalls)
+			rate, cpu, err := measure(p, small(p), c.rawCalls, true)
 			if err != nil {
 				return fmt.Errorf("%s: %w", p.name, err)
 			}
 			p.rates, p.cpu, p.calls = append(p.rates, rate), p.cpu+cpu, p.calls+c.rawCalls
-			rate, cpu, err = measure(p, big(p), nBig)
+		}
+		if nBig == 0 {
+			continue
+		}
+		for _, p := range order {
+			rate, cpu, err := measure(p, big(p), nBig, false)
 			if err != nil {
 				return fmt.Errorf("%s (1 MiB): %w", p.name, err)
 			}
@@ -222,16 +254,57 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		rel, brel, cpu, bcpu := "-", "-", "-", "-"
 		if p != d {
 			rel = fmt.Sprintf("%.2fx", rate/median(d.rates))
-			brel = fmt.Sprintf("%.2fx", brate/median(d.big))
 			cpu = fmt.Sprintf("%.1f us", float64(p.cpu)/float64(p.calls)/1e3)
-			bcpu = fmt.Sprintf("%.2f ms", float64(p.bigCPU)/float64(p.bigN)/1e6)
+			if p.bigN > 0 {
+				brel = fmt.Sprintf("%.2fx", brate/median(d.big))
+				bcpu = fmt.Sprintf("%.2f ms", float64(p.bigCPU)/float64(p.bigN)/1e6)
+			}
 		}
 		fmt.Fprintf(t, "%s\t%.0f\t%s\t%s\t%.1f\t%.1f\t%s\t%s\n", p.name, rate, rel, cpu, brate, brate*1.048576, brel, bcpu)
 	}
 	t.Flush()
+	fmt.Fprintf(out, "per small call: context switches (every thread, voluntary or not) of the host and of the tiny server, the host's read and write system calls, the tiny server's CPU (it wakes once per call):\n")
+	for _, p := range paths {
+		h := "-"
+		if p.h != nil {
+			h = fmt.Sprintf("host %.2f switches, %.2f reads+writes", float64(p.hostCS)/float64(p.calls), float64(p.hostSC)/float64(p.calls))
+		}
+		fmt.Fprintf(out, "  %-24s %s; server %.2f switches, CPU %.1f us\n", p.name, h, float64(p.srvCS)/float64(p.calls), float64(p.srvCPU)/float64(p.calls)/1e3)
+	}
 	fmt.Fprintf(out, "rounds' rates (calls/s), small / 1 MiB:\n")
 	for _, p := range paths {
 		fmt.Fprintf(out, "  %-24s %s / %s\n", p.name, rates(p.rates), rates(p.big))
 	}
 	return nil
+}
+
+// ctxSwitches is the context switches of every thread of pid so far
+// (voluntary: it waited; nonvoluntary: it was preempted).
+func ctxSwitches(pid int) int64 {
+	var n int64
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/status", pid, t.Name()))
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				x, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+				n += x
+			}
+		}
+	}
+	return n
+}
+
+// rwSyscalls is pid's read and write system calls so far (/proc/PID/io:
+// syscr and syscw).
+func rwSyscalls(pid int) int64 {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	var n int64
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ": "); ok && (k == "syscr" || k == "syscw") {
+			x, _ := strconv.ParseInt(v, 10, 64)
+			n += x
+		}
+	}
+	return n
 }

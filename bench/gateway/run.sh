@@ -11,6 +11,9 @@
 #       # only the trivial-server rows (a raw line client and tinyserver:
 #       # direct vs bridge, host CPU per call, 1 MiB results), beside the
 #       # host of an earlier tree (git archive COMMIT | tar -x -C /tmp/base)
+#   HOSTENV="SWITCHBOARD_CPUPROFILE=/tmp/host.prof" RAWONLY=1 bench/gateway/run.sh
+#       # extra environment of the trivial-server rows' host (this tree's):
+#       # a CPU profile of the host (go tool pprof), GOMAXPROCS=1, ...
 #
 # It takes about a minute.
 set -euo pipefail
@@ -26,4 +29,4 @@ fi
 
 go build -o "$out/gatewaybench" ./bench/gateway
 "$out/gatewaybench" -work "$out/work" -rounds "${ROUNDS:-5}" -calls "${CALLS:-2000}" -conc "${CONC:-16}" \
-	-rawcalls "${RAWCALLS:-20000}" ${RAWONLY:+-rawonly} ${BASE:+-base "$BASE"}
+	-rawcalls "${RAWCALLS:-20000}" ${RAWONLY:+-rawonly} ${BASE:+-base "$BASE"} ${HOSTENV:+-hostenv "$HOSTENV"} ${RAWBIG:+-rawbig "$RAWBIG"}

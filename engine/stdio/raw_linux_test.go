@@ -27,7 +27,7 @@ func TestReadNow(t *testing.T) {
 	}
 	defer r.Close()
 	rn := NewReadNow(r)
-	if _, ok := rn.(ReadNow); !ok {
+	if _, ok := rn.(*ReadNow); !ok {
 		t.Fatalf("an os.Pipe gets %T", rn)
 	}
 	go func() {
@@ -45,7 +45,7 @@ func TestReadNow(t *testing.T) {
 	defer rb.Close()
 	defer wb.Close()
 	_, _ = rb.Fd(), wb.Fd() // blocking now
-	if _, ok := NewReadNow(rb).(ReadNow); ok {
+	if _, ok := NewReadNow(rb).(*ReadNow); ok {
 		t.Fatal("a blocking descriptor got raw reads")
 	}
 	if WriteNow(mustRaw(t, wb)) != nil {

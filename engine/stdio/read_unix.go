@@ -22,7 +22,9 @@ func readerOf(r io.Reader) io.Reader {
 	if err != nil || !nonBlocking(rc) {
 		return r
 	}
-	return ReadNow{rc: rc, r: r}
+	rn := &ReadNow{rc: rc, r: r}
+	rn.fn = rn.read
+	return rn
 }
 
 // nonBlocking reports whether rc's descriptor is in non-blocking mode: a
@@ -40,10 +42,19 @@ func nonBlocking(rc syscall.RawConn) bool {
 }
 
 // ReadNow is a reader of a polled descriptor that reads with raw system
-// calls (see readerOf). The gateway's connections use it too.
+// calls (see readerOf). The gateway's connections use it too. Like most
+// readers it is not for concurrent use (Close and deadlines from other
+// goroutines are fine): it keeps the state of the read in progress, so
+// that a Read allocates nothing.
 type ReadNow struct {
 	rc syscall.RawConn
 	r  io.Reader
+	// the read in progress, for fn (rn.read, made once: a closure made
+	// per Read escaped to the heap, with the variables it set)
+	p   []byte
+	n   int
+	err error
+	fn  func(fd uintptr) bool
 }
 
 // NewReadNow returns a ReadNow of r, or r itself when it has no polled
@@ -51,33 +62,37 @@ type ReadNow struct {
 func NewReadNow(r io.Reader) io.Reader { return readerOf(r) }
 
 // Read implements io.Reader.
-func (rn ReadNow) Read(p []byte) (int, error) {
+func (rn *ReadNow) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var rerr error
-	err := rn.rc.Read(func(fd uintptr) bool {
-		for {
-			m, e := rawRead(fd, p)
-			switch e {
-			case 0:
-				n = m
-				if n == 0 {
-					rerr = io.EOF
-				}
-				return true
-			case unix.EINTR:
-				continue
-			case unix.EAGAIN:
-				return false // wait for the poller
-			}
-			rerr = e
-			return true
-		}
-	})
+	rn.p, rn.n, rn.err = p, 0, nil
+	err := rn.rc.Read(rn.fn)
+	n, rerr := rn.n, rn.err
+	rn.p, rn.err = nil, nil
 	if err != nil {
 		return n, err
 	}
 	return n, rerr
+}
+
+// read is one attempt: false waits for the poller.
+func (rn *ReadNow) read(fd uintptr) bool {
+	for {
+		m, e := rawRead(fd, rn.p)
+		switch e {
+		case 0:
+			rn.n = m
+			if m == 0 {
+				rn.err = io.EOF
+			}
+			return true
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			return false // wait for the poller
+		}
+		rn.err = e
+		return true
+	}
 }
