@@ -209,6 +209,7 @@ type appsView struct {
 	box    *fyne.Container
 	change *changeDialog // the change shown for confirmation, while it shows
 	imp    *importDialog // the import asked about, while it shows
+	then   func()        // runs once after the next load shows (the empty state's Import)
 	obj    fyne.CanvasObject
 }
 
@@ -281,6 +282,10 @@ func (v *appsView) show(states []appState, exe string, exeErr error) {
 	}
 	v.box.Objects = objs
 	v.box.Refresh()
+	if f := v.then; f != nil {
+		v.then = nil
+		f()
+	}
 }
 
 // stateChanged shows the host's current servers in the rows.

@@ -55,12 +55,17 @@ func goldenWindow(t *testing.T) (*Window, *uiQueue) {
 	return w, q
 }
 
+// TestGoldenList is the Servers place: the list, and the first failed
+// server's Overview.
 func TestGoldenList(t *testing.T) {
 	w, _ := goldenWindow(t)
 	if w.statusLine.Visible() {
 		t.Errorf("the status line shows with nothing to say: %q", w.statusLine.Text)
 	}
+	w.servers.choose("files")
 	assertMarkup(t, w, "list.xml")
+	w.servers.choose("notes")
+	assertMarkup(t, w, "overview-invalid.xml")
 }
 
 func TestGoldenForm(t *testing.T) {
@@ -96,7 +101,7 @@ func TestGoldenPaste(t *testing.T) {
 
 func TestGoldenCatalog(t *testing.T) {
 	w, _ := goldenWindow(t)
-	w.openCatalog()
+	w.showPlace(placeCatalog)
 	assertMarkup(t, w, "catalog.xml")
 	w.openTemplate(mustTemplate(t, "github"))
 	assertMarkup(t, w, "template.xml")
@@ -104,7 +109,7 @@ func TestGoldenCatalog(t *testing.T) {
 
 func TestGoldenLogs(t *testing.T) {
 	w, _ := goldenWindow(t)
-	w.openLogs("files")
+	w.showServer("files", tabLogs)
 	w.logs.load([]string{"--- started, pid 4242 ---", "npm error code E404", "npm error 404 Not Found - GET https://registry.npmjs.org/@example%2fnope", "npm error A complete log of this run can be found in: /root/.npm/_logs/x.log"})
 	w.logs.filter.SetText("npm error")
 	assertMarkup(t, w, "logs.xml")
@@ -112,7 +117,7 @@ func TestGoldenLogs(t *testing.T) {
 
 func TestGoldenTools(t *testing.T) {
 	w, _ := goldenWindow(t)
-	w.openTools("everything")
+	w.showServer("everything", tabTools)
 	w.tools.setTools([]toolInfo{
 		{Name: "add", Description: "Adds two numbers.", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number","description":"the first"},"b":{"type":"number"}},"required":["a","b"]}`)},
 		{Name: "echo", Description: "Echoes back the input.", InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"the text"},"mode":{"type":"string","enum":["plain","loud"]},"tags":{"type":"array","items":{"type":"string"}}},"required":["message"]}`)},
