@@ -179,13 +179,6 @@ func problemText(st hostapi.ServerStatus) string {
 	return ""
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
-
 func enable(b *widget.Button, on bool) {
 	if on {
 		b.Enable()

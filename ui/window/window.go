@@ -83,10 +83,9 @@ type Window struct {
 	center     *fyne.Container
 	opening    bool // while a place opens its own page
 
-	servers   *serversPage    // the Servers place, always built
-	page      *page           // the page shown: a place's, a tab's, or one opened over a place; nil for none
-	embedIn   *fyne.Container // while a server's tab opens its view: the tab's content, where open puts it
-	appsWatch func()          // stops the AI apps' files watch; nil when not watching
+	servers *serversPage    // the Servers place, always built
+	page    *page           // the page shown: a place's, a tab's, or one opened over a place; nil for none
+	embedIn *fyne.Container // while a server's tab opens its view: the tab's content, where open puts it
 
 	// The open pages, for the tests to reach their widgets (nil when not
 	// open).
