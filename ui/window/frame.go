@@ -18,7 +18,7 @@ import (
 type place struct {
 	id    string
 	label string
-	icon  fyne.Resource
+	icon  func() fyne.Resource // the theme's, asked when the sidebar is built (not at init: the CLI has no app)
 	// show returns the place's content, built once; nil for a place whose
 	// open opens its page.
 	show func(w *Window) fyne.CanvasObject
@@ -39,9 +39,9 @@ var places []*place
 
 func init() {
 	places = []*place{
-		{id: placeServers, label: "Servers", icon: theme.StorageIcon(), show: func(w *Window) fyne.CanvasObject { return w.servers.obj }},
-		{id: placeApps, label: "AI apps", icon: theme.ComputerIcon(), open: (*Window).openAppsPlace},
-		{id: placeCatalog, label: "Catalog", icon: theme.ListIcon(), open: (*Window).openCatalog},
+		{id: placeServers, label: "Servers", icon: theme.StorageIcon, show: func(w *Window) fyne.CanvasObject { return w.servers.obj }},
+		{id: placeApps, label: "AI apps", icon: theme.ComputerIcon, open: (*Window).openAppsPlace},
+		{id: placeCatalog, label: "Catalog", icon: theme.ListIcon, open: (*Window).openCatalog},
 	}
 }
 
@@ -59,7 +59,7 @@ func (w *Window) sidebar() fyne.CanvasObject {
 	w.nav = map[string]*widget.Button{}
 	box := container.NewVBox()
 	for _, p := range places {
-		b := widget.NewButtonWithIcon(p.label, p.icon, func() { w.showPlace(p.id) })
+		b := widget.NewButtonWithIcon(p.label, p.icon(), func() { w.showPlace(p.id) })
 		b.Alignment = widget.ButtonAlignLeading
 		w.nav[p.id] = b
 		box.Add(b)
