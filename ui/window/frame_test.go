@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -258,4 +259,51 @@ func waitQueue(t *testing.T, q *uiQueue, what string, cond func() bool) {
 		}
 		q.pump()
 	}
+}
+
+// TestFitsSmallScreen: no page asks the window for more than 800x600, so
+// that nothing is cut at that size (Fyne grows a window to its content's
+// minimum size).
+func TestFitsSmallScreen(t *testing.T) {
+	files := goldenAppFiles(t)
+	saved := localAppFiles
+	localAppFiles = func() appFiles { return files }
+	t.Cleanup(func() { localAppFiles = saved })
+	w, _ := goldenWindow(t)
+	check := func(page string) {
+		t.Helper()
+		if m := w.win.Content().MinSize(); m.Width > 800 || m.Height > 600 {
+			t.Errorf("%s asks for %vx%v", page, m.Width, m.Height)
+		}
+	}
+	for _, st := range goldenSnapshot().Servers {
+		w.servers.choose(st.Name)
+		check("the Overview of " + st.Name)
+	}
+	w.showServer("everything", tabTools)
+	check("Tools")
+	w.showServer("files", tabLogs)
+	w.logs.load([]string{strings.Repeat("a long line of a server's stderr ", 20)})
+	check("Logs")
+	// The Settings tab, as openSettings fills it.
+	w.showServer("everything", tabSettings)
+	d := w.servers.detail
+	f := newServerForm(w, "everything", false, &config.Server{Command: "/home/alex/.npm-global/lib/node_modules/.bin/mcp-server-everything", Args: []string{"/home/alex/Documents/a folder with a long name"}}, nil, nil)
+	w.embedIn = d.boxes[tabSettings]
+	w.open(&page{title: "Settings of everything", obj: f.obj})
+	w.embedIn = nil
+	check("Settings")
+	w.openAdd()
+	check("the Add form")
+	w.openPaste()
+	check("Paste")
+	w.showPlace(placeCatalog)
+	check("Catalog")
+	w.showPlace(placeApps)
+	w.apps.show(loadApps(files), must(files.exe()), nil)
+	check("AI apps")
+	w.showPlace(placeServers)
+	w.apply(client.Snapshot{Connected: true})
+	w.servers.empty.show(loadApps(files))
+	check("the empty state")
 }

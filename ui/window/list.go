@@ -114,7 +114,6 @@ func (sp *serversPage) newServerList() *widget.List {
 		func() fyne.CanvasObject {
 			_, dot := newDot()
 			sum := widget.NewLabel("summary")
-			sum.Importance = widget.LowImportance
 			sum.Truncation = fyne.TextTruncateEllipsis
 			sum.SizeName = theme.SizeNameCaptionText
 			name := bold("name")
@@ -161,7 +160,7 @@ func summaryImportance(state hostapi.State) widget.Importance {
 	case hostapi.SeverityWarning:
 		return widget.WarningImportance
 	}
-	return widget.LowImportance
+	return widget.MediumImportance
 }
 
 // problemText is what is wrong with a server, for a person: the problems

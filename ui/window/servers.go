@@ -216,7 +216,7 @@ func newServerDetail(sp *serversPage, name string) *serverDetail {
 	d.primary = widget.NewButton("Start", nil)
 	d.primary.Importance = widget.HighImportance
 	d.more = widget.NewButtonWithIcon("", theme.MoreVerticalIcon(), d.showMenu)
-	head := container.NewBorder(nil, nil, container.NewHBox(dotObj, d.title, d.state), container.NewHBox(d.primary, d.more))
+	head := container.NewBorder(nil, nil, container.NewHBox(dotObj, d.title, container.NewCenter(d.state)), container.NewHBox(d.primary, d.more))
 	d.ov = newOverview(d)
 	var items []*container.TabItem
 	for i, n := range tabNames {

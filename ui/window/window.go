@@ -282,16 +282,16 @@ func (w *Window) open(p *page) {
 	switch {
 	case w.embedIn != nil:
 		p.embedded = true
-		w.embedIn.Objects = []fyne.CanvasObject{p.obj}
+		w.embedIn.Objects = []fyne.CanvasObject{capped(p.obj)}
 		w.embedIn.Refresh()
 		return
 	case w.opening:
 		p.root = true
-		w.center.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(heading(p.title)), nil, nil, nil, p.obj)}
+		w.center.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(heading(p.title)), nil, nil, nil, capped(p.obj))}
 	default:
 		p.back = widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), w.home)
 		head := container.NewHBox(p.back, heading(p.title))
-		w.center.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, p.obj)}
+		w.center.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, capped(p.obj))}
 	}
 	w.center.Refresh()
 	w.setStatus("", false)
