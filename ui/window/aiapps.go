@@ -272,7 +272,7 @@ func (v *appsView) show(states []appState, exe string, exeErr error) {
 	v.tbl = &table{}
 	v.rows = map[string]*appRow{}
 	objs := []fyne.CanvasObject{
-		v.tbl.row(bold("App"), bold("On this machine"), bold("Switchboard"), bold("Actions")),
+		v.tbl.row(bold("App"), bold("Installed"), bold("Switchboard"), bold("Actions")),
 		widget.NewSeparator(),
 	}
 	for i := range v.states {

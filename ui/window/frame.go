@@ -110,34 +110,16 @@ func heading(text string) *widget.Label {
 	return l
 }
 
-// pageMinWidth is the most a page asks of the window's width: a page that
-// needs more (a closed section's fields, a long path in an entry) gets
-// narrower rather than widen the window beyond the screen at 800x600.
-const pageMinWidth = 400
+// capPages puts every page in a horizontal scroll: a page wider than the
+// room it gets (at 800x600) scrolls rather than widen the window beyond
+// the screen or be cut. The pages are made to fit at 800 pixels
+// (TestFitsSmallScreen turns this off to measure them).
+var capPages = true
 
-// capWidth is a layout that gives its only child all its room and asks
-// at most pageMinWidth for it.
-type capWidth struct{}
-
-func (capWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var s fyne.Size
-	for _, o := range objs {
-		if o.Visible() {
-			m := o.MinSize()
-			s = s.Max(fyne.NewSize(min(m.Width, pageMinWidth), m.Height))
-		}
-	}
-	return s
-}
-
-func (capWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	for _, o := range objs {
-		o.Move(fyne.NewPos(0, 0))
-		o.Resize(size)
-	}
-}
-
-// capped returns a page's content within capWidth.
+// capped returns a page's content in a horizontal scroll.
 func capped(o fyne.CanvasObject) fyne.CanvasObject {
-	return container.New(capWidth{}, o)
+	if !capPages {
+		return o
+	}
+	return container.NewHScroll(o)
 }

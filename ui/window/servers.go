@@ -53,9 +53,11 @@ type serversPage struct {
 func newServersPage(w *Window) *serversPage {
 	sp := &serversPage{w: w}
 	sp.list = sp.newServerList()
-	w.addBtn = widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), w.openAdd)
+	// Words without icons: the list stays narrow enough for the settings
+	// beside it at 800 pixels.
+	w.addBtn = widget.NewButton("Add", w.openAdd)
 	w.addBtn.Importance = widget.HighImportance
-	w.pasteBtn = widget.NewButtonWithIcon("Paste…", theme.ContentPasteIcon(), w.openPaste)
+	w.pasteBtn = widget.NewButton("Paste…", w.openPaste)
 	head := container.NewBorder(nil, nil, heading("Servers"), nil)
 	actions := container.NewHBox(w.addBtn, w.pasteBtn)
 	left := container.NewBorder(container.NewVBox(head, actions, widget.NewSeparator()), nil, nil, nil, sp.list)
