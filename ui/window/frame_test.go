@@ -273,6 +273,11 @@ func TestFitsSmallScreen(t *testing.T) {
 	capPages = false
 	t.Cleanup(func() { capPages = true })
 	w, _ := goldenWindow(t)
+	// Long paths, as a user's are.
+	snap := goldenSnapshot()
+	long := "/home/alex/.npm-global/lib/node_modules/.bin/mcp-server-everything"
+	snap.Servers[0].Command, snap.Servers[0].Resolved, snap.Servers[0].Args = long, long, []string{"/home/alex/Documents/a folder with a long name"}
+	w.apply(snap)
 	check := func(page string) {
 		t.Helper()
 		m := w.win.Content().MinSize()

@@ -1,8 +1,9 @@
-// Package window is Switchboard's main window: the list of servers with
-// their states and actions, the form that adds or edits a server, the
-// "Paste configuration" import, the catalog of well-known servers, each
-// server's logs and tools, and the "AI apps" panel that connects desktop AI
-// apps to Switchboard (app/aiapps).
+// Package window is Switchboard's main window: a sidebar of places
+// (frame.go); the Servers place, with the list of servers and the chosen
+// one's Overview, Tools (Try it), Logs and Settings (servers.go); the
+// form that adds or edits a server, the "Paste configuration" import, the
+// catalog of well-known servers, and the "AI apps" place that connects
+// desktop AI apps to Switchboard (app/aiapps). See docs/window.md.
 //
 // The window is a client of the host, like the tray and the command line:
 // it reads the host's state from a [client.Live] view, follows its
@@ -282,7 +283,8 @@ func (w *Window) open(p *page) {
 	switch {
 	case w.embedIn != nil:
 		p.embedded = true
-		w.embedIn.Objects = []fyne.CanvasObject{capped(p.obj)}
+		// Not capped: the split beside it yields the room a tab needs.
+		w.embedIn.Objects = []fyne.CanvasObject{p.obj}
 		w.embedIn.Refresh()
 		return
 	case w.opening:
