@@ -5,6 +5,7 @@ package window
 // apps' files and the window's focus.
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -280,6 +281,10 @@ func TestFitsSmallScreen(t *testing.T) {
 		check("the Overview of " + st.Name)
 	}
 	w.showServer("everything", tabTools)
+	w.tools.setTools([]toolInfo{
+		{Name: "trigger-long-running-operation", Description: "Demonstrates a long running operation with progress updates, for a client that shows them.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"duration":{"type":"number","description":"Duration of the operation in seconds","default":10},"steps":{"type":"number","description":"Number of steps in the operation","default":5}},"$schema":"http://json-schema.org/draft-07/schema#"}`)},
+	})
 	check("Tools")
 	w.showServer("files", tabLogs)
 	w.logs.load([]string{strings.Repeat("a long line of a server's stderr ", 20)})
