@@ -118,14 +118,14 @@ steady() {
 # at both sizes; the right side starts at 28% of the width.
 nav_servers="61 22" nav_apps="61 62" nav_catalog="62 102"
 row_everything="166 115" row_filesystem="164 177" row_weather="158 239"
-add_btn="152 70"
+add_btn="128 70"
 
 # shots takes every page at one width ($1) in $theme.
 shots() {
 	local w=$1 tabs entry call
 	case $w in
 	1120) tabs=(436 506 560 625) entry="880 277" call="644 355" ;;
-	800) tabs=(346 417 471 536) entry="650 277" call="497 355" ;;
+	800) tabs=(346 417 471 536) entry="690 277" call="615 355" ;; # the tool list takes its width
 	esac
 	shot() {
 		sleep "${2:-1.2}"
@@ -148,11 +148,14 @@ shots() {
 	click $row_filesystem
 	click "${tabs[2]}" 75
 	shot logs
-	click "${tabs[3]}" 75
-	shot settings
-	click "${tabs[0]}" 75
 	click $add_btn
 	shot add-server
+	click $nav_servers
+	# The settings last: at 800 pixels the list gives way to them, and
+	# the tabs move left.
+	click "${tabs[3]}" 75
+	shot settings
+	click "${tabs[0]}" 75 # the list takes its room again
 	click $nav_catalog
 	shot catalog
 	click $nav_apps

@@ -81,6 +81,7 @@ func (e *emptyState) show(states []appState) {
 	}
 	if len(objs) > 0 {
 		hint := hintLabel("Your AI apps already run servers of their own: bring them into Switchboard, and every app can use them.")
+		hint.Importance = widget.MediumImportance // a step to take, not a field's hint
 		objs = append([]fyne.CanvasObject{hint}, objs...)
 	}
 	e.imports.Objects = objs
