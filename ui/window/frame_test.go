@@ -309,3 +309,20 @@ func TestFitsSmallScreen(t *testing.T) {
 	w.servers.empty.show(loadApps(files))
 	check("the empty state")
 }
+
+// TestShowLogs: the tray's "Show logs" shows the server's Logs tab in
+// the Servers place, from any place.
+func TestShowLogs(t *testing.T) {
+	w, _ := goldenWindow(t)
+	w.showPlace(placeCatalog)
+	w.ShowLogs("github")
+	d := w.servers.detail
+	if w.place.id != placeServers || d == nil || d.name != "github" || d.tabs.SelectedIndex() != tabLogs || w.logs == nil || w.logs.server != "github" {
+		t.Fatalf("Show logs of github: place %s, detail %+v, logs %+v", w.place.id, d, w.logs)
+	}
+	// Another server keeps the tab.
+	w.servers.list.Select(w.servers.index("files"))
+	if d := w.servers.detail; d.name != "files" || w.logs == nil || w.logs.server != "files" {
+		t.Errorf("choosing files after the logs of github shows %s, logs %+v", d.name, w.logs)
+	}
+}
