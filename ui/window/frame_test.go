@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -56,6 +57,33 @@ func findButton(w *Window, label string) *widget.Button {
 		}
 	})
 	return found
+}
+
+// texts returns the texts drawn under an object, in order.
+func texts(o fyne.CanvasObject) []string {
+	var out []string
+	var visit func(o fyne.CanvasObject)
+	visit = func(o fyne.CanvasObject) {
+		if o == nil || !o.Visible() {
+			return
+		}
+		switch x := o.(type) {
+		case *canvas.Text:
+			if x.Text != "" {
+				out = append(out, x.Text)
+			}
+		case *fyne.Container:
+			for _, ch := range x.Objects {
+				visit(ch)
+			}
+		case fyne.Widget:
+			for _, ch := range test.WidgetRenderer(x).Objects() {
+				visit(ch)
+			}
+		}
+	}
+	visit(o)
+	return out
 }
 
 // shownText is every label's text the window shows, overlays included.
@@ -121,6 +149,18 @@ func TestOverflowConfirmations(t *testing.T) {
 	w.apply(snap)
 	w.servers.choose("github")
 	d := w.servers.detail
+	// The ⋮ button pops the menu up: its items in order.
+	test.Tap(d.more)
+	var shown []string
+	walk(w, func(o fyne.CanvasObject) {
+		if m, ok := o.(*widget.PopUpMenu); ok {
+			shown = append(shown, texts(m)...)
+			m.Hide()
+		}
+	})
+	if strings.Join(shown, ",") != "Restart,Disable…,Remove…" {
+		t.Errorf("the overflow menu shows %q", shown)
+	}
 	d.menuItem("Remove…").Action()
 	if findButton(w, "Remove github") == nil || findButton(w, "Keep it") == nil {
 		t.Fatal("the removal's buttons are not \"Remove github\" and \"Keep it\"")
