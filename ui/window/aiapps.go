@@ -209,6 +209,7 @@ type appsView struct {
 	box    *fyne.Container
 	change *changeDialog // the change shown for confirmation, while it shows
 	imp    *importDialog // the import asked about, while it shows
+	then   func()        // runs once after the next load shows (the empty state's Import)
 	obj    fyne.CanvasObject
 }
 
@@ -271,7 +272,7 @@ func (v *appsView) show(states []appState, exe string, exeErr error) {
 	v.tbl = &table{}
 	v.rows = map[string]*appRow{}
 	objs := []fyne.CanvasObject{
-		v.tbl.row(bold("App"), bold("On this machine"), bold("Switchboard"), bold("Actions")),
+		v.tbl.row(bold("App"), bold("Installed"), bold("Switchboard"), bold("Actions")),
 		widget.NewSeparator(),
 	}
 	for i := range v.states {
@@ -281,6 +282,10 @@ func (v *appsView) show(states []appState, exe string, exeErr error) {
 	}
 	v.box.Objects = objs
 	v.box.Refresh()
+	if f := v.then; f != nil {
+		v.then = nil
+		f()
+	}
 }
 
 // stateChanged shows the host's current servers in the rows.

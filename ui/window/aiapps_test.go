@@ -252,7 +252,7 @@ func TestAppsBrokenFile(t *testing.T) {
 	if os.Geteuid() != 0 {
 		path2 := filepath.Join(home, ".gemini", "settings.json")
 		writeFixture(t, path2, []byte(`{"mcpServers": {}}`), 0o000)
-		test.Tap(h.w.refreshBtn)
+		// No Refresh: the page follows the apps' files.
 		h.until("the unreadable file's row", func() bool {
 			r := v.rows["gemini-cli"]
 			return r != nil && r.err.Visible()
@@ -304,7 +304,7 @@ func TestAppsPermissionDenied(t *testing.T) {
 			q.pump()
 		}
 	}
-	w.openApps()
+	w.showPlace(placeApps)
 	v := w.apps
 	pump("the apps' rows", func() bool { return v.loaded })
 	g := v.rows["gemini-cli"]
@@ -448,7 +448,7 @@ func TestGoldenApps(t *testing.T) {
 	localAppFiles = func() appFiles { return files }
 	t.Cleanup(func() { localAppFiles = saved })
 	w, _ := goldenWindow(t)
-	w.openApps()
+	w.showPlace(placeApps)
 	// The load's own result waits in the UI queue, which is never run
 	// (running it would apply the unconnected Live's state too).
 	w.apps.show(loadApps(files), must(files.exe()), nil)

@@ -58,7 +58,7 @@ func TestFormRename(t *testing.T) {
 	}
 	h.state("new", hostapi.StateRunning)
 	testkit.Eventually(t, "old's process is gone", func() (bool, string) { return oldPID != 0 && testkit.Gone(oldPID), "" })
-	h.until("old leaves the list", func() bool { return h.w.list.rows["old"] == nil })
+	h.until("old leaves the list", func() bool { return h.w.servers.index("old") < 0 })
 	disk, _ := os.ReadFile(h.opts.ConfigPath)
 	if strings.Contains(string(disk), `"old"`) {
 		t.Errorf("the file still has old:\n%s", disk)

@@ -234,7 +234,7 @@ func scrollsIn(o fyne.CanvasObject) []*container.Scroll {
 func TestFormToolFilter(t *testing.T) {
 	h := start(t, map[string]any{"a": helperEntry()})
 	r := h.state("a", hostapi.StateRunning)
-	h.until("a's tools", func() bool { return r.tools.Text == "2" })
+	h.until("a's tools", func() bool { return strings.HasPrefix(r.ov.offers.Text, "2 tools") })
 	w := h.w
 	w.openEdit("a")
 	h.until("the edit form", func() bool { return w.form != nil })

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
@@ -55,12 +56,17 @@ func goldenWindow(t *testing.T) (*Window, *uiQueue) {
 	return w, q
 }
 
+// TestGoldenList is the Servers place: the list, and the first failed
+// server's Overview.
 func TestGoldenList(t *testing.T) {
 	w, _ := goldenWindow(t)
 	if w.statusLine.Visible() {
 		t.Errorf("the status line shows with nothing to say: %q", w.statusLine.Text)
 	}
+	w.servers.choose("files")
 	assertMarkup(t, w, "list.xml")
+	w.servers.choose("notes")
+	assertMarkup(t, w, "overview-invalid.xml")
 }
 
 func TestGoldenForm(t *testing.T) {
@@ -96,7 +102,7 @@ func TestGoldenPaste(t *testing.T) {
 
 func TestGoldenCatalog(t *testing.T) {
 	w, _ := goldenWindow(t)
-	w.openCatalog()
+	w.showPlace(placeCatalog)
 	assertMarkup(t, w, "catalog.xml")
 	w.openTemplate(mustTemplate(t, "brave-search"))
 	assertMarkup(t, w, "template.xml")
@@ -104,7 +110,7 @@ func TestGoldenCatalog(t *testing.T) {
 
 func TestGoldenLogs(t *testing.T) {
 	w, _ := goldenWindow(t)
-	w.openLogs("files")
+	w.showServer("files", tabLogs)
 	w.logs.loc = time.UTC // the zone of goldenNow, whatever the machine's
 	at := func(d time.Duration) time.Time { return goldenNow.Add(-d) }
 	w.logs.load([]hostapi.LogLine{
@@ -121,13 +127,31 @@ func TestGoldenLogs(t *testing.T) {
 
 func TestGoldenTools(t *testing.T) {
 	w, _ := goldenWindow(t)
-	w.openTools("everything")
+	w.showServer("everything", tabTools)
 	w.tools.setTools([]toolInfo{
 		{Name: "add", Description: "Adds two numbers.", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"number","description":"the first"},"b":{"type":"number"}},"required":["a","b"]}`)},
 		{Name: "echo", Description: "Echoes back the input.", InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"the text"},"mode":{"type":"string","enum":["plain","loud"]},"tags":{"type":"array","items":{"type":"string"}}},"required":["message"]}`)},
 	})
 	test.Tap(w.tools.buttons["echo"])
 	assertMarkup(t, w, "tools.xml")
+}
+
+// TestGoldenSettings is a server's Settings tab: the server form, as
+// openSettings fills it from the entry the host returns.
+func TestGoldenSettings(t *testing.T) {
+	w, _ := goldenWindow(t)
+	w.showServer("everything", tabSettings)
+	d := w.servers.detail
+	s, err := config.ParseServer("everything", []byte(`{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything@2026.8.31"], "env": {"LOG_LEVEL": "debug"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newServerForm(w, "everything", false, s, nil, nil)
+	w.embedIn = d.boxes[tabSettings]
+	w.open(&page{title: "Settings of everything", obj: f.obj})
+	w.embedIn = nil
+	w.form = f
+	assertMarkup(t, w, "settings.xml")
 }
 
 func mustTemplate(t *testing.T, name string) catalog.Server {

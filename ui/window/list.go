@@ -3,18 +3,21 @@ package window
 import (
 	"context"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/termtext"
+	"image/color"
 	"strconv"
 	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
 // stateImportance colours a state by its hostapi.Severity, as the tray's
@@ -33,151 +36,131 @@ func stateImportance(state hostapi.State) widget.Importance {
 	return widget.LowImportance
 }
 
-// serverList is the home page: one row per server, in name order.
-type serverList struct {
-	w     *Window
-	tbl   *table
-	rows  map[string]*serverRow
-	order []string
-	box   *fyne.Container // the header, then each row with its problem line
-	empty *widget.Label
-	obj   fyne.CanvasObject
+// stateColor is the colour of a state's dot, from the current theme.
+func stateColor(state hostapi.State) color.Color {
+	name := theme.ColorNameDisabled
+	switch state.Severity() {
+	case hostapi.SeverityOK:
+		name = theme.ColorNameSuccess
+	case hostapi.SeverityProgress, hostapi.SeverityWarning:
+		name = theme.ColorNameWarning
+	case hostapi.SeverityFailed:
+		name = theme.ColorNameError
+	}
+	return theme.Color(name)
 }
 
-// serverRow is one server's row. Its last error (or the problems of its
-// entry) shows on a line of its own below the row, wrapped and selectable,
-// rather than in a narrow column.
-type serverRow struct {
-	w                                          *Window
-	name                                       string
-	nameL, state, era, tools, uptime, restarts *widget.Label
-	start, stop, restart, toggle               *widget.Button
-	edit, logs, toolsB, remove                 *widget.Button
-	problem                                    *widget.Label
-	fix                                        *widget.Button // the remedy of what the server needs (Issues), when the window can do it
-	row                                        *fyne.Container
-	obj                                        *fyne.Container
+// newDot returns a state's coloured dot.
+func newDot() (*canvas.Circle, fyne.CanvasObject) {
+	c := canvas.NewCircle(theme.Color(theme.ColorNameDisabled))
+	size := theme.Size(theme.SizeNameInlineIcon) / 2
+	return c, container.NewCenter(container.NewGridWrap(fyne.NewSize(size, size), c))
 }
 
-func newServerList(w *Window) *serverList {
-	l := &serverList{w: w, tbl: &table{}, rows: map[string]*serverRow{}}
-	header := l.tbl.row(bold("Name"), bold("State"), bold("Era"), bold("Tools"), bold("Uptime"), bold("Restarts"), bold("Actions"))
-	l.empty = widget.NewLabel("No servers yet. Add one (Ctrl+N), paste a configuration from another app, or pick one from the catalog.")
-	l.empty.Wrapping = fyne.TextWrapWord
-	l.box = container.NewVBox(header, widget.NewSeparator(), l.empty)
-	l.obj = container.NewScroll(l.box)
+// setDot colours a dot for a state.
+func setDot(c *canvas.Circle, state hostapi.State) {
+	if col := stateColor(state); c.FillColor != col {
+		c.FillColor = col
+		c.Refresh()
+	}
+}
+
+// summary is a server's line in the list: what a person wants to know at
+// a glance (how many tools it offers, or why it does not run).
+func summary(st hostapi.ServerStatus) string {
+	switch st.State {
+	case hostapi.StateRunning:
+		return plural(st.Tools, "tool")
+	case hostapi.StateFailed:
+		switch {
+		case st.ResolveError != "":
+			return "failed: command not found"
+		case st.LastReason != "":
+			return "failed: " + st.LastReason
+		}
+		return "failed"
+	case hostapi.StateWaiting:
+		for _, p := range st.Issues {
+			if p.Remedy != nil && p.Remedy.Secret != "" {
+				return "needs the secret " + p.Remedy.Secret
+			}
+		}
+		return "waiting for a secret"
+	case hostapi.StateInvalid:
+		if len(st.Problems) > 0 {
+			return "invalid entry: " + termtext.Escape(st.Problems[0])
+		}
+	case hostapi.StateRestarting:
+		if st.Failures > 0 {
+			return fmt.Sprintf("restarting after %s", plural(st.Failures, "failure"))
+		}
+	}
+	return st.State.Label()
+}
+
+// plural writes a count of things: "1 tool", "13 tools".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// newServerList returns the list of servers of the Servers page: a dot
+// coloured by state, the name, and the summary below it.
+func (sp *serversPage) newServerList() *widget.List {
+	l := widget.NewList(
+		func() int { return len(sp.items) },
+		func() fyne.CanvasObject {
+			_, dot := newDot()
+			sum := widget.NewLabel("summary")
+			sum.Truncation = fyne.TextTruncateEllipsis
+			sum.SizeName = theme.SizeNameCaptionText
+			name := bold("name")
+			name.Truncation = fyne.TextTruncateEllipsis
+			// The summary close under the name: the labels' own padding
+			// is room enough.
+			text := container.New(layout.NewCustomPaddedVBoxLayout(-2*theme.Padding()), name, sum)
+			return container.NewBorder(nil, nil, dot, nil, text)
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			if id < 0 || id >= len(sp.items) {
+				return
+			}
+			st := sp.items[id]
+			row := o.(*fyne.Container)
+			text := row.Objects[0].(*fyne.Container)
+			dot := row.Objects[1].(*fyne.Container).Objects[0].(*fyne.Container).Objects[0].(*canvas.Circle)
+			setDot(dot, st.State)
+			name, sum := text.Objects[0].(*widget.Label), text.Objects[1].(*widget.Label)
+			if name.Text != st.Name {
+				name.SetText(st.Name)
+			}
+			if s := summary(st); sum.Text != s {
+				sum.SetText(s)
+			}
+			if imp := summaryImportance(st.State); sum.Importance != imp {
+				sum.Importance = imp
+				sum.Refresh()
+			}
+		})
+	l.OnSelected = func(id widget.ListItemID) {
+		if id >= 0 && id < len(sp.items) {
+			sp.choose(sp.items[id].Name)
+		}
+	}
 	return l
 }
 
-// update shows the servers of a snapshot, reusing the rows of servers it
-// already shows.
-func (l *serverList) update(s client.Snapshot) {
-	seen := map[string]bool{}
-	order := make([]string, 0, len(s.Servers))
-	for _, st := range s.Servers {
-		r := l.rows[st.Name]
-		if r == nil {
-			r = l.newRow(st.Name)
-			l.rows[st.Name] = r
-		}
-		r.update(st, l.w.opts.Now(), s.Connected)
-		seen[st.Name] = true
-		order = append(order, st.Name)
+// summaryImportance colours the summary of a server that needs the user.
+func summaryImportance(state hostapi.State) widget.Importance {
+	switch state.Severity() {
+	case hostapi.SeverityFailed:
+		return widget.DangerImportance
+	case hostapi.SeverityWarning:
+		return widget.WarningImportance
 	}
-	for name, r := range l.rows {
-		if !seen[name] {
-			l.tbl.remove(r.row)
-			delete(l.rows, name)
-		}
-	}
-	l.tbl.invalidate()
-	if strings.Join(order, "\x00") != strings.Join(l.order, "\x00") || len(order) == 0 && len(l.box.Objects) != 3 {
-		l.order = order
-		objs := l.box.Objects[:2:2]
-		for _, n := range order {
-			objs = append(objs, l.rows[n].obj)
-		}
-		if len(order) == 0 {
-			objs = append(objs, l.empty)
-		}
-		l.box.Objects = objs
-	}
-	l.box.Refresh()
-}
-
-func (l *serverList) newRow(name string) *serverRow {
-	w := l.w
-	r := &serverRow{w: w, name: name}
-	r.nameL = bold(name)
-	r.state = widget.NewLabel("")
-	r.era = widget.NewLabel("")
-	r.tools = widget.NewLabel("")
-	r.uptime = widget.NewLabel("")
-	r.restarts = widget.NewLabel("")
-	live := w.live
-	act := func(label string, method func(ctx context.Context, name string) error, done string) *widget.Button {
-		return widget.NewButton(label, func() { w.serverAction(method, name, done) })
-	}
-	stop := func(ctx context.Context, name string) error { return live.Stop(ctx, name, false) }
-	// Text buttons, no icons: eight of them fit a row.
-	r.start = act("Start", live.Start, "started")
-	r.stop = act("Stop", stop, "stopping")
-	r.restart = act("Restart", live.Restart, "restarting")
-	r.toggle = widget.NewButton("Disable", nil)
-	r.edit = widget.NewButton("Edit", func() { w.openEdit(name) })
-	r.logs = widget.NewButton("Logs", func() { w.openLogs(name) })
-	r.toolsB = widget.NewButton("Tools", func() { w.openTools(name) })
-	r.remove = widget.NewButton("Remove", func() { w.askRemove(name) })
-	r.remove.Importance = widget.DangerImportance
-	actions := container.NewHBox(r.start, r.stop, r.restart, r.toggle, r.edit, r.logs, r.toolsB, r.remove)
-	r.row = l.tbl.row(r.nameL, r.state, r.era, r.tools, r.uptime, r.restarts, actions)
-	r.problem = errorLabel()
-	r.fix = widget.NewButton("", nil)
-	r.fix.Hide()
-	r.obj = container.NewVBox(r.row, r.problem, r.fix)
-	return r
-}
-
-// update shows a server's status.
-func (r *serverRow) update(st hostapi.ServerStatus, now time.Time, connected bool) {
-	r.state.Text = st.State.Label()
-	r.state.Importance = stateImportance(st.State)
-	r.state.Refresh()
-	r.era.SetText(dash(st.Era))
-	running := st.State == hostapi.StateRunning
-	if running {
-		r.tools.SetText(strconv.Itoa(st.Tools))
-	} else {
-		r.tools.SetText("–")
-	}
-	if running && !st.StartedAt.IsZero() {
-		r.uptime.SetText(uptime(now.Sub(st.StartedAt)))
-	} else {
-		r.uptime.SetText("–")
-	}
-	r.restarts.SetText(strconv.Itoa(st.Restarts))
-	setText(r.problem, problemText(st))
-	r.offerFix(st, connected)
-
-	enable(r.start, connected && st.State.CanStart())
-	enable(r.stop, connected && st.State.CanStop())
-	enable(r.restart, connected && st.State.CanRestart())
-	enable(r.toolsB, connected && running)
-	enable(r.edit, connected)
-	enable(r.remove, connected)
-	enable(r.toggle, connected)
-	// The toggle's action follows the entry's disabled flag.
-	name, b, live := r.name, r.toggle, r.w.live
-	setDisabled := func(disabled bool) func(ctx context.Context, name string) error {
-		return func(ctx context.Context, name string) error { return live.SetDisabled(ctx, name, disabled) }
-	}
-	if st.Disabled {
-		b.SetText("Enable")
-		b.OnTapped = func() { r.w.serverAction(setDisabled(false), name, "enabled") }
-	} else {
-		b.SetText("Disable")
-		b.OnTapped = func() { r.w.serverAction(setDisabled(true), name, "disabled") }
-	}
+	return widget.MediumImportance
 }
 
 // problemText is what is wrong with a server, for a person: the problems
@@ -188,18 +171,11 @@ func problemText(st hostapi.ServerStatus) string {
 	case len(st.Problems) > 0:
 		return strings.Join(termtext.Lines(st.Problems), "\n")
 	case st.LastError != "" && st.State != hostapi.StateRunning:
-		return "Last error: " + termtext.Escape(st.LastError) // it may quote the server's stderr
+		return termtext.Escape(st.LastError) // it may quote the server's stderr
 	case st.ResolveError != "" && st.State != hostapi.StateRunning:
 		return termtext.Escape(st.ResolveError)
 	}
 	return ""
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
 }
 
 func enable(b *widget.Button, on bool) {
@@ -235,35 +211,12 @@ func (w *Window) serverAction(method func(ctx context.Context, name string) erro
 	})
 }
 
-// askRemove asks before removing a server from the config.
-func (w *Window) askRemove(name string) {
-	msg := fmt.Sprintf("Remove %q from the config?\nIts process is stopped and its entry deleted; the secrets it uses stay in the keyring.", name)
-	w.confirm = dialog.NewConfirm("Remove server", msg, func(ok bool) {
-		if ok {
-			w.serverAction(w.live.RemoveServer, name, "removed")
-		}
-	}, w.win)
-	w.confirm.SetConfirmText("Remove")
-	w.confirm.SetConfirmImportance(widget.DangerImportance)
-	w.confirm.Show()
-}
-
-// offerFix offers the remedy of what the server needs from the user (its
-// status's Issues: the secret it waits for) as a button, when the window
-// can carry it out.
-func (r *serverRow) offerFix(st hostapi.ServerStatus, connected bool) {
-	for _, p := range st.Issues {
-		if p.Remedy == nil {
-			continue
-		}
-		if label, do, ok := r.w.remedyAction(*p.Remedy); ok && connected {
-			r.fix.SetText(label)
-			r.fix.OnTapped = do
-			r.fix.Show()
-			return
+// statusOf returns a server's status in a snapshot.
+func statusOf(s client.Snapshot, name string) (hostapi.ServerStatus, bool) {
+	for _, st := range s.Servers {
+		if st.Name == name {
+			return st, true
 		}
 	}
-	if r.fix.Visible() {
-		r.fix.Hide()
-	}
+	return hostapi.ServerStatus{}, false
 }

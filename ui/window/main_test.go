@@ -239,19 +239,35 @@ func (h *harness) entry(name string) map[string]any {
 	return e
 }
 
-// row returns a server's row in the list, once it shows.
-func (h *harness) row(name string) *serverRow {
+// row chooses a server in the list, once it shows, as a click on it
+// would, and returns the right side that shows it.
+func (h *harness) row(name string) *serverDetail {
 	h.t.Helper()
-	h.until("a row for "+name, func() bool { return h.w.list.rows[name] != nil })
-	return h.w.list.rows[name]
+	sp := h.w.servers
+	h.until("a row for "+name, func() bool { return sp.index(name) >= 0 })
+	sp.list.Select(sp.index(name))
+	if sp.detail == nil || sp.detail.name != name {
+		h.t.Fatalf("choosing %s in the list did not show it", name)
+	}
+	return sp.detail
 }
 
-// state waits until a server's row shows the state.
-func (h *harness) state(name string, state hostapi.State) *serverRow {
+// state waits until a server shows the state, and returns its side.
+func (h *harness) state(name string, state hostapi.State) *serverDetail {
 	h.t.Helper()
-	r := h.row(name)
-	h.until(fmt.Sprintf("%s %s", name, state), func() bool { return r.state.Text == state.Label() })
-	return r
+	d := h.row(name)
+	h.until(fmt.Sprintf("%s %s", name, state), func() bool { return d.state.Text == state.Label() })
+	return d
+}
+
+// tab opens a tab of the server shown, as a click on it would.
+func (h *harness) tab(d *serverDetail, i int) {
+	h.t.Helper()
+	if h.w.servers.detail != d {
+		h.t.Fatalf("%s is not shown", d.name)
+	}
+	d.tabs.SelectIndex(i)
+	h.q.pump()
 }
 
 // describe says what the window and the host show of a server, for a
@@ -263,8 +279,8 @@ func (h *harness) describe(name string) string {
 		return err
 	})
 	row := "no row"
-	if r := h.w.list.rows[name]; r != nil {
-		row = "row state " + r.state.Text
+	if i := h.w.servers.index(name); i >= 0 {
+		row = "row " + summary(h.w.servers.items[i])
 	}
 	var live []string
 	for _, s := range h.live.Snapshot().Servers {

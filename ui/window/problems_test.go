@@ -65,14 +65,17 @@ func TestHostErrorsAsData(t *testing.T) {
 	})
 
 	t.Run("secret missing", func(t *testing.T) {
-		r := h.state("sec", hostapi.StateWaiting)
-		// The row offers the secret it waits for (its status's Issues).
-		h.until("the row's Set secret button", func() bool { return r.fix.Visible() })
-		if r.fix.Text != "Set secret gh" {
-			t.Errorf("the row offers %q; want Set secret gh", r.fix.Text)
+		if a := h.state("a", hostapi.StateRunning); a.ov.fix.Visible() {
+			t.Errorf("a running server's Overview offers %q", a.ov.fix.Text)
 		}
-		if h.row("a").fix.Visible() {
-			t.Errorf("a running server's row offers %q", h.row("a").fix.Text)
+		r := h.state("sec", hostapi.StateWaiting)
+		// The Overview offers the secret it waits for (its status's Issues).
+		h.until("the Overview's Set secret button", func() bool { return r.ov.fix.Visible() })
+		if r.ov.fix.Text != "Set secret gh" {
+			t.Errorf("the Overview offers %q; want Set secret gh", r.ov.fix.Text)
+		}
+		if got := summary(r.st); got != "needs the secret gh" {
+			t.Errorf("the list's summary of sec: %q", got)
 		}
 		err := h.call(func(ctx context.Context, c *client.Live) error { _, err := c.Tools(ctx, "sec"); return err })
 		if he, ok := hostError(err); !ok || he.Code != hostapi.CodeSecretMissing {
@@ -87,13 +90,13 @@ func TestHostErrorsAsData(t *testing.T) {
 			t.Fatal("Set secret gh opened no dialog for gh")
 		}
 		w.secretDlg = nil
-		if test.Tap(r.fix); w.secretDlg == nil || w.secretDlg.name != "gh" {
+		if test.Tap(r.ov.fix); w.secretDlg == nil || w.secretDlg.name != "gh" {
 			t.Fatal("the row's Set secret gh opened no dialog for gh")
 		}
 		test.Type(w.secretDlg.value, "the-value")
 		w.secretDlg.store()
 		h.state("sec", hostapi.StateRunning)
-		h.until("the row's button gone", func() bool { return !r.fix.Visible() })
+		h.until("the row's button gone", func() bool { return !r.ov.fix.Visible() })
 	})
 }
 

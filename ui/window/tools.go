@@ -265,6 +265,7 @@ func newTryPanel(v *toolsView, t toolInfo) *tryPanel {
 	}
 	schemaText := selectableLabel(indentJSON(t.InputSchema))
 	schemaText.TextStyle = fyne.TextStyle{Monospace: true}
+	schemaText.Wrapping = fyne.TextWrapBreak // a long line must not widen the window, even closed
 	schema := widget.NewAccordion(widget.NewAccordionItem("Input schema", schemaText))
 
 	var s propSchema

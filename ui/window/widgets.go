@@ -98,17 +98,6 @@ func (t *table) detail(label, value fyne.CanvasObject) *fyne.Container {
 	return r
 }
 
-// remove takes a row out of the table.
-func (t *table) remove(r *fyne.Container) {
-	for i, x := range t.rows {
-		if x == r {
-			t.rows = append(t.rows[:i], t.rows[i+1:]...)
-			break
-		}
-	}
-	t.widths = nil
-}
-
 // invalidate makes the next layout measure the cells again (after their
 // content changed).
 func (t *table) invalidate() { t.widths = nil }

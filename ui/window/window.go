@@ -1,8 +1,9 @@
-// Package window is Switchboard's main window: the list of servers with
-// their states and actions, the form that adds or edits a server, the
-// "Paste configuration" import, the catalog of well-known servers, each
-// server's logs and tools, and the "AI apps" panel that connects desktop AI
-// apps to Switchboard (app/aiapps).
+// Package window is Switchboard's main window: a sidebar of places
+// (frame.go); the Servers place, with the list of servers and the chosen
+// one's Overview, Tools (Try it), Logs and Settings (servers.go); the
+// form that adds or edits a server, the "Paste configuration" import, the
+// catalog of well-known servers, and the "AI apps" place that connects
+// desktop AI apps to Switchboard (app/aiapps). See docs/window.md.
 //
 // The window is a client of the host, like the tray and the command line:
 // it reads the host's state from a [client.Live] view, follows its
@@ -21,6 +22,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -64,22 +66,27 @@ type Window struct {
 	visible bool
 	snap    client.Snapshot // the last one shown
 
-	// The frame around the pages.
-	connBanner *widget.Label   // not connected to the host
-	cfgBanner  *widget.Label   // the config file is invalid
-	statusLine *widget.Label   // the outcome of the last action
-	remedies   *fyne.Container // the remedies of the last error, as buttons
-	bottom     *fyne.Container // the status line above the remedies; hidden when both are
-	secretDlg  *secretDialog   // the last "Set secret" dialog opened
-	addBtn     *widget.Button
-	pasteBtn   *widget.Button
-	catalogBtn *widget.Button
-	appsBtn    *widget.Button
-	refreshBtn *widget.Button
+	// The frame around the pages: the sidebar of places, the content of
+	// the current place (or a page opened over it), the banners above and
+	// the status line below.
+	connBanner *widget.Label             // not connected to the host
+	cfgBanner  *widget.Label             // the config file is invalid
+	statusLine *widget.Label             // the outcome of the last action
+	remedies   *fyne.Container           // the remedies of the last error, as buttons
+	bottom     *fyne.Container           // the status line above the remedies; hidden when both are
+	secretDlg  *secretDialog             // the last "Set secret" dialog opened
+	nav        map[string]*widget.Button // the sidebar's buttons, by place ID
+	place      *place                    // the place shown
+	addBtn     *widget.Button            // the Servers list's Add
+	pasteBtn   *widget.Button            // the Servers list's Paste
+	catalogBtn *widget.Button            // the sidebar's Catalog
+	appsBtn    *widget.Button            // the sidebar's AI apps
 	center     *fyne.Container
+	opening    bool // while a place opens its own page
 
-	list *serverList // the home page, always built
-	page *page       // the page shown; nil for the list
+	servers *serversPage    // the Servers place, always built
+	page    *page           // the page shown: a place's, a tab's, or one opened over a place; nil for none
+	embedIn *fyne.Container // while a server's tab opens its view: the tab's content, where open puts it
 
 	// The open pages, for the tests to reach their widgets (nil when not
 	// open).
@@ -90,16 +97,21 @@ type Window struct {
 	logs     *logsView
 	tools    *toolsView
 	apps     *appsView
-	confirm  *dialog.ConfirmDialog // the last removal asked about
+	confirm  *dialog.ConfirmDialog // the last confirmation asked (Remove, Disable)
 }
 
-// page is a view shown instead of the server list, with a Back button.
+// page is a view: a place's own (the catalog, the AI apps), a server's
+// tab (its tools, logs, settings), or one opened over the current place
+// (the add form, the paste import) with a Back button.
 type page struct {
 	title  string
 	obj    fyne.CanvasObject
-	back   *widget.Button
-	reload func() // Refresh; nil: nothing to fetch again
-	close  func() // when left; nil: nothing to stop
+	back   *widget.Button // nil but for a page opened over a place
+	reload func()         // fetches its data again (the AI apps rescan); nil: nothing to fetch
+	close  func()         // when left; nil: nothing to stop
+
+	root     bool // the place's own page
+	embedded bool // a server's tab
 }
 
 // New returns the window of the app over the live view. Nothing is
@@ -131,6 +143,7 @@ func (w *Window) Show() {
 		}
 		w.win.Resize(fyne.NewSize(1120, 720))
 		w.addShortcuts()
+		w.app.Lifecycle().SetOnEnteredForeground(func() { w.gainedFocus() })
 		w.apply(w.live.Snapshot())
 		go w.follow()
 	}
@@ -143,7 +156,7 @@ func (w *Window) Show() {
 // "Show logs").
 func (w *Window) ShowLogs(name string) {
 	w.Show()
-	w.openLogs(name)
+	w.showServer(name, tabLogs)
 }
 
 // Hide hides the window; Show shows it again as it was.
@@ -166,49 +179,41 @@ func (w *Window) Close() {
 	}
 }
 
-// build returns the window's content: the banners and the toolbar above
-// the current page, the status line below it (each hidden, and taking no
-// room, while it has nothing to say).
+// build returns the window's content: the sidebar of places beside the
+// current place, the banners above it and the status line below it (each
+// hidden, and taking no room, while it has nothing to say).
 func (w *Window) build() fyne.CanvasObject {
 	w.connBanner = errorLabel()
 	w.cfgBanner = errorLabel()
 	w.statusLine = selectableLabel("")
 	w.statusLine.Wrapping = fyne.TextWrapWord
 	w.statusLine.Hide() // until an action has an outcome: hidden, it takes no room
-	w.addBtn = widget.NewButtonWithIcon("Add server", theme.ContentAddIcon(), w.openAdd)
-	w.pasteBtn = widget.NewButtonWithIcon("Paste configuration", theme.ContentPasteIcon(), w.openPaste)
-	w.catalogBtn = widget.NewButtonWithIcon("Catalog", theme.ListIcon(), w.openCatalog)
-	w.appsBtn = widget.NewButtonWithIcon("AI apps", theme.ComputerIcon(), w.openApps)
-	w.refreshBtn = widget.NewButtonWithIcon("Refresh", theme.ViewRefreshIcon(), w.refresh)
-	toolbar := container.NewHBox(w.addBtn, w.pasteBtn, w.catalogBtn, w.appsBtn, w.refreshBtn)
-	w.list = newServerList(w)
-	w.center = container.NewStack(w.list.obj)
-	top := container.NewVBox(w.connBanner, w.cfgBanner, toolbar, widget.NewSeparator())
+	w.servers = newServersPage(w)
+	w.center = container.NewStack()
+	top := container.NewVBox(w.connBanner, w.cfgBanner)
 	w.remedies = newRemedyRow()
-	w.bottom = container.NewVBox(w.statusLine, w.remedies)
+	w.bottom = container.NewVBox(widget.NewSeparator(), w.statusLine, w.remedies)
 	w.bottom.Hide()
-	return container.NewBorder(top, w.bottom, nil, nil, w.center)
+	main := container.NewBorder(top, w.bottom, nil, nil, w.center)
+	w.showPlace(places[0].id)
+	return container.NewBorder(nil, nil, container.NewHBox(w.sidebar(), widget.NewSeparator()), nil, main)
 }
 
-// addShortcuts binds Ctrl+N (add), Ctrl+R and F5 (refresh), Ctrl+W
-// (hide) and Escape (back to the list; Cmd on macOS).
+// addShortcuts binds Ctrl+N (add), Ctrl+W (hide) and Escape (back from a
+// page opened over a place; Cmd on macOS).
 func (w *Window) addShortcuts() {
 	c := w.win.Canvas()
 	mod := fyne.KeyModifierShortcutDefault
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: mod}, func(fyne.Shortcut) { w.openAdd() })
-	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: mod}, func(fyne.Shortcut) { w.refresh() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: mod}, func(fyne.Shortcut) { w.Hide() })
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		switch ev.Name {
-		case fyne.KeyEscape:
+		if ev.Name == fyne.KeyEscape && w.page != nil && w.page.back != nil {
 			w.home()
-		case fyne.KeyF5:
-			w.refresh()
 		}
 	})
 }
 
-// follow applies the host's changes as they are announced, and refreshes
+// follow applies the host's changes as they are announced, and updates
 // the uptimes twice a minute while the window shows. It never asks the
 // host: the Live view keeps the state current from the host's events.
 func (w *Window) follow() {
@@ -229,8 +234,8 @@ func (w *Window) follow() {
 			w.opts.Do(func() { w.apply(snap) })
 		case <-tick.C:
 			w.opts.Do(func() {
-				if w.visible {
-					w.list.update(w.snap)
+				if w.visible && w.win != nil {
+					w.servers.update(w.snap)
 				}
 			})
 		}
@@ -257,7 +262,7 @@ func (w *Window) apply(s client.Snapshot) {
 	} else {
 		setText(w.cfgBanner, "")
 	}
-	w.list.update(s)
+	w.servers.update(s)
 	if w.tools != nil {
 		w.tools.stateChanged(s)
 	}
@@ -269,35 +274,60 @@ func (w *Window) apply(s client.Snapshot) {
 	}
 }
 
-// refresh shows the current snapshot again and fetches the current page's
-// data (logs, tools) again.
-func (w *Window) refresh() {
-	w.apply(w.live.Snapshot())
-	if w.page != nil && w.page.reload != nil {
-		w.page.reload()
-	}
-}
-
-// open shows a page instead of the list (leaving the current page).
+// open shows a page: in the server's tab that is opening it (embedIn),
+// as the place's own page while the place opens, else over the current
+// place with a Back button (leaving the current page).
 func (w *Window) open(p *page) {
 	w.leave()
-	p.back = widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), w.home)
-	title := widget.NewLabelWithStyle(p.title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	head := container.NewHBox(p.back, title)
 	w.page = p
-	w.center.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, p.obj)}
+	switch {
+	case w.embedIn != nil:
+		p.embedded = true
+		// Not capped: the split beside it yields the room a tab needs.
+		w.embedIn.Objects = []fyne.CanvasObject{p.obj}
+		w.embedIn.Refresh()
+		return
+	case w.opening:
+		p.root = true
+		w.center.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(heading(p.title)), nil, nil, nil, capped(p.obj))}
+	default:
+		p.back = widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), w.home)
+		head := container.NewHBox(p.back, heading(p.title))
+		w.center.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, capped(p.obj))}
+	}
 	w.center.Refresh()
 	w.setStatus("", false)
 }
 
-// home shows the server list again.
+// home leaves the page shown for the current place's own view: Back from
+// a page opened over it; after a server's settings were saved or
+// cancelled, the settings again as the host now has them. After a server
+// was added (by the form or a catalog template), the Servers place shows
+// it.
 func (w *Window) home() {
-	if w.page == nil {
+	if w.page == nil || w.page.root {
+		return
+	}
+	added := ""
+	switch {
+	case w.form != nil && w.form.create:
+		added = w.form.serverName()
+	case w.template != nil:
+		added = strings.TrimSpace(w.template.name.Text)
+	}
+	if w.page.embedded {
+		w.leave()
+		w.servers.reopenTab()
 		return
 	}
 	w.leave()
-	w.center.Objects = []fyne.CanvasObject{w.list.obj}
-	w.center.Refresh()
+	if added != "" {
+		w.servers.want = added
+		w.showPlace(placeServers)
+		w.servers.update(w.snap)
+		return
+	}
+	w.showPlace(w.place.id)
 }
 
 // leave closes the current page.

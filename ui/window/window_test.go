@@ -87,10 +87,14 @@ func TestAddServerThroughForm(t *testing.T) {
 		t.Errorf("keyring %s = %v, %v", wantSecret, got, err)
 	}
 
-	// It runs, and the secret reached its process.
+	// It runs, and the secret reached its process. The new server is the
+	// one shown.
+	if d := w.servers.detail; d == nil || d.name != "helper" {
+		t.Errorf("after adding helper, the page shows %+v", d)
+	}
 	r := h.state("helper", hostapi.StateRunning)
-	h.until("the tool count", func() bool { return r.tools.Text == "2" })
-	test.Tap(r.toolsB)
+	h.until("the tool count", func() bool { return strings.HasPrefix(r.ov.offers.Text, "2 tools") })
+	h.tab(r, tabTools)
 	h.until("the tools", func() bool { return w.tools != nil && len(w.tools.tools) == 2 })
 	test.Tap(w.tools.buttons["secret"])
 	test.Tap(w.tools.try.call)
@@ -99,11 +103,15 @@ func TestAddServerThroughForm(t *testing.T) {
 		t.Errorf("the server saw %q", w.tools.try.result.Text)
 	}
 
-	// Edit: the secret row comes back as a reference kept in the keyring.
-	test.Tap(w.addBtn) // leave the tools page through another page
+	// Settings: the secret row comes back as a reference kept in the
+	// keyring.
+	test.Tap(w.addBtn) // leave the tools tab through a page over the place
 	w.home()
-	test.Tap(r.edit)
-	h.until("the edit form", func() bool { return w.form != nil })
+	if w.tools == nil {
+		t.Error("Back from the form did not open the tools tab again")
+	}
+	h.tab(r, tabSettings)
+	h.until("the settings form", func() bool { return w.form != nil })
 	f = w.form
 	if f.name.Disabled() || f.name.Text != "helper" || f.command.Text != testExe {
 		t.Errorf("edit form: name %q (disabled %v), command %q", f.name.Text, f.name.Disabled(), f.command.Text)
@@ -117,7 +125,11 @@ func TestAddServerThroughForm(t *testing.T) {
 	}
 	f.limitEntries["callTimeout"].SetText("60000")
 	test.Tap(f.save)
-	h.until("the edit saves", func() bool { return w.form == nil })
+	h.until("the edit saves", func() bool { return strings.Contains(w.statusLine.Text, "Saved helper") })
+	h.until("the settings again", func() bool { return w.form != nil && w.form != f })
+	if w.form.limitEntries["callTimeout"].Text != "60000" {
+		t.Errorf("the settings after saving show callTimeout %q", w.form.limitEntries["callTimeout"].Text)
+	}
 	if e := h.entry("helper"); e["callTimeout"] != float64(60000) || e["env"].(map[string]any)[tokenEnv] != config.KeyringRef(wantSecret) {
 		t.Errorf("after the edit: %v", e)
 	}
@@ -281,28 +293,33 @@ func TestStateFromHost(t *testing.T) {
 	beta["disabled"] = true
 	h := start(t, map[string]any{"alpha": helperEntry(), "beta": beta})
 	r := h.state("alpha", hostapi.StateRunning)
-	if r.state.Importance != widget.SuccessImportance || r.stop.Disabled() || !r.start.Disabled() {
-		t.Errorf("running: importance %v, stop disabled %v, start disabled %v", r.state.Importance, r.stop.Disabled(), r.start.Disabled())
+	if r.state.Importance != widget.SuccessImportance || r.primary.Text != "Stop" || r.primary.Disabled() {
+		t.Errorf("running: importance %v, primary %q (disabled %v)", r.state.Importance, r.primary.Text, r.primary.Disabled())
 	}
 	if err := h.call(func(ctx context.Context, c *client.Live) error { return c.Stop(ctx, "alpha", true) }); err != nil {
 		t.Fatal(err)
 	}
 	h.state("alpha", hostapi.StateStopped)
-	if r.state.Importance != widget.LowImportance || !r.stop.Disabled() || r.start.Disabled() || r.uptime.Text != "–" {
-		t.Errorf("stopped: importance %v, stop disabled %v, start disabled %v, uptime %q", r.state.Importance, r.stop.Disabled(), r.start.Disabled(), r.uptime.Text)
+	if r.state.Importance != widget.LowImportance || r.primary.Text != "Start" || r.primary.Disabled() || r.ov.process.Text != "not running · 0 restarts" {
+		t.Errorf("stopped: importance %v, primary %q (disabled %v), process %q", r.state.Importance, r.primary.Text, r.primary.Disabled(), r.ov.process.Text)
 	}
-	test.Tap(r.start)
+	test.Tap(r.primary)
 	h.state("alpha", hostapi.StateRunning)
-	if r.era.Text != "modern" && r.era.Text != "legacy" {
-		t.Errorf("era %q", r.era.Text)
+	if !strings.HasPrefix(r.ov.protocol.Text, "MCP 20") {
+		t.Errorf("protocol %q", r.ov.protocol.Text)
 	}
 
-	test.Tap(r.toggle)
-	h.state("alpha", hostapi.StateDisabled)
-	if r.toggle.Text != "Enable" {
-		t.Errorf("toggle of a disabled server: %q", r.toggle.Text)
+	// Disable asks first, naming what it does, on a button of words.
+	r.menuItem("Disable…").Action()
+	if h.w.confirm == nil || findButton(h.w, "Disable alpha") == nil {
+		t.Fatal("Disable did not ask first with a \"Disable alpha\" button")
 	}
-	test.Tap(r.toggle)
+	h.w.confirm.Confirm()
+	h.state("alpha", hostapi.StateDisabled)
+	if r.primary.Text != "Enable" || r.menuItem("Enable") == nil {
+		t.Errorf("a disabled server: primary %q, menu %v", r.primary.Text, r.menu().Items)
+	}
+	test.Tap(r.primary)
 	h.state("alpha", hostapi.StateRunning)
 
 	// The config file is broken by hand: the banner says so; the list
@@ -314,13 +331,13 @@ func TestStateFromHost(t *testing.T) {
 	if !strings.Contains(h.w.cfgBanner.Text, "last good config stays in force") || !strings.Contains(h.w.cfgBanner.Text, h.opts.ConfigPath) {
 		t.Errorf("banner: %q", h.w.cfgBanner.Text)
 	}
-	if h.w.list.rows["alpha"] == nil {
+	if h.w.servers.index("alpha") < 0 {
 		t.Error("the list lost the server of the last good config")
 	}
 	// Removing needs a file the host can change: it says so until then.
-	test.Tap(r.remove)
-	if h.w.confirm == nil {
-		t.Fatal("Remove did not ask first")
+	r.menuItem("Remove…").Action()
+	if h.w.confirm == nil || findButton(h.w, "Remove alpha") == nil {
+		t.Fatal("Remove did not ask first with a \"Remove alpha\" button")
 	}
 	h.w.confirm.Confirm()
 	h.until("the refusal", func() bool { return h.w.statusLine.Importance == widget.DangerImportance })
@@ -337,10 +354,10 @@ func TestStateFromHost(t *testing.T) {
 	// as "stopped": the host publishes its stop ladder's states after the
 	// "removed" event, and the live view takes them for a new server.)
 	rb := h.state("beta", hostapi.StateDisabled)
-	test.Tap(rb.remove)
+	rb.menuItem("Remove…").Action()
 	h.w.confirm.Confirm()
-	h.until("the row goes", func() bool { return h.w.list.rows["beta"] == nil })
-	if h.w.list.rows["alpha"] == nil || strings.Contains(string(must(os.ReadFile(h.opts.ConfigPath))), "beta") {
+	h.until("the row goes", func() bool { return h.w.servers.index("beta") < 0 })
+	if h.w.servers.index("alpha") < 0 || strings.Contains(string(must(os.ReadFile(h.opts.ConfigPath))), "beta") {
 		t.Error("removing beta touched alpha, or left beta in the file")
 	}
 }
@@ -349,8 +366,8 @@ func TestStateFromHost(t *testing.T) {
 func TestToolsTryIt(t *testing.T) {
 	h := start(t, map[string]any{"alpha": helperEntry()})
 	r := h.state("alpha", hostapi.StateRunning)
-	h.until("tools", func() bool { return r.tools.Text == "2" })
-	test.Tap(r.toolsB)
+	h.until("tools", func() bool { return strings.HasPrefix(r.ov.offers.Text, "2 tools") })
+	h.tab(r, tabTools)
 	w := h.w
 	h.until("the tools view", func() bool { return w.tools != nil && w.tools.buttons["echo"] != nil })
 	test.Tap(w.tools.buttons["echo"])
@@ -407,7 +424,7 @@ func TestToolsTryIt(t *testing.T) {
 func TestLogsFollow(t *testing.T) {
 	h := start(t, map[string]any{"alpha": helperEntry()})
 	r := h.state("alpha", hostapi.StateRunning)
-	test.Tap(r.logs)
+	h.tab(r, tabLogs)
 	v := h.w.logs
 	h.until("the kept lines", func() bool { return strings.Contains(v.text.Text, "helper: serving") })
 	for _, m := range []string{"one", "two"} {
@@ -435,7 +452,10 @@ func TestLogsFollow(t *testing.T) {
 	if !v.text.Selectable {
 		t.Error("the log text is not selectable")
 	}
-	h.w.home()
+	h.tab(r, tabOverview)
+	if h.w.logs != nil {
+		t.Error("the logs view stays open behind the Overview tab")
+	}
 	if err := h.call(func(ctx context.Context, c *client.Live) error {
 		_, err := c.Call(ctx, "alpha", "echo", json.RawMessage(`{"message":"after"}`))
 		return err
@@ -513,8 +533,14 @@ func TestCatalogTemplate(t *testing.T) {
 	if e["command"] != "npx" || !slices.Equal(toStrings(e["args"]), []string{"-y", "@modelcontextprotocol/server-filesystem@2026.8.31", dir}) {
 		t.Errorf("entry: %v", e)
 	}
+	if w.place.id != placeServers {
+		t.Errorf("after adding from the catalog, the window shows %s", w.place.id)
+	}
 	r := h.row("filesystem")
-	h.until("the resolve error", func() bool { return strings.Contains(r.problem.Text, "npx") })
+	h.until("the resolve error", func() bool { return strings.Contains(r.ov.problem.Text, "npx") })
+	if !r.ov.edit.Visible() {
+		t.Error("a command not found offers no way to change it")
+	}
 
 	// The form warns about a command that does not resolve.
 	test.Tap(w.addBtn)
@@ -546,7 +572,7 @@ func TestCatalogTemplate(t *testing.T) {
 func TestShortcutsAndHide(t *testing.T) {
 	h := start(t, nil)
 	w := h.w
-	if !w.list.empty.Visible() || !slices.Contains(w.list.box.Objects, fyne.CanvasObject(w.list.empty)) {
+	if w.servers.body.Objects[0] != w.servers.empty.obj {
 		t.Error("an empty list does not say how to add a server")
 	}
 	c := w.win.Canvas()

@@ -1,0 +1,161 @@
+package window
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
+)
+
+// overview is a server's Overview tab: its state, its process, its
+// command as the host resolves it, the protocol version it speaks, and
+// what is wrong with it in words, with the fix as a button where the
+// window can carry it out.
+type overview struct {
+	d                       *serverDetail
+	state, process, offers  *widget.Label
+	command, runs, protocol *widget.Label
+	problemHead             *widget.Label
+	problem                 *widget.Label
+	fix                     *widget.Button // the remedy of what the server needs (its Issues), when the window can do it
+	edit                    *widget.Button // "Edit the command" / "Fix the entry": the Settings tab
+	logs                    *widget.Button // "Show logs": the Logs tab
+	fixes                   *fyne.Container
+	obj                     fyne.CanvasObject
+}
+
+func newOverview(d *serverDetail) *overview {
+	o := &overview{d: d}
+	o.state = widget.NewLabel("")
+	o.process = widget.NewLabel("")
+	o.offers = widget.NewLabel("")
+	o.command = selectableLabel("")
+	o.command.Wrapping = fyne.TextWrapBreak
+	o.runs = selectableLabel("")
+	o.runs.Wrapping = fyne.TextWrapBreak
+	o.protocol = widget.NewLabel("")
+	o.problemHead = bold("What is wrong")
+	o.problem = errorLabel()
+	o.fix = widget.NewButton("", nil)
+	o.fix.Importance = widget.HighImportance
+	o.fix.Hide()
+	o.edit = widget.NewButtonWithIcon("Open Settings", theme.SettingsIcon(), func() { d.tabs.SelectIndex(tabSettings) })
+	o.edit.Hide()
+	o.logs = widget.NewButtonWithIcon("Show logs", theme.DocumentIcon(), func() { d.tabs.SelectIndex(tabLogs) })
+	o.logs.Hide()
+	o.fixes = container.NewHBox(o.fix, o.edit, o.logs)
+	grid := formGrid(
+		bold("State"), o.state,
+		bold("Process"), o.process,
+		bold("Offers"), o.offers,
+		bold("Command"), o.command,
+		bold("Runs"), o.runs,
+		bold("Protocol"), o.protocol,
+	)
+	o.obj = pageScroll(container.NewVBox(grid, o.problemHead, o.problem, o.fixes))
+	return o
+}
+
+// update shows a server's status.
+func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool) {
+	running := st.State == hostapi.StateRunning
+	state := st.State.Label()
+	switch {
+	case running && !st.StartedAt.IsZero():
+		state += ", for " + uptime(now.Sub(st.StartedAt))
+	case st.State == hostapi.StateRestarting && !st.NextAttempt.IsZero() && st.NextAttempt.After(now):
+		state += ", next attempt in " + uptime(st.NextAttempt.Sub(now))
+	case st.UserStopped && st.State == hostapi.StateStopped:
+		state += " by you"
+	}
+	o.state.Text = state
+	o.state.Importance = stateImportance(st.State)
+	o.state.Refresh()
+
+	var proc []string
+	if st.PID > 0 {
+		proc = append(proc, fmt.Sprintf("pid %d", st.PID))
+	} else {
+		proc = append(proc, "not running")
+	}
+	proc = append(proc, plural(st.Restarts, "restart"))
+	o.process.SetText(strings.Join(proc, " · "))
+
+	if running {
+		o.offers.SetText(strings.Join([]string{plural(st.Tools, "tool"), plural(st.Prompts, "prompt"), plural(st.Resources, "resource")}, " · "))
+	} else {
+		o.offers.SetText("– (while it runs)")
+	}
+	o.command.SetText(commandLine(st.Command, st.Args))
+	switch {
+	case st.Resolved != "":
+		o.runs.Importance = widget.MediumImportance
+		o.runs.SetText(st.Resolved)
+	case st.ResolveError != "":
+		o.runs.Importance = widget.DangerImportance
+		o.runs.SetText("not found")
+	default:
+		o.runs.Importance = widget.MediumImportance
+		o.runs.SetText("–")
+	}
+	switch {
+	case st.ProtocolVersion != "":
+		o.protocol.SetText("MCP " + st.ProtocolVersion)
+	default:
+		o.protocol.SetText("– (known once it runs)")
+	}
+
+	problem := problemText(st)
+	if st.State == hostapi.StateFailed && st.ResolveError != "" && !st.ResolveInLastError && st.LastError != "" {
+		problem += "\n" + termtext.Escape(st.ResolveError)
+	}
+	setText(o.problem, problem)
+	o.offerFixes(st, connected)
+	if problem == "" {
+		o.problemHead.Hide()
+	} else {
+		o.problemHead.Show()
+	}
+}
+
+// offerFixes offers what fixes the server: the remedy of what it needs
+// from the user (its Issues: the secret it waits for), the Settings tab
+// for a command that is not found or an invalid entry, the Logs tab for a
+// server that failed.
+func (o *overview) offerFixes(st hostapi.ServerStatus, connected bool) {
+	o.fix.Hide()
+	for _, p := range st.Issues {
+		if p.Remedy == nil {
+			continue
+		}
+		if label, do, ok := o.d.w.remedyAction(*p.Remedy); ok && connected {
+			o.fix.SetText(label)
+			o.fix.OnTapped = do
+			o.fix.Show()
+			break
+		}
+	}
+	switch {
+	case st.State == hostapi.StateInvalid:
+		o.edit.SetText("Fix the entry in Settings")
+		o.edit.Show()
+	case st.ResolveError != "" && st.State != hostapi.StateRunning:
+		o.edit.SetText("Change the command in Settings")
+		o.edit.Show()
+	default:
+		o.edit.Hide()
+	}
+	if st.State == hostapi.StateFailed || st.State == hostapi.StateRestarting {
+		o.logs.Show()
+	} else {
+		o.logs.Hide()
+	}
+	o.fixes.Refresh()
+}
