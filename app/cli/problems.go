@@ -31,15 +31,34 @@ func printError(w io.Writer, prefix string, err error) {
 	}
 	fmt.Fprintln(w, prefix, headline(he))
 	for _, p := range he.Problems {
-		line := p.Message
-		if r := remedyText(p); r != "" {
-			line = p.Text() + ": " + r
-		}
-		if where := problemPath(p); where != "" {
-			line = where + ": " + line
-		}
-		fmt.Fprintln(w, "  "+line)
+		fmt.Fprintln(w, "  "+problemLine(p))
 	}
+}
+
+// problemLine is a problem on one line: where it is, what is wrong, and
+// its remedy as what to run or do on the command line. status, doctor and
+// the errors of several problems print it (escaped where it may quote
+// what a server wrote).
+func problemLine(p hostapi.Problem) string {
+	line := p.Message
+	if r := remedyText(p); r != "" {
+		line = p.Text() + ": " + r
+	}
+	if where := problemPath(p); where != "" {
+		line = where + ": " + line
+	}
+	return line
+}
+
+// installIssue is the server's issue with the install remedy (its command
+// not found in the PATH the host gives servers), or nil.
+func installIssue(s hostapi.ServerStatus) *hostapi.Problem {
+	for i, p := range s.Issues {
+		if p.Remedy != nil && p.Remedy.Kind == hostapi.RemedyInstall {
+			return &s.Issues[i]
+		}
+	}
+	return nil
 }
 
 // headline is the first line of an error of several problems.
@@ -102,7 +121,12 @@ func remedyText(p hostapi.Problem) string {
 		}
 	case hostapi.RemedyInstall:
 		if r.Command != "" {
-			return fmt.Sprintf("install %s, or put its directory on the PATH the host gives servers ('switchboard doctor' shows it)", r.Command)
+			what := r.Command
+			if r.Program != "" && r.URL != "" {
+				what = fmt.Sprintf("%s (it provides %s: %s)", r.Program, r.Command, r.URL)
+			}
+			return fmt.Sprintf("install %s, or add the directory that has %s to the host's PATH ('switchboard doctor' shows it; "+
+				"a host started as a service or at login may not have your terminal's PATH)", what, r.Command)
 		}
 	}
 	return "" // a kind this program does not know: the Message words it

@@ -50,7 +50,7 @@ const KeyName = "(name)"
 const (
 	RemedySetSecret     = "set_secret"     // Secret: store it ('switchboard secret set NAME')
 	RemedyUnlockKeyring = "unlock_keyring" // unlock the keyring; Text says how on this system
-	RemedyInstall       = "install"        // Command: install it, or set the host's PATH
+	RemedyInstall       = "install"        // Command: install it (Program, from URL, where known), or set the host's PATH
 	RemedyRenameKey     = "rename_key"     // Server's key From is probably To
 	RemedyEnable        = "enable"         // Server: enable it ('switchboard servers enable NAME')
 	RemedyStart         = "start"          // Server: start it ('switchboard servers start NAME')
@@ -67,6 +67,10 @@ type Remedy struct {
 	Command string `json:"command,omitempty"`
 	From    string `json:"from,omitempty"`
 	To      string `json:"to,omitempty"`
+	// Program and URL, for install: what provides Command ("Node.js"
+	// for npx) and its install page, where the host knows them.
+	Program string `json:"program,omitempty"`
+	URL     string `json:"url,omitempty"`
 	Text    string `json:"text,omitempty"`
 }
 
