@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // stateImportance colours a state by its hostapi.Severity, as the tray's
@@ -186,7 +187,9 @@ func (r *serverRow) update(st hostapi.ServerStatus, now time.Time, connected boo
 func problemText(st hostapi.ServerStatus) string {
 	switch {
 	case len(st.Problems) > 0:
-		return strings.Join(termtext.Lines(st.Problems), "\n")
+		return phrase.Problems(st.Problems)
+	case len(st.Issues) > 0 && st.State != hostapi.StateRunning:
+		return phrase.Problems(st.Issues) // with their remedies, in words
 	case st.LastError != "" && st.State != hostapi.StateRunning:
 		return "Last error: " + termtext.Escape(st.LastError) // it may quote the server's stderr
 	case st.ResolveError != "" && st.State != hostapi.StateRunning:
