@@ -302,7 +302,8 @@ func (e *env) importOne(b backend, orig string, s *config.Server, moved map[stri
 		return "", false, err
 	}
 	if err := b.put(name, raw, true); err != nil {
-		fmt.Fprintf(e.stdout, "not imported: %s: %v\n", orig, err)
+		// The refusal's problems one a line, each with its remedy.
+		printError(e.stdout, "not imported: "+orig+":", err)
 		return name, false, nil
 	}
 	if name != orig {

@@ -65,6 +65,32 @@ func TestErrorsPrintProblemsAndRemedies(t *testing.T) {
 		})
 
 	})
+	t.Run("import", func(t *testing.T) {
+		// servers import reports each refusal with its problems and their
+		// remedies, as data (the host's), not the joined sentence.
+		block := filepath.Join(u.dir, "import.json")
+		if err := os.WriteFile(block, []byte(`{"mcpServers": {
+		  "bad": {"command": "/bin/c at", "cwd": "relative/dir"},
+		  "off": {"command": "/bin/cat"},
+		  "fine": {"command": "/bin/cat"}}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := u.main("", "servers", "import", block)
+		for _, want := range []string{
+			"not imported: bad: server \"bad\": its entry has 2 problems, so nothing was changed:\n" +
+				"  mcpServers.bad.command: ",
+			"\n  mcpServers.bad.cwd: ",
+			"not imported: off: server \"off\" already exists: change it with 'switchboard servers set off', or remove it first ('switchboard servers remove off')\n",
+			"imported fine\n",
+		} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("import output lacks %q:\n%s", want, r)
+			}
+		}
+		if r.code != 1 {
+			t.Errorf("exit %d; want 1 (two were not imported)", r.code)
+		}
+	})
 	t.Run("several problems", func(t *testing.T) {
 		r := u.main("", "servers", "add", "bad", "--cwd", "relative/dir", "--", "/bin/c at")
 		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
