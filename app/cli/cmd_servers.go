@@ -226,12 +226,12 @@ func (e *env) serversImport(a *argv) error {
 	if err != nil {
 		return err
 	}
-	servers, skipped, candidates, err := config.ParseImport(data)
+	servers, skipped, candidates, err := config.ParseImportSkips(data)
 	if err != nil {
 		return err
 	}
 	for _, s := range skipped {
-		fmt.Fprintln(e.stdout, "skipped:", s)
+		printSkip(e.stdout, s)
 	}
 	ctx := context.Background()
 	b, err := e.backend(ctx)

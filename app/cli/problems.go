@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -130,4 +131,20 @@ func remedyText(p hostapi.Problem) string {
 		}
 	}
 	return "" // a kind this program does not know: the Message words it
+}
+
+// printSkip says why an import leaves an entry out: its problems one a
+// line, each with its remedy, where they are why; else the reason.
+func printSkip(w io.Writer, s config.Skip) {
+	switch len(s.Problems) {
+	case 0:
+		fmt.Fprintln(w, "skipped:", s)
+	case 1:
+		fmt.Fprintf(w, "skipped: %q: not imported: %s\n", s.Name, problemLine(configedit.ProblemOf(s.Problems[0])))
+	default:
+		fmt.Fprintf(w, "skipped: %q: not imported: %d problems:\n", s.Name, len(s.Problems))
+		for _, p := range s.Problems {
+			fmt.Fprintln(w, "  "+problemLine(configedit.ProblemOf(p)))
+		}
+	}
 }

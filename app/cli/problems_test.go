@@ -72,6 +72,7 @@ func TestErrorsPrintProblemsAndRemedies(t *testing.T) {
 		if err := os.WriteFile(block, []byte(`{"mcpServers": {
 		  "bad": {"command": "/bin/c at", "cwd": "relative/dir"},
 		  "off": {"command": "/bin/cat"},
+		  "typo": {"command": "/bin/cat", "arsg": ["x"]},
 		  "fine": {"command": "/bin/cat"}}}`), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -82,6 +83,8 @@ func TestErrorsPrintProblemsAndRemedies(t *testing.T) {
 			"\n  mcpServers.bad.cwd: ",
 			"not imported: off: server \"off\" already exists: change it with 'switchboard servers set off', or remove it first ('switchboard servers remove off')\n",
 			"imported fine\n",
+			// Left out when read, with the remedy as data (rename_key).
+			`skipped: "typo": not imported: mcpServers.typo.arsg: is not a known key: did you mean "args"?: rename "arsg" to "args" in the entry, or remove it` + "\n",
 		} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("import output lacks %q:\n%s", want, r)

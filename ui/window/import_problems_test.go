@@ -64,11 +64,16 @@ func TestPasteImportProblemsAndSecrets(t *testing.T) {
 	const token = "tok-paste-0123456789"
 	v.text.SetText(`{"mcpServers": {
 	  "My Helper": {"command": ` + jsonString(testExe) + `, "env": {"` + helperEnv + `": "server", "` + tokenEnv + `": "` + token + `"}},
-	  "a": {"command": ` + jsonString(testExe) + `}
+	  "a": {"command": ` + jsonString(testExe) + `},
+	  "typo": {"command": ` + jsonString(testExe) + `, "arsg": ["x"]}
 	}}`)
 	test.Tap(v.previewB)
 	if !anyContains(texts(w.win.Content()), token) {
 		t.Fatal("the pasted secret is not on the screen before the import: the test proves nothing")
+	}
+	// An entry left out when read: its problem with the remedy in words.
+	if want := `"typo": not imported: arsg: is not a known key: did you mean "args"? Rename "arsg" to "args" in the entry, or remove it.`; !anyContains(texts(v.preview), want) {
+		t.Errorf("the preview shows %q; want %q", texts(v.preview), want)
 	}
 	test.Tap(v.importB)
 	h.until("the import", func() bool { return strings.Contains(v.results.Text, "imported My Helper as my-helper") })

@@ -14,7 +14,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // pasteView imports servers from another app's config: a Claude-style
@@ -77,7 +79,7 @@ func (v *pasteView) showPreview() {
 	v.preview.Objects = nil
 	v.secrets = nil
 	v.importB.Disable()
-	servers, skipped, cands, err := config.ParseImport([]byte(v.text.Text))
+	servers, skipped, cands, err := config.ParseImportSkips([]byte(v.text.Text))
 	if err != nil {
 		setText(v.err, err.Error())
 		v.preview.Refresh()
@@ -114,7 +116,7 @@ func (v *pasteView) showPreview() {
 	if len(skipped) > 0 {
 		v.preview.Add(bold("Skipped"))
 		for _, s := range skipped {
-			l := hintLabel(s)
+			l := hintLabel(skipWords(s))
 			l.Importance = widget.WarningImportance
 			v.preview.Add(l)
 		}
@@ -177,6 +179,16 @@ func (v *pasteView) doImport() {
 			w.setStatus(fmt.Sprintf("Imported %d of %d servers.", len(res.added), len(servers)), len(res.added) < len(servers))
 		})
 	}()
+}
+
+// skipWords says why an entry is left out of an import: its problems as
+// ui/phrase words them (a misspelled key with the key it means), or the
+// reason.
+func skipWords(s config.Skip) string {
+	if len(s.Problems) == 0 {
+		return s.String()
+	}
+	return fmt.Sprintf("%q: not imported: %s", s.Name, phrase.Problems(configedit.ProblemsOf(s.Problems)))
 }
 
 // showRefused shows the servers an import did not take, each with the
