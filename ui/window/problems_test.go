@@ -110,6 +110,12 @@ func (h *harness) entryDisabled(name string) bool {
 // messages with one).
 var errorParsing = regexp.MustCompile(`strings\.(Contains|HasPrefix|HasSuffix|Cut|CutPrefix|CutSuffix|Split|SplitN|Index|EqualFold|Fields|TrimPrefix)\([^\n]*(\.Error\(\)|[mM]essage\b|[mM]sg\b|LastError|ResolveError|PathError|\.Problems)|"regexp"`)
 
+// errorComparing are the other ways: comparing an error's text with a
+// sentence, or switching on it (an emptiness check is fine).
+var errorComparing = regexp.MustCompile(`(\.Error\(\)|LastError|ResolveError|PathError|\.Message|\b[mM]sg)\s*(==|!=)\s*"[^"]|` +
+	`"[^"]+"\s*(==|!=)\s*[\w.]*(\.Error\(\)|LastError|ResolveError|\.Message)\b|` +
+	`switch [\w.]*(\.Error\(\)|LastError|ResolveError|\.Message)\s*\{`)
+
 // TestNoFrontEndParsesErrorStrings is the guard behind the behaviour
 // tests: no front end (ui/..., app/cli) reads an error's words to decide
 // anything; the host's errors are data (hostapi.Error). Test files are
@@ -128,7 +134,7 @@ func TestNoFrontEndParsesErrorStrings(t *testing.T) {
 			}
 			scanned++
 			for i, line := range strings.Split(string(b), "\n") {
-				if errorParsing.MatchString(line) {
+				if errorParsing.MatchString(line) || errorComparing.MatchString(line) {
 					found = append(found, fmt.Sprintf("%s:%d: %s", path, i+1, strings.TrimSpace(line)))
 				}
 			}
@@ -152,6 +158,24 @@ func TestNoFrontEndParsesErrorStrings(t *testing.T) {
 	} {
 		if !errorParsing.MatchString(line) {
 			t.Errorf("the guard misses %s", line)
+		}
+	}
+	for _, line := range []string{
+		`if err.Error() == "no such server" {`,
+		`case st.LastError == "command not found":`,
+		`if "exit status 1" != st.LastError {`,
+		`switch he.Message {`,
+	} {
+		if !errorComparing.MatchString(line) {
+			t.Errorf("the guard misses %s", line)
+		}
+	}
+	for _, line := range []string{
+		`if st.LastError != "" && st.State != hostapi.StateRunning {`,
+		`if he.Code == hostapi.CodeAlreadyExists {`,
+	} {
+		if errorParsing.MatchString(line) || errorComparing.MatchString(line) {
+			t.Errorf("the guard refuses %s, which reads no words", line)
 		}
 	}
 }
