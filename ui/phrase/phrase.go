@@ -24,16 +24,27 @@ import (
 // whose remedy is data has its Fact worded with the remedy's sentence; any
 // other is its Message, which says both.
 func Problem(p hostapi.Problem) string {
-	words := p.Message
+	what, do := Parts(p)
+	if do == "" {
+		return what
+	}
+	return what + " " + do
+}
+
+// Parts is [Problem] in its two parts, for a front end that shows them
+// apart (the tray, a line each): what is wrong, with its key, and what to
+// do, a sentence; do is "" where what says both (the problem's Message).
+func Parts(p hostapi.Problem) (what, do string) {
+	what = p.Message
 	if p.Remedy != nil && p.Fact != "" {
 		if r := Remedy(*p.Remedy); r != "" {
-			words = sentence(p.Fact) + " " + r
+			what, do = sentence(p.Fact), r
 		}
 	}
 	if p.Key != "" && p.Key != hostapi.KeyName {
-		words = p.Key + ": " + words
+		what = p.Key + ": " + what
 	}
-	return termtext.Escape(words)
+	return termtext.Escape(what), termtext.Escape(do)
 }
 
 // Problems are the problems in words, one a line.
@@ -93,32 +104,41 @@ func Install(r hostapi.Remedy) string {
 		"a host started at login or as a service may not have your terminal's PATH.", what, r.Command)
 }
 
-// Reason is what is wrong with a server, in one line's worth of words, for
-// the tray's menu and a list's summary: the first problem of its entry
-// (and how many more), else what it needs from the user (a missing
-// command, a secret), else its last error while it does not run; "" when
-// nothing is wrong.
+// Reason is what is wrong with a server, for the tray's menu and a list's
+// summary: the first problem of its entry (and how many more), else what
+// it needs from the user (a missing command, a secret), else its last
+// error while it does not run; "" when nothing is wrong.
 func Reason(st hostapi.ServerStatus) string {
+	what, do := ReasonParts(st)
+	if do == "" {
+		return what
+	}
+	return what + " " + do
+}
+
+// ReasonParts is [Reason] in its two parts, as [Parts] splits a problem.
+func ReasonParts(st hostapi.ServerStatus) (what, do string) {
 	running := st.State == hostapi.StateRunning
 	switch {
 	case len(st.Problems) > 1:
-		return fmt.Sprintf("%s (and %d more problems)", Problem(st.Problems[0]), len(st.Problems)-1)
+		what, do = Parts(st.Problems[0])
+		return fmt.Sprintf("%s (and %d more problems)", what, len(st.Problems)-1), do
 	case len(st.Problems) == 1:
-		return Problem(st.Problems[0])
+		return Parts(st.Problems[0])
 	}
 	for _, p := range st.Issues {
 		if p.Remedy != nil && p.Remedy.Kind == hostapi.RemedyInstall && running {
 			continue // it runs: the command went missing since, and the next start says so
 		}
-		return Problem(p)
+		return Parts(p)
 	}
 	switch {
 	case st.LastError != "" && !running:
-		return termtext.Escape(st.LastError)
+		return termtext.Escape(st.LastError), ""
 	case st.ResolveError != "" && !running:
-		return termtext.Escape(st.ResolveError)
+		return termtext.Escape(st.ResolveError), ""
 	}
-	return ""
+	return "", ""
 }
 
 // sentence ends s with a full stop, so that the remedy's sentence can

@@ -52,6 +52,13 @@ func TestProblem(t *testing.T) {
 			t.Errorf("%s: the command line's words: %q", tc.name, Problem(tc.p))
 		}
 	}
+	what, do := Parts(hostapi.Problem{Key: "arsg", Message: "m", Fact: "fact", Remedy: &hostapi.Remedy{Kind: hostapi.RemedyRenameKey, From: "arsg", To: "args"}})
+	if what != "arsg: fact." || do != `Rename "arsg" to "args" in the entry, or remove it.` {
+		t.Errorf("Parts = %q, %q", what, do)
+	}
+	if what, do := Parts(hostapi.Problem{Key: "cwd", Message: "m"}); what != "cwd: m" || do != "" {
+		t.Errorf("Parts without a remedy = %q, %q", what, do)
+	}
 	if got := Problems([]hostapi.Problem{{Message: "a"}, {Message: "b"}}); got != "a\nb" {
 		t.Errorf("Problems = %q", got)
 	}
