@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
@@ -24,7 +25,7 @@ func printError(w io.Writer, prefix string, err error) {
 	if len(he.Problems) == 1 {
 		p := he.Problems[0]
 		if r := remedyText(p); r != "" {
-			fmt.Fprintf(w, "%s %s: %s\n", prefix, p.Text(), r)
+			fmt.Fprintln(w, prefix, withRemedy(p.Text(), r))
 		} else {
 			fmt.Fprintln(w, prefix, err) // its message says it all
 		}
@@ -43,12 +44,21 @@ func printError(w io.Writer, prefix string, err error) {
 func problemLine(p hostapi.Problem) string {
 	line := p.Message
 	if r := remedyText(p); r != "" {
-		line = p.Text() + ": " + r
+		line = withRemedy(p.Text(), r)
 	}
 	if where := problemPath(p); where != "" {
 		line = where + ": " + line
 	}
 	return line
+}
+
+// withRemedy joins what is wrong and the remedy: "FACT: remedy", or after
+// a question ("did you mean "args"?") "FACT Remedy".
+func withRemedy(fact, remedy string) string {
+	if strings.HasSuffix(fact, "?") && remedy != "" {
+		return fact + " " + strings.ToUpper(remedy[:1]) + remedy[1:]
+	}
+	return fact + ": " + remedy
 }
 
 // installIssue is the server's issue with the install remedy (its command

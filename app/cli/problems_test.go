@@ -84,7 +84,7 @@ func TestErrorsPrintProblemsAndRemedies(t *testing.T) {
 			"not imported: off: server \"off\" already exists: change it with 'switchboard servers set off', or remove it first ('switchboard servers remove off')\n",
 			"imported fine\n",
 			// Left out when read, with the remedy as data (rename_key).
-			`skipped: "typo": not imported: mcpServers.typo.arsg: is not a known key: did you mean "args"?: rename "arsg" to "args" in the entry, or remove it` + "\n",
+			`skipped: "typo": not imported: mcpServers.typo.arsg: is not a known key: did you mean "args"? Rename "arsg" to "args" in the entry, or remove it` + "\n",
 		} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("import output lacks %q:\n%s", want, r)
@@ -112,7 +112,7 @@ func TestErrorsPrintProblemsAndRemedies(t *testing.T) {
 		{Server: "s", Key: "cwd", Message: "is wrong", Remedy: &hostapi.Remedy{Kind: "a_kind_from_the_future", Text: "do x"}},
 	}})
 	want := `switchboard: server "s": its entry has 2 problems, so nothing was changed:
-  mcpServers.s.arsg: is not a known key: did you mean "args"?: rename "arsg" to "args" in the entry, or remove it
+  mcpServers.s.arsg: is not a known key: did you mean "args"? Rename "arsg" to "args" in the entry, or remove it
   mcpServers.s.cwd: is wrong
 `
 	if b.String() != want {
