@@ -180,9 +180,15 @@ func (w *Window) tapRemedy(label string) bool {
 	return false
 }
 
-// showErr shows a host's error in the status line with its remedies.
+// showErr shows a host's error in the status line with its remedies: its
+// problems in the window's words (ui/phrase; the message is the command
+// line's), any other error as its message.
 func (w *Window) showErr(err error) {
-	w.setStatus(err.Error(), true)
+	text := err.Error()
+	if he, ok := hostError(err); ok && len(he.Problems) > 0 {
+		text = phrase.Problems(he.Problems)
+	}
+	w.setStatus(text, true)
 	w.showRemedies(err)
 }
 

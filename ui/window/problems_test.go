@@ -57,6 +57,10 @@ func TestHostErrorsAsData(t *testing.T) {
 		if got := w.remedyButtons(); !slices.Equal(got, []string{"Enable off"}) {
 			t.Fatalf("remedy buttons %q; want [Enable off]", got)
 		}
+		// In the window's words, not the command line's.
+		if got := w.statusLine.Text; got != `server "off" is disabled. Enable off first.` {
+			t.Errorf("status line %q", got)
+		}
 		w.tapRemedy("Enable off")
 		h.until("off enabled", func() bool { return !h.entryDisabled("off") })
 		if len(w.remedyButtons()) != 0 {
