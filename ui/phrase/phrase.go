@@ -35,16 +35,30 @@ func Problem(p hostapi.Problem) string {
 // apart (the tray, a line each): what is wrong, with its key, and what to
 // do, a sentence; do is "" where what says both (the problem's Message).
 func Parts(p hostapi.Problem) (what, do string) {
-	what = p.Message
-	if p.Remedy != nil && p.Fact != "" {
-		if r := Remedy(*p.Remedy); r != "" {
-			what, do = sentence(p.Fact), r
-		}
-	}
+	what, do = parts(p)
 	if p.Key != "" && p.Key != hostapi.KeyName {
 		what = p.Key + ": " + what
 	}
 	return termtext.Escape(what), termtext.Escape(do)
+}
+
+// Beside is [Problem] without its key, for a form that shows it beside the
+// field the key names.
+func Beside(p hostapi.Problem) string {
+	what, do := parts(p)
+	if do != "" {
+		what += " " + do
+	}
+	return termtext.Escape(what)
+}
+
+func parts(p hostapi.Problem) (what, do string) {
+	if p.Remedy != nil && p.Fact != "" {
+		if r := Remedy(*p.Remedy); r != "" {
+			return sentence(p.Fact), r
+		}
+	}
+	return p.Message, ""
 }
 
 // Problems are the problems in words, one a line.

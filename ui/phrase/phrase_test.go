@@ -56,6 +56,9 @@ func TestProblem(t *testing.T) {
 	if what != "arsg: fact." || do != `Rename "arsg" to "args" in the entry, or remove it.` {
 		t.Errorf("Parts = %q, %q", what, do)
 	}
+	if got := Beside(hostapi.Problem{Key: "arsg", Message: "m", Fact: "fact", Remedy: &hostapi.Remedy{Kind: hostapi.RemedyRenameKey, From: "arsg", To: "args"}}); got != `fact. Rename "arsg" to "args" in the entry, or remove it.` {
+		t.Errorf("Beside = %q", got)
+	}
 	if what, do := Parts(hostapi.Problem{Key: "cwd", Message: "m"}); what != "cwd: m" || do != "" {
 		t.Errorf("Parts without a remedy = %q, %q", what, do)
 	}

@@ -30,9 +30,10 @@ func hostError(err error) (*hostapi.Error, bool) {
 }
 
 // configProblem is a problem of the host's error as the config's checks
-// word it, for the forms that place both the same way.
+// give it, for the forms that place both the same way, in the window's
+// words (ui/phrase: its remedy as a person does it, not as a command).
 func configProblem(p hostapi.Problem) config.Problem {
-	return config.Problem{Server: p.Server, Key: p.Key, Msg: p.Message}
+	return config.Problem{Server: p.Server, Key: p.Key, Msg: phrase.Beside(p)}
 }
 
 // remedyAction returns the button's label and what it does, for a remedy

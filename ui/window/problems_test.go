@@ -36,7 +36,7 @@ func TestHostErrorsAsData(t *testing.T) {
 		test.Type(f.command, testExe)
 		test.Tap(f.save)
 		h.until("the host's refusal", func() bool { return f.errs["name"].Text != "" })
-		if got := f.errs["name"].Text; !strings.Contains(got, `"a" already exists`) || f.errs[""].Text != "" {
+		if got := f.errs["name"].Text; got != `server "a" already exists. Change the existing a, or choose another name.` || f.errs[""].Text != "" {
 			t.Errorf("name error %q, top error %q", got, f.errs[""].Text)
 		}
 		if got := w.remedyButtons(); !slices.Equal(got, []string{"Edit a"}) {
