@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
-	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // Actions are what the menu's items do. [BuildMenu] disables an item whose
@@ -121,22 +120,12 @@ func serverItem(st hostapi.ServerStatus, a Actions) *fyne.MenuItem {
 		}
 		return func() { f(name) }
 	}
-	var items []*fyne.MenuItem
-	// What is wrong and what to do, a line each, in words (the host's
-	// problems, phrased by ui/phrase).
-	if what, do := phrase.ReasonParts(st); what != "" {
-		items = append(items, disabled(short(what)))
-		if do != "" {
-			items = append(items, disabled(short(do)))
-		}
-		items = append(items, fyne.NewMenuItemSeparator())
-	}
-	sub := fyne.NewMenu(name, append(items,
+	sub := fyne.NewMenu(name,
 		item(LabelStart, with(a.Start), st.State.CanStart()),
 		item(LabelStop, with(a.Stop), st.State.CanStop()),
 		item(LabelRestart, with(a.Restart), st.State.CanRestart()),
 		item(LabelShowLogs, with(a.ShowLogs), true),
-	)...)
+	)
 	it := fyne.NewMenuItem(ServerLabel(st), nil)
 	it.ChildMenu = sub
 	return it
