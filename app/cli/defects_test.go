@@ -68,7 +68,7 @@ func TestE2EDefectsFoundByUse(t *testing.T) {
 		out = sb.cli(t, "status")
 		for _, want := range []string{
 			"ghost: to fix: install sb-no-such-command, or add the directory that has sb-no-such-command to the host's PATH ('switchboard doctor' shows it; ",
-			"nonode: to fix: install Node.js (it provides npx: https://nodejs.org/en/download), or add the directory that has npx to the host's PATH",
+			"nonode: to fix: install Node.js (it provides npx: https://nodejs.org/en/download), or add the directory that has npx to the entry's env.PATH (it replaces the host's PATH for this server)\n",
 		} {
 			if !strings.Contains(out, want) {
 				t.Errorf("status lacks %q:\n%s", want, out)
@@ -126,7 +126,7 @@ func TestE2EDefectsFoundByUse(t *testing.T) {
 		if !strings.Contains(r.stdout, "FIX   server ghost: ") {
 			t.Errorf("doctor does not report ghost's missing command:\n%s", r.stdout)
 		}
-		if want := `FIX   server nonode: mcpServers.nonode.command: "npx" was not found in the PATH the host gives servers: install Node.js (it provides npx: https://nodejs.org/en/download), or add`; !strings.Contains(r.stdout, want) {
+		if want := `FIX   server nonode: mcpServers.nonode.env.PATH: "npx" was not found in the PATH the entry sets (env.PATH): install Node.js (it provides npx: https://nodejs.org/en/download), or add`; !strings.Contains(r.stdout, want) {
 			t.Errorf("doctor does not give nonode's remedy (%s):\n%s", want, r.stdout)
 		}
 	})

@@ -136,6 +136,9 @@ func remedyText(p hostapi.Problem) string {
 			if r.Program != "" && r.URL != "" {
 				what = fmt.Sprintf("%s (it provides %s: %s)", r.Program, r.Command, r.URL)
 			}
+			if r.EntryPATH {
+				return fmt.Sprintf("install %s, or add the directory that has %s to the entry's env.PATH (it replaces the host's PATH for this server)", what, r.Command)
+			}
 			return fmt.Sprintf("install %s, or add the directory that has %s to the host's PATH ('switchboard doctor' shows it; "+
 				"a host started as a service or at login may not have your terminal's PATH)", what, r.Command)
 		}

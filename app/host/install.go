@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"runtime"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
@@ -48,12 +49,22 @@ var installers = map[string]installer{
 // itself) or none. The host resolves with its own PATH, which for a
 // service or a login item may not be the terminal's: the remedy says
 // that the host's PATH is the other way out.
-func CommandIssue(server string, err error) *hostapi.Problem {
+//
+// An entry that sets PATH in its env is looked up in that PATH: the issue
+// is then at that key, and the remedy says so (EntryPATH).
+func CommandIssue(server string, env map[string]engine.EnvValue, err error) *hostapi.Problem {
 	var nf *engine.NotFoundError
 	if !errors.As(err, &nf) || nf.Err != nil {
 		return nil
 	}
 	r := &hostapi.Remedy{Kind: hostapi.RemedyInstall, Server: server, Command: nf.Command}
+	key, where, inPath := "command", "the PATH the host gives servers", "the PATH the host gives servers ('switchboard doctor' shows it)"
+	for k := range env {
+		if k == "PATH" || runtime.GOOS == "windows" && strings.EqualFold(k, "PATH") {
+			r.EntryPATH = true
+			key, where, inPath = "env."+k, "the PATH the entry sets (env."+k+")", "the entry's env."+k
+		}
+	}
 	// On Windows the entry may name npx.cmd or NPX: the same program.
 	base := strings.ToLower(path.Base(strings.ReplaceAll(nf.Command, `\`, "/")))
 	base = strings.TrimSuffix(strings.TrimSuffix(base, ".cmd"), ".exe")
@@ -64,8 +75,8 @@ func CommandIssue(server string, err error) *hostapi.Problem {
 	if r.Program != "" {
 		what = fmt.Sprintf("%s (which provides %s, from %s)", r.Program, nf.Command, r.URL)
 	}
-	r.Text = fmt.Sprintf("install %s, or add the directory that has %s to the PATH the host gives servers ('switchboard doctor' shows it)", what, nf.Command)
-	return &hostapi.Problem{Server: server, Key: "command", Message: err.Error(),
-		Fact:   fmt.Sprintf("%q was not found in the PATH the host gives servers", nf.Command),
+	r.Text = fmt.Sprintf("install %s, or add the directory that has %s to %s", what, nf.Command, inPath)
+	return &hostapi.Problem{Server: server, Key: key, Message: err.Error(),
+		Fact:   fmt.Sprintf("%q was not found in %s", nf.Command, where),
 		Remedy: r}
 }

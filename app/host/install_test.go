@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -15,15 +16,23 @@ func TestCommandIssue(t *testing.T) {
 		{"npx", "Node.js"}, {"NPX.CMD", "Node.js"}, {"uvx", "uv"}, {"uv", "uv"}, {"docker", "Docker"},
 		{"python3", "Python"}, {"sb-unknown", ""},
 	} {
-		p := CommandIssue("s", fmt.Errorf("wrapped: %w", notFoundErr(tc.command)))
-		if p == nil || p.Remedy == nil || p.Remedy.Command != tc.command || p.Remedy.Program != tc.program || (tc.program != "") != (p.Remedy.URL != "") {
+		p := CommandIssue("s", nil, fmt.Errorf("wrapped: %w", notFoundErr(tc.command)))
+		if p == nil || p.Remedy == nil || p.Remedy.Command != tc.command || p.Remedy.Program != tc.program || (tc.program != "") != (p.Remedy.URL != "") ||
+			p.Key != "command" || p.Remedy.EntryPATH {
 			t.Errorf("%s: %+v", tc.command, p)
 		}
 	}
-	if p := CommandIssue("s", nil); p != nil {
+	// An entry with a PATH of its own was looked up there: the issue is
+	// at env.PATH, and the remedy says so.
+	env := map[string]engine.EnvValue{"PATH": engine.Literal("/opt/bin")}
+	if p := CommandIssue("s", env, notFoundErr("npx")); p == nil || p.Key != "env.PATH" || p.Remedy == nil || !p.Remedy.EntryPATH ||
+		p.Remedy.Program != "Node.js" || !strings.Contains(p.Fact, "the PATH the entry sets (env.PATH)") || !strings.Contains(p.Remedy.Text, "the entry's env.PATH") {
+		t.Errorf("with the entry's PATH: %+v %+v", p, p.Remedy)
+	}
+	if p := CommandIssue("s", nil, nil); p != nil {
 		t.Errorf("no error: %+v", p)
 	}
-	if p := CommandIssue("s", fmt.Errorf("other")); p != nil {
+	if p := CommandIssue("s", nil, fmt.Errorf("other")); p != nil {
 		t.Errorf("another error: %+v", p)
 	}
 }

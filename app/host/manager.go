@@ -433,7 +433,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
 		st.Issues = waitingError(c.Name, ss.SecretError, ss.LastError).Problems
 	}
-	if p := CommandIssue(c.Name, rerr); p != nil && !c.Disabled {
+	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled {
 		st.Issues = append(st.Issues, *p)
 	}
 	s.cacheMu.Lock()

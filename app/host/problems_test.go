@@ -23,11 +23,12 @@ func TestHostStatusProblemsAreData(t *testing.T) {
 	empty := t.TempDir() // a PATH with nothing in it, as the entry's own
 	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
 	th := runHost(t, store, map[string]any{
-		"a":     helperEntry("modern", "a"),
-		"bad":   map[string]any{"command": "/bin/cat", "cwd": "relative/dir", "arsg": []string{"x"}},
-		"ghost": map[string]any{"command": "sb-no-such-command"},
-		"nonpx": map[string]any{"command": "npx", "args": []string{"-y", "x"}, "env": map[string]string{"PATH": empty}},
-		"off":   map[string]any{"command": "sb-no-such-command", "disabled": true},
+		"a":      helperEntry("modern", "a"),
+		"bad":    map[string]any{"command": "/bin/cat", "cwd": "relative/dir", "arsg": []string{"x"}},
+		"ghost":  map[string]any{"command": "sb-no-such-command"},
+		"nonpx":  map[string]any{"command": "npx", "args": []string{"-y", "x"}, "env": map[string]string{"PATH": empty}},
+		"nodeno": map[string]any{"command": "deno", "args": []string{"run", "x"}},
+		"off":    map[string]any{"command": "sb-no-such-command", "disabled": true},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -87,13 +88,16 @@ func TestHostStatusProblemsAreData(t *testing.T) {
 		}
 	})
 
-	install := func(t *testing.T, name string) hostapi.Remedy {
+	install := func(t *testing.T, name, key string) hostapi.Remedy {
 		t.Helper()
 		st := th.waitServer(t, name, "failed on its command", func(s hostapi.ServerStatus) bool { return s.LastError != "" })
+		if st.Resolved != "" {
+			t.Skipf("%s's command resolves to %s on this machine", name, st.Resolved)
+		}
 		var rs []hostapi.Remedy
 		for _, p := range st.Issues {
 			if p.Remedy != nil && p.Remedy.Kind == hostapi.RemedyInstall {
-				if p.Server != name || p.Key != "command" || p.Fact == "" || p.Message != st.ResolveError {
+				if p.Server != name || p.Key != key || p.Fact == "" || p.Message != st.ResolveError {
 					t.Errorf("%s's install issue: %+v (resolve error %q)", name, p, st.ResolveError)
 				}
 				rs = append(rs, *p.Remedy)
@@ -104,15 +108,21 @@ func TestHostStatusProblemsAreData(t *testing.T) {
 		}
 		return rs[0]
 	}
-	t.Run("a launcher not found", func(t *testing.T) {
-		r := install(t, "nonpx")
-		if r.Command != "npx" || r.Server != "nonpx" || r.Program != "Node.js" || !strings.HasPrefix(r.URL, "https://nodejs.org/") || !strings.Contains(r.Text, "PATH") {
+	t.Run("a launcher not found in the entry's PATH", func(t *testing.T) {
+		r := install(t, "nonpx", "env.PATH")
+		if r.Command != "npx" || r.Server != "nonpx" || r.Program != "Node.js" || !strings.HasPrefix(r.URL, "https://nodejs.org/") || !r.EntryPATH || !strings.Contains(r.Text, "env.PATH") {
+			t.Errorf("remedy %+v", r)
+		}
+	})
+	t.Run("a launcher not found in the host's PATH", func(t *testing.T) {
+		r := install(t, "nodeno", "command")
+		if r.Command != "deno" || r.Program != "Deno" || r.URL == "" || r.EntryPATH || !strings.Contains(r.Text, "the PATH the host gives servers") {
 			t.Errorf("remedy %+v", r)
 		}
 	})
 	t.Run("a command not found", func(t *testing.T) {
-		r := install(t, "ghost")
-		if r.Command != "sb-no-such-command" || r.Program != "" || r.URL != "" || !strings.Contains(r.Text, "sb-no-such-command") {
+		r := install(t, "ghost", "command")
+		if r.Command != "sb-no-such-command" || r.Program != "" || r.URL != "" || r.EntryPATH || !strings.Contains(r.Text, "sb-no-such-command") {
 			t.Errorf("remedy %+v", r)
 		}
 	})

@@ -71,7 +71,10 @@ type Remedy struct {
 	// for npx) and its install page, where the host knows them.
 	Program string `json:"program,omitempty"`
 	URL     string `json:"url,omitempty"`
-	Text    string `json:"text,omitempty"`
+	// EntryPATH, for install: the entry sets PATH itself (env.PATH), so
+	// the command was looked for there, not in the host's PATH.
+	EntryPATH bool   `json:"entryPath,omitempty"`
+	Text      string `json:"text,omitempty"`
 }
 
 // Problem is one thing wrong, where it is, and what to do about it.

@@ -69,7 +69,7 @@ func Statuses(f *config.File, path string) []hostapi.ServerStatus {
 		}
 		if l, err := engine.Resolve(&c.Spec, path); err != nil {
 			st.ResolveError = err.Error()
-			if p := host.CommandIssue(c.Name, err); p != nil && !c.Disabled {
+			if p := host.CommandIssue(c.Name, c.Spec.Env, err); p != nil && !c.Disabled {
 				st.Issues = append(st.Issues, *p)
 			}
 		} else {

@@ -114,6 +114,9 @@ func Install(r hostapi.Remedy) string {
 	if r.Program != "" {
 		what = fmt.Sprintf("%s (it provides %s)", r.Program, r.Command)
 	}
+	if r.EntryPATH {
+		return fmt.Sprintf("Install %s, or add the folder that has %s to the PATH the server's settings set (its PATH variable replaces the host's).", what, r.Command)
+	}
 	return fmt.Sprintf("Install %s, or add the folder that has %s to the PATH the host gives servers: "+
 		"a host started at login or as a service may not have your terminal's PATH.", what, r.Command)
 }

@@ -37,6 +37,9 @@ func TestProblem(t *testing.T) {
 			Remedy: &hostapi.Remedy{Kind: hostapi.RemedyInstall, Command: "npx", Program: "Node.js", URL: "https://nodejs.org/en/download"}},
 			`command: "npx" was not found in the PATH the host gives servers. Install Node.js (it provides npx), or add the folder that has npx to the PATH the host gives servers: ` +
 				`a host started at login or as a service may not have your terminal's PATH.`},
+		{"install, the entry's PATH", hostapi.Problem{Key: "env.PATH", Message: "m", Fact: `"npx" was not found in the PATH the entry sets (env.PATH)`,
+			Remedy: &hostapi.Remedy{Kind: hostapi.RemedyInstall, Command: "npx", Program: "Node.js", EntryPATH: true}},
+			`env.PATH: "npx" was not found in the PATH the entry sets (env.PATH). Install Node.js (it provides npx), or add the folder that has npx to the PATH the server's settings set (its PATH variable replaces the host's).`},
 		{"install a command", hostapi.Problem{Message: "m", Fact: `"sb-x" was not found`, Remedy: &hostapi.Remedy{Kind: hostapi.RemedyInstall, Command: "sb-x"}},
 			`"sb-x" was not found. Install sb-x, or add the folder that has sb-x to the PATH the host gives servers: a host started at login or as a service may not have your terminal's PATH.`},
 		{"unknown kind", hostapi.Problem{Message: "the message says it", Fact: "fact", Remedy: &hostapi.Remedy{Kind: "teleport", Text: "t"}},

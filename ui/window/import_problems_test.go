@@ -165,7 +165,7 @@ func TestInstallRemedy(t *testing.T) {
 	if r.fix.Text != "Install Node.js…" {
 		t.Errorf("nonode's button: %q", r.fix.Text)
 	}
-	if want := `command: "npx" was not found in the PATH the host gives servers. Install Node.js (it provides npx), or add the folder that has npx to the PATH the host gives servers`; !strings.Contains(r.problem.Text, want) {
+	if want := `env.PATH: "npx" was not found in the PATH the entry sets (env.PATH). Install Node.js (it provides npx), or add the folder that has npx to the PATH the server's settings set`; !strings.Contains(r.problem.Text, want) {
 		t.Errorf("nonode's problem: %q; want %q", r.problem.Text, want)
 	}
 	test.Tap(r.fix)
