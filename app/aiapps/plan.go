@@ -179,7 +179,7 @@ func (p *ImportPlan) plan(e *ImportEntry, src ImportSource, env Env, raw json.Ra
 	}
 	e.Expanded = x.used
 	block, _ := json.Marshal(map[string]map[string]json.RawMessage{"mcpServers": {e.Name: standard(v)}})
-	servers, skipped, cands, err := config.ParseImport(block)
+	servers, skipped, cands, err := config.ParseImportSkips(block)
 	if err != nil {
 		e.Skip = "not imported: " + err.Error()
 		return
@@ -188,9 +188,7 @@ func (p *ImportPlan) plan(e *ImportEntry, src ImportSource, env Env, raw json.Ra
 	if srv == nil {
 		why := "it is not a server Switchboard can run"
 		if len(skipped) > 0 {
-			if _, w, ok := strings.Cut(skipped[0], "not imported: "); ok {
-				why = w
-			}
+			why = skipped[0].Why
 		}
 		e.Skip = "not imported: " + why
 		return

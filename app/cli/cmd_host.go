@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -166,10 +167,10 @@ func (e *env) status(*argv) error {
 			}
 			fmt.Fprintf(e.stdout, "AI apps connected through the gateway: %s\n", who)
 		}
-		shown := map[string]bool{} // an entry's problems are shown under it below
+		shown := map[problemID]bool{} // an entry's problems are shown under it below
 		for _, s := range list {
 			for _, p := range s.Problems {
-				shown[p] = true
+				shown[idOf(p)] = true
 			}
 		}
 		for _, l := range configLines(info.Config, shown) {
@@ -205,24 +206,39 @@ func (e *env) status(*argv) error {
 	// must not retitle the terminal or overwrite these lines.
 	for _, s := range list {
 		for _, p := range s.Problems {
-			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(p))
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(problemLine(p)))
 		}
 		if s.LastError != "" && s.State != "running" {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.LastError))
 		}
-		// A command not found is usually the last error too: said once.
-		if s.ResolveError != "" && len(s.Problems) == 0 && !(s.State != hostapi.StateRunning && s.ResolveInLastError) {
+		// A command not found is usually the last error too: said once,
+		// with what to do about it (the host's install remedy, as data;
+		// an older host's status has none: its words say it).
+		said := s.State != hostapi.StateRunning && s.ResolveInLastError
+		switch p := installIssue(s); {
+		case len(s.Problems) > 0:
+		case p != nil && said:
+			fmt.Fprintf(e.stdout, "%s: to fix: %s\n", s.Name, termtext.Escape(remedyText(*p)))
+		case p != nil:
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(problemLine(*p)))
+		case s.ResolveError != "" && !said:
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.ResolveError))
 		}
 	}
 	return nil
 }
 
+// problemID tells problems apart without their remedies (status shows a
+// problem of the file under its server rather than twice).
+type problemID struct{ server, key, message string }
+
+func idOf(p hostapi.Problem) problemID { return problemID{p.Server, p.Key, p.Message} }
+
 // configLines says what is wrong with the config file, for status and
 // doctor: a file the host cannot use (and whether an earlier good one is
 // in force or none is, so that nothing runs), and the problems of the
 // entries of the file in force. Nothing when all is well.
-func configLines(c hostapi.ConfigStatus, shown map[string]bool) []string {
+func configLines(c hostapi.ConfigStatus, shown map[problemID]bool) []string {
 	var out []string
 	if c.Error != "" {
 		if c.NoGoodConfig {
@@ -232,8 +248,8 @@ func configLines(c hostapi.ConfigStatus, shown map[string]bool) []string {
 		}
 	}
 	for _, p := range c.Problems {
-		if !shown[p] {
-			out = append(out, "config: "+termtext.Escape(p))
+		if !shown[idOf(p)] {
+			out = append(out, "config: "+termtext.Escape(problemLine(p)))
 		}
 	}
 	return out
@@ -285,7 +301,7 @@ func (e *env) doctor(*argv) error {
 			file = f
 			if r := f.Report(); r.Len() > 0 {
 				for _, p := range r.Problems() {
-					bad("config: %s", p.Error())
+					bad("config: %s", problemLine(configedit.ProblemOf(p)))
 				}
 			} else {
 				ok("config %s: %s, no problems", path, english.Plural(len(f.Servers), "server"))
@@ -345,7 +361,9 @@ func (e *env) doctor(*argv) error {
 			if len(sc.Problems) > 0 {
 				continue
 			}
-			if sc.ResolveError != "" {
+			if p := installIssue(sc); p != nil {
+				bad("server %s: %s", sc.Name, problemLine(*p))
+			} else if sc.ResolveError != "" {
 				bad("server %s: %s", sc.Name, sc.ResolveError)
 			} else {
 				ok("server %s: %s resolves to %s", sc.Name, sc.Command, sc.Resolved)

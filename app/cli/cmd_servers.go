@@ -308,12 +308,12 @@ func (e *env) serversImport(a *argv) error {
 	if err != nil {
 		return err
 	}
-	servers, skipped, candidates, err := config.ParseImport(data)
+	servers, skipped, candidates, err := config.ParseImportSkips(data)
 	if err != nil {
 		return err
 	}
 	for _, s := range skipped {
-		fmt.Fprintln(e.stdout, "skipped:", s)
+		printSkip(e.stdout, s)
 	}
 	ctx := context.Background()
 	b, err := e.backend(ctx)
@@ -384,7 +384,8 @@ func (e *env) importOne(b backend, orig string, s *config.Server, moved map[stri
 		return "", false, err
 	}
 	if err := b.put(name, raw, true); err != nil {
-		fmt.Fprintf(e.stdout, "not imported: %s: %v\n", orig, err)
+		// The refusal's problems one a line, each with its remedy.
+		printError(e.stdout, "not imported: "+orig+":", err)
 		return name, false, nil
 	}
 	if name != orig {

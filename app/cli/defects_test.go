@@ -40,6 +40,8 @@ func TestE2EDefectsFoundByUse(t *testing.T) {
 	sb.cli(t, sb.helperArgs("filed", "modern", "--stderr", "file:"+filed)...)
 	sb.cli(t, "servers", "add", "ghost", "--", "sb-no-such-command")
 	sb.cli(t, "servers", "add", "hostonly", "--", "sb-host-only-cmd")
+	// npx in a PATH of its own that lacks it: a launcher the host knows.
+	sb.cli(t, "servers", "add", "nonode", "--env", "PATH="+filepath.Join(sb.root, "empty"), "--", "npx", "-y", "some-server")
 	h := sb.serve(t)
 	h.waitReady(t)
 	first := sb.waitRunning(t, "srv")
@@ -62,6 +64,17 @@ func TestE2EDefectsFoundByUse(t *testing.T) {
 		}
 		if n != 1 {
 			t.Errorf("status says ghost's command is not found %d times, want once:\n%s", n, out)
+		}
+		// With what to do, from the host's install remedy (as data).
+		sb.waitServer(t, "nonode", "failed on its command", func(s hostapi.ServerStatus) bool { return s.LastError != "" })
+		out = sb.cli(t, "status")
+		for _, want := range []string{
+			"ghost: to fix: install sb-no-such-command, or add the directory that has sb-no-such-command to the host's PATH ('switchboard doctor' shows it; ",
+			"nonode: to fix: install Node.js (it provides npx: https://nodejs.org/en/download), or add the directory that has npx to the entry's env.PATH (it replaces the host's PATH for this server)\n",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("status lacks %q:\n%s", want, out)
+			}
 		}
 	})
 
@@ -132,6 +145,9 @@ func TestE2EDefectsFoundByUse(t *testing.T) {
 		}
 		if !strings.Contains(r.stdout, "FIX   server ghost: ") {
 			t.Errorf("doctor does not report ghost's missing command:\n%s", r.stdout)
+		}
+		if want := `FIX   server nonode: mcpServers.nonode.env.PATH: "npx" was not found in the PATH the entry sets (env.PATH): install Node.js (it provides npx: https://nodejs.org/en/download), or add`; !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor does not give nonode's remedy (%s):\n%s", want, r.stdout)
 		}
 	})
 }

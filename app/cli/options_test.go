@@ -48,7 +48,7 @@ func TestDoctorNamesMisspelledKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := u.main("", "doctor")
-	want := `FIX   config: mcpServers.cat.arsg: is not a known key: did you mean "args"? Rename it, or remove it`
+	want := `FIX   config: mcpServers.cat.arsg: is not a known key: did you mean "args"? Rename "arsg" to "args" in the entry, or remove it`
 	if !strings.Contains(r.stdout, want+"\n") {
 		t.Errorf("doctor:\n%s\nwant a line %q", r.stdout, want)
 	}

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -23,7 +25,7 @@ func printError(w io.Writer, prefix string, err error) {
 	if len(he.Problems) == 1 {
 		p := he.Problems[0]
 		if r := remedyText(p); r != "" {
-			fmt.Fprintf(w, "%s %s: %s\n", prefix, p.Text(), r)
+			fmt.Fprintln(w, prefix, withRemedy(p.Text(), r))
 		} else {
 			fmt.Fprintln(w, prefix, err) // its message says it all
 		}
@@ -31,15 +33,43 @@ func printError(w io.Writer, prefix string, err error) {
 	}
 	fmt.Fprintln(w, prefix, headline(he))
 	for _, p := range he.Problems {
-		line := p.Message
-		if r := remedyText(p); r != "" {
-			line = p.Text() + ": " + r
-		}
-		if where := problemPath(p); where != "" {
-			line = where + ": " + line
-		}
-		fmt.Fprintln(w, "  "+line)
+		fmt.Fprintln(w, "  "+problemLine(p))
 	}
+}
+
+// problemLine is a problem on one line: where it is, what is wrong, and
+// its remedy as what to run or do on the command line. status, doctor and
+// the errors of several problems print it (escaped where it may quote
+// what a server wrote).
+func problemLine(p hostapi.Problem) string {
+	line := p.Message
+	if r := remedyText(p); r != "" {
+		line = withRemedy(p.Text(), r)
+	}
+	if where := problemPath(p); where != "" {
+		line = where + ": " + line
+	}
+	return line
+}
+
+// withRemedy joins what is wrong and the remedy: "FACT: remedy", or after
+// a question ("did you mean "args"?") "FACT Remedy".
+func withRemedy(fact, remedy string) string {
+	if strings.HasSuffix(fact, "?") && remedy != "" {
+		return fact + " " + strings.ToUpper(remedy[:1]) + remedy[1:]
+	}
+	return fact + ": " + remedy
+}
+
+// installIssue is the server's issue with the install remedy (its command
+// not found in the PATH the host gives servers), or nil.
+func installIssue(s hostapi.ServerStatus) *hostapi.Problem {
+	for i, p := range s.Issues {
+		if p.Remedy != nil && p.Remedy.Kind == hostapi.RemedyInstall {
+			return &s.Issues[i]
+		}
+	}
+	return nil
 }
 
 // headline is the first line of an error of several problems.
@@ -102,8 +132,32 @@ func remedyText(p hostapi.Problem) string {
 		}
 	case hostapi.RemedyInstall:
 		if r.Command != "" {
-			return fmt.Sprintf("install %s, or put its directory on the PATH the host gives servers ('switchboard doctor' shows it)", r.Command)
+			what := r.Command
+			if r.Program != "" && r.URL != "" {
+				what = fmt.Sprintf("%s (it provides %s: %s)", r.Program, r.Command, r.URL)
+			}
+			if r.EntryPATH {
+				return fmt.Sprintf("install %s, or add the directory that has %s to the entry's env.PATH (it replaces the host's PATH for this server)", what, r.Command)
+			}
+			return fmt.Sprintf("install %s, or add the directory that has %s to the host's PATH ('switchboard doctor' shows it; "+
+				"a host started as a service or at login may not have your terminal's PATH)", what, r.Command)
 		}
 	}
 	return "" // a kind this program does not know: the Message words it
+}
+
+// printSkip says why an import leaves an entry out: its problems one a
+// line, each with its remedy, where they are why; else the reason.
+func printSkip(w io.Writer, s config.Skip) {
+	switch len(s.Problems) {
+	case 0:
+		fmt.Fprintln(w, "skipped:", s)
+	case 1:
+		fmt.Fprintf(w, "skipped: %q: not imported: %s\n", s.Name, problemLine(configedit.ProblemOf(s.Problems[0])))
+	default:
+		fmt.Fprintf(w, "skipped: %q: not imported: %d problems:\n", s.Name, len(s.Problems))
+		for _, p := range s.Problems {
+			fmt.Fprintln(w, "  "+problemLine(configedit.ProblemOf(p)))
+		}
+	}
 }

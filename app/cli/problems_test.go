@@ -65,6 +65,35 @@ func TestErrorsPrintProblemsAndRemedies(t *testing.T) {
 		})
 
 	})
+	t.Run("import", func(t *testing.T) {
+		// servers import reports each refusal with its problems and their
+		// remedies, as data (the host's), not the joined sentence.
+		block := filepath.Join(u.dir, "import.json")
+		if err := os.WriteFile(block, []byte(`{"mcpServers": {
+		  "bad": {"command": "/bin/c at", "cwd": "relative/dir"},
+		  "off": {"command": "/bin/cat"},
+		  "typo": {"command": "/bin/cat", "arsg": ["x"]},
+		  "fine": {"command": "/bin/cat"}}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := u.main("", "servers", "import", block)
+		for _, want := range []string{
+			"not imported: bad: server \"bad\": its entry has 2 problems, so nothing was changed:\n" +
+				"  mcpServers.bad.command: ",
+			"\n  mcpServers.bad.cwd: ",
+			"not imported: off: server \"off\" already exists: change it with 'switchboard servers set off', or remove it first ('switchboard servers remove off')\n",
+			"imported fine\n",
+			// Left out when read, with the remedy as data (rename_key).
+			`skipped: "typo": not imported: mcpServers.typo.arsg: is not a known key: did you mean "args"? Rename "arsg" to "args" in the entry, or remove it` + "\n",
+		} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("import output lacks %q:\n%s", want, r)
+			}
+		}
+		if r.code != 1 {
+			t.Errorf("exit %d; want 1 (two were not imported)", r.code)
+		}
+	})
 	t.Run("several problems", func(t *testing.T) {
 		r := u.main("", "servers", "add", "bad", "--cwd", "relative/dir", "--", "/bin/c at")
 		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
@@ -83,7 +112,7 @@ func TestErrorsPrintProblemsAndRemedies(t *testing.T) {
 		{Server: "s", Key: "cwd", Message: "is wrong", Remedy: &hostapi.Remedy{Kind: "a_kind_from_the_future", Text: "do x"}},
 	}})
 	want := `switchboard: server "s": its entry has 2 problems, so nothing was changed:
-  mcpServers.s.arsg: is not a known key: did you mean "args"?: rename "arsg" to "args" in the entry, or remove it
+  mcpServers.s.arsg: is not a known key: did you mean "args"? Rename "arsg" to "args" in the entry, or remove it
   mcpServers.s.cwd: is wrong
 `
 	if b.String() != want {

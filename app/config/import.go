@@ -27,6 +27,27 @@ type SecretCandidate struct {
 // (remote entries, entries that are not stdio servers). literalSecrets are
 // the env values to move into the keyring, in the block's order.
 func ParseImport(data []byte) (servers map[string]*Server, skipped []string, literalSecrets []SecretCandidate, err error) {
+	servers, skips, literalSecrets, err := ParseImportSkips(data)
+	for _, s := range skips {
+		skipped = append(skipped, s.String())
+	}
+	return servers, skipped, literalSecrets, err
+}
+
+// Skip is an entry that an import leaves out, and why: in words, and as
+// the entry's problems (with their keys and remedies, for a front end to
+// phrase) where its problems are why.
+type Skip struct {
+	Name     string    // as the block names it
+	Why      string    // why it is left out, in words
+	Problems []Problem // the entry's problems, when they are why
+}
+
+// String is the line that says it: `"NAME": not imported: WHY`.
+func (s Skip) String() string { return fmt.Sprintf("%q: not imported: %s", s.Name, s.Why) }
+
+// ParseImportSkips is [ParseImport] with the skipped entries as data.
+func ParseImportSkips(data []byte) (servers map[string]*Server, skipped []Skip, literalSecrets []SecretCandidate, err error) {
 	data = bytes.TrimSpace(bytes.TrimPrefix(data, utf8BOM))
 	if err := checkSyntax(data); err != nil {
 		// A snippet copied from a README often lacks the outer braces.
@@ -49,23 +70,27 @@ func ParseImport(data []byte) (servers map[string]*Server, skipped []string, lit
 	servers = map[string]*Server{}
 	for _, m := range entries {
 		if !isObject(m.Value) {
-			skipped = append(skipped, fmt.Sprintf("%q: not imported: an entry must be an object with a command", m.Key))
+			skipped = append(skipped, Skip{Name: m.Key, Why: "an entry must be an object with a command"})
 			continue
 		}
 		s := parseServer(m.Value)
 		switch {
 		case s.remote != "":
-			skipped = append(skipped, fmt.Sprintf("%q: not imported: remote (URL) servers are not managed by Switchboard: %s stays with your AI client", m.Key, s.remote))
+			skipped = append(skipped, Skip{Name: m.Key, Why: fmt.Sprintf("remote (URL) servers are not managed by Switchboard: %s stays with your AI client", s.remote)})
 			continue
 		case len(s.decodeProblems) > 0:
+			sk := Skip{Name: m.Key}
 			var msgs []string
 			for _, p := range s.decodeProblems {
-				msgs = append(msgs, Problem{Server: m.Key, Key: p.Key, Msg: p.Msg}.Error())
+				p.Server = m.Key
+				sk.Problems = append(sk.Problems, p)
+				msgs = append(msgs, p.Error())
 			}
-			skipped = append(skipped, fmt.Sprintf("%q: not imported: %s", m.Key, strings.Join(msgs, "; ")))
+			sk.Why = strings.Join(msgs, "; ")
+			skipped = append(skipped, sk)
 			continue
 		case s.Command == "":
-			skipped = append(skipped, fmt.Sprintf("%q: not imported: it has no command, so it is not a stdio server", m.Key))
+			skipped = append(skipped, Skip{Name: m.Key, Why: "it has no command, so it is not a stdio server"})
 			continue
 		}
 		servers[m.Key] = s

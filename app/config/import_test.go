@@ -123,3 +123,33 @@ func TestParseImportForms(t *testing.T) {
 		})
 	}
 }
+
+// TestParseImportSkipsAsData: an entry left out for its problems carries
+// them, each with its key and remedy (a misspelled key: rename_key), and
+// the same line as ParseImport's.
+func TestParseImportSkipsAsData(t *testing.T) {
+	in := []byte(`{"mcpServers": {"typo": {"command": "/bin/cat", "arsg": ["x"]}, "far": {"url": "https://example.com/mcp"}}}`)
+	_, skips, _, err := ParseImportSkips(in)
+	_, lines, _, _ := ParseImport(in)
+	if err != nil || len(skips) != 2 || len(lines) != 2 {
+		t.Fatalf("skips %+v, lines %q, %v", skips, lines, err)
+	}
+	for i, s := range skips {
+		if s.String() != lines[i] {
+			t.Errorf("skip %d says %q; ParseImport %q", i, s, lines[i])
+		}
+	}
+	typo := skips[1]
+	if typo.Name != "typo" {
+		typo = skips[0]
+	}
+	if len(typo.Problems) != 1 || typo.Problems[0].Server != "typo" || typo.Problems[0].Key != "arsg" ||
+		typo.Problems[0].Remedy == nil || typo.Problems[0].Remedy.Kind != "rename_key" || typo.Problems[0].Remedy.To != "args" {
+		t.Errorf("typo: %+v", typo)
+	}
+	for _, s := range skips {
+		if s.Name == "far" && (len(s.Problems) != 0 || s.Why == "") {
+			t.Errorf("far: %+v", s)
+		}
+	}
+}

@@ -76,6 +76,9 @@ func ProblemOf(p config.Problem) hostapi.Problem {
 
 // ProblemsOf turns config problems into the API's.
 func ProblemsOf(ps []config.Problem) []hostapi.Problem {
+	if len(ps) == 0 {
+		return nil
+	}
 	out := make([]hostapi.Problem, len(ps))
 	for i, p := range ps {
 		out[i] = ProblemOf(p)

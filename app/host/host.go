@@ -22,6 +22,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -379,9 +380,7 @@ func (h *Host) configStatus() hostapi.ConfigStatus {
 		st.Error = h.cfgErr.Error()
 	}
 	if h.file != nil {
-		for _, p := range h.file.Report().Problems() {
-			st.Problems = append(st.Problems, p.Error())
-		}
+		st.Problems = configedit.ProblemsOf(h.file.Report().Problems())
 	}
 	return st
 }

@@ -31,11 +31,10 @@ type ServerConfig struct {
 	Spec        engine.Spec
 	Disabled    bool
 	CallTimeout time.Duration
-	// Problems are the entry's validation errors; an entry with problems is
-	// not started (or, if an earlier valid version runs, that one is kept).
-	Problems []string
-	// Issues are the same problems as data, for the error of a start.
-	Issues []hostapi.Problem
+	// Problems are the entry's validation errors, as data (each with its
+	// key and remedy); an entry with problems is not started (or, if an
+	// earlier valid version runs, that one is kept).
+	Problems []hostapi.Problem
 	// Secrets are the names of the secrets its env refers to.
 	Secrets []string
 	// Fingerprint changes whenever anything that affects the process does.
@@ -149,7 +148,7 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		old, userStopped := s.config()
 		if len(c.Problems) > 0 {
 			// Keep what runs; report the problems.
-			old.Problems, old.Issues = c.Problems, c.Issues
+			old.Problems = c.Problems
 			s.setConfig(old)
 			m.publishState(s)
 			continue
@@ -417,8 +416,9 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	c, userStopped := s.config()
 	st := hostapi.ServerStatus{Name: c.Name, Command: c.Spec.Command, Args: c.Spec.Args, Disabled: c.Disabled,
 		UserStopped: userStopped, Problems: c.Problems, Secrets: c.Secrets}
-	if l, err := engine.Resolve(&c.Spec, m.start.Path); err != nil {
-		st.ResolveError = err.Error()
+	l, rerr := engine.Resolve(&c.Spec, m.start.Path)
+	if rerr != nil {
+		st.ResolveError = rerr.Error()
 	} else {
 		st.Resolved = l.Resolved
 	}
@@ -437,6 +437,9 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	st.ResolveInLastError = st.ResolveError != "" && strings.Contains(st.LastError, st.ResolveError)
 	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
 		st.Issues = waitingError(c.Name, ss.SecretError, ss.LastError).Problems
+	}
+	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled {
+		st.Issues = append(st.Issues, *p)
 	}
 	s.cacheMu.Lock()
 	st.Tools, st.Prompts, st.Resources = len(s.tools), len(s.prompts), len(s.resources)
@@ -477,14 +480,12 @@ func (m *Manager) StartServer(name string) error {
 	}
 	c, _ := s.config()
 	if s.sup == nil {
-		ps := c.Issues
-		if len(ps) == 0 {
-			for _, p := range c.Problems {
-				ps = append(ps, hostapi.Problem{Server: name, Message: p})
-			}
+		sentences := make([]string, len(c.Problems))
+		for i, p := range c.Problems {
+			sentences[i] = p.Sentence()
 		}
-		return &hostapi.Error{Code: hostapi.CodeInvalidConfig, Problems: ps,
-			Message: fmt.Sprintf("server %q cannot start: its config entry has problems: %v", name, c.Problems)}
+		return &hostapi.Error{Code: hostapi.CodeInvalidConfig, Problems: c.Problems,
+			Message: fmt.Sprintf("server %q cannot start: its config entry has problems: %v", name, sentences)}
 	}
 	if c.Disabled {
 		msg := fmt.Sprintf("server %q is disabled: enable it first ('switchboard servers enable %s')", name, name)

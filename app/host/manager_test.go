@@ -404,7 +404,7 @@ func TestManagerApply(t *testing.T) {
 		t.Fatalf("Apply with an invalid a = %v %v %v", added, removed, changed)
 	}
 	st, _ := statusOf(m, "a")
-	if st.PID != pa || st.State != "running" || len(st.Problems) == 0 || !strings.Contains(strings.Join(st.Problems, " "), "cwd") {
+	if st.PID != pa || st.State != "running" || len(st.Problems) == 0 || st.Problems[0].Server != "a" || st.Problems[0].Key != "cwd" {
 		t.Fatalf("invalid a: want the old one running (pid %d) with the problem reported, got %+v", pa, st)
 	}
 	// Fixed again, identical to what runs: nothing restarts, the problem goes.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // ServerConfigs turns a checked config file into what the manager runs.
@@ -20,16 +21,14 @@ func ServerConfigs(f *config.File) []ServerConfig {
 			continue
 		}
 		c := ServerConfig{Name: name, Disabled: s.Disabled, CallTimeout: s.CallTimeout(), Secrets: s.SecretRefs()}
-		for _, p := range s.Problems() {
-			c.Problems = append(c.Problems, p.Error())
-			c.Issues = append(c.Issues, configedit.ProblemOf(p))
-		}
+		c.Problems = configedit.ProblemsOf(s.Problems())
 		if r := s.Remote(); r != "" && len(c.Problems) == 0 {
-			c.Problems = append(c.Problems, fmt.Sprintf("mcpServers.%s: remote (URL) servers are not managed by Switchboard (%s)", name, r))
+			c.Problems = append(c.Problems, hostapi.Problem{Server: name,
+				Message: fmt.Sprintf("remote (URL) servers are not managed by Switchboard (%s)", r)})
 		}
 		spec, err := s.Spec(name)
 		if err != nil && len(c.Problems) == 0 {
-			c.Problems = append(c.Problems, err.Error())
+			c.Problems = append(c.Problems, hostapi.Problem{Server: name, Message: err.Error()})
 		}
 		c.Spec = spec
 		c.Command = s.Command

@@ -50,7 +50,7 @@ const KeyName = "(name)"
 const (
 	RemedySetSecret     = "set_secret"     // Secret: store it ('switchboard secret set NAME')
 	RemedyUnlockKeyring = "unlock_keyring" // unlock the keyring; Text says how on this system
-	RemedyInstall       = "install"        // Command: install it, or set the host's PATH
+	RemedyInstall       = "install"        // Command: install it (Program, from URL, where known), or set the host's PATH
 	RemedyRenameKey     = "rename_key"     // Server's key From is probably To
 	RemedyEnable        = "enable"         // Server: enable it ('switchboard servers enable NAME')
 	RemedyStart         = "start"          // Server: start it ('switchboard servers start NAME')
@@ -67,7 +67,14 @@ type Remedy struct {
 	Command string `json:"command,omitempty"`
 	From    string `json:"from,omitempty"`
 	To      string `json:"to,omitempty"`
-	Text    string `json:"text,omitempty"`
+	// Program and URL, for install: what provides Command ("Node.js"
+	// for npx) and its install page, where the host knows them.
+	Program string `json:"program,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// EntryPATH, for install: the entry sets PATH itself (env.PATH), so
+	// the command was looked for there, not in the host's PATH.
+	EntryPATH bool   `json:"entryPath,omitempty"`
+	Text      string `json:"text,omitempty"`
 }
 
 // Problem is one thing wrong, where it is, and what to do about it.

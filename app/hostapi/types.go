@@ -4,10 +4,14 @@ import "time"
 
 // ConfigStatus says whether the config file is in force.
 type ConfigStatus struct {
-	Path     string   `json:"path"`
-	OK       bool     `json:"ok"`
-	Error    string   `json:"error,omitempty"`    // the file could not be used; the last good config is in force
-	Problems []string `json:"problems,omitempty"` // per-entry problems of the file in force
+	Path  string `json:"path"`
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"` // the file could not be used; the last good config is in force
+	// Problems are the problems of the file in force, each with where it
+	// is (Server, Key) and its remedy where it has one. On the wire they
+	// travel twice (see wire.go): as data, and as the sentences an older
+	// client reads.
+	Problems []Problem `json:"-"`
 	// NoGoodConfig: the file cannot be used (Error) and the host has read
 	// no good one since it started, so no config is in force and no
 	// server runs (rather than "the last good config is in force").
@@ -73,14 +77,21 @@ type ServerStatus struct {
 	ResolveError    string    `json:"resolveError,omitempty"`
 	// ResolveInLastError: LastError is (or quotes) ResolveError, so a
 	// front end that shows both says it once.
-	ResolveInLastError bool     `json:"resolveInLastError,omitempty"`
-	Disabled           bool     `json:"disabled,omitempty"`
-	UserStopped        bool     `json:"userStopped,omitempty"`
-	Problems           []string `json:"problems,omitempty"`
-	Secrets            []string `json:"secrets,omitempty"`
+	ResolveInLastError bool `json:"resolveInLastError,omitempty"`
+	Disabled           bool `json:"disabled,omitempty"`
+	UserStopped        bool `json:"userStopped,omitempty"`
+	// Problems are the problems of the server's entry (an entry with
+	// problems is not run: State invalid, or its running predecessor
+	// keeps running), each with its Key and its Remedy where it has one.
+	// On the wire they travel twice (see wire.go): as data, and as the
+	// sentences an older client reads.
+	Problems []Problem `json:"-"`
+	Secrets  []string  `json:"secrets,omitempty"`
 	// Issues are what the server needs from the user, as data: the
-	// secret it waits for, with its Remedy (set_secret, unlock_keyring),
-	// so that a front end offers the remedy rather than read LastError.
+	// secret it waits for, with its Remedy (set_secret, unlock_keyring);
+	// its command, not found in the PATH the host gives servers, with
+	// the Remedy install. A front end offers the remedy rather than read
+	// LastError or ResolveError.
 	Issues []Problem `json:"issues,omitempty"`
 }
 

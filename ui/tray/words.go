@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // The health in words when there is nothing to count.
@@ -80,7 +81,7 @@ func reasonOf(st hostapi.ServerStatus) string {
 	}
 	if st.State == hostapi.StateInvalid {
 		if len(st.Problems) > 0 {
-			return "Its entry has a problem: " + unprefixed(st.Name, st.Problems[0])
+			return "Its entry has a problem: " + phrase.Problem(st.Problems[0])
 		}
 		return "Its entry in the config file has a problem"
 	}

@@ -97,9 +97,9 @@ func TestFailureReason(t *testing.T) {
 		}(), `Server "gh": no keyring can be reached`},
 		{"invalid entry", func() hostapi.ServerStatus {
 			st := srv("broken", hostapi.StateInvalid, 0)
-			st.Problems = []string{`server "broken": command is empty`}
+			st.Problems = []hostapi.Problem{{Server: "broken", Key: "command", Message: "command is empty"}}
 			return st
-		}(), `Its entry has a problem: server "broken": command is empty`},
+		}(), `Its entry has a problem: command: command is empty`},
 	} {
 		got := FailureReason(c.st)
 		if got != c.want {

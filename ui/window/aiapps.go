@@ -204,13 +204,16 @@ type appsView struct {
 	rows   map[string]*appRow // by app ID
 	notes  map[string]string  // the outcome of the last action, by app ID
 	errs   map[string]string  // the failure of the last action, by app ID
-	loaded bool
-	head   *widget.Label // "reading…", or why the binary is unknown
-	box    *fyne.Container
-	change *changeDialog // the change shown for confirmation, while it shows
-	imp    *importDialog // the import asked about, while it shows
-	then   func()        // runs once after the next load shows (the empty state's Import)
-	obj    fyne.CanvasObject
+	// refused are the servers the last import did not take, with the
+	// host's problems, by app ID.
+	refused map[string][]importRefusal
+	loaded  bool
+	head    *widget.Label // "reading…", or why the binary is unknown
+	box     *fyne.Container
+	change  *changeDialog // the change shown for confirmation, while it shows
+	imp     *importDialog // the import asked about, while it shows
+	then    func()        // runs once after the next load shows (the empty state's Import)
+	obj     fyne.CanvasObject
 }
 
 // appRow is one app's block: a row of the table (name, found, connected,
@@ -223,11 +226,13 @@ type appRow struct {
 	path, pathNote               *widget.Label
 	through, own, stays          *widget.Label
 	err, note                    *widget.Label
+	refused                      *fyne.Container // the last import's refusals (refusalsBox)
 	obj                          fyne.CanvasObject
 }
 
 func (w *Window) openApps() {
-	v := &appsView{w: w, files: localAppFiles(), rows: map[string]*appRow{}, notes: map[string]string{}, errs: map[string]string{}}
+	v := &appsView{w: w, files: localAppFiles(), rows: map[string]*appRow{}, notes: map[string]string{}, errs: map[string]string{},
+		refused: map[string][]importRefusal{}}
 	intro := widget.NewLabel(`Connect an AI app and it reaches Switchboard's servers through one entry in its own MCP config file, named "switchboard", that runs 'switchboard bridge'. ` +
 		"Each change is shown before it is written; the file is backed up first, and nothing else in it changes.")
 	intro.Wrapping = fyne.TextWrapWord
@@ -322,13 +327,15 @@ func (v *appsView) newRow(st *appState) *appRow {
 	r.err = errorLabel()
 	r.note = hintLabel("")
 	r.note.Importance = widget.MediumImportance
+	r.refused = container.NewVBox()
+	r.refused.Hide()
 	// The details are rows of the table too, so that their values start
 	// at its second column.
 	r.obj = container.NewVBox(row,
 		v.tbl.detail(widget.NewLabel("Config file"), container.NewHBox(r.path, r.pathNote)),
 		v.tbl.detail(widget.NewLabel("Through Switchboard"), r.through),
 		v.tbl.detail(widget.NewLabel("Its own servers"), container.NewVBox(r.own, r.stays)),
-		r.err, r.note)
+		r.err, r.note, r.refused)
 	r.update()
 	return r
 }
@@ -386,6 +393,7 @@ func (r *appRow) update() {
 	}
 	setText(r.err, strings.Join(problems, "\n"))
 	setText(r.note, v.notes[id])
+	showRefusals(v.w, r.refused, v.refused[id])
 
 	// Connect stands out where it is the thing to do. On an app already
 	// connected it changes the servers it reaches (or updates a stale
@@ -489,6 +497,7 @@ func (v *appsView) fail(r *appRow, problem string) {
 func (v *appsView) clearOutcome(r *appRow) {
 	delete(v.errs, r.st.app.ID)
 	delete(v.notes, r.st.app.ID)
+	delete(v.refused, r.st.app.ID)
 	v.updateRow(r.st.app.ID)
 }
 

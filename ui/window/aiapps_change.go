@@ -429,8 +429,9 @@ func (v *appsView) doImport(r *appRow, d *importDialog, servers map[string]*conf
 			lines = append(lines, fmt.Sprintf("not imported: %s: Switchboard has another server named %s; rename one of them and import again", orig, name))
 		}
 		move = slices.DeleteFunc(move, func(c config.SecretCandidate) bool { return fresh[c.Server] == nil })
-		more, done := w.importServers(ctx, fresh, move)
-		lines = append(lines, more...)
+		res := w.importServers(ctx, fresh, move)
+		lines = append(lines, res.lines...)
+		done := res.added
 		for _, c := range kept {
 			if fresh[c.Server] != nil && done[c.Server] != "" {
 				lines = append(lines, fmt.Sprintf("%s.env.%s stays in Switchboard's config as plain text", c.Server, c.Var))
@@ -449,8 +450,14 @@ func (v *appsView) doImport(r *appRow, d *importDialog, servers map[string]*conf
 			if v.imp == d {
 				v.imp = nil
 			}
+			// The refusals show under the row with the host's problems
+			// and their remedies (v.refused), the rest as its note.
+			v.refused[app.ID] = res.refused
 			report := strings.Join(lines, "\n")
 			if len(taken) == 0 {
+				if report == "" {
+					report = "Nothing was imported."
+				}
 				v.fail(r, report)
 				return
 			}

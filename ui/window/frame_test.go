@@ -196,7 +196,7 @@ func TestSummaries(t *testing.T) {
 		"failed: command not found": {State: hostapi.StateFailed, ResolveError: `command "x" was not found`},
 		"failed: handshake timeout": {State: hostapi.StateFailed, LastReason: "handshake timeout"},
 		"needs the secret gh":       {State: hostapi.StateWaiting, Issues: []hostapi.Problem{{Remedy: &hostapi.Remedy{Kind: hostapi.RemedySetSecret, Secret: "gh"}}}},
-		"invalid entry: cwd: bad":   {State: hostapi.StateInvalid, Problems: []string{"cwd: bad"}},
+		"invalid entry: cwd: bad":   {State: hostapi.StateInvalid, Problems: []hostapi.Problem{{Key: "cwd", Message: "bad"}}},
 		"disabled":                  {State: hostapi.StateDisabled},
 	}
 	for want, st := range cases {

@@ -37,7 +37,7 @@ func goldenSnapshot() client.Snapshot {
 			{Name: "files", State: "failed", Restarts: 5, LastError: `server "files" exited at start (exit status 1): npm error 404 Not Found`, Command: "npx"},
 			{Name: "github", State: "waiting for secret", LastError: `secret "github-token" is not in the keyring: set it with 'switchboard secret set github-token'`, Command: "npx"},
 			{Name: "memory", State: "disabled", Disabled: true, Command: "npx"},
-			{Name: "notes", State: "invalid", Problems: []string{`mcpServers.notes.cwd: "notes" is not absolute: give an absolute path`}, Command: "notes-server"},
+			{Name: "notes", State: "invalid", Problems: []hostapi.Problem{{Server: "notes", Key: "cwd", Message: `"notes" is not absolute: give an absolute path`}}, Command: "notes-server"},
 			{Name: "time", State: "stopped", UserStopped: true, Era: "modern", Command: "uvx"},
 		},
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image/color"
 	"strconv"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -18,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // stateImportance colours a state by its hostapi.Severity, as the tray's
@@ -88,7 +88,7 @@ func summary(st hostapi.ServerStatus) string {
 		return "waiting for a secret"
 	case hostapi.StateInvalid:
 		if len(st.Problems) > 0 {
-			return "invalid entry: " + termtext.Escape(st.Problems[0])
+			return "invalid entry: " + phrase.Problem(st.Problems[0])
 		}
 	case hostapi.StateRestarting:
 		if st.Failures > 0 {
@@ -169,7 +169,9 @@ func summaryImportance(state hostapi.State) widget.Importance {
 func problemText(st hostapi.ServerStatus) string {
 	switch {
 	case len(st.Problems) > 0:
-		return strings.Join(termtext.Lines(st.Problems), "\n")
+		return phrase.Problems(st.Problems)
+	case len(st.Issues) > 0 && st.State != hostapi.StateRunning:
+		return phrase.Problems(st.Issues) // with their remedies, in words
 	case st.LastError != "" && st.State != hostapi.StateRunning:
 		return termtext.Escape(st.LastError) // it may quote the server's stderr
 	case st.ResolveError != "" && st.State != hostapi.StateRunning:

@@ -14,6 +14,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // pasteView imports servers from another app's config: a Claude-style
@@ -29,7 +32,8 @@ type pasteView struct {
 	err      *widget.Label
 	preview  *fyne.Container
 	secrets  []*secretOffer
-	results  *widget.Label
+	results  *widget.Label   // what the import did, one line each
+	refused  *fyne.Container // the servers it did not import, each with the host's problems and their remedies
 	obj      fyne.CanvasObject
 }
 
@@ -56,10 +60,12 @@ func (w *Window) openPaste() {
 	v.preview = container.NewVBox()
 	v.results = hintLabel("")
 	v.results.Importance = widget.MediumImportance
+	v.refused = container.NewVBox()
+	v.refused.Hide()
 	help := widget.NewLabel("Paste the \"mcpServers\" block of Claude Desktop, Cursor or VS Code (or a single \"name\": {...} entry), then Preview.")
 	help.Wrapping = fyne.TextWrapWord
 	v.obj = pageScroll(container.NewVBox(help, v.text, v.err,
-		container.NewHBox(v.previewB, v.importB), v.preview, v.results))
+		container.NewHBox(v.previewB, v.importB), v.preview, v.results, v.refused))
 	w.open(&page{title: "Paste configuration", obj: v.obj})
 	w.paste = v
 	w.focus(v.text)
@@ -69,10 +75,11 @@ func (w *Window) openPaste() {
 func (v *pasteView) showPreview() {
 	setText(v.err, "")
 	setText(v.results, "")
+	v.showRefused(nil)
 	v.preview.Objects = nil
 	v.secrets = nil
 	v.importB.Disable()
-	servers, skipped, cands, err := config.ParseImport([]byte(v.text.Text))
+	servers, skipped, cands, err := config.ParseImportSkips([]byte(v.text.Text))
 	if err != nil {
 		setText(v.err, err.Error())
 		v.preview.Refresh()
@@ -109,7 +116,7 @@ func (v *pasteView) showPreview() {
 	if len(skipped) > 0 {
 		v.preview.Add(bold("Skipped"))
 		for _, s := range skipped {
-			l := hintLabel(s)
+			l := hintLabel(skipWords(s))
 			l.Importance = widget.WarningImportance
 			v.preview.Add(l)
 		}
@@ -147,46 +154,123 @@ func (v *pasteView) doImport() {
 	v.importB.Disable()
 	v.previewB.Disable()
 	setText(v.results, "Importing…")
+	v.showRefused(nil)
 	w := v.w
 	go func() {
 		ctx, cancel := context.WithTimeout(w.ctx, callTimeout)
 		defer cancel()
-		lines, added := w.importServers(ctx, servers, move)
+		res := w.importServers(ctx, servers, move)
 		w.opts.Do(func() {
 			if w.ctx.Err() != nil {
 				return
 			}
 			v.previewB.Enable()
+			lines := res.lines
+			if res.moved > 0 {
+				// The pasted secrets are in the keyring now: they do not
+				// stay on the screen (nor does the preview of the text).
+				v.text.SetText("")
+				v.preview.Objects, v.secrets = nil, nil
+				v.preview.Refresh()
+				lines = append(lines, "The pasted text was cleared: its secrets are in the keyring now.")
+			}
 			setText(v.results, strings.Join(lines, "\n"))
-			w.setStatus(fmt.Sprintf("Imported %d of %d servers.", len(added), len(servers)), len(added) < len(servers))
+			v.showRefused(res.refused)
+			w.setStatus(fmt.Sprintf("Imported %d of %d servers.", len(res.added), len(servers)), len(res.added) < len(servers))
 		})
 	}()
+}
+
+// skipWords says why an entry is left out of an import: its problems as
+// ui/phrase words them (a misspelled key with the key it means), or the
+// reason.
+func skipWords(s config.Skip) string {
+	if len(s.Problems) == 0 {
+		return s.String()
+	}
+	return fmt.Sprintf("%q: not imported: %s", s.Name, phrase.Problems(configedit.ProblemsOf(s.Problems)))
+}
+
+// showRefused shows the servers an import did not take, each with the
+// host's problems and their remedies as buttons.
+func (v *pasteView) showRefused(rs []importRefusal) {
+	showRefusals(v.w, v.refused, rs)
+}
+
+// showRefusals puts refusals in c (refusalsBox), hiding it while there is
+// none.
+func showRefusals(w *Window, c *fyne.Container, rs []importRefusal) {
+	if len(rs) == 0 {
+		if len(c.Objects) > 0 || c.Visible() {
+			c.Objects = nil
+			c.Hide()
+		}
+		return
+	}
+	c.Objects = []fyne.CanvasObject{w.refusalsBox(rs)}
+	c.Show()
+	c.Refresh()
+}
+
+// importResult is what an import did.
+type importResult struct {
+	lines   []string          // what happened, one line each ("imported x", "moved ..."), in the command line's words
+	refused []importRefusal   // the servers it did not import, and why
+	added   map[string]string // each server added, by its name in the block, to its name in Switchboard
+	moved   int               // the secrets moved into the keyring
+}
+
+// importRefusal is a server an import did not take: what failed, and the
+// host's problems (with their keys and remedies) that say why.
+type importRefusal struct {
+	server   string // its name in the block
+	what     string // "", or what failed before the host was asked ("moving x.env.Y into the keyring")
+	problems []hostapi.Problem
+}
+
+// refusalsBox shows refusals, each as "Not imported: NAME" above its
+// problems, phrased by phraseProblems (words and remedy buttons); an empty
+// box for none. The paste view and the AI apps' import show it.
+func (w *Window) refusalsBox(rs []importRefusal) *fyne.Container {
+	box := container.NewVBox()
+	for _, r := range rs {
+		head := "Not imported: " + r.server
+		if r.what != "" {
+			head += " (" + r.what + " failed, so nothing of this server was imported)"
+		}
+		l := bold(head)
+		l.Wrapping = fyne.TextWrapWord
+		box.Add(l)
+		box.Add(w.problemsBox(r.problems))
+	}
+	return box
 }
 
 // importServers moves the chosen literal secrets into the keyring and adds
 // each server with servers.put (as a new entry), in name order, through
 // the host, as `switchboard servers import` does: the one path by which
 // the window imports servers (a pasted block, an AI app's own servers).
-// It runs off the UI goroutine. lines are the outcomes in the command
-// line's words; added maps each server that was added, by its name in the
-// block, to its name in Switchboard.
-func (w *Window) importServers(ctx context.Context, servers map[string]*config.Server, move []config.SecretCandidate) (lines []string, added map[string]string) {
-	added = map[string]string{}
-	failed := map[string]string{} // server -> why its secret could not move
+// It runs off the UI goroutine. A server the host refuses (or whose
+// secret could not move) is in the result's refused, with the host's
+// problems as data, for the page to phrase with their remedies.
+func (w *Window) importServers(ctx context.Context, servers map[string]*config.Server, move []config.SecretCandidate) importResult {
+	res := importResult{added: map[string]string{}}
+	failed := map[string]importRefusal{} // server -> its secret could not move
 	moved := map[string]map[string]string{}
 	for _, c := range move {
 		if _, bad := failed[c.Server]; bad {
 			continue
 		}
 		if _, err := w.live.SetSecret(ctx, c.Secret, c.Value); err != nil {
-			failed[c.Server] = fmt.Sprintf("moving %s.env.%s into the keyring: %v (nothing of this server was imported)", c.Server, c.Var, err)
+			failed[c.Server] = importRefusal{server: c.Server, what: fmt.Sprintf("moving %s.env.%s into the keyring", c.Server, c.Var), problems: problemsOf(err)}
 			continue
 		}
 		if moved[c.Server] == nil {
 			moved[c.Server] = map[string]string{}
 		}
 		moved[c.Server][c.Var] = c.Secret
-		lines = append(lines, fmt.Sprintf("moved %s.env.%s into the keyring as %q", c.Server, c.Var, c.Secret))
+		res.moved++
+		res.lines = append(res.lines, fmt.Sprintf("moved %s.env.%s into the keyring as %q", c.Server, c.Var, c.Secret))
 	}
 	names := make([]string, 0, len(servers))
 	for n := range servers {
@@ -194,8 +278,8 @@ func (w *Window) importServers(ctx context.Context, servers map[string]*config.S
 	}
 	slices.Sort(names)
 	for _, orig := range names {
-		if why, bad := failed[orig]; bad {
-			lines = append(lines, "not imported: "+orig+": "+why)
+		if r, bad := failed[orig]; bad {
+			res.refused = append(res.refused, r)
 			continue
 		}
 		s := servers[orig]
@@ -211,16 +295,16 @@ func (w *Window) importServers(ctx context.Context, servers map[string]*config.S
 		}
 		switch {
 		case err != nil:
-			lines = append(lines, fmt.Sprintf("not imported: %s: %v", orig, err))
+			res.refused = append(res.refused, importRefusal{server: orig, problems: problemsOf(err)})
 			continue
 		case name != orig:
-			lines = append(lines, fmt.Sprintf("imported %s as %s", orig, name))
+			res.lines = append(res.lines, fmt.Sprintf("imported %s as %s", orig, name))
 		default:
-			lines = append(lines, "imported "+name)
+			res.lines = append(res.lines, "imported "+name)
 		}
-		added[orig] = name
+		res.added[orig] = name
 	}
-	return lines, added
+	return res
 }
 
 // commandLine writes a command and its arguments for a person, quoting

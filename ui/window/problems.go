@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // The host's errors are data (hostapi.Error: a code, and problems with
@@ -28,9 +30,10 @@ func hostError(err error) (*hostapi.Error, bool) {
 }
 
 // configProblem is a problem of the host's error as the config's checks
-// word it, for the forms that place both the same way.
+// give it, for the forms that place both the same way, in the window's
+// words (ui/phrase: its remedy as a person does it, not as a command).
 func configProblem(p hostapi.Problem) config.Problem {
-	return config.Problem{Server: p.Server, Key: p.Key, Msg: p.Message}
+	return config.Problem{Server: p.Server, Key: p.Key, Msg: phrase.Beside(p)}
 }
 
 // remedyAction returns the button's label and what it does, for a remedy
@@ -55,8 +58,72 @@ func (w *Window) remedyAction(r hostapi.Remedy) (label string, do func(), ok boo
 		if r.Server != "" {
 			return "Edit " + r.Server, func() { w.openEdit(r.Server) }, true
 		}
+	case hostapi.RemedyInstall:
+		// The install page of the program that provides the command, where
+		// the host knows one; the words say the rest (or the host's PATH).
+		if u, err := url.Parse(r.URL); err == nil && r.Program != "" && (u.Scheme == "https" || u.Scheme == "http") {
+			return "Install " + r.Program + "…", func() {
+				if err := w.app.OpenURL(u); err != nil {
+					w.setStatus(fmt.Sprintf("Cannot open %s: %v", u, err), true)
+				}
+			}, true
+		}
 	}
 	return "", nil, false
+}
+
+// phraseProblems is the window's phrasing of problems: their words, one a
+// line (ui/phrase: what is wrong and what to do, in a person's terms), and
+// a button for each remedy the window can carry out, once each. Any page
+// that shows a host's problems (an import's outcome, a server's overview)
+// shows these.
+func (w *Window) phraseProblems(ps []hostapi.Problem) (text string, buttons []*widget.Button) {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if p.Remedy == nil {
+			continue
+		}
+		label, do, ok := w.remedyAction(*p.Remedy)
+		if !ok || seen[label] {
+			continue
+		}
+		seen[label] = true
+		buttons = append(buttons, widget.NewButton(label, do))
+	}
+	return phrase.Problems(ps), buttons
+}
+
+// problemsBox shows problems as phraseProblems words them: a wrapped,
+// selectable text in the error colour, its remedy buttons below it; an
+// empty box for none.
+func (w *Window) problemsBox(ps []hostapi.Problem) *fyne.Container {
+	box := container.NewVBox()
+	if len(ps) == 0 {
+		return box
+	}
+	text, buttons := w.phraseProblems(ps)
+	l := widget.NewLabel(text)
+	l.Wrapping = fyne.TextWrapWord
+	l.Selectable = true
+	l.Importance = widget.DangerImportance
+	box.Add(l)
+	if len(buttons) > 0 {
+		row := container.NewHBox()
+		for _, b := range buttons {
+			row.Add(b)
+		}
+		box.Add(row)
+	}
+	return box
+}
+
+// problemsOf are the problems of an error: a host's (with their keys and
+// remedies), or any other error as one problem with its message.
+func problemsOf(err error) []hostapi.Problem {
+	if he, ok := hostError(err); ok && len(he.Problems) > 0 {
+		return he.Problems
+	}
+	return []hostapi.Problem{{Message: err.Error()}}
 }
 
 // showRemedies offers the remedies of err (those the window can carry
@@ -114,9 +181,15 @@ func (w *Window) tapRemedy(label string) bool {
 	return false
 }
 
-// showErr shows a host's error in the status line with its remedies.
+// showErr shows a host's error in the status line with its remedies: its
+// problems in the window's words (ui/phrase; the message is the command
+// line's), any other error as its message.
 func (w *Window) showErr(err error) {
-	w.setStatus(err.Error(), true)
+	text := err.Error()
+	if he, ok := hostError(err); ok && len(he.Problems) > 0 {
+		text = phrase.Problems(he.Problems)
+	}
+	w.setStatus(text, true)
 	w.showRemedies(err)
 }
 

@@ -35,8 +35,10 @@ func TestHostErrorsAsData(t *testing.T) {
 		test.Type(f.name, "a")
 		test.Type(f.command, testExe)
 		test.Tap(f.save)
-		h.until("the host's refusal", func() bool { return f.errs["name"].Text != "" })
-		if got := f.errs["name"].Text; !strings.Contains(got, `"a" already exists`) || f.errs[""].Text != "" {
+		// The form knows the names the host has, and says so before the
+		// host is asked (the form's own check, as the host would refuse).
+		h.until("the refusal", func() bool { return f.errs["name"].Text != "" })
+		if got := f.errs["name"].Text; got != `a server named "a" already exists: choose another name, or edit a` || f.errs[""].Text != "" {
 			t.Errorf("name error %q, top error %q", got, f.errs[""].Text)
 		}
 		if got := w.remedyButtons(); !slices.Equal(got, []string{"Edit a"}) {
@@ -56,6 +58,10 @@ func TestHostErrorsAsData(t *testing.T) {
 		h.until("the error", func() bool { return len(w.remedyButtons()) > 0 })
 		if got := w.remedyButtons(); !slices.Equal(got, []string{"Enable off"}) {
 			t.Fatalf("remedy buttons %q; want [Enable off]", got)
+		}
+		// In the window's words, not the command line's.
+		if got := w.statusLine.Text; got != `server "off" is disabled. Enable off first.` {
+			t.Errorf("status line %q", got)
 		}
 		w.tapRemedy("Enable off")
 		h.until("off enabled", func() bool { return !h.entryDisabled("off") })
@@ -113,6 +119,12 @@ func (h *harness) entryDisabled(name string) bool {
 // messages with one).
 var errorParsing = regexp.MustCompile(`strings\.(Contains|HasPrefix|HasSuffix|Cut|CutPrefix|CutSuffix|Split|SplitN|Index|EqualFold|Fields|TrimPrefix)\([^\n]*(\.Error\(\)|[mM]essage\b|[mM]sg\b|LastError|ResolveError|PathError|\.Problems)|"regexp"`)
 
+// errorComparing are the other ways: comparing an error's text with a
+// sentence, or switching on it (an emptiness check is fine).
+var errorComparing = regexp.MustCompile(`(\.Error\(\)|LastError|ResolveError|PathError|\.Message|\b[mM]sg)\s*(==|!=)\s*"[^"]|` +
+	`"[^"]+"\s*(==|!=)\s*[\w.]*(\.Error\(\)|LastError|ResolveError|\.Message)\b|` +
+	`switch [\w.]*(\.Error\(\)|LastError|ResolveError|\.Message)\s*\{`)
+
 // TestNoFrontEndParsesErrorStrings is the guard behind the behaviour
 // tests: no front end (ui/..., app/cli) reads an error's words to decide
 // anything; the host's errors are data (hostapi.Error). Test files are
@@ -131,7 +143,7 @@ func TestNoFrontEndParsesErrorStrings(t *testing.T) {
 			}
 			scanned++
 			for i, line := range strings.Split(string(b), "\n") {
-				if errorParsing.MatchString(line) {
+				if errorParsing.MatchString(line) || errorComparing.MatchString(line) {
 					found = append(found, fmt.Sprintf("%s:%d: %s", path, i+1, strings.TrimSpace(line)))
 				}
 			}
@@ -155,6 +167,24 @@ func TestNoFrontEndParsesErrorStrings(t *testing.T) {
 	} {
 		if !errorParsing.MatchString(line) {
 			t.Errorf("the guard misses %s", line)
+		}
+	}
+	for _, line := range []string{
+		`if err.Error() == "no such server" {`,
+		`case st.LastError == "command not found":`,
+		`if "exit status 1" != st.LastError {`,
+		`switch he.Message {`,
+	} {
+		if !errorComparing.MatchString(line) {
+			t.Errorf("the guard misses %s", line)
+		}
+	}
+	for _, line := range []string{
+		`if st.LastError != "" && st.State != hostapi.StateRunning {`,
+		`if he.Code == hostapi.CodeAlreadyExists {`,
+	} {
+		if errorParsing.MatchString(line) || errorComparing.MatchString(line) {
+			t.Errorf("the guard refuses %s, which reads no words", line)
 		}
 	}
 }
