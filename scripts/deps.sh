@@ -13,7 +13,7 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 what=${1:-test}
 need=()
 if [[ $what == test ]]; then
-  command -v wine >/dev/null 2>&1 || command -v wine64 >/dev/null 2>&1 || need+=(wine64)
+  command -v wine >/dev/null 2>&1 || command -v wine64 >/dev/null 2>&1 || [[ -x /usr/lib/wine/wine64 ]] || need+=(wine64)
   command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || need+=(gcc-mingw-w64-x86-64)
   # A real keyring on a private bus for the secrets tests.
   command -v dbus-run-session >/dev/null 2>&1 || need+=(dbus-daemon)
