@@ -56,7 +56,7 @@ func (w *Window) remedyAction(r hostapi.Remedy) (label string, do func(), ok boo
 		}
 	case hostapi.RemedyEdit:
 		if r.Server != "" {
-			return "Edit " + r.Server, func() { w.openEdit(r.Server) }, true
+			return "Edit " + r.Server, func() { w.showServer(r.Server, tabSettings) }, true
 		}
 	case hostapi.RemedyInstall:
 		// The install page of the program that provides the command, where
