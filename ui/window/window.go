@@ -33,6 +33,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // Options configure a [Window]. The zero value is the usual one.
@@ -256,10 +259,22 @@ func (w *Window) apply(s client.Snapshot) {
 	default:
 		setText(w.connBanner, "Connecting to the Switchboard host…")
 	}
-	if s.Connected && s.Info.Config.Error != "" {
+	// The problems of the file that belong to no server (a server's own
+	// show on its row and its Overview).
+	var fileProblems []hostapi.Problem
+	for _, p := range s.Info.Config.Problems {
+		if p.Server == "" {
+			fileProblems = append(fileProblems, p)
+		}
+	}
+	switch {
+	case s.Connected && s.Info.Config.Error != "":
 		setText(w.cfgBanner, fmt.Sprintf("The config file %s cannot be used: %s\nThe last good config stays in force until the file is fixed and saved.",
 			s.Info.Config.Path, s.Info.Config.Error))
-	} else {
+	case s.Connected && len(fileProblems) > 0:
+		setText(w.cfgBanner, fmt.Sprintf("The config file %s has %s; the rest of it is in force:\n%s",
+			s.Info.Config.Path, english.Plural(len(fileProblems), "problem"), phrase.Problems(fileProblems)))
+	default:
 		setText(w.cfgBanner, "")
 	}
 	w.servers.update(s)

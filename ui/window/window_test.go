@@ -350,6 +350,22 @@ func TestStateFromHost(t *testing.T) {
 	}
 	h.until("the banner goes", func() bool { return !h.w.cfgBanner.Visible() })
 
+	// A problem of the file that belongs to no server (the gateway's
+	// port): the banner words it; the servers run on.
+	badPort, _ := json.Marshal(map[string]any{"version": 1, "gateway": map[string]any{"httpPort": "eighty"}, "mcpServers": map[string]any{"alpha": helperEntry(), "beta": beta}})
+	if err := os.WriteFile(h.opts.ConfigPath, badPort, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.until("the file's problem in the banner", func() bool { return strings.Contains(h.w.cfgBanner.Text, "gateway.httpPort") })
+	if !strings.Contains(h.w.cfgBanner.Text, "has 1 problem; the rest of it is in force") || !strings.Contains(h.w.cfgBanner.Text, "is not a port") {
+		t.Errorf("banner: %q", h.w.cfgBanner.Text)
+	}
+	h.state("alpha", hostapi.StateRunning)
+	if err := os.WriteFile(h.opts.ConfigPath, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.until("the banner goes again", func() bool { return !h.w.cfgBanner.Visible() })
+
 	// beta never ran. (Removing a running server can leave it in the list
 	// as "stopped": the host publishes its stop ladder's states after the
 	// "removed" event, and the live view takes them for a new server.)
