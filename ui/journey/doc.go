@@ -2,7 +2,8 @@
 // way through the real window (Fyne's GLFW driver, under Xvfb), with real
 // mouse clicks and key presses (xdotool), against a real host and real
 // MCP servers. It is tests only (journey_*_test.go, Linux with cgo); see
-// docs/testing.md.
+// docs/decisions.md ("Journeys in-process on the real driver") and
+// docs/window.md.
 //
 //	go test -race -count=1 -v ./ui/journey/
 //

@@ -69,8 +69,9 @@ func TestJourneyCatalogFilesystem(t *testing.T) {
 		t.Errorf("the entry on disk: %v", e)
 	}
 
-	// Its tools, and Try it.
-	s.click("Tools of filesystem", s.serverButton("filesystem", "Tools"))
+	// Its tools, and Try it: the server in the list, its Tools tab.
+	s.click("filesystem in the list", s.serverRow("filesystem"))
+	s.click("the Tools tab of filesystem", s.serverTab("filesystem", "Tools"))
 	s.click("list_allowed_directories", s.toolButton("list_allowed_directories"))
 	s.click("Call list_allowed_directories", s.callButton("list_allowed_directories"))
 	res := s.result(allowed)
@@ -120,13 +121,11 @@ func toStrings(v any) []string {
 	return out
 }
 
-// TestJourneyFixFailedServer is journey 2 of issue 13 as far as today's
-// window goes: a server whose command does not exist fails; the window
-// says why beside it; the person opens its settings, corrects the
-// command, saves, and it runs, the reason gone. (After the frame's
-// reshape: the reason in Overview and the fix in Settings, through the
-// lookups; the tray's menu showing the reason comes with the tray's
-// rework.)
+// TestJourneyFixFailedServer is journey 2 of issue 13: a server whose
+// command does not exist fails; the tray's menu says why (the first line
+// of its submenu) and so does its Overview in the window; the person
+// follows "Change the command in Settings", corrects the command, saves,
+// and it runs, the reason gone from the tray and from the Overview.
 func TestJourneyFixFailedServer(t *testing.T) {
 	need(t)
 	bin := testkit.NpmServer(t, "mcp-server-filesystem")
@@ -144,14 +143,24 @@ func TestJourneyFixFailedServer(t *testing.T) {
 	tr := startTray(t, h)
 	s := openWindow(t, h)
 
-	// The tray and the window say that it failed, and the window why.
-	testkit.Eventually(t, "the tray's line for files says failed", func() (bool, string) {
+	// The tray says that it failed, and why, first in its submenu.
+	testkit.Eventually(t, "the tray's line for files says failed, and why", func() (bool, string) {
 		line, sub := trayServer(tr, "files")
-		return strings.HasSuffix(line, "— "+hostapi.StateFailed.Label()), fmt.Sprintf("%q %q", line, sub)
+		return strings.HasSuffix(line, "— "+hostapi.StateFailed.Label()) && len(sub) > 0 && strings.Contains(sub[0], wrong),
+			fmt.Sprintf("%q %q", line, sub)
 	})
+
+	// The window: files in the list, its Overview says why, and offers
+	// the way to Settings.
+	s.click("files in the list", s.serverRow("files"))
+	s.click("the Overview tab of files", s.serverTab("files", "Overview"))
+	s.serverState("files", hostapi.StateFailed.Label())
 	s.serverReason("files", wrong)
-	s.click("Edit of files", s.editButton("files"))
+	s.click("Change the command in Settings", s.editButton("files"))
 	cmd := s.settingsField("Command")
+	if got := text(cmd); got != wrong {
+		t.Errorf("the Settings' command: %q, not the entry's %q", got, wrong)
+	}
 	s.click("the command", cmd)
 	s.key("ctrl+a")
 	s.typeText(bin)
@@ -161,14 +170,19 @@ func TestJourneyFixFailedServer(t *testing.T) {
 	})
 	s.click("Save", s.settingsSave())
 
+	// It runs: the host, the window's header, the tray; and the Overview
+	// no longer says why it would not.
 	h.waitState("files", hostapi.StateRunning)
 	s.serverState("files", hostapi.StateRunning.Label())
-	testkit.Eventually(t, "the tray's line for files says running", func() (bool, string) {
-		line, _ := trayServer(tr, "files")
-		return strings.HasPrefix(line, "files — running"), line
+	testkit.Eventually(t, "the tray's line for files says running, without a reason", func() (bool, string) {
+		line, sub := trayServer(tr, "files")
+		return strings.HasPrefix(line, "files — running") && !strings.Contains(strings.Join(sub, "\n"), wrong),
+			fmt.Sprintf("%q %q", line, sub)
 	})
 	if e := h.entry("files"); e["command"] != bin || !slices.Equal(toStrings(e["args"]), []string{allowed}) {
 		t.Errorf("the entry on disk: %v", e)
 	}
+	s.click("the Overview tab of files", s.serverTab("files", "Overview"))
+	s.overviewState("files", hostapi.StateRunning.Label())
 	s.noServerReason("files", wrong)
 }

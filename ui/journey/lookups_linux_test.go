@@ -12,16 +12,18 @@ import (
 // The lookups: where a journey finds what a person looks for, by what
 // shows on the screen (a button's label, a field's placeholder or label,
 // the row a button is in), never by the window's fields. They are all
-// here so that a new layout of the window (the sidebar and master-detail
-// frame) is followed by repointing these functions only; the journeys
-// stay as they are.
+// here so that a new layout of the window is followed by repointing
+// these functions. The window's frame (docs/window.md): a sidebar of
+// places; the Servers place lists the servers on the left and shows the
+// chosen one on the right, its name as the heading, above its tabs
+// (Overview, Tools, Logs, Settings).
 
 // emptyListInvite is what an empty start shows instead of servers.
 func (s *screenRun) emptyListInvite() fyne.CanvasObject {
 	return s.find("the empty list's invitation", labelContaining("No servers yet"))
 }
 
-// catalogButton opens the catalog (the toolbar's Catalog).
+// catalogButton opens the catalog (the sidebar's Catalog).
 func (s *screenRun) catalogButton() fyne.CanvasObject {
 	return s.find("the Catalog button", buttonText("Catalog"))
 }
@@ -43,16 +45,27 @@ func (s *screenRun) templateField(label string) fyne.CanvasObject {
 }
 
 // templateSave is the template form's "Add server" (the page's main
-// action; the toolbar has an "Add server" too, which opens the empty
-// form).
+// action).
 func (s *screenRun) templateSave() fyne.CanvasObject {
 	return s.find("the template's Add server", importance(buttonText("Add server"), widget.HighImportance))
 }
 
-// serverButton is a button of a server's row in the list (Tools, Logs,
-// Edit…).
+// serverRow is a server's row in the Servers place's list (its name
+// there).
+func (s *screenRun) serverRow(server string) fyne.CanvasObject {
+	return s.find(server+" in the list", inList(labelText(server)))
+}
+
+// serverTab is a tab (Overview, Tools, Logs, Settings) of the server shown
+// on the right of the list, under its name.
+func (s *screenRun) serverTab(server, tab string) fyne.CanvasObject {
+	return s.find("the "+tab+" tab of "+server, s.nearest(headingText(server), tabText(tab)))
+}
+
+// serverButton is a button of the server shown on the right of the list
+// (its header's Start or Stop, its Overview's fixes).
 func (s *screenRun) serverButton(server, label string) fyne.CanvasObject {
-	return s.find(label+" of "+server, s.nearest(labelText(server), buttonText(label)))
+	return s.find(label+" of "+server, s.nearest(headingText(server), buttonText(label)))
 }
 
 // toolButton is a tool in the tools page's list.
@@ -70,23 +83,28 @@ func (s *screenRun) result(says string) fyne.CanvasObject {
 	return s.find("a result that says "+says, labelContaining(says))
 }
 
-// serverReason is where the window says why a server is not running (its
-// row's problem line today; the Overview tab's last error after the
-// frame's reshape).
+// serverReason is where the window says why a server is not running:
+// the text under "What is wrong" in its Overview tab.
 func (s *screenRun) serverReason(server, says string) fyne.CanvasObject {
-	return s.find("why "+server+" does not run", s.nearest(labelText(server), labelContaining(says)))
+	return s.find("why "+server+" does not run", s.nearest(headingText(server), after(labelText("What is wrong"), labelContaining(says))))
 }
 
-// noServerReason waits until the window no longer says why the server
+// noServerReason waits until the server's Overview no longer says why it
 // does not run.
 func (s *screenRun) noServerReason(server, said string) {
-	s.gone("why "+server+" did not run", s.nearest(labelText(server), labelContaining(said)))
+	s.gone("why "+server+" did not run", s.nearest(headingText(server), after(labelText("What is wrong"), labelContaining(said))))
 }
 
-// editButton opens a server's settings (its row's Edit today; the
-// Settings tab after the reshape).
+// overviewState is the state in words in a server's Overview tab
+// ("running, for 5s").
+func (s *screenRun) overviewState(server, state string) fyne.CanvasObject {
+	return s.find(server+"'s Overview says "+state, s.nearest(headingText(server), after(labelText("State"), labelContaining(state))))
+}
+
+// editButton is the Overview's way to the Settings tab for a server whose
+// command is not found.
 func (s *screenRun) editButton(server string) fyne.CanvasObject {
-	return s.serverButton(server, "Edit")
+	return s.serverButton(server, "Change the command in Settings")
 }
 
 // settingsField is the entry of the server form's field labelled label.
@@ -94,9 +112,10 @@ func (s *screenRun) settingsField(label string) fyne.CanvasObject {
 	return s.find("the field "+label, formField(label))
 }
 
-// settingsSave is the server form's Save.
+// settingsSave is the server form's Save, in the bar at the bottom of
+// the Settings tab.
 func (s *screenRun) settingsSave() fyne.CanvasObject {
-	return s.find("Save", buttonText("Save"))
+	return s.find("Save", importance(buttonText("Save"), widget.HighImportance))
 }
 
 // trayServer returns the tray menu's item of a server and the labels of
@@ -114,8 +133,8 @@ func trayServer(r *trayRun, server string) (string, []string) {
 	return "", nil
 }
 
-// serverState is where the window shows a server's state in words (its
-// row's state column today).
+// serverState is where the window shows a server's state in words: the
+// header beside its name, above its tabs.
 func (s *screenRun) serverState(server, state string) fyne.CanvasObject {
-	return s.find(server+" "+state, s.nearest(labelText(server), labelText(state)))
+	return s.find(server+" "+state, s.nearest(headingText(server), labelText(state)))
 }

@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
@@ -317,5 +320,80 @@ func importance(m match, imp widget.Importance) match {
 	return func(o fyne.CanvasObject, parents []fyne.CanvasObject) bool {
 		b, ok := o.(*widget.Button)
 		return ok && b.Importance == imp && m(o, parents)
+	}
+}
+
+// headingText matches a page's title that reads text (a label in the
+// sub-heading size: the chosen server's name above its tabs, not its name
+// in the list).
+func headingText(text string) match {
+	return func(o fyne.CanvasObject, _ []fyne.CanvasObject) bool {
+		l, ok := o.(*widget.Label)
+		return ok && l.Text == text && l.SizeName == theme.SizeNameSubHeadingText
+	}
+}
+
+// inList matches what m matches inside a list's row (widget.List).
+func inList(m match) match {
+	return func(o fyne.CanvasObject, parents []fyne.CanvasObject) bool {
+		if !m(o, parents) {
+			return false
+		}
+		for _, p := range parents {
+			if _, ok := p.(*widget.List); ok {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// tabText matches the tab of tabs (container.AppTabs) whose title reads
+// text: the tab's button, a widget that draws the title as a text.
+func tabText(text string) match {
+	return func(o fyne.CanvasObject, parents []fyne.CanvasObject) bool {
+		if _, ok := o.(fyne.Widget); !ok || len(parents) == 0 {
+			return false
+		}
+		inTabs := false
+		for _, p := range parents {
+			if _, ok := p.(*container.AppTabs); ok {
+				inTabs = true
+			}
+		}
+		if !inTabs {
+			return false
+		}
+		for _, c := range children(o) {
+			if t, ok := c.(*canvas.Text); ok && t.Text == text && c.Visible() {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// after matches what target matches right after (the next visible object
+// in the same container) an object that anchor matches: the value beside
+// its label in a grid, the text below its heading.
+func after(anchor, target match) match {
+	return func(o fyne.CanvasObject, parents []fyne.CanvasObject) bool {
+		if len(parents) == 0 || !target(o, parents) {
+			return false
+		}
+		box, ok := parents[len(parents)-1].(*fyne.Container)
+		if !ok {
+			return false
+		}
+		var prev fyne.CanvasObject
+		for _, c := range box.Objects {
+			if c == o {
+				return prev != nil && anchor(prev, parents)
+			}
+			if c.Visible() {
+				prev = c
+			}
+		}
+		return false
 	}
 }
