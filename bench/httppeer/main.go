@@ -61,11 +61,12 @@ func main() {
 	rounds := flag.Int("rounds", 5, "rounds")
 	calls := flag.Int("calls", 40, "1 MiB calls per path per round")
 	size := flag.Int("size", 1<<20, "the result's text, bytes")
+	base := flag.String("base", "", "this program built from an earlier tree: its host is a row too")
 	flag.Parse()
 	if *serve != "" {
 		os.Exit(runHost(*serve))
 	}
-	if err := run(*tiny, *hub, *work, *rounds, *calls, *size); err != nil {
+	if err := run(*tiny, *hub, *base, *work, *rounds, *calls, *size); err != nil {
 		fmt.Fprintln(os.Stderr, "httppeer:", err)
 		os.Exit(1)
 	}
@@ -110,7 +111,7 @@ type path struct {
 	rates []float64
 }
 
-func run(tiny, hub, work string, rounds, calls, size int) error {
+func run(tiny, hub, base, work string, rounds, calls, size int) error {
 	if tiny == "" || work == "" {
 		return errors.New("-tiny and -work are needed")
 	}
@@ -120,11 +121,22 @@ func run(tiny, hub, work string, rounds, calls, size int) error {
 		return fmt.Errorf("direct: %w", err)
 	}
 	paths := []*path{{name: "direct (stdio)", c: direct}}
-	sb, err := startSwitchboard(filepath.Join(work, "sb"), tiny)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	sb, err := startSwitchboard(filepath.Join(work, "sb"), self, tiny)
 	if err != nil {
 		return fmt.Errorf("switchboard: %w", err)
 	}
 	paths = append(paths, &path{name: "switchboard HTTP", c: sb})
+	if base != "" {
+		sb, err := startSwitchboard(filepath.Join(work, "sb-base"), base, tiny)
+		if err != nil {
+			return fmt.Errorf("switchboard (base): %w", err)
+		}
+		paths = append(paths, &path{name: "switchboard HTTP (base)", c: sb})
+	}
 	if hub != "" {
 		h, err := startHub(filepath.Join(work, "hub"), hub, tiny)
 		if err != nil {
@@ -177,7 +189,7 @@ func run(tiny, hub, work string, rounds, calls, size int) error {
 		for i, r := range p.rates {
 			parts[i] = fmt.Sprintf("%.1f", r)
 		}
-		fmt.Printf("  %-20s %s\n", p.name, strings.Join(parts, " "))
+		fmt.Printf("  %-24s %s\n", p.name, strings.Join(parts, " "))
 	}
 	return nil
 }
@@ -320,7 +332,7 @@ type sbConn struct {
 	id      int
 }
 
-func startSwitchboard(dir, tiny string) (*sbConn, error) {
+func startSwitchboard(dir, self, tiny string) (*sbConn, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -333,10 +345,6 @@ func startSwitchboard(dir, tiny string) (*sbConn, error) {
 	doc, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{"tiny": map[string]any{"command": tiny}},
 		"gateway": map[string]any{"httpPort": port}})
 	if err := os.WriteFile(filepath.Join(dir, "cfg", "config.json"), doc, 0o600); err != nil {
-		return nil, err
-	}
-	self, err := os.Executable()
-	if err != nil {
 		return nil, err
 	}
 	c := &sbConn{cmd: exec.Command(self, "-serve", dir), url: "http://127.0.0.1:" + strconv.Itoa(port) + gateway.HTTPPath,

@@ -9,6 +9,8 @@
 #   ROUNDS=7 CALLS=60 bench/httppeer/run.sh
 #   HUBDIR=/tmp/hub bench/httppeer/run.sh       # where mcp-hub is (installed if missing)
 #   NOHUB=1 bench/httppeer/run.sh               # without mcp-hub (no node)
+#   BASE=31d8185 bench/httppeer/run.sh          # and a row for the host of commit BASE
+#       # (git archive; this directory's main.go is built in that tree)
 #
 # mcp-hub is installed, if missing, with `npm install --no-save` into
 # HUBDIR (default: $TMPDIR/switchboard-bench-mcp-hub), never into the
@@ -33,5 +35,14 @@ fi
 
 CGO_ENABLED=0 go build -o "$out/tinyserver" ./bench/bridgestart/tinyserver
 go build -o "$out/httppeer" ./bench/httppeer
-nice "$out/httppeer" -tiny "$out/tinyserver" -hub "$hub" -work "$out/work" \
+base=
+if [[ -n ${BASE:-} ]]; then
+	mkdir -p "$out/base"
+	git archive "$BASE" | tar -x -C "$out/base"
+	mkdir -p "$out/base/bench/httppeer"
+	cp bench/httppeer/main.go "$out/base/bench/httppeer/"
+	(cd "$out/base" && go build -o "$out/httppeer-base" ./bench/httppeer)
+	base=$out/httppeer-base
+fi
+nice "$out/httppeer" -tiny "$out/tinyserver" -hub "$hub" -base "$base" -work "$out/work" \
 	-rounds "${ROUNDS:-5}" -calls "${CALLS:-40}"
