@@ -38,8 +38,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -81,8 +83,15 @@ func runHost(dir string) int {
 		fmt.Fprintln(os.Stderr, "host:", err)
 		return 1
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	// SIGTERM ends the host (stopChild), so that a profile is written.
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer cancel()
+	if p := os.Getenv("HTTPPEER_CPUPROFILE"); p != "" {
+		f, err := os.Create(p)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 	err := host.Run(ctx, host.Options{
 		ConfigPath: filepath.Join(dir, "cfg", "config.json"),
 		RuntimeDir: filepath.Join(dir, "run"),
