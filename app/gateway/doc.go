@@ -53,6 +53,9 @@
 // go-sdk server of its own (a facade), so both protocol eras are spoken.
 // tools/call (and its cancellation and progress) takes a lean path that
 // relays the JSON-RPC without the go-sdk's server decoding it; see lean.go.
+// A call that the go-sdk's server handles (the HTTP endpoint's, a socket
+// request the lean path leaves to it) gets the server's result as the
+// server wrote it too, never decoded into go-sdk types; see rawresult.go.
 // Every tools/call, on every path, goes through app/relay (ids, the
 // answer's tap, timeout, cancellation, error wording, the hook), through
 // the backend's [RawBackend]; SDKOnly (SWITCHBOARD_GATEWAY_SDK_ONLY=1) is

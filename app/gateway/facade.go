@@ -162,7 +162,11 @@ func (f *facade) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // toolHandler is registered with every tool; the middleware answers
 // tools/call before it, so it only runs if the middleware is bypassed.
 func (f *facade) toolHandler(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	return f.sdkCall(ctx, r)
+	res, err := f.sdkCall(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return decodeResult(res)
 }
 
 // firstList waits, on a session's first list request, for the servers it
@@ -186,7 +190,7 @@ func (f *facade) firstList(ctx context.Context, s mcp.Session) {
 }
 
 // sdkCall is tools/call on the go-sdk's path.
-func (f *facade) sdkCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (f *facade) sdkCall(ctx context.Context, r *mcp.CallToolRequest) (mcp.Result, error) {
 	p := r.Params
 	var deliver func(*mcp.ProgressNotificationParams)
 	if tok := p.GetProgressToken(); tok != nil && r.Session != nil {
@@ -203,7 +207,7 @@ func (f *facade) sdkCall(ctx context.Context, r *mcp.CallToolRequest) (*mcp.Call
 // the call, and turns every failure of a server into a tool error. The
 // error is a *jsonrpc.Error (an unknown tool, or the server's own error
 // answer) or the context's.
-func (f *facade) call(ctx context.Context, exposed string, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+func (f *facade) call(ctx context.Context, exposed string, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (mcp.Result, error) {
 	t0 := time.Now()
 	defer func() {
 		// As the lean path's timing: a long call is never silent.
@@ -240,14 +244,24 @@ func (f *facade) call(ctx context.Context, exposed string, args json.RawMessage,
 	if err == nil {
 		return normalize(res), nil
 	}
-	return f.callError(ctx, err)
+	return f.failed(ctx, err)
+}
+
+// failed is callError as an mcp.Result: an untyped nil with an error.
+func (f *facade) failed(ctx context.Context, err error) (mcp.Result, error) {
+	res, err := f.callError(ctx, err)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // callRaw forwards a call through a RawBackend (app/relay), waiting for
 // it: the go-sdk server's call (the HTTP endpoint's, a socket request that
 // the lean path leaves to the go-sdk) relayed like a lean one, so that its
-// progress notifications come in order before the result.
-func (f *facade) callRaw(ctx context.Context, rb RawBackend, e *entry, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
+// progress notifications come in order before the result. The result is
+// passed on as the server wrote it (a rawToolResult), never decoded.
+func (f *facade) callRaw(ctx context.Context, rb RawBackend, e *entry, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (mcp.Result, error) {
 	rc := &relay.Call{Tool: e.name, Arguments: args}
 	for k, v := range meta {
 		b, err := json.Marshal(v)
@@ -272,18 +286,30 @@ func (f *facade) callRaw(ctx context.Context, rb RawBackend, e *entry, args json
 			}
 		}
 	}
-	raw, _, err := relay.Do(ctx, rb, e.server, rc)
+	_, res, err := relay.Do(ctx, rb, e.server, rc)
 	if finish != nil {
 		finish() // every progress notification goes out before the response
 	}
 	if err != nil {
-		return f.callError(ctx, err)
+		return f.failed(ctx, err)
 	}
-	var res mcp.CallToolResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return toolError(fmt.Sprintf("Switchboard server %q answered tool %q with a result that does not decode: %v", e.server, e.name, err)), nil
+	return newRawToolResult(res), nil
+}
+
+// decodeResult is a result of call as a go-sdk type (the tool handler's,
+// which only runs if the middleware is bypassed).
+func decodeResult(r mcp.Result) (*mcp.CallToolResult, error) {
+	switch r := r.(type) {
+	case *mcp.CallToolResult:
+		return r, nil
+	case *rawToolResult:
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(r.res.Raw, &res); err != nil {
+			return toolError(fmt.Sprintf("a tool's result does not decode: %v", err)), nil
+		}
+		return normalize(&res), nil
 	}
-	return normalize(&res), nil
+	return nil, fmt.Errorf("a tool call's result is a %T", r)
 }
 
 // callError turns a failed call into what the client gets: a tool error

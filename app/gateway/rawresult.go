@@ -1,0 +1,114 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/relay"
+)
+
+// rawToolResult is a relayed tool result that the go-sdk's server sends
+// as the server wrote it: on the go-sdk's path (the HTTP endpoint, and
+// socket requests that the lean path leaves to the go-sdk), a 1 MiB result
+// was decoded into go-sdk types and encoded again (most of the HTTP
+// endpoint's cost per MiB). Its MarshalJSON splices, as the lean path's
+// rawResultLine does, what normalize keeps (the server's own _meta
+// entries, content, structured content, error flag; content items as the
+// server wrote them) from the spans the relay found in the answer, with
+// what the go-sdk's server sets on the result itself (for a 2026-07-28
+// client: its serverInfo in _meta and the result type), which goes to the
+// embedded, empty CallToolResult through the methods it promotes.
+type rawToolResult struct {
+	*mcp.CallToolResult // never Content: what the go-sdk sets (_meta, result type)
+	res                 *relay.Result
+}
+
+func newRawToolResult(res *relay.Result) *rawToolResult {
+	return &rawToolResult{CallToolResult: &mcp.CallToolResult{}, res: res}
+}
+
+// MarshalJSON writes the result object: the embedded result's members
+// (small: it has no content) but its content, its _meta merged with the
+// server's own entries (the server's win, as normalize kept them before
+// the go-sdk annotated the result), then the relayed members.
+func (r *rawToolResult) MarshalJSON() ([]byte, error) {
+	own, err := json.Marshal(r.CallToolResult)
+	if err != nil {
+		return nil, err
+	}
+	type member struct{ key, val []byte }
+	var meta, rest []member
+	err = relay.Members(own, func(key, val []byte) bool {
+		switch string(key) {
+		case `"content"`, `"structuredContent"`, `"isError"`:
+		case `"_meta"`:
+			if val[0] == '{' {
+				_ = relay.Members(val, func(k, v []byte) bool {
+					meta = append(meta, member{k, v})
+					return true
+				})
+			}
+		default:
+			rest = append(rest, member{key, val})
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := r.res
+	if isSet(res.Meta) && res.Meta[0] == '{' {
+		_ = relay.Members(res.Meta, func(key, val []byte) bool {
+			k := string(key[1 : len(key)-1])
+			if strings.HasPrefix(k, protocolMetaPrefix) || k == "progressToken" {
+				return true
+			}
+			if i := slices.IndexFunc(meta, func(m member) bool { return bytes.Equal(m.key, key) }); i >= 0 {
+				meta[i].val = val
+			} else {
+				meta = append(meta, member{key, val})
+			}
+			return true
+		})
+	}
+	out := make([]byte, 0, len(res.Content)+len(res.StructuredContent)+len(own)+256)
+	out = append(out, '{')
+	if len(meta) > 0 {
+		// Sorted, as the go-sdk writes a map.
+		slices.SortFunc(meta, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		out = append(out, `"_meta":{`...)
+		for i, m := range meta {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, m.key...)
+			out = append(out, ':')
+			out = append(out, m.val...)
+		}
+		out = append(out, "},"...)
+	}
+	out = append(out, `"content":`...)
+	if isSet(res.Content) {
+		out = append(out, res.Content...)
+	} else {
+		out = append(out, "[]"...)
+	}
+	if isSet(res.StructuredContent) {
+		out = append(out, `,"structuredContent":`...)
+		out = append(out, res.StructuredContent...)
+	}
+	if res.IsError {
+		out = append(out, `,"isError":true`...)
+	}
+	for _, m := range rest {
+		out = append(out, ',')
+		out = append(out, m.key...)
+		out = append(out, ':')
+		out = append(out, m.val...)
+	}
+	out = append(out, '}')
+	return out, nil
+}
