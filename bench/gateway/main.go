@@ -44,6 +44,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -435,7 +436,18 @@ func measure(ctx context.Context, cs *mcp.ClientSession, tool string, n, conc, w
 				// A call still pending after stuckAfter: which pipe holds
 				// the bytes that nobody reads says which process stalls.
 				stuck := make(chan string, 1)
-				watch := time.AfterFunc(stuckAfter, func() { stuck <- "; after " + stuckAfter.String() + ": " + pipeBacklog(procs) })
+				watch := time.AfterFunc(stuckAfter, func() {
+					snap := pipeBacklog(procs)
+					if os.Getenv("STALLDUMP") != "" {
+						for _, pr := range procs {
+							if pr.role == "server" {
+								_ = syscall.Kill(pr.pid, syscall.SIGQUIT)
+								snap += fmt.Sprintf("; SIGQUIT sent to the server (pid %d): its goroutines are in server-stderr.log", pr.pid)
+							}
+						}
+					}
+					stuck <- "; after " + stuckAfter.String() + ": " + snap
+				})
 				_, err := call(ctx, cs, tool)
 				lat[i] = time.Since(t0)
 				if !watch.Stop() {
@@ -475,6 +487,9 @@ func startHost(ctx context.Context, c config, sb, server, name string, extra []s
 		}
 	}
 	cfg := fmt.Sprintf(`{"version": 1, "mcpServers": {"bench": {"command": %q}, "tiny": {"command": %q}}}`, server, tinyPath(sb))
+	if os.Getenv("STALLDUMP") != "" {
+		cfg = fmt.Sprintf(`{"version": 1, "mcpServers": {"bench": {"command": %q, "stderr": %q}, "tiny": {"command": %q}}}`, server, "file:"+filepath.Join(dir, "server-stderr.log"), tinyPath(sb))
+	}
 	if err := os.WriteFile(filepath.Join(dir, "cfg/switchboard/config.json"), []byte(cfg), 0o600); err != nil {
 		return nil, err
 	}
