@@ -81,14 +81,14 @@ var patterns = []pattern{
 	{KindInstruction, regexp.MustCompile(`(?i)\byou\s+(must|should|need\s+to)\s+(first\s+|also\s+|always\s+)?(read|open|fetch|send|forward|include|pass|upload|call|copy|email)\b[^.]{0,60}\b(file|contents?|keys?|secrets?|tokens?|passwords?|credentials?|conversation|history|emails?)\b`)},
 	{KindInstruction, regexp.MustCompile(`(?i)\b(otherwise|or\s+else)\s+the\s+tool\s+(will\s+not|won'?t|does\s+not|doesn'?t|cannot|can'?t)\s+work`)},
 	// Keeping it from the user.
-	{KindConceal, regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|without)\s+(tell(ing)?|mention(ing)?|inform(ing)?|reveal(ing)?|show(ing)?|notify(ing)?|alert(ing)?|let(ting)?)\s+(this\s+|it\s+|anything\s+)?(to\s+)?(the\s+)?user`)},
+	{KindConceal, regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|without)\s+(tell|mention|inform|reveal|show|notify|alert|let)\w*\b[^.]{0,80}?\b(the\s+)?(user|human)s?\b`)},
 	{KindConceal, regexp.MustCompile(`(?i)\b(the\s+)?user\s+(must|should)\s+(not|never)\s+(know|see|be\s+told|find\s+out)`)},
 	{KindConceal, regexp.MustCompile(`(?i)\b(mere|just\s+an?)\s+implementation\s+detail`)},
 	// Markup that frames text as instructions.
 	{KindMarkup, regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|override|assistant|prompt)\s*>`)},
 	{KindMarkup, regexp.MustCompile(`(?i)\[\s*/?\s*(important|system|instructions?|inst)\s*\]`)},
 	// Credentials and agent configuration.
-	{KindSensitive, regexp.MustCompile(`(?i)(~/\.ssh\b|\bid_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\bmcp\.json\b|\.cursor/|/etc/(passwd|shadow)\b|\.npmrc\b|\.netrc\b|\.git-credentials\b|\.env\b)`)},
+	{KindSensitive, regexp.MustCompile(`(?i)(~/\.ssh\b|id_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\bmcp\.json\b|\.cursor/|/etc/(passwd|shadow)\b|\.npmrc\b|\.netrc\b|\.git-credentials\b|\.env\b)`)},
 }
 
 // Scan flags a tool's definition. others are the tool names of other
@@ -214,6 +214,9 @@ func scanRunes(field, s string) []Flag {
 	var tagText strings.Builder
 	for i, r := range s {
 		k := runeKind(r)
+		if r == 0x200D && joinsSymbols(s, i) {
+			k = "" // a zero-width joiner inside an emoji sequence
+		}
 		if cur != nil && (k != cur.Kind || cur.Offset+cur.Length != i) {
 			finishRun(cur, &tagText)
 			flags = append(flags, *cur)
@@ -316,4 +319,13 @@ func scanNames(field, s string, names []string) []Flag {
 
 func wordByte(b byte) bool {
 	return b == '_' || b == '-' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// joinsSymbols reports whether the zero-width joiner at s[i] stands
+// between two symbols (emoji sequences join with it).
+func joinsSymbols(s string, i int) bool {
+	before, _ := utf8.DecodeLastRuneInString(s[:i])
+	after, _ := utf8.DecodeRuneInString(s[i+3:])
+	return before >= 0x2000 && before != utf8.RuneError && runeKind(before) == "" &&
+		after >= 0x2000 && after != utf8.RuneError && runeKind(after) == ""
 }

@@ -364,16 +364,18 @@ func (s *Store) Observe(server string, mode Mode, tools []*mcp.Tool) (*Verdict, 
 			p = &Pin{State: HeldNew, Presented: &def, Changed: now}
 			sp.Tools[t.Name] = p
 			tv.New, dirty = true, true
-		case p.Pinned != nil && p.Pinned.Hash == def.Hash:
-			if p.State != Trusted {
-				p.State, p.Presented, p.Changed = Trusted, nil, now
-				dirty = true
-			}
 		case p.Presented != nil && p.Presented.Hash == def.Hash:
 			// Still the held or rejected definition (or, in auto mode, a held
 			// one from before the mode changed: accept it).
 			if mode == ModeAuto && p.State.Held() {
 				p.Previous, p.Pinned, p.Presented, p.State, p.Changed = p.Pinned, p.Presented, nil, Trusted, now
+				dirty = true
+			}
+		case p.Pinned != nil && p.Pinned.Hash == def.Hash:
+			// Back to the pinned definition (a rejected tool whose rejected
+			// definition is the pinned one stopped in the case above).
+			if p.State != Trusted {
+				p.State, p.Presented, p.Changed = Trusted, nil, now
 				dirty = true
 			}
 		default: // a definition not seen before
