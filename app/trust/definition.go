@@ -104,26 +104,3 @@ func indented(canonical []byte) string {
 	}
 	return string(b)
 }
-
-// decodeTool reads a canonical definition back into a tool.
-func decodeTool(canonical []byte) (*mcp.Tool, error) {
-	var p struct {
-		Name         string               `json:"name"`
-		Title        string               `json:"title"`
-		Description  string               `json:"description"`
-		InputSchema  json.RawMessage      `json:"inputSchema"`
-		OutputSchema json.RawMessage      `json:"outputSchema"`
-		Annotations  *mcp.ToolAnnotations `json:"annotations"`
-	}
-	if err := json.Unmarshal(canonical, &p); err != nil {
-		return nil, err
-	}
-	t := &mcp.Tool{Name: p.Name, Title: p.Title, Description: p.Description, Annotations: p.Annotations}
-	if len(p.InputSchema) > 0 {
-		t.InputSchema = p.InputSchema
-	}
-	if len(p.OutputSchema) > 0 {
-		t.OutputSchema = p.OutputSchema
-	}
-	return t, nil
-}

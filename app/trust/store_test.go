@@ -54,7 +54,9 @@ func TestHashStable(t *testing.T) {
 		"inputSchema":  func(t *mcp.Tool) { t.InputSchema = json.RawMessage(`{"type":"object"}`) },
 		"outputSchema": func(t *mcp.Tool) { t.OutputSchema = nil },
 		"annotations":  func(t *mcp.Tool) { t.Annotations = &mcp.ToolAnnotations{DestructiveHint: new(bool)} },
-		"number text":  func(t *mcp.Tool) { t.InputSchema = json.RawMessage(strings.Replace(string(a.InputSchema.(json.RawMessage)), "1.5", "1.50", 1)) },
+		"number text": func(t *mcp.Tool) {
+			t.InputSchema = json.RawMessage(strings.Replace(string(a.InputSchema.(json.RawMessage)), "1.5", "1.50", 1))
+		},
 	}
 	for name, f := range changes {
 		o := *a
