@@ -276,6 +276,16 @@ func (v *Verdict) Visible(name string) bool {
 	return false
 }
 
+// Tool returns the verdict on the listed tool name.
+func (v *Verdict) Tool(name string) (ToolVerdict, bool) {
+	for _, t := range v.Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return ToolVerdict{}, false
+}
+
 // Held are the names of the listed tools that await review.
 func (v *Verdict) Held() []string {
 	var out []string
