@@ -69,26 +69,30 @@ func (f Flag) String() string {
 type pattern struct {
 	kind Kind
 	re   *regexp.Regexp
+	// any is the lower-case words of which the text must hold one for re
+	// to be tried (a cheap filter: the bounded repetitions make the
+	// regexps slow).
+	any []string
 }
 
 var patterns = []pattern{
 	// Overriding the model's instructions.
-	{KindInstruction, regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+|your\s+)*(previous|prior|above|earlier|preceding|other|system)\s+(instructions?|prompts?|messages?|rules|directions|context)`)},
+	{KindInstruction, regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+|your\s+)*(previous|prior|above|earlier|preceding|other|system)\s+(instructions?|prompts?|messages?|rules|directions|context)`), []string{"ignore", "disregard", "forget", "override"}},
 	// Talking about the model's own prompt or role.
-	{KindInstruction, regexp.MustCompile(`(?i)\b(system\s+prompt|you\s+are\s+now\b|new\s+instructions?\s*:|as\s+an\s+ai\b|as\s+a\s+language\s+model)`)},
+	{KindInstruction, regexp.MustCompile(`(?i)\b(system\s+prompt|you\s+are\s+now\b|new\s+instructions?\s*:|as\s+an\s+ai\b|as\s+a\s+language\s+model)`), []string{"system", "you are now", "instruction", "as an ai", "language model"}},
 	// Ordering the model to act before or besides the tool's own job.
-	{KindInstruction, regexp.MustCompile(`(?i)\b(before|after|when)\s+(using|calling|invoking|running)\s+(this|any|the|that)\s+(tool|function)\b[^.]{0,40}\b(you\s+must|must|always|first)\b`)},
-	{KindInstruction, regexp.MustCompile(`(?i)\byou\s+(must|should|need\s+to)\s+(first\s+|also\s+|always\s+)?(read|open|fetch|send|forward|include|pass|upload|call|copy|email)\b[^.]{0,60}\b(file|contents?|keys?|secrets?|tokens?|passwords?|credentials?|conversation|history|emails?)\b`)},
-	{KindInstruction, regexp.MustCompile(`(?i)\b(otherwise|or\s+else)\s+the\s+tool\s+(will\s+not|won'?t|does\s+not|doesn'?t|cannot|can'?t)\s+work`)},
+	{KindInstruction, regexp.MustCompile(`(?i)\b(before|after|when)\s+(using|calling|invoking|running)\s+(this|any|the|that)\s+(tool|function)\b[^.]{0,40}\b(you\s+must|must|always|first)\b`), []string{"using", "calling", "invoking", "running"}},
+	{KindInstruction, regexp.MustCompile(`(?i)\byou\s+(must|should|need\s+to)\s+(first\s+|also\s+|always\s+)?(read|open|fetch|send|forward|include|pass|upload|call|copy|email)\b[^.]{0,60}\b(file|contents?|keys?|secrets?|tokens?|passwords?|credentials?|conversation|history|emails?)\b`), []string{"you must", "you should", "you need"}},
+	{KindInstruction, regexp.MustCompile(`(?i)\b(otherwise|or\s+else)\s+the\s+tool\s+(will\s+not|won'?t|does\s+not|doesn'?t|cannot|can'?t)\s+work`), []string{"otherwise", "or else"}},
 	// Keeping it from the user.
-	{KindConceal, regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|without)\s+(tell|mention|inform|reveal|show|notify|alert|let)\w*\b[^.]{0,80}?\b(the\s+)?(user|human)s?\b`)},
-	{KindConceal, regexp.MustCompile(`(?i)\b(the\s+)?user\s+(must|should)\s+(not|never)\s+(know|see|be\s+told|find\s+out)`)},
-	{KindConceal, regexp.MustCompile(`(?i)\b(mere|just\s+an?)\s+implementation\s+detail`)},
+	{KindConceal, regexp.MustCompile(`(?i)\b(do\s+not|don'?t|never|without)\s+(tell|mention|inform|reveal|show|notify|alert|let)\w*\b[^.]{0,80}?\b(the\s+)?(user|human)s?\b`), []string{"user", "human"}},
+	{KindConceal, regexp.MustCompile(`(?i)\b(the\s+)?user\s+(must|should)\s+(not|never)\s+(know|see|be\s+told|find\s+out)`), []string{"user"}},
+	{KindConceal, regexp.MustCompile(`(?i)\b(mere|just\s+an?)\s+implementation\s+detail`), []string{"implementation detail"}},
 	// Markup that frames text as instructions.
-	{KindMarkup, regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|override|assistant|prompt)\s*>`)},
-	{KindMarkup, regexp.MustCompile(`(?i)\[\s*/?\s*(important|system|instructions?|inst)\s*\]`)},
+	{KindMarkup, regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|secret|hidden|admin|critical|override|assistant|prompt)\s*>`), []string{"<"}},
+	{KindMarkup, regexp.MustCompile(`(?i)\[\s*/?\s*(important|system|instructions?|inst)\s*\]`), []string{"["}},
 	// Credentials and agent configuration.
-	{KindSensitive, regexp.MustCompile(`(?i)(~/\.ssh\b|id_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\bmcp\.json\b|\.cursor/|/etc/(passwd|shadow)\b|\.npmrc\b|\.netrc\b|\.git-credentials\b|\.env\b)`)},
+	{KindSensitive, regexp.MustCompile(`(?i)(~/\.ssh\b|id_(rsa|ed25519|ecdsa|dsa)\b|\.aws/credentials|\bmcp\.json\b|\.cursor/|/etc/(passwd|shadow)\b|\.npmrc\b|\.netrc\b|\.git-credentials\b|\.env\b)`), []string{".ssh", "id_", "credentials", "mcp.json", ".cursor", "/etc/", ".npmrc", ".netrc", ".env"}},
 }
 
 // Scan flags a tool's definition. others are the tool names of other
@@ -112,7 +116,12 @@ func Scan(t *mcp.Tool, others []string) []Flag {
 	sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
 	for _, ft := range texts {
 		flags = append(flags, scanRunes(ft.field, ft.text)...)
+		lower := strings.ToLower(ft.text)
+		ascii := isASCII(ft.text) // (?i) also folds ſ to s, K to k: no filter then
 		for _, p := range patterns {
+			if ascii && !containsAny(lower, p.any) {
+				continue
+			}
 			for _, m := range p.re.FindAllStringIndex(ft.text, -1) {
 				flags = append(flags, Flag{Kind: p.kind, Field: ft.field, Offset: m[0], Length: m[1] - m[0], Match: ft.text[m[0]:m[1]]})
 			}
@@ -328,4 +337,22 @@ func joinsSymbols(s string, i int) bool {
 	after, _ := utf8.DecodeRuneInString(s[i+3:])
 	return before >= 0x2000 && before != utf8.RuneError && runeKind(before) == "" &&
 		after >= 0x2000 && after != utf8.RuneError && runeKind(after) == ""
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
