@@ -312,8 +312,8 @@ func HiddenReason(server string, st State) string {
 }
 
 // Observe records the tools a server lists now and says which apps may
-// see. A server seen for the first time has all its tools trusted as they
-// are (trust on first use). On a known server, in mode pin, a new tool is
+// see. A server seen for the first time (or that never listed a tool
+// before) has all its tools trusted as they are (trust on first use). On a known server, in mode pin, a new tool is
 // held-new and a changed one held-changed; in mode auto both are pinned at
 // once (the change recorded in Pin.Previous). A rejected tool stays hidden
 // while it presents the rejected definition. A tool that goes back to its
@@ -334,9 +334,12 @@ func (s *Store) Observe(server string, mode Mode, tools []*mcp.Tool) (*Verdict, 
 	if sp == nil {
 		sp = &serverPins{FirstSeen: now, Tools: map[string]*Pin{}}
 		s.data.Servers[server] = sp
-		v.FirstSeen = true
 		dirty = true
 	}
+	// A server that has never listed a tool (one that lists none until
+	// the user signs in, say) is still seen for the first time: its first
+	// tools are trusted.
+	v.FirstSeen = len(sp.Tools) == 0
 	var others []string // computed on first need
 	othersDone := false
 	listed := map[string]bool{}

@@ -469,3 +469,20 @@ func TestFolderMode(t *testing.T) {
 		t.Errorf("folder: %v %v", fi, err)
 	}
 }
+
+// TestEmptyFirstList: a server whose first list is empty still has its
+// first tools trusted on first use; after that, a new one is held.
+func TestEmptyFirstList(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pins.json")
+	s := open(t, path)
+	if v := observe(t, s, "a", ""); !v.FirstSeen || len(v.Tools) != 0 {
+		t.Fatalf("empty: %+v", v)
+	}
+	s = open(t, path)
+	if v := observe(t, s, "a", "", tool("t", "T.")); !v.FirstSeen || states(v) != "t=trusted/true" {
+		t.Fatalf("first tools: %v %s", v.FirstSeen, states(v))
+	}
+	if v := observe(t, s, "a", "", tool("t", "T."), tool("u", "U.")); v.FirstSeen || states(v) != "t=trusted/true u=held-new/false" {
+		t.Fatalf("then: %v %s", v.FirstSeen, states(v))
+	}
+}
