@@ -618,3 +618,31 @@ func split(def json.RawMessage) (desc, rest string) {
 	}
 	return desc, indented(b)
 }
+
+// ParseMode reads a server's config "trust" value: "" and "pin" are
+// [ModePin], "auto" is [ModeAuto].
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "", ModePin:
+		return ModePin, nil
+	case ModeAuto:
+		return ModeAuto, nil
+	}
+	return "", fmt.Errorf("trust %q is not a trust mode: use \"pin\" (hold new and changed tools for review, the default) or \"auto\" (accept them)", s)
+}
+
+// HeldCounts is the number of tools awaiting review per server (those its
+// last list has), for a badge; servers with none are left out.
+func (s *Store) HeldCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for name, sp := range s.data.Servers {
+		for _, p := range sp.Tools {
+			if p.State.Held() && p.Listed {
+				out[name]++
+			}
+		}
+	}
+	return out
+}

@@ -486,3 +486,22 @@ func TestEmptyFirstList(t *testing.T) {
 		t.Fatalf("then: %v %s", v.FirstSeen, states(v))
 	}
 }
+
+func TestHeldCountsAndMode(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "pins.json"))
+	observe(t, s, "a", "", tool("t", "T."))
+	observe(t, s, "b", "", tool("t", "T."))
+	observe(t, s, "a", "", tool("t", "T2."), tool("u", "U."))
+	observe(t, s, "b", "", tool("t", "T."))
+	if got := fmt.Sprint(s.HeldCounts()); got != "map[a:2]" {
+		t.Errorf("held counts %s", got)
+	}
+	for in, want := range map[string]Mode{"": ModePin, "pin": ModePin, "auto": ModeAuto} {
+		if m, err := ParseMode(in); err != nil || m != want {
+			t.Errorf("ParseMode(%q) = %q, %v", in, m, err)
+		}
+	}
+	if _, err := ParseMode("trusting"); err == nil || !strings.Contains(err.Error(), `"pin"`) {
+		t.Errorf("ParseMode of a bad value: %v", err)
+	}
+}
