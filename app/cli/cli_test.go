@@ -293,6 +293,13 @@ func TestServersAddNoHost(t *testing.T) {
 	if err := json.Unmarshal([]byte(u.ok(t, "", "status", "--json", "--config", other)), &st); err != nil || st.Host != nil || len(st.Servers) != 3 {
 		t.Fatalf("status --json with no host: %v %+v", err, st)
 	}
+	// A command not found with no host was looked up in this terminal's
+	// PATH, and status says so (not "the PATH the host gives servers").
+	u.ok(t, "", "--config", other, "servers", "add", "ghost", "--", "sb-no-such-command")
+	out = u.ok(t, "", "--config", other, "status")
+	if !strings.Contains(out, `"sb-no-such-command" was not found in this terminal's PATH`) || strings.Contains(out, "the PATH the host gives servers") {
+		t.Errorf("status with no host, a command not found:\n%s", out)
+	}
 }
 
 const claudeDesktop = `{

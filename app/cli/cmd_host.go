@@ -272,7 +272,7 @@ func (e *env) offlineStatus(ctx context.Context) ([]hostapi.ServerStatus, error)
 	// slow, or start processes): without one, commands are looked up in
 	// this process's PATH.
 	lp := e.getenv("PATH")
-	return hostrun.Statuses(f, lp), nil
+	return hostrun.Statuses(f, lp, "this terminal's PATH (no host runs: the host may have another)"), nil
 }
 
 func (e *env) doctor(*argv) error {
@@ -357,7 +357,7 @@ func (e *env) doctor(*argv) error {
 		ok("PATH: no host runs: the login shell's, which a host started now would use: %s", shorten(lp, 160))
 	}
 	if file != nil {
-		for _, sc := range hostrun.Statuses(file, lp) {
+		for _, sc := range hostrun.Statuses(file, lp, "") {
 			if len(sc.Problems) > 0 {
 				continue
 			}

@@ -53,12 +53,22 @@ var installers = map[string]installer{
 // An entry that sets PATH in its env is looked up in that PATH: the issue
 // is then at that key, and the remedy says so (EntryPATH).
 func CommandIssue(server string, env map[string]engine.EnvValue, err error) *hostapi.Problem {
+	return CommandIssueIn(server, env, err, "")
+}
+
+// CommandIssueIn is [CommandIssue] for a lookup in another PATH than the
+// host's: pathName says which ("this terminal's PATH", for the command
+// line without a host); "" is the host's.
+func CommandIssueIn(server string, env map[string]engine.EnvValue, err error, pathName string) *hostapi.Problem {
 	var nf *engine.NotFoundError
 	if !errors.As(err, &nf) || nf.Err != nil {
 		return nil
 	}
 	r := &hostapi.Remedy{Kind: hostapi.RemedyInstall, Server: server, Command: nf.Command}
 	key, where, inPath := "command", "the PATH the host gives servers", "the PATH the host gives servers ('switchboard doctor' shows it)"
+	if pathName != "" {
+		where, inPath = pathName, pathName
+	}
 	for k := range env {
 		if k == "PATH" || runtime.GOOS == "windows" && strings.EqualFold(k, "PATH") {
 			r.EntryPATH = true

@@ -77,8 +77,9 @@ func LoginPath(ctx context.Context, timeout time.Duration) (string, error) {
 // Statuses are the servers of f as a host would list them before starting
 // any: stopped, disabled or invalid (with the entry's problems), each
 // command resolved in path (a command not found is an issue with its
-// install remedy, as the host says it).
-func Statuses(f *config.File, path string) []hostapi.ServerStatus {
+// install remedy, as the host says it). pathName says which PATH path is
+// when it is not the host's ("" for the host's).
+func Statuses(f *config.File, path, pathName string) []hostapi.ServerStatus {
 	var out []hostapi.ServerStatus
 	for _, c := range host.ServerConfigs(f) {
 		st := hostapi.ServerStatus{Name: c.Name, State: hostapi.StateStopped, Command: c.Command, Args: c.Spec.Args,
@@ -91,7 +92,7 @@ func Statuses(f *config.File, path string) []hostapi.ServerStatus {
 		}
 		if l, err := engine.Resolve(&c.Spec, path); err != nil {
 			st.ResolveError = err.Error()
-			if p := host.CommandIssue(c.Name, c.Spec.Env, err); p != nil && !c.Disabled {
+			if p := host.CommandIssueIn(c.Name, c.Spec.Env, err, pathName); p != nil && !c.Disabled {
 				st.Issues = append(st.Issues, *p)
 			}
 		} else {
