@@ -20,11 +20,17 @@ func BenchmarkAdd(b *testing.B) {
 	args := []byte(`{"path":"/home/user/projects/switchboard/README.md","head":40}`)
 	b.ReportAllocs()
 	b.ResetTimer()
-	for b.Loop() {
-		l.Add(r, args)
+	// Only accepted Adds are timed: when the queue is full (the writer is
+	// slower than this loop) the timer stops while it drains.
+	for i := 0; i < b.N; i++ {
+		for !l.Add(r, args) {
+			b.StopTimer()
+			if err := l.Flush(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
 	}
-	b.StopTimer()
-	b.ReportMetric(float64(l.Dropped()), "dropped")
 }
 
 // BenchmarkPreview is the writer's cost of a preview of large arguments

@@ -365,8 +365,9 @@ func writeCut(b *bytes.Buffer, s string, room int) {
 		b.WriteString(enc)
 		return
 	}
-	// Binary search the longest prefix whose encoding fits with "…".
-	lo, hi := 0, len(s)
+	// Binary search the longest prefix whose encoding fits with "…" (an
+	// encoding is never shorter than its text: room bytes bound it).
+	lo, hi := 0, min(len(s), room)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
 		if len(encodeString(s[:mid]))+len("…") <= room {

@@ -3,6 +3,7 @@ package activity
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -108,35 +109,47 @@ func (l *Log) Counts(ctx context.Context, since, until time.Time) ([]ServerCount
 	if !until.IsZero() {
 		hi = until.UnixNano()
 	}
-	rows, err := l.db.QueryContext(ctx, `SELECT server, count(*), sum(outcome <> 'ok')
-		FROM calls WHERE time >= ? AND time < ? GROUP BY server ORDER BY server`, lo, hi)
+	// One pass over the window (the calls_time index), the medians in Go:
+	// cheaper than a sorted query per server.
+	rows, err := l.db.QueryContext(ctx, `SELECT server, duration, outcome <> 'ok'
+		FROM calls WHERE time >= ? AND time < ?`, lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("activity: cannot count in %s: %w", l.opts.Path, err)
 	}
-	var out []ServerCounts
+	defer rows.Close()
+	type acc struct {
+		errors int
+		durs   []int64
+	}
+	by := map[string]*acc{}
 	for rows.Next() {
-		var c ServerCounts
-		if err := rows.Scan(&c.Server, &c.Calls, &c.Errors); err != nil {
-			rows.Close()
+		var server string
+		var d int64
+		var failed bool
+		if err := rows.Scan(&server, &d, &failed); err != nil {
 			return nil, fmt.Errorf("activity: cannot count in %s: %w", l.opts.Path, err)
 		}
-		out = append(out, c)
+		a := by[server]
+		if a == nil {
+			a = &acc{}
+			by[server] = a
+		}
+		a.durs = append(a.durs, d)
+		if failed {
+			a.errors++
+		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("activity: cannot count in %s: %w", l.opts.Path, err)
 	}
-	for i := range out {
-		var d int64
-		// The lower median: the (n-1)/2-th duration in order.
-		err := l.db.QueryRowContext(ctx, `SELECT duration FROM calls
-			WHERE server = ? AND time >= ? AND time < ?
-			ORDER BY duration LIMIT 1 OFFSET ?`, out[i].Server, lo, hi, (out[i].Calls-1)/2).Scan(&d)
-		if err != nil {
-			return nil, fmt.Errorf("activity: cannot count in %s: %w", l.opts.Path, err)
-		}
-		out[i].P50 = time.Duration(d)
+	out := make([]ServerCounts, 0, len(by))
+	for server, a := range by {
+		slices.Sort(a.durs)
+		// The lower median.
+		out = append(out, ServerCounts{Server: server, Calls: len(a.durs), Errors: a.errors,
+			P50: time.Duration(a.durs[(len(a.durs)-1)/2])})
 	}
+	slices.SortFunc(out, func(a, b ServerCounts) int { return strings.Compare(a.Server, b.Server) })
 	return out, nil
 }
 
