@@ -214,21 +214,24 @@ func pathURI(p string) string {
 func (l *Log) SetRedactor(r *Redactor) { l.red.Store(r) }
 
 // Add queues r for writing, with the call's arguments (JSON; may be nil),
-// and returns at once: it copies at most 16 KiB of args (so the caller may
-// reuse them), and the preview is built and redacted on the writer
-// goroutine. When the queue is full, or the log is closed, r is dropped
+// and returns at once: it copies at most [ArgsCopyLimit] of args (so the
+// caller may reuse them), and the preview is built and redacted on the
+// writer goroutine. r.ArgBytes of 0 means len(args); a larger ArgBytes
+// says args is a prefix of the arguments. When the queue is full, or the log is closed, r is dropped
 // and counted ([Log.Dropped]) and Add returns false.
 func (l *Log) Add(r Record, args []byte) bool {
 	if l.closed.Load() {
 		l.dropped.Add(1)
 		return false
 	}
-	it := item{rec: r, complete: len(args) <= argsCopyLimit, red: l.red.Load()}
+	it := item{rec: r, red: l.red.Load()}
 	if r.ArgBytes == 0 {
 		it.rec.ArgBytes = len(args)
 	}
+	// args may be a prefix the caller copied: ArgBytes tells.
+	it.complete = len(args) <= ArgsCopyLimit && it.rec.ArgBytes <= len(args)
 	if len(args) > 0 {
-		it.args = append([]byte(nil), args[:min(len(args), argsCopyLimit)]...)
+		it.args = append([]byte(nil), args[:min(len(args), ArgsCopyLimit)]...)
 	}
 	select {
 	case l.queue <- it:

@@ -107,6 +107,34 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestAddOfACopiedPrefix is the relay Hook's case: it copies the first
+// ArgsCopyLimit bytes in Before and gives the full size in ArgBytes.
+func TestAddOfACopiedPrefix(t *testing.T) {
+	l := open(t, Options{RetainDays: -1, Redactor: NewRedactor(map[string]string{"K": canary})})
+	full := []byte(`{"a":"x","b":"` + canary + strings.Repeat("q", 40000) + `"}`)
+	prefix := full[:100] // ends inside b's string
+	r := rec("s", "a", "t", t0, OK)
+	r.ArgBytes = len(full)
+	l.Add(r, prefix)
+	l.Add(rec("s", "a", "t2", t0.Add(time.Second), OK), full) // Add copies the prefix itself
+	flush(t, l)
+	rs, err := l.Query(context.Background(), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 {
+		t.Fatalf("%d records", len(rs))
+	}
+	for _, r := range rs {
+		if r.ArgBytes != len(full) {
+			t.Errorf("%s: arg_bytes %d, want %d", r.Target, r.ArgBytes, len(full))
+		}
+		if want := `{"a":"x","b":"…"}`; r.Preview != want {
+			t.Errorf("%s: preview %s, want %s", r.Target, r.Preview, want)
+		}
+	}
+}
+
 func TestQueryFilters(t *testing.T) {
 	l := open(t, Options{RetainDays: -1})
 	l.Add(rec("git", "claude-ai", "git_status", t0, OK), nil)

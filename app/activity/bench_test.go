@@ -12,9 +12,11 @@ import (
 )
 
 // BenchmarkAdd is what recording costs a call: Add with typical arguments
-// (the writer runs concurrently, as in the host).
+// (the writer runs concurrently, as in the host). Run it with
+// -benchtime=200000x: the queue then holds every record, and only when
+// b.N exceeds it does the loop wait (untimed) for the writer.
 func BenchmarkAdd(b *testing.B) {
-	l := open(b, Options{RetainDays: -1, QueueSize: 1 << 16,
+	l := open(b, Options{RetainDays: -1, QueueSize: 1 << 18,
 		Redactor: NewRedactor(map[string]string{"API_KEY": canary})})
 	r := rec("files", "claude-ai", "read_file", time.Now(), OK)
 	args := []byte(`{"path":"/home/user/projects/switchboard/README.md","head":40}`)

@@ -18,12 +18,12 @@ const PreviewLimit = 1024
 // so.
 const MinSecretLen = 4
 
-// argsCopyLimit is how much of a call's arguments [Log.Add] copies for
+// ArgsCopyLimit is how much of a call's arguments [Log.Add] copies for
 // the preview (the preview is built on the writer goroutine, off the
 // call's path). A string value that runs past it is left out of the
 // preview, never cut, so a secret straddling the cut cannot leak half of
 // itself.
-const argsCopyLimit = 16 << 10
+const ArgsCopyLimit = 16 << 10
 
 // A Redactor replaces the values of secrets with "[secret NAME]". It is
 // immutable: build a new one when the set of secrets in use changes. The
