@@ -271,6 +271,17 @@ func (l *Log) Close() error {
 	}
 	close(l.done)
 	<-l.exited
+	// An Add that raced with Close may have queued after the writer's
+	// last drain: count it as dropped.
+	for {
+		select {
+		case <-l.queue:
+			l.dropped.Add(1)
+			continue
+		default:
+		}
+		break
+	}
 	l.closeMu.Lock()
 	err := l.err
 	l.closeMu.Unlock()
