@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 func open(t testing.TB, opts Options) *Log {
 	t.Helper()
 	if opts.Path == "" {
-		opts.Path = filepath.Join(t.TempDir(), "activity.db")
+		opts.Path = filepath.Join(tempDir(t), "activity.db")
 	}
 	l, err := Open(opts)
 	if err != nil {
@@ -61,7 +61,7 @@ func rec(server, app, tool string, at time.Time, o Outcome) Record {
 }
 
 func TestRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "activity.db")
+	path := filepath.Join(tempDir(t), "activity.db")
 	l := open(t, Options{Path: path, RetainDays: -1})
 	want := Record{Time: time.Now().Add(-time.Minute), App: "claude-ai", Conn: "bridge pid 4242",
 		Server: "files", Kind: ResourceRead, Target: "file:///tmp/x.txt", ResultBytes: 99,
@@ -213,7 +213,7 @@ const canary = "sk-canary-7f3a9c1e5b"
 // TestRedactionNeverReachesTheFile writes the canary secret in every form
 // an app or server could put it in, and reads the database's files raw.
 func TestRedactionNeverReachesTheFile(t *testing.T) {
-	dir := t.TempDir()
+	dir := tempDir(t)
 	path := filepath.Join(dir, "activity.db")
 	red := NewRedactor(map[string]string{"API_KEY": canary, "PIN": "123"})
 	if got := red.Skipped(); len(got) != 1 || got[0] != "PIN" {
@@ -344,7 +344,7 @@ func TestAddNeverBlocksAndCountsDrops(t *testing.T) {
 
 func TestRetentionByAge(t *testing.T) {
 	now := t0
-	path := filepath.Join(t.TempDir(), "activity.db")
+	path := filepath.Join(tempDir(t), "activity.db")
 	l := open(t, Options{Path: path, RetainDays: 2, Now: func() time.Time { return now }})
 	l.Add(rec("s", "a", "old", t0.Add(-72*time.Hour), OK), nil)
 	l.Add(rec("s", "a", "edge", t0.Add(-47*time.Hour), OK), nil)
@@ -367,7 +367,7 @@ func TestRetentionByAge(t *testing.T) {
 }
 
 func TestRetentionBySize(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "activity.db")
+	path := filepath.Join(tempDir(t), "activity.db")
 	const limit = 512 << 10
 	l := open(t, Options{Path: path, RetainDays: -1, MaxBytes: limit})
 	big := `{"text":"` + strings.Repeat("y", 900) + `"}`
@@ -437,10 +437,7 @@ func burstHelper() int {
 }
 
 func TestSIGKILLMidBurstKeepsCommittedBatches(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("SIGKILL is a Unix signal")
-	}
-	path := filepath.Join(t.TempDir(), "activity.db")
+	path := filepath.Join(tempDir(t), "activity.db")
 	cmd := exec.Command(testExe)
 	cmd.Env = append(os.Environ(), "ACTIVITY_TEST_HELPER=burst", "ACTIVITY_DB="+path)
 	cmd.Stderr = os.Stderr
@@ -461,15 +458,20 @@ func TestSIGKILLMidBurstKeepsCommittedBatches(t *testing.T) {
 		committed = n
 		if lines++; lines == 40 {
 			// Kill it while it writes: the queue holds records and a
-			// batch is probably in its transaction.
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			// batch is probably in its transaction. (SIGKILL on Unix,
+			// TerminateProcess on Windows.)
+			if err := cmd.Process.Kill(); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	err = cmd.Wait()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("the child did not die of SIGKILL: %v", err)
+	if runtime.GOOS != "windows" {
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Fatalf("the child did not die of SIGKILL: %v", err)
+		}
+	} else if err == nil {
+		t.Fatal("the child exited normally; it was to be killed")
 	}
 	if committed == 0 {
 		t.Fatal("the child committed nothing")
