@@ -1,0 +1,398 @@
+// Package activity is the activity log's storage: one [Record] per request
+// an app sends to a server through Switchboard, kept in a SQLite database
+// (the pure-Go driver modernc.org/sqlite, no cgo) written by one batching
+// goroutine, so that recording a call never waits for the disk.
+//
+// The host opens one [Log] in the user's state directory and adds a record
+// from the relay's Hook (app/relay): [Log.Add] in After, with the arguments
+// it copied in Before. See docs/activity.md for the schema and decisions.
+package activity
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Kind is the method of a recorded request.
+type Kind string
+
+// The recorded methods.
+const (
+	ToolCall     Kind = "tools/call"
+	ResourceRead Kind = "resources/read"
+	PromptGet    Kind = "prompts/get"
+	Complete     Kind = "completion/complete"
+)
+
+// Outcome is how a recorded request ended.
+type Outcome string
+
+// The outcomes.
+const (
+	OK            Outcome = "ok"             // answered, not an error
+	ToolError     Outcome = "tool_error"     // answered with isError: true
+	ProtocolError Outcome = "protocol_error" // a JSON-RPC error (Record.Code)
+	Cancelled     Outcome = "cancelled"      // withdrawn by its caller
+	TimedOut      Outcome = "timed_out"      // past its callTimeout
+	Denied        Outcome = "denied"         // refused before the server saw it
+)
+
+// Record is one request.
+type Record struct {
+	ID     int64     // set by the store
+	Time   time.Time // when the request started
+	App    string    // the clientInfo name the app gave
+	Conn   string    // its connection: "bridge pid N", "http"
+	Server string
+	Kind   Kind
+	// Target is the tool or prompt name, or the resource's URI (redacted
+	// like the preview).
+	Target      string
+	ArgBytes    int // size of the arguments (params for a read)
+	ResultBytes int
+	// Preview is the first [PreviewLimit] bytes of the arguments, redacted
+	// and valid JSON (see [Preview]); set by the store from Add's args.
+	Preview  string
+	Duration time.Duration
+	Outcome  Outcome
+	Code     int    // the JSON-RPC error code of a protocol_error
+	Approval string // the approval decision, empty when none was asked
+}
+
+// Options configure [Open].
+type Options struct {
+	// Path is the database file; its directory must exist. The file is
+	// created 0600 (SQLite gives its -wal and -shm files the same mode).
+	Path string
+	// RetainDays keeps records this many days (0: 30; negative: no age
+	// limit).
+	RetainDays int
+	// MaxBytes bounds the database's live pages (0: 200 MB; negative: no
+	// size limit). Past it the oldest records go, down to 90% of it.
+	MaxBytes int64
+	// QueueSize is how many records may wait for the writer (0: 4096).
+	// Beyond it Add drops them and counts them ([Log.Dropped]).
+	QueueSize int
+	// BatchSize is the most records written in one transaction (0: 512).
+	BatchSize int
+	// PruneEvery is how often retention runs (0: 1 h); it also runs at
+	// Open.
+	PruneEvery time.Duration
+	// Redactor is the initial redactor (see [Log.SetRedactor]).
+	Redactor *Redactor
+	// OnCommit, when set, is called on the writer goroutine after each
+	// batch's transaction has committed, with the batch's size.
+	OnCommit func(n int)
+	// Now is the clock for retention (nil: time.Now).
+	Now func() time.Time
+}
+
+// Log is an open activity log. Its methods are safe for concurrent use.
+type Log struct {
+	db      *sql.DB
+	opts    Options
+	queue   chan item
+	flushes chan chan error
+	done    chan struct{}
+	exited  chan struct{}
+	closed  atomic.Bool
+	dropped atomic.Uint64
+	red     atomic.Pointer[Redactor]
+	closeMu sync.Mutex
+	err     error // the writer's last error, under closeMu
+}
+
+type item struct {
+	rec      Record
+	args     []byte
+	complete bool
+	red      *Redactor
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS calls (
+	id           INTEGER PRIMARY KEY,
+	time         INTEGER NOT NULL, -- start, Unix nanoseconds UTC
+	app          TEXT    NOT NULL,
+	conn         TEXT    NOT NULL,
+	server       TEXT    NOT NULL,
+	kind         TEXT    NOT NULL,
+	target       TEXT    NOT NULL,
+	arg_bytes    INTEGER NOT NULL,
+	result_bytes INTEGER NOT NULL,
+	preview      TEXT    NOT NULL,
+	duration     INTEGER NOT NULL, -- nanoseconds
+	outcome      TEXT    NOT NULL,
+	code         INTEGER NOT NULL,
+	approval     TEXT    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS calls_server_time ON calls(server, time);
+CREATE INDEX IF NOT EXISTS calls_time ON calls(time);
+`
+
+// Open opens (creating if needed) the log at opts.Path, applies retention,
+// and starts its writer.
+func Open(opts Options) (*Log, error) {
+	if opts.Path == "" {
+		return nil, errors.New("activity: no database path given")
+	}
+	if opts.RetainDays == 0 {
+		opts.RetainDays = 30
+	}
+	if opts.MaxBytes == 0 {
+		opts.MaxBytes = 200 << 20
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = 4096
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 512
+	}
+	if opts.PruneEvery <= 0 {
+		opts.PruneEvery = time.Hour
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	f, err := os.OpenFile(opts.Path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("activity: cannot create the database %s: %w (check that its directory exists and is writable)", opts.Path, err)
+	}
+	f.Close()
+	// auto_vacuum must precede the first table; busy_timeout lets a
+	// second process (the CLI reading) wait out the writer.
+	dsn := "file:" + pathURI(opts.Path) +
+		"?_pragma=auto_vacuum(INCREMENTAL)&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("activity: cannot open %s: %w", opts.Path, err)
+	}
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("activity: cannot set up %s: %w (delete the file to start a new log)", opts.Path, err)
+	}
+	l := &Log{
+		db:      db,
+		opts:    opts,
+		queue:   make(chan item, opts.QueueSize),
+		flushes: make(chan chan error),
+		done:    make(chan struct{}),
+		exited:  make(chan struct{}),
+	}
+	l.red.Store(opts.Redactor)
+	if err := l.Prune(context.Background()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	go l.writer()
+	return l, nil
+}
+
+// pathURI escapes a file path for a file: URI (the query separator and
+// percent sign; backslashes of Windows paths become slashes).
+func pathURI(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	p = strings.ReplaceAll(p, "%", "%25")
+	p = strings.ReplaceAll(p, "?", "%3f")
+	p = strings.ReplaceAll(p, "#", "%23")
+	return p
+}
+
+// SetRedactor replaces the redactor for records added from now on. The
+// host calls it whenever the set of secrets in use changes; a record keeps
+// the redactor current when it was added.
+func (l *Log) SetRedactor(r *Redactor) { l.red.Store(r) }
+
+// Add queues r for writing, with the call's arguments (JSON; may be nil),
+// and returns at once: it copies at most [ArgsCopyLimit] of args (so the
+// caller may reuse them), and the preview is built and redacted on the
+// writer goroutine. r.ArgBytes of 0 means len(args); a larger ArgBytes
+// says args is a prefix of the arguments. When the queue is full, or the log is closed, r is dropped
+// and counted ([Log.Dropped]) and Add returns false.
+func (l *Log) Add(r Record, args []byte) bool {
+	if l.closed.Load() {
+		l.dropped.Add(1)
+		return false
+	}
+	it := item{rec: r, red: l.red.Load()}
+	if r.ArgBytes == 0 {
+		it.rec.ArgBytes = len(args)
+	}
+	// args may be a prefix the caller copied: ArgBytes tells.
+	it.complete = len(args) <= ArgsCopyLimit && it.rec.ArgBytes <= len(args)
+	if len(args) > 0 {
+		it.args = append([]byte(nil), args[:min(len(args), ArgsCopyLimit)]...)
+	}
+	select {
+	case l.queue <- it:
+		return true
+	default:
+		l.dropped.Add(1)
+		return false
+	}
+}
+
+// Dropped is how many records Add has dropped since Open.
+func (l *Log) Dropped() uint64 { return l.dropped.Load() }
+
+// Flush waits until every record added before it is committed, and returns
+// the error of the writer's last failed batch, if any.
+func (l *Log) Flush(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case l.flushes <- reply:
+	case <-l.exited:
+		return errors.New("activity: the log is closed")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close writes what is queued, stops the writer and closes the database.
+func (l *Log) Close() error {
+	if l.closed.Swap(true) {
+		return nil
+	}
+	close(l.done)
+	<-l.exited
+	// An Add that raced with Close may have queued after the writer's
+	// last drain: count it as dropped.
+	for {
+		select {
+		case <-l.queue:
+			l.dropped.Add(1)
+			continue
+		default:
+		}
+		break
+	}
+	l.closeMu.Lock()
+	err := l.err
+	l.closeMu.Unlock()
+	if cerr := l.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (l *Log) writer() {
+	defer close(l.exited)
+	prune := time.NewTicker(l.opts.PruneEvery)
+	defer prune.Stop()
+	batch := make([]item, 0, l.opts.BatchSize)
+	for {
+		select {
+		case it := <-l.queue:
+			batch = append(batch[:0], it)
+			l.drain(&batch, l.opts.BatchSize)
+			l.commit(batch)
+		case reply := <-l.flushes:
+			reply <- l.drainAll(&batch)
+		case <-prune.C:
+			if err := l.Prune(context.Background()); err != nil {
+				l.setErr(err)
+			}
+		case <-l.done:
+			l.drainAll(&batch)
+			return
+		}
+	}
+}
+
+// drain appends queued items to batch up to max without waiting.
+func (l *Log) drain(batch *[]item, max int) {
+	for len(*batch) < max {
+		select {
+		case it := <-l.queue:
+			*batch = append(*batch, it)
+		default:
+			return
+		}
+	}
+}
+
+// drainAll commits everything queued now; it returns the last error.
+func (l *Log) drainAll(batch *[]item) error {
+	var last error
+	for {
+		*batch = (*batch)[:0]
+		l.drain(batch, l.opts.BatchSize)
+		if len(*batch) == 0 {
+			if last == nil {
+				l.closeMu.Lock()
+				last = l.err
+				l.err = nil
+				l.closeMu.Unlock()
+			}
+			return last
+		}
+		if err := l.commit(*batch); err != nil {
+			last = err
+		}
+	}
+}
+
+func (l *Log) setErr(err error) {
+	l.closeMu.Lock()
+	l.err = err
+	l.closeMu.Unlock()
+}
+
+const insert = `INSERT INTO calls (time, app, conn, server, kind, target,
+	arg_bytes, result_bytes, preview, duration, outcome, code, approval)
+	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`
+
+// commit writes batch in one transaction. A failed batch is lost (and
+// counted as dropped): the writer must not stall the host.
+func (l *Log) commit(batch []item) error {
+	err := l.write(batch)
+	if err != nil {
+		l.dropped.Add(uint64(len(batch)))
+		err = fmt.Errorf("activity: cannot write %d records to %s: %w", len(batch), l.opts.Path, err)
+		l.setErr(err)
+		return err
+	}
+	if l.opts.OnCommit != nil {
+		l.opts.OnCommit(len(batch))
+	}
+	return nil
+}
+
+func (l *Log) write(batch []item) error {
+	tx, err := l.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	st, err := tx.Prepare(insert)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, it := range batch {
+		r := it.rec
+		preview := Preview(it.args, it.complete, it.red)
+		if _, err := st.Exec(r.Time.UnixNano(), r.App, r.Conn, r.Server, string(r.Kind),
+			it.red.String(r.Target), r.ArgBytes, r.ResultBytes, preview,
+			int64(r.Duration), string(r.Outcome), r.Code, r.Approval); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,141 @@
+package activity
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkAdd is what recording costs a call: Add with typical arguments
+// (the writer runs concurrently, as in the host). Run it with
+// -benchtime=200000x: the queue then holds every record, and only when
+// b.N exceeds it does the loop wait (untimed) for the writer.
+func BenchmarkAdd(b *testing.B) {
+	l := open(b, Options{RetainDays: -1, QueueSize: 1 << 18,
+		Redactor: NewRedactor(map[string]string{"API_KEY": canary})})
+	r := rec("files", "claude-ai", "read_file", time.Now(), OK)
+	args := []byte(`{"path":"/home/user/projects/switchboard/README.md","head":40}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	// Only accepted Adds are timed: when the queue is full (the writer is
+	// slower than this loop) the timer stops while it drains.
+	for i := 0; i < b.N; i++ {
+		for !l.Add(r, args) {
+			b.StopTimer()
+			if err := l.Flush(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+		}
+	}
+}
+
+// BenchmarkPreview is the writer's cost of a preview of large arguments
+// (off the call's path).
+func BenchmarkPreview(b *testing.B) {
+	red := NewRedactor(map[string]string{"API_KEY": canary, "OTHER": "another-secret-value"})
+	args := []byte(`{"path":"/tmp/x","content":"` + strings.Repeat("lorem ipsum ", 1000) + `"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		Preview(args, true, red)
+	}
+}
+
+const benchRecords = 1_000_000
+
+var (
+	benchDir  string
+	benchOnce sync.Once
+	benchErr  error
+)
+
+// benchDB builds, once per test binary, a database of 1,000,000 records
+// over 20 servers and 30 days.
+func benchDB(b *testing.B) string {
+	benchOnce.Do(func() {
+		benchDir, benchErr = os.MkdirTemp("", "activity-bench")
+		if benchErr != nil {
+			return
+		}
+		path := filepath.Join(benchDir, "activity.db")
+		var l *Log
+		l, benchErr = Open(Options{Path: path, RetainDays: -1, MaxBytes: -1, QueueSize: 1 << 16, BatchSize: 4096})
+		if benchErr != nil {
+			return
+		}
+		start := time.Now().Add(-30 * 24 * time.Hour)
+		step := 30 * 24 * time.Hour / benchRecords
+		args := []byte(`{"path":"/home/user/projects/switchboard/README.md","head":40}`)
+		for i := range benchRecords {
+			o := OK
+			if i%17 == 0 {
+				o = ToolError
+			}
+			r := rec(fmt.Sprintf("server-%02d", i%20), "claude-ai", fmt.Sprintf("tool_%d", i%7),
+				start.Add(time.Duration(i)*step), o)
+			r.Duration = time.Duration(i%1000) * time.Microsecond
+			for !l.Add(r, args) {
+				time.Sleep(time.Millisecond)
+			}
+		}
+		if benchErr = l.Flush(context.Background()); benchErr == nil {
+			benchErr = l.Close()
+		}
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return filepath.Join(benchDir, "activity.db")
+}
+
+// BenchmarkQuery1M is the activity page's query on a million records: one
+// server over the last day, newest first, the first 1000.
+func BenchmarkQuery1M(b *testing.B) {
+	path := benchDB(b)
+	l := open(b, Options{Path: path, RetainDays: -1, MaxBytes: -1})
+	now := time.Now()
+	f := Filter{Server: "server-07", Since: now.Add(-24 * time.Hour), Until: now, Limit: 1000}
+	b.ResetTimer()
+	for b.Loop() {
+		rs, err := l.Query(context.Background(), f)
+		if err != nil || len(rs) != 1000 {
+			b.Fatalf("%d records, %v", len(rs), err)
+		}
+	}
+}
+
+// BenchmarkQuery1MAll returns every record of one server over a day (about
+// 1,700 of the million), no limit.
+func BenchmarkQuery1MAll(b *testing.B) {
+	path := benchDB(b)
+	l := open(b, Options{Path: path, RetainDays: -1, MaxBytes: -1})
+	now := time.Now()
+	f := Filter{Server: "server-07", Since: now.Add(-24 * time.Hour), Until: now, Limit: -1}
+	b.ResetTimer()
+	for b.Loop() {
+		rs, err := l.Query(context.Background(), f)
+		if err != nil || len(rs) == 0 {
+			b.Fatalf("%d records, %v", len(rs), err)
+		}
+	}
+}
+
+// BenchmarkCounts1M is the per-server counts over the last day on a
+// million records.
+func BenchmarkCounts1M(b *testing.B) {
+	path := benchDB(b)
+	l := open(b, Options{Path: path, RetainDays: -1, MaxBytes: -1})
+	now := time.Now()
+	b.ResetTimer()
+	for b.Loop() {
+		cs, err := l.Counts(context.Background(), now.Add(-24*time.Hour), now)
+		if err != nil || len(cs) != 20 {
+			b.Fatalf("%d servers, %v", len(cs), err)
+		}
+	}
+}
