@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the tests of the packages with Windows code paths (engine, app/api,
-# app/service, app/gateway) as Windows programs under Wine: real cmd.exe,
+# app/service, app/gateway, app/activity) as Windows programs under Wine: real cmd.exe,
 # batch files, CreateProcess, job objects and named pipes (Wine's
 # implementations).
 #
@@ -74,7 +74,7 @@ x86_64-w64-mingw32-gcc -O2 -s -shared -o "$tmp/bcryptprimitives.dll" \
 # service package (the Run key through the registry) and the gateway (its
 # tests on named pipes, and switchboard bridge relaying through the pipe
 # to a real server: bridge_windows_test.go).
-pkgs=${WINE_TEST_PKGS:-"engine app/api app/service app/gateway"}
+pkgs=${WINE_TEST_PKGS:-"engine app/api app/service app/gateway app/activity"}
 for p in $pkgs; do
 	(cd "$root" && GOOS=windows GOARCH=amd64 go test -c -o "$tmp/${p//\//_}.test.exe" "./$p/")
 done
