@@ -570,49 +570,13 @@ func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern b
 	}
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
-	out = append(out, `,"result":{`...)
-	type member struct{ key, val []byte }
-	var meta []member
-	if isSet(res.Meta) && res.Meta[0] == '{' {
-		_ = relay.Members(res.Meta, func(key, val []byte) bool {
-			k := key[1 : len(key)-1]
-			if !bytes.HasPrefix(k, []byte(protocolMetaPrefix)) && string(k) != "progressToken" {
-				meta = append(meta, member{key, val})
-			}
-			return true
-		})
-	}
+	out = append(out, `,"result":`...)
+	meta := serverMeta(nil, res.Meta)
 	if modern {
 		meta = append(meta, member{serverInfoKey, c.g.implJSON})
 	}
-	if len(meta) > 0 {
-		// Sorted, as the go-sdk writes a map.
-		slices.SortFunc(meta, func(a, b member) int { return bytes.Compare(a.key, b.key) })
-		out = append(out, `"_meta":{`...)
-		for i, m := range meta {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, m.key...)
-			out = append(out, ':')
-			out = append(out, m.val...)
-		}
-		out = append(out, "},"...)
-	}
-	out = append(out, `"content":`...)
-	if isSet(res.Content) {
-		out = append(out, res.Content...)
-	} else {
-		out = append(out, "[]"...)
-	}
-	if isSet(res.StructuredContent) {
-		out = append(out, `,"structuredContent":`...)
-		out = append(out, res.StructuredContent...)
-	}
-	if res.IsError {
-		out = append(out, `,"isError":true`...)
-	}
-	out = append(out, "}}\n"...)
+	out = appendResult(out, res, meta, nil)
+	out = append(out, "}\n"...)
 	if buf != nil {
 		*buf = out // grown, if it did
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/relay"
@@ -39,7 +38,6 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	type member struct{ key, val []byte }
 	var meta, rest []member
 	err = relay.Members(own, func(key, val []byte) bool {
 		switch string(key) {
@@ -59,25 +57,45 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := r.res
-	if isSet(res.Meta) && res.Meta[0] == '{' {
-		_ = relay.Members(res.Meta, func(key, val []byte) bool {
-			k := string(key[1 : len(key)-1])
-			if strings.HasPrefix(k, protocolMetaPrefix) || k == "progressToken" {
-				return true
-			}
-			if i := slices.IndexFunc(meta, func(m member) bool { return bytes.Equal(m.key, key) }); i >= 0 {
-				meta[i].val = val
-			} else {
-				meta = append(meta, member{key, val})
-			}
-			return true
-		})
+	out := make([]byte, 0, len(r.res.Content)+len(r.res.StructuredContent)+len(own)+256)
+	return appendResult(out, r.res, serverMeta(meta, r.res.Meta), rest), nil
+}
+
+// member is one member of a JSON object: its key, quoted as written, and
+// its value.
+type member struct{ key, val []byte }
+
+// serverMeta adds to meta the members of a server's _meta that a client
+// gets (normalize's rule: not the protocol's keys, nor the progress
+// token); a member of meta with the same key is replaced: the server's
+// wins.
+func serverMeta(meta []member, raw []byte) []member {
+	if !isSet(raw) || raw[0] != '{' {
+		return meta
 	}
-	out := make([]byte, 0, len(res.Content)+len(res.StructuredContent)+len(own)+256)
+	_ = relay.Members(raw, func(key, val []byte) bool {
+		k := key[1 : len(key)-1]
+		if bytes.HasPrefix(k, []byte(protocolMetaPrefix)) || string(k) == "progressToken" {
+			return true
+		}
+		if i := slices.IndexFunc(meta, func(m member) bool { return bytes.Equal(m.key, key) }); i >= 0 {
+			meta[i].val = val
+		} else {
+			meta = append(meta, member{key, val})
+		}
+		return true
+	})
+	return meta
+}
+
+// appendResult appends a relayed CallToolResult object to out: meta as
+// its _meta (sorted, as the go-sdk writes a map), the server's content
+// (an empty list when it sent none), structured content and error flag
+// as the relay found their spans, then the rest members. Nothing is
+// parsed again.
+func appendResult(out []byte, res *relay.Result, meta, rest []member) []byte {
 	out = append(out, '{')
 	if len(meta) > 0 {
-		// Sorted, as the go-sdk writes a map.
 		slices.SortFunc(meta, func(a, b member) int { return bytes.Compare(a.key, b.key) })
 		out = append(out, `"_meta":{`...)
 		for i, m := range meta {
@@ -109,6 +127,5 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 		out = append(out, ':')
 		out = append(out, m.val...)
 	}
-	out = append(out, '}')
-	return out, nil
+	return append(out, '}')
 }
