@@ -121,43 +121,6 @@ func Install(r hostapi.Remedy) string {
 		"a host started at login or as a service may not have your terminal's PATH.", what, r.Command)
 }
 
-// Reason is what is wrong with a server, for the tray's menu and a list's
-// summary: the first problem of its entry (and how many more), else what
-// it needs from the user (a missing command, a secret), else its last
-// error while it does not run; "" when nothing is wrong.
-func Reason(st hostapi.ServerStatus) string {
-	what, do := ReasonParts(st)
-	if do == "" {
-		return what
-	}
-	return what + " " + do
-}
-
-// ReasonParts is [Reason] in its two parts, as [Parts] splits a problem.
-func ReasonParts(st hostapi.ServerStatus) (what, do string) {
-	running := st.State == hostapi.StateRunning
-	switch {
-	case len(st.Problems) > 1:
-		what, do = Parts(st.Problems[0])
-		return fmt.Sprintf("%s (and %d more problems)", what, len(st.Problems)-1), do
-	case len(st.Problems) == 1:
-		return Parts(st.Problems[0])
-	}
-	for _, p := range st.Issues {
-		if p.Remedy != nil && p.Remedy.Kind == hostapi.RemedyInstall && running {
-			continue // it runs: the command went missing since, and the next start says so
-		}
-		return Parts(p)
-	}
-	switch {
-	case st.LastError != "" && !running:
-		return termtext.Escape(st.LastError), ""
-	case st.ResolveError != "" && !running:
-		return termtext.Escape(st.ResolveError), ""
-	}
-	return "", ""
-}
-
 // sentence ends s with a full stop, so that the remedy's sentence can
 // follow it.
 func sentence(s string) string {

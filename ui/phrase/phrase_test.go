@@ -69,31 +69,3 @@ func TestProblem(t *testing.T) {
 		t.Errorf("Problems = %q", got)
 	}
 }
-
-// TestReason: a server's reason, for the tray and a list: its entry's
-// problems first, then what it needs from the user, then its last error
-// while it does not run; nothing for a server that is fine.
-func TestReason(t *testing.T) {
-	install := hostapi.Problem{Key: "command", Message: "m", Fact: `"npx" was not found`,
-		Remedy: &hostapi.Remedy{Kind: hostapi.RemedyInstall, Command: "npx", Program: "Node.js"}}
-	for _, tc := range []struct {
-		name string
-		st   hostapi.ServerStatus
-		want string
-	}{
-		{"fine", hostapi.ServerStatus{State: hostapi.StateRunning}, ""},
-		{"problems", hostapi.ServerStatus{State: hostapi.StateInvalid, LastError: "old",
-			Problems: []hostapi.Problem{{Key: "cwd", Message: "a"}, {Key: "args", Message: "b"}, {Message: "c"}}}, "cwd: a (and 2 more problems)"},
-		{"one problem", hostapi.ServerStatus{State: hostapi.StateInvalid, Problems: []hostapi.Problem{{Key: "cwd", Message: "a"}}}, "cwd: a"},
-		{"command not found", hostapi.ServerStatus{State: hostapi.StateFailed, LastError: "long words", Issues: []hostapi.Problem{install}},
-			`command: "npx" was not found. Install Node.js (it provides npx), or add`},
-		{"command gone while it runs", hostapi.ServerStatus{State: hostapi.StateRunning, Issues: []hostapi.Problem{install}}, ""},
-		{"last error", hostapi.ServerStatus{State: hostapi.StateFailed, LastError: "exit status 1"}, "exit status 1"},
-		{"last error of a running server", hostapi.ServerStatus{State: hostapi.StateRunning, LastError: "exit status 1"}, ""},
-	} {
-		got := Reason(tc.st)
-		if tc.want == "" && got != "" || !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%s: %q; want %q", tc.name, got, tc.want)
-		}
-	}
-}

@@ -94,7 +94,7 @@ func reasonOf(st hostapi.ServerStatus) string {
 	if r := closeWords(st); r != "" {
 		return r
 	}
-	if e := unprefixed(st.Name, st.LastError); e != "" {
+	if e := firstLine(st.LastError); e != "" {
 		return capital(e)
 	}
 	return "It gave no reason; its logs may say more"
@@ -123,7 +123,7 @@ func problemWords(st hostapi.ServerStatus, p hostapi.Problem) string {
 			}
 		}
 	}
-	if t := unprefixed(st.Name, p.Text()); t != "" {
+	if t := firstLine(p.Text()); t != "" {
 		return capital(t)
 	}
 	return ""
@@ -165,11 +165,11 @@ func lastLine(lines []string) string {
 	return ""
 }
 
-// unprefixed is msg's first line. (The host's messages begin with
+// firstLine is msg's first line. (The host's messages begin with
 // `server "name": `; the tray shows them as they are rather than cut
 // them apart: no front end parses an error's words, see the window's
 // TestNoFrontEndParsesErrorStrings.)
-func unprefixed(_ string, msg string) string {
+func firstLine(msg string) string {
 	msg = strings.TrimSpace(msg)
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = strings.TrimSpace(msg[:i])
