@@ -3,6 +3,7 @@ package testkit
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,23 +27,36 @@ const desktopWait = 30 * time.Second
 // Xvfb the test skips (fails under CI=true).
 func Xvfb(t testing.TB) string {
 	t.Helper()
-	xvfb, err := exec.LookPath("Xvfb")
-	if err != nil {
+	if _, err := exec.LookPath("Xvfb"); err != nil {
 		SkipOrFail(t, "Xvfb is not installed (apt-get install xvfb)")
 	}
-	r, w, err := os.Pipe()
+	display, stop, err := StartXvfb("1024x768x24")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	t.Cleanup(stop)
+	return display
+}
+
+// StartXvfb is [Xvfb] for a caller without a test (a TestMain): a screen
+// of that size (WxHxDEPTH), its DISPLAY value and a function that stops
+// it.
+func StartXvfb(screen string) (display string, stop func(), err error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w}
 	var stderr SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting Xvfb: %v", err)
+		w.Close()
+		r.Close()
+		return "", nil, fmt.Errorf("starting Xvfb: %w", err)
 	}
 	w.Close()
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	stop = func() { cmd.Process.Kill(); cmd.Wait() }
 	got := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(r).ReadString('\n')
@@ -52,13 +66,14 @@ func Xvfb(t testing.TB) string {
 	select {
 	case n := <-got:
 		if n == "" {
-			t.Fatalf("Xvfb did not say its display: %s", stderr.String())
+			stop()
+			return "", nil, fmt.Errorf("xvfb did not say its display: %s", stderr.String())
 		}
-		return ":" + n
+		return ":" + n, stop, nil
 	case <-time.After(desktopWait):
-		t.Fatalf("Xvfb did not start within %v: %s", desktopWait, stderr.String())
+		stop()
+		return "", nil, fmt.Errorf("xvfb did not start within %v: %s", desktopWait, stderr.String())
 	}
-	return ""
 }
 
 // SessionBus starts a private session bus ([BusConfig]: nothing is

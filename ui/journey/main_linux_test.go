@@ -3,14 +3,10 @@
 package journey
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -41,7 +37,7 @@ func TestMain(m *testing.M) {
 	if missing != "" {
 		os.Exit(m.Run())
 	}
-	display, stop, err := startXvfb()
+	display, stop, err := testkit.StartXvfb(screen)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "journey:", err)
 		os.Exit(1)
@@ -71,40 +67,5 @@ func need(t *testing.T) {
 	t.Helper()
 	if missing != "" {
 		testkit.SkipOrFail(t, "%s", missing)
-	}
-}
-
-// startXvfb starts Xvfb on a free display (-displayfd) and returns the
-// DISPLAY value and a function that stops it.
-func startXvfb() (string, func(), error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return "", nil, err
-	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp")
-	cmd.ExtraFiles = []*os.File{w}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("starting Xvfb: %w", err)
-	}
-	w.Close()
-	stop := func() { cmd.Process.Kill(); cmd.Wait() }
-	got := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		r.Close()
-		got <- strings.TrimSpace(line)
-	}()
-	select {
-	case n := <-got:
-		if n == "" {
-			stop()
-			return "", nil, fmt.Errorf("xvfb did not say its display: %s", stderr.String())
-		}
-		return ":" + n, stop, nil
-	case <-time.After(60 * time.Second):
-		stop()
-		return "", nil, fmt.Errorf("xvfb did not start within a minute: %s", stderr.String())
 	}
 }

@@ -14,7 +14,6 @@ package tray
 // CI=true.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -94,76 +93,6 @@ func runTrayApp() int {
 	cancel()
 	fmt.Fprintln(os.Stderr, "tray app: quit")
 	return 0
-}
-
-// need returns the path of a program the test needs; without it the test
-// skips, or fails under CI=true.
-func need(t *testing.T, prog, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(prog)
-	if err != nil {
-		msg := fmt.Sprintf("%s is not installed (apt-get install %s)", prog, pkg)
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s; CI=true, where it must be", msg)
-		}
-		t.Skip(msg)
-	}
-	return p
-}
-
-// startXvfb starts Xvfb on a free display (it picks one: -displayfd) and
-// returns the DISPLAY value; it is killed at the end of the test.
-func startXvfb(t *testing.T, xvfb string) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
-	cmd.ExtraFiles = []*os.File{w}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting Xvfb: %v", err)
-	}
-	w.Close()
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	got := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		r.Close()
-		got <- strings.TrimSpace(line)
-	}()
-	select {
-	case n := <-got:
-		if n == "" {
-			t.Fatalf("Xvfb did not say its display: %s", stderr.String())
-		}
-		return ":" + n
-	case <-time.After(wait):
-		t.Fatalf("Xvfb did not start within %v: %s", wait, stderr.String())
-	}
-	return ""
-}
-
-// startSessionBus starts a private session bus and returns its address;
-// it is killed at the end of the test.
-func startSessionBus(t *testing.T, daemon string) string {
-	t.Helper()
-	cmd := exec.Command(daemon, "--session", "--nofork", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting dbus-daemon: %v", err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading dbus-daemon's address: %v", err)
-	}
-	return strings.TrimSpace(line)
 }
 
 // startWatcher starts a fake StatusNotifierWatcher with a tray host; the
@@ -322,10 +251,8 @@ func TestRealTray(t *testing.T) {
 }
 
 func testRealTray(t *testing.T, role string) {
-	xvfb := need(t, "Xvfb", "xvfb")
-	daemon := need(t, "dbus-daemon", "dbus")
-	display := startXvfb(t, xvfb)
-	bus := startSessionBus(t, daemon)
+	display := testkit.Xvfb(t)
+	bus := testkit.SessionBus(t)
 	registered := startWatcher(t, bus)
 	notices := testkit.StartNotifications(t, bus)
 

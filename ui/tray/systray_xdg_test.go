@@ -97,8 +97,7 @@ func systrayTestMenu(name string, ran func(string)) *fyne.Menu {
 }
 
 func TestRealTraySystrayMenus(t *testing.T) {
-	daemon := need(t, "dbus-daemon", "dbus")
-	bus := startSessionBus(t, daemon)
+	bus := testkit.SessionBus(t)
 	registered := startWatcher(t, bus)
 
 	cmd := exec.Command(testExe, "-test.run=^$")
