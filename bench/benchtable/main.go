@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/bench/internal/stats"
 )
 
 // row is one line of the table: a metric of ours against a metric of a
@@ -132,8 +134,8 @@ func main() {
 			pending = ""
 		}
 		ratio := "-"
-		if len(o) > 0 && len(b) > 0 && median(b) != 0 {
-			ratio = fmt.Sprintf("%.2fx", median(o)/median(b))
+		if len(o) > 0 && len(b) > 0 && stats.Median(b) != 0 {
+			ratio = fmt.Sprintf("%.2fx", stats.Median(o)/stats.Median(b))
 		}
 		note := "lower is better"
 		if r.higherBetter {
@@ -150,21 +152,11 @@ func main() {
 	fmt.Fprintln(w, "cpu-us/op is this process's CPU (user+system) per operation, children excluded.")
 }
 
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
 func summary(v []float64) string {
 	if len(v) == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%s (%s-%s; %d)", num(median(v)), num(slices.Min(v)), num(slices.Max(v)), len(v))
+	return fmt.Sprintf("%s (%s-%s; %d)", num(stats.Median(v)), num(slices.Min(v)), num(slices.Max(v)), len(v))
 }
 
 func num(x float64) string {

@@ -49,6 +49,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/bench/internal/stats"
 	"github.com/switchboard-mcp/switchboard/bench/internal/table"
 	"golang.org/x/sys/unix"
 )
@@ -267,7 +268,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 			{fmt.Sprintf("%d concurrent", c.conc), p.con, p.conR, d.con, d.conR},
 		} {
 			p50, p99 := pct(m.lat, 50), pct(m.lat, 99)
-			rate, base := median(m.rates), median(m.baseR)
+			rate, base := stats.Median(m.rates), stats.Median(m.baseR)
 			rel, added := "-", "-"
 			if p != d {
 				rel = fmt.Sprintf("%.2fx", rate/base)
@@ -579,18 +580,6 @@ func pct(d []time.Duration, p int) time.Duration {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	i := (len(s)*p + 99) / 100
 	return s[min(max(i-1, 0), len(s)-1)]
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/1e6) }

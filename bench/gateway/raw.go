@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/bench/internal/stats"
 	"github.com/switchboard-mcp/switchboard/bench/internal/table"
 )
 
@@ -250,13 +251,13 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 	fmt.Fprintln(t, "path\tcalls/s\tvs direct\thost CPU/call\t1 MiB calls/s\t1 MiB MB/s\t1 MiB vs direct\thost CPU per 1 MiB call")
 	d := paths[0]
 	for _, p := range paths {
-		rate, brate := median(p.rates), median(p.big)
+		rate, brate := stats.Median(p.rates), stats.Median(p.big)
 		rel, brel, cpu, bcpu := "-", "-", "-", "-"
 		if p != d {
-			rel = fmt.Sprintf("%.2fx", rate/median(d.rates))
+			rel = fmt.Sprintf("%.2fx", rate/stats.Median(d.rates))
 			cpu = fmt.Sprintf("%.1f us", float64(p.cpu)/float64(p.calls)/1e3)
 			if p.bigN > 0 {
-				brel = fmt.Sprintf("%.2fx", brate/median(d.big))
+				brel = fmt.Sprintf("%.2fx", brate/stats.Median(d.big))
 				bcpu = fmt.Sprintf("%.2f ms", float64(p.bigCPU)/float64(p.bigN)/1e6)
 			}
 		}

@@ -42,8 +42,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,6 +49,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/bench/internal/stats"
 	"github.com/switchboard-mcp/switchboard/bench/internal/table"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
@@ -186,9 +185,9 @@ func run(tiny, hub, base, work string, rounds, calls, size int) error {
 		size, runtime.NumCPU(), runtime.Version(), rounds, calls, load0, loadavg())
 	t := table.New(os.Stdout)
 	fmt.Fprintln(t, "path\tcalls/s (median)\tMB/s\tvs direct")
-	d := median(paths[0].rates)
+	d := stats.Median(paths[0].rates)
 	for _, p := range paths {
-		m := median(p.rates)
+		m := stats.Median(p.rates)
 		fmt.Fprintf(t, "%s\t%.1f\t%.1f\t%.2fx\n", p.name, m, m*float64(size)/1e6, m/d)
 	}
 	t.Flush()
@@ -210,18 +209,6 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := slices.Clone(v)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func bigCall(id int, tool string, size int) []byte {
