@@ -7,12 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/host/hosttest"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
@@ -36,57 +35,8 @@ func startHost(t *testing.T, cfg map[string]any, env ...string) *hostRun {
 	for i := 0; i+1 < len(env); i += 2 {
 		t.Setenv(env[i], env[i+1])
 	}
-	// The socket's path must fit in 107 bytes: a short root.
-	root, err := os.MkdirTemp("", "sbj")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "config"))
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache"))
-	t.Setenv("SWITCHBOARD_RUNTIME_DIR", filepath.Join(root, "run"))
-	h := &hostRun{t: t}
-	h.store = secrets.NewMemoryStore(filepath.Join(root, "config", "switchboard", "secrets.json"))
-	h.opts = host.Options{
-		ConfigPath: filepath.Join(root, "config", "switchboard", "config.json"),
-		RuntimeDir: filepath.Join(root, "run"),
-		SocketPath: filepath.Join(root, "run", "host.sock"),
-		LogPath:    filepath.Join(root, "cache", "host.log"),
-		Secrets:    h.store,
-		Version:    "journey",
-	}
-	if cfg != nil {
-		if err := os.MkdirAll(filepath.Dir(h.opts.ConfigPath), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.MarshalIndent(map[string]any{"version": 1, "mcpServers": cfg}, "", "  ")
-		if err := os.WriteFile(h.opts.ConfigPath, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ready := make(chan struct{})
-	h.opts.Ready = func() { close(ready) }
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- host.Run(ctx, h.opts) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("host.Run: %v", err)
-			}
-		case <-time.After(time.Minute):
-			t.Errorf("the host did not stop within a minute")
-		}
-	})
-	select {
-	case <-ready:
-	case err := <-done:
-		t.Fatalf("the host stopped before it was ready: %v", err)
-	case <-time.After(time.Minute):
-		t.Fatal("the host was not ready within a minute")
-	}
+	th := hosttest.Start(t, cfg, func(o *host.Options) { o.Version = "journey" })
+	h := &hostRun{t: t, opts: th.Opts, store: th.Store}
 	h.live = client.New(client.Options{Socket: h.opts.SocketPath})
 	lctx, lcancel := context.WithCancel(context.Background())
 	ldone := make(chan struct{})

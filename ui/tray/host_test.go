@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/host/hosttest"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
@@ -31,10 +32,7 @@ import (
 const wait = 30 * time.Second
 
 // testHost is a host run in this process by host.Run.
-type testHost struct {
-	opts host.Options
-	done chan error
-}
+type testHost = hosttest.Host
 
 // helperEntry is a config entry that runs this test binary as a helper.
 // GORACE: a binary built with -race sleeps a second at exit by default.
@@ -53,56 +51,10 @@ func helperEntry(role string) map[string]any {
 func runHost(t *testing.T, servers map[string]any, opts ...func(*host.Options)) *testHost {
 	t.Helper()
 	t.Setenv("SHELL", "/bin/sh") // the host reads the login shell's PATH
-	root, err := os.MkdirTemp("", "sbt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "cfg"))
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache"))
-	t.Setenv("SWITCHBOARD_RUNTIME_DIR", filepath.Join(root, "run"))
-	th := &testHost{done: make(chan error, 1)}
-	th.opts = host.Options{
-		ConfigPath: filepath.Join(root, "cfg", "switchboard", "config.json"),
-		RuntimeDir: filepath.Join(root, "run"),
-		SocketPath: filepath.Join(root, "run", "host.sock"),
-		LogPath:    filepath.Join(root, "cache", "host.log"),
-		Version:    "test",
-	}
-	th.opts.Policy.Initial = 50 * time.Millisecond
-	th.opts.Policy.Max = 500 * time.Millisecond
-	for _, o := range opts {
-		o(&th.opts)
-	}
-	if err := os.MkdirAll(filepath.Dir(th.opts.ConfigPath), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.MarshalIndent(map[string]any{"version": 1, "mcpServers": servers}, "", "  ")
-	if err := os.WriteFile(th.opts.ConfigPath, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan struct{})
-	th.opts.Ready = func() { close(ready) }
-	ctx, cancel := context.WithCancel(context.Background())
-	go func() { th.done <- host.Run(ctx, th.opts) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-th.done:
-			if err != nil {
-				t.Errorf("host.Run: %v", err)
-			}
-		case <-time.After(wait):
-			t.Errorf("host.Run did not return within %v of its context's end", wait)
-		}
-	})
-	select {
-	case <-ready:
-	case err := <-th.done:
-		t.Fatalf("host.Run returned before it was ready: %v", err)
-	case <-time.After(wait):
-		t.Fatal("the host was not ready in time")
-	}
+	th := hosttest.Start(t, servers, append([]func(*host.Options){func(o *host.Options) {
+		o.Policy.Initial = 50 * time.Millisecond
+		o.Policy.Max = 500 * time.Millisecond
+	}}, opts...)...)
 	return th
 }
 
@@ -176,7 +128,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	off["disabled"] = true
 	missing := map[string]any{"command": "switchboard-test-no-such-command", "maxReconnects": 0}
 	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash, "off": off, "missing": missing})
-	l, detach := live(t, th.opts.SocketPath)
+	l, detach := live(t, th.Opts.SocketPath)
 
 	app := test.NewTempApp(t)
 	var mu sync.Mutex
@@ -302,12 +254,12 @@ func TestMenuDrivesRealHost(t *testing.T) {
 
 	// Another client of the host's API (a window, a logs follower): it is
 	// no AI app, and stays connected through both Quits below.
-	other, _ := live(t, th.opts.SocketPath)
+	other, _ := live(t, th.Opts.SocketPath)
 	waitSnap(t, other, "the other client connected", func(s client.Snapshot) bool { return s.Connected })
 
 	// Quit while an AI app is connected through the gateway: asked, naming
 	// the app, and no means no.
-	leave := aiApp(t, th.opts.SocketPath, "claude-ai")
+	leave := aiApp(t, th.Opts.SocketPath, "claude-ai")
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
 	testkit.Eventually(t, "the question", func() bool { return len(asked()) == 1 })
 	if q := asked()[0]; !strings.HasPrefix(q, "Claude Desktop is connected through Switchboard.") {
@@ -315,8 +267,8 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond)
 	select {
-	case err := <-th.done:
-		t.Fatalf("the host stopped after the user said no: %v", err)
+	case <-th.Done():
+		t.Fatalf("the host stopped after the user said no: %v", th.Err())
 	default:
 	}
 	leave()
@@ -331,8 +283,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	pid = server(l.Snapshot(), "everything").PID
 	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
 	select {
-	case err := <-th.done:
-		th.done <- err // for the cleanup
+	case <-th.Done():
 	case <-time.After(wait):
 		t.Fatal("Quit did not stop the host")
 	}
@@ -414,7 +365,7 @@ func processGone(pid int) error {
 // manager (host.info's service); the tray learns it from the host alone.
 func TestQuitAsServiceLeavesHost(t *testing.T) {
 	th := runHost(t, map[string]any{"a": helperEntry("mcp")}, func(o *host.Options) { o.Service = true })
-	l, detach := live(t, th.opts.SocketPath)
+	l, detach := live(t, th.Opts.SocketPath)
 	waitSnap(t, l, "a running", state("a", "running"))
 	detached := make(chan struct{})
 	actions := HostActions(l, test.NewTempApp(t), HostOptions{Detach: func() { detach(); close(detached) }})
@@ -427,12 +378,12 @@ func TestQuitAsServiceLeavesHost(t *testing.T) {
 		t.Fatal("Quit did not close the tray")
 	}
 	select {
-	case err := <-th.done:
-		t.Fatalf("Quit stopped the service's host: %v", err)
+	case <-th.Done():
+		t.Fatalf("Quit stopped the service's host: %v", th.Err())
 	case <-time.After(300 * time.Millisecond):
 	}
 	// The other item stops it.
-	l2, _ := live(t, th.opts.SocketPath)
+	l2, _ := live(t, th.Opts.SocketPath)
 	waitSnap(t, l2, "connected", func(s client.Snapshot) bool { return s.Connected })
 	// The other item stops it, through the service manager when the app
 	// gives one (here a stand-in that stops the host as the manager would).
@@ -443,8 +394,7 @@ func TestQuitAsServiceLeavesHost(t *testing.T) {
 	}})
 	find(t, BuildMenu(l2.Snapshot(), actions), LabelStopService).Action()
 	select {
-	case err := <-th.done:
-		th.done <- err
+	case <-th.Done():
 	case <-time.After(wait):
 		t.Fatal("Stop background service did not stop the host")
 	}

@@ -264,7 +264,7 @@ func testRealTray(t *testing.T, role string) {
 	home := t.TempDir()
 	cmd := exec.Command(testExe, "-test.run=^$")
 	cmd.Env = append(os.Environ(),
-		helperEnv+"="+role, socketEnv+"="+th.opts.SocketPath,
+		helperEnv+"="+role, socketEnv+"="+th.Opts.SocketPath,
 		"DISPLAY="+display, "DBUS_SESSION_BUS_ADDRESS="+bus, "LANG=en_US.UTF-8",
 		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_RUNTIME_DIR="+home)
@@ -428,7 +428,7 @@ func testRealTray(t *testing.T, role string) {
 			t.Fatalf("clicking %q: %v", n.Label, call.Err)
 		}
 	}
-	failures := hostState(t, th.opts.SocketPath, "crash").Failures
+	failures := hostState(t, th.Opts.SocketPath, "crash").Failures
 	crashStart, _ := cr.find(LabelStart)
 	click(crashStart)
 	// It reaches the desktop's notification daemon signed "Switchboard",
@@ -436,7 +436,7 @@ func testRealTray(t *testing.T, role string) {
 	deadline := time.Now().Add(wait)
 	for len(notices.Calls()) == 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("no notification of crash's failure (failures %d, then %d)", failures, hostState(t, th.opts.SocketPath, "crash").Failures)
+			t.Fatalf("no notification of crash's failure (failures %d, then %d)", failures, hostState(t, th.Opts.SocketPath, "crash").Failures)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -467,12 +467,12 @@ func testRealTray(t *testing.T, role string) {
 	}
 
 	// Click everything / Stop, as a panel does: the host stops it.
-	pid := hostState(t, th.opts.SocketPath, "everything").PID
+	pid := hostState(t, th.Opts.SocketPath, "everything").PID
 	stop, _ := ev.find(LabelStop)
 	click(stop)
 	deadline = time.Now().Add(wait)
 	for {
-		st := hostState(t, th.opts.SocketPath, "everything")
+		st := hostState(t, th.Opts.SocketPath, "everything")
 		if st.State == "stopped" && st.UserStopped {
 			break
 		}
@@ -508,7 +508,7 @@ func testRealTray(t *testing.T, role string) {
 	// Click Quit while an AI app is connected through the gateway: the
 	// tray asks first (its question window stays unanswered), so the host
 	// and the tray keep running.
-	leave := aiApp(t, th.opts.SocketPath, "cursor-vscode")
+	leave := aiApp(t, th.Opts.SocketPath, "cursor-vscode")
 	quit, _ := m.find(LabelQuit)
 	click(quit)
 	time.Sleep(time.Second)
@@ -518,7 +518,7 @@ func testRealTray(t *testing.T, role string) {
 		t.Fatalf("Quit closed the tray without asking while an AI app was connected: %v", err)
 	default:
 	}
-	if b, _ := os.ReadFile(th.opts.LogPath); strings.Contains(string(b), "host stopping") {
+	if b, _ := os.ReadFile(th.Opts.LogPath); strings.Contains(string(b), "host stopping") {
 		t.Fatalf("Quit stopped the host without asking while an AI app was connected; the host's log:\n%s", b)
 	}
 	if role == "systray" {
@@ -535,7 +535,7 @@ func testRealTray(t *testing.T, role string) {
 	// Click Quit with no AI app, while another client of the host's API
 	// stays connected (as a 'switchboard logs --follow' would): no question;
 	// the host stops every server and exits, and so does the tray.
-	follower, err := client.Dial(context.Background(), th.opts.SocketPath)
+	follower, err := client.Dial(context.Background(), th.Opts.SocketPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,7 +545,7 @@ func testRealTray(t *testing.T, role string) {
 		return err == nil && info.AIClients == 0
 	})
 
-	pid = hostState(t, th.opts.SocketPath, "everything").PID
+	pid = hostState(t, th.Opts.SocketPath, "everything").PID
 	// Fyne's tray makes new item ids with every change: take Quit's from a
 	// whole menu read now.
 	m = waitMenu("the menu before Quit", has("everything — running (2 tools)", LabelOpen, LabelQuit))
@@ -557,8 +557,7 @@ func testRealTray(t *testing.T, role string) {
 		t.Fatalf("clicking %q: %v", quit.Label, call.Err)
 	}
 	select {
-	case err := <-th.done:
-		th.done <- err // for the cleanup
+	case <-th.Done():
 	case <-time.After(wait):
 		t.Fatal("Quit did not stop the host")
 	}
