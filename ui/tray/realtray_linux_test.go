@@ -259,6 +259,14 @@ func testRealTray(t *testing.T, role string) {
 	crash := helperEntry("crash")
 	crash["maxReconnects"] = 0
 	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash})
+	// crash's first failure comes before the tray connects, so that the
+	// tray takes it as its baseline: shown by the icon, never notified.
+	for deadline := time.Now().Add(wait); hostState(t, th.Opts.SocketPath, "crash").State != hostapi.StateFailed; {
+		if time.Now().After(deadline) {
+			t.Fatalf("crash did not fail within %v", wait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 
 	// The tray process, with a fresh home for Fyne's settings.
 	home := t.TempDir()
@@ -427,6 +435,9 @@ func testRealTray(t *testing.T, role string) {
 		if call := menu.Call("com.canonical.dbusmenu.Event", 0, n.ID, "clicked", dbus.MakeVariant(""), uint32(0)); call.Err != nil {
 			t.Fatalf("clicking %q: %v", n.Label, call.Err)
 		}
+	}
+	if n := notices.Calls(); len(n) != 0 {
+		t.Fatalf("the failure from before the tray connected was notified: %+v", n)
 	}
 	failures := hostState(t, th.Opts.SocketPath, "crash").Failures
 	crashStart, _ := cr.find(LabelStart)
