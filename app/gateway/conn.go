@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/bridge"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 )
 
@@ -81,10 +82,12 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	}
 	var filter Filter
 	var handOff bool
+	helloSeen := false // a bridge's preamble came
 	var in, out *os.File
 	client := fmt.Sprintf("pid %d", pid)
 	if hello, ok := parseHello(first); ok {
 		first = nil
+		helloSeen = true
 		w := Welcome{Version: HelloVersion}
 		if hello.Version != HelloVersion {
 			w.Error = fmt.Sprintf("this Switchboard host speaks bridge preamble version %d, the bridge %d: use the switchboard binary of the running host (stop it with 'switchboard stop' after an upgrade)", HelloVersion, hello.Version)
@@ -122,6 +125,10 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	closeFDs(inline) // not taken: a client that sent descriptors unasked
 	var c *sockConn
 	f := g.newFacade(filter)
+	f.conn, f.connID = fmt.Sprintf("socket pid %d", pid), g.connSeq.Add(1)
+	if helloSeen {
+		f.conn = fmt.Sprintf("bridge pid %d", pid)
+	}
 	if handOff && in == nil {
 		// An older bridge: the descriptors come after the Welcome.
 		_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -179,6 +186,35 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	_ = c.Close()
 	<-c.readDone
 	<-c.writeDone
+}
+
+// caller is who makes the lean calls of c: the connection its facade
+// names, and the app's name from its handshake or, in the 2026-07-28 era
+// (no handshake), from the request's own clientInfo (info, or nil). The
+// name, once known, is kept.
+func (c *sockConn) caller(info json.RawMessage) relay.Caller {
+	cl := relay.Caller{Conn: c.f.conn, ID: c.f.connID}
+	if app := c.app.Load(); app != nil {
+		cl.App = *app
+		return cl
+	}
+	if ss := c.ss.Load(); ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+			cl.App = cleanClientName(p.ClientInfo.Name)
+		}
+	}
+	if cl.App == "" && len(info) > 0 {
+		var ci struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(info, &ci) == nil {
+			cl.App = cleanClientName(ci.Name)
+		}
+	}
+	if cl.App != "" {
+		c.app.Store(&cl.App)
+	}
+	return cl
 }
 
 // ClientNames returns the names that the apps on the socket clients gave
@@ -298,7 +334,8 @@ type sockConn struct {
 	direct    func([]byte) (int, bool) // a write that never waits; nil: always queue
 	closeOnce sync.Once
 
-	ss atomic.Pointer[mcp.ServerSession]
+	ss  atomic.Pointer[mcp.ServerSession]
+	app atomic.Pointer[string] // the app's name, once known (caller)
 	// rb relays the lean path's calls; nil turns the lean path off (the
 	// SDKOnly diagnostic, or a backend that cannot relay).
 	rb RawBackend

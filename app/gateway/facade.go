@@ -40,6 +40,40 @@ type facade struct {
 
 	listedMu sync.Mutex
 	listed   map[mcp.Session]bool // sessions whose first list has waited
+
+	// conn names the facade's connection ("bridge pid 1234"), connID
+	// tells it apart (relay.Caller); the HTTP endpoint's facade serves
+	// many sessions: conn "http", and an ID per session (sessionIDs).
+	conn       string
+	connID     uint64
+	sessionIDs sync.Map // *mcp.ServerSession -> uint64, the HTTP facade's
+}
+
+// callerOf is who makes a call on the go-sdk's path, in session ss (nil
+// if unknown): the facade's connection and the app's name from ss's
+// handshake.
+func (f *facade) callerOf(ss *mcp.ServerSession) relay.Caller {
+	cl := relay.Caller{Conn: f.conn, ID: f.connID}
+	if ss == nil {
+		return cl
+	}
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		cl.App = cleanClientName(p.ClientInfo.Name)
+	}
+	if cl.ID == 0 {
+		id, ok := f.sessionIDs.Load(ss)
+		if !ok {
+			var loaded bool
+			if id, loaded = f.sessionIDs.LoadOrStore(ss, f.g.connSeq.Add(1)); !loaded {
+				go func() { // forgotten when the session ends
+					_ = ss.Wait()
+					f.sessionIDs.Delete(ss)
+				}()
+			}
+		}
+		cl.ID = id.(uint64)
+	}
+	return cl
 }
 
 // instructions tell a model how the gateway names things.
@@ -200,14 +234,14 @@ func (f *facade) sdkCall(ctx context.Context, r *mcp.CallToolRequest) (mcp.Resul
 				Meta: userMeta(n.Meta), ProgressToken: tok, Progress: n.Progress, Total: n.Total, Message: n.Message})
 		}
 	}
-	return f.call(ctx, p.Name, p.Arguments, userMeta(p.Meta), deliver)
+	return f.call(ctx, f.callerOf(r.Session), p.Name, p.Arguments, userMeta(p.Meta), deliver)
 }
 
 // call is tools/call, on both paths: it resolves the exposed name, forwards
 // the call, and turns every failure of a server into a tool error. The
 // error is a *jsonrpc.Error (an unknown tool, or the server's own error
 // answer) or the context's.
-func (f *facade) call(ctx context.Context, exposed string, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (mcp.Result, error) {
+func (f *facade) call(ctx context.Context, caller relay.Caller, exposed string, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (mcp.Result, error) {
 	t0 := time.Now()
 	defer func() {
 		// As the lean path's timing: a long call is never silent.
@@ -223,7 +257,7 @@ func (f *facade) call(ctx context.Context, exposed string, args json.RawMessage,
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", exposed)}
 	}
 	if rb, ok := f.g.backend.(RawBackend); ok && !f.g.opts.SDKOnly {
-		return f.callRaw(ctx, rb, e, args, meta, deliver)
+		return f.callRaw(ctx, rb, caller, e, args, meta, deliver)
 	}
 	params := &mcp.CallToolParams{Name: e.name}
 	if len(meta) > 0 {
@@ -261,8 +295,8 @@ func (f *facade) failed(ctx context.Context, err error) (mcp.Result, error) {
 // the lean path leaves to the go-sdk) relayed like a lean one, so that its
 // progress notifications come in order before the result. The result is
 // passed on as the server wrote it (a rawToolResult), never decoded.
-func (f *facade) callRaw(ctx context.Context, rb RawBackend, e *entry, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (mcp.Result, error) {
-	rc := &relay.Call{Tool: e.name, Arguments: args}
+func (f *facade) callRaw(ctx context.Context, rb RawBackend, caller relay.Caller, e *entry, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (mcp.Result, error) {
+	rc := &relay.Call{Tool: e.name, Caller: caller, Arguments: args}
 	for k, v := range meta {
 		b, err := json.Marshal(v)
 		if err != nil {

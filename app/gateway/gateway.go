@@ -76,6 +76,8 @@ type Gateway struct {
 
 	slowServer time.Duration // slowServerAfter when the gateway was made
 
+	connSeq atomic.Uint64 // numbers the connections (relay.Caller.ID)
+
 	kick chan struct{} // capacity 1: rebuild the view
 	stop chan struct{}
 	done chan struct{} // the rebuild loop ended

@@ -132,6 +132,7 @@ func (g *Gateway) SetHTTP(port int) error {
 	ln = limitListener(ln, httpMaxConns)
 	e := &httpEndpoint{g: g, port: port, ln: ln, token: []byte(token)}
 	e.f = g.newFacade(Filter{})
+	e.f.conn = "http"
 	e.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return e.f.srv },
 		&mcp.StreamableHTTPOptions{Logger: g.sdkLog, SessionTimeout: time.Hour})
 	mux := http.NewServeMux()

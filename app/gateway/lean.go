@@ -487,7 +487,7 @@ func (r *rawLean) start() {
 		return
 	}
 	call := &r.call
-	*call = relay.Call{Tool: e.name, Arguments: r.p.Arguments, Meta: r.p.Meta, Done: r.done}
+	*call = relay.Call{Tool: e.name, Caller: c.caller(r.p.era.info), Arguments: r.p.Arguments, Meta: r.p.Meta, Done: r.done}
 	if tok := r.p.ProgressToken; tok != nil {
 		call.Progress = func(params json.RawMessage) { c.rawProgress(tok, params) }
 	}

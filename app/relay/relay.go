@@ -71,9 +71,26 @@ const maxArgsDepth = 10000
 // decoder's limit, which engine/stdio applies to every other message).
 const maxAnswerDepth = 1000
 
+// KindToolCall is the [Info.Kind] of a relayed call.
+const KindToolCall = "tools/call"
+
+// Caller is who made a call: the app and its connection to the host, as
+// the activity log records them and approvals ask about them.
+type Caller struct {
+	// App is the name the app gave in its handshake (clientInfo.name,
+	// e.g. "claude-ai"), cleaned for display; "" if it gave none.
+	App string
+	// Conn is its connection: "bridge pid 1234", "http", "api".
+	Conn string
+	// ID tells the host's connections apart while the host runs: calls
+	// with the same ID came on the same connection (0: unknown).
+	ID uint64
+}
+
 // Call is one tools/call to relay.
 type Call struct {
 	Tool      string          // the server's own name of the tool
+	Caller    Caller          // who made it
 	Arguments json.RawMessage // as the caller has them; nil means {}
 	// Meta holds the caller's own _meta entries as JSON object members
 	// without the braces (`"k":1,"j":"v"`), forwarded as they are; never
@@ -104,8 +121,10 @@ type Result struct {
 
 // Info describes a call to a [Hook].
 type Info struct {
+	Kind    string // the request's method: KindToolCall
 	Server  string
 	Tool    string
+	Caller  Caller
 	Timeout time.Duration
 	Started time.Time
 	// Arguments and Meta are the call's (valid during Before only).
@@ -268,7 +287,7 @@ func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
 	} else if err := validValue(args, maxArgsDepth); err != nil {
 		return nil, ArgumentsError(r.server, c.Tool, err)
 	}
-	p := &pending{c: c, r: r, info: Info{Server: r.server, Tool: c.Tool, Timeout: timeout, Started: time.Now(), Arguments: args, Meta: c.Meta}}
+	p := &pending{c: c, r: r, info: Info{Kind: KindToolCall, Server: r.server, Tool: c.Tool, Caller: c.Caller, Timeout: timeout, Started: time.Now(), Arguments: args, Meta: c.Meta}}
 	p.deadline = p.info.Started.Add(timeout)
 	if h := r.opts.Hook; h != nil {
 		if err := h.Before(&p.info); err != nil {
