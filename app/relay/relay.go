@@ -127,6 +127,10 @@ type Info struct {
 	Caller  Caller
 	Timeout time.Duration
 	Started time.Time
+	// Approval is the approval stage's decision on the call, in words
+	// ("allowed once by the user"); "" when no one was asked. Set by a
+	// Hook's Before for the Hooks after it and every After.
+	Approval string
 	// Arguments and Meta are the call's (valid during Before only).
 	Arguments json.RawMessage
 	Meta      []byte
@@ -150,6 +154,63 @@ type Info struct {
 type Hook interface {
 	Before(c *Info) error
 	After(c *Info, res *Result, err error)
+}
+
+// Chain is the hooks as one, in order: Before runs each in turn until one
+// refuses the call; then the After of each hook before it runs with that
+// refusal (so a hook that records calls, placed first, records the ones a
+// later stage refused). After runs every hook's, in reverse order.
+func Chain(hooks ...Hook) Hook {
+	var hs chain
+	for _, h := range hooks {
+		if h != nil {
+			hs = append(hs, h)
+		}
+	}
+	switch len(hs) {
+	case 0:
+		return nil
+	case 1:
+		return hs[0]
+	}
+	return hs
+}
+
+type chain []Hook
+
+func (hs chain) Before(c *Info) error {
+	for i, h := range hs {
+		if err := h.Before(c); err != nil {
+			args, meta := c.Arguments, c.Meta
+			c.Arguments, c.Meta = nil, nil
+			for j := i - 1; j >= 0; j-- {
+				hs[j].After(c, nil, err)
+			}
+			c.Arguments, c.Meta = args, meta
+			return err
+		}
+	}
+	return nil
+}
+
+func (hs chain) After(c *Info, res *Result, err error) {
+	for j := len(hs) - 1; j >= 0; j-- {
+		hs[j].After(c, res, err)
+	}
+}
+
+// DeniedError is a call that a stage refused before the server saw it
+// (approvals: a policy's deny, the user's Deny, no answer in time). The
+// caller gets it as a tool error whose text tells the model why.
+type DeniedError struct {
+	Server, Tool string
+	// Reason is the text for the model and the user: "the user did not
+	// approve this call".
+	Reason string
+}
+
+func (e *DeniedError) Error() string {
+	return fmt.Sprintf("Switchboard server %q: tool %q was not run: %s", e.Server, e.Tool, e.Reason)
 }
 
 // ErrWithdrawn is what a Hook's After gets for a call its caller

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -413,3 +415,51 @@ func TestDo(t *testing.T) {
 type starter struct{ r *Relay }
 
 func (s starter) StartToolCall(_ string, c *Call) (func(), error) { return s.r.Start(c, time.Minute) }
+
+// recHook records what it sees; refuse, if set, is its Before's answer.
+type recHook struct {
+	name   string
+	refuse error
+	log    *[]string
+}
+
+func (h recHook) Before(c *Info) error {
+	*h.log = append(*h.log, h.name+".Before "+c.Approval)
+	c.Approval += h.name
+	return h.refuse
+}
+
+func (h recHook) After(c *Info, res *Result, err error) {
+	*h.log = append(*h.log, fmt.Sprintf("%s.After %s args=%d %v", h.name, c.Approval, len(c.Arguments), err))
+}
+
+func TestChain(t *testing.T) {
+	var log []string
+	deny := &DeniedError{Server: "s", Tool: "t", Reason: "the user did not approve this call"}
+	h := Chain(recHook{"a", nil, &log}, nil, recHook{"b", deny, &log}, recHook{"c", nil, &log})
+	info := &Info{Arguments: json.RawMessage(`{"x":1}`)}
+	if err := h.Before(info); err != deny {
+		t.Fatalf("Before: %v, want the refusal", err)
+	}
+	want := []string{"a.Before ", "b.Before a", "a.After ab args=0 " + deny.Error()}
+	if !slices.Equal(log, want) {
+		t.Fatalf("refused:\n%q\nwant\n%q", log, want)
+	}
+	if len(info.Arguments) == 0 {
+		t.Fatal("the arguments were not given back after the refusal")
+	}
+	log = nil
+	h = Chain(recHook{"a", nil, &log}, recHook{"b", nil, &log})
+	info = &Info{}
+	if err := h.Before(info); err != nil {
+		t.Fatal(err)
+	}
+	h.After(info, nil, ErrWithdrawn)
+	want = []string{"a.Before ", "b.Before a", "b.After ab args=0 " + ErrWithdrawn.Error(), "a.After ab args=0 " + ErrWithdrawn.Error()}
+	if !slices.Equal(log, want) {
+		t.Fatalf("let through:\n%q\nwant\n%q", log, want)
+	}
+	if Chain() != nil || Chain(nil) != nil {
+		t.Fatal("an empty chain is not nil")
+	}
+}
