@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
@@ -230,7 +231,38 @@ func (e *env) serversRename(a *argv) error {
 	}
 	fmt.Fprintf(e.stdout, "renamed %s to %s\n", name, newName)
 	fmt.Fprintf(e.stdout, "note: the AI apps now see its tools as %s__TOOL, no longer %s__TOOL\n", newName, name)
+	for _, n := range e.renameNotes(name, newName) {
+		fmt.Fprintln(e.stdout, n)
+	}
 	return nil
+}
+
+// renameNotes are the notes for the AI apps whose Switchboard entry limits
+// the bridge to the servers it names (--servers) and names the renamed
+// server: their bridge no longer sees it until the entry names the new
+// name. Their files are the user's: the notes say the command that
+// updates them, which shows its diff first, rather than change them here.
+func (e *env) renameNotes(name, newName string) []string {
+	var notes []string
+	for _, app := range aiapps.Apps() {
+		loc, err := app.Locate(e.clientsEnv(), pathExists)
+		if err != nil || !loc.Exists {
+			continue
+		}
+		_, doc, err := readClient(app, loc)
+		if err != nil {
+			continue
+		}
+		b, _, ok := doc.Connected()
+		if !ok || !slices.Contains(b.Servers, name) {
+			continue
+		}
+		list := slices.Clone(b.Servers)
+		list[slices.Index(list, name)] = newName
+		notes = append(notes, fmt.Sprintf("note: %s's Switchboard entry (%s) limits it to --servers %s, which names %s: it no longer sees that server until you run 'switchboard clients connect %s --servers %s'",
+			app.Name, loc.Path, strings.Join(b.Servers, ","), name, app.ID, strings.Join(slices.Compact(list), ",")))
+	}
+	return notes
 }
 
 func (e *env) serversFileOp(a *argv, done string) error {

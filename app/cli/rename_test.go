@@ -4,6 +4,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,9 +29,37 @@ func TestE2ERenameAndToolFilter(t *testing.T) {
 	sb.cli(t, sb.helperArgs("first", "modern", "--env", "KEEP=1")...)
 	sb.cli(t, sb.helperArgs("other", "modern")...)
 
+	// An AI app limited to first and other: the rename says how to update
+	// its entry, and leaves its file alone.
+	sb.cli(t, "clients", "connect", "claude-desktop", "--servers", "first,other")
+	var list []clientStatus
+	if err := json.Unmarshal([]byte(sb.cli(t, "clients", "list", "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(list, func(c clientStatus) bool { return c.ID == "claude-desktop" })
+	if i < 0 || !list[i].Connected {
+		t.Fatalf("claude-desktop is not connected: %+v", list)
+	}
+	appFile := list[i].Config
+	readFile := func() string {
+		b, err := os.ReadFile(appFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	before := readFile()
+
 	// No host: the file changes under its lock.
-	if out := sb.cli(t, "servers", "rename", "first", "second"); !strings.Contains(out, "renamed first to second") || !strings.Contains(out, "second__TOOL") {
+	out := sb.cli(t, "servers", "rename", "first", "second")
+	if !strings.Contains(out, "renamed first to second") || !strings.Contains(out, "second__TOOL") {
 		t.Fatalf("servers rename printed %q", out)
+	}
+	if !strings.Contains(out, "Claude Desktop's Switchboard entry") || !strings.Contains(out, "'switchboard clients connect claude-desktop --servers second,other'") {
+		t.Fatalf("servers rename did not say how to update Claude Desktop's --servers: %q", out)
+	}
+	if after := readFile(); after != before {
+		t.Fatalf("the rename changed Claude Desktop's file:\n%s\nthen\n%s", before, after)
 	}
 	if e := entryOf(t, sb, "second"); e == nil || e["env"].(map[string]any)["KEEP"] != "1" || entryOf(t, sb, "first") != nil {
 		t.Fatalf("after the rename: %v", servers(readConfig(t, sb.configPath())))
