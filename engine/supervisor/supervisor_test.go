@@ -580,8 +580,11 @@ func TestParallelStops(t *testing.T) {
 	if took < ladder {
 		t.Errorf("the stops took %v, less than the ladder %v: did they wait for it?", took, ladder)
 	}
-	if took > 3*ladder {
-		t.Errorf("the stops took %v, more than 3x the ladder %v: they ran one after another?", took, ladder)
+	// One after another, they would take n ladders at least: the one
+	// bound that no load on the machine can make a parallel stop reach
+	// (a tighter one failed on a busy machine).
+	if took >= n*ladder {
+		t.Errorf("the stops took %v, %d ladders of %v: they ran one after another", took, n, ladder)
 	}
 	for _, pid := range pids {
 		requireGone(t, pid)
