@@ -60,6 +60,9 @@ type Manager struct {
 	// stayStopped are names whose next new entry does not start: a
 	// server the user had stopped, renamed (see Host.rename).
 	stayStopped map[string]bool
+	// inherit are names whose next new entry takes over a renamed
+	// server's kept stderr (see Host.rename).
+	inherit map[string]inheritedLogs
 
 	progress    sync.Map      // progress token -> func(*mcp.ProgressNotificationParams) (gateway calls)
 	progressSeq atomic.Uint64 // makes the tokens
@@ -134,6 +137,11 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			s = &server{cfg: c, logs: engine.NewRing(engine.DefaultCaptureLines, engine.DefaultCaptureBytes)}
 			s.userStopped = m.stayStopped[c.Name]
 			delete(m.stayStopped, c.Name)
+			if in, ok := m.inherit[c.Name]; ok {
+				delete(m.inherit, c.Name)
+				s.logs = in.logs
+				s.logs.Add(engine.Line{Time: time.Now(), Text: fmt.Sprintf("--- renamed from %s to %s ---", in.from, c.Name)})
+			}
 			m.servers[c.Name] = s
 			added = append(added, c.Name)
 			if len(c.Problems) == 0 {

@@ -4,6 +4,7 @@ package host
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,6 +47,16 @@ func TestHostRename(t *testing.T) {
 	if !slices.Contains(testkit.Environ(t, after.PID), "TOKEN="+value) {
 		t.Fatal("the renamed server does not get its secret")
 	}
+	// Its kept stderr comes along: the old name's run, the rename, the
+	// new name's run.
+	testkit.Eventually(t, "new's logs hold old's run and the rename", func() (bool, string) {
+		var logs hostapi.LogsResult
+		th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "new"}, &logs)
+		i := slices.Index(logs.Lines, fmt.Sprintf("--- started, pid %d ---", before.PID))
+		j := slices.Index(logs.Lines, "--- renamed from old to new ---")
+		k := slices.Index(logs.Lines, fmt.Sprintf("--- started, pid %d ---", after.PID))
+		return i >= 0 && i < j && j < k, strings.Join(logs.Lines, "\n")
+	})
 
 	f, err := config.Load(th.opts.ConfigPath)
 	if err != nil {
