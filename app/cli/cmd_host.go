@@ -52,7 +52,7 @@ func (e *env) serve(a *argv) error {
 	opts := hostrun.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
-		UserEnvFilled: api.FilledUserEnv(),
+		UserEnvFilled: api.FilledUserEnv(), PinsPath: PinsPath(),
 	}
 	if asService {
 		return e.serveService(opts)

@@ -15,11 +15,15 @@ func (h *Host) rename(old, new string) error {
 	if s, err := h.mgr.get(old); err == nil {
 		_, stayStopped = s.config()
 	}
-	renamed := false
+	renamed, moved := false, false
 	err := h.change(func(f *config.File) error {
 		if err := configedit.Rename(f, old, new); err != nil {
 			return err
 		}
+		// Before the manager sees the old name leave (and the host forgets
+		// its pins): the pins go with the entry.
+		h.renamePins(old, new)
+		moved = true
 		if stayStopped && old != new {
 			h.mgr.keepStopped(new, true)
 			renamed = true
@@ -28,6 +32,9 @@ func (h *Host) rename(old, new string) error {
 	})
 	if err != nil && renamed {
 		h.mgr.keepStopped(new, false) // not written: the name is not coming
+	}
+	if err != nil && moved {
+		h.renamePins(new, old)
 	}
 	return err
 }
