@@ -91,7 +91,8 @@ again with the new name.
 		{name: "logs", group: "The host", args: "NAME", summary: "a server's captured stderr",
 			flags: []flagDef{{name: "follow", short: "f", kind: boolFlag, help: "keep printing new lines until Ctrl-C"}}, run: (*env).logs},
 
-		{name: "tools", group: "Tools", args: "[NAME]", summary: "a server's tools with their input schemas; with no NAME, every name the gateway serves", run: (*env).tools},
+		{name: "tools", group: "Tools", args: "[NAME]", summary: "a server's tools with their input schemas; with no NAME, every name the gateway serves", run: (*env).tools,
+			help: toolsTrustHelp},
 		{name: "call", group: "Tools", args: "NAME TOOL [JSON]", summary: "call a tool (its arguments as one JSON object) and print the result", run: (*env).call},
 		{name: "try", group: "Tools", args: "[FLAGS] -- CMD [ARGS...]", flagsFirst: true,
 			summary: "start one server in the foreground, list its tools, stop it (a diagnostic: nothing is saved)",

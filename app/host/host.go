@@ -373,6 +373,9 @@ func (h *Host) applyFile(f *config.File) {
 		h.log.Info("servers updated", "added", added, "removed", removed, "changed", changed)
 	}
 	h.forgetPins(removed)
+	if h.gw != nil {
+		h.gw.Notify() // an entry's trust mode may have changed, and nothing else
+	}
 	for _, p := range f.Report().Problems() {
 		h.log.Warn("config problem", "problem", p.Error())
 	}
