@@ -347,6 +347,9 @@ func (e *env) doctor(*argv) error {
 		if running.PathError != "" {
 			bad("login shell PATH: %s (the host's servers get the host's own PATH)", running.PathError)
 		}
+		if running.PinsError != "" {
+			bad("tool pins: %s", running.PinsError)
+		}
 		ok("PATH: the running host's (pid %d), which its servers get: %s", running.PID, shorten(lp, 160))
 	} else {
 		var perr error
