@@ -40,7 +40,7 @@ type view struct {
 	// error saying so rather than "unknown tool".
 	held    map[string]*heldTool
 	mapping Mapping
-	next         chan struct{}
+	next    chan struct{}
 }
 
 // entry is one exposed tool, prompt, resource or resource template.
