@@ -110,7 +110,7 @@ func (v *reviewView) card(h trust.Held) fyne.CanvasObject {
 	if h.State == trust.HeldNew {
 		what = "a new tool"
 	}
-	head := container.NewHBox(bold(termtext.Escape(h.Tool)), widget.NewLabel(what+" · held since "+h.Since.Local().Format(time.DateTime)))
+	head := container.NewHBox(bold(termtext.Escape(h.Tool)), widget.NewLabel(what+" · held since "+h.Since.In(v.w.opts.Now().Location()).Format(time.DateTime)))
 	objs := []fyne.CanvasObject{head}
 	if changedLines(h.DescriptionDiff) {
 		objs = append(objs, caption("Description"), diffText(h.DescriptionDiff))
