@@ -21,6 +21,7 @@ var entryFlagDefs = []flagDef{
 	{name: "allow-batch-files", kind: boolFlag, help: "allow a .bat or .cmd command on Windows"},
 	{name: "allow-tool", kind: multiFlag, arg: "GLOB", help: "expose only the tools whose name matches (tools.allow; a path.Match glob such as read_*); repeat for more"},
 	{name: "deny-tool", kind: multiFlag, arg: "GLOB", help: "hide the tools whose name matches (tools.deny), even if allowed; repeat for more"},
+	{name: "trust", kind: stringFlag, arg: "MODE", help: "pin (the default: a new or changed tool is hidden until 'switchboard tools review') or auto (accept changes)"},
 }
 
 var execFlag = flagDef{name: "exec", kind: stringFlag, arg: "PATH", help: "run that switchboard binary instead of this one"}

@@ -276,6 +276,15 @@ func TestTrustThroughBridge(t *testing.T) {
 		t.Errorf("the pin file lacks the auto-accepted definition (%v)", err)
 	}
 
+	// servers set --trust writes the key; a bad mode is refused.
+	sb.cli(t, "servers", "set", "web", "--trust", "pin")
+	if got := servers(readConfig(t, sb.configPath()))["web"].(map[string]any)["trust"]; got != "pin" {
+		t.Errorf("servers set --trust pin wrote trust %v", got)
+	}
+	if r := sb.run(t, "", "servers", "set", "web", "--trust", "always"); r.code == 0 || !strings.Contains(r.stderr, "give pin") {
+		t.Errorf("servers set --trust always: %s", r)
+	}
+
 	// Bad input: accept of a tool that awaits nothing, of an unknown server.
 	if r := sb.run(t, "", "tools", "accept", "web", "fetch"); r.code == 0 || !strings.Contains(r.stderr, "awaits no review") {
 		t.Errorf("accept of a trusted tool: %s", r)

@@ -170,6 +170,51 @@ func TestReviewHeldTool(t *testing.T) {
 	if !hidden {
 		t.Errorf("the rejected tool is not hidden: %+v", gi.Mapping.Tools)
 	}
+
+	// The form's "Show new and changed tools without review" is "trust":
+	// "auto": a change then shows at once, with no badge.
+	w := h.w
+	w.openEdit("web")
+	h.until("the edit form", func() bool { return w.form != nil })
+	f := w.form
+	if f.trustAuto.Checked {
+		t.Error("the trust check is ticked for an entry in pin mode")
+	}
+	test.Tap(f.trustAuto)
+	h.until("Save enabled", func() bool { return !f.save.Disabled() })
+	test.Tap(f.save)
+	h.until("saved", func() bool { return w.form == nil })
+	if got := h.entry("web")["trust"]; got != "auto" {
+		t.Fatalf("trust after ticking: %v", got)
+	}
+	write("Fetches a URL, version 4.")
+	restart()
+	h.until("the changed tool shown in auto mode", func() bool {
+		var gi hostapi.GatewayInfo
+		_ = h.call(func(ctx context.Context, c *client.Live) (err error) { gi, err = c.Gateway(ctx); return err })
+		for _, m := range gi.Mapping.Tools {
+			if m.Exposed == "web__fetch" {
+				return m.Hidden == ""
+			}
+		}
+		return false
+	})
+	if row() != "1 tool" {
+		t.Errorf("a badge in auto mode: %q", row())
+	}
+	w.openEdit("web")
+	h.until("the edit form again", func() bool { return w.form != nil })
+	f = w.form
+	if !f.trustAuto.Checked {
+		t.Error("the trust check is not ticked for an entry in auto mode")
+	}
+	test.Tap(f.trustAuto)
+	h.until("Save enabled", func() bool { return !f.save.Disabled() })
+	test.Tap(f.save)
+	h.until("saved", func() bool { return w.form == nil })
+	if e := h.entry("web"); e["trust"] != nil {
+		t.Errorf("trust after unticking: %v", e["trust"])
+	}
 }
 
 // TestGoldenReview is the review page of a server with a changed tool
