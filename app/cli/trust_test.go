@@ -166,6 +166,9 @@ func TestTrustThroughBridge(t *testing.T) {
 	if st, _ := sb.status(t).server("web"); st.Held != 1 {
 		t.Errorf("status: held %d, want 1", st.Held)
 	}
+	if out := sb.cli(t, "status"); !strings.Contains(out, "web: 1 tool held for review, hidden from the AI apps: switchboard tools review web\n") {
+		t.Errorf("status does not say a tool is held:\n%s", out)
+	}
 	out := sb.cli(t, "tools", "review", "web")
 	for _, want := range []string{
 		"web: 1 tool held for review\n",
