@@ -194,6 +194,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 		StopService: stopService(live),
 		Open:        func() { onUI(func() { ensure().Show() }) },
 		ShowLogs:    func(name string) { onUI(func() { ensure().ShowLogs(name) }) },
+		Review:      func(name string) { onUI(func() { ensure().ShowReview(name) }) },
 		Confirm: func(q string, answer func(bool)) {
 			onUI(func() { tray.ConfirmWindow(a, q, answer) })
 		},
@@ -243,6 +244,7 @@ func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure
 		StopService: stopService(live),
 		Open:        open,
 		ShowLogs:    func(name string) { do(func() { ensure().ShowLogs(name) }) },
+		Review:      func(name string) { do(func() { ensure().ShowReview(name) }) },
 		Detach:      cancel,
 	})
 	t := &tray.Tray{}

@@ -52,7 +52,7 @@ func (e *env) serve(a *argv) error {
 	opts := hostrun.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
-		UserEnvFilled: api.FilledUserEnv(),
+		UserEnvFilled: api.FilledUserEnv(), PinsPath: PinsPath(),
 	}
 	if asService {
 		return e.serveService(opts)
@@ -211,6 +211,9 @@ func (e *env) status(*argv) error {
 		if s.LastError != "" && s.State != "running" {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.LastError))
 		}
+		if s.Held > 0 {
+			fmt.Fprintf(e.stdout, "%s: %s held for review, hidden from the AI apps: switchboard tools review %s\n", s.Name, plural(s.Held, "tool"), s.Name)
+		}
 		// A command not found is usually the last error too: said once,
 		// with what to do about it (the host's install remedy, as data;
 		// an older host's status has none: its words say it).
@@ -346,6 +349,9 @@ func (e *env) doctor(*argv) error {
 		lp = running.Path
 		if running.PathError != "" {
 			bad("login shell PATH: %s (the host's servers get the host's own PATH)", running.PathError)
+		}
+		if running.PinsError != "" {
+			bad("tool pins: %s", running.PinsError)
 		}
 		ok("PATH: the running host's (pid %d), which its servers get: %s", running.PID, shorten(lp, 160))
 	} else {

@@ -128,6 +128,12 @@ func (e *env) serversPut(a *argv, create bool) error {
 	if ef.cwd != "" {
 		set("cwd", ef.cwd)
 	}
+	if t := a.str("trust"); t != "" {
+		if !config.ValidTrust(t) {
+			return usagef("--trust %q: give pin (hold new and changed tools for review) or auto (accept them)", t)
+		}
+		set("trust", t)
+	}
 	if ef.stderr != "" {
 		if p, ok := strings.CutPrefix(ef.stderr, "file:"); ok {
 			set("stderr", map[string]string{"file": p})

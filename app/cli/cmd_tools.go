@@ -109,6 +109,9 @@ func (e *env) printLine(l hostapi.LogLine) {
 func (e *env) tools(a *argv) error {
 	pos := a.pos
 	ctx := context.Background()
+	if ok, err := e.toolsTrust(pos); ok {
+		return err
+	}
 	if len(pos) == 0 {
 		return e.gatewayTools(ctx) // the gateway's names of everything
 	}

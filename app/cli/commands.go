@@ -21,6 +21,7 @@ var entryFlagDefs = []flagDef{
 	{name: "allow-batch-files", kind: boolFlag, help: "allow a .bat or .cmd command on Windows"},
 	{name: "allow-tool", kind: multiFlag, arg: "GLOB", help: "expose only the tools whose name matches (tools.allow; a path.Match glob such as read_*); repeat for more"},
 	{name: "deny-tool", kind: multiFlag, arg: "GLOB", help: "hide the tools whose name matches (tools.deny), even if allowed; repeat for more"},
+	{name: "trust", kind: stringFlag, arg: "MODE", help: "pin (the default: a new or changed tool is hidden until 'switchboard tools review') or auto (accept changes)"},
 }
 
 var execFlag = flagDef{name: "exec", kind: stringFlag, arg: "PATH", help: "run that switchboard binary instead of this one"}
@@ -91,7 +92,8 @@ again with the new name.
 		{name: "logs", group: "The host", args: "NAME", summary: "a server's captured stderr",
 			flags: []flagDef{{name: "follow", short: "f", kind: boolFlag, help: "keep printing new lines until Ctrl-C"}}, run: (*env).logs},
 
-		{name: "tools", group: "Tools", args: "[NAME]", summary: "a server's tools with their input schemas; with no NAME, every name the gateway serves", run: (*env).tools},
+		{name: "tools", group: "Tools", args: "[NAME]", summary: "a server's tools with their input schemas; with no NAME, every name the gateway serves", run: (*env).tools,
+			help: toolsTrustHelp},
 		{name: "call", group: "Tools", args: "NAME TOOL [JSON]", summary: "call a tool (its arguments as one JSON object) and print the result", run: (*env).call},
 		{name: "try", group: "Tools", args: "[FLAGS] -- CMD [ARGS...]", flagsFirst: true,
 			summary: "start one server in the foreground, list its tools, stop it (a diagnostic: nothing is saved)",

@@ -38,6 +38,7 @@
 //	disabled                 bool                       false
 //	tools                    {"allow": [pattern],       every tool
 //	                          "deny": [pattern]}
+//	trust                    "pin", "auto"              "pin" (docs/trust.md)
 //
 // The numeric options (generated from [Options]; a test checks it):
 //

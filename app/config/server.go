@@ -30,6 +30,11 @@ type Server struct {
 
 	Tools *Tools // which tools a gateway exposes; nil means all
 
+	// Trust is how the gateway treats new and changed tool definitions
+	// (docs/trust.md): "pin" (or empty, the default) holds them for the
+	// user's review, "auto" accepts them.
+	Trust string
+
 	// From the file: its keys in order, the raw values of keys that are
 	// unknown, null or could not be decoded, and the order of env.
 	keys     []string
@@ -94,7 +99,7 @@ var knownKeys = func() []string {
 	for _, o := range Options {
 		keys = append(keys, o.Key)
 	}
-	return append(keys, "tools")
+	return append(keys, "tools", "trust")
 }()
 
 // passKeys are keys of Claude-style entries that are understood but kept as
@@ -191,6 +196,14 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 		return s.decodeStderr(raw)
 	case "tools":
 		return s.decodeTools(raw)
+	case "trust":
+		var v string
+		if json.Unmarshal(raw, &v) != nil || !ValidTrust(v) {
+			s.bad(key, `%s is not a trust mode: use "pin" (hold new and changed tools for review, the default) or "auto" (accept them)`, rawString(raw))
+			return false
+		}
+		s.Trust = v
+		return true
 	case "type":
 		var v string
 		if json.Unmarshal(raw, &v) != nil || v != "stdio" {
@@ -434,6 +447,8 @@ func (s *Server) value(key string) (any, bool) {
 		return s.Disabled, s.Disabled || slices.Contains(s.keys, key)
 	case "tools":
 		return s.Tools, s.Tools != nil
+	case "trust":
+		return s.Trust, s.Trust != ""
 	}
 	if _, ok := OptionByKey(key); ok {
 		v, set := s.Numbers[key]
@@ -593,3 +608,7 @@ func ParseServer(name string, data []byte) (*Server, error) {
 	s.problems, s.checked = ps, true
 	return s, nil
 }
+
+// ValidTrust reports whether v is a value of an entry's "trust": "pin" or
+// "auto" (app/trust's modes; "" is not written).
+func ValidTrust(v string) bool { return v == "pin" || v == "auto" }

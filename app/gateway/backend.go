@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/relay"
+	"github.com/switchboard-mcp/switchboard/app/trust"
 )
 
 // Backend is what the gateway needs of the host: a snapshot of the servers
@@ -55,6 +56,10 @@ type Server struct {
 	Filter *config.Tools
 	// StartTimeout bounds a start: the probe and handshake timeouts.
 	StartTimeout time.Duration
+	// Trust is the entry's trust mode (config "trust"; "" is pin): how a
+	// new or changed tool definition is treated when the gateway has a
+	// pin store (Options.Pins).
+	Trust trust.Mode
 }
 
 // The states the gateway reads (the supervisor's and the host's).

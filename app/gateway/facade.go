@@ -362,12 +362,18 @@ func (f *facade) callError(ctx context.Context, err error) (*mcp.CallToolResult,
 	return toolError(err.Error()), nil
 }
 
-// downServer is why a tool cannot be called: its server is not up.
+// downServer is why a tool cannot be called: its server is not up, or
+// (held) the pin store holds the tool back.
 type downServer struct {
-	st *serverState
+	st   *serverState
+	held *heldTool
 }
 
 func (d *downServer) text() string {
+	if d.held != nil {
+		return fmt.Sprintf("Switchboard holds back tool %q of server %q: %s. It cannot be called until the user accepts it.",
+			d.held.name, d.held.server, d.held.reason)
+	}
 	return notRunningText(d.st.Name, d.st.State, d.st.LastError, d.st.UserStopped, d.st.Disabled)
 }
 
@@ -405,14 +411,19 @@ func (f *facade) lookupTool(v *view, exposed string) (*entry, *downServer) {
 	if e := v.tools[exposed]; e != nil && f.filter.SeesTool(e.server, e.name, exposed) {
 		return e, nil
 	}
+	if h := v.held[exposed]; h != nil && f.filter.SeesTool(h.server, h.name, exposed) {
+		if st := v.servers[h.server]; st != nil {
+			return nil, &downServer{st: st, held: h}
+		}
+	}
 	if e := v.knownTools[exposed]; e != nil && f.filter.SeesTool(e.server, e.name, exposed) {
 		if st := v.servers[e.server]; st != nil && !st.listed {
-			return nil, &downServer{st}
+			return nil, &downServer{st: st}
 		}
 	}
 	if server, name, ok := SplitName(exposed); ok {
 		if st := v.servers[server]; st != nil && !st.listed && st.Filter.Allows(name) && f.filter.SeesTool(server, name, exposed) {
-			return nil, &downServer{st}
+			return nil, &downServer{st: st}
 		}
 	}
 	return nil, nil

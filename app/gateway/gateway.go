@@ -47,6 +47,10 @@ type Options struct {
 	// client (default 4×MaxMessageSize); a client that lets more pile up
 	// is disconnected.
 	QueueBytes int
+	// Observe, if set, pins tool definitions (docs/trust.md): the tools
+	// it does not show are hidden from every client, and a call to one
+	// gets a tool error that says why.
+	Observe Observer
 }
 
 // Gateway is the host's MCP endpoint: it aggregates the servers of a
@@ -153,7 +157,7 @@ func (g *Gateway) loop() {
 // to date.
 func (g *Gateway) rebuild() {
 	g.memoMu.Lock()
-	v := build(g.backend.Servers(), g.memos, time.Now())
+	v := build(g.backend.Servers(), g.memos, time.Now(), g.opts.Observe)
 	old := g.view.Swap(v)
 	g.memoMu.Unlock()
 	if old != nil {
@@ -168,6 +172,21 @@ func (g *Gateway) rebuild() {
 	for _, f := range fs {
 		f.sync()
 	}
+}
+
+// Retrust drops the pin store's verdicts on server's tools ("": every
+// server's) and rebuilds the view before it returns: the host calls it
+// after the user accepted or rejected a tool, so that the tools are
+// observed again and every client whose list changed gets list_changed.
+func (g *Gateway) Retrust(server string) {
+	g.memoMu.Lock()
+	for name, m := range g.memos {
+		if server == "" || name == server {
+			m.trust = nil
+		}
+	}
+	g.memoMu.Unlock()
+	g.rebuild()
 }
 
 // current returns the current view.

@@ -12,6 +12,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/trust"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
@@ -34,8 +35,12 @@ type view struct {
 	// to one whose server is down gets a tool error naming its state.
 	knownTools   map[string]*entry
 	knownPrompts map[string]*entry
-	mapping      Mapping
-	next         chan struct{}
+	// held are the tools that the pin store hides (held for review, or
+	// rejected), by exposed name, with why: a call to one gets a tool
+	// error saying so rather than "unknown tool".
+	held    map[string]*heldTool
+	mapping Mapping
+	next    chan struct{}
 }
 
 // entry is one exposed tool, prompt, resource or resource template.
@@ -46,6 +51,12 @@ type entry struct {
 	resource     *mcp.Resource
 	template     *mcp.ResourceTemplate
 	match        *regexp.Regexp // a template's URIs; nil if it does not parse
+}
+
+// heldTool is a tool the pin store hides, and why (trust.HiddenReason).
+type heldTool struct {
+	*entry
+	reason string
 }
 
 // serverState is a server as of a view.
@@ -84,7 +95,18 @@ type memo struct {
 	tmplCp    map[*mcp.ResourceTemplate]*mcp.ResourceTemplate
 	tmplRe    map[*mcp.ResourceTemplate]*regexp.Regexp // by the copy; nil: does not parse
 	since     time.Time                                // when it was first seen pending; zero if not pending
+	// trust is the pin store's verdict on tools, by name (nil: not
+	// observed, or no store); trustMode the mode it was observed in.
+	trust     map[string]trust.ToolVerdict
+	trustMode trust.Mode
 }
+
+// Observer records a server's tool list in the pin store and says which
+// tools apps may see (app/trust's Store.Observe, through the host, which
+// logs a failed write and tells its clients of held tools). It is called
+// only when a server's list changed, its trust mode changed, or Retrust
+// asked for it: never on a request.
+type Observer func(server string, mode trust.Mode, tools []*mcp.Tool) *trust.Verdict
 
 // transient reports whether a server is between two runs, and comes back by
 // itself: its last lists stay listed meanwhile.
@@ -100,7 +122,11 @@ func transient(s *Server) bool {
 
 // build makes a view of servers, updating memos (the caller's, kept across
 // views); it drops the memos of servers that no longer exist.
-func build(servers []Server, memos map[string]*memo, now time.Time) *view {
+//
+// With observe (nil: no pin store), a server's tools are observed when its
+// list or trust mode changed (or its verdict was dropped by Retrust), and
+// a tool the verdict does not show is hidden (held).
+func build(servers []Server, memos map[string]*memo, now time.Time, observe Observer) *view {
 	v := &view{
 		servers:      map[string]*serverState{},
 		tools:        map[string]*entry{},
@@ -109,6 +135,7 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 		templates:    map[string]*entry{},
 		knownTools:   map[string]*entry{},
 		knownPrompts: map[string]*entry{},
+		held:         map[string]*heldTool{},
 		next:         make(chan struct{}),
 	}
 	sort.Slice(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
@@ -130,6 +157,7 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 		if s.State == stateRunning && s.Cached {
 			if !m.have || !slices.Equal(m.tools, s.Tools) {
 				m.toolCopy = exposeTools(s.Name, s.Tools, m.toolCopy)
+				m.trust = nil // observed again below
 			}
 			if !m.have || !slices.Equal(m.prompts, s.Prompts) {
 				m.promptCp = exposePrompts(s.Name, s.Prompts, m.promptCp)
@@ -164,6 +192,18 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 		if !m.have {
 			continue
 		}
+		mode := s.Trust
+		if mode != trust.ModeAuto {
+			mode = trust.ModePin
+		}
+		if observe != nil && (m.trust == nil || m.trustMode != mode) {
+			m.trust, m.trustMode = map[string]trust.ToolVerdict{}, mode
+			if vd := observe(s.Name, mode, m.tools); vd != nil {
+				for _, tv := range vd.Tools {
+					m.trust[tv.Name] = tv
+				}
+			}
+		}
 		// Tools and prompts.
 		for _, t := range m.tools {
 			e := &entry{server: s.Name, name: t.Name, tool: m.toolCopy[t]}
@@ -176,6 +216,15 @@ func build(servers []Server, memos map[string]*memo, now time.Time) *view {
 				mn.Hidden = "its input schema is not a JSON Schema of type object"
 			case v.knownTools[exposed] != nil:
 				mn.Hidden = fmt.Sprintf("the server lists a second tool named %s", exposed)
+			case observe != nil && !m.trust[t.Name].Visible:
+				tv := m.trust[t.Name]
+				mn.Trust = string(tv.State)
+				mn.Hidden = trust.HiddenReason(s.Name, tv.State)
+				if mn.Hidden == "" {
+					mn.Hidden = "the pin store has no verdict on it"
+				}
+				v.knownTools[exposed] = e
+				v.held[exposed] = &heldTool{entry: e, reason: mn.Hidden}
 			default:
 				v.knownTools[exposed] = e
 				if st.listed {

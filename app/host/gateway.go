@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
+	"github.com/switchboard-mcp/switchboard/app/trust"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
@@ -59,7 +60,7 @@ func (b *gatewayBackend) Servers() []gateway.Server {
 		c, userStopped := p.s.config()
 		spec := c.Spec
 		_ = spec.Check() // fills in the default timeouts
-		gs := gateway.Server{Name: c.Name, UserStopped: userStopped, Disabled: c.Disabled, Filter: c.Tools,
+		gs := gateway.Server{Name: c.Name, UserStopped: userStopped, Disabled: c.Disabled, Filter: c.Tools, Trust: trust.Mode(c.Trust),
 			StartTimeout: spec.ProbeTimeout + spec.HandshakeTimeout}
 		if p.sup == nil {
 			gs.State = string(hostapi.StateInvalid)

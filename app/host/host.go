@@ -62,6 +62,9 @@ type Options struct {
 	// GatewayHTTPPort, if not 0, overrides the config's gateway.httpPort
 	// (-1: any free port; tests).
 	GatewayHTTPPort int
+	// PinsPath is the tool pin file (app/trust: pins.json in the user's
+	// state directory); empty: no tool definition is pinned or held.
+	PinsPath string
 }
 
 // Host is a running host.
@@ -73,6 +76,7 @@ type Host struct {
 	mgr     *Manager
 	gw      *gateway.Gateway
 	gwPath  string
+	pins    *pins
 	watcher *config.Watcher
 	started time.Time
 
@@ -152,7 +156,8 @@ func Run(ctx context.Context, o Options) error {
 		h.log.Warn("using the host's own PATH", "reason", h.pathErr)
 	}
 
-	h.srv = api.NewServer(h.withGateway(h.methods()), api.Options{Logger: h.log})
+	h.pins = h.openPins(o.PinsPath)
+	h.srv = api.NewServer(h.withTrust(h.withGateway(h.methods())), api.Options{Logger: h.log})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
@@ -162,6 +167,7 @@ func Run(ctx context.Context, o Options) error {
 		Policy:  o.Policy,
 		Version: o.Version,
 		Logger:  h.log,
+		Held:    h.heldCount,
 		Publish: func(topic string, data any) {
 			_ = h.srv.Publish(topic, data)
 			if topic != hostapi.TopicLog {
@@ -169,7 +175,8 @@ func Run(ctx context.Context, o Options) error {
 			}
 		},
 	})
-	h.gw = gateway.New(gateway.Options{Backend: h.mgr.GatewayBackend(), Version: o.Version, Logger: h.log, Secrets: o.Secrets})
+	h.gw = gateway.New(gateway.Options{Backend: h.mgr.GatewayBackend(), Version: o.Version, Logger: h.log, Secrets: o.Secrets,
+		Observe: h.observer()})
 	defer h.gw.Close()
 
 	h.file = config.New()
@@ -365,6 +372,10 @@ func (h *Host) applyFile(f *config.File) {
 	if len(added)+len(removed)+len(changed) > 0 {
 		h.log.Info("servers updated", "added", added, "removed", removed, "changed", changed)
 	}
+	h.forgetPins(removed)
+	if h.gw != nil {
+		h.gw.Notify() // an entry's trust mode may have changed, and nothing else
+	}
 	for _, p := range f.Report().Problems() {
 		h.log.Warn("config problem", "problem", p.Error())
 	}
@@ -433,6 +444,12 @@ func (h *Host) info() hostapi.Info {
 	inf.AIClients = h.gw.Clients()
 	inf.AIApps = h.gw.ClientNames()
 	inf.Config = h.configStatus()
+	if h.pins != nil {
+		inf.PinsPath = h.opts.PinsPath
+		if h.pins.err != nil {
+			inf.PinsError = h.pins.err.Error()
+		}
+	}
 	return inf
 }
 

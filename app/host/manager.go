@@ -43,6 +43,8 @@ type ServerConfig struct {
 	Command string
 	// Tools is the entry's "tools" option: which tools the gateway exposes.
 	Tools *config.Tools
+	// Trust is the entry's "trust" option ("" is "pin"): app/trust's mode.
+	Trust string
 }
 
 // Manager owns the supervised servers of a host.
@@ -52,6 +54,7 @@ type Manager struct {
 	impl    *mcp.Implementation
 	log     *slog.Logger
 	publish func(topic string, data any)
+	held    func(server string) int
 
 	mu      sync.Mutex
 	servers map[string]*server
@@ -98,6 +101,9 @@ type ManagerOptions struct {
 	Policy  supervisor.Policy
 	Version string
 	Logger  *slog.Logger
+	// Held, if set, is the number of a server's tools held for review
+	// (app/trust), for its status.
+	Held func(server string) int
 	// Publish sends an event to the host's subscribed clients; it must not
 	// block.
 	Publish func(topic string, data any)
@@ -111,7 +117,7 @@ func NewManager(o ManagerOptions) *Manager {
 	if o.Publish == nil {
 		o.Publish = func(string, any) {}
 	}
-	m := &Manager{start: o.Start, policy: o.Policy, log: o.Logger, publish: o.Publish,
+	m := &Manager{start: o.Start, policy: o.Policy, log: o.Logger, publish: o.Publish, held: o.Held,
 		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
 		servers: map[string]*server{}}
 	m.gw = &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay.Relay{}}
@@ -424,6 +430,9 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	c, userStopped := s.config()
 	st := hostapi.ServerStatus{Name: c.Name, Command: c.Spec.Command, Args: c.Spec.Args, Disabled: c.Disabled,
 		UserStopped: userStopped, Problems: c.Problems, Secrets: c.Secrets}
+	if m.held != nil {
+		st.Held = m.held(c.Name)
+	}
 	l, rerr := engine.Resolve(&c.Spec, m.start.Path)
 	if rerr != nil {
 		st.ResolveError = rerr.Error()

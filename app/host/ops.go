@@ -33,6 +33,7 @@ func ServerConfigs(f *config.File) []ServerConfig {
 		c.Spec = spec
 		c.Command = s.Command
 		c.Tools = s.Tools
+		c.Trust = s.Trust
 		fp, _ := json.Marshal(spec)
 		c.Fingerprint = string(fp)
 		out = append(out, c)

@@ -18,11 +18,15 @@ func (h *Host) rename(old, new string) error {
 		_, stayStopped = s.config()
 		logs = s.logs
 	}
-	renamed := false
+	renamed, moved := false, false
 	err := h.change(func(f *config.File) error {
 		if err := configedit.Rename(f, old, new); err != nil {
 			return err
 		}
+		// Before the manager sees the old name leave (and the host forgets
+		// its pins): the pins go with the entry.
+		h.renamePins(old, new)
+		moved = true
 		if old != new {
 			h.mgr.keepStopped(new, stayStopped)
 			h.mgr.inheritLogs(new, old, logs)
@@ -34,6 +38,9 @@ func (h *Host) rename(old, new string) error {
 		// Not written: the name is not coming.
 		h.mgr.keepStopped(new, false)
 		h.mgr.inheritLogs(new, "", nil)
+	}
+	if err != nil && moved {
+		h.renamePins(new, old)
 	}
 	return err
 }

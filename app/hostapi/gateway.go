@@ -31,6 +31,9 @@ type MappedName struct {
 	Name    string `json:"name"`
 	// Hidden says why it is not exposed; "" when it is.
 	Hidden string `json:"hidden,omitempty"`
+	// Trust is the pin store's state of a tool it hides ("held-new",
+	// "held-changed", "rejected"; docs/trust.md); "" otherwise.
+	Trust string `json:"trust,omitempty"`
 }
 
 // MappedResource is a resource and its server.

@@ -52,6 +52,12 @@ type Info struct {
 	PathError string       `json:"pathError,omitempty"`
 	Config    ConfigStatus `json:"config"`
 	Swept     int          `json:"swept"` // survivors of a killed host killed at start
+	// PinsPath is the tool pin file (docs/trust.md); "" when the host pins
+	// nothing. PinsError is a problem with it found at start: a damaged
+	// file moved aside (the host started an empty one), or one it cannot
+	// use (pinning is then off).
+	PinsPath  string `json:"pinsPath,omitempty"`
+	PinsError string `json:"pinsError,omitempty"`
 }
 
 // ServerStatus is what the host tells its clients about a server.
@@ -93,6 +99,10 @@ type ServerStatus struct {
 	// the Remedy install. A front end offers the remedy rather than read
 	// LastError or ResolveError.
 	Issues []Problem `json:"issues,omitempty"`
+	// Held is the number of its tools held for the user's review (a new
+	// or changed definition: docs/trust.md), which apps do not see until
+	// the user accepts them; 0 from a host without a pin store (or older).
+	Held int `json:"held,omitempty"`
 }
 
 // The event topics a client subscribes to (api.Client.Subscribe), and the
@@ -103,6 +113,7 @@ const (
 	TopicLog    = "server.log"   // LogLine
 	TopicConfig = "config"       // ConfigStatus
 	TopicHost   = "host"         // HostEvent
+	TopicTrust  = "server.trust" // TrustEvent
 )
 
 // Topics are every topic, for a client that follows them all.
@@ -121,6 +132,13 @@ type ToolsEvent struct {
 	Tools     int    `json:"tools"`
 	Prompts   int    `json:"prompts"`
 	Resources int    `json:"resources"`
+}
+
+// TrustEvent says that the tools held for review changed: Held is the
+// number per server (servers with none left out). Each server whose count
+// changed also gets a TopicState event with its status's Held.
+type TrustEvent struct {
+	Held map[string]int `json:"held"`
 }
 
 // HostEvent says that the host is stopping (State "stopping") and why.

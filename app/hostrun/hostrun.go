@@ -37,6 +37,8 @@ type Options struct {
 	// UserEnvFilled are the variables taken from the user database
 	// (api.FillUserEnv).
 	UserEnvFilled []string
+	// PinsPath is the tool pin file (host.Options.PinsPath).
+	PinsPath string
 }
 
 // CPUProfileEnv names a file in the host's environment: the host writes a
@@ -64,7 +66,7 @@ func Run(ctx context.Context, o Options) error {
 	return host.Run(ctx, host.Options{
 		ConfigPath: o.ConfigPath, RuntimeDir: o.RuntimeDir, SocketPath: o.SocketPath, LogPath: o.LogPath,
 		Secrets: o.Secrets, OnDemand: o.OnDemand, Service: o.Service, IdleTimeout: o.IdleTimeout,
-		Version: o.Version, Stderr: o.Stderr, UserEnvFilled: o.UserEnvFilled,
+		Version: o.Version, Stderr: o.Stderr, UserEnvFilled: o.UserEnvFilled, PinsPath: o.PinsPath,
 	})
 }
 

@@ -507,6 +507,22 @@ func (s *Store) Forget(server string) error {
 	return s.save()
 }
 
+// Rename moves what the store knows of server old to new (a renamed
+// entry keeps its pins: renaming a server must not make its held tools
+// trusted on first use). Whatever new had is replaced; an unknown old is
+// no change.
+func (s *Store) Rename(old, new string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sp := s.data.Servers[old]
+	if sp == nil || old == new {
+		return nil
+	}
+	delete(s.data.Servers, old)
+	s.data.Servers[new] = sp
+	return s.save()
+}
+
 // Held is a tool that awaits review, as [Store.Review] shows it.
 type Held struct {
 	Server string `json:"server"`

@@ -20,6 +20,9 @@ type HostOptions struct {
 	Open func()
 	// ShowLogs shows a server's logs (nil: Open).
 	ShowLogs func(name string)
+	// Review shows the window's review of a server's held tools (nil:
+	// Open).
+	Review func(name string)
 	// Confirm asks the user a yes/no question and calls answer with the
 	// reply. It is called off the UI thread and may answer on any
 	// goroutine (nil: a small window of the tray's own, on the UI thread).
@@ -70,6 +73,10 @@ func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 		open := o.Open
 		o.ShowLogs = func(string) { open() }
 	}
+	if o.Review == nil && o.Open != nil {
+		open := o.Open
+		o.Review = func(string) { open() }
+	}
 	h := &hostActions{live: live, app: app, o: o}
 	a := Actions{
 		Start: func(name string) {
@@ -82,6 +89,7 @@ func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 			h.call(name, "restart", func(ctx context.Context) error { return live.Restart(ctx, name) })
 		},
 		ShowLogs: o.ShowLogs,
+		Review:   o.Review,
 		Open:     o.Open,
 		StartAll: func() { h.call("", "start", live.StartAll) },
 		StopAll: func() {

@@ -18,6 +18,9 @@ type Actions struct {
 	Stop     func(name string)
 	Restart  func(name string)
 	ShowLogs func(name string)
+	// Review shows the review of a server's tools held for review (the
+	// menu's "NAME: 1 tool changed: review").
+	Review   func(name string)
 	Open     func() // shows the window
 	StartAll func()
 	StopAll  func()
@@ -76,6 +79,10 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 	items = append(items, fyne.NewMenuItemSeparator())
 	if e := s.Info.Config.Error; e != "" {
 		items = append(items, disabled(LabelConfigInvalid), disabled(short(e)), fyne.NewMenuItemSeparator())
+	}
+	if held := heldItems(s, a); len(held) > 0 {
+		items = append(items, held...)
+		items = append(items, fyne.NewMenuItemSeparator())
 	}
 	anyStartable, anyStoppable := false, false
 	for _, st := range s.Servers {

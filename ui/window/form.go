@@ -47,7 +47,7 @@ var validateDelay = 300 * time.Millisecond
 var fieldWords = map[string]string{
 	"name": "name", "command": "command", "args": "arguments", "env": "environment",
 	"cwd": "working directory", "stderr": "stderr", "inheritEnv": "variables to pass",
-	"allowBatchFiles": "batch files option", "tools": "tool filter",
+	"allowBatchFiles": "batch files option", "tools": "tool filter", "trust": "review of changed tools",
 }
 
 // serverForm adds or edits a server. Every field has an error line under
@@ -70,6 +70,7 @@ type serverForm struct {
 	cwdBrowse                                  *widget.Button
 	stderr                                     *widget.Select
 	allowBatch                                 *widget.Check
+	trustAuto                                  *widget.Check // "trust": "auto" (docs/trust.md)
 	limitEntries                               map[string]*widget.Entry
 	args                                       *argList
 	env                                        *envTable
@@ -242,6 +243,8 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	f.advanced = widget.NewAccordion(widget.NewAccordionItem("Advanced: the engine's limits", formGrid(adv...)))
 
 	f.tools = newToolFilter(f, s.Tools)
+	f.trustAuto = widget.NewCheck("Show new and changed tools without review", func(bool) { f.changed("trust") })
+	f.trustAuto.SetChecked(s.Trust == "auto")
 
 	f.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), f.submit)
 	f.save.Importance = widget.HighImportance
@@ -259,7 +262,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		widget.NewLabel("Environment"), container.NewVBox(f.env.box, container.NewHBox(f.addEnv), errFor("env")),
 		widget.NewLabel("Working directory"), container.NewVBox(container.NewBorder(nil, nil, nil, f.cwdBrowse, f.cwd), errFor("cwd")),
 		widget.NewLabel("Stderr"), container.NewVBox(f.stderr, f.stderrFile, errFor("stderr")),
-		widget.NewLabel("Tools in AI apps"), container.NewVBox(f.tools.obj, errFor("tools")),
+		widget.NewLabel("Tools in AI apps"), container.NewVBox(f.tools.obj, errFor("tools"), f.trustAuto, errFor("trust")),
 	)
 	bar := container.NewBorder(widget.NewSeparator(), nil, nil, container.NewCenter(container.NewHBox(f.cancel, f.save)),
 		container.NewVBox(barErr, f.reason))
@@ -443,6 +446,14 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, []rowProblem) {
 	}
 	allow, deny := f.tools.lists()
 	set("tools", config.Tools{Allow: allow, Deny: deny}, len(allow)+len(deny) > 0)
+	// Unticked, an entry's "pin" (or a value the config's check names)
+	// stays as written; only "auto" goes.
+	switch {
+	case f.trustAuto.Checked:
+		e["trust"] = marshal("auto")
+	case string(f.base["trust"]) == `"auto"`:
+		delete(e, "trust")
+	}
 	return marshal(e), secrets, rowPs
 }
 

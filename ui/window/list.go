@@ -70,6 +70,9 @@ func setDot(c *canvas.Circle, state hostapi.State) {
 func summary(st hostapi.ServerStatus) string {
 	switch st.State {
 	case hostapi.StateRunning:
+		if st.Held > 0 {
+			return plural(st.Tools, "tool") + " · " + phrase.HeldBadge(st.Held)
+		}
 		return plural(st.Tools, "tool")
 	case hostapi.StateFailed:
 		switch {

@@ -44,6 +44,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "server" {
 		os.Exit(runHelper())
 	}
+	if os.Getenv(helperEnv) == "described" {
+		os.Exit(runDescribed()) // review_test.go
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cannot find the test binary:", err)

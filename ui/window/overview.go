@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // overview is a server's Overview tab: its state, its process, its
@@ -27,6 +28,7 @@ type overview struct {
 	fix                     *widget.Button // the remedy of what the server needs (its Issues), when the window can do it
 	edit                    *widget.Button // "Edit the command" / "Fix the entry": the Settings tab
 	logs                    *widget.Button // "Show logs": the Logs tab
+	review                  *widget.Button // "1 tool changed: review": the review page (review.go)
 	fixes                   *fyne.Container
 	obj                     fyne.CanvasObject
 }
@@ -50,7 +52,10 @@ func newOverview(d *serverDetail) *overview {
 	o.edit.Hide()
 	o.logs = widget.NewButtonWithIcon("Show logs", theme.DocumentIcon(), func() { d.tabs.SelectIndex(tabLogs) })
 	o.logs.Hide()
-	o.fixes = container.NewHBox(o.fix, o.edit, o.logs)
+	o.review = widget.NewButtonWithIcon("", theme.WarningIcon(), func() { d.w.openReview(d.name) })
+	o.review.Importance = widget.WarningImportance
+	o.review.Hide()
+	o.fixes = container.NewHBox(o.review, o.fix, o.edit, o.logs)
 	grid := formGrid(
 		bold("State"), o.state,
 		bold("Process"), o.process,
@@ -156,6 +161,12 @@ func (o *overview) offerFixes(st hostapi.ServerStatus, connected bool) {
 		o.logs.Show()
 	} else {
 		o.logs.Hide()
+	}
+	if badge := phrase.HeldBadge(st.Held); badge != "" {
+		o.review.SetText(badge)
+		o.review.Show()
+	} else {
+		o.review.Hide()
 	}
 	o.fixes.Refresh()
 }

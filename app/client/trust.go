@@ -1,0 +1,33 @@
+package client
+
+import (
+	"context"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/trust"
+)
+
+// The pinned tool definitions' methods (docs/trust.md).
+
+// ReviewTools returns the tools held for review of server ("": every
+// server), with their diffs and flags (tools.review). enabled is false
+// from a host that pins nothing.
+func (m Methods) ReviewTools(ctx context.Context, server string) (held []trust.Held, enabled bool, err error) {
+	var res hostapi.ReviewResult
+	if err := m.call(ctx, hostapi.MethodToolsReview, hostapi.NameParams{Name: server}, &res); err != nil {
+		return nil, false, err
+	}
+	return res.Held, res.Enabled, nil
+}
+
+// AcceptTool trusts the definition a held tool presents (tools.accept):
+// the apps see it again (they get list_changed).
+func (m Methods) AcceptTool(ctx context.Context, server, tool string) error {
+	return m.call(ctx, hostapi.MethodToolsAccept, hostapi.ToolParams{Name: server, Tool: tool}, nil)
+}
+
+// RejectTool hides a tool until its definition changes again
+// (tools.reject).
+func (m Methods) RejectTool(ctx context.Context, server, tool string) error {
+	return m.call(ctx, hostapi.MethodToolsReject, hostapi.ToolParams{Name: server, Tool: tool}, nil)
+}
