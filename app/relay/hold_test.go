@@ -22,10 +22,13 @@ func newTestHold() *testHold {
 	return &testHold{decided: make(chan struct{}), withdrawn: make(chan struct{})}
 }
 
-func (h *testHold) Decided() <-chan struct{}        { return h.decided }
-func (h *testHold) Decision() (string, error)       { return h.approval, h.err }
-func (h *testHold) Withdraw()                       { h.once.Do(func() { close(h.withdrawn) }) }
-func (h *testHold) decide(approval string, e error) { h.approval, h.err = approval, e; close(h.decided) }
+func (h *testHold) Decided() <-chan struct{}  { return h.decided }
+func (h *testHold) Decision() (string, error) { return h.approval, h.err }
+func (h *testHold) Withdraw()                 { h.once.Do(func() { close(h.withdrawn) }) }
+func (h *testHold) decide(approval string, e error) {
+	h.approval, h.err = approval, e
+	close(h.decided)
+}
 
 // holder is a Hook that holds every call with hold, recording After.
 type holder struct {
