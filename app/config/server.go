@@ -30,6 +30,8 @@ type Server struct {
 
 	Tools *Tools // which tools a gateway exposes; nil means all
 
+	Policy *Policy // approvals: which calls go, ask or are refused; nil: the default (policy.go)
+
 	// From the file: its keys in order, the raw values of keys that are
 	// unknown, null or could not be decoded, and the order of env.
 	keys     []string
@@ -94,7 +96,7 @@ var knownKeys = func() []string {
 	for _, o := range Options {
 		keys = append(keys, o.Key)
 	}
-	return append(keys, "tools")
+	return append(keys, "tools", "policy")
 }()
 
 // passKeys are keys of Claude-style entries that are understood but kept as
@@ -191,6 +193,8 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 		return s.decodeStderr(raw)
 	case "tools":
 		return s.decodeTools(raw)
+	case "policy":
+		return s.decodePolicy(raw)
 	case "type":
 		var v string
 		if json.Unmarshal(raw, &v) != nil || v != "stdio" {
@@ -434,6 +438,8 @@ func (s *Server) value(key string) (any, bool) {
 		return s.Disabled, s.Disabled || slices.Contains(s.keys, key)
 	case "tools":
 		return s.Tools, s.Tools != nil
+	case "policy":
+		return s.Policy, s.Policy != nil
 	}
 	if _, ok := OptionByKey(key); ok {
 		v, set := s.Numbers[key]
