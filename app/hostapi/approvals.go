@@ -34,7 +34,7 @@ const MaxApprovalArguments = 64 << 10
 type Approval struct {
 	ID     string `json:"id"`
 	Server string `json:"server"`
-	Tool   string `json:"tool"` // the server's own name of the tool
+	Tool   string `json:"tool"`           // the server's own name of the tool
 	App    string `json:"app,omitempty"`  // the app's clientInfo name
 	Conn   string `json:"conn,omitempty"` // its connection: "bridge pid N", "http"
 	// Arguments are the call's, as the app sent them; omitted over

@@ -106,7 +106,9 @@ const (
 )
 
 // Topics are every topic, for a client that follows them all.
-func Topics() []string { return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog, TopicApprovals} }
+func Topics() []string {
+	return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog, TopicApprovals}
+}
 
 // LogLine is one stderr line of a server.
 type LogLine struct {
