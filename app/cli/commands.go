@@ -106,7 +106,7 @@ a flag): its flags are its own.
 			}, run: (*env).try},
 
 		{name: "approvals", group: "Approvals", summary: "the tool calls waiting for your approval", help: approvalsHelp,
-			flags: []flagDef{{name: "follow", short: "f", kind: boolFlag, help: "keep printing them as they come and go, until Ctrl-C (this terminal is then an approver)"}},
+			flags:  []flagDef{{name: "follow", short: "f", kind: boolFlag, help: "keep printing them as they come and go, until Ctrl-C (this terminal is then an approver)"}},
 			noArgs: true, run: (*env).approvals},
 		{name: "approve", group: "Approvals", args: "ID", summary: "let a waiting call go to its server",
 			flags: []flagDef{
