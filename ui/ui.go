@@ -201,6 +201,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 		OnError: func(title string, err error) { notify(fyne.NewNotification(title, err.Error())) },
 		Detach:  cancel,
 	})
+	actions.OpenApprovals = func() { onUI(func() { ensure().ShowApprovals() }) } // approvals (issue 14)
 	t := &tray.Tray{Host: host, Notify: notify}
 	t.Run(a, live, actions)
 	defer t.Close()
@@ -245,6 +246,7 @@ func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure
 		ShowLogs:    func(name string) { do(func() { ensure().ShowLogs(name) }) },
 		Detach:      cancel,
 	})
+	actions.OpenApprovals = func() { do(func() { ensure().ShowApprovals() }) } // approvals (issue 14)
 	t := &tray.Tray{}
 	t.Run(a, live, actions)
 	defer t.Close()

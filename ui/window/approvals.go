@@ -162,3 +162,10 @@ func prettyArguments(a hostapi.Approval) string {
 	}
 	return b.String()
 }
+
+// ShowApprovals shows the window at its Approvals place (the tray's
+// "1 request waiting: review").
+func (w *Window) ShowApprovals() {
+	w.Show()
+	w.showPlace(placeApprovals)
+}
