@@ -253,6 +253,25 @@ func (s *Stage) Decide(id, decision string) error {
 	return nil
 }
 
+// ApproversChanged denies every waiting call when no approver is attached
+// any more (the last window, tray or 'approvals -f' went away): no one is
+// left to ask. The host calls it when its API connections change.
+func (s *Stage) ApproversChanged() {
+	if s.o.Approvers() > 0 {
+		return
+	}
+	s.mu.Lock()
+	rs := make([]*request, 0, len(s.pending))
+	for _, r := range s.pending {
+		rs = append(rs, r)
+	}
+	s.mu.Unlock()
+	for _, r := range rs {
+		r.decide(WordsNoApprover, &relay.DeniedError{Server: r.a.Server, Tool: r.a.Tool, Reason: NotApproved +
+			": the last Switchboard window, tray or 'switchboard approvals -f' that could ask the user went away"})
+	}
+}
+
 // request is a waiting call: its relay.Hold.
 type request struct {
 	s       *Stage

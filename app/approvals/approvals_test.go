@@ -245,3 +245,21 @@ func TestLargeArgumentsAreNotCarried(t *testing.T) {
 	}
 	i.Hold.Withdraw()
 }
+
+func TestLastApproverGoneDenies(t *testing.T) {
+	f := newFixture(t, map[string]Rules{"fs": {Policy: &config.Policy{Default: config.PolicyAsk}}}, false)
+	i := info("fs", "write", 1)
+	_ = f.Before(i)
+	f.changed(t)
+	f.ApproversChanged() // one is still attached: nothing happens
+	if len(f.List()) != 1 {
+		t.Fatal("a request left while an approver is attached")
+	}
+	f.approvers.Store(0)
+	f.ApproversChanged()
+	w, err := decided(t, i.Hold)
+	var de *relay.DeniedError
+	if w != WordsNoApprover || !errors.As(err, &de) || !strings.Contains(de.Reason, "went away") {
+		t.Fatalf("the last approver gone: %q %v", w, err)
+	}
+}

@@ -199,4 +199,13 @@ func TestApprovals(t *testing.T) {
 	if got := b.call(t, "srv__echo", map[string]any{"message": "free"}); got != "echo: free" {
 		t.Fatalf("after always allow: %q", got)
 	}
+
+	// The last approver goes away while a call waits: denied, no one is
+	// left to ask.
+	res = b.callAsync(t, "slow__echo", map[string]any{"message": "orphan"})
+	a.waiting(t, "slow", "echo")
+	_ = a.cmd.Process.Kill()
+	if got := recv(t, res); !strings.HasPrefix(got, "ERROR: ") || !strings.Contains(got, "went away") {
+		t.Fatalf("the approver gone: %q", got)
+	}
 }

@@ -255,6 +255,7 @@ loop:
 			break loop
 		case <-h.srv.ClientsChanged():
 			resetIdle()
+			h.approvals.ApproversChanged() // approvals: none left, no one to ask
 		case <-h.gw.ClientsChanged():
 			resetIdle()
 		case <-idle:
