@@ -135,7 +135,7 @@ func (s *Server) decodePolicy(raw json.RawMessage) bool {
 	return ok
 }
 
-// policyJSON writes the policy with its tools sorted by key.
+// MarshalJSON writes the policy with its tools sorted by key.
 func (p *Policy) MarshalJSON() ([]byte, error) {
 	var ms []member
 	if p.Default != "" {
@@ -184,9 +184,7 @@ func (s *Server) SetToolPolicy(tool, action string) error {
 		s.Policy.Tools = map[string]string{}
 	}
 	s.Policy.Tools[tool] = action
-	if _, ok := s.extra["policy"]; ok {
-		delete(s.extra, "policy") // a null, replaced
-	}
+	delete(s.extra, "policy") // a null, replaced
 	return nil
 }
 
