@@ -25,9 +25,15 @@ import (
 
 const placeApprovals = "approvals"
 
+// approvalsLabel is the sidebar's label: short, and the same whatever
+// waits, so that the sidebar keeps its width (the pages fit at 800
+// pixels, TestFitsSmallScreen); the count shows as the button's icon
+// (a warning while calls wait) and in the page's title.
+const approvalsLabel = "Approve"
+
 // approvalsPlace is the sidebar's entry (one row of frame.go's places).
 func approvalsPlace() *place {
-	return &place{id: placeApprovals, label: "Approvals", icon: theme.QuestionIcon,
+	return &place{id: placeApprovals, label: approvalsLabel, icon: theme.QuestionIcon,
 		show: func(w *Window) fyne.CanvasObject { return w.approvalsView().obj }}
 }
 
@@ -65,12 +71,12 @@ func (w *Window) approvalsView() *approvalsView {
 // the sidebar's button.
 func (w *Window) updateApprovals(s client.Snapshot) {
 	if b := w.nav[placeApprovals]; b != nil {
-		label := "Approvals"
-		if n := len(s.Approvals); n > 0 {
-			label = fmt.Sprintf("Approvals (%d)", n)
+		icon := theme.QuestionIcon()
+		if len(s.Approvals) > 0 {
+			icon = theme.WarningIcon()
 		}
-		if b.Text != label {
-			b.SetText(label)
+		if b.Icon != icon {
+			b.SetIcon(icon)
 		}
 	}
 	v := w.approvals

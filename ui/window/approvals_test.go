@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
@@ -76,8 +77,8 @@ func TestApprovalsPlace(t *testing.T) {
 
 	res := call("hello")
 	c := card()
-	if !strings.Contains(w.nav[placeApprovals].Text, "(1)") || !strings.Contains(v.title.Text, "1 call waiting") {
-		t.Errorf("the count: button %q, title %q", w.nav[placeApprovals].Text, v.title.Text)
+	if w.nav[placeApprovals].Icon != theme.WarningIcon() || !strings.Contains(v.title.Text, "1 call waiting") {
+		t.Errorf("the count: button icon %v, title %q", w.nav[placeApprovals].Icon, v.title.Text)
 	}
 	shown := strings.Join(texts(c.obj), "\n")
 	if !strings.Contains(shown, "wants to call echo on a") || !strings.Contains(shown, "\"message\": \"hello\"") {
