@@ -202,6 +202,7 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 		OnError: func(title string, err error) { notify(fyne.NewNotification(title, err.Error())) },
 		Detach:  cancel,
 	})
+	actions.OpenApprovals = func() { onUI(func() { ensure().ShowApprovals() }) } // approvals (issue 14)
 	t := &tray.Tray{Host: host, Notify: notify}
 	t.Run(a, live, actions)
 	defer t.Close()
@@ -247,6 +248,7 @@ func runFyneTray(a fyne.App, o Options, live *client.Live, cancel func(), ensure
 		Review:      func(name string) { do(func() { ensure().ShowReview(name) }) },
 		Detach:      cancel,
 	})
+	actions.OpenApprovals = func() { do(func() { ensure().ShowApprovals() }) } // approvals (issue 14)
 	t := &tray.Tray{}
 	t.Run(a, live, actions)
 	defer t.Close()

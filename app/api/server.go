@@ -210,6 +210,21 @@ func (s *Server) Clients() int {
 	return len(s.conns)
 }
 
+// Subscribers returns the number of connections subscribed to topic by
+// its name ("*" does not count): the host's approvals count their
+// approvers with it.
+func (s *Server) Subscribers(topic string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for c := range s.conns {
+		if c.topics[topic] {
+			n++
+		}
+	}
+	return n
+}
+
 // ClientsChanged returns a channel that receives a value after the number of
 // clients changed. It holds at most one value, so a burst of changes costs
 // one wake-up; read [Server.Clients] after each.

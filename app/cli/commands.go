@@ -107,6 +107,16 @@ a flag): its flags are its own.
 				{name: "keep", kind: boolFlag, help: "keep it running, printing its stderr, until Ctrl-C"},
 			}, run: (*env).try},
 
+		{name: "approvals", group: "Approvals", summary: "the tool calls waiting for your approval", help: approvalsHelp,
+			flags:  []flagDef{{name: "follow", short: "f", kind: boolFlag, help: "keep printing them as they come and go, until Ctrl-C (this terminal is then an approver)"}},
+			noArgs: true, run: (*env).approvals},
+		{name: "approve", group: "Approvals", args: "ID", summary: "let a waiting call go to its server",
+			flags: []flagDef{
+				{name: "for-app", kind: boolFlag, help: "also allow this tool for the same app until it disconnects"},
+				{name: "always", kind: boolFlag, help: "always allow this tool (saved in the server's policy)"},
+			}, run: func(e *env, a *argv) error { return e.decide(a, true) }},
+		{name: "deny", group: "Approvals", args: "ID", summary: "refuse a waiting call (the app is told that you did not approve it)",
+			run: func(e *env, a *argv) error { return e.decide(a, false) }},
 		{name: "clients", group: "AI apps", summary: "connect AI apps to Switchboard", dflt: "list", help: clientsHelp},
 		{name: "clients list", summary: "the known AI apps: installed, connected, their config file", noArgs: true,
 			flags: []flagDef{projectFlag}, run: (*env).clientsList},

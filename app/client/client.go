@@ -33,6 +33,7 @@ type Snapshot struct {
 	Info      hostapi.Info
 	Servers   []hostapi.ServerStatus // sorted by name
 	Err       string                 // why it is not connected, for a person
+	Approvals []hostapi.Approval     // calls waiting for the user, oldest first
 }
 
 // Live is a live view of the host. Its methods are safe for concurrent
@@ -194,9 +195,10 @@ func (l *Live) session(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pending, _ := m.Approvals(ctx) // an older host has none
 	l.mu.Lock()
 	l.c = c
-	l.snap = Snapshot{Connected: true, Info: info}
+	l.snap = Snapshot{Connected: true, Info: info, Approvals: pending}
 	l.servers = map[string]hostapi.ServerStatus{}
 	for _, s := range list {
 		l.servers[s.Name] = s
@@ -256,6 +258,14 @@ func (l *Live) apply(ev api.Event) {
 		}
 		l.mu.Unlock()
 		return // log lines do not change the snapshot
+	case hostapi.TopicApprovals:
+		var pending []hostapi.Approval
+		if json.Unmarshal(ev.Data, &pending) != nil {
+			return
+		}
+		l.mu.Lock()
+		l.snap.Approvals = pending
+		l.mu.Unlock()
 	case hostapi.TopicHost:
 		// The host is stopping; the connection ends soon and Run reconnects.
 	}

@@ -52,6 +52,7 @@
 //	probeTimeout      ms        3000 (3 s)         1 to 600000
 //	handshakeTimeout  ms        60000 (1 min)      1 to 3600000
 //	callTimeout       ms        300000 (5 min)     1 to 86400000
+//	approvalTimeout   ms        120000 (2 min)     1000 to 86400000
 //	idleStop          ms        600000 (10 min)    1000 to 86400000    reserved: not acted on yet
 //
 // They are whole numbers. An omitted key means the default. An explicit 0

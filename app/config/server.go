@@ -34,6 +34,7 @@ type Server struct {
 	// (docs/trust.md): "pin" (or empty, the default) holds them for the
 	// user's review, "auto" accepts them.
 	Trust string
+	Policy *Policy // approvals: which calls go, ask or are refused; nil: the default (policy.go)
 
 	// From the file: its keys in order, the raw values of keys that are
 	// unknown, null or could not be decoded, and the order of env.
@@ -99,7 +100,7 @@ var knownKeys = func() []string {
 	for _, o := range Options {
 		keys = append(keys, o.Key)
 	}
-	return append(keys, "tools", "trust")
+	return append(keys, "tools", "trust", "policy")
 }()
 
 // passKeys are keys of Claude-style entries that are understood but kept as
@@ -204,6 +205,8 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 		}
 		s.Trust = v
 		return true
+	case "policy":
+		return s.decodePolicy(raw)
 	case "type":
 		var v string
 		if json.Unmarshal(raw, &v) != nil || v != "stdio" {
@@ -449,6 +452,8 @@ func (s *Server) value(key string) (any, bool) {
 		return s.Tools, s.Tools != nil
 	case "trust":
 		return s.Trust, s.Trust != ""
+	case "policy":
+		return s.Policy, s.Policy != nil
 	}
 	if _, ok := OptionByKey(key); ok {
 		v, set := s.Numbers[key]

@@ -108,3 +108,33 @@ func TestRenameRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestSetToolPolicyKeepsEverything(t *testing.T) {
+	f, err := config.Parse([]byte(`{"mcpServers": {"fs": {"command": "echo", "x-note": "kept", "policy": {"default": "ask", "tools": {"read_*": "allow"}}}}, "other": [1]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SetToolPolicy(f, "fs", "delete_file", config.PolicyAllow); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetToolPolicy(f, "nope", "t", config.PolicyAllow); err == nil {
+		t.Fatal("a policy was set on a server not in the config")
+	}
+	out, err := f.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := config.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := g.Servers["fs"].Policy
+	if p == nil || p.Default != "ask" || p.Tools["read_*"] != "allow" || p.Tools["delete_file"] != "allow" {
+		t.Fatalf("policy after the edit: %+v\n%s", p, out)
+	}
+	for _, keep := range []string{`"x-note": "kept"`, `"other": [`} {
+		if !strings.Contains(string(out), keep) {
+			t.Errorf("the edit lost %s:\n%s", keep, out)
+		}
+	}
+}

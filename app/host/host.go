@@ -21,10 +21,12 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/approvals"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/secrets"
@@ -79,6 +81,8 @@ type Host struct {
 	pins    *pins
 	watcher *config.Watcher
 	started time.Time
+
+	approvals *approvals.Stage // approvals (issue 14), app/host/approvals.go
 
 	// applyMu serializes the watcher's reloads and the API's changes from
 	// reading the file to applying it, so that a reload that read the file
@@ -157,7 +161,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	h.pins = h.openPins(o.PinsPath)
-	h.srv = api.NewServer(h.withTrust(h.withGateway(h.methods())), api.Options{Logger: h.log})
+	h.srv = api.NewServer(h.withApprovals(h.withTrust(h.withGateway(h.methods()))), api.Options{Logger: h.log})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
@@ -175,6 +179,9 @@ func Run(ctx context.Context, o Options) error {
 			}
 		},
 	})
+	h.mgr.relayHook = relay.Chain(
+		h.newApprovals(), // approvals (issue 14): last, after the activity log
+	)
 	h.gw = gateway.New(gateway.Options{Backend: h.mgr.GatewayBackend(), Version: o.Version, Logger: h.log, Secrets: o.Secrets,
 		Observe: h.observer()})
 	defer h.gw.Close()
@@ -255,6 +262,7 @@ loop:
 			break loop
 		case <-h.srv.ClientsChanged():
 			resetIdle()
+			h.approvals.ApproversChanged() // approvals: none left, no one to ask
 		case <-h.gw.ClientsChanged():
 			resetIdle()
 		case <-idle:
@@ -380,6 +388,7 @@ func (h *Host) applyFile(f *config.File) {
 		h.log.Warn("config problem", "problem", p.Error())
 	}
 	h.configureGateway(f)
+	h.configureApprovals(f)
 	_ = h.srv.Publish(hostapi.TopicConfig, h.configStatus())
 }
 

@@ -627,7 +627,10 @@ func (m *Manager) Call(ctx context.Context, name, tool string, args any) (*mcp.C
 	res, _, err := relay.Do(ctx, m.gw, name, &relay.Call{Tool: tool, Arguments: raw})
 	if err != nil {
 		var nr *gateway.NotRunningError
+		var denied *relay.DeniedError
 		switch {
+		case errors.As(err, &denied): // approvals: a tool error, as the gateway's
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: denied.Error()}}}, nil
 		case errors.As(err, &nr):
 			return nil, m.notRunning(s)
 		case ctx.Err() != nil:

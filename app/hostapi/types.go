@@ -117,7 +117,9 @@ const (
 )
 
 // Topics are every topic, for a client that follows them all.
-func Topics() []string { return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog} }
+func Topics() []string {
+	return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog, TopicApprovals}
+}
 
 // LogLine is one stderr line of a server.
 type LogLine struct {

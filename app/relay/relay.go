@@ -38,6 +38,23 @@
 // A [Hook] sees every call: Before, before it is sent (an error refuses
 // it), and After, once, when it ends, however it ends. The activity log,
 // approvals and profiles plug in there, once for every path.
+//
+// # Held calls
+//
+// A Hook's Before may hold a call instead of passing or refusing it: it
+// sets [Info.Hold] (approvals: the call waits for the user). Start then
+// returns at once, as for any call (the lean path calls it on the
+// goroutine that reads the app, which must never wait for a person), and
+// the relay waits for the hold's decision on a goroutine of its own: a
+// call let through is written to the server then, and its callTimeout
+// starts then (the wait for a person is not the server's time; the hold
+// bounds its own wait); a call refused gets the hold's error through
+// Done, and the server never sees it. A caller that withdraws a held call
+// (stop) withdraws the hold ([Hold.Withdraw]: the prompt goes away), and
+// the call is never sent. While a call is held and its caller gave a
+// progress token, Progress gets a notification every [HoldProgressEvery],
+// so that an app whose timeout progress resets does not give up. A call
+// no Hook holds costs nothing of this: no goroutine, no allocation.
 package relay
 
 import (
@@ -131,6 +148,9 @@ type Info struct {
 	// ("allowed once by the user"); "" when no one was asked. Set by a
 	// Hook's Before for the Hooks after it and every After.
 	Approval string
+	// Hold, set by a Hook's Before, holds the call until the hold
+	// decides (see the package doc). nil: the call goes on at once.
+	Hold Hold
 	// Arguments and Meta are the call's (valid during Before only).
 	Arguments json.RawMessage
 	Meta      []byte
@@ -155,6 +175,25 @@ type Hook interface {
 	Before(c *Info) error
 	After(c *Info, res *Result, err error)
 }
+
+// Hold is a call held by a Hook until someone decides (approvals): set
+// in [Info.Hold] by its Before. Its methods must not block.
+type Hold interface {
+	// Decided is closed once the call is decided.
+	Decided() <-chan struct{}
+	// Decision is the decision, once Decided is closed: a nil error lets
+	// the call through, an error (a [*DeniedError]) refuses it. approval
+	// is the decision in words, for [Info.Approval].
+	Decision() (approval string, err error)
+	// Withdraw tells the hold that the caller withdrew the call (the
+	// prompt goes away); the relay no longer waits for Decided.
+	Withdraw()
+}
+
+// HoldProgressEvery is how often a held call whose caller gave a progress
+// token gets a progress notification while it waits (a variable for
+// tests).
+var HoldProgressEvery = 5 * time.Second
 
 // Chain is the hooks as one, in order: Before runs each in turn until one
 // refuses the call; then the After of each hook before it runs with that
@@ -181,6 +220,10 @@ type chain []Hook
 func (hs chain) Before(c *Info) error {
 	for i, h := range hs {
 		if err := h.Before(c); err != nil {
+			if c.Hold != nil { // an earlier hook held it: that prompt goes
+				c.Hold.Withdraw()
+				c.Hold = nil
+			}
 			args, meta := c.Arguments, c.Meta
 			c.Arguments, c.Meta = nil, nil
 			for j := i - 1; j >= 0; j-- {
@@ -354,6 +397,9 @@ func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
 		if err := h.Before(&p.info); err != nil {
 			return nil, err
 		}
+		if p.info.Hold != nil {
+			return r.startHeld(p, args), nil
+		}
 	}
 	p.n = r.seq.Add(1)
 	line := r.requestLine(c, p.n, args)
@@ -374,6 +420,103 @@ func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
 		return func() {}, nil // answered or failed already
 	}
 	return p.stop, nil
+}
+
+// held is a call that a Hook holds: its stop until it is sent.
+type held struct {
+	mu        sync.Mutex
+	withdrawn chan struct{} // closed by stop while it is held
+	sent      bool          // written to the server: stop is p.stop
+	p         *pending
+}
+
+func (h *held) stop() {
+	h.mu.Lock()
+	if h.sent {
+		h.mu.Unlock()
+		h.p.stop()
+		return
+	}
+	select {
+	case <-h.withdrawn:
+		h.mu.Unlock()
+		return
+	default:
+	}
+	close(h.withdrawn)
+	h.mu.Unlock()
+	h.p.info.Hold.Withdraw()
+}
+
+// startHeld waits for the decision on a held call on a goroutine of its
+// own, then sends the call or refuses it (see the package doc).
+func (r *Relay) startHeld(p *pending, args []byte) func() {
+	h := &held{withdrawn: make(chan struct{}), p: p}
+	go r.waitHeld(h, args)
+	return h.stop
+}
+
+func (r *Relay) waitHeld(h *held, args []byte) {
+	p, c, hold := h.p, h.p.c, h.p.info.Hold
+	var tick <-chan time.Time
+	if c.Progress != nil && HoldProgressEvery > 0 {
+		t := time.NewTicker(HoldProgressEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	for n := 1; ; n++ {
+		select {
+		case <-h.withdrawn:
+			r.after(p, nil, ErrWithdrawn)
+			return
+		case <-tick:
+			msg := append([]byte(`{"progressToken":"`+IDPrefix+`0","progress":`), strconv.Itoa(n)...)
+			c.Progress(append(msg, `,"message":"waiting for the user to approve this call in Switchboard"}`...))
+			continue
+		case <-hold.Decided():
+		}
+		break
+	}
+	approval, err := hold.Decision()
+	p.info.Approval = approval
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.withdrawn: // withdrawn as it was decided
+		r.after(p, nil, ErrWithdrawn)
+		return
+	default:
+	}
+	if err != nil {
+		h.sent = true // no stop from now on: Done has its answer
+		r.finish(p, nil, err)
+		return
+	}
+	// The callTimeout starts now.
+	p.info.Started = time.Now()
+	p.deadline = p.info.Started.Add(p.info.Timeout)
+	p.n = r.seq.Add(1)
+	line := r.requestLine(c, p.n, args)
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		h.sent = true
+		state := "restarting"
+		if r.opts.StateAfterClose != nil {
+			state = r.opts.StateAfterClose()
+		}
+		r.finish(p, nil, &StoppedError{Server: r.server, Tool: c.Tool, Reason: "it stopped while the call waited for approval", State: state})
+		return
+	}
+	r.pending[p.n] = p
+	r.armLocked(p.deadline)
+	r.mu.Unlock()
+	h.sent = true
+	if err := r.conn.WriteLine(line); err != nil {
+		if r.take(p.n) != nil {
+			r.finish(p, nil, err)
+		}
+	}
 }
 
 // appendID appends the id sbgw-n, quoted.

@@ -25,6 +25,9 @@ type Actions struct {
 	StartAll func()
 	StopAll  func()
 
+	// OpenApprovals shows the window's Approvals place (nil: Open).
+	OpenApprovals func()
+
 	// StopService is "Stop background service", shown when the host says
 	// it runs under the OS service manager (the snapshot's Info.Service);
 	// Quit then closes the tray only.
@@ -75,6 +78,9 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 		items = append(items, fyne.NewMenuItemSeparator(), item(LabelOpen, a.Open, true),
 			fyne.NewMenuItemSeparator(), quitItem(a))
 		return fyne.NewMenu("Switchboard", items...)
+	}
+	if it := approvalsItem(s, a); it != nil { // approvals.go
+		items = append(items, it)
 	}
 	items = append(items, fyne.NewMenuItemSeparator())
 	if e := s.Info.Config.Error; e != "" {

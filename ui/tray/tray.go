@@ -59,6 +59,8 @@ type Tray struct {
 	started bool                     // the first rebuild happened
 	hostPID int                      // the host the states below belong to
 	states  map[string]hostapi.State // each server's last state
+
+	asked map[string]bool // the approval requests notified (approvals.go)
 }
 
 func (t *Tray) init() { t.once.Do(func() { t.done = make(chan struct{}) }) }
@@ -169,6 +171,9 @@ func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func(*fyne.Notification), do func(func())) {
 	for _, st := range t.newlyFailed(s) {
 		notify(FailureNotification(st))
+	}
+	for _, ap := range t.newlyWaiting(s) { // approvals.go
+		notify(ApprovalNotification(ap))
 	}
 	m := BuildMenu(s, actions)
 	sig, level, tip := signature(m), Health(s), Tooltip(s)

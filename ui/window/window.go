@@ -101,6 +101,8 @@ type Window struct {
 	tools    *toolsView
 	apps     *appsView
 	confirm  *dialog.ConfirmDialog // the last confirmation asked (Remove, Disable)
+
+	approvals *approvalsView // the Approvals place, once shown (approvals.go)
 }
 
 // page is a view: a place's own (the catalog, the AI apps), a server's
@@ -278,6 +280,7 @@ func (w *Window) apply(s client.Snapshot) {
 		setText(w.cfgBanner, "")
 	}
 	w.servers.update(s)
+	w.updateApprovals(s) // approvals.go
 	if w.tools != nil {
 		w.tools.stateChanged(s)
 	}

@@ -1,0 +1,145 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
+)
+
+const approvalsHelp = `A tool call whose server's policy says "ask" (or a tool that says it is
+destructive, unless the config's "approvals": {"askDestructive": false})
+waits in the host until you allow or deny it here, in the window or in
+the tray. Unanswered within the server's approvalTimeout (120 s unless
+set), it is denied; with no window, tray or 'switchboard approvals -f'
+attached, it is denied at once.
+
+'switchboard approvals -f' keeps printing the waiting calls and makes
+this terminal an approver (on a headless host, the one way to be asked).
+`
+
+// approvals lists the waiting calls (--follow: as they change).
+func (e *env) approvals(a *argv) error {
+	follow := a.flag("follow")
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	c, err := e.needHost(ctx, "approvals")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var events <-chan []hostapi.Approval
+	if follow {
+		// Subscribed before the list is read: no change falls between.
+		if events, err = c.FollowApprovals(ctx); err != nil {
+			return err
+		}
+	}
+	list, err := c.Approvals(ctx)
+	if err != nil {
+		return err
+	}
+	if !follow {
+		if e.json {
+			return e.printJSON(list)
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(e.stdout, "no call is waiting for approval")
+		}
+		for _, ap := range list {
+			e.printApproval(ap)
+		}
+		return nil
+	}
+	shown := map[string]bool{}
+	show := func(list []hostapi.Approval) {
+		if e.json { // one line per change: the whole waiting set
+			b, _ := json.Marshal(list)
+			fmt.Fprintln(e.stdout, string(b))
+			return
+		}
+		now := map[string]bool{}
+		for _, ap := range list {
+			now[ap.ID] = true
+			if !shown[ap.ID] {
+				e.printApproval(ap)
+			}
+		}
+		for id := range shown {
+			if !now[id] {
+				fmt.Fprintf(e.stdout, "%s: no longer waiting\n", id)
+			}
+		}
+		shown = now
+	}
+	show(list)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case l, ok := <-events:
+			if !ok {
+				return fmt.Errorf("the connection to the host ended")
+			}
+			show(l)
+		}
+	}
+}
+
+func (e *env) printApproval(ap hostapi.Approval) {
+	app := ap.App
+	if app == "" {
+		app = "an app"
+	}
+	if ap.Conn != "" {
+		app += " (" + ap.Conn + ")"
+	}
+	fmt.Fprintf(e.stdout, "%s  %s wants to call %s's tool %s (%s; denied in %v unless decided)\n",
+		ap.ID, termtext.Escape(app), termtext.Escape(ap.Server), termtext.Escape(ap.Tool), ap.Why,
+		time.Until(ap.Deadline).Round(time.Second))
+	if ap.Arguments != nil {
+		var b bytes.Buffer
+		if json.Indent(&b, ap.Arguments, "    ", "  ") == nil {
+			fmt.Fprintf(e.stdout, "    %s\n", termtext.JSON(b.Bytes()))
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "    (arguments of %d bytes, too large to show)\n", ap.ArgumentBytes)
+	}
+	fmt.Fprintf(e.stdout, "    switchboard approve %s [--for-app | --always]   switchboard deny %s\n", ap.ID, ap.ID)
+}
+
+// decide is approve and deny.
+func (e *env) decide(a *argv, approve bool) error {
+	verb := "deny"
+	if approve {
+		verb = "approve"
+	}
+	if len(a.pos) != 1 {
+		return usagef("%s: give the ID of one waiting call ('switchboard approvals' lists them)", verb)
+	}
+	decision := hostapi.DecideDeny
+	if approve {
+		decision = hostapi.DecideOnce
+		switch {
+		case a.flag("always") && a.flag("for-app"):
+			return usagef("approve: give --always or --for-app, not both")
+		case a.flag("always"):
+			decision = hostapi.DecideAlways
+		case a.flag("for-app"):
+			decision = hostapi.DecideApp
+		}
+	}
+	ctx := context.Background()
+	c, err := e.needHost(ctx, verb)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Decide(ctx, a.pos[0], decision)
+}

@@ -1,0 +1,49 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+)
+
+// Approvals returns the calls waiting for the user's approval, oldest
+// first (approvals.list).
+func (m Methods) Approvals(ctx context.Context) ([]hostapi.Approval, error) {
+	var list []hostapi.Approval
+	err := m.call(ctx, hostapi.MethodApprovals, nil, &list)
+	return list, err
+}
+
+// Decide decides a waiting call (approvals.decide): decision is one of
+// hostapi.DecideOnce, DecideApp, DecideAlways, DecideDeny.
+func (m Methods) Decide(ctx context.Context, id, decision string) error {
+	return m.call(ctx, hostapi.MethodApprovalDecide, hostapi.DecideParams{ID: id, Decision: decision}, nil)
+}
+
+// FollowApprovals delivers the set of waiting calls each time it changes
+// (the approvals event), until ctx ends or the connection does; then the
+// channel is closed. While it follows, the connection is an approver: the
+// host asks the user instead of denying at once.
+func (c *Conn) FollowApprovals(ctx context.Context) (<-chan []hostapi.Approval, error) {
+	events, err := c.c.Subscribe(ctx, hostapi.TopicApprovals)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan []hostapi.Approval, 16)
+	go func() {
+		defer close(out)
+		for ev := range events {
+			var l []hostapi.Approval
+			if json.Unmarshal(ev.Data, &l) != nil {
+				continue
+			}
+			select {
+			case out <- l:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}

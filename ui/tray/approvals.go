@@ -1,0 +1,68 @@
+package tray
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+)
+
+// Approvals (issue 14): the menu's line under its header while tool calls
+// wait for the user ("1 request waiting: review"), which opens the
+// window's Approvals place, and a desktop notification for each new one.
+
+// ApprovalsLine is the menu's line for the waiting calls, or "" when none
+// waits.
+func ApprovalsLine(s client.Snapshot) string {
+	switch n := len(s.Approvals); n {
+	case 0:
+		return ""
+	case 1:
+		return "1 request waiting: review"
+	default:
+		return fmt.Sprintf("%d requests waiting: review", n)
+	}
+}
+
+// approvalsItem is the menu's item for the waiting calls, or nil.
+func approvalsItem(s client.Snapshot, a Actions) *fyne.MenuItem {
+	line := ApprovalsLine(s)
+	if line == "" || !s.Connected {
+		return nil
+	}
+	open := a.OpenApprovals
+	if open == nil {
+		open = a.Open
+	}
+	return item(line, open, true)
+}
+
+// ApprovalNotification is the desktop notification of a call that waits
+// for the user.
+func ApprovalNotification(ap hostapi.Approval) *fyne.Notification {
+	app := ap.App
+	if app == "" {
+		app = "An app"
+	}
+	return fyne.NewNotification(fmt.Sprintf("%s asks to run %s", app, ap.Tool),
+		fmt.Sprintf("%s's tool %s waits for your approval (%s). Open Switchboard to allow or deny it.", ap.Server, ap.Tool, ap.Why))
+}
+
+// newlyWaiting returns the calls that wait since the last snapshot (every
+// waiting call, the first time a host is seen: each needs the user).
+func (t *Tray) newlyWaiting(s client.Snapshot) []hostapi.Approval {
+	if !s.Connected {
+		return nil
+	}
+	var out []hostapi.Approval
+	next := make(map[string]bool, len(s.Approvals))
+	for _, ap := range s.Approvals {
+		next[ap.ID] = true
+		if !t.asked[ap.ID] {
+			out = append(out, ap)
+		}
+	}
+	t.asked = next
+	return out
+}
