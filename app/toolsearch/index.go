@@ -30,6 +30,7 @@ const (
 	FieldDesc                    // description
 	FieldParamNames              // the input schema's property names
 	FieldParamDescs              // the input schema's property descriptions
+	FieldSummary                 // the description's first sentence (also in FieldDesc)
 	numFields
 )
 
@@ -65,6 +66,7 @@ func params(schema any) []Param {
 		Properties map[string]struct {
 			Description string `json:"description"`
 			Title       string `json:"title"`
+			Enum        []any  `json:"enum"`
 		} `json:"properties"`
 	}
 	var b []byte
@@ -90,6 +92,11 @@ func params(schema any) []Param {
 		if p.Title != "" {
 			desc = p.Title + " " + desc
 		}
+		for _, e := range p.Enum {
+			if s, ok := e.(string); ok {
+				desc += " " + s
+			}
+		}
 		out = append(out, Param{Name: name, Description: desc})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -105,15 +112,23 @@ type Params struct {
 	// Synonyms adds, for a query word, related words at this weight
 	// (0: no expansion).
 	SynonymWeight float64
+	// HintWeight is the weight of the terms a query implies by its shape
+	// (a URL: "url"; a file name: "file").
+	HintWeight float64
+	// PrefixWeight is the weight of the tools' words that a query word of
+	// four letters or more begins ("config": "configuration").
+	PrefixWeight float64
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
 // measured with (chosen on the tuning half of the requests only).
 var DefaultParams = Params{
 	K1:            1.2,
-	Weights:       [numFields]float64{3, 2, 1, 1, 0.5},
-	B:             [numFields]float64{0.3, 0.3, 0.75, 0.5, 0.75},
-	SynonymWeight: 0,
+	Weights:       [numFields]float64{3, 2, 1, 1, 0.5, 0},
+	B:             [numFields]float64{0.3, 0.3, 0.75, 0.5, 0.75, 0.5},
+	SynonymWeight: 0.5,
+	HintWeight:    0.5,
+	PrefixWeight:  0.5,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -125,6 +140,7 @@ type Index struct {
 	length [][numFields]float64
 	avg    [numFields]float64
 	df     map[string]int
+	terms  []string // every indexed term, sorted
 }
 
 // Hit is one ranked tool.
@@ -158,6 +174,7 @@ func NewWith(docs []Doc, p Params) *Index {
 		}
 		add(FieldTitle, d.Title)
 		add(FieldDesc, d.Description)
+		add(FieldSummary, firstSentence(d.Description))
 		for _, pr := range d.Params {
 			add(FieldParamNames, pr.Name)
 			add(FieldParamDescs, pr.Description)
@@ -170,6 +187,10 @@ func NewWith(docs []Doc, p Params) *Index {
 			ix.avg[f] += ix.length[i][f]
 		}
 	}
+	for t := range ix.df {
+		ix.terms = append(ix.terms, t)
+	}
+	sort.Strings(ix.terms)
 	for f := range numFields {
 		if len(docs) > 0 {
 			ix.avg[f] /= float64(len(docs))
@@ -230,17 +251,57 @@ func (ix *Index) Search(query string, limit int) []Hit {
 // word of the query, SynonymWeight for a related word it brings.
 func (ix *Index) queryTerms(query string) map[string]float64 {
 	q := map[string]float64{}
-	for _, t := range terms(query) {
+	qt := terms(query)
+	for _, t := range qt {
 		q[t] = 1
 	}
-	if ix.p.SynonymWeight > 0 {
-		for t := range q {
-			for _, s := range synonyms[t] {
-				if _, ok := q[s]; !ok {
-					q[s] = ix.p.SynonymWeight
+	if ix.p.PrefixWeight > 0 {
+		for _, t := range qt {
+			if len(t) < 4 {
+				continue
+			}
+			for _, it := range ix.terms {
+				if len(it) > len(t) && strings.HasPrefix(it, t) {
+					if _, ok := q[it]; !ok {
+						q[it] = ix.p.PrefixWeight
+					}
 				}
 			}
 		}
 	}
+	for _, h := range queryHints(query) {
+		if _, ok := q[h]; !ok {
+			q[h] = ix.p.HintWeight
+		}
+	}
+	if ix.p.SynonymWeight > 0 {
+		var brought []string
+		for i := range qt {
+			for n := 1; n <= maxPhrase && i+n <= len(qt); n++ {
+				brought = append(brought, synonyms[strings.Join(qt[i:i+n], " ")]...)
+			}
+		}
+		for _, s := range brought {
+			if _, ok := q[s]; !ok {
+				q[s] = ix.p.SynonymWeight
+			}
+		}
+	}
 	return q
+}
+
+// firstSentence is the description up to its first ". ", newline or 200
+// bytes: what the tool does, before the notes on how to use it.
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
 }

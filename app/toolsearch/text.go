@@ -65,7 +65,7 @@ func words(text string) []string {
 // applied alike to tools and queries: what matters is that "creates",
 // "creating", "created" and "create" meet.
 func stem(w string) string {
-	if len(w) <= 3 || !isASCIILetters(w) {
+	if len(w) <= 3 || !isASCIILetters(w) || keep[w] {
 		return w
 	}
 	switch {
@@ -121,3 +121,7 @@ var stop = func() map[string]bool {
 	}
 	return m
 }()
+
+// keep are words the suffix rules would break: "news" is not "new".
+var keep = map[string]bool{"news": true, "series": true, "species": true, "always": true, "perhaps": true,
+	"canvas": true, "alias": true, "bias": true, "atlas": true, "chaos": true, "lens": true, "https": true, "kubernetes": true}

@@ -20,6 +20,7 @@ import (
 func main() {
 	dir := flag.String("data", "app/toolsearch/testdata", "the corpus directory")
 	missed := flag.Bool("missed", false, "list the tuning half's requests without a hit in the top 5")
+	doGrid := flag.Bool("grid", false, "search the ranking parameters on the tuning half")
 	flag.Parse()
 	servers, err := corpus.LoadServers(*dir + "/servers")
 	if err != nil {
@@ -32,6 +33,10 @@ func main() {
 		os.Exit(1)
 	}
 	tools := corpus.Tools(servers)
+	if *doGrid {
+		grid(tools, reqs)
+		return
+	}
 	ix := toolsearch.New(corpus.Docs(tools))
 	fmt.Printf("corpus: %d servers, %d tools, %d requests\n\n", len(servers), len(tools), len(reqs))
 	fmt.Printf("%-8s %5s %9s %9s\n", "half", "n", "recall@1", "recall@5")
