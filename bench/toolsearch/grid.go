@@ -15,9 +15,8 @@ func grid(tools []corpus.Tool, reqs []corpus.Request) {
 	tune, test := corpus.Half(reqs, true), corpus.Half(reqs, false)
 	docs := corpus.Docs(tools)
 	type row struct {
-		p        toolsearch.Params
-		t1, t5   float64
-		te1, te5 float64
+		p      toolsearch.Params
+		t1, t5 float64
 	}
 	var rows []row
 	for _, k1 := range []float64{0.9, 1.2, 2} {

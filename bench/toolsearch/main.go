@@ -60,5 +60,10 @@ func main() {
 		}
 	}
 	fmt.Println()
+	fmt.Printf("servers in order: ")
+	for _, s := range servers {
+		fmt.Printf("%s(%d) ", s.Server, len(s.Tools))
+	}
+	fmt.Println()
 	tokenFigures(tools, reqs)
 }
