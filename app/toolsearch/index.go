@@ -118,6 +118,10 @@ type Params struct {
 	// PrefixWeight is the weight of the tools' words that a query word of
 	// four letters or more begins ("config": "configuration").
 	PrefixWeight float64
+	// Coverage scales a tool's score by 1 + Coverage x the share of its
+	// own name's words (without the server's) that the query or its
+	// expansion holds: navigate wins over navigate_back for "open a URL".
+	Coverage float64
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
@@ -129,6 +133,7 @@ var DefaultParams = Params{
 	SynonymWeight: 0.5,
 	HintWeight:    0.5,
 	PrefixWeight:  0.5,
+	Coverage:      0.25,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -140,7 +145,8 @@ type Index struct {
 	length [][numFields]float64
 	avg    [numFields]float64
 	df     map[string]int
-	terms  []string // every indexed term, sorted
+	terms  []string   // every indexed term, sorted
+	own    [][]string // per doc, the distinct terms of the tool's own name
 }
 
 // Hit is one ranked tool.
@@ -182,6 +188,7 @@ func NewWith(docs []Doc, p Params) *Index {
 		for t := range m {
 			ix.df[t]++
 		}
+		ix.own = append(ix.own, ownTerms(d))
 		ix.tf[i] = m
 		for f := range numFields {
 			ix.avg[f] += ix.length[i][f]
@@ -235,6 +242,15 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			df := float64(ix.df[term])
 			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 			score += qw * idf * tf / (ix.p.K1 + tf)
+		}
+		if score > 0 && ix.p.Coverage > 0 && len(ix.own[i]) > 0 {
+			matched := 0
+			for _, t := range ix.own[i] {
+				if _, ok := q[t]; ok {
+					matched++
+				}
+			}
+			score *= 1 + ix.p.Coverage*float64(matched)/float64(len(ix.own[i]))
 		}
 		if score > 0 {
 			hits = append(hits, Hit{Name: ix.docs[i].Name, Doc: i, Score: score})
@@ -304,4 +320,26 @@ func firstSentence(s string) string {
 		s = s[:200]
 	}
 	return s
+}
+
+// ownTerms are the distinct terms of a tool's own name: its exposed name
+// without the server's prefix, less the server's words.
+func ownTerms(d Doc) []string {
+	name := d.Name
+	if d.Server != "" {
+		name = strings.TrimPrefix(name, d.Server+"__")
+	}
+	server := map[string]bool{}
+	for _, t := range terms(d.Server) {
+		server[t] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range terms(name) {
+		if !server[t] && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }

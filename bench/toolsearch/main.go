@@ -20,6 +20,7 @@ import (
 func main() {
 	dir := flag.String("data", "app/toolsearch/testdata", "the corpus directory")
 	missed := flag.Bool("missed", false, "list the tuning half's requests without a hit in the top 5")
+	missedK := flag.Int("k", 5, "with -missed: list the misses at this k (1 or 5)")
 	doGrid := flag.Bool("grid", false, "search the ranking parameters on the tuning half")
 	flag.Parse()
 	servers, err := corpus.LoadServers(*dir + "/servers")
@@ -48,8 +49,8 @@ func main() {
 		fmt.Printf("%-8s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
 		if *missed && h.name == "tuning" {
 			defer func() {
-				fmt.Println("\ntuning-half misses at 5:")
-				for _, q := range r.Missed[5] {
+				fmt.Printf("\ntuning-half misses at %d:\n", *missedK)
+				for _, q := range r.Missed[*missedK] {
 					fmt.Printf("  %q want %v got", q.Text, q.Labels)
 					for _, hit := range ix.Search(q.Text, 5) {
 						fmt.Printf(" %s", hit.Name)
