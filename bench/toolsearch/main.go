@@ -33,6 +33,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	fresh, err := corpus.LoadRequests(*dir + "/requests-fresh.tsv")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	tools := corpus.Tools(servers)
 	if *doGrid {
 		grid(tools, reqs)
@@ -44,7 +49,7 @@ func main() {
 	for _, h := range []struct {
 		name string
 		reqs []corpus.Request
-	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}} {
+	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}} {
 		r := corpus.Measure(ix, tools, h.reqs, 1, 5)
 		fmt.Printf("%-8s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
 		if *missed && h.name == "tuning" {
