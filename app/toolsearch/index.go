@@ -1,0 +1,345 @@
+// Package toolsearch ranks the tools of MCP servers for a request in plain
+// words: the ranking behind the gateway's search mode (find_tools and
+// call_tool instead of every tool; docs/toolsearch.md).
+//
+// The ranking is BM25F: BM25 over several fields of a tool, each with its
+// weight and its own length normalisation (the exposed name and the
+// server's name, the title, the description, the parameters' names, the
+// parameters' descriptions). Names are split on '_', '-', '.' and
+// camelCase; words are lowercased, stop words dropped, lightly stemmed.
+// It is a small implementation rather than a search library: see
+// docs/toolsearch.md for the sizes measured and the reason.
+package toolsearch
+
+import (
+	"encoding/json"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Field is one part of a tool the index searches.
+type Field int
+
+// The fields, in the order of Weights.
+const (
+	FieldName       Field = iota // the tool's name (as called) and its server's name
+	FieldTitle                   // title, or annotations.title
+	FieldDesc                    // description
+	FieldParamNames              // the input schema's property names
+	FieldParamDescs              // the input schema's property descriptions
+	FieldSummary                 // the description's first sentence (also in FieldDesc)
+	numFields
+)
+
+// Param is one parameter of a tool's input schema.
+type Param struct {
+	Name        string
+	Description string
+}
+
+// Doc is one tool as the index sees it.
+type Doc struct {
+	Name        string // the name it is called by (the gateway's SERVER__TOOL)
+	Server      string // the server's name, searched with the name
+	Title       string
+	Description string
+	Params      []Param
+}
+
+// DocOf is the Doc of a tool exposed under name by server.
+func DocOf(server, name string, t *mcp.Tool) Doc {
+	d := Doc{Name: name, Server: server, Title: t.Title, Description: t.Description}
+	if d.Title == "" && t.Annotations != nil {
+		d.Title = t.Annotations.Title
+	}
+	d.Params = params(t.InputSchema)
+	return d
+}
+
+// params reads the top-level properties of an input schema, whatever Go
+// type holds it (a decoded map, raw JSON, a *jsonschema.Schema).
+func params(schema any) []Param {
+	var s struct {
+		Properties map[string]struct {
+			Description string `json:"description"`
+			Title       string `json:"title"`
+			Enum        []any  `json:"enum"`
+		} `json:"properties"`
+	}
+	var b []byte
+	switch v := schema.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		b = v
+	case []byte:
+		b = v
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil
+		}
+	}
+	if json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	out := make([]Param, 0, len(s.Properties))
+	for name, p := range s.Properties {
+		desc := p.Description
+		if p.Title != "" {
+			desc = p.Title + " " + desc
+		}
+		for _, e := range p.Enum {
+			if s, ok := e.(string); ok {
+				desc += " " + s
+			}
+		}
+		out = append(out, Param{Name: name, Description: desc})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Params are the ranking's parameters: BM25's k1, and each field's weight
+// and length normalisation b.
+type Params struct {
+	K1      float64
+	Weights [numFields]float64
+	B       [numFields]float64
+	// Synonyms adds, for a query word, related words at this weight
+	// (0: no expansion).
+	SynonymWeight float64
+	// HintWeight is the weight of the terms a query implies by its shape
+	// (a URL: "url"; a file name: "file").
+	HintWeight float64
+	// PrefixWeight is the weight of the tools' words that a query word of
+	// four letters or more begins ("config": "configuration").
+	PrefixWeight float64
+	// Coverage scales a tool's score by 1 + Coverage x the share of its
+	// own name's words (without the server's) that the query or its
+	// expansion holds: navigate wins over navigate_back for "open a URL".
+	Coverage float64
+}
+
+// DefaultParams are the parameters the figures in docs/toolsearch.md were
+// measured with (chosen on the tuning half of the requests only).
+var DefaultParams = Params{
+	K1:            1.2,
+	Weights:       [numFields]float64{3, 2, 1, 1, 0.5, 0},
+	B:             [numFields]float64{0.3, 0.3, 0.75, 0.5, 0.75, 0.5},
+	SynonymWeight: 0.5,
+	HintWeight:    0.5,
+	PrefixWeight:  0.5,
+	Coverage:      0.25,
+}
+
+// Index ranks a fixed set of tools. It is read-only after New and safe
+// for concurrent Search.
+type Index struct {
+	p      Params
+	docs   []Doc
+	tf     []map[string][numFields]float64 // per doc, per term, per field
+	length [][numFields]float64
+	avg    [numFields]float64
+	df     map[string]int
+	terms  []string   // every indexed term, sorted
+	own    [][]string // per doc, the distinct terms of the tool's own name
+}
+
+// Hit is one ranked tool.
+type Hit struct {
+	Name  string  // Doc.Name
+	Doc   int     // its index in the docs given to New
+	Score float64 // higher is better; only comparable within one Search
+}
+
+// New indexes docs with DefaultParams.
+func New(docs []Doc) *Index { return NewWith(docs, DefaultParams) }
+
+// NewWith indexes docs with the given parameters.
+func NewWith(docs []Doc, p Params) *Index {
+	ix := &Index{p: p, docs: docs, df: map[string]int{}}
+	ix.tf = make([]map[string][numFields]float64, len(docs))
+	ix.length = make([][numFields]float64, len(docs))
+	for i, d := range docs {
+		m := map[string][numFields]float64{}
+		add := func(f Field, text string) {
+			for _, t := range terms(text) {
+				v := m[t]
+				v[f]++
+				m[t] = v
+				ix.length[i][f]++
+			}
+		}
+		add(FieldName, d.Name)
+		if d.Server != "" && !strings.HasPrefix(d.Name, d.Server) {
+			add(FieldName, d.Server)
+		}
+		add(FieldTitle, d.Title)
+		add(FieldDesc, d.Description)
+		add(FieldSummary, firstSentence(d.Description))
+		for _, pr := range d.Params {
+			add(FieldParamNames, pr.Name)
+			add(FieldParamDescs, pr.Description)
+		}
+		for t := range m {
+			ix.df[t]++
+		}
+		ix.own = append(ix.own, ownTerms(d))
+		ix.tf[i] = m
+		for f := range numFields {
+			ix.avg[f] += ix.length[i][f]
+		}
+	}
+	for t := range ix.df {
+		ix.terms = append(ix.terms, t)
+	}
+	sort.Strings(ix.terms)
+	for f := range numFields {
+		if len(docs) > 0 {
+			ix.avg[f] /= float64(len(docs))
+		}
+		if ix.avg[f] == 0 {
+			ix.avg[f] = 1
+		}
+	}
+	return ix
+}
+
+// Len is the number of tools indexed.
+func (ix *Index) Len() int { return len(ix.docs) }
+
+// Search returns up to limit tools for query, best first. A query with no
+// word that any tool has returns nothing. Ties keep the docs' order.
+func (ix *Index) Search(query string, limit int) []Hit {
+	if limit <= 0 || len(ix.docs) == 0 {
+		return nil
+	}
+	q := ix.queryTerms(query)
+	if len(q) == 0 {
+		return nil
+	}
+	n := float64(len(ix.docs))
+	var hits []Hit
+	for i := range ix.docs {
+		var score float64
+		for term, qw := range q {
+			tfs, ok := ix.tf[i][term]
+			if !ok {
+				continue
+			}
+			var tf float64
+			for f := range numFields {
+				if tfs[f] == 0 {
+					continue
+				}
+				norm := 1 - ix.p.B[f] + ix.p.B[f]*ix.length[i][f]/ix.avg[f]
+				tf += ix.p.Weights[f] * tfs[f] / norm
+			}
+			df := float64(ix.df[term])
+			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+			score += qw * idf * tf / (ix.p.K1 + tf)
+		}
+		if score > 0 && ix.p.Coverage > 0 && len(ix.own[i]) > 0 {
+			matched := 0
+			for _, t := range ix.own[i] {
+				if _, ok := q[t]; ok {
+					matched++
+				}
+			}
+			score *= 1 + ix.p.Coverage*float64(matched)/float64(len(ix.own[i]))
+		}
+		if score > 0 {
+			hits = append(hits, Hit{Name: ix.docs[i].Name, Doc: i, Score: score})
+		}
+	}
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].Score > hits[b].Score })
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits
+}
+
+// queryTerms are the query's distinct terms with their weights: 1 for a
+// word of the query, SynonymWeight for a related word it brings.
+func (ix *Index) queryTerms(query string) map[string]float64 {
+	q := map[string]float64{}
+	qt := terms(query)
+	for _, t := range qt {
+		q[t] = 1
+	}
+	if ix.p.PrefixWeight > 0 {
+		for _, t := range qt {
+			if len(t) < 4 {
+				continue
+			}
+			for _, it := range ix.terms {
+				if len(it) > len(t) && strings.HasPrefix(it, t) {
+					if _, ok := q[it]; !ok {
+						q[it] = ix.p.PrefixWeight
+					}
+				}
+			}
+		}
+	}
+	for _, h := range queryHints(query) {
+		if _, ok := q[h]; !ok {
+			q[h] = ix.p.HintWeight
+		}
+	}
+	if ix.p.SynonymWeight > 0 {
+		var brought []string
+		for i := range qt {
+			for n := 1; n <= maxPhrase && i+n <= len(qt); n++ {
+				brought = append(brought, synonyms[strings.Join(qt[i:i+n], " ")]...)
+			}
+		}
+		for _, s := range brought {
+			if _, ok := q[s]; !ok {
+				q[s] = ix.p.SynonymWeight
+			}
+		}
+	}
+	return q
+}
+
+// firstSentence is the description up to its first ". ", newline or 200
+// bytes: what the tool does, before the notes on how to use it.
+func firstSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+// ownTerms are the distinct terms of a tool's own name: its exposed name
+// without the server's prefix, less the server's words.
+func ownTerms(d Doc) []string {
+	name := d.Name
+	if d.Server != "" {
+		name = strings.TrimPrefix(name, d.Server+"__")
+	}
+	server := map[string]bool{}
+	for _, t := range terms(d.Server) {
+		server[t] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range terms(name) {
+		if !server[t] && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+// Command toolsearch prints the figures of the tool-search mode on the
+// corpus of app/toolsearch/testdata (docs/toolsearch.md): recall@1 and
+// recall@5 of the ranking on the tuning and the test halves of the
+// requests, and the tokens an app receives with all tools against search
+// mode at 50, 100 and 200 tools. It prints figures, never pass or fail.
+//
+//	go run ./bench/toolsearch            # the figures
+//	go run ./bench/toolsearch -missed    # and the tuning half's misses at 5
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/switchboard-mcp/switchboard/app/toolsearch"
+	"github.com/switchboard-mcp/switchboard/app/toolsearch/corpus"
+)
+
+func main() {
+	dir := flag.String("data", "app/toolsearch/testdata", "the corpus directory")
+	missed := flag.Bool("missed", false, "list the tuning half's requests without a hit in the top 5")
+	missedK := flag.Int("k", 5, "with -missed: list the misses at this k (1 or 5)")
+	doGrid := flag.Bool("grid", false, "search the ranking parameters on the tuning half")
+	flag.Parse()
+	servers, err := corpus.LoadServers(*dir + "/servers")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	reqs, err := corpus.LoadRequests(*dir + "/requests.tsv")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fresh, err := corpus.LoadRequests(*dir + "/requests-fresh.tsv")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	tools := corpus.Tools(servers)
+	if *doGrid {
+		grid(tools, reqs)
+		return
+	}
+	ix := toolsearch.New(corpus.Docs(tools))
+	fmt.Printf("corpus: %d servers, %d tools, %d requests\n\n", len(servers), len(tools), len(reqs))
+	fmt.Printf("%-8s %5s %9s %9s\n", "half", "n", "recall@1", "recall@5")
+	for _, h := range []struct {
+		name string
+		reqs []corpus.Request
+	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}} {
+		r := corpus.Measure(ix, tools, h.reqs, 1, 5)
+		fmt.Printf("%-8s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
+		if *missed && h.name == "tuning" {
+			defer func() {
+				fmt.Printf("\ntuning-half misses at %d:\n", *missedK)
+				for _, q := range r.Missed[*missedK] {
+					fmt.Printf("  %q want %v got", q.Text, q.Labels)
+					for _, hit := range ix.Search(q.Text, 5) {
+						fmt.Printf(" %s", hit.Name)
+					}
+					fmt.Println()
+				}
+			}()
+		}
+	}
+	fmt.Println()
+	fmt.Printf("servers in order: ")
+	for _, s := range servers {
+		fmt.Printf("%s(%d) ", s.Server, len(s.Tools))
+	}
+	fmt.Println()
+	tokenFigures(tools, reqs)
+}
