@@ -185,6 +185,7 @@ func (f *File) Names() []string {
 func (f *File) Check() *Report {
 	r := &Report{File: slices.Clone(f.fileProblems)}
 	r.File = append(r.File, f.gatewayProblems()...)
+	r.File = append(r.File, f.activityProblems()...)
 	for _, name := range f.Names() {
 		s := f.Servers[name]
 		if s == nil {
