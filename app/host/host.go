@@ -41,6 +41,7 @@ type Options struct {
 	RuntimeDir string         // lock, socket, process registry
 	SocketPath string         // the local API's endpoint
 	LogPath    string         // host.log; empty means stderr only
+	StateDir   string         // the activity log's database; empty: no activity log
 	Secrets    *secrets.Store // nil: no keyring (secret references fail)
 	OnDemand   bool           // started by the tray or a bridge: exit when idle
 	Service    bool           // run by the OS's service manager (serve --service): the tray's Quit leaves it
@@ -152,7 +153,7 @@ func Run(ctx context.Context, o Options) error {
 		h.log.Warn("using the host's own PATH", "reason", h.pathErr)
 	}
 
-	h.srv = api.NewServer(h.withGateway(h.methods()), api.Options{Logger: h.log})
+	h.srv = api.NewServer(h.withActivity(h.withGateway(h.methods())), api.Options{Logger: h.log})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
@@ -180,6 +181,8 @@ func Run(ctx context.Context, o Options) error {
 		loadErr = err
 		h.log.Error("the config file cannot be used; starting with no servers", "error", err)
 	}
+	h.openActivity(h.file)
+	defer h.mgr.activity.close() // after every server stopped: every call has its record
 	h.watcher = config.NewWatcher(o.ConfigPath, config.DefaultDebounce, h.reload)
 	h.watcher.Ignore(h.file.Sum())
 	h.applyFile(h.file)
@@ -433,6 +436,7 @@ func (h *Host) info() hostapi.Info {
 	inf.AIClients = h.gw.Clients()
 	inf.AIApps = h.gw.ClientNames()
 	inf.Config = h.configStatus()
+	inf.Activity = h.mgr.activity.apiStatus()
 	return inf
 }
 

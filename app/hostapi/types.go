@@ -52,6 +52,8 @@ type Info struct {
 	PathError string       `json:"pathError,omitempty"`
 	Config    ConfigStatus `json:"config"`
 	Swept     int          `json:"swept"` // survivors of a killed host killed at start
+	// Activity is the state of the activity log (issue 14 §1).
+	Activity ActivityStatus `json:"activity"`
 }
 
 // ServerStatus is what the host tells its clients about a server.
