@@ -310,8 +310,8 @@ const maxQueryLimit = 10000
 
 // withActivity adds the activity log's methods to the host's.
 func (h *Host) withActivity(ms api.Methods) api.Methods {
-	a := h.mgr.activity
 	ms[hostapi.MethodActivityQuery] = func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+		a := h.mgr.activity // h.mgr is made after the methods
 		p, err := decode[hostapi.ActivityQueryParams](hostapi.MethodActivityQuery, raw)
 		if err != nil {
 			return nil, err
@@ -339,6 +339,7 @@ func (h *Host) withActivity(ms api.Methods) api.Methods {
 		return out, nil
 	}
 	ms[hostapi.MethodActivityCounts] = func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+		a := h.mgr.activity
 		p, err := decode[hostapi.ActivityCountsParams](hostapi.MethodActivityCounts, raw)
 		if err != nil {
 			return nil, err
