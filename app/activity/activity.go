@@ -84,6 +84,12 @@ type Options struct {
 	QueueSize int
 	// BatchSize is the most records written in one transaction (0: 512).
 	BatchSize int
+	// Linger is how long the writer waits, after the first record of a
+	// batch, for more before it commits (0: DefaultLinger; negative: no
+	// wait). A transaction's fixed cost then falls on a batch rather than
+	// on every record of a sparse stream; a record is committed at most
+	// Linger (plus the write) after Add.
+	Linger time.Duration
 	// PruneEvery is how often retention runs (0: 1 h); it also runs at
 	// Open.
 	PruneEvery time.Duration
@@ -159,6 +165,9 @@ func Open(opts Options) (*Log, error) {
 	}
 	if opts.PruneEvery <= 0 {
 		opts.PruneEvery = time.Hour
+	}
+	if opts.Linger == 0 {
+		opts.Linger = DefaultLinger
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -301,6 +310,11 @@ func (l *Log) writer() {
 		case it := <-l.queue:
 			batch = append(batch[:0], it)
 			l.drain(&batch, l.opts.BatchSize)
+			if flush := l.linger(&batch); flush != nil {
+				l.commit(batch) // its error, if any, is drainAll's
+				flush <- l.drainAll(&batch)
+				continue
+			}
 			l.commit(batch)
 		case reply := <-l.flushes:
 			reply <- l.drainAll(&batch)
@@ -313,6 +327,34 @@ func (l *Log) writer() {
 			return
 		}
 	}
+}
+
+// DefaultLinger is [Options.Linger]'s default.
+const DefaultLinger = 100 * time.Millisecond
+
+// linger waits up to Linger for more items while batch has room. A
+// Flush that comes meanwhile ends the wait: linger returns its reply
+// channel, for the caller to answer once batch and the rest are
+// committed. Close ends it too (the writer then commits and exits).
+func (l *Log) linger(batch *[]item) chan error {
+	if l.opts.Linger < 0 || len(*batch) >= l.opts.BatchSize {
+		return nil
+	}
+	t := time.NewTimer(l.opts.Linger)
+	defer t.Stop()
+	for len(*batch) < l.opts.BatchSize {
+		select {
+		case it := <-l.queue:
+			*batch = append(*batch, it)
+		case reply := <-l.flushes:
+			return reply
+		case <-t.C:
+			return nil
+		case <-l.done:
+			return nil
+		}
+	}
+	return nil
 }
 
 // drain appends queued items to batch up to max without waiting.

@@ -14,9 +14,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
@@ -218,4 +221,61 @@ func TestActivityOff(t *testing.T) {
 	if cfg := readConfig(t, sb.configPath()); cfg["activity"] != false {
 		t.Errorf("activity after servers disable: %v", cfg["activity"])
 	}
+}
+
+// TestActivitySIGKILLedHost: a host killed with SIGKILL in the middle of
+// a burst of calls leaves a database that the next host opens, with every
+// record a query saw before the kill (a query sees committed batches
+// only).
+func TestActivitySIGKILLedHost(t *testing.T) {
+	sb := newSandbox(t)
+	h := sb.serve(t)
+	sb.cli(t, sb.helperArgs("srv", "modern")...)
+	sb.waitRunning(t, "srv")
+	// The burst comes through the API (servers.call: the same relay and
+	// hook as a bridge's calls), from this process: a bridge would start
+	// a host of its own on demand once this one is gone.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*wait)
+	defer cancel()
+	c, err := client.Dial(ctx, sb.socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; ctx.Err() == nil; n++ {
+				if _, err := c.Call(ctx, "srv", "echo", json.RawMessage(fmt.Sprintf(`{"message":"burst %d.%d"}`, i, n))); err != nil {
+					return // the host is gone
+				}
+			}
+		}()
+	}
+	var seen []hostapi.ActivityRecord
+	testkit.Eventually(t, "200 records committed", func() (bool, string) {
+		seen = sb.activityRecords(t, "--limit", "10000")
+		return len(seen) >= 200, fmt.Sprint(len(seen))
+	})
+	if err := syscall.Kill(h.pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	h.wait(t, wait)
+	wg.Wait()
+	c.Close()
+
+	sb.serve(t)
+	after := sb.activityRecords(t, "--limit", "10000")
+	ids := map[int64]bool{}
+	for _, r := range after {
+		ids[r.ID] = true
+	}
+	for _, r := range seen {
+		if !ids[r.ID] {
+			t.Fatalf("record %d (%s) was committed before the kill and is gone after it", r.ID, r.Preview)
+		}
+	}
+	t.Logf("%d records seen before the kill, %d in the database after it", len(seen), len(after))
 }

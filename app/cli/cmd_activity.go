@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ var activityFlags = []flagDef{
 	{name: "tool", kind: stringFlag, arg: "GLOB", help: "only tools, prompts or URIs that match (* ? [...], case-sensitive)"},
 	{name: "since", kind: stringFlag, arg: "WHEN", help: "only records since then: a duration back (90s, 1h, 24h) or a time (2026-12-01T10:00:00Z)"},
 	{name: "errors", kind: boolFlag, help: "only the records whose outcome is not ok"},
+	{name: "limit", kind: stringFlag, arg: "N", help: "the newest N records (default 1000, at most 10000)"},
 	{name: "follow", short: "f", kind: boolFlag, help: "keep printing new records until Ctrl-C"},
 }
 
@@ -47,6 +49,13 @@ func (e *env) activity(a *argv) error {
 		return err
 	}
 	p := hostapi.ActivityQueryParams{Server: a.str("server"), App: a.str("app"), Tool: a.str("tool"), Since: since, ErrorsOnly: a.flag("errors")}
+	if v := a.str("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10000 {
+			return usagef("activity: --limit %q is not a number of records from 1 to 10000", v)
+		}
+		p.Limit = n
+	}
 	follow := a.flag("follow")
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
