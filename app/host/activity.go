@@ -62,10 +62,13 @@ func newActivityLog(logger *slog.Logger) *activityLog {
 func (a *activityLog) open(dir string, s config.ActivitySettings) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s.Off || dir == "" {
-		if s.Off {
-			a.logger.Info("the activity log is off (config: \"activity\": false)")
-		}
+	if s.Off {
+		a.logger.Info("the activity log is off (config: \"activity\": false)")
+		return
+	}
+	if dir == "" {
+		a.err = errors.New("the host has no state directory to keep the activity log in (neither XDG_STATE_HOME nor HOME is set in its environment): set HOME for the host, or turn the log off with \"activity\": false")
+		a.logger.Warn("activity log", "error", a.err)
 		return
 	}
 	a.path = filepath.Join(dir, ActivityFile)
