@@ -190,7 +190,8 @@ func TestActivityThroughBridge(t *testing.T) {
 }
 
 // TestActivityOff: "activity": false opens no database; status and the
-// command say the log is off.
+// command say the log is off; the key survives an edit through the CLI,
+// and turning the log on in the file while the host runs opens it.
 func TestActivityOff(t *testing.T) {
 	sb := newSandbox(t)
 	sb.run(t, "", sb.helperArgs("srv", "modern")...) // no host: written to the file
@@ -221,6 +222,21 @@ func TestActivityOff(t *testing.T) {
 	if cfg := readConfig(t, sb.configPath()); cfg["activity"] != false {
 		t.Errorf("activity after servers disable: %v", cfg["activity"])
 	}
+
+	// Turned on in the file while the host runs: the reload opens it.
+	cfg = readConfig(t, sb.configPath())
+	cfg["activity"] = map[string]any{"retainDays": 7}
+	delete(servers(cfg)["srv"].(map[string]any), "disabled")
+	b, _ = json.Marshal(cfg)
+	writeRename(t, sb.configPath(), b)
+	sb.waitStatus(t, "the log on", func(s statusOut) bool { return s.Host != nil && s.Host.Activity.On })
+	sb.waitRunning(t, "srv")
+	br = sb.bridge(t, "")
+	br.call(t, "srv__echo", map[string]any{"message": "now recorded"})
+	testkit.Eventually(t, "the call recorded", func() (bool, string) {
+		rs := sb.activityRecords(t)
+		return len(rs) == 1 && rs[0].Preview == `{"message":"now recorded"}`, fmt.Sprint(rs)
+	})
 }
 
 // TestActivitySIGKILLedHost: a host killed with SIGKILL in the middle of

@@ -41,6 +41,10 @@ type activityLog struct {
 	mu      sync.Mutex
 	secrets map[string]string // name -> value: every secret resolved for a server since the host started
 	path    string            // the database, "" if off
+	// configured, settings and dir are what open last applied.
+	configured bool
+	settings   config.ActivitySettings
+	dir        string
 	err     error             // why the log is not open, nil if it is (or is off)
 	logger  *slog.Logger
 }
@@ -62,6 +66,19 @@ func newActivityLog(logger *slog.Logger) *activityLog {
 func (a *activityLog) open(dir string, s config.ActivitySettings) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.configured && a.settings == s && a.dir == dir {
+		return // unchanged (a reload that touched other keys)
+	}
+	if l := a.log.Swap(nil); l != nil {
+		// The settings changed: the log reopens with the new ones (or
+		// stays closed). A call that loaded the old log just before is
+		// counted as dropped there.
+		if err := l.Close(); err != nil {
+			a.logger.Warn("closing the activity log", "error", err)
+		}
+	}
+	a.configured, a.settings, a.dir = true, s, dir
+	a.path, a.err = "", nil
 	if s.Off {
 		a.logger.Info("the activity log is off (config: \"activity\": false)")
 		return
@@ -374,10 +391,11 @@ func (a *activityLog) apiStatus() hostapi.ActivityStatus {
 	return hostapi.ActivityStatus{On: on, Path: path, Dropped: dropped, Problem: problem}
 }
 
-// openActivity opens the activity log with f's settings (at start; a
-// change of the "activity" key applies at the host's next start). A
-// malformed key leaves the log on with its defaults (the config's report
-// names the key).
+// openActivity opens the activity log with f's settings: at start, before
+// any server, and at each reload or change of the file (applyFile), where
+// a change of the "activity" key closes the log and opens it again with
+// the new settings, or leaves it closed. A malformed key leaves the log on
+// with its defaults (the config's report names the key).
 func (h *Host) openActivity(f *config.File) {
 	s, err := f.Activity()
 	if err != nil {

@@ -152,3 +152,34 @@ func TestActivityOpenProblem(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 }
+
+// TestActivityReconfigure: a reload with the same settings keeps the open
+// log; new settings reopen it; "activity": false closes it, and turning
+// it on again opens the same file, with what it held.
+func TestActivityReconfigure(t *testing.T) {
+	dir := t.TempDir()
+	a := newActivityLog(nil)
+	defer a.close()
+	a.open(dir, config.ActivitySettings{})
+	l1 := a.log.Load()
+	a.open(dir, config.ActivitySettings{})
+	if l1 == nil || a.log.Load() != l1 {
+		t.Fatal("an unchanged reload reopened the log")
+	}
+	info := &relay.Info{Kind: relay.KindToolCall, Server: "s", Tool: "kept", Started: time.Now(), Arguments: json.RawMessage(`{}`)}
+	_ = a.Before(info)
+	a.After(info, &relay.Result{Raw: json.RawMessage(`{}`)}, nil)
+	a.open(dir, config.ActivitySettings{RetainDays: 7})
+	l2 := a.log.Load()
+	if l2 == nil || l2 == l1 {
+		t.Fatal("new settings did not reopen the log")
+	}
+	a.open(dir, config.ActivitySettings{Off: true})
+	if a.log.Load() != nil || a.apiStatus().On {
+		t.Fatal("activity: false left the log open")
+	}
+	a.open(dir, config.ActivitySettings{})
+	if rs := records(t, a); len(rs) != 1 || rs[0].Target != "kept" {
+		t.Errorf("after off and on again: %+v", rs)
+	}
+}

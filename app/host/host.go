@@ -181,8 +181,7 @@ func Run(ctx context.Context, o Options) error {
 		loadErr = err
 		h.log.Error("the config file cannot be used; starting with no servers", "error", err)
 	}
-	h.openActivity(h.file)
-	defer h.mgr.activity.close() // after every server stopped: every call has its record
+	defer h.mgr.activity.close() // after every server stopped: every call has its record (applyFile opens it)
 	h.watcher = config.NewWatcher(o.ConfigPath, config.DefaultDebounce, h.reload)
 	h.watcher.Ignore(h.file.Sum())
 	h.applyFile(h.file)
@@ -364,6 +363,7 @@ func (h *Host) applyFile(f *config.File) {
 	h.file = f
 	h.cfgErr, h.noGood = nil, false
 	h.mu.Unlock()
+	h.openActivity(f) // before the servers start
 	added, removed, changed := h.mgr.Apply(ServerConfigs(f))
 	if len(added)+len(removed)+len(changed) > 0 {
 		h.log.Info("servers updated", "added", added, "removed", removed, "changed", changed)
