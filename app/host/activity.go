@@ -45,8 +45,8 @@ type activityLog struct {
 	configured bool
 	settings   config.ActivitySettings
 	dir        string
-	err     error             // why the log is not open, nil if it is (or is off)
-	logger  *slog.Logger
+	err        error // why the log is not open, nil if it is (or is off)
+	logger     *slog.Logger
 }
 
 type argsCopy struct {
