@@ -87,8 +87,9 @@ type Options struct {
 	// Linger is how long the writer waits, after the first record of a
 	// batch, for more before it commits (0: DefaultLinger; negative: no
 	// wait). A transaction's fixed cost then falls on a batch rather than
-	// on every record of a sparse stream; a record is committed at most
-	// Linger (plus the write) after Add.
+	// on every record of a sparse stream, and an Add meanwhile wakes no
+	// goroutine; a record is committed about Linger (plus the write) after
+	// Add. QueueSize must hold what comes in one Linger.
 	Linger time.Duration
 	// PruneEvery is how often retention runs (0: 1 h); it also runs at
 	// Open.
@@ -308,14 +309,21 @@ func (l *Log) writer() {
 	for {
 		select {
 		case it := <-l.queue:
+			flush := l.linger()
 			batch = append(batch[:0], it)
 			l.drain(&batch, l.opts.BatchSize)
-			if flush := l.linger(&batch); flush != nil {
-				l.commit(batch) // its error, if any, is drainAll's
+			l.commit(batch) // its error, if any, is drainAll's
+			if flush != nil {
 				flush <- l.drainAll(&batch)
 				continue
 			}
-			l.commit(batch)
+			for { // what queued meanwhile, a batch at a time
+				batch = batch[:0]
+				if l.drain(&batch, l.opts.BatchSize); len(batch) == 0 {
+					break
+				}
+				l.commit(batch)
+			}
 		case reply := <-l.flushes:
 			reply <- l.drainAll(&batch)
 		case <-prune.C:
@@ -332,27 +340,23 @@ func (l *Log) writer() {
 // DefaultLinger is [Options.Linger]'s default.
 const DefaultLinger = 100 * time.Millisecond
 
-// linger waits up to Linger for more items while batch has room. A
-// Flush that comes meanwhile ends the wait: linger returns its reply
-// channel, for the caller to answer once batch and the rest are
-// committed. Close ends it too (the writer then commits and exits).
-func (l *Log) linger(batch *[]item) chan error {
-	if l.opts.Linger < 0 || len(*batch) >= l.opts.BatchSize {
+// linger waits Linger after a batch's first item, so that more queue
+// behind it. It does not receive them meanwhile: an Add then sends into
+// the channel's buffer and wakes no one (a receive per item would wake
+// the writer, and a thread, for every call). A Flush ends the wait (its
+// reply channel is returned, for the writer to answer once everything
+// queued is committed), and so does Close.
+func (l *Log) linger() chan error {
+	if l.opts.Linger < 0 {
 		return nil
 	}
 	t := time.NewTimer(l.opts.Linger)
 	defer t.Stop()
-	for len(*batch) < l.opts.BatchSize {
-		select {
-		case it := <-l.queue:
-			*batch = append(*batch, it)
-		case reply := <-l.flushes:
-			return reply
-		case <-t.C:
-			return nil
-		case <-l.done:
-			return nil
-		}
+	select {
+	case reply := <-l.flushes:
+		return reply
+	case <-t.C:
+	case <-l.done:
 	}
 	return nil
 }
