@@ -84,6 +84,13 @@ type Options struct {
 	QueueSize int
 	// BatchSize is the most records written in one transaction (0: 512).
 	BatchSize int
+	// Linger is how long the writer waits, after the first record of a
+	// batch, for more before it commits (0: DefaultLinger; negative: no
+	// wait). A transaction's fixed cost then falls on a batch rather than
+	// on every record of a sparse stream, and an Add meanwhile wakes no
+	// goroutine; a record is committed about Linger (plus the write) after
+	// Add. QueueSize must hold what comes in one Linger.
+	Linger time.Duration
 	// PruneEvery is how often retention runs (0: 1 h); it also runs at
 	// Open.
 	PruneEvery time.Duration
@@ -159,6 +166,9 @@ func Open(opts Options) (*Log, error) {
 	}
 	if opts.PruneEvery <= 0 {
 		opts.PruneEvery = time.Hour
+	}
+	if opts.Linger == 0 {
+		opts.Linger = DefaultLinger
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -299,9 +309,21 @@ func (l *Log) writer() {
 	for {
 		select {
 		case it := <-l.queue:
+			flush := l.linger()
 			batch = append(batch[:0], it)
 			l.drain(&batch, l.opts.BatchSize)
-			l.commit(batch)
+			l.commit(batch) // its error, if any, is drainAll's
+			if flush != nil {
+				flush <- l.drainAll(&batch)
+				continue
+			}
+			for { // what queued meanwhile, a batch at a time
+				batch = batch[:0]
+				if l.drain(&batch, l.opts.BatchSize); len(batch) == 0 {
+					break
+				}
+				l.commit(batch)
+			}
 		case reply := <-l.flushes:
 			reply <- l.drainAll(&batch)
 		case <-prune.C:
@@ -313,6 +335,30 @@ func (l *Log) writer() {
 			return
 		}
 	}
+}
+
+// DefaultLinger is [Options.Linger]'s default.
+const DefaultLinger = 100 * time.Millisecond
+
+// linger waits Linger after a batch's first item, so that more queue
+// behind it. It does not receive them meanwhile: an Add then sends into
+// the channel's buffer and wakes no one (a receive per item would wake
+// the writer, and a thread, for every call). A Flush ends the wait (its
+// reply channel is returned, for the writer to answer once everything
+// queued is committed), and so does Close.
+func (l *Log) linger() chan error {
+	if l.opts.Linger < 0 {
+		return nil
+	}
+	t := time.NewTimer(l.opts.Linger)
+	defer t.Stop()
+	select {
+	case reply := <-l.flushes:
+		return reply
+	case <-t.C:
+	case <-l.done:
+	}
+	return nil
 }
 
 // drain appends queued items to batch up to max without waiting.

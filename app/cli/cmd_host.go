@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,6 +32,32 @@ func LogPath() string {
 	return filepath.Join(dir, "switchboard", "host.log")
 }
 
+// StateDir is where a host keeps its state (the activity log): the
+// user's state directory, $XDG_STATE_HOME/switchboard
+// (~/.local/state/switchboard) on Linux and the BSDs, the user's
+// application data on macOS and Windows; "" when there is none (the host
+// then keeps no activity log, and status says so).
+func StateDir(getenv func(string) string) string {
+	switch runtime.GOOS {
+	case "darwin", "windows":
+		dir, err := os.UserConfigDir()
+		if runtime.GOOS == "windows" {
+			dir, err = os.UserCacheDir() // %LocalAppData%: not roamed
+		}
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "switchboard")
+	}
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "switchboard")
+	}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".local", "state", "switchboard")
+	}
+	return ""
+}
+
 func (e *env) serve(a *argv) error {
 	onDemand, asService := a.flag("on-demand"), a.flag("service")
 	path, _, err := e.configPath()
@@ -50,7 +77,7 @@ func (e *env) serve(a *argv) error {
 		return err
 	}
 	opts := hostrun.Options{
-		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(),
+		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(), StateDir: StateDir(e.getenv),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
 		UserEnvFilled: api.FilledUserEnv(), PinsPath: PinsPath(),
 	}
@@ -166,6 +193,9 @@ func (e *env) status(*argv) error {
 				who += " (" + strings.Join(apps, ", ") + ")"
 			}
 			fmt.Fprintf(e.stdout, "AI apps connected through the gateway: %s\n", who)
+		}
+		if l := activityLine(info.Activity); l != "" {
+			fmt.Fprintln(e.stdout, l)
 		}
 		shown := map[problemID]bool{} // an entry's problems are shown under it below
 		for _, s := range list {

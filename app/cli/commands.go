@@ -91,6 +91,8 @@ again with the new name.
 		{name: "status", group: "The host", summary: "every server: state, pid, era, tools, restarts, resolved command, last error", noArgs: true, run: (*env).status},
 		{name: "logs", group: "The host", args: "NAME", summary: "a server's captured stderr",
 			flags: []flagDef{{name: "follow", short: "f", kind: boolFlag, help: "keep printing new lines until Ctrl-C"}}, run: (*env).logs},
+		{name: "activity", group: "The host", summary: "what the AI apps did with the servers: one line per call, read or prompt (the activity log)", noArgs: true,
+			flags: activityFlags, run: (*env).activity},
 
 		{name: "tools", group: "Tools", args: "[NAME]", summary: "a server's tools with their input schemas; with no NAME, every name the gateway serves", run: (*env).tools,
 			help: toolsTrustHelp},

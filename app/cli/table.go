@@ -53,7 +53,7 @@ const (
 // globalFlags are every command's.
 var globalFlags = []flagDef{
 	{name: "config", kind: stringFlag, arg: "PATH", help: "the config file (default: $SWITCHBOARD_CONFIG, or config.json in the user's config directory)"},
-	{name: "json", kind: boolFlag, help: "print JSON (status, logs, tools, call, secret list, clients list, service status, autostart status)"},
+	{name: "json", kind: boolFlag, help: "print JSON (status, logs, activity, tools, call, secret list, clients list, service status, autostart status)"},
 	{name: "help", short: "h", kind: boolFlag, help: "print this help"},
 }
 

@@ -186,6 +186,7 @@ func (f *File) Check() *Report {
 	r := &Report{File: slices.Clone(f.fileProblems)}
 	r.File = append(r.File, f.gatewayProblems()...)
 	r.File = append(r.File, f.approvalsProblems()...) // approvals (policy.go)
+	r.File = append(r.File, f.activityProblems()...)
 	for _, name := range f.Names() {
 		s := f.Servers[name]
 		if s == nil {

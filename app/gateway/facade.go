@@ -121,7 +121,7 @@ func (f *facade) sync() {
 		func(_ string, e *entry) {
 			server, own := e.server, e.name
 			f.srv.AddPrompt(e.prompt, func(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-				return f.getPrompt(ctx, server, own, r.Params)
+				return f.getPrompt(relay.WithCaller(ctx, f.callerOf(r.Session)), server, own, r.Params)
 			})
 		})
 
@@ -130,7 +130,7 @@ func (f *facade) sync() {
 		func(_ string, e *entry) {
 			server := e.server
 			f.srv.AddResource(e.resource, func(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return f.readResource(ctx, server, r.Params)
+				return f.readResource(relay.WithCaller(ctx, f.callerOf(r.Session)), server, r.Params)
 			})
 		})
 
@@ -139,7 +139,7 @@ func (f *facade) sync() {
 		func(tmpl string, e *entry) {
 			server := e.server
 			f.srv.AddResourceTemplate(e.template, func(ctx context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-				return f.readTemplated(ctx, server, tmpl, r.Params)
+				return f.readTemplated(relay.WithCaller(ctx, f.callerOf(r.Session)), server, tmpl, r.Params)
 			})
 		})
 }
@@ -485,6 +485,7 @@ func (f *facade) readTemplated(ctx context.Context, server, tmpl string, p *mcp.
 // server. A server that does not advertise completions gets no request:
 // the answer is no values.
 func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ctx = relay.WithCaller(ctx, f.callerOf(r.Session))
 	p := r.Params
 	if p == nil || p.Ref == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion/complete without a ref"}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/activity"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
@@ -238,7 +239,8 @@ func (b *gatewayBackend) failed(ctx, cctx context.Context, name, tool, what stri
 // CallTool implements [gateway.Backend].
 func (b *gatewayBackend) CallTool(ctx context.Context, name string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 	what := func() string { return fmt.Sprintf("tool %q", p.Name) }
-	return forward(b, ctx, name, p.Name, what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
+	fw := forwarded{kind: activity.ToolCall, target: p.Name, params: p.Arguments}
+	return forward(b, ctx, name, p.Name, what, fw, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
 		if progress != nil {
 			tok := "switchboard-" + strconv.FormatUint(b.m.progressSeq.Add(1), 10)
 			b.m.progress.Store(tok, progress)
@@ -258,7 +260,8 @@ func (b *gatewayBackend) CallTool(ctx context.Context, name string, p *mcp.CallT
 // GetPrompt implements [gateway.Backend].
 func (b *gatewayBackend) GetPrompt(ctx context.Context, name string, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	what := func() string { return fmt.Sprintf("prompt %q", p.Name) }
-	return forward(b, ctx, name, "", what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.GetPromptResult, error) {
+	fw := forwarded{kind: activity.PromptGet, target: p.Name, params: p.Arguments}
+	return forward(b, ctx, name, "", what, fw, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.GetPromptResult, error) {
 		return cs.GetPrompt(cctx, p)
 	})
 }
@@ -266,7 +269,8 @@ func (b *gatewayBackend) GetPrompt(ctx context.Context, name string, p *mcp.GetP
 // ReadResource implements [gateway.Backend].
 func (b *gatewayBackend) ReadResource(ctx context.Context, name string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	what := func() string { return fmt.Sprintf("resource %q", p.URI) }
-	return forward(b, ctx, name, "", what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
+	fw := forwarded{kind: activity.ResourceRead, target: p.URI}
+	return forward(b, ctx, name, "", what, fw, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
 		return cs.ReadResource(cctx, p)
 	})
 }
@@ -279,25 +283,35 @@ func (b *gatewayBackend) Complete(ctx context.Context, name string, p *mcp.Compl
 		}
 		return "completion/complete"
 	}
-	return forward(b, ctx, name, "", what, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CompleteResult, error) {
+	fw := forwarded{kind: activity.Complete, params: p.Argument}
+	if p.Ref != nil {
+		fw.target = p.Ref.Name + p.Ref.URI
+	}
+	return forward(b, ctx, name, "", what, fw, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CompleteResult, error) {
 		return cs.Complete(cctx, p)
 	})
 }
 
 // forward sends one request to a running server's session within its
 // callTimeout; what names the request in the error when it fails (see
-// failed), tool the tool of a tools/call ("" for other requests).
-func forward[R any](b *gatewayBackend, ctx context.Context, name, tool string, what func() string, send func(context.Context, *mcp.ClientSession) (*R, error)) (*R, error) {
+// failed), tool the tool of a tools/call ("" for other requests); fw is
+// the request for the activity log, which records it once a server's
+// session took it.
+func forward[R any](b *gatewayBackend, ctx context.Context, name, tool string, what func() string, fw forwarded, send func(context.Context, *mcp.ClientSession) (*R, error)) (*R, error) {
 	s, cs, timeout, err := b.session(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	started := time.Now()
 	res, err := send(cctx, cs)
 	if err != nil {
+		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		b.m.activity.recordForward(ctx, name, fw, started, nil, err, timedOut)
 		return nil, b.failed(ctx, cctx, name, tool, what(), timeout, s, cs, err)
 	}
+	b.m.activity.recordForward(ctx, name, fw, started, res, nil, false)
 	return res, nil
 }
 

@@ -43,6 +43,7 @@ type Options struct {
 	RuntimeDir string         // lock, socket, process registry
 	SocketPath string         // the local API's endpoint
 	LogPath    string         // host.log; empty means stderr only
+	StateDir   string         // the activity log's database; empty: no activity log
 	Secrets    *secrets.Store // nil: no keyring (secret references fail)
 	OnDemand   bool           // started by the tray or a bridge: exit when idle
 	Service    bool           // run by the OS's service manager (serve --service): the tray's Quit leaves it
@@ -161,7 +162,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	h.pins = h.openPins(o.PinsPath)
-	h.srv = api.NewServer(h.withApprovals(h.withTrust(h.withGateway(h.methods()))), api.Options{Logger: h.log})
+	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.methods())))), api.Options{Logger: h.log})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
@@ -179,8 +180,11 @@ func Run(ctx context.Context, o Options) error {
 			}
 		},
 	})
+	// The relay's stages, in order: the activity log first (it records
+	// what a later stage refuses), then approvals.
 	h.mgr.relayHook = relay.Chain(
-		h.newApprovals(), // approvals (issue 14): last, after the activity log
+		h.mgr.activity,   // activity log (issue 14 §1)
+		h.newApprovals(), // approvals (issue 14 §3)
 	)
 	h.gw = gateway.New(gateway.Options{Backend: h.mgr.GatewayBackend(), Version: o.Version, Logger: h.log, Secrets: o.Secrets,
 		Observe: h.observer()})
@@ -194,6 +198,7 @@ func Run(ctx context.Context, o Options) error {
 		loadErr = err
 		h.log.Error("the config file cannot be used; starting with no servers", "error", err)
 	}
+	defer h.mgr.activity.close() // after every server stopped: every call has its record (applyFile opens it)
 	h.watcher = config.NewWatcher(o.ConfigPath, config.DefaultDebounce, h.reload)
 	h.watcher.Ignore(h.file.Sum())
 	h.applyFile(h.file)
@@ -376,6 +381,7 @@ func (h *Host) applyFile(f *config.File) {
 	h.file = f
 	h.cfgErr, h.noGood = nil, false
 	h.mu.Unlock()
+	h.openActivity(f) // before the servers start
 	added, removed, changed := h.mgr.Apply(ServerConfigs(f))
 	if len(added)+len(removed)+len(changed) > 0 {
 		h.log.Info("servers updated", "added", added, "removed", removed, "changed", changed)
@@ -459,6 +465,7 @@ func (h *Host) info() hostapi.Info {
 			inf.PinsError = h.pins.err.Error()
 		}
 	}
+	inf.Activity = h.mgr.activity.apiStatus()
 	return inf
 }
 

@@ -75,6 +75,10 @@ type Manager struct {
 	// sees each of those calls.
 	gw        *gatewayBackend
 	relayHook relay.Hook
+	// activity is the activity log (issue 14 §1): the first of the relay's
+	// hooks, and the recorder of the requests forwarded through the
+	// go-sdk's client.
+	activity *activityLog
 }
 
 type server struct {
@@ -121,6 +125,13 @@ func NewManager(o ManagerOptions) *Manager {
 		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
 		servers: map[string]*server{}}
 	m.gw = &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay.Relay{}}
+	m.activity = newActivityLog(o.Logger)
+	m.start.Secrets = m.activity.resolver(o.Start.Secrets)
+	// The relay's stages, in order. The activity log comes first, so that
+	// it records the calls a later stage refuses (relay.Chain).
+	m.relayHook = relay.Chain(
+		m.activity, // activity log (issue 14 §1)
+	)
 	return m
 }
 
@@ -624,7 +635,11 @@ func (m *Manager) Call(ctx context.Context, name, tool string, args any) (*mcp.C
 			return nil, fmt.Errorf("server %q: the arguments of tool %q do not encode: %w", name, tool, err)
 		}
 	}
-	res, _, err := relay.Do(ctx, m.gw, name, &relay.Call{Tool: tool, Arguments: raw})
+	caller := relay.CallerFrom(ctx)
+	if caller.Conn == "" {
+		caller = relay.Caller{App: "switchboard", Conn: "api"}
+	}
+	res, _, err := relay.Do(ctx, m.gw, name, &relay.Call{Tool: tool, Caller: caller, Arguments: raw})
 	if err != nil {
 		var nr *gateway.NotRunningError
 		var denied *relay.DeniedError

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -112,7 +113,7 @@ func (h *Host) methods() api.Methods {
 			}
 			return hostapi.ToolsResult{Tools: tools}, nil
 		},
-		hostapi.MethodCall: func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
+		hostapi.MethodCall: func(ctx context.Context, ci *api.ConnInfo, raw json.RawMessage) (any, error) {
 			p, err := decode[hostapi.CallParams](hostapi.MethodCall, raw)
 			if err != nil {
 				return nil, err
@@ -121,7 +122,7 @@ func (h *Host) methods() api.Methods {
 			if len(p.Arguments) > 0 {
 				args = p.Arguments
 			}
-			res, err := h.mgr.Call(ctx, p.Name, p.Tool, args)
+			res, err := h.mgr.Call(relay.WithCaller(ctx, apiCaller(ci)), p.Name, p.Tool, args)
 			if err != nil {
 				return nil, notFound(err)
 			}

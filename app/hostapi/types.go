@@ -58,6 +58,8 @@ type Info struct {
 	// use (pinning is then off).
 	PinsPath  string `json:"pinsPath,omitempty"`
 	PinsError string `json:"pinsError,omitempty"`
+	// Activity is the state of the activity log (issue 14 §1).
+	Activity ActivityStatus `json:"activity"`
 }
 
 // ServerStatus is what the host tells its clients about a server.

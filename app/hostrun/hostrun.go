@@ -28,6 +28,7 @@ type Options struct {
 	RuntimeDir  string
 	SocketPath  string
 	LogPath     string         // host.log; empty: stderr only
+	StateDir    string         // the activity log; empty: none
 	Secrets     *secrets.Store // nil: no keyring
 	OnDemand    bool           // exit when idle
 	Service     bool           // run by the OS's service manager
@@ -64,7 +65,7 @@ func Run(ctx context.Context, o Options) error {
 		}()
 	}
 	return host.Run(ctx, host.Options{
-		ConfigPath: o.ConfigPath, RuntimeDir: o.RuntimeDir, SocketPath: o.SocketPath, LogPath: o.LogPath,
+		ConfigPath: o.ConfigPath, RuntimeDir: o.RuntimeDir, SocketPath: o.SocketPath, LogPath: o.LogPath, StateDir: o.StateDir,
 		Secrets: o.Secrets, OnDemand: o.OnDemand, Service: o.Service, IdleTimeout: o.IdleTimeout,
 		Version: o.Version, Stderr: o.Stderr, UserEnvFilled: o.UserEnvFilled, PinsPath: o.PinsPath,
 	})

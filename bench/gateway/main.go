@@ -55,16 +55,20 @@ import (
 )
 
 type config struct {
-	repo    string
-	work    string
-	calls   int           // calls per phase per round
-	conc    int           // concurrent callers
-	rounds  int           // rounds
-	warmup  int           // calls before each phase
-	settle  time.Duration // after the hosts' servers run
-	only    string
-	gmp1    bool
-	verbose io.Writer
+	repo   string
+	work   string
+	calls  int           // calls per phase per round
+	conc   int           // concurrent callers
+	rounds int           // rounds
+	warmup int           // calls before each phase
+	settle time.Duration // after the hosts' servers run
+	only   string
+	gmp1   bool
+	// activity adds a path through a host whose activity log is off
+	// ("activity": false), beside the lean path's host (the log on, the
+	// default), and the log's cost between the two.
+	activity bool
+	verbose  io.Writer
 
 	base     string // an earlier version's source tree
 	rawCalls int
@@ -84,6 +88,7 @@ func main() {
 	flag.DurationVar(&c.settle, "settle", 2*time.Second, "wait after the hosts are up")
 	flag.StringVar(&c.only, "only", "", "measure only the path of this name (profiling)")
 	flag.BoolVar(&c.gmp1, "gomaxprocs1", true, "also measure the lean path with the host at GOMAXPROCS=1")
+	flag.BoolVar(&c.activity, "activity", true, "also measure the lean path through a host with the activity log off, and print the log's cost")
 	flag.StringVar(&c.base, "base", "", "a source tree of an earlier version: its host is measured beside this one in the trivial-server rows")
 	flag.IntVar(&c.rawCalls, "rawcalls", 20000, "calls per round of the trivial-server rows (the 1 MiB rows make a fortieth of them)")
 	flag.IntVar(&c.rawBig, "rawbig", -1, "1 MiB calls per round of the trivial-server rows (-1: a fortieth of -rawcalls, at least 10; 0: none)")
@@ -164,6 +169,13 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		return err
 	}
 	defer sdk.stop()
+	var nolog *host
+	if c.activity {
+		if nolog, err = startHost(ctx, c, sb, server, "lean"+noLogSuffix, nil); err != nil {
+			return err
+		}
+		defer nolog.stop()
+	}
 	var one *host
 	if c.gmp1 {
 		if one, err = startHost(ctx, c, sb, server, "gmp1", []string{"GOMAXPROCS=1"}); err != nil {
@@ -181,6 +193,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	if one != nil {
 		paths = append(paths, &path{name: "bridge+gateway, host GOMAXPROCS=1", cmd: func() *exec.Cmd { return one.bridge() }, h: one})
+	}
+	if nolog != nil {
+		paths = append(paths, &path{name: noLogPath, cmd: func() *exec.Cmd { return nolog.bridge() }, h: nolog})
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench-gateway", Version: "1"}, nil)
 	for i, p := range paths {
@@ -278,6 +293,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		}
 	}
 	t.Flush()
+	if nolog != nil && c.only == "" {
+		activityCost(out, paths[1], paths[len(paths)-1], c.conc)
+	}
 	fmt.Fprintf(out, "CPU per call (us, both phases, warm-up included; the client is this process, not counted):\n")
 	for _, p := range paths {
 		var parts []string
@@ -309,6 +327,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	sdk.stop()
 	if one != nil {
 		one.stop()
+	}
+	if nolog != nil {
+		nolog.stop()
 	}
 	if c.only != "" {
 		return nil // -only measures that path alone
@@ -488,6 +509,9 @@ func startHost(ctx context.Context, c config, sb, server, name string, extra []s
 		}
 	}
 	cfg := fmt.Sprintf(`{"version": 1, "mcpServers": {"bench": {"command": %q}, "tiny": {"command": %q}}}`, server, tinyPath(sb))
+	if strings.HasSuffix(name, noLogSuffix) {
+		cfg = strings.Replace(cfg, `{"version": 1,`, `{"version": 1, "activity": false,`, 1)
+	}
 	if os.Getenv("STALLDUMP") != "" {
 		cfg = fmt.Sprintf(`{"version": 1, "mcpServers": {"bench": {"command": %q, "stderr": %q}, "tiny": {"command": %q}}}`, server, "file:"+filepath.Join(dir, "server-stderr.log"), tinyPath(sb))
 	}
@@ -656,4 +680,30 @@ func alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && i+2 < len(s) && s[i+2] != 'Z'
+}
+
+// noLogSuffix names a host whose config turns the activity log off; the
+// path through it is noLogPath.
+const (
+	noLogSuffix = "-nolog"
+	noLogPath   = "bridge+gateway, activity log off"
+)
+
+// activityCost prints what the activity log adds to the lean path: on
+// (the default host) against off (the same build, "activity": false),
+// both measured in the same rounds.
+func activityCost(out io.Writer, on, off *path, conc int) {
+	fmt.Fprintf(out, "activity log (%q vs %q, same rounds):\n", on.name, off.name)
+	for _, m := range []struct {
+		mode      string
+		onL, offL []time.Duration
+		onR, offR []float64
+	}{
+		{"sequential", on.seq, off.seq, on.seqR, off.seqR},
+		{fmt.Sprintf("%d concurrent", conc), on.con, off.con, on.conR, off.conR},
+	} {
+		added := float64(pct(m.onL, 50)-pct(m.offL, 50)) / 1e3
+		fmt.Fprintf(out, "  %-14s p50 added %+.1f us; throughput %.3fx (%.0f vs %.0f calls/s)\n", m.mode, added,
+			stats.Median(m.onR)/stats.Median(m.offR), stats.Median(m.onR), stats.Median(m.offR))
+	}
 }

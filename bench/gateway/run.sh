@@ -15,6 +15,10 @@
 #       # extra environment of the trivial-server rows' host (this tree's):
 #       # a CPU profile of the host (go tool pprof), GOMAXPROCS=1, ...
 #
+#   ACTIVITY=false bench/gateway/run.sh      # without the activity-log-off path
+#       # (by default a host with "activity": false is measured beside the
+#       # lean one, and the log's cost printed: p50 added, throughput ratio)
+#
 # It takes about a minute.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,4 +33,4 @@ fi
 
 go build -o "$out/gatewaybench" ./bench/gateway
 "$out/gatewaybench" -work "$out/work" -rounds "${ROUNDS:-5}" -calls "${CALLS:-2000}" -conc "${CONC:-16}" \
-	-rawcalls "${RAWCALLS:-20000}" ${RAWONLY:+-rawonly} ${BASE:+-base "$BASE"} ${HOSTENV:+-hostenv "$HOSTENV"} ${RAWBIG:+-rawbig "$RAWBIG"}
+	-rawcalls "${RAWCALLS:-20000}" -activity="${ACTIVITY:-true}" ${RAWONLY:+-rawonly} ${BASE:+-base "$BASE"} ${HOSTENV:+-hostenv "$HOSTENV"} ${RAWBIG:+-rawbig "$RAWBIG"}

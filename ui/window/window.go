@@ -100,6 +100,7 @@ type Window struct {
 	logs     *logsView
 	tools    *toolsView
 	apps     *appsView
+	activity *activityView
 	confirm  *dialog.ConfirmDialog // the last confirmation asked (Remove, Disable)
 
 	approvals *approvalsView // the Approvals place, once shown (approvals.go)

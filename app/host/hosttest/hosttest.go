@@ -53,6 +53,7 @@ func Start(t testing.TB, cfg map[string]any, opts ...func(*host.Options)) *Host 
 		RuntimeDir: filepath.Join(root, "run"),
 		SocketPath: filepath.Join(root, "run", "host.sock"),
 		LogPath:    filepath.Join(root, "cache", "host.log"),
+		StateDir:   filepath.Join(root, "state"),
 		Secrets:    h.Store,
 		Version:    "test",
 	}
