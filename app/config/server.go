@@ -33,7 +33,7 @@ type Server struct {
 	// Trust is how the gateway treats new and changed tool definitions
 	// (docs/trust.md): "pin" (or empty, the default) holds them for the
 	// user's review, "auto" accepts them.
-	Trust string
+	Trust  string
 	Policy *Policy // approvals: which calls go, ask or are refused; nil: the default (policy.go)
 
 	// From the file: its keys in order, the raw values of keys that are
