@@ -126,9 +126,21 @@ type Notification struct {
 // on a test's bus: it records each Notify call, as a desktop's
 // notification daemon would show it.
 type Notifications struct {
+	conn  *dbus.Conn
 	mu    sync.Mutex
 	calls []Notification
 	next  uint32
+}
+
+// Invoke clicks the button key of notification id (the number Notify
+// returned, from 1), as a person would: the ActionInvoked signal, then
+// NotificationClosed, as GNOME Shell sends them.
+func (n *Notifications) Invoke(id uint32, key string) error {
+	const path = "/org/freedesktop/Notifications"
+	if err := n.conn.Emit(path, "org.freedesktop.Notifications.ActionInvoked", id, key); err != nil {
+		return err
+	}
+	return n.conn.Emit(path, "org.freedesktop.Notifications.NotificationClosed", id, uint32(2))
 }
 
 // Notify implements org.freedesktop.Notifications.Notify.
@@ -143,7 +155,7 @@ func (n *Notifications) Notify(appName string, replacesID uint32, icon, summary,
 
 // GetCapabilities implements the method of that name.
 func (n *Notifications) GetCapabilities() ([]string, *dbus.Error) {
-	return []string{"body"}, nil
+	return []string{"body", "actions"}, nil
 }
 
 // GetServerInformation implements the method of that name.
@@ -170,7 +182,7 @@ func StartNotifications(t testing.TB, addr string) *Notifications {
 		t.Fatalf("connecting to the session bus: %v", err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	n := &Notifications{}
+	n := &Notifications{conn: conn}
 	const name, path = "org.freedesktop.Notifications", "/org/freedesktop/Notifications"
 	if err := conn.Export(n, path, name); err != nil {
 		t.Fatal(err)

@@ -95,6 +95,15 @@ func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 		StopAll: func() {
 			h.call("", "stop", func(ctx context.Context) error { return live.StopAll(ctx, false) })
 		},
+		Decide: func(id, decision string) {
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), o.Timeout)
+				defer cancel()
+				if err := live.Decide(ctx, id, decision); err != nil {
+					o.OnError("Switchboard could not answer the waiting call", err)
+				}
+			}()
+		},
 		StopService: func() { h.quit(true) },
 		Quit:        func() { h.quit(false) },
 	}

@@ -27,6 +27,10 @@ type Actions struct {
 
 	// OpenApprovals shows the window's Approvals place (nil: Open).
 	OpenApprovals func()
+	// Decide answers a waiting call (a hostapi.Decide* decision), from
+	// a notification's Allow or Deny; nil: the notifications have no
+	// buttons.
+	Decide func(id, decision string)
 
 	// StopService is "Stop background service", shown when the host says
 	// it runs under the OS service manager (the snapshot's Info.Service);

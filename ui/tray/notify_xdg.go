@@ -9,10 +9,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"github.com/godbus/dbus/v5"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/ui/appicon"
 )
 
@@ -54,20 +57,171 @@ func SendXDGNotification(desktopID string, n *fyne.Notification) error {
 }
 
 func sendXDGNotification(conn *dbus.Conn, desktopID string, n *fyne.Notification) error {
+	_, err := notifyXDG(conn, desktopID, n, nil)
+	return err
+}
+
+const (
+	notifyService = "org.freedesktop.Notifications"
+	notifyPath    = dbus.ObjectPath("/org/freedesktop/Notifications")
+)
+
+// notifyXDG makes the Notify call, with actions (key, label pairs) if
+// any, and returns the notification's id.
+func notifyXDG(conn *dbus.Conn, desktopID string, n *fyne.Notification, actions []string) (uint32, error) {
 	icon := notificationIcon()
 	hints := map[string]dbus.Variant{}
 	if desktopID != "" {
 		hints["desktop-entry"] = dbus.MakeVariant(desktopID)
 	}
+	if actions == nil {
+		actions = []string{}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
 	defer cancel()
-	obj := conn.Object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
-	call := obj.CallWithContext(ctx, "org.freedesktop.Notifications.Notify", 0,
-		AppName, uint32(0), icon, n.Title, n.Content, []string{}, hints, int32(-1))
-	if call.Err != nil {
-		return fmt.Errorf("the desktop's notification service (org.freedesktop.Notifications): %w", call.Err)
+	var id uint32
+	err := conn.Object(notifyService, notifyPath).CallWithContext(ctx, notifyService+".Notify", 0,
+		AppName, uint32(0), icon, n.Title, n.Content, actions, hints, int32(-1)).Store(&id)
+	if err != nil {
+		return 0, fmt.Errorf("the desktop's notification service (org.freedesktop.Notifications): %w", err)
 	}
-	return nil
+	return id, nil
+}
+
+// notifyApproval sends a waiting call's notification, with Allow once and
+// Deny buttons when the daemon has actions, off the caller's goroutine.
+func notifyApproval(a fyne.App, ap hostapi.Approval, actions Actions) {
+	if os.Getenv("FLATPAK_ID") != "" {
+		go a.SendNotification(ApprovalNotification(ap))
+		return
+	}
+	id := a.UniqueID()
+	go func() {
+		conn, err := dbus.SessionBus()
+		if err == nil {
+			err = sendApprovalXDG(conn, id, ap, actions)
+		}
+		if err != nil {
+			slog.Warn("could not show a desktop notification", "title", ApprovalNotification(ap).Title, "err", err)
+		}
+	}()
+}
+
+// sendApprovalXDG notifies ap through conn's notification daemon: with
+// buttons that answer it if the daemon has the "actions" capability
+// (GNOME, KDE, most daemons), else the plain notification.
+func sendApprovalXDG(conn *dbus.Conn, desktopID string, ap hostapi.Approval, actions Actions) error {
+	if actions.Decide == nil || !hasActions(conn) {
+		_, err := notifyXDG(conn, desktopID, ApprovalNotification(ap), nil)
+		return err
+	}
+	l, err := listenActions(conn)
+	if err != nil {
+		return err
+	}
+	// Registered before the call: an action can come once the daemon
+	// shows the notification, possibly before the call's answer is read.
+	l.mu.Lock()
+	l.pending = append(l.pending, func(key string) { onApprovalAction(ap, actions, key) })
+	l.mu.Unlock()
+	nid, err := notifyXDG(conn, desktopID, approvalWithButtons(ap), approvalKeys)
+	l.mu.Lock()
+	f := l.pending[len(l.pending)-1]
+	l.pending = l.pending[:len(l.pending)-1]
+	if err == nil {
+		l.handlers[nid] = f
+		early := l.early[nid]
+		delete(l.early, nid)
+		l.mu.Unlock()
+		if early != "" {
+			f(early)
+		}
+		return nil
+	}
+	l.mu.Unlock()
+	return err
+}
+
+// hasActions asks the daemon whether its notifications show buttons.
+func hasActions(conn *dbus.Conn) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	defer cancel()
+	var caps []string
+	if conn.Object(notifyService, notifyPath).CallWithContext(ctx, notifyService+".GetCapabilities", 0).Store(&caps) != nil {
+		return false
+	}
+	return slices.Contains(caps, "actions")
+}
+
+// actionListener routes a connection's ActionInvoked signals to the
+// notification they name, once each; NotificationClosed forgets it.
+type actionListener struct {
+	mu       sync.Mutex
+	handlers map[uint32]func(key string)
+	pending  []func(string)   // Notify calls under way
+	early    map[uint32]string // actions of an id not yet registered
+}
+
+var (
+	listenersMu sync.Mutex
+	listeners   = map[*dbus.Conn]*actionListener{}
+)
+
+// listenActions returns conn's listener, started the first time.
+func listenActions(conn *dbus.Conn) (*actionListener, error) {
+	listenersMu.Lock()
+	defer listenersMu.Unlock()
+	if l := listeners[conn]; l != nil {
+		return l, nil
+	}
+	for _, member := range []string{"ActionInvoked", "NotificationClosed"} {
+		if err := conn.AddMatchSignal(dbus.WithMatchObjectPath(notifyPath), dbus.WithMatchInterface(notifyService), dbus.WithMatchMember(member)); err != nil {
+			return nil, fmt.Errorf("listening to the notifications' buttons: %w", err)
+		}
+	}
+	l := &actionListener{handlers: map[uint32]func(string){}, early: map[uint32]string{}}
+	ch := make(chan *dbus.Signal, 16)
+	conn.Signal(ch)
+	go func() {
+		for sig := range ch {
+			l.signal(sig)
+		}
+	}()
+	listeners[conn] = l
+	return l, nil
+}
+
+func (l *actionListener) signal(sig *dbus.Signal) {
+	if sig.Path != notifyPath || len(sig.Body) == 0 {
+		return
+	}
+	id, ok := sig.Body[0].(uint32)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	switch sig.Name {
+	case notifyService + ".ActionInvoked":
+		var key string
+		if len(sig.Body) > 1 {
+			key, _ = sig.Body[1].(string)
+		}
+		f := l.handlers[id]
+		if f == nil {
+			if len(l.pending) > 0 && len(l.early) < 64 {
+				l.early[id] = key // its Notify's answer is on its way
+			}
+			l.mu.Unlock()
+			return
+		}
+		delete(l.handlers, id) // one answer per notification
+		l.mu.Unlock()
+		f(key)
+		return
+	case notifyService + ".NotificationClosed":
+		delete(l.handlers, id)
+	}
+	l.mu.Unlock()
 }
 
 // notificationIcon returns the path of the app's icon as a file (the

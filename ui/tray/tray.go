@@ -61,6 +61,9 @@ type Tray struct {
 	states  map[string]hostapi.State // each server's last state
 
 	asked map[string]bool // the approval requests notified (approvals.go)
+	// notifyApproval notifies a waiting call with buttons (nil: a plain
+	// notification through notify).
+	notifyApproval func(hostapi.Approval, Actions)
 }
 
 func (t *Tray) init() { t.once.Do(func() { t.done = make(chan struct{}) }) }
@@ -116,6 +119,9 @@ func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 	notify := t.Notify
 	if notify == nil {
 		notify = func(n *fyne.Notification) { Notify(a, n) }
+		// A waiting call's notification has Allow and Deny buttons where
+		// the desktop shows them.
+		t.notifyApproval = func(ap hostapi.Approval, actions Actions) { NotifyApproval(a, ap, actions) }
 	}
 	if desk != nil && t.Host == nil {
 		if _, ok := desk.(TooltipHost); !ok {
@@ -173,7 +179,11 @@ func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func
 		notify(FailureNotification(st))
 	}
 	for _, ap := range t.newlyWaiting(s) { // approvals.go
-		notify(ApprovalNotification(ap))
+		if t.notifyApproval != nil {
+			t.notifyApproval(ap, actions)
+		} else {
+			notify(ApprovalNotification(ap))
+		}
 	}
 	m := BuildMenu(s, actions)
 	sig, level, tip := signature(m), Health(s), Tooltip(s)
