@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/app"
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/service"
 	"github.com/switchboard-mcp/switchboard/secrets"
 	"github.com/switchboard-mcp/switchboard/ui/appicon"
@@ -204,6 +205,11 @@ func run(a fyne.App, o Options, startTray func(title string) (trayHost, error)) 
 	})
 	actions.OpenApprovals = func() { onUI(func() { ensure().ShowApprovals() }) } // approvals (issue 14)
 	t := &tray.Tray{Host: host, Notify: notify}
+	if o.notify == nil {
+		// Allow once and Deny on the notification, where the desktop
+		// shows buttons.
+		t.NotifyApproval = func(ap hostapi.Approval, act tray.Actions) { tray.NotifyApproval(a, ap, act) }
+	}
 	t.Run(a, live, actions)
 	defer t.Close()
 

@@ -158,7 +158,7 @@ func hasActions(conn *dbus.Conn) bool {
 type actionListener struct {
 	mu       sync.Mutex
 	handlers map[uint32]func(key string)
-	pending  []func(string)   // Notify calls under way
+	pending  []func(string)    // Notify calls under way
 	early    map[uint32]string // actions of an id not yet registered
 }
 

@@ -37,6 +37,10 @@ type Tray struct {
 	// Notify sends a desktop notification (default: [Notify], signed
 	// "Switchboard").
 	Notify func(*fyne.Notification)
+	// NotifyApproval notifies a call that waits for the user (default:
+	// [NotifyApproval] when Notify is nil, else a plain notification
+	// through Notify).
+	NotifyApproval func(hostapi.Approval, Actions)
 	// OnRebuild, if set, is called after each rebuild with the state shown
 	// (tests count rebuilds with it).
 	OnRebuild func(client.Snapshot)
@@ -122,6 +126,9 @@ func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 		// A waiting call's notification has Allow and Deny buttons where
 		// the desktop shows them.
 		t.notifyApproval = func(ap hostapi.Approval, actions Actions) { NotifyApproval(a, ap, actions) }
+	}
+	if t.NotifyApproval != nil {
+		t.notifyApproval = t.NotifyApproval
 	}
 	if desk != nil && t.Host == nil {
 		if _, ok := desk.(TooltipHost); !ok {
