@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/trust"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
@@ -54,7 +55,7 @@ func (e *env) toolsReview(name string) error {
 	}
 	if e.json {
 		if held == nil {
-			held = []trust.Held{}
+			held = []hostapi.HeldTool{}
 		}
 		return e.printJSON(held)
 	}
@@ -90,7 +91,7 @@ func (e *env) toolsDecide(verb, server, tool string) error {
 // writeReview prints the held tools: per tool its state, the two diffs as
 // -/+ lines (with two lines of context around each change), and the flags
 // with the matched text between » and «.
-func writeReview(w io.Writer, held []trust.Held) {
+func writeReview(w io.Writer, held []hostapi.HeldTool) {
 	if len(held) == 0 {
 		fmt.Fprintln(w, "No tool awaits review.")
 		return
@@ -108,7 +109,7 @@ func writeReview(w io.Writer, held []trust.Held) {
 			fmt.Fprintf(w, "%s: %s held for review\n", server, plural(n, "tool"))
 		}
 		what := "its definition changed"
-		if h.State == trust.HeldNew {
+		if h.State == hostapi.TrustHeldNew {
 			what = "a new tool"
 		}
 		fmt.Fprintf(w, "\n  %s: %s (since %s)\n", termtext.Escape(h.Tool), what, h.Since.UTC().Format(time.DateTime+" UTC"))
@@ -138,7 +139,7 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func changed(d []trust.DiffLine) bool {
+func changed(d []hostapi.DiffLine) bool {
 	for _, l := range d {
 		if l.Op != " " {
 			return true
@@ -149,7 +150,7 @@ func changed(d []trust.DiffLine) bool {
 
 // writeDiff prints the changed lines of d and two lines around each;
 // "..." stands for the lines left out.
-func writeDiff(w io.Writer, d []trust.DiffLine) {
+func writeDiff(w io.Writer, d []hostapi.DiffLine) {
 	const ctx = 2
 	keep := make([]bool, len(d))
 	for i, l := range d {
@@ -180,7 +181,7 @@ func writeDiff(w io.Writer, d []trust.DiffLine) {
 // flagContext is a flag's match between » and «, with up to 30 bytes of
 // its field's text on each side when the field is the description (the
 // scanner's Match alone for the others).
-func flagContext(newDef string, f trust.Flag) string {
+func flagContext(newDef string, f hostapi.TrustFlag) string {
 	text := trust.FieldText(newDef, f.Field)
 	if text == "" || f.Offset < 0 || f.Offset+f.Length > len(text) {
 		return "»" + termtext.Escape(f.Match) + "«"

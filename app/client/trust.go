@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
-	"github.com/switchboard-mcp/switchboard/app/trust"
 )
 
 // The pinned tool definitions' methods (docs/trust.md).
@@ -12,7 +11,7 @@ import (
 // ReviewTools returns the tools held for review of server ("": every
 // server), with their diffs and flags (tools.review). enabled is false
 // from a host that pins nothing.
-func (m Methods) ReviewTools(ctx context.Context, server string) (held []trust.Held, enabled bool, err error) {
+func (m Methods) ReviewTools(ctx context.Context, server string) (held []hostapi.HeldTool, enabled bool, err error) {
 	var res hostapi.ReviewResult
 	if err := m.call(ctx, hostapi.MethodToolsReview, hostapi.NameParams{Name: server}, &res); err != nil {
 		return nil, false, err

@@ -1,13 +1,15 @@
 package trust
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+)
 
 // DiffLine is one line of a line diff: Op ' ' (in both), '-' (only in the
-// old text) or '+' (only in the new).
-type DiffLine struct {
-	Op   string `json:"op"`
-	Text string `json:"text"`
-}
+// old text) or '+' (only in the new). The contract's type: the API
+// carries it as it is.
+type DiffLine = hostapi.DiffLine
 
 // maxDiffCells bounds the diff's table (old lines x new lines); over it
 // the diff is the old text removed and the new added.
@@ -28,21 +30,21 @@ func Diff(old, new string) []DiffLine {
 	}
 	var out []DiffLine
 	for _, l := range a[:pre] {
-		out = append(out, DiffLine{" ", l})
+		out = append(out, DiffLine{Op: " ", Text: l})
 	}
 	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
 	if len(ma)*len(mb) > maxDiffCells {
 		for _, l := range ma {
-			out = append(out, DiffLine{"-", l})
+			out = append(out, DiffLine{Op: "-", Text: l})
 		}
 		for _, l := range mb {
-			out = append(out, DiffLine{"+", l})
+			out = append(out, DiffLine{Op: "+", Text: l})
 		}
 	} else {
 		out = append(out, lcs(ma, mb)...)
 	}
 	for _, l := range a[len(a)-suf:] {
-		out = append(out, DiffLine{" ", l})
+		out = append(out, DiffLine{Op: " ", Text: l})
 	}
 	return out
 }
@@ -75,22 +77,22 @@ func lcs(a, b []string) []DiffLine {
 	for i < n && j < m {
 		switch {
 		case a[i] == b[j]:
-			out = append(out, DiffLine{" ", a[i]})
+			out = append(out, DiffLine{Op: " ", Text: a[i]})
 			i++
 			j++
 		case t[i+1][j] >= t[i][j+1]:
-			out = append(out, DiffLine{"-", a[i]})
+			out = append(out, DiffLine{Op: "-", Text: a[i]})
 			i++
 		default:
-			out = append(out, DiffLine{"+", b[j]})
+			out = append(out, DiffLine{Op: "+", Text: b[j]})
 			j++
 		}
 	}
 	for ; i < n; i++ {
-		out = append(out, DiffLine{"-", a[i]})
+		out = append(out, DiffLine{Op: "-", Text: a[i]})
 	}
 	for ; j < m; j++ {
-		out = append(out, DiffLine{"+", b[j]})
+		out = append(out, DiffLine{Op: "+", Text: b[j]})
 	}
 	return out
 }

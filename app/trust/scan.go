@@ -11,10 +11,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // Kind is what a [Flag] found.
-type Kind string
+type Kind = hostapi.TrustFlagKind
 
 const (
 	// KindInvisible: a zero-width or otherwise invisible character (or a
@@ -45,25 +47,9 @@ const (
 // definition is flagged.
 const MaxDescription = 2048
 
-// Flag is one finding of [Scan]: evidence for the user, never a block.
-type Flag struct {
-	Kind Kind `json:"kind"`
-	// Field is where: "name", "title", "description", "annotations.title",
-	// or a string inside a schema by its JSON path
-	// ("inputSchema.properties.path.description").
-	Field string `json:"field"`
-	// Offset and Length are the match's place in the field's text, in
-	// bytes, for highlighting.
-	Offset int `json:"offset"`
-	Length int `json:"length"`
-	// Match is the matched text; invisible characters are written U+XXXX
-	// and tag characters decoded ("U+E0041.. = \"A..\"").
-	Match string `json:"match"`
-}
-
-func (f Flag) String() string {
-	return fmt.Sprintf("%s in %s at %d: %s", f.Kind, f.Field, f.Offset, f.Match)
-}
+// Flag is one finding of [Scan]: evidence for the user, never a block
+// (the contract's type: the API carries it as it is).
+type Flag = hostapi.TrustFlag
 
 // pattern is one of the text patterns; docs/trust.md says why each.
 type pattern struct {

@@ -13,10 +13,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-// State is a pinned tool's state.
-type State string
+// State is a pinned tool's state (the contract's type: the API carries
+// it as it is).
+type State = hostapi.TrustState
 
 const (
 	// Trusted: its definition is the pinned one; apps see it.
@@ -32,9 +35,6 @@ const (
 	// presents a different one, which is then held for review.
 	Rejected State = "rejected"
 )
-
-// Held reports whether a tool in state s awaits review.
-func (s State) Held() bool { return s == HeldNew || s == HeldChanged }
 
 // Mode is a server's trust mode (config "trust").
 type Mode string
@@ -523,24 +523,9 @@ func (s *Store) Rename(old, new string) error {
 	return s.save()
 }
 
-// Held is a tool that awaits review, as [Store.Review] shows it.
-type Held struct {
-	Server string `json:"server"`
-	Tool   string `json:"tool"`
-	State  State  `json:"state"`
-	// Old is the pinned definition, indented ("" for a new tool); New the
-	// presented one.
-	Old string `json:"old,omitempty"`
-	New string `json:"new"`
-	// DescriptionDiff is a line diff of the description's text;
-	// SchemaDiff one of the rest of the definition (name, title, schemas,
-	// annotations) as indented canonical JSON.
-	DescriptionDiff []DiffLine `json:"descriptionDiff"`
-	SchemaDiff      []DiffLine `json:"schemaDiff"`
-	// Flags are the scanner's findings on the new definition.
-	Flags []Flag    `json:"flags,omitempty"`
-	Since time.Time `json:"since"`
-}
+// Held is a tool that awaits review, as [Store.Review] shows it (the
+// contract's type: the API carries it as it is).
+type Held = hostapi.HeldTool
 
 // Review returns the held tools of server that its last list has, by
 // name; server "" is every server (by server, then name).

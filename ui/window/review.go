@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/trust"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"github.com/switchboard-mcp/switchboard/ui/phrase"
@@ -31,7 +32,7 @@ type reviewView struct {
 	p      *page
 	err    *widget.Label
 	box    *fyne.Container // one card per held tool
-	held   []trust.Held
+	held   []hostapi.HeldTool
 	// accept and reject are each tool's buttons, by tool name (tests).
 	accept, reject map[string]*widget.Button
 	obj            fyne.CanvasObject
@@ -60,7 +61,7 @@ func (w *Window) openReview(server string) *reviewView {
 
 // fetch reads the held tools (tools.review) and shows them.
 func (v *reviewView) fetch() {
-	var held []trust.Held
+	var held []hostapi.HeldTool
 	var enabled bool
 	v.w.call(func(ctx context.Context) (err error) {
 		held, enabled, err = v.w.live.ReviewTools(ctx, v.server)
@@ -83,7 +84,7 @@ func (v *reviewView) fetch() {
 }
 
 // show shows the held tools, or note (or "no tool awaits review").
-func (v *reviewView) show(held []trust.Held, note string) {
+func (v *reviewView) show(held []hostapi.HeldTool, note string) {
 	v.held = held
 	v.accept, v.reject = map[string]*widget.Button{}, map[string]*widget.Button{}
 	var objs []fyne.CanvasObject
@@ -105,9 +106,9 @@ func (v *reviewView) show(held []trust.Held, note string) {
 }
 
 // card is one held tool: what happened, the diffs, the flags, the buttons.
-func (v *reviewView) card(h trust.Held) fyne.CanvasObject {
+func (v *reviewView) card(h hostapi.HeldTool) fyne.CanvasObject {
 	what := "its definition changed"
-	if h.State == trust.HeldNew {
+	if h.State == hostapi.TrustHeldNew {
 		what = "a new tool"
 	}
 	head := container.NewHBox(bold(termtext.Escape(h.Tool)), widget.NewLabel(what+" · held since "+h.Since.In(v.w.opts.Now().Location()).Format(time.DateTime)))
@@ -171,7 +172,7 @@ func caption(text string) *widget.Label {
 	return l
 }
 
-func changedLines(d []trust.DiffLine) bool {
+func changedLines(d []hostapi.DiffLine) bool {
 	for _, l := range d {
 		if l.Op != " " {
 			return true
@@ -183,7 +184,7 @@ func changedLines(d []trust.DiffLine) bool {
 // diffText is a diff as monospaced lines: "- " in the error colour, "+ "
 // in the success colour, the lines around them plain; runs of more than
 // two unchanged lines away from a change are left out ("…").
-func diffText(d []trust.DiffLine) *widget.RichText {
+func diffText(d []hostapi.DiffLine) *widget.RichText {
 	const around = 2
 	keep := make([]bool, len(d))
 	for i, l := range d {
@@ -230,7 +231,7 @@ func diffText(d []trust.DiffLine) *widget.RichText {
 // flagText is a flag: its kind and field, then the field's text around
 // the match with the match itself bold in the error colour (the
 // scanner's own words for invisible characters).
-func flagText(def string, f trust.Flag) *widget.RichText {
+func flagText(def string, f hostapi.TrustFlag) *widget.RichText {
 	plain := func(s string) widget.RichTextSegment {
 		return &widget.TextSegment{Text: s, Style: widget.RichTextStyleInline}
 	}
