@@ -261,3 +261,37 @@ func notificationIcon() string {
 	}
 	return path
 }
+
+// approvalKeys are the notification's buttons: the action keys and their
+// labels, as org.freedesktop.Notifications.Notify takes them ("default"
+// is a click on the notification itself).
+var approvalKeys = []string{"allow", "Allow once", "deny", "Deny", "default", "Open Switchboard"}
+
+// onApprovalAction carries out a notification's action key for ap.
+func onApprovalAction(ap hostapi.Approval, actions Actions, key string) {
+	switch key {
+	case "allow", "deny":
+		if actions.Decide == nil {
+			return
+		}
+		d := hostapi.DecideOnce
+		if key == "deny" {
+			d = hostapi.DecideDeny
+		}
+		actions.Decide(ap.ID, d)
+	case "default":
+		if open := actions.OpenApprovals; open != nil {
+			open()
+		} else if actions.Open != nil {
+			actions.Open()
+		}
+	}
+}
+
+// approvalWithButtons is the notification of a waiting call whose
+// buttons answer it.
+func approvalWithButtons(ap hostapi.Approval) *fyne.Notification {
+	n := ApprovalNotification(ap)
+	n.Content = fmt.Sprintf("%s's tool %s waits for your approval (%s). Allow it once or deny it here, or open Switchboard to see its arguments.", ap.Server, ap.Tool, ap.Why)
+	return n
+}
