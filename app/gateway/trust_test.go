@@ -26,7 +26,7 @@ func TestPinnedTools(t *testing.T) {
 }
 
 func pinnedTools(t *testing.T, mode string) {
-	store, err := trust.Open(filepath.Join(t.TempDir(), "pins.json"))
+	store, err := trust.Open(filepath.Join(testTempDir(t), "pins.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
