@@ -345,6 +345,7 @@ func (h *Host) withActivity(ms api.Methods) api.Methods {
 		if limit <= 0 {
 			limit = 1000
 		}
+		flushBeforeRead(ctx, l)
 		rs, err := l.Query(ctx, activity.Filter{Server: p.Server, App: p.App, Tool: p.Tool, Since: p.Since, Until: p.Until,
 			ErrorsOnly: p.ErrorsOnly, AfterID: p.AfterID, Limit: min(limit, maxQueryLimit)})
 		if err != nil {
@@ -372,6 +373,7 @@ func (h *Host) withActivity(ms api.Methods) api.Methods {
 		if l == nil {
 			return out, nil
 		}
+		flushBeforeRead(ctx, l)
 		cs, err := l.Counts(ctx, p.Since, p.Until)
 		if err != nil {
 			return nil, fmt.Errorf("the activity log %s cannot be read: %w", out.Path, err)
@@ -402,4 +404,15 @@ func (h *Host) openActivity(f *config.File) {
 		h.log.Warn("the activity settings cannot be used; the activity log keeps its defaults", "error", err)
 	}
 	h.mgr.activity.open(h.opts.StateDir, s)
+}
+
+// flushBeforeRead writes the records still queued (the writer lingers up
+// to 100 ms to batch them) before a read, so that a query sees every call
+// that ended before it: 'switchboard call' then 'switchboard activity'
+// showed nothing. A failed flush is the log's own error, which the read
+// reports if it persists; the read goes ahead.
+func flushBeforeRead(ctx context.Context, l *activity.Log) {
+	fctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_ = l.Flush(fctx)
 }
