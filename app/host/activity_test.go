@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/switchboard-mcp/switchboard/app/activity"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
 )
 
@@ -182,29 +181,5 @@ func TestActivityReconfigure(t *testing.T) {
 	a.open(dir, config.ActivitySettings{})
 	if rs := records(t, a); len(rs) != 1 || rs[0].Target != "kept" {
 		t.Errorf("after off and on again: %+v", rs)
-	}
-}
-
-// TestActivityQuerySeesEndedCalls: a call that has ended is in the next
-// activity.query and activity.counts at once, although the log's writer
-// lingers to batch records ('switchboard call' then 'switchboard
-// activity' showed nothing).
-func TestActivityQuerySeesEndedCalls(t *testing.T) {
-	th := runHostWith(t, nil, map[string]any{"b": helperEntry("modern", "b")}, func(o *Options) {
-		o.StateDir = filepath.Join(filepath.Dir(o.RuntimeDir), "state")
-	})
-	th.waitRunning(t, "b")
-	for i := range 3 {
-		th.must(t, hostapi.MethodCall, hostapi.CallParams{Name: "b", Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}, nil)
-		var q hostapi.ActivityQueryResult
-		th.must(t, hostapi.MethodActivityQuery, hostapi.ActivityQueryParams{Server: "b"}, &q)
-		if len(q.Records) != i+1 {
-			t.Fatalf("after %d calls, activity.query has %d records: %+v", i+1, len(q.Records), q.Records)
-		}
-		var c hostapi.ActivityCountsResult
-		th.must(t, hostapi.MethodActivityCounts, hostapi.ActivityCountsParams{}, &c)
-		if len(c.Servers) != 1 || c.Servers[0].Calls != i+1 {
-			t.Fatalf("after %d calls, activity.counts: %+v", i+1, c.Servers)
-		}
 	}
 }
