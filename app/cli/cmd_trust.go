@@ -151,16 +151,7 @@ func changed(d []hostapi.DiffLine) bool {
 // writeDiff prints the changed lines of d and two lines around each;
 // "..." stands for the lines left out.
 func writeDiff(w io.Writer, d []hostapi.DiffLine) {
-	const ctx = 2
-	keep := make([]bool, len(d))
-	for i, l := range d {
-		if l.Op == " " {
-			continue
-		}
-		for j := max(0, i-ctx); j <= min(len(d)-1, i+ctx); j++ {
-			keep[j] = true
-		}
-	}
+	keep := trust.Around(d, 2)
 	gap := false
 	for i, l := range d {
 		if !keep[i] {
@@ -179,40 +170,26 @@ func writeDiff(w io.Writer, d []hostapi.DiffLine) {
 }
 
 // flagContext is a flag's match between » and «, with up to 30 bytes of
-// its field's text on each side when the field is the description (the
-// scanner's Match alone for the others).
+// its field's text on each side (the scanner's Match alone when the
+// field's text is not at hand).
 func flagContext(newDef string, f hostapi.TrustFlag) string {
-	text := trust.FieldText(newDef, f.Field)
-	if text == "" || f.Offset < 0 || f.Offset+f.Length > len(text) {
+	e, ok := trust.ExcerptOf(newDef, f, 30)
+	if !ok {
 		return "»" + termtext.Escape(f.Match) + "«"
 	}
-	from, to := f.Offset-30, f.Offset+f.Length+30
-	pre, post := "", ""
-	if from <= 0 {
-		from = 0
-	} else {
-		pre = "..."
+	match := e.Match
+	if !e.Named {
+		match = termtext.Escape(match)
 	}
-	if to >= len(text) {
-		to = len(text)
-	} else {
-		post = "..."
+	pre, post := flatLine(e.Before), flatLine(e.After)
+	if e.CutBefore {
+		pre = "..." + pre
 	}
-	for from > 0 && !startsRune(text[from]) {
-		from--
+	if e.CutAfter {
+		post += "..."
 	}
-	for to < len(text) && !startsRune(text[to]) {
-		to++
-	}
-	m := text[f.Offset : f.Offset+f.Length]
-	shown := termtext.Escape(m)
-	if f.Match != "" && strings.Contains(f.Match, "U+") {
-		shown = f.Match // invisible characters, as the scanner names them
-	}
-	return pre + flatLine(text[from:f.Offset]) + "»" + shown + "«" + flatLine(text[f.Offset+f.Length:to]) + post
+	return pre + "»" + match + "«" + post
 }
-
-func startsRune(b byte) bool { return b&0xC0 != 0x80 }
 
 func flatLine(s string) string { return termtext.Escape(strings.ReplaceAll(s, "\n", " ")) }
 

@@ -185,16 +185,7 @@ func changedLines(d []hostapi.DiffLine) bool {
 // in the success colour, the lines around them plain; runs of more than
 // two unchanged lines away from a change are left out ("…").
 func diffText(d []hostapi.DiffLine) *widget.RichText {
-	const around = 2
-	keep := make([]bool, len(d))
-	for i, l := range d {
-		if l.Op == " " {
-			continue
-		}
-		for j := max(0, i-around); j <= min(len(d)-1, i+around); j++ {
-			keep[j] = true
-		}
-	}
+	keep := trust.Around(d, 2)
 	var segs []widget.RichTextSegment
 	line := func(text string, color fyne.ThemeColorName) {
 		segs = append(segs, &widget.TextSegment{Text: text, Style: widget.RichTextStyle{
@@ -239,27 +230,19 @@ func flagText(def string, f hostapi.TrustFlag) *widget.RichText {
 		return &widget.TextSegment{Text: s, Style: widget.RichTextStyle{Inline: true, ColorName: theme.ColorNameError, TextStyle: fyne.TextStyle{Bold: true}}}
 	}
 	segs := []widget.RichTextSegment{plain(fmt.Sprintf("%s in %s: ", flagWords(f.Kind), f.Field))}
-	text := trust.FieldText(def, f.Field)
-	if text == "" || f.Offset < 0 || f.Length <= 0 || f.Offset+f.Length > len(text) {
+	if e, ok := trust.ExcerptOf(def, f, 40); !ok {
 		segs = append(segs, mark(termtext.Escape(f.Match)))
 	} else {
-		from, to := max(0, f.Offset-40), min(len(text), f.Offset+f.Length+40)
-		for from > 0 && text[from]&0xC0 == 0x80 {
-			from--
-		}
-		for to < len(text) && text[to]&0xC0 == 0x80 {
-			to++
-		}
 		flat := func(s string) string { return termtext.Escape(strings.ReplaceAll(s, "\n", " ")) }
-		match := flat(text[f.Offset : f.Offset+f.Length])
-		if strings.Contains(f.Match, "U+") {
-			match = f.Match // invisible characters, as the scanner names them
+		match := e.Match
+		if !e.Named {
+			match = flat(match)
 		}
-		pre, post := flat(text[from:f.Offset]), flat(text[f.Offset+f.Length:to])
-		if from > 0 {
+		pre, post := flat(e.Before), flat(e.After)
+		if e.CutBefore {
 			pre = "…" + pre
 		}
-		if to < len(text) {
+		if e.CutAfter {
 			post += "…"
 		}
 		segs = append(segs, plain(pre), mark(match), plain(post))
