@@ -79,7 +79,7 @@ func (e *env) serve(a *argv) error {
 	opts := hostrun.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(), StateDir: StateDir(e.getenv),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
-		UserEnvFilled: api.FilledUserEnv(), PinsPath: PinsPath(),
+		UserEnvFilled: api.FilledUserEnv(), PinsPath: pinsPath(e.getenv),
 	}
 	if asService {
 		return e.serveService(opts)

@@ -18,7 +18,7 @@ func TestPinsPath(t *testing.T) {
 		{map[string]string{"HOME": "/h"}, filepath.Join("/h", ".local", "state", "switchboard", "pins.json")},
 		{map[string]string{}, ""},
 	} {
-		if got := pinsPath(env(c.env), "linux"); got != c.want {
+		if got := pinsPath(env(c.env)); got != c.want {
 			t.Errorf("pinsPath(%v) = %q, want %q", c.env, got, c.want)
 		}
 	}
