@@ -169,7 +169,7 @@ type Info struct {
 //     when it ends: answered (res, nil), failed (nil, err: the server's
 //     *jsonrpc.Error, a *TimeoutError, a *StoppedError) or withdrawn by
 //     its caller (nil, [ErrWithdrawn]). It runs on the goroutine that
-//     reads the server or on a timer's: it must not block, and res is
+//     reads the server or on a timer's, before the call's Done: it must not block, and res is
 //     valid only until it returns.
 type Hook interface {
 	Before(c *Info) error
@@ -644,9 +644,12 @@ func (r *Relay) expire() {
 	}
 }
 
+// finish ends a call: the Hook's After first, then Done, so that what a
+// hook records of the call (the activity log) is there by the time its
+// caller has the answer ('switchboard call' then 'switchboard activity').
 func (r *Relay) finish(p *pending, res *Result, err error) {
-	p.c.Done(res, err)
 	r.after(p, res, err)
+	p.c.Done(res, err)
 }
 
 func (r *Relay) after(p *pending, res *Result, err error) {
