@@ -238,6 +238,9 @@ func (e *env) status(*argv) error {
 		for _, p := range s.Problems {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(problemLine(p)))
 		}
+		if s.Preparing != "" {
+			fmt.Fprintf(e.stdout, "%s: %s before it starts\n", s.Name, termtext.Escape(s.Preparing))
+		}
 		if s.LastError != "" && s.State != "running" {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(s.LastError))
 		}

@@ -173,6 +173,12 @@ func Run(ctx context.Context, o Options) error {
 		Version: o.Version,
 		Logger:  h.log,
 		Held:    h.heldCount,
+		WarmPath: func() string {
+			if o.StateDir == "" {
+				return ""
+			}
+			return filepath.Join(o.StateDir, "warm.json")
+		}(),
 		Publish: func(topic string, data any) {
 			_ = h.srv.Publish(topic, data)
 			if topic != hostapi.TopicLog {

@@ -79,6 +79,8 @@ type Manager struct {
 	// hooks, and the recorder of the requests forwarded through the
 	// go-sdk's client.
 	activity *activityLog
+	// warm fetches an npx entry's package before its first start (warm.go).
+	warm *warmer
 }
 
 type server struct {
@@ -97,6 +99,10 @@ type server struct {
 	resources []*mcp.Resource
 	templates []*mcp.ResourceTemplate
 	session   *mcp.ClientSession // the session the cache belongs to
+	// warming, under cacheMu (set under the Manager's mu), names the packages a warm-up
+	// fetches before the server is started or updated (warm.go); the
+	// warm-up then settles the server on its current entry.
+	warming string
 }
 
 // ManagerOptions configure a [Manager].
@@ -111,6 +117,9 @@ type ManagerOptions struct {
 	// Publish sends an event to the host's subscribed clients; it must not
 	// block.
 	Publish func(topic string, data any)
+	// WarmPath is where the keys of warmed npx entries are remembered
+	// (warm.json in the state directory; see warm.go); empty: in memory.
+	WarmPath string
 }
 
 // NewManager returns a manager with no servers.
@@ -127,6 +136,7 @@ func NewManager(o ManagerOptions) *Manager {
 	m.gw = &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay.Relay{}}
 	m.activity = newActivityLog(o.Logger)
 	m.start.Secrets = m.activity.resolver(o.Start.Secrets)
+	m.warm = newWarmer(o.Start, o.Logger, o.WarmPath)
 	// The relay's stages, in order. The activity log comes first, so that
 	// it records the calls a later stage refuses (relay.Chain).
 	m.relayHook = relay.Chain(
@@ -163,7 +173,7 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			added = append(added, c.Name)
 			if len(c.Problems) == 0 {
 				s.sup = m.newSupervisor(s, c)
-				if !c.Disabled && !s.userStopped {
+				if !c.Disabled && !s.userStopped && !m.deferForWarm(s, c) {
 					s.sup.Start()
 				}
 			}
@@ -182,7 +192,7 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		switch {
 		case s.sup == nil:
 			s.sup = m.newSupervisor(s, c)
-			if !c.Disabled && !userStopped {
+			if !c.Disabled && !userStopped && !m.deferForWarm(s, c) {
 				s.sup.Start()
 			}
 			changed = append(changed, c.Name)
@@ -190,6 +200,9 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			changed = append(changed, c.Name)
 			if c.Disabled {
 				s.sup.Stop()
+			} else if m.deferForWarm(s, c) {
+				// The warm-up settles it on this entry once the package
+				// is fetched; what runs meanwhile keeps running.
 			} else if old.Disabled {
 				s.sup.Update(c.Spec)
 				if !userStopped {
@@ -459,6 +472,9 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if ss.State == supervisor.Stopped && c.Disabled {
 		st.State = hostapi.StateDisabled
 	}
+	if st.Preparing = m.preparing(s); st.Preparing != "" && ss.State == supervisor.Stopped && !c.Disabled && !userStopped {
+		st.State = hostapi.StateStarting // its start waits for the package
+	}
 	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
 	st.LastError, st.LastReason, st.Stderr = ss.LastError, string(ss.LastReason), ss.Stderr
@@ -682,6 +698,9 @@ func (e *toolCallError) Unwrap() error { return e.err }
 func (m *Manager) StopAll() {
 	m.mu.Lock()
 	m.closing = true
+	m.mu.Unlock()
+	m.warm.close()
+	m.mu.Lock()
 	var dones []<-chan struct{}
 	for _, s := range m.servers {
 		if s.sup != nil {

@@ -105,6 +105,11 @@ type ServerStatus struct {
 	// or changed definition: docs/trust.md), which apps do not see until
 	// the user accepts them; 0 from a host without a pin store (or older).
 	Held int `json:"held,omitempty"`
+	// Preparing, when not empty, says what the host does before it starts
+	// (or restarts) the server: "fetching the npm package X" while an
+	// added npx entry's package is downloaded (State "starting" if nothing
+	// runs yet).
+	Preparing string `json:"preparing,omitempty"`
 }
 
 // The event topics a client subscribes to (api.Client.Subscribe), and the

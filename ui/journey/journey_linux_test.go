@@ -102,6 +102,8 @@ func npxShim(t *testing.T, tpl catalog.Server) string {
 	dir := t.TempDir()
 	script := "#!/bin/sh\n" +
 		"# The journeys' npx: runs the installed " + tpl.Spec() + ", never a download.\n" +
+		"# The host's package warm-up (app/host/warm.go): the package is here already.\n" +
+		"[ \"$1\" = --yes ] && [ \"$2\" = '--package=" + tpl.Spec() + "' ] && exit 0\n" +
 		"[ \"$1\" = -y ] && shift\n" +
 		"if [ \"$1\" = '" + tpl.Spec() + "' ]; then shift; exec '" + bin + "' \"$@\"; fi\n" +
 		"echo \"journey npx: $1 is not installed here\" >&2\n" +

@@ -80,6 +80,9 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 	case st.UserStopped && st.State == hostapi.StateStopped:
 		state += " by you"
 	}
+	if st.Preparing != "" {
+		state += " (" + st.Preparing + ")"
+	}
 	o.state.Text = state
 	o.state.Importance = stateImportance(st.State)
 	o.state.Refresh()
