@@ -38,6 +38,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	holdout, err := corpus.LoadRequests(*dir + "/requests-holdout.tsv")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	tools := corpus.Tools(servers)
 	if *doGrid {
 		grid(tools, reqs)
@@ -45,11 +50,11 @@ func main() {
 	}
 	ix := toolsearch.New(corpus.Docs(tools))
 	fmt.Printf("corpus: %d servers, %d tools, %d requests\n\n", len(servers), len(tools), len(reqs))
-	fmt.Printf("%-8s %5s %9s %9s\n", "half", "n", "recall@1", "recall@5")
+	fmt.Printf("%-8s %5s %9s %9s\n", "set", "n", "recall@1", "recall@5")
 	for _, h := range []struct {
 		name string
 		reqs []corpus.Request
-	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}} {
+	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}, {"held-out", holdout}} {
 		r := corpus.Measure(ix, tools, h.reqs, 1, 5)
 		fmt.Printf("%-8s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
 		if *missed && h.name == "tuning" {
