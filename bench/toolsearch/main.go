@@ -19,7 +19,8 @@ import (
 
 func main() {
 	dir := flag.String("data", "app/toolsearch/testdata", "the corpus directory")
-	missed := flag.Bool("missed", false, "list the tuning half's requests without a hit in the top 5")
+	missed := flag.Bool("missed", false, "list the misses of the tuning sets (tuning, test, fresh; never the held-out set)")
+	tune := flag.Bool("tune", false, "while tuning: leave the held-out set out (neither measured nor printed)")
 	missedK := flag.Int("k", 5, "with -missed: list the misses at this k (1 or 5)")
 	doGrid := flag.Bool("grid", false, "search the ranking parameters on the tuning half")
 	flag.Parse()
@@ -55,11 +56,15 @@ func main() {
 		name string
 		reqs []corpus.Request
 	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}, {"held-out", holdout}} {
+		if h.name == "held-out" && *tune {
+			continue
+		}
 		r := corpus.Measure(ix, tools, h.reqs, 1, 5)
 		fmt.Printf("%-8s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
-		if *missed && h.name == "tuning" {
+		if *missed && (h.name == "tuning" || h.name == "test" || h.name == "fresh") {
+			name := h.name
 			defer func() {
-				fmt.Printf("\ntuning-half misses at %d:\n", *missedK)
+				fmt.Printf("\n%s misses at %d:\n", name, *missedK)
 				for _, q := range r.Missed[*missedK] {
 					fmt.Printf("  %q want %v got", q.Text, q.Labels)
 					for _, hit := range ix.Search(q.Text, 5) {
