@@ -122,6 +122,16 @@ type Params struct {
 	// own name's words (without the server's) that the query or its
 	// expansion holds: navigate wins over navigate_back for "open a URL".
 	Coverage float64
+	// ServerBoost scales the score of the tools of a server the query
+	// names by 1 + ServerBoost ("with puppeteer, click ...", "my gitlab
+	// project"): every word of the server's name is a word of the query,
+	// or its first word when that is a name rather than a common word
+	// (five letters or more, not in the synonym table: "brave").
+	ServerBoost float64
+	// FuzzyWeight is the weight of the tools' words one edit away from a
+	// query word of five letters or more that no tool has (a typo:
+	// "screnshot"). 0: none.
+	FuzzyWeight float64
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
@@ -134,6 +144,8 @@ var DefaultParams = Params{
 	HintWeight:    0.5,
 	PrefixWeight:  0.5,
 	Coverage:      0.25,
+	ServerBoost:   0,
+	FuzzyWeight:   0.5,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -145,8 +157,10 @@ type Index struct {
 	length [][numFields]float64
 	avg    [numFields]float64
 	df     map[string]int
-	terms  []string   // every indexed term, sorted
-	own    [][]string // per doc, the distinct terms of the tool's own name
+	terms  []string              // every indexed term, sorted
+	own    [][]string            // per doc, the distinct terms of the tool's own name
+	server []string              // per doc, its server's name
+	named  map[string][][]string // server name -> the term sets that name it in a query
 }
 
 // Hit is one ranked tool.
@@ -161,7 +175,7 @@ func New(docs []Doc) *Index { return NewWith(docs, DefaultParams) }
 
 // NewWith indexes docs with the given parameters.
 func NewWith(docs []Doc, p Params) *Index {
-	ix := &Index{p: p, docs: docs, df: map[string]int{}}
+	ix := &Index{p: p, docs: docs, df: map[string]int{}, named: map[string][][]string{}}
 	ix.tf = make([]map[string][numFields]float64, len(docs))
 	ix.length = make([][numFields]float64, len(docs))
 	for i, d := range docs {
@@ -189,6 +203,10 @@ func NewWith(docs []Doc, p Params) *Index {
 			ix.df[t]++
 		}
 		ix.own = append(ix.own, ownTerms(d))
+		ix.server = append(ix.server, d.Server)
+		if _, ok := ix.named[d.Server]; !ok && d.Server != "" {
+			ix.named[d.Server] = namings(d.Server)
+		}
 		ix.tf[i] = m
 		for f := range numFields {
 			ix.avg[f] += ix.length[i][f]
@@ -223,6 +241,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		return nil
 	}
 	n := float64(len(ix.docs))
+	named := ix.namedServers(query)
 	var hits []Hit
 	for i := range ix.docs {
 		var score float64
@@ -252,6 +271,9 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			}
 			score *= 1 + ix.p.Coverage*float64(matched)/float64(len(ix.own[i]))
 		}
+		if score > 0 && named[ix.server[i]] {
+			score *= 1 + ix.p.ServerBoost
+		}
 		if score > 0 {
 			hits = append(hits, Hit{Name: ix.docs[i].Name, Doc: i, Score: score})
 		}
@@ -267,9 +289,21 @@ func (ix *Index) Search(query string, limit int) []Hit {
 // word of the query, SynonymWeight for a related word it brings.
 func (ix *Index) queryTerms(query string) map[string]float64 {
 	q := map[string]float64{}
-	qt := terms(query)
+	qt := queryWords(query)
 	for _, t := range qt {
 		q[t] = 1
+	}
+	if ix.p.FuzzyWeight > 0 {
+		for _, t := range qt {
+			if len(t) < 5 || ix.df[t] > 0 || synonyms[t] != nil {
+				continue
+			}
+			for _, it := range ix.terms {
+				if _, ok := q[it]; !ok && oneEdit(t, it) {
+					q[it] = ix.p.FuzzyWeight
+				}
+			}
+		}
 	}
 	if ix.p.PrefixWeight > 0 {
 		for _, t := range qt {
@@ -342,4 +376,72 @@ func ownTerms(d Doc) []string {
 		}
 	}
 	return out
+}
+
+// namings are the term sets that name a server in a query: all of its
+// name's terms; and its first term alone when the name has several and
+// that one is a name rather than a common word (five letters or more, no
+// synonyms): "brave" names brave-search, "google" does not name
+// google-maps.
+func namings(server string) [][]string {
+	t := terms(server)
+	if len(t) == 0 {
+		return nil
+	}
+	out := [][]string{t}
+	if len(t) > 1 && len(t[0]) >= 5 && synonyms[t[0]] == nil {
+		out = append(out, t[:1])
+	}
+	return out
+}
+
+// namedServers are the servers the query names (see Params.ServerBoost).
+func (ix *Index) namedServers(query string) map[string]bool {
+	if ix.p.ServerBoost == 0 {
+		return nil
+	}
+	in := map[string]bool{}
+	for _, t := range queryWords(query) {
+		in[t] = true
+	}
+	out := map[string]bool{}
+	for server, sets := range ix.named {
+		for _, set := range sets {
+			all := true
+			for _, t := range set {
+				all = all && in[t]
+			}
+			if all {
+				out[server] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// oneEdit says whether a and b (ASCII, a != b) are one insertion,
+// deletion, substitution or swap of neighbours apart.
+func oneEdit(a, b string) bool {
+	if a == b {
+		return false
+	}
+	la, lb := len(a), len(b)
+	if la > lb {
+		a, b, la, lb = b, a, lb, la
+	}
+	if lb-la > 1 {
+		return false
+	}
+	i := 0
+	for i < la && a[i] == b[i] {
+		i++
+	}
+	if la == lb {
+		if a[i+1:] == b[i+1:] {
+			return true // substitution
+		}
+		return i+1 < la && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:] // swap
+	}
+	return a[i:] == b[i+1:] // insertion
 }
