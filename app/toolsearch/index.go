@@ -132,6 +132,10 @@ type Params struct {
 	// query word of five letters or more that no tool has (a typo:
 	// "screnshot"). 0: none.
 	FuzzyWeight float64
+	// PhraseBoost scales a tool's score by 1 + PhraseBoost x the number
+	// (at most 2) of the query's adjacent word pairs that are adjacent in
+	// the tool's name, title or description ("pull request" "review").
+	PhraseBoost float64
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
@@ -146,6 +150,7 @@ var DefaultParams = Params{
 	Coverage:      0.25,
 	ServerBoost:   0,
 	FuzzyWeight:   0.5,
+	PhraseBoost:   0.2,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -161,6 +166,7 @@ type Index struct {
 	own    [][]string            // per doc, the distinct terms of the tool's own name
 	server []string              // per doc, its server's name
 	named  map[string][][]string // server name -> the term sets that name it in a query
+	pairs  []map[string]bool     // per doc, adjacent term pairs ("a b") of name, title, description
 }
 
 // Hit is one ranked tool.
@@ -203,6 +209,7 @@ func NewWith(docs []Doc, p Params) *Index {
 			ix.df[t]++
 		}
 		ix.own = append(ix.own, ownTerms(d))
+		ix.pairs = append(ix.pairs, pairsOf(d.Name, d.Title, d.Description))
 		ix.server = append(ix.server, d.Server)
 		if _, ok := ix.named[d.Server]; !ok && d.Server != "" {
 			ix.named[d.Server] = namings(d.Server)
@@ -242,6 +249,13 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	}
 	n := float64(len(ix.docs))
 	named := ix.namedServers(query)
+	var qpairs []string
+	if ix.p.PhraseBoost > 0 {
+		qw := queryWords(query)
+		for i := 1; i < len(qw); i++ {
+			qpairs = append(qpairs, qw[i-1]+" "+qw[i])
+		}
+	}
 	var hits []Hit
 	for i := range ix.docs {
 		var score float64
@@ -270,6 +284,15 @@ func (ix *Index) Search(query string, limit int) []Hit {
 				}
 			}
 			score *= 1 + ix.p.Coverage*float64(matched)/float64(len(ix.own[i]))
+		}
+		if score > 0 && len(qpairs) > 0 {
+			m := 0
+			for _, pr := range qpairs {
+				if ix.pairs[i][pr] {
+					m++
+				}
+			}
+			score *= 1 + ix.p.PhraseBoost*float64(min(m, 2))
 		}
 		if score > 0 && named[ix.server[i]] {
 			score *= 1 + ix.p.ServerBoost
@@ -444,4 +467,16 @@ func oneEdit(a, b string) bool {
 		return i+1 < la && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:] // swap
 	}
 	return a[i:] == b[i+1:] // insertion
+}
+
+// pairsOf are the adjacent term pairs of texts, each text on its own.
+func pairsOf(texts ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, text := range texts {
+		t := terms(text)
+		for i := 1; i < len(t); i++ {
+			out[t[i-1]+" "+t[i]] = true
+		}
+	}
+	return out
 }

@@ -199,9 +199,10 @@ var synonyms = func() map[string][]string {
 // maxPhrase is the longest phrase (in terms) of synonymGroups.
 const maxPhrase = 3
 
-// queryHints are terms a query implies by its shape: a URL means "url", a
-// file name ("notes.txt") means "file", a channel ("#general") means
-// "channel".
+// queryHints are terms a query implies by its shape: a URL or a domain
+// ("docs.stripe.com") means "url", a file name ("notes.txt") means
+// "file", a channel ("#general") means "channel", an owner/name pair
+// ("facebook/react") means "repository".
 func queryHints(query string) []string {
 	var out []string
 	for _, f := range strings.Fields(query) {
@@ -211,11 +212,50 @@ func queryHints(query string) []string {
 			out = append(out, "url")
 		case strings.HasPrefix(f, "#") && len(f) > 1:
 			out = append(out, "channel")
+		case isOwnerName(f):
+			out = append(out, stem("repository"))
 		default:
 			if i := strings.LastIndexByte(f, '.'); i > 0 && len(f)-i-1 >= 2 && len(f)-i-1 <= 4 && isASCIILetters(strings.ToLower(f[i+1:])) {
-				out = append(out, "file")
+				if tld[strings.ToLower(f[i+1:])] && !strings.Contains(f, "/") {
+					out = append(out, "url")
+				} else {
+					out = append(out, "file")
+				}
 			}
 		}
 	}
 	return out
+}
+
+// tld are the top-level domains common enough that "name.TLD" is a site
+// rather than a file ("example.com", not "notes.txt").
+var tld = map[string]bool{"com": true, "org": true, "net": true, "io": true, "dev": true, "app": true,
+	"co": true, "ai": true, "edu": true, "gov": true, "uk": true, "de": true, "fr": true, "info": true}
+
+// isOwnerName says whether f looks like a repository's OWNER/NAME: two
+// parts of letters, digits, '-', '_' or '.', starting with a letter or
+// digit, at least two characters each, and no file extension.
+func isOwnerName(f string) bool {
+	owner, name, ok := strings.Cut(f, "/")
+	if !ok || strings.Contains(name, "/") || len(owner) < 2 || len(name) < 2 {
+		return false
+	}
+	for _, p := range []string{owner, name} {
+		if !isNameChar(rune(p[0])) || p[0] == '-' || p[0] == '_' || p[0] == '.' {
+			return false
+		}
+		for _, r := range p {
+			if !isNameChar(r) {
+				return false
+			}
+		}
+	}
+	if i := strings.LastIndexByte(name, '.'); i > 0 && !strings.ContainsAny(name[i+1:], "0123456789") {
+		return false // a path to a file: src/main.go
+	}
+	return true
+}
+
+func isNameChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.'
 }
