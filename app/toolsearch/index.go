@@ -136,6 +136,10 @@ type Params struct {
 	// (at most 2) of the query's adjacent word pairs that are adjacent in
 	// the tool's name, title or description ("pull request" "review").
 	PhraseBoost float64
+	// BackOff: a query word no tool has also brings, at PrefixWeight, the
+	// tools' words of four letters or more that begin it and are at most
+	// four letters shorter ("reviewers": "review").
+	BackOff bool
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
@@ -151,6 +155,7 @@ var DefaultParams = Params{
 	ServerBoost:   0,
 	FuzzyWeight:   0.5,
 	PhraseBoost:   0.2,
+	BackOff:       true,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -335,6 +340,13 @@ func (ix *Index) queryTerms(query string) map[string]float64 {
 			}
 			for _, it := range ix.terms {
 				if len(it) > len(t) && strings.HasPrefix(it, t) {
+					if _, ok := q[it]; !ok {
+						q[it] = ix.p.PrefixWeight
+					}
+				}
+				// A word no tool has, with a suffix the stemmer keeps,
+				// meets the tools' shorter word: "reviewer" "review".
+				if ix.p.BackOff && ix.df[t] == 0 && len(it) >= 4 && len(it) < len(t) && len(t)-len(it) <= 4 && strings.HasPrefix(t, it) {
 					if _, ok := q[it]; !ok {
 						q[it] = ix.p.PrefixWeight
 					}

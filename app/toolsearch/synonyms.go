@@ -104,7 +104,8 @@ var synonymGroups = [][]string{
 	{"page", "webpage", "web page", "site"},
 	{"snapshot", "accessibility", "dom", "aria"},
 	{"map", "urls", "discover"},
-	{"research", "investigate", "report", "study", "in depth", "deep dive"},
+	{"research", "investigate", "study", "in depth", "deep dive"},
+	{"report", "create"}, // "report a bug"
 	{"related", "similar", "cite", "citing", "references"},
 	{"paper", "papers", "publication", "journal", "scholarly"},
 	{"example", "examples", "snippet", "sample", "how to", "tutorial", "guide"},
