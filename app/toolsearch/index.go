@@ -25,13 +25,20 @@ type Field int
 
 // The fields, in the order of Weights.
 const (
-	FieldName       Field = iota // the tool's name (as called) and its server's name
+	FieldName       Field = iota // the tool's name (as called, less the server's SERVER__ prefix)
 	FieldTitle                   // title, or annotations.title
 	FieldDesc                    // description
 	FieldParamNames              // the input schema's property names
 	FieldParamDescs              // the input schema's property descriptions
 	FieldSummary                 // the description's first sentence (also in FieldDesc)
 	numFields
+)
+
+// fieldServer is the server's name, a field of its own with the weight
+// Params.ServerWeight (internal: Params.Weights keeps its six fields).
+const (
+	fieldServer = numFields
+	numAll      = numFields + 1
 )
 
 // Param is one parameter of a tool's input schema.
@@ -122,12 +129,6 @@ type Params struct {
 	// own name's words (without the server's) that the query or its
 	// expansion holds: navigate wins over navigate_back for "open a URL".
 	Coverage float64
-	// ServerBoost scales the score of the tools of a server the query
-	// names by 1 + ServerBoost ("with puppeteer, click ...", "my gitlab
-	// project"): every word of the server's name is a word of the query,
-	// or its first word when that is a name rather than a common word
-	// (five letters or more, not in the synonym table: "brave").
-	ServerBoost float64
 	// FuzzyWeight is the weight of the tools' words one edit away from a
 	// query word of five letters or more that no tool has (a typo:
 	// "screnshot"). 0: none.
@@ -140,6 +141,11 @@ type Params struct {
 	// tools' words of four letters or more that begin it and are at most
 	// four letters shorter ("reviewers": "review").
 	BackOff bool
+	// ServerWeight is the weight of the server's name, a field of its own
+	// (b 0.3): lower than the tool's own name, so that a server named by a
+	// common word ("google-maps", "everything") does not draw every
+	// request that uses the word.
+	ServerWeight float64
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
@@ -152,10 +158,10 @@ var DefaultParams = Params{
 	HintWeight:    0.5,
 	PrefixWeight:  0.5,
 	Coverage:      0.25,
-	ServerBoost:   0,
 	FuzzyWeight:   0.5,
 	PhraseBoost:   0.2,
 	BackOff:       true,
+	ServerWeight:  1.5,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -163,15 +169,13 @@ var DefaultParams = Params{
 type Index struct {
 	p      Params
 	docs   []Doc
-	tf     []map[string][numFields]float64 // per doc, per term, per field
-	length [][numFields]float64
-	avg    [numFields]float64
+	tf     []map[string][numAll]float64 // per doc, per term, per field
+	length [][numAll]float64
+	avg    [numAll]float64
 	df     map[string]int
-	terms  []string              // every indexed term, sorted
-	own    [][]string            // per doc, the distinct terms of the tool's own name
-	server []string              // per doc, its server's name
-	named  map[string][][]string // server name -> the term sets that name it in a query
-	pairs  []map[string]bool     // per doc, adjacent term pairs ("a b") of name, title, description
+	terms  []string          // every indexed term, sorted
+	own    [][]string        // per doc, the distinct terms of the tool's own name
+	pairs  []map[string]bool // per doc, adjacent term pairs ("a b") of name, title, description
 }
 
 // Hit is one ranked tool.
@@ -186,11 +190,11 @@ func New(docs []Doc) *Index { return NewWith(docs, DefaultParams) }
 
 // NewWith indexes docs with the given parameters.
 func NewWith(docs []Doc, p Params) *Index {
-	ix := &Index{p: p, docs: docs, df: map[string]int{}, named: map[string][][]string{}}
-	ix.tf = make([]map[string][numFields]float64, len(docs))
-	ix.length = make([][numFields]float64, len(docs))
+	ix := &Index{p: p, docs: docs, df: map[string]int{}}
+	ix.tf = make([]map[string][numAll]float64, len(docs))
+	ix.length = make([][numAll]float64, len(docs))
 	for i, d := range docs {
-		m := map[string][numFields]float64{}
+		m := map[string][numAll]float64{}
 		add := func(f Field, text string) {
 			for _, t := range terms(text) {
 				v := m[t]
@@ -199,10 +203,8 @@ func NewWith(docs []Doc, p Params) *Index {
 				ix.length[i][f]++
 			}
 		}
-		add(FieldName, d.Name)
-		if d.Server != "" && !strings.HasPrefix(d.Name, d.Server) {
-			add(FieldName, d.Server)
-		}
+		add(FieldName, strings.TrimPrefix(d.Name, d.Server+"__"))
+		add(fieldServer, d.Server)
 		add(FieldTitle, d.Title)
 		add(FieldDesc, d.Description)
 		add(FieldSummary, firstSentence(d.Description))
@@ -215,12 +217,8 @@ func NewWith(docs []Doc, p Params) *Index {
 		}
 		ix.own = append(ix.own, ownTerms(d))
 		ix.pairs = append(ix.pairs, pairsOf(d.Name, d.Title, d.Description))
-		ix.server = append(ix.server, d.Server)
-		if _, ok := ix.named[d.Server]; !ok && d.Server != "" {
-			ix.named[d.Server] = namings(d.Server)
-		}
 		ix.tf[i] = m
-		for f := range numFields {
+		for f := range numAll {
 			ix.avg[f] += ix.length[i][f]
 		}
 	}
@@ -228,7 +226,7 @@ func NewWith(docs []Doc, p Params) *Index {
 		ix.terms = append(ix.terms, t)
 	}
 	sort.Strings(ix.terms)
-	for f := range numFields {
+	for f := range numAll {
 		if len(docs) > 0 {
 			ix.avg[f] /= float64(len(docs))
 		}
@@ -253,7 +251,6 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		return nil
 	}
 	n := float64(len(ix.docs))
-	named := ix.namedServers(query)
 	var qpairs []string
 	if ix.p.PhraseBoost > 0 {
 		qw := queryWords(query)
@@ -270,12 +267,16 @@ func (ix *Index) Search(query string, limit int) []Hit {
 				continue
 			}
 			var tf float64
-			for f := range numFields {
+			for f := range numAll {
 				if tfs[f] == 0 {
 					continue
 				}
-				norm := 1 - ix.p.B[f] + ix.p.B[f]*ix.length[i][f]/ix.avg[f]
-				tf += ix.p.Weights[f] * tfs[f] / norm
+				w, b := ix.p.ServerWeight, 0.3
+				if f < numFields {
+					w, b = ix.p.Weights[f], ix.p.B[f]
+				}
+				norm := 1 - b + b*ix.length[i][f]/ix.avg[f]
+				tf += w * tfs[f] / norm
 			}
 			df := float64(ix.df[term])
 			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
@@ -298,9 +299,6 @@ func (ix *Index) Search(query string, limit int) []Hit {
 				}
 			}
 			score *= 1 + ix.p.PhraseBoost*float64(min(m, 2))
-		}
-		if score > 0 && named[ix.server[i]] {
-			score *= 1 + ix.p.ServerBoost
 		}
 		if score > 0 {
 			hits = append(hits, Hit{Name: ix.docs[i].Name, Doc: i, Score: score})
@@ -408,48 +406,6 @@ func ownTerms(d Doc) []string {
 		if !server[t] && !seen[t] {
 			seen[t] = true
 			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// namings are the term sets that name a server in a query: all of its
-// name's terms; and its first term alone when the name has several and
-// that one is a name rather than a common word (five letters or more, no
-// synonyms): "brave" names brave-search, "google" does not name
-// google-maps.
-func namings(server string) [][]string {
-	t := terms(server)
-	if len(t) == 0 {
-		return nil
-	}
-	out := [][]string{t}
-	if len(t) > 1 && len(t[0]) >= 5 && synonyms[t[0]] == nil {
-		out = append(out, t[:1])
-	}
-	return out
-}
-
-// namedServers are the servers the query names (see Params.ServerBoost).
-func (ix *Index) namedServers(query string) map[string]bool {
-	if ix.p.ServerBoost == 0 {
-		return nil
-	}
-	in := map[string]bool{}
-	for _, t := range queryWords(query) {
-		in[t] = true
-	}
-	out := map[string]bool{}
-	for server, sets := range ix.named {
-		for _, set := range sets {
-			all := true
-			for _, t := range set {
-				all = all && in[t]
-			}
-			if all {
-				out[server] = true
-				break
-			}
 		}
 	}
 	return out
