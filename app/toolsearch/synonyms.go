@@ -1,6 +1,9 @@
 package toolsearch
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // synonymGroups are words people use for the same thing when they ask for
 // a tool, written from how requests are phrased in general (not from the
@@ -235,7 +238,8 @@ var tld = map[string]bool{"com": true, "org": true, "net": true, "io": true, "de
 
 // isOwnerName says whether f looks like a repository's OWNER/NAME: two
 // parts of letters, digits, '-', '_' or '.', starting with a letter or
-// digit, at least two characters each, and no file extension.
+// digit, at least two characters each, a letter in the owner, and no
+// file extension.
 func isOwnerName(f string) bool {
 	owner, name, ok := strings.Cut(f, "/")
 	if !ok || strings.Contains(name, "/") || len(owner) < 2 || len(name) < 2 {
@@ -250,6 +254,9 @@ func isOwnerName(f string) bool {
 				return false
 			}
 		}
+	}
+	if !strings.ContainsFunc(owner, unicode.IsLetter) {
+		return false // a date or a fraction: 10/12
 	}
 	if i := strings.LastIndexByte(name, '.'); i > 0 && !strings.ContainsAny(name[i+1:], "0123456789") {
 		return false // a path to a file: src/main.go
