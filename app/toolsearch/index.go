@@ -175,6 +175,7 @@ type Index struct {
 	df     map[string]int
 	terms  []string          // every indexed term, sorted
 	own    [][]string        // per doc, the distinct terms of the tool's own name
+	post   map[string][]int  // term -> the docs that hold it, in order
 	pairs  []map[string]bool // per doc, adjacent term pairs ("a b") of name, title, description
 }
 
@@ -190,7 +191,7 @@ func New(docs []Doc) *Index { return NewWith(docs, DefaultParams) }
 
 // NewWith indexes docs with the given parameters.
 func NewWith(docs []Doc, p Params) *Index {
-	ix := &Index{p: p, docs: docs, df: map[string]int{}}
+	ix := &Index{p: p, docs: docs, df: map[string]int{}, post: map[string][]int{}}
 	ix.tf = make([]map[string][numAll]float64, len(docs))
 	ix.length = make([][numAll]float64, len(docs))
 	for i, d := range docs {
@@ -214,6 +215,7 @@ func NewWith(docs []Doc, p Params) *Index {
 		}
 		for t := range m {
 			ix.df[t]++
+			ix.post[t] = append(ix.post[t], i)
 		}
 		ix.own = append(ix.own, ownTerms(d))
 		ix.pairs = append(ix.pairs, pairsOf(d.Name, d.Title, d.Description))
@@ -258,14 +260,22 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			qpairs = append(qpairs, qw[i-1]+" "+qw[i])
 		}
 	}
-	var hits []Hit
-	for i := range ix.docs {
-		var score float64
-		for term, qw := range q {
-			tfs, ok := ix.tf[i][term]
-			if !ok {
-				continue
-			}
+	// Sum over the query's terms in a fixed order (the same sum for the
+	// same query, ties break alike), over the tools that hold each.
+	qterms := make([]string, 0, len(q))
+	for t := range q {
+		qterms = append(qterms, t)
+	}
+	sort.Strings(qterms)
+	scores := make([]float64, len(ix.docs))
+	for _, term := range qterms {
+		df := float64(ix.df[term])
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, i := range ix.post[term] {
+			tfs := ix.tf[i][term]
 			var tf float64
 			for f := range numAll {
 				if tfs[f] == 0 {
@@ -278,10 +288,11 @@ func (ix *Index) Search(query string, limit int) []Hit {
 				norm := 1 - b + b*ix.length[i][f]/ix.avg[f]
 				tf += w * tfs[f] / norm
 			}
-			df := float64(ix.df[term])
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			score += qw * idf * tf / (ix.p.K1 + tf)
+			scores[i] += q[term] * idf * tf / (ix.p.K1 + tf)
 		}
+	}
+	var hits []Hit
+	for i, score := range scores {
 		if score > 0 && ix.p.Coverage > 0 && len(ix.own[i]) > 0 {
 			matched := 0
 			for _, t := range ix.own[i] {
