@@ -3,10 +3,13 @@
 // call_tool instead of every tool; docs/toolsearch.md).
 //
 // The ranking is BM25F: BM25 over several fields of a tool, each with its
-// weight and its own length normalisation (the exposed name and the
-// server's name, the title, the description, the parameters' names, the
-// parameters' descriptions). Names are split on '_', '-', '.' and
-// camelCase; words are lowercased, stop words dropped, lightly stemmed.
+// weight and its own length normalisation (the tool's name, the server's
+// name, the title, the description, the parameters' names, the
+// parameters' descriptions), with a boost for the words of the tool's
+// name and for adjacent word pairs. Names are split on '_', '-', '.' and
+// camelCase; words are lowercased, stop words dropped, lightly stemmed;
+// the query is expanded with synonyms, prefixes, a stem back-off, typo
+// matches and hints from its shape.
 // It is a small implementation rather than a search library: see
 // docs/toolsearch.md for the sizes measured and the reason.
 package toolsearch

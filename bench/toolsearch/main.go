@@ -1,11 +1,13 @@
 // Command toolsearch prints the figures of the tool-search mode on the
 // corpus of app/toolsearch/testdata (docs/toolsearch.md): recall@1 and
-// recall@5 of the ranking on the tuning and the test halves of the
-// requests, and the tokens an app receives with all tools against search
-// mode at 50, 100 and 200 tools. It prints figures, never pass or fail.
+// recall@5 of the ranking on the sets it was tuned on (the tuning and the
+// test halves of requests.tsv, requests-fresh.tsv) and on the held-out
+// set it was never tuned on (requests-holdout.tsv), and the tokens an app
+// receives with all tools against search mode at 50, 100 and 200 tools.
+// It prints figures, never pass or fail.
 //
-//	go run ./bench/toolsearch            # the figures
-//	go run ./bench/toolsearch -missed    # and the tuning half's misses at 5
+//	go run ./bench/toolsearch                # the figures
+//	go run ./bench/toolsearch -tune -missed  # while tuning: no held-out set; the tuning sets' misses at 5
 package main
 
 import (
