@@ -3,10 +3,13 @@
 // call_tool instead of every tool; docs/toolsearch.md).
 //
 // The ranking is BM25F: BM25 over several fields of a tool, each with its
-// weight and its own length normalisation (the exposed name and the
-// server's name, the title, the description, the parameters' names, the
-// parameters' descriptions). Names are split on '_', '-', '.' and
-// camelCase; words are lowercased, stop words dropped, lightly stemmed.
+// weight and its own length normalisation (the tool's name, the server's
+// name, the title, the description, the parameters' names, the
+// parameters' descriptions), with a boost for the words of the tool's
+// name and for adjacent word pairs. Names are split on '_', '-', '.' and
+// camelCase; words are lowercased, stop words dropped, lightly stemmed;
+// the query is expanded with synonyms, prefixes, a stem back-off, typo
+// matches and hints from its shape.
 // It is a small implementation rather than a search library: see
 // docs/toolsearch.md for the sizes measured and the reason.
 package toolsearch
@@ -25,13 +28,20 @@ type Field int
 
 // The fields, in the order of Weights.
 const (
-	FieldName       Field = iota // the tool's name (as called) and its server's name
+	FieldName       Field = iota // the tool's name (as called, less the server's SERVER__ prefix)
 	FieldTitle                   // title, or annotations.title
 	FieldDesc                    // description
 	FieldParamNames              // the input schema's property names
 	FieldParamDescs              // the input schema's property descriptions
 	FieldSummary                 // the description's first sentence (also in FieldDesc)
 	numFields
+)
+
+// fieldServer is the server's name, a field of its own with the weight
+// Params.ServerWeight (internal: Params.Weights keeps its six fields).
+const (
+	fieldServer = numFields
+	numAll      = numFields + 1
 )
 
 // Param is one parameter of a tool's input schema.
@@ -122,6 +132,23 @@ type Params struct {
 	// own name's words (without the server's) that the query or its
 	// expansion holds: navigate wins over navigate_back for "open a URL".
 	Coverage float64
+	// FuzzyWeight is the weight of the tools' words one edit away from a
+	// query word of five letters or more that no tool has (a typo:
+	// "screnshot"). 0: none.
+	FuzzyWeight float64
+	// PhraseBoost scales a tool's score by 1 + PhraseBoost x the number
+	// (at most 2) of the query's adjacent word pairs that are adjacent in
+	// the tool's name, title or description ("pull request" "review").
+	PhraseBoost float64
+	// BackOff: a query word no tool has also brings, at PrefixWeight, the
+	// tools' words of four letters or more that begin it and are at most
+	// four letters shorter ("reviewers": "review").
+	BackOff bool
+	// ServerWeight is the weight of the server's name, a field of its own
+	// (b 0.3): lower than the tool's own name, so that a server named by a
+	// common word ("google-maps", "everything") does not draw every
+	// request that uses the word.
+	ServerWeight float64
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
@@ -134,6 +161,10 @@ var DefaultParams = Params{
 	HintWeight:    0.5,
 	PrefixWeight:  0.5,
 	Coverage:      0.25,
+	FuzzyWeight:   0.5,
+	PhraseBoost:   0.2,
+	BackOff:       true,
+	ServerWeight:  1.5,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -141,12 +172,14 @@ var DefaultParams = Params{
 type Index struct {
 	p      Params
 	docs   []Doc
-	tf     []map[string][numFields]float64 // per doc, per term, per field
-	length [][numFields]float64
-	avg    [numFields]float64
+	tf     []map[string][numAll]float64 // per doc, per term, per field
+	length [][numAll]float64
+	avg    [numAll]float64
 	df     map[string]int
-	terms  []string   // every indexed term, sorted
-	own    [][]string // per doc, the distinct terms of the tool's own name
+	terms  []string          // every indexed term, sorted
+	own    [][]string        // per doc, the distinct terms of the tool's own name
+	post   map[string][]int  // term -> the docs that hold it, in order
+	pairs  []map[string]bool // per doc, adjacent term pairs ("a b") of name, title, description
 }
 
 // Hit is one ranked tool.
@@ -161,11 +194,11 @@ func New(docs []Doc) *Index { return NewWith(docs, DefaultParams) }
 
 // NewWith indexes docs with the given parameters.
 func NewWith(docs []Doc, p Params) *Index {
-	ix := &Index{p: p, docs: docs, df: map[string]int{}}
-	ix.tf = make([]map[string][numFields]float64, len(docs))
-	ix.length = make([][numFields]float64, len(docs))
+	ix := &Index{p: p, docs: docs, df: map[string]int{}, post: map[string][]int{}}
+	ix.tf = make([]map[string][numAll]float64, len(docs))
+	ix.length = make([][numAll]float64, len(docs))
 	for i, d := range docs {
-		m := map[string][numFields]float64{}
+		m := map[string][numAll]float64{}
 		add := func(f Field, text string) {
 			for _, t := range terms(text) {
 				v := m[t]
@@ -174,10 +207,8 @@ func NewWith(docs []Doc, p Params) *Index {
 				ix.length[i][f]++
 			}
 		}
-		add(FieldName, d.Name)
-		if d.Server != "" && !strings.HasPrefix(d.Name, d.Server) {
-			add(FieldName, d.Server)
-		}
+		add(FieldName, strings.TrimPrefix(d.Name, d.Server+"__"))
+		add(fieldServer, d.Server)
 		add(FieldTitle, d.Title)
 		add(FieldDesc, d.Description)
 		add(FieldSummary, firstSentence(d.Description))
@@ -187,10 +218,12 @@ func NewWith(docs []Doc, p Params) *Index {
 		}
 		for t := range m {
 			ix.df[t]++
+			ix.post[t] = append(ix.post[t], i)
 		}
 		ix.own = append(ix.own, ownTerms(d))
+		ix.pairs = append(ix.pairs, pairsOf(d.Name, d.Title, d.Description))
 		ix.tf[i] = m
-		for f := range numFields {
+		for f := range numAll {
 			ix.avg[f] += ix.length[i][f]
 		}
 	}
@@ -198,7 +231,7 @@ func NewWith(docs []Doc, p Params) *Index {
 		ix.terms = append(ix.terms, t)
 	}
 	sort.Strings(ix.terms)
-	for f := range numFields {
+	for f := range numAll {
 		if len(docs) > 0 {
 			ix.avg[f] /= float64(len(docs))
 		}
@@ -223,26 +256,46 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		return nil
 	}
 	n := float64(len(ix.docs))
-	var hits []Hit
-	for i := range ix.docs {
-		var score float64
-		for term, qw := range q {
-			tfs, ok := ix.tf[i][term]
-			if !ok {
-				continue
-			}
+	var qpairs []string
+	if ix.p.PhraseBoost > 0 {
+		qw := queryWords(query)
+		for i := 1; i < len(qw); i++ {
+			qpairs = append(qpairs, qw[i-1]+" "+qw[i])
+		}
+	}
+	// Sum over the query's terms in a fixed order (the same sum for the
+	// same query, ties break alike), over the tools that hold each.
+	qterms := make([]string, 0, len(q))
+	for t := range q {
+		qterms = append(qterms, t)
+	}
+	sort.Strings(qterms)
+	scores := make([]float64, len(ix.docs))
+	for _, term := range qterms {
+		df := float64(ix.df[term])
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, i := range ix.post[term] {
+			tfs := ix.tf[i][term]
 			var tf float64
-			for f := range numFields {
+			for f := range numAll {
 				if tfs[f] == 0 {
 					continue
 				}
-				norm := 1 - ix.p.B[f] + ix.p.B[f]*ix.length[i][f]/ix.avg[f]
-				tf += ix.p.Weights[f] * tfs[f] / norm
+				w, b := ix.p.ServerWeight, 0.3
+				if f < numFields {
+					w, b = ix.p.Weights[f], ix.p.B[f]
+				}
+				norm := 1 - b + b*ix.length[i][f]/ix.avg[f]
+				tf += w * tfs[f] / norm
 			}
-			df := float64(ix.df[term])
-			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-			score += qw * idf * tf / (ix.p.K1 + tf)
+			scores[i] += q[term] * idf * tf / (ix.p.K1 + tf)
 		}
+	}
+	var hits []Hit
+	for i, score := range scores {
 		if score > 0 && ix.p.Coverage > 0 && len(ix.own[i]) > 0 {
 			matched := 0
 			for _, t := range ix.own[i] {
@@ -251,6 +304,15 @@ func (ix *Index) Search(query string, limit int) []Hit {
 				}
 			}
 			score *= 1 + ix.p.Coverage*float64(matched)/float64(len(ix.own[i]))
+		}
+		if score > 0 && len(qpairs) > 0 {
+			m := 0
+			for _, pr := range qpairs {
+				if ix.pairs[i][pr] {
+					m++
+				}
+			}
+			score *= 1 + ix.p.PhraseBoost*float64(min(m, 2))
 		}
 		if score > 0 {
 			hits = append(hits, Hit{Name: ix.docs[i].Name, Doc: i, Score: score})
@@ -267,9 +329,21 @@ func (ix *Index) Search(query string, limit int) []Hit {
 // word of the query, SynonymWeight for a related word it brings.
 func (ix *Index) queryTerms(query string) map[string]float64 {
 	q := map[string]float64{}
-	qt := terms(query)
+	qt := queryWords(query)
 	for _, t := range qt {
 		q[t] = 1
+	}
+	if ix.p.FuzzyWeight > 0 {
+		for _, t := range qt {
+			if len(t) < 5 || ix.df[t] > 0 || synonyms[t] != nil {
+				continue
+			}
+			for _, it := range ix.terms {
+				if _, ok := q[it]; !ok && oneEdit(t, it) {
+					q[it] = ix.p.FuzzyWeight
+				}
+			}
+		}
 	}
 	if ix.p.PrefixWeight > 0 {
 		for _, t := range qt {
@@ -278,6 +352,13 @@ func (ix *Index) queryTerms(query string) map[string]float64 {
 			}
 			for _, it := range ix.terms {
 				if len(it) > len(t) && strings.HasPrefix(it, t) {
+					if _, ok := q[it]; !ok {
+						q[it] = ix.p.PrefixWeight
+					}
+				}
+				// A word no tool has, with a suffix the stemmer keeps,
+				// meets the tools' shorter word: "reviewer" "review".
+				if ix.p.BackOff && ix.df[t] == 0 && len(it) >= 4 && len(it) < len(t) && len(t)-len(it) <= 4 && strings.HasPrefix(t, it) {
 					if _, ok := q[it]; !ok {
 						q[it] = ix.p.PrefixWeight
 					}
@@ -339,6 +420,44 @@ func ownTerms(d Doc) []string {
 		if !server[t] && !seen[t] {
 			seen[t] = true
 			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// oneEdit says whether a and b (ASCII, a != b) are one insertion,
+// deletion, substitution or swap of neighbours apart.
+func oneEdit(a, b string) bool {
+	if a == b {
+		return false
+	}
+	la, lb := len(a), len(b)
+	if la > lb {
+		a, b, la, lb = b, a, lb, la
+	}
+	if lb-la > 1 {
+		return false
+	}
+	i := 0
+	for i < la && a[i] == b[i] {
+		i++
+	}
+	if la == lb {
+		if a[i+1:] == b[i+1:] {
+			return true // substitution
+		}
+		return i+1 < la && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:] // swap
+	}
+	return a[i:] == b[i+1:] // insertion
+}
+
+// pairsOf are the adjacent term pairs of texts, each text on its own.
+func pairsOf(texts ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, text := range texts {
+		t := terms(text)
+		for i := 1; i < len(t); i++ {
+			out[t[i-1]+" "+t[i]] = true
 		}
 	}
 	return out

@@ -22,6 +22,31 @@ func terms(text string) []string {
 	return out
 }
 
+// queryWords are the terms of a request: terms, less the words that
+// carry no request of their own ("tell me everything about...",
+// "give me something"). Tools keep these words: a server may be called
+// "everything".
+func queryWords(query string) []string {
+	var out []string
+	for _, t := range terms(query) {
+		if !queryStop[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// queryStop are words of requests that name no action nor thing, stemmed.
+var queryStop = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`everything anything something nothing thing things stuff tell give
+		know hey thanks thank okay ok kindly quickly really actually maybe
+		currently`) {
+		m[stem(w)] = true
+	}
+	return m
+}()
+
 // words splits on non-alphanumerics and camelCase boundaries: "HTTPServer"
 // is HTTP and Server, "readFile2" is read and File2.
 func words(text string) []string {

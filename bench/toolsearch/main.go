@@ -1,11 +1,13 @@
 // Command toolsearch prints the figures of the tool-search mode on the
 // corpus of app/toolsearch/testdata (docs/toolsearch.md): recall@1 and
-// recall@5 of the ranking on the tuning and the test halves of the
-// requests, and the tokens an app receives with all tools against search
-// mode at 50, 100 and 200 tools. It prints figures, never pass or fail.
+// recall@5 of the ranking on the sets it was tuned on (the tuning and the
+// test halves of requests.tsv, requests-fresh.tsv) and on the held-out
+// set it was never tuned on (requests-holdout.tsv), and the tokens an app
+// receives with all tools against search mode at 50, 100 and 200 tools.
+// It prints figures, never pass or fail.
 //
-//	go run ./bench/toolsearch            # the figures
-//	go run ./bench/toolsearch -missed    # and the tuning half's misses at 5
+//	go run ./bench/toolsearch                # the figures
+//	go run ./bench/toolsearch -tune -missed  # while tuning: no held-out set; the tuning sets' misses at 5
 package main
 
 import (
@@ -19,7 +21,8 @@ import (
 
 func main() {
 	dir := flag.String("data", "app/toolsearch/testdata", "the corpus directory")
-	missed := flag.Bool("missed", false, "list the tuning half's requests without a hit in the top 5")
+	missed := flag.Bool("missed", false, "list the misses of the tuning sets (tuning, test, fresh; never the held-out set)")
+	tune := flag.Bool("tune", false, "while tuning: leave the held-out set out (neither measured nor printed)")
 	missedK := flag.Int("k", 5, "with -missed: list the misses at this k (1 or 5)")
 	doGrid := flag.Bool("grid", false, "search the ranking parameters on the tuning half")
 	flag.Parse()
@@ -38,6 +41,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	holdout, err := corpus.LoadRequests(*dir + "/requests-holdout.tsv")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	tools := corpus.Tools(servers)
 	if *doGrid {
 		grid(tools, reqs)
@@ -45,16 +53,20 @@ func main() {
 	}
 	ix := toolsearch.New(corpus.Docs(tools))
 	fmt.Printf("corpus: %d servers, %d tools, %d requests\n\n", len(servers), len(tools), len(reqs))
-	fmt.Printf("%-8s %5s %9s %9s\n", "half", "n", "recall@1", "recall@5")
+	fmt.Printf("%-8s %5s %9s %9s\n", "set", "n", "recall@1", "recall@5")
 	for _, h := range []struct {
 		name string
 		reqs []corpus.Request
-	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}} {
+	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}, {"held-out", holdout}} {
+		if h.name == "held-out" && *tune {
+			continue
+		}
 		r := corpus.Measure(ix, tools, h.reqs, 1, 5)
 		fmt.Printf("%-8s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
-		if *missed && h.name == "tuning" {
+		if *missed && (h.name == "tuning" || h.name == "test" || h.name == "fresh") {
+			name := h.name
 			defer func() {
-				fmt.Printf("\ntuning-half misses at %d:\n", *missedK)
+				fmt.Printf("\n%s misses at %d:\n", name, *missedK)
 				for _, q := range r.Missed[*missedK] {
 					fmt.Printf("  %q want %v got", q.Text, q.Labels)
 					for _, hit := range ix.Search(q.Text, 5) {

@@ -37,6 +37,15 @@ func loadFresh(t *testing.T) []corpus.Request {
 	return fresh
 }
 
+func loadHoldout(t *testing.T) []corpus.Request {
+	t.Helper()
+	h, err := corpus.LoadRequests(filepath.Join(data, "requests-holdout.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestCorpusLoadsAndLabelsNameRealTools(t *testing.T) {
 	servers, tools, reqs := load(t)
 	if len(servers) < 10 {
@@ -66,8 +75,25 @@ func TestCorpusLoadsAndLabelsNameRealTools(t *testing.T) {
 	if len(fresh) < 40 {
 		t.Errorf("%d fresh requests, want 40", len(fresh))
 	}
-	for i, r := range append(reqs, fresh...) {
-		if i >= len(reqs) {
+	holdout := loadHoldout(t)
+	if len(holdout) < 100 {
+		t.Errorf("%d held-out requests, want at least 100", len(holdout))
+	}
+	heldServers := map[string]bool{}
+	for _, r := range holdout {
+		for _, l := range r.Labels {
+			heldServers[strings.SplitN(l, "/", 2)[0]] = true
+		}
+	}
+	if len(heldServers) != len(servers) {
+		t.Errorf("the held-out requests cover %d servers of %d", len(heldServers), len(servers))
+	}
+	all := append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...)
+	for i, r := range all {
+		switch {
+		case i >= len(reqs)+len(fresh):
+			r.Line += 200000 // held-out lines: apart from the others in messages
+		case i >= len(reqs):
 			r.Line += 100000 // fresh lines: apart from requests.tsv's in messages
 		}
 		if len(r.Labels) == 0 {
@@ -120,11 +146,14 @@ func TestRecallFloors(t *testing.T) {
 		reqs     []corpus.Request
 		at1, at5 float64
 	}{
-		{"tuning", corpus.Half(reqs, true), 0.55, 0.90},
-		{"test", corpus.Half(reqs, false), 0.50, 0.85},
-		// Written after the ranking was frozen, measured once (0.475,
-		// 0.825): a regression floor set below that.
-		{"fresh", loadFresh(t), 0.40, 0.75},
+		// The three sets the ranking was tuned on (since 2026-12-02 all
+		// three; measured 0.648/0.955, 0.644/0.954, 0.550/0.875).
+		{"tuning", corpus.Half(reqs, true), 0.60, 0.93},
+		{"test", corpus.Half(reqs, false), 0.60, 0.93},
+		{"fresh", loadFresh(t), 0.50, 0.85},
+		// Never tuned on (measured 0.489, 0.808): a regression floor set
+		// below that, not a target.
+		{"held-out", loadHoldout(t), 0.45, 0.78},
 	} {
 		r := corpus.Measure(ix, tools, c.reqs, 1, 5)
 		t.Logf("%s half: %d requests, recall@1 %.3f, recall@5 %.3f", c.half, r.N, r.At[1], r.At[5])
