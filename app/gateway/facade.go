@@ -125,7 +125,9 @@ func (f *facade) sync() {
 	byServer := func(_ string, e *entry) bool { return f.filter.SeesServer(e.server) }
 
 	mirror(f, "tool", f.tools, v.tools, func(e *entry) *mcp.Tool { return e.tool },
-		func(name string, e *entry) bool { return f.filter.SeesTool(e.server, e.name, name) && f.listsTool(name) },
+		func(name string, e *entry) bool {
+			return f.filter.SeesTool(e.server, e.name, name) && f.listsTool(name)
+		},
 		f.srv.RemoveTools,
 		func(_ string, e *entry) { f.srv.AddTool(e.tool, f.toolHandler) })
 
