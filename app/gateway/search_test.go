@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/toolsearch/corpus"
 	"github.com/switchboard-mcp/switchboard/app/trust"
 )
 
@@ -165,5 +167,35 @@ func TestSearchIndexShared(t *testing.T) {
 	h.notify()
 	if ic := h.g.searchIndex(h.g.current(), f); ic == ia || ic.ix.Len() != 3 {
 		t.Errorf("a changed list kept the index (%d tools)", ic.ix.Len())
+	}
+}
+
+// BenchmarkSearchIndex208 is the gateway's build of a search index over
+// the corpus' 208 tools (app/toolsearch/testdata): the visible tools of a
+// view, sorted, their documents and the index; no view reuses another's.
+func BenchmarkSearchIndex208(b *testing.B) {
+	servers, err := corpus.LoadServers("../toolsearch/testdata/servers")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ss []Server
+	for _, s := range servers {
+		ss = append(ss, Server{Name: s.Server, State: stateRunning, Cached: true, Tools: s.Tools, StartTimeout: time.Second})
+	}
+	g := New(Options{Backend: newFake(ss...), Version: "bench"})
+	defer g.Close()
+	v := g.current()
+	if n := len(v.tools); n != 208 {
+		b.Fatalf("%d tools in the view, want 208", n)
+	}
+	f := Filter{ToolMode: "search"}
+	for b.Loop() {
+		g.search.mu.Lock()
+		g.search.last = nil
+		g.search.mu.Unlock()
+		v.search.Clear()
+		if si := g.searchIndex(v, f); si.ix.Len() != 208 {
+			b.Fatal(si.ix.Len())
+		}
 	}
 }
