@@ -173,9 +173,16 @@ type searchCache struct {
 // maxSearchKeys bounds the filters whose last index is kept.
 const maxSearchKeys = 64
 
-// filterKey tells apart the filters that see different tools.
+// filterKey tells apart the filters that may see different tools: every
+// field of the filter but its mode (so that a field added to Filter is
+// part of the key without a change here).
 func filterKey(f Filter) string {
-	return strings.Join(f.Servers, ",") + "\x00" + strings.Join(f.Tools, "\x00")
+	f.ToolMode = ""
+	b, err := json.Marshal(f)
+	if err != nil { // strings and slices of strings: never
+		return fmt.Sprintf("%#v", f)
+	}
+	return string(b)
 }
 
 // searchIndex returns the index of the tools filter sees in v.

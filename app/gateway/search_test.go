@@ -156,6 +156,9 @@ func TestSearchIndexShared(t *testing.T) {
 	if ia != ib || ia.ix.Len() != 2 {
 		t.Fatalf("two clients, one filter: indexes %p %p of %d tools", ia, ib, ia.ix.Len())
 	}
+	if ir := h.g.searchIndex(v, Filter{Tools: []string{"alpha__read_*"}, ToolMode: "search"}); ir == ia || !slices.Equal(ir.names, []string{"alpha__read_file"}) {
+		t.Errorf("a narrower filter's index has %v", ir.names)
+	}
 	h.fake.update("alpha", func(s *Server) { s.LastError = "a change of state, not of tools" })
 	h.notify()
 	if v2 := h.g.current(); v2 == v || h.g.searchIndex(v2, f) != ia {
