@@ -189,12 +189,12 @@ The app's file is backed up (FILE.switchboard-backup-TIME) and written atomicall
 `
 
 const bridgeHelp = `The gateway serves every server's tools as SERVER__TOOL; --servers and
---tools narrow what the app sees. --tool-mode search lists two tools instead,
-find_tools and call_tool, through which the app finds and calls the others
-(far fewer tokens in the model's context). switchboard-bridge (installed next to
-switchboard) is the same bridge as a small program that starts in a
-millisecond: 'switchboard clients connect' names it in the apps' configs
-when it is there.
+--tools narrow what the app sees. --tool-mode search lists two tools
+instead, find_tools and call_tool, through which the app finds and calls
+the others (far fewer tokens in the model's context). switchboard-bridge
+(installed next to switchboard) is the same bridge as a small program that
+starts in a millisecond: 'switchboard clients connect' names it in the
+apps' configs when it is there.
 `
 
 func (e *env) version(*argv) error {
