@@ -17,6 +17,7 @@ func TestParseArgs(t *testing.T) {
 		help    bool
 		version bool
 		config  string
+		mode    string
 		err     string
 	}{
 		{args: nil},
@@ -27,6 +28,9 @@ func TestParseArgs(t *testing.T) {
 		{args: []string{"bridge", "--help"}, help: true},
 		{args: []string{"--version"}, version: true},
 		{args: []string{"--json"}},
+		{args: []string{"bridge", "--tool-mode", "search"}, mode: "search"},
+		{args: []string{"--tool-mode=all", "--servers", "a"}, servers: []string{"a"}, mode: "all"},
+		{args: []string{"--tool-mode"}, err: "flag --tool-mode needs a value"},
 		{args: []string{"--config", "/x.json"}, config: "/x.json"},
 		{args: []string{"bridge", "bridge"}, err: `unexpected "bridge"`},
 		{args: []string{"--servers", "a", "extra", "more"}, err: `unexpected "extra more"`},
@@ -45,7 +49,7 @@ func TestParseArgs(t *testing.T) {
 			t.Errorf("%q: %v", c.args, err)
 			continue
 		}
-		if !slices.Equal(a.Filter.Servers, c.servers) || !slices.Equal(a.Filter.Tools, c.tools) || a.Help != c.help || a.Version != c.version || a.Config != c.config {
+		if !slices.Equal(a.Filter.Servers, c.servers) || !slices.Equal(a.Filter.Tools, c.tools) || a.Help != c.help || a.Version != c.version || a.Config != c.config || a.Filter.ToolMode != c.mode {
 			t.Errorf("%q: %+v", c.args, a)
 		}
 	}
@@ -72,6 +76,18 @@ func TestFilter(t *testing.T) {
 	}
 	if err := (Filter{Tools: []string{"["}}).Check(); err == nil || !strings.Contains(err.Error(), "malformed") {
 		t.Errorf("a malformed pattern: %v", err)
+	}
+	for _, mode := range []string{"", "all", "search"} {
+		if err := (Filter{ToolMode: mode}).Check(); err != nil {
+			t.Errorf("tool mode %q: %v", mode, err)
+		}
+	}
+	err := (Filter{ToolMode: "serach"}).Check()
+	if err == nil || !strings.Contains(err.Error(), `"serach"`) || !strings.Contains(err.Error(), `"all"`) || !strings.Contains(err.Error(), `"search"`) {
+		t.Errorf("an unknown tool mode: %v", err)
+	}
+	if !(Filter{ToolMode: "search"}).Search() || (Filter{ToolMode: "all"}).Search() || (Filter{}).Search() {
+		t.Error("Search() does not tell the search mode")
 	}
 }
 

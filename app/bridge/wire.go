@@ -93,10 +93,28 @@ type Filter struct {
 	// names (SERVER__TOOL); a tool is seen if one matches. A shortened
 	// name also matches through its full SERVER__TOOL form.
 	Tools []string `json:"tools,omitempty"`
+	// ToolMode: "" or "all" = every tool, "search" = the meta-tools (find_tools, call_tool).
+	ToolMode string `json:"toolMode,omitempty"`
 }
 
-// Check reports the first malformed pattern.
+// The tool modes of a [Filter] (docs/toolsearch.md).
+const (
+	ToolModeAll    = "all"    // every tool the client sees is listed (also "")
+	ToolModeSearch = "search" // find_tools and call_tool are listed instead
+)
+
+// ToolModes are the values of --tool-mode.
+var ToolModes = []string{ToolModeAll, ToolModeSearch}
+
+// Search reports whether the client sees the tools through find_tools
+// and call_tool.
+func (f Filter) Search() bool { return f.ToolMode == ToolModeSearch }
+
+// Check reports the first malformed pattern, or an unknown tool mode.
 func (f Filter) Check() error {
+	if f.ToolMode != "" && !slices.Contains(ToolModes, f.ToolMode) {
+		return fmt.Errorf("tool mode %q is unknown: it is %q (every tool, the default) or %q (find_tools and call_tool instead)", f.ToolMode, ToolModeAll, ToolModeSearch)
+	}
 	for _, p := range f.Tools {
 		if _, err := path.Match(p, ""); err != nil {
 			return fmt.Errorf("tool pattern %q is malformed (%v): patterns are those of path.Match, e.g. 'github__*' or '*__read_*'", p, err)

@@ -148,6 +148,7 @@ user's and every project's; without either they are listed, not moved.
 			flags: []flagDef{
 				{name: "servers", kind: stringFlag, arg: "a,b", help: "only these servers' tools"},
 				{name: "tools", kind: multiFlag, arg: "GLOB", help: "only the tools whose SERVER__TOOL name matches (path.Match)"},
+				{name: "tool-mode", kind: stringFlag, arg: "all|search", help: "search: list find_tools and call_tool instead of every tool"},
 			}, run: (*env).bridge},
 		{name: "gateway", group: "AI apps", summary: "the gateway's HTTP endpoint",
 			help: "The gateway serves every server's tools as SERVER__TOOL to the apps'\nbridges ('switchboard bridge --help'), and to an optional HTTP endpoint.\n"},
@@ -188,10 +189,12 @@ The app's file is backed up (FILE.switchboard-backup-TIME) and written atomicall
 `
 
 const bridgeHelp = `The gateway serves every server's tools as SERVER__TOOL; --servers and
---tools narrow what the app sees. switchboard-bridge (installed next to
-switchboard) is the same bridge as a small program that starts in a
-millisecond: 'switchboard clients connect' names it in the apps' configs
-when it is there.
+--tools narrow what the app sees. --tool-mode search lists two tools
+instead, find_tools and call_tool, through which the app finds and calls
+the others (far fewer tokens in the model's context). switchboard-bridge
+(installed next to switchboard) is the same bridge as a small program that
+starts in a millisecond: 'switchboard clients connect' names it in the
+apps' configs when it is there.
 `
 
 func (e *env) version(*argv) error {

@@ -125,6 +125,7 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	closeFDs(inline) // not taken: a client that sent descriptors unasked
 	var c *sockConn
 	f := g.newFacade(filter)
+	f.addsFound = true // a facade of its own
 	f.conn, f.connID = fmt.Sprintf("socket pid %d", pid), g.connSeq.Add(1)
 	if helloSeen {
 		f.conn = fmt.Sprintf("bridge pid %d", pid)
@@ -163,7 +164,7 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	g.notifyClients()
 	g.mu.Unlock()
 	f.sync() // a view built since newFacade
-	g.log.Info("gateway client connected", "client", client, "servers", filter.Servers, "tools", filter.Tools)
+	g.log.Info("gateway client connected", "client", client, "servers", filter.Servers, "tools", filter.Tools, "toolMode", filter.ToolMode)
 	defer func() {
 		g.mu.Lock()
 		delete(g.facades, f)

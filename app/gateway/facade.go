@@ -37,6 +37,13 @@ type facade struct {
 	prompts   map[string]*mcp.Prompt
 	resources map[string]*mcp.Resource
 	templates map[string]*mcp.ResourceTemplate
+	// found are the tools that find_tools found, oldest first, at most
+	// maxFound (search mode, addsFound): the client's tools/list holds
+	// them beside the meta-tools.
+	found []string
+	// addsFound: the facade serves one connection (a socket client), so
+	// that what find_tools found may be added to its tools/list.
+	addsFound bool
 
 	listedMu sync.Mutex
 	listed   map[mcp.Session]bool // sessions whose first list has waited
@@ -98,6 +105,9 @@ func (g *Gateway) newFacade(filter Filter) *facade {
 		CompletionHandler: f.complete,
 	})
 	f.srv.AddReceivingMiddleware(f.middleware)
+	if filter.Search() {
+		f.addMetaTools()
+	}
 	f.sync()
 	return f
 }
@@ -109,10 +119,15 @@ func (f *facade) sync() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.g.current()
+	if f.filter.Search() {
+		f.g.searchIndex(v, f.filter) // built now, not on the first find_tools
+	}
 	byServer := func(_ string, e *entry) bool { return f.filter.SeesServer(e.server) }
 
 	mirror(f, "tool", f.tools, v.tools, func(e *entry) *mcp.Tool { return e.tool },
-		func(name string, e *entry) bool { return f.filter.SeesTool(e.server, e.name, name) },
+		func(name string, e *entry) bool {
+			return f.filter.SeesTool(e.server, e.name, name) && f.listsTool(name)
+		},
 		f.srv.RemoveTools,
 		func(_ string, e *entry) { f.srv.AddTool(e.tool, f.toolHandler) })
 
@@ -242,6 +257,19 @@ func (f *facade) sdkCall(ctx context.Context, r *mcp.CallToolRequest) (mcp.Resul
 // error is a *jsonrpc.Error (an unknown tool, or the server's own error
 // answer) or the context's.
 func (f *facade) call(ctx context.Context, caller relay.Caller, exposed string, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (mcp.Result, error) {
+	switch kind, target, targetArgs, bad := f.metaCall(exposed, args); kind {
+	case metaFind:
+		res, err := f.findTools(ctx, args)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	case metaCall:
+		if bad != nil {
+			return bad, nil
+		}
+		exposed, args = target, targetArgs
+	}
 	t0 := time.Now()
 	defer func() {
 		// As the lean path's timing: a long call is never silent.
@@ -254,7 +282,7 @@ func (f *facade) call(ctx context.Context, caller relay.Caller, exposed string, 
 		return toolError(down.text()), nil
 	}
 	if e == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", exposed)}
+		return nil, unknownTool(exposed)
 	}
 	if rb, ok := f.g.backend.(RawBackend); ok && !f.g.opts.SDKOnly {
 		return f.callRaw(ctx, rb, caller, e, args, meta, deliver)

@@ -82,6 +82,8 @@ type Gateway struct {
 
 	connSeq atomic.Uint64 // numbers the connections (relay.Caller.ID)
 
+	search searchCache // search mode's indexes (search.go)
+
 	kick chan struct{} // capacity 1: rebuild the view
 	stop chan struct{}
 	done chan struct{} // the rebuild loop ended

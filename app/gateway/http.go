@@ -84,7 +84,8 @@ var (
 
 // httpEndpoint is the Streamable HTTP endpoint: one listener on
 // 127.0.0.1, one shared facade (no per-client filter), and the checks in
-// front of the go-sdk's handler.
+// front of the go-sdk's handler. A session begun at HTTPPath?toolMode=search
+// gets a second shared facade, in search mode (made on first use).
 type httpEndpoint struct {
 	g    *Gateway
 	port int
@@ -93,8 +94,33 @@ type httpEndpoint struct {
 	f    *facade
 	mcp  http.Handler
 
-	mu    sync.Mutex
-	token []byte // read from the keyring when the endpoint starts and on ReloadHTTPToken; never on a request
+	mu     sync.Mutex
+	token  []byte  // read from the keyring when the endpoint starts and on ReloadHTTPToken; never on a request
+	search *facade // the search-mode facade, once a session asked for it
+	closed bool
+}
+
+// facadeFor is the facade of a session that request r begins: the search
+// mode's for HTTPPath?toolMode=search (ServeHTTP refused other modes).
+func (e *httpEndpoint) facadeFor(r *http.Request) *facade {
+	if r.URL.Query().Get("toolMode") != ToolModeSearch {
+		return e.f
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.search == nil && !e.closed {
+		f := e.g.newFacade(Filter{ToolMode: ToolModeSearch})
+		f.conn = "http"
+		e.g.mu.Lock()
+		e.g.facades[f] = struct{}{}
+		e.g.mu.Unlock()
+		f.sync() // a view built since newFacade
+		e.search = f
+	}
+	if e.search == nil {
+		return e.f
+	}
+	return e.search
 }
 
 // SetHTTP turns the HTTP endpoint on at 127.0.0.1:port, or off with port
@@ -133,7 +159,7 @@ func (g *Gateway) SetHTTP(port int) error {
 	e := &httpEndpoint{g: g, port: port, ln: ln, token: []byte(token)}
 	e.f = g.newFacade(Filter{})
 	e.f.conn = "http"
-	e.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return e.f.srv },
+	e.mcp = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server { return e.facadeFor(r).srv },
 		&mcp.StreamableHTTPOptions{Logger: g.sdkLog, SessionTimeout: time.Hour})
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, e)
@@ -177,6 +203,13 @@ func (e *httpEndpoint) close() {
 	// whose Serve goroutine has not run yet would stay bound until it does.
 	_ = e.ln.Close()
 	e.g.dropFacade(e.f)
+	e.mu.Lock()
+	e.closed = true
+	search := e.search
+	e.mu.Unlock()
+	if search != nil {
+		e.g.dropFacade(search)
+	}
 }
 
 // ReloadHTTPToken reads the HTTP endpoint's token from the keyring again
@@ -222,6 +255,10 @@ func (e *httpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !e.authorized(r.Header.Get("Authorization")) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 		refuse(http.StatusUnauthorized, "unauthorized: send 'Authorization: Bearer TOKEN' with the token that 'switchboard gateway token' prints")
+		return
+	}
+	if err := (Filter{ToolMode: r.URL.Query().Get("toolMode")}).Check(); err != nil {
+		refuse(http.StatusBadRequest, "bad request: "+err.Error()+" (in the URL: "+HTTPPath+"?toolMode=search)")
 		return
 	}
 	// Admitted: the answer may be a long SSE stream, so no write

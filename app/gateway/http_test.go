@@ -416,3 +416,57 @@ func TestHTTPConnectionCap(t *testing.T) {
 		t.Errorf("%d connections accepted at once, the cap is 8", n)
 	}
 }
+
+// TestHTTPSearchMode: a session begun at /mcp?toolMode=search lists
+// find_tools and call_tool, finds and calls through them; the tools it
+// found are not added to the list (the facade is shared by every search
+// session of the endpoint); the endpoint's other sessions list every
+// tool; an unknown mode is refused.
+func TestHTTPSearchMode(t *testing.T) {
+	_, store, addr := httpGateway(t)
+	token, err := Token(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: bearer{token, http.DefaultTransport}}
+	connect := func(query string) *mcp.ClientSession {
+		t.Helper()
+		c := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + HTTPPath + query, HTTPClient: hc, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatalf("connect %s: %v", query, err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	cs := connect("?toolMode=search")
+	if got := toolNames(t, cs); !slices.Equal(got, []string{"call_tool", "find_tools"}) {
+		t.Fatalf("search mode over HTTP lists %v", got)
+	}
+	if got := find(t, cs, "echo"); !slices.Equal(got, []string{"alpha__echo"}) {
+		t.Errorf("find_tools over HTTP: %v", got)
+	}
+	if got := outcome(cs, "call_tool", map[string]any{"name": "alpha__echo", "arguments": map[string]any{"a": 1}}); got != `result: alpha/echo {"a":1}` {
+		t.Errorf("call_tool over HTTP: %s", got)
+	}
+	if got := toolNames(t, cs); !slices.Equal(got, []string{"call_tool", "find_tools"}) {
+		t.Errorf("after find_tools, search mode over HTTP lists %v", got)
+	}
+	if got := toolNames(t, connect("")); !slices.Equal(got, []string{"alpha__echo"}) {
+		t.Errorf("the normal mode over HTTP lists %v", got)
+	}
+	req, _ := http.NewRequest("POST", "http://"+addr+HTTPPath+"?toolMode=lazy", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"lazy"`) {
+		t.Errorf("an unknown mode: %d %s", resp.StatusCode, body)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -214,6 +213,16 @@ func (c *sockConn) leanCall(req *leanRequest) bool {
 	modern, ok := leanEra(p.era)
 	if !ok {
 		return false
+	}
+	switch kind, target, args, bad := c.f.metaCall(p.Name, p.Arguments); kind {
+	case metaFind:
+		return false // answered by the gateway itself, on the go-sdk's path
+	case metaCall:
+		if bad != nil {
+			return false // the go-sdk's path answers it, with the same verdict
+		}
+		// The call of the tool call_tool names, as if it came directly.
+		p.Name, p.Arguments = target, args
 	}
 
 	// One allocation for the call's state: its entry, its params and
@@ -483,7 +492,7 @@ func (r *rawLean) start() {
 		return
 	}
 	if e == nil {
-		r.finish(errorLine(r.rawID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.p.Name)}))
+		r.finish(errorLine(r.rawID, unknownTool(r.p.Name)))
 		return
 	}
 	call := &r.call

@@ -48,3 +48,10 @@ func SplitName(exposed string) (server, name string, ok bool) {
 // Filter is a client's own selection (a bridge's --servers and --tools):
 // it narrows what the servers' config entries expose, never widens it.
 type Filter = bridge.Filter
+
+// The tool modes of a [Filter]: every tool, or find_tools and call_tool
+// (search.go).
+const (
+	ToolModeAll    = bridge.ToolModeAll
+	ToolModeSearch = bridge.ToolModeSearch
+)

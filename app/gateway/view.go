@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +42,9 @@ type view struct {
 	held    map[string]*heldTool
 	mapping Mapping
 	next    chan struct{}
+	// search holds the search indexes of this view's tools, by filter
+	// (filterKey), built on first use (search.go).
+	search sync.Map
 }
 
 // entry is one exposed tool, prompt, resource or resource template.
