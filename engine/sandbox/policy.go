@@ -1,0 +1,52 @@
+// Package sandbox is the confinement of one server process (issue 16,
+// docs/sandbox.md): a [Policy] says what the process may read, write and
+// reach on the network; each OS turns it into its own mechanism (Linux:
+// Landlock, applied by an exec shim just before the server's execve;
+// macOS: a Seatbelt profile run through sandbox-exec; Windows: an
+// AppContainer or a restricted token, with the job object's limits).
+//
+// The package knows nothing of the app: the app's config turns an entry's
+// "sandbox" (a preset or an object) into a Policy, and the engine adds the
+// runtime's own needs (the resolved executable, the node or python
+// install, the npx and uv caches, the dynamic loader's paths, /dev/null,
+// the locale and CA files) before it is enforced.
+package sandbox
+
+// NetMode is what a sandboxed server may do on the network.
+type NetMode string
+
+// The network modes.
+const (
+	// NetNone: no network at all: no TCP, no UDP, no other socket family
+	// but Unix sockets within what the server may read and write.
+	NetNone NetMode = "none"
+	// NetOutbound: outbound connections anywhere; no listening.
+	NetOutbound NetMode = "outbound"
+	// NetAllow: outbound TCP connections only to the listed endpoints
+	// (Policy.NetAllow).
+	NetAllow NetMode = "allow"
+)
+
+// Policy is what one server process may do. The zero Policy (Enabled
+// false) confines nothing: today's behaviour.
+type Policy struct {
+	// Enabled says the server is confined.
+	Enabled bool
+	// Preset names the preset the policy came from ("strict", "files",
+	// "network"), "" for an object written by hand; for display only.
+	Preset string
+	// Read are absolute paths (files or directories, recursively) the
+	// server may read and execute.
+	Read []string
+	// Write are absolute paths the server may read, write, create and
+	// delete in (recursively).
+	Write []string
+	// Net is the network mode; NetAllow uses NetAllow's endpoints.
+	Net NetMode
+	// NetAllow are "host:port" endpoints for NetAllow.
+	NetAllow []string
+	// Required: a server whose policy cannot be enforced on this machine
+	// (no Landlock, an ABI that lacks a needed part) does not start.
+	// True unless the entry says "sandboxRequired": false.
+	Required bool
+}
