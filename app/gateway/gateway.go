@@ -83,9 +83,12 @@ type Gateway struct {
 	connSeq atomic.Uint64 // numbers the connections (relay.Caller.ID)
 
 	kick chan struct{} // capacity 1: rebuild the view
-	stop chan struct{}
-	done chan struct{} // the rebuild loop ended
-	wg   sync.WaitGroup
+	// costs are the token counts of the listed tools and prompts,
+	// counted in the background (cost.go).
+	costs *costs
+	stop  chan struct{}
+	done  chan struct{} // the rebuild loop ended
+	wg    sync.WaitGroup
 }
 
 // New returns a gateway over o.Backend with a first view of its servers.
@@ -113,6 +116,7 @@ func New(o Options) *Gateway {
 		changed:    make(chan struct{}, 1),
 		slowServer: slowServerAfter,
 		kick:       make(chan struct{}, 1),
+		costs:      newCosts(),
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),
 	}
@@ -121,6 +125,7 @@ func New(o Options) *Gateway {
 	g.sdkLog = slog.New(minLevel{h: g.log.Handler(), min: slog.LevelWarn})
 	g.rebuild()
 	go g.loop()
+	go g.countLoop()
 	return g
 }
 
@@ -163,6 +168,7 @@ func (g *Gateway) rebuild() {
 	if old != nil {
 		close(old.next)
 	}
+	g.costs.kickCount()
 	g.mu.Lock()
 	fs := make([]*facade, 0, len(g.facades))
 	for f := range g.facades {
@@ -340,7 +346,9 @@ func (g *Gateway) Close() {
 	}
 	g.wg.Wait()
 	close(g.stop)
+	close(g.costs.stop)
 	<-g.done
+	<-g.costs.quit
 }
 
 func (g *Gateway) dropFacade(f *facade) {
