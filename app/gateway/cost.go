@@ -73,10 +73,33 @@ var (
 
 func envelopes() (tokens.Cost, tokens.Cost) {
 	envOnce.Do(func() {
-		toolsEnv = tokens.ToolsCost(nil)
-		promptsEnv = tokens.PromptsCost(nil)
+		toolsEnv = toolsListCost(nil)
+		promptsEnv = promptsListCost(nil)
 	})
 	return toolsEnv, promptsEnv
+}
+
+// The go-sdk's server writes a list result's cache fields with their
+// defaults filled in ("cacheScope": "public"; tokens.ToolsCost marshals
+// the zero value, ""): what the gateway writes is counted.
+var wireCache = mcp.Cacheable{CacheScope: "public"}
+
+// toolsListCost is the cost of the tools/list result the gateway writes
+// with tools (exposed copies, which all marshal; tokens.ToolsCost, which
+// leaves out one that does not, is the fallback).
+func toolsListCost(tools []*mcp.Tool) tokens.Cost {
+	if c, err := tokens.JSONCost(&mcp.ListToolsResult{Cacheable: wireCache, Tools: append([]*mcp.Tool{}, tools...)}); err == nil {
+		return c
+	}
+	return tokens.ToolsCost(tools)
+}
+
+// promptsListCost is toolsListCost's twin for prompts/list.
+func promptsListCost(prompts []*mcp.Prompt) tokens.Cost {
+	if c, err := tokens.JSONCost(&mcp.ListPromptsResult{Cacheable: wireCache, Prompts: append([]*mcp.Prompt{}, prompts...)}); err == nil {
+		return c
+	}
+	return tokens.PromptsCost(prompts)
 }
 
 // countLoop counts the gateway's current view whenever kicked, until
@@ -181,7 +204,7 @@ func (g *Gateway) countView(v *view) {
 		if fresh {
 			whole.toolsCost, whole.promptsCost = sc.toolsCost, sc.promptsCost
 		} else {
-			whole.toolsCost, whole.promptsCost = tokens.ToolsCost(ts), tokens.PromptsCost(ps)
+			whole.toolsCost, whole.promptsCost = toolsListCost(ts), promptsListCost(ps)
 		}
 		c.mu.Lock()
 		for t, cost := range tc {
@@ -379,7 +402,7 @@ var (
 // searchCost is the tools/list of search mode: find_tools and call_tool.
 func searchCost() tokens.Cost {
 	searchOnce.Do(func() {
-		searchSize = tokens.ToolsCost([]*mcp.Tool{toolsearch.CallTool(), toolsearch.FindTools()})
+		searchSize = toolsListCost([]*mcp.Tool{toolsearch.CallTool(), toolsearch.FindTools()})
 	})
 	return searchSize
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
-	"github.com/switchboard-mcp/switchboard/app/tokens"
 	"github.com/switchboard-mcp/switchboard/app/toolsearch"
 	"github.com/switchboard-mcp/switchboard/app/toolsearch/corpus"
 	"github.com/switchboard-mcp/switchboard/app/trust"
@@ -144,15 +143,15 @@ func TestCostCache(t *testing.T) {
 	// server's whole list, within a token per server for several.
 	all := h.connect(t, nil, "", nil)
 	served := listed(t, all)
-	if want := tokens.ToolsCost(served); c.Tools.Bytes != want.Bytes || abs(c.Tools.Tokens-want.Tokens) > 1 {
+	if want := toolsListCost(served); c.Tools.Bytes != want.Bytes || abs(c.Tools.Tokens-want.Tokens) > 1 {
 		t.Errorf("the tools/list an app receives is %+v, Cost says %+v", want, c.Tools)
 	}
 	onlyFiles := h.connect(t, &Filter{Servers: []string{"files"}}, "", nil)
-	if want := tokens.ToolsCost(listed(t, onlyFiles)); fc.ToolsSize != hostapi.Size(want) {
+	if want := toolsListCost(listed(t, onlyFiles)); fc.ToolsSize != hostapi.Size(want) {
 		t.Errorf("files' tools/list is %+v, its ServerCost %+v", want, fc.ToolsSize)
 	}
 	narrow := Filter{Tools: []string{"*__read_*"}}
-	if got, want := counted(t, h.g, narrow).Tools, tokens.ToolsCost([]*mcp.Tool{served[0]}); got != hostapi.Size(want) || served[0].Name != "files__read_file" {
+	if got, want := counted(t, h.g, narrow).Tools, toolsListCost([]*mcp.Tool{served[0]}); got != hostapi.Size(want) || served[0].Name != "files__read_file" {
 		t.Errorf("--tools '*__read_*' priced %+v, want %+v of %s", got, want, served[0].Name)
 	}
 
@@ -211,7 +210,7 @@ func TestCostCache(t *testing.T) {
 	}
 
 	// Search mode: the two search tools instead of every tool.
-	meta := tokens.ToolsCost([]*mcp.Tool{toolsearch.CallTool(), toolsearch.FindTools()})
+	meta := toolsListCost([]*mcp.Tool{toolsearch.CallTool(), toolsearch.FindTools()})
 	if got := h.g.CostWith(Filter{}, "search"); got.Tools != hostapi.Size(meta) || got.Tools.Tokens >= c2.Tools.Tokens+meta.Tokens {
 		t.Errorf("search mode priced %+v, want %+v", got.Tools, meta)
 	}
@@ -240,7 +239,7 @@ func TestCostMethodOnCorpus(t *testing.T) {
 	h := newHarness(t, "raw", ss...)
 	all := h.connect(t, nil, "", nil)
 	served := listed(t, all)
-	whole := tokens.ToolsCost(served)
+	whole := toolsListCost(served)
 	c := counted(t, h.g, Filter{})
 	var items, n int
 	for _, s := range c.Servers {
@@ -267,7 +266,7 @@ func TestCostMethodOnCorpus(t *testing.T) {
 		}
 	}
 	sort.Slice(part, func(i, j int) bool { return part[i].Name < part[j].Name })
-	pw := tokens.ToolsCost(part)
+	pw := toolsListCost(part)
 	pc := h.g.Cost(sel)
 	t.Logf("selection of %d tools: whole list %d B, %d tokens; Cost %d B, %d tokens (%+d)", len(part), pw.Bytes, pw.Tokens, pc.Tools.Bytes, pc.Tools.Tokens, pc.Tools.Tokens-pw.Tokens)
 	if pc.Tools.Bytes != pw.Bytes {
