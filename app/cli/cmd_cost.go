@@ -44,13 +44,13 @@ func (e *env) printCost(c hostapi.Cost, profile string) {
 		who = fmt.Sprintf("An app with profile %q", termtext.Escape(profile))
 	}
 	tw := tabwriter.NewWriter(e.stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tTOOLS\tPROMPTS\tBYTES\t≈TOKENS\t")
+	fmt.Fprintln(tw, "SERVER\tTOOLS\tPROMPTS\tBYTES\t≈TOKENS")
 	for _, s := range c.Servers {
 		if s.Pending {
-			fmt.Fprintf(tw, "%s\t\t\t\tcounting…\t\n", termtext.Escape(s.Server))
+			fmt.Fprintf(tw, "%s\t\t\t\tcounting…\n", termtext.Escape(s.Server))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t\n", termtext.Escape(s.Server), s.Tools, s.Prompts, thousands(s.Bytes), thousands(s.Tokens))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", termtext.Escape(s.Server), s.Tools, s.Prompts, thousands(s.Bytes), thousands(s.Tokens))
 	}
 	_ = tw.Flush()
 	if len(c.Servers) == 0 {
