@@ -1,9 +1,11 @@
 package window
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -77,4 +79,27 @@ func TestGoldenCosts(t *testing.T) {
 		t.Errorf("the apps connected now: %q", got)
 	}
 	assertMarkup(t, w, "apps-cost.xml")
+}
+
+// TestCostsFromHost: with a real host, a running server's Overview comes
+// to show the token cost that tools.cost gives for it (the window asks
+// again while the host counts), and the total for every server.
+func TestCostsFromHost(t *testing.T) {
+	h := start(t, map[string]any{"helper": helperEntry()})
+	d := h.state("helper", hostapi.StateRunning)
+	var c hostapi.Cost
+	h.until("the host counted helper's tools", func() bool {
+		if err := h.call(func(ctx context.Context, l *client.Live) (err error) {
+			c, err = l.Cost(ctx, hostapi.CostParams{})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return len(c.Pending) == 0 && len(c.Servers) == 1 && c.Servers[0].Tools == 2
+	})
+	want := "Its 2 tools' descriptions use " + aboutTokens(c.Servers[0].Tokens) + " of each conversation (≈ o200k)"
+	h.until("the Overview shows helper's cost", func() bool { return d.ov.cost.Text == want })
+	if got := d.ov.total.Text; !strings.HasPrefix(got, "Tool descriptions use "+aboutTokens(c.Total.Tokens)+" of each conversation") {
+		t.Errorf("the total: %q, want %s", got, aboutTokens(c.Total.Tokens))
+	}
 }
