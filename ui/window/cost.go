@@ -37,12 +37,14 @@ type costs struct {
 var costRetry = time.Second
 
 // costKey is what the figures depend on: each server's state and how
-// many tools and prompts it offers.
+// many tools and prompts it offers, and since when it runs (a restart
+// re-reads its lists). A list that changes without a restart and keeps
+// its counts shows at the next change.
 func costKey(s client.Snapshot) string {
 	var b strings.Builder
 	b.WriteString(strconv.FormatBool(s.Connected))
 	for _, st := range s.Servers {
-		fmt.Fprintf(&b, "|%s %s %d %d %d", st.Name, st.State, st.Tools, st.Prompts, st.Held)
+		fmt.Fprintf(&b, "|%s %s %d %d %d %d", st.Name, st.State, st.Tools, st.Prompts, st.Held, st.StartedAt.UnixNano())
 	}
 	return b.String()
 }
