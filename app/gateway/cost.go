@@ -43,6 +43,7 @@ type costs struct {
 	// done is closed when a pass over the view counted everything it
 	// lists (then replaced); see costsSettled.
 	done chan struct{}
+	last *view         // the view the last complete pass counted (tests)
 	kick chan struct{} // capacity 1: count the current view
 	stop chan struct{} // closed by Close
 	quit chan struct{} // the counting goroutine ended
@@ -243,6 +244,7 @@ func (g *Gateway) countView(v *view) {
 		}
 	}
 	if g.current() == v {
+		c.last = v
 		close(c.done)
 		c.done = make(chan struct{})
 	}
