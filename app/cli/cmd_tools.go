@@ -112,6 +112,9 @@ func (e *env) tools(a *argv) error {
 	if ok, err := e.toolsTrust(pos); ok {
 		return err
 	}
+	if a.flag("cost") || a.str("profile") != "" {
+		return e.toolsCost(a) // cmd_cost.go
+	}
 	if len(pos) == 0 {
 		return e.gatewayTools(ctx) // the gateway's names of everything
 	}

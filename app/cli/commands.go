@@ -95,7 +95,7 @@ again with the new name.
 			flags: activityFlags, run: (*env).activity},
 
 		{name: "tools", group: "Tools", args: "[NAME]", summary: "a server's tools with their input schemas; with no NAME, every name the gateway serves", run: (*env).tools,
-			help: toolsTrustHelp},
+			help: toolsTrustHelp, flags: toolsCostFlags},
 		{name: "call", group: "Tools", args: "NAME TOOL [JSON]", summary: "call a tool (its arguments as one JSON object) and print the result", run: (*env).call},
 		{name: "try", group: "Tools", args: "[FLAGS] -- CMD [ARGS...]", flagsFirst: true,
 			summary: "start one server in the foreground, list its tools, stop it (a diagnostic: nothing is saved)",

@@ -125,14 +125,12 @@ func (f *facade) sync() {
 	byServer := func(_ string, e *entry) bool { return f.filter.SeesServer(e.server) }
 
 	mirror(f, "tool", f.tools, v.tools, func(e *entry) *mcp.Tool { return e.tool },
-		func(name string, e *entry) bool {
-			return f.filter.SeesTool(e.server, e.name, name) && f.listsTool(name)
-		},
+		func(name string, e *entry) bool { return listsTool(f.filter, name, e) && f.listsFound(name) },
 		f.srv.RemoveTools,
 		func(_ string, e *entry) { f.srv.AddTool(e.tool, f.toolHandler) })
 
 	mirror(f, "prompt", f.prompts, v.prompts, func(e *entry) *mcp.Prompt { return e.prompt },
-		byServer, f.srv.RemovePrompts,
+		func(_ string, e *entry) bool { return listsPrompt(f.filter, e) }, f.srv.RemovePrompts,
 		func(_ string, e *entry) {
 			server, own := e.server, e.name
 			f.srv.AddPrompt(e.prompt, func(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -158,6 +156,15 @@ func (f *facade) sync() {
 			})
 		})
 }
+
+// listsTool reports whether a facade with filter lists the view's tool e
+// under its exposed name; listsPrompt the same of a prompt. Gateway.Cost
+// prices what they let through.
+func listsTool(filter Filter, exposed string, e *entry) bool {
+	return filter.SeesTool(e.server, e.name, exposed)
+}
+
+func listsPrompt(filter Filter, e *entry) bool { return filter.SeesServer(e.server) }
 
 // mirror brings held, the facade's items of one kind (by exposed name,
 // URI or URI template), up to listed, the view's entries of that kind: it

@@ -85,9 +85,12 @@ type Gateway struct {
 	search searchCache // search mode's indexes (search.go)
 
 	kick chan struct{} // capacity 1: rebuild the view
-	stop chan struct{}
-	done chan struct{} // the rebuild loop ended
-	wg   sync.WaitGroup
+	// costs are the token counts of the listed tools and prompts,
+	// counted in the background (cost.go).
+	costs *costs
+	stop  chan struct{}
+	done  chan struct{} // the rebuild loop ended
+	wg    sync.WaitGroup
 }
 
 // New returns a gateway over o.Backend with a first view of its servers.
@@ -115,6 +118,7 @@ func New(o Options) *Gateway {
 		changed:    make(chan struct{}, 1),
 		slowServer: slowServerAfter,
 		kick:       make(chan struct{}, 1),
+		costs:      newCosts(),
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),
 	}
@@ -123,6 +127,7 @@ func New(o Options) *Gateway {
 	g.sdkLog = slog.New(minLevel{h: g.log.Handler(), min: slog.LevelWarn})
 	g.rebuild()
 	go g.loop()
+	go g.countLoop()
 	return g
 }
 
@@ -165,6 +170,7 @@ func (g *Gateway) rebuild() {
 	if old != nil {
 		close(old.next)
 	}
+	g.costs.kickCount()
 	g.mu.Lock()
 	fs := make([]*facade, 0, len(g.facades))
 	for f := range g.facades {
@@ -342,7 +348,9 @@ func (g *Gateway) Close() {
 	}
 	g.wg.Wait()
 	close(g.stop)
+	close(g.costs.stop)
 	<-g.done
+	<-g.costs.quit
 }
 
 func (g *Gateway) dropFacade(f *facade) {

@@ -131,10 +131,10 @@ func (f *facade) findTools(ctx context.Context, args json.RawMessage) (*mcp.Call
 	return toolsearch.Answer(tools), nil
 }
 
-// listsTool reports whether the facade's tools/list holds a tool the
+// listsFound reports whether the facade's tools/list holds a tool the
 // client sees (f.mu held): every one in the normal mode; in search mode,
 // those that find_tools found.
-func (f *facade) listsTool(exposed string) bool {
+func (f *facade) listsFound(exposed string) bool {
 	return !f.filter.Search() || slices.Contains(f.found, exposed)
 }
 

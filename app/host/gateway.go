@@ -388,7 +388,7 @@ func (h *Host) withGateway(ms api.Methods) api.Methods {
 		}
 		return nil, h.gw.ReloadHTTPToken()
 	}
-	return ms
+	return h.withCost(ms) // cost.go
 }
 
 // tokenChanged reloads the HTTP endpoint's token when a secret change

@@ -209,6 +209,7 @@ type appsView struct {
 	refused map[string][]importRefusal
 	loaded  bool
 	head    *widget.Label // "reading…", or why the binary is unknown
+	live    *widget.Label // the apps connected now and what each pays (cost.go)
 	box     *fyne.Container
 	change  *changeDialog // the change shown for confirmation, while it shows
 	imp     *importDialog // the import asked about, while it shows
@@ -225,6 +226,7 @@ type appRow struct {
 	connect, disconnect, importB *widget.Button
 	path, pathNote               *widget.Label
 	through, own, stays          *widget.Label
+	cost                         *widget.Label // what its entry pays in tokens (cost.go)
 	err, note                    *widget.Label
 	refused                      *fyne.Container // the last import's refusals (refusalsBox)
 	obj                          fyne.CanvasObject
@@ -237,8 +239,9 @@ func (w *Window) openApps() {
 		"Each change is shown before it is written; the file is backed up first, and nothing else in it changes.")
 	intro.Wrapping = fyne.TextWrapWord
 	v.head = hintLabel("Reading the apps' config files…")
+	v.live = hintLabel(w.costs.sessionsText())
 	v.box = container.NewVBox()
-	v.obj = pageScroll(container.NewVBox(intro, v.head, v.box))
+	v.obj = pageScroll(container.NewVBox(intro, v.head, v.live, v.box))
 	w.open(&page{title: "AI apps", obj: v.obj, reload: v.load})
 	w.apps = v
 	v.load()
@@ -287,6 +290,7 @@ func (v *appsView) show(states []appState, exe string, exeErr error) {
 	}
 	v.box.Objects = objs
 	v.box.Refresh()
+	v.w.fetchCosts() // the connected entries' selections (cost.go)
 	if f := v.then; f != nil {
 		v.then = nil
 		f()
@@ -295,6 +299,7 @@ func (v *appsView) show(states []appState, exe string, exeErr error) {
 
 // stateChanged shows the host's current servers in the rows.
 func (v *appsView) stateChanged() {
+	setText(v.live, v.w.costs.sessionsText()) // cost.go
 	for _, r := range v.rows {
 		r.update()
 	}
@@ -323,6 +328,8 @@ func (v *appsView) newRow(st *appState) *appRow {
 	r.through.Wrapping = fyne.TextWrapWord
 	r.own = selectableLabel("")
 	r.own.Wrapping = fyne.TextWrapWord
+	r.cost = selectableLabel("")
+	r.cost.Wrapping = fyne.TextWrapWord
 	r.stays = hintLabel("")
 	r.err = errorLabel()
 	r.note = hintLabel("")
@@ -334,6 +341,7 @@ func (v *appsView) newRow(st *appState) *appRow {
 	r.obj = container.NewVBox(row,
 		v.tbl.detail(widget.NewLabel("Config file"), container.NewHBox(r.path, r.pathNote)),
 		v.tbl.detail(widget.NewLabel("Through Switchboard"), r.through),
+		v.tbl.detail(widget.NewLabel("Tokens"), r.cost),
 		v.tbl.detail(widget.NewLabel("Its own servers"), container.NewVBox(r.own, r.stays)),
 		r.err, r.note, r.refused)
 	r.update()
@@ -383,6 +391,7 @@ func (r *appRow) update() {
 	}
 	r.conn.Refresh()
 	r.through.SetText(r.throughText())
+	r.cost.SetText(r.costText()) // cost.go
 	r.own.SetText(r.ownText())
 	setText(r.stays, strings.Join(st.stays, "\n"))
 	var problems []string

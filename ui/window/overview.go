@@ -23,6 +23,7 @@ type overview struct {
 	d                       *serverDetail
 	state, process, offers  *widget.Label
 	command, runs, protocol *widget.Label
+	cost, total             *widget.Label // its token cost, and every server's (cost.go)
 	problemHead             *widget.Label
 	problem                 *widget.Label
 	fix                     *widget.Button // the remedy of what the server needs (its Issues), when the window can do it
@@ -43,6 +44,9 @@ func newOverview(d *serverDetail) *overview {
 	o.runs = selectableLabel("")
 	o.runs.Wrapping = fyne.TextWrapBreak
 	o.protocol = widget.NewLabel("")
+	o.cost = widget.NewLabel("")
+	o.cost.Wrapping = fyne.TextWrapWord
+	o.total = hintLabel("")
 	o.problemHead = bold("What is wrong")
 	o.problem = errorLabel()
 	o.fix = widget.NewButton("", nil)
@@ -63,6 +67,7 @@ func newOverview(d *serverDetail) *overview {
 		bold("Command"), o.command,
 		bold("Runs"), o.runs,
 		bold("Protocol"), o.protocol,
+		bold("Tokens"), container.NewVBox(o.cost, o.total),
 	)
 	o.obj = pageScroll(container.NewVBox(grid, o.problemHead, o.problem, o.fixes))
 	return o
@@ -119,6 +124,8 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 	default:
 		o.protocol.SetText("– (known once it runs)")
 	}
+
+	o.showCost(st) // cost.go
 
 	problem := problemText(st)
 	if st.State == hostapi.StateFailed && st.ResolveError != "" && !st.ResolveInLastError && st.LastError != "" {

@@ -104,6 +104,8 @@ type Window struct {
 	confirm  *dialog.ConfirmDialog // the last confirmation asked (Remove, Disable)
 
 	approvals *approvalsView // the Approvals place, once shown (approvals.go)
+
+	costs costs // the host's token costs (cost.go)
 }
 
 // page is a view: a place's own (the catalog, the AI apps), a server's
@@ -291,6 +293,7 @@ func (w *Window) apply(s client.Snapshot) {
 	if w.apps != nil {
 		w.apps.stateChanged()
 	}
+	w.costsChanged(s) // cost.go
 }
 
 // open shows a page: in the server's tab that is opening it (embedIn),
