@@ -22,11 +22,13 @@ const Name = "switchboard-bridge"
 
 // Usage is switchboard-bridge's help.
 const Usage = `Usage:
-  switchboard-bridge [bridge] [--servers NAME,NAME...] [--tools GLOB]...
+  switchboard-bridge [bridge] [--profile NAME] [--servers NAME,NAME...] [--tools GLOB]...
       an MCP stdio server for an AI app: it relays the app's stdin and stdout
       to the running Switchboard host's MCP gateway, which serves every
-      server's tools as SERVER__TOOL. --servers and --tools (path.Match
-      patterns on SERVER__TOOL, repeatable) narrow what the app sees. It is
+      server's tools as SERVER__TOOL. --profile (a profile of the config),
+      --servers and --tools (path.Match patterns on SERVER__TOOL,
+      repeatable) narrow what the app sees; together, the app sees what
+      all of them let through. It is
       'switchboard bridge' in a small program that starts in a millisecond;
       the leading word "bridge" is optional, so that an app's entry has the
       same arguments whichever of the two it runs. When no host runs it runs
@@ -55,7 +57,7 @@ func ParseArgs(args []string) (Args, error) {
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if !strings.HasPrefix(arg, "-") || arg == "-" || arg == "--" {
-			return a, fmt.Errorf("unexpected %q; the bridge takes only --servers and --tools", strings.Join(args[i:], " "))
+			return a, fmt.Errorf("unexpected %q; the bridge takes only --profile, --servers and --tools", strings.Join(args[i:], " "))
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		switch name {
@@ -68,7 +70,7 @@ func ParseArgs(args []string) (Args, error) {
 				a.Version = on
 			}
 			continue
-		case "servers", "tools", "config":
+		case "servers", "tools", "config", "profile":
 		default:
 			return a, fmt.Errorf("unknown flag %s", arg)
 		}
@@ -86,6 +88,8 @@ func ParseArgs(args []string) (Args, error) {
 			a.Filter.Tools = append(a.Filter.Tools, val)
 		case "config":
 			a.Config = val
+		case "profile":
+			a.Filter.Profile = val
 		}
 	}
 	a.Filter.Servers = SplitServers(servers)

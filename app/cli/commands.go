@@ -146,6 +146,7 @@ user's and every project's; without either they are listed, not moved.
 		{name: "bridge", group: "AI apps", summary: "the MCP stdio server that AI apps run: it relays to the host's gateway (starting a host if none runs)",
 			help: bridgeHelp, noArgs: true,
 			flags: []flagDef{
+				{name: "profile", kind: stringFlag, arg: "NAME", help: "only what the config's profile NAME lets through ('switchboard profiles'); combines with --servers and --tools"},
 				{name: "servers", kind: stringFlag, arg: "a,b", help: "only these servers' tools"},
 				{name: "tools", kind: multiFlag, arg: "GLOB", help: "only the tools whose SERVER__TOOL name matches (path.Match)"},
 			}, run: (*env).bridge},
@@ -187,8 +188,9 @@ The app's file is backed up (FILE.switchboard-backup-TIME) and written atomicall
 --dry-run prints the change and writes nothing. No token or secret is written into it.
 `
 
-const bridgeHelp = `The gateway serves every server's tools as SERVER__TOOL; --servers and
---tools narrow what the app sees. switchboard-bridge (installed next to
+const bridgeHelp = `The gateway serves every server's tools as SERVER__TOOL; --profile,
+--servers and --tools narrow what the app sees (together: what all of them
+let through). An unknown profile shows no tools until it is added. switchboard-bridge (installed next to
 switchboard) is the same bridge as a small program that starts in a
 millisecond: 'switchboard clients connect' names it in the apps' configs
 when it is there.

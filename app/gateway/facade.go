@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,9 +29,12 @@ import (
 // completion/complete is the facade's CompletionHandler, which finds the
 // prompt's or the template's server in the current view.
 type facade struct {
-	g      *Gateway
-	srv    *mcp.Server
-	filter Filter
+	g   *Gateway
+	srv *mcp.Server
+	// req is the client's own filter (a bridge's preamble); sel what it
+	// sees, resolved from req and the config on every sync (profile.go).
+	req Filter
+	sel atomic.Pointer[selection]
 
 	mu        sync.Mutex // serializes sync
 	tools     map[string]*mcp.Tool
@@ -48,6 +52,9 @@ type facade struct {
 	connID     uint64
 	sessionIDs sync.Map // *mcp.ServerSession -> uint64, the HTTP facade's
 }
+
+// cur is what the facade's client sees, as of the last sync.
+func (f *facade) cur() *selection { return f.sel.Load() }
 
 // callerOf is who makes a call on the go-sdk's path, in session ss (nil
 // if unknown): the facade's connection and the app's name from ss's
@@ -81,7 +88,7 @@ const instructions = "Switchboard gateway: the tools and prompts of several MCP 
 	"(the server's name, two underscores, the server's own name for it; a name over 64 characters ends in a hash)."
 
 func (g *Gateway) newFacade(filter Filter) *facade {
-	f := &facade{g: g, filter: filter,
+	f := &facade{g: g, req: filter,
 		tools: map[string]*mcp.Tool{}, prompts: map[string]*mcp.Prompt{}, resources: map[string]*mcp.Resource{},
 		templates: map[string]*mcp.ResourceTemplate{}, listed: map[mcp.Session]bool{}}
 	f.srv = mcp.NewServer(g.impl, &mcp.ServerOptions{
@@ -109,10 +116,15 @@ func (f *facade) sync() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.g.current()
-	byServer := func(_ string, e *entry) bool { return f.filter.SeesServer(e.server) }
+	sel := everything
+	if !f.req.IsZero() || f.req.ToolMode != "" {
+		sel, _ = f.g.effective(f.req)
+	}
+	f.sel.Store(sel)
+	byServer := func(_ string, e *entry) bool { return sel.SeesServer(e.server) }
 
 	mirror(f, "tool", f.tools, v.tools, func(e *entry) *mcp.Tool { return e.tool },
-		func(name string, e *entry) bool { return f.filter.SeesTool(e.server, e.name, name) },
+		func(name string, e *entry) bool { return sel.SeesTool(e.server, e.name, name) },
 		f.srv.RemoveTools,
 		func(_ string, e *entry) { f.srv.AddTool(e.tool, f.toolHandler) })
 
@@ -219,7 +231,7 @@ func (f *facade) firstList(ctx context.Context, s mcp.Session) {
 	if done {
 		return
 	}
-	f.g.waitStarted(ctx, f.filter)
+	f.g.waitStarted(ctx, f.cur())
 	f.sync()
 }
 
@@ -408,21 +420,21 @@ func (f *facade) needsWait(exposed string) bool {
 // a name SERVER__TOOL of a configured server it sees); nil, nil means
 // unknown.
 func (f *facade) lookupTool(v *view, exposed string) (*entry, *downServer) {
-	if e := v.tools[exposed]; e != nil && f.filter.SeesTool(e.server, e.name, exposed) {
+	if e := v.tools[exposed]; e != nil && f.cur().SeesTool(e.server, e.name, exposed) {
 		return e, nil
 	}
-	if h := v.held[exposed]; h != nil && f.filter.SeesTool(h.server, h.name, exposed) {
+	if h := v.held[exposed]; h != nil && f.cur().SeesTool(h.server, h.name, exposed) {
 		if st := v.servers[h.server]; st != nil {
 			return nil, &downServer{st: st, held: h}
 		}
 	}
-	if e := v.knownTools[exposed]; e != nil && f.filter.SeesTool(e.server, e.name, exposed) {
+	if e := v.knownTools[exposed]; e != nil && f.cur().SeesTool(e.server, e.name, exposed) {
 		if st := v.servers[e.server]; st != nil && !st.listed {
 			return nil, &downServer{st: st}
 		}
 	}
 	if server, name, ok := SplitName(exposed); ok {
-		if st := v.servers[server]; st != nil && !st.listed && st.Filter.Allows(name) && f.filter.SeesTool(server, name, exposed) {
+		if st := v.servers[server]; st != nil && !st.listed && st.Filter.Allows(name) && f.cur().SeesTool(server, name, exposed) {
 			return nil, &downServer{st: st}
 		}
 	}
@@ -459,7 +471,7 @@ func (f *facade) readResource(ctx context.Context, server string, p *mcp.ReadRes
 func (f *facade) readTemplated(ctx context.Context, server, tmpl string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	var others []string
 	for _, e := range f.g.current().allTemplates {
-		if e.server != server && e.match != nil && f.filter.SeesServer(e.server) && e.match.MatchString(p.URI) {
+		if e.server != server && e.match != nil && f.cur().SeesServer(e.server) && e.match.MatchString(p.URI) {
 			others = append(others, fmt.Sprintf("%q (%s)", e.server, e.name))
 		}
 	}
@@ -496,8 +508,8 @@ func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.Com
 	switch p.Ref.Type {
 	case "ref/prompt":
 		e := v.prompts[p.Ref.Name]
-		if e == nil || !f.filter.SeesServer(e.server) {
-			if k := v.knownPrompts[p.Ref.Name]; k != nil && f.filter.SeesServer(k.server) {
+		if e == nil || !f.cur().SeesServer(e.server) {
+			if k := v.knownPrompts[p.Ref.Name]; k != nil && f.cur().SeesServer(k.server) {
 				if st := v.servers[k.server]; st != nil && !st.listed {
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 						Message: notRunningText(st.Name, st.State, st.LastError, st.UserStopped, st.Disabled)}
@@ -511,7 +523,7 @@ func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.Com
 		if e == nil {
 			e = v.resources[p.Ref.URI]
 		}
-		if e == nil || !f.filter.SeesServer(e.server) {
+		if e == nil || !f.cur().SeesServer(e.server) {
 			var owners []string
 			for _, t := range v.allTemplates {
 				if t.name == p.Ref.URI {
