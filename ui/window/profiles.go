@@ -39,7 +39,6 @@ type profilesView struct {
 	head     *widget.Label // loading, or why the list cannot be shown
 	box      *fyne.Container
 	newB     *widget.Button
-	list     []hostapi.ProfileInfo
 	cards    map[string]*profileCard
 	obj      fyne.CanvasObject
 	seq      int
