@@ -138,8 +138,8 @@ a flag): its flags are its own.
 		{name: "clients connect", args: "APP", summary: `add the "switchboard" entry to the app's config: it runs the bridge (every server, or only those named)`,
 			flags: []flagDef{
 				{name: "servers", kind: multiFlag, arg: "a,b", help: "only these servers"},
-				{name: "profile", kind: stringFlag, arg: "NAME", help: "only what the config's profile NAME lets through (written as --profile NAME)"},
 				projectFlag, dryRunFlag,
+				{name: "profile", kind: stringFlag, arg: "NAME", help: "only what the config's profile NAME lets through (written as --profile NAME)"},
 			}, run: (*env).clientsConnect},
 		{name: "clients disconnect", args: "APP", summary: "remove that entry; everything else in the file stays",
 			flags: []flagDef{projectFlag, dryRunFlag}, run: (*env).clientsDisconnect},
