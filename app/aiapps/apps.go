@@ -576,11 +576,15 @@ func Lookup(id string) (*App, error) {
 type Bridge struct {
 	Command string
 	Servers []string
+	Profile string // --profile: a profile of Switchboard's config ("": none)
 }
 
-// Args returns the bridge's arguments: bridge [--servers a,b].
+// Args returns the bridge's arguments: bridge [--profile NAME] [--servers a,b].
 func (b Bridge) Args() []string {
 	args := []string{"bridge"}
+	if b.Profile != "" {
+		args = append(args, "--profile", b.Profile)
+	}
 	if len(b.Servers) > 0 {
 		args = append(args, "--servers", strings.Join(b.Servers, ","))
 	}

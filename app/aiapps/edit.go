@@ -179,8 +179,8 @@ func (s Server) IsBridge() bool {
 }
 
 // Connected returns the bridge entry (the last one named [EntryName]), if
-// the file has one: its command, and the servers of its --servers
-// argument.
+// the file has one: its command, the servers of its --servers argument
+// and the profile of its --profile.
 func (d *Doc) Connected() (b Bridge, args []string, ok bool) {
 	if d.text != nil {
 		e, ok := d.text.entry(EntryName)
@@ -218,6 +218,11 @@ func bridgeOf(raw json.RawMessage) (b Bridge, args []string, ok bool) {
 			b.Servers = splitList(v)
 		} else if a == "--servers" && j+1 < len(e.Args) {
 			b.Servers = splitList(e.Args[j+1])
+			j++
+		} else if v, ok := strings.CutPrefix(a, "--profile="); ok {
+			b.Profile = v
+		} else if a == "--profile" && j+1 < len(e.Args) {
+			b.Profile = e.Args[j+1]
 			j++
 		}
 	}

@@ -22,13 +22,15 @@ const Name = "switchboard-bridge"
 
 // Usage is switchboard-bridge's help.
 const Usage = `Usage:
-  switchboard-bridge [bridge] [--servers NAME,NAME...] [--tools GLOB]... [--tool-mode all|search]
+  switchboard-bridge [bridge] [--profile NAME] [--servers NAME,NAME...] [--tools GLOB]... [--tool-mode all|search]
       an MCP stdio server for an AI app: it relays the app's stdin and stdout
       to the running Switchboard host's MCP gateway, which serves every
-      server's tools as SERVER__TOOL. --servers and --tools (path.Match
-      patterns on SERVER__TOOL, repeatable) narrow what the app sees;
-      --tool-mode search lists two tools, find_tools and call_tool, in place
-      of every tool (the app finds and calls the others through them). It is
+      server's tools as SERVER__TOOL. --profile (a profile of the config),
+      --servers and --tools (path.Match patterns on SERVER__TOOL,
+      repeatable) narrow what the app sees; together, the app sees what
+      all of them let through. --tool-mode search lists two tools,
+      find_tools and call_tool, in place of every tool (the app finds and
+      calls the others through them). It is
       'switchboard bridge' in a small program that starts in a millisecond;
       the leading word "bridge" is optional, so that an app's entry has the
       same arguments whichever of the two it runs. When no host runs it runs
@@ -57,7 +59,7 @@ func ParseArgs(args []string) (Args, error) {
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if !strings.HasPrefix(arg, "-") || arg == "-" || arg == "--" {
-			return a, fmt.Errorf("unexpected %q; the bridge takes only --servers, --tools and --tool-mode", strings.Join(args[i:], " "))
+			return a, fmt.Errorf("unexpected %q; the bridge takes only --profile, --servers, --tools and --tool-mode", strings.Join(args[i:], " "))
 		}
 		name, val, hasVal := strings.Cut(strings.TrimLeft(arg, "-"), "=")
 		switch name {
@@ -70,7 +72,7 @@ func ParseArgs(args []string) (Args, error) {
 				a.Version = on
 			}
 			continue
-		case "servers", "tools", "tool-mode", "config":
+		case "servers", "tools", "tool-mode", "config", "profile":
 		default:
 			return a, fmt.Errorf("unknown flag %s", arg)
 		}
@@ -90,6 +92,8 @@ func ParseArgs(args []string) (Args, error) {
 			a.Filter.ToolMode = val
 		case "config":
 			a.Config = val
+		case "profile":
+			a.Filter.Profile = val
 		}
 	}
 	a.Filter.Servers = SplitServers(servers)

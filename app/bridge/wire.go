@@ -93,7 +93,11 @@ type Filter struct {
 	// names (SERVER__TOOL); a tool is seen if one matches. A shortened
 	// name also matches through its full SERVER__TOOL form.
 	Tools []string `json:"tools,omitempty"`
-	// ToolMode: "" or "all" = every tool, "search" = the meta-tools (find_tools, call_tool).
+	// Profile names a profile of the config (its top-level "profiles"):
+	// the client sees what the profile and the two lists above all let
+	// through. An unknown profile shows no tools until it exists.
+	Profile string `json:"profile,omitempty"`
+	// ToolMode is "all" (every tool) or "search" (find_tools and call_tool); empty: the profile's, else all.
 	ToolMode string `json:"toolMode,omitempty"`
 }
 
@@ -124,7 +128,7 @@ func (f Filter) Check() error {
 }
 
 // IsZero reports whether the filter lets everything through.
-func (f Filter) IsZero() bool { return len(f.Servers) == 0 && len(f.Tools) == 0 }
+func (f Filter) IsZero() bool { return len(f.Servers) == 0 && len(f.Tools) == 0 && f.Profile == "" }
 
 // SeesServer reports whether the client sees the server at all.
 func (f Filter) SeesServer(name string) bool {

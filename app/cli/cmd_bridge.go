@@ -63,7 +63,7 @@ func (e *env) bridge(a *argv) error {
 	if e.configFlag != "" {
 		return usagef("bridge: %v", bridge.ErrConfigFlag)
 	}
-	filter := bridge.Filter{Servers: bridge.SplitServers(serverList), Tools: tools, ToolMode: a.str("tool-mode")}
+	filter := bridge.Filter{Servers: bridge.SplitServers(serverList), Tools: tools, ToolMode: a.str("tool-mode"), Profile: a.str("profile")}
 	if err := filter.Check(); err != nil {
 		return usagef("bridge: %v", err)
 	}

@@ -234,6 +234,10 @@ func samePath(a, b string) bool {
 
 func (e *env) clientsConnect(a *argv) error {
 	dry, servers, project, pos := a.flag("dry-run"), a.list("servers"), a.str("project"), a.pos
+	profile := a.str("profile")
+	if profile != "" && !config.ValidServerName(profile) {
+		return usagef("clients connect: --profile: %q is not a profile name ('switchboard profiles' lists them)", profile)
+	}
 	app, loc, err := e.clientAppIn("connect", pos, project)
 	if err != nil {
 		return err
@@ -263,13 +267,14 @@ func (e *env) clientsConnect(a *argv) error {
 	if err != nil {
 		return err
 	}
-	bridge := aiapps.Bridge{Command: exe, Servers: names}
+	bridge := aiapps.Bridge{Command: exe, Servers: names, Profile: profile}
 	secrets := doc.SecretValues()
 	if !doc.SetBridge(bridge) {
 		fmt.Fprintf(e.stdout, "%s is already connected: %s runs %s\n", app.Name, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
 		return nil
 	}
 	e.noteServers(names)
+	e.noteProfile(profile)
 	e.noteExecutable(exe)
 	if err := e.writeClient(app, loc, before, doc.Bytes(), dry, secrets); err != nil || dry {
 		return err
@@ -300,6 +305,29 @@ func (e *env) noteServers(names []string) {
 		if f.Servers[n] == nil {
 			fmt.Fprintf(e.stdout, "note: server %q is not in the config %s (yet): the app sees no tools of it until it is\n", n, path)
 		}
+	}
+}
+
+// noteProfile warns about a --profile that is not in the config (yet),
+// and about the servers the profile names that the config lacks.
+func (e *env) noteProfile(name string) {
+	if name == "" {
+		return
+	}
+	path, _, err := e.configPath()
+	if err != nil {
+		return
+	}
+	f, err := config.Load(path)
+	if err != nil {
+		f = config.New()
+	}
+	if f.Profile(name) == nil {
+		fmt.Fprintf(e.stdout, "note: profile %q is not in the config %s (yet): the app sees no tools until it is ('switchboard profiles set %s --servers ...')\n", name, path, name)
+		return
+	}
+	for _, s := range f.MissingServers(name) {
+		fmt.Fprintf(e.stdout, "note: profile %q names the server %q, which is not in the config (yet): the app sees the profile's other servers\n", name, s)
 	}
 }
 

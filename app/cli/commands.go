@@ -119,6 +119,19 @@ a flag): its flags are its own.
 			}, run: func(e *env, a *argv) error { return e.decide(a, true) }},
 		{name: "deny", group: "Approvals", args: "ID", summary: "refuse a waiting call (the app is told that you did not approve it)",
 			run: func(e *env, a *argv) error { return e.decide(a, false) }},
+		{name: "profiles", group: "AI apps", summary: "named selections of servers and tools that an app's bridge asks for (--profile)", dflt: "list", help: profilesHelp},
+		{name: "profiles list", summary: "every profile: its servers, tool rules, tool mode and problems", noArgs: true, run: (*env).profilesList},
+		{name: "profiles set", args: "NAME", summary: "add a profile, or change the fields the flags name",
+			flags: []flagDef{
+				{name: "servers", kind: multiFlag, arg: "a,b", help: "only these servers (a server not configured yet is noted, and shows once added)"},
+				{name: "all-servers", kind: boolFlag, help: "every server (before any --servers)"},
+				{name: "allow", kind: multiFlag, arg: "GLOB", help: "only the tools whose SERVER__TOOL name matches (path.Match, e.g. git__*); repeat for more"},
+				{name: "deny", kind: multiFlag, arg: "GLOB", help: "hide the tools whose SERVER__TOOL name matches (e.g. files__write_*), even if allowed; repeat for more"},
+				{name: "clear-tools", kind: boolFlag, help: "every tool again: drop the allow and deny patterns (before any --allow or --deny)"},
+				{name: "tool-mode", kind: stringFlag, arg: "MODE", help: "all (every tool) or search (find_tools and call_tool)"},
+			}, run: (*env).profilesSet},
+		{name: "profiles rm", aliases: []string{"remove"}, args: "NAME", summary: "remove a profile (apps that name it see no tools until connected again)", run: (*env).profilesRemove},
+		{name: "profiles rename", aliases: []string{"mv"}, args: "NAME NEWNAME", summary: "rename a profile (the apps whose entries name it are noted)", run: (*env).profilesRename},
 		{name: "clients", group: "AI apps", summary: "connect AI apps to Switchboard", dflt: "list", help: clientsHelp},
 		{name: "clients list", summary: "the known AI apps: installed, connected, their config file", noArgs: true,
 			flags: []flagDef{projectFlag}, run: (*env).clientsList},
@@ -126,6 +139,7 @@ a flag): its flags are its own.
 			flags: []flagDef{
 				{name: "servers", kind: multiFlag, arg: "a,b", help: "only these servers"},
 				projectFlag, dryRunFlag,
+				{name: "profile", kind: stringFlag, arg: "NAME", help: "only what the config's profile NAME lets through (written as --profile NAME)"},
 			}, run: (*env).clientsConnect},
 		{name: "clients disconnect", args: "APP", summary: "remove that entry; everything else in the file stays",
 			flags: []flagDef{projectFlag, dryRunFlag}, run: (*env).clientsDisconnect},
@@ -146,6 +160,7 @@ user's and every project's; without either they are listed, not moved.
 		{name: "bridge", group: "AI apps", summary: "the MCP stdio server that AI apps run: it relays to the host's gateway (starting a host if none runs)",
 			help: bridgeHelp, noArgs: true,
 			flags: []flagDef{
+				{name: "profile", kind: stringFlag, arg: "NAME", help: "only what the config's profile NAME lets through ('switchboard profiles'); combines with --servers and --tools"},
 				{name: "servers", kind: stringFlag, arg: "a,b", help: "only these servers' tools"},
 				{name: "tools", kind: multiFlag, arg: "GLOB", help: "only the tools whose SERVER__TOOL name matches (path.Match)"},
 				{name: "tool-mode", kind: stringFlag, arg: "all|search", help: "search: list find_tools and call_tool instead of every tool"},
@@ -188,10 +203,12 @@ The app's file is backed up (FILE.switchboard-backup-TIME) and written atomicall
 --dry-run prints the change and writes nothing. No token or secret is written into it.
 `
 
-const bridgeHelp = `The gateway serves every server's tools as SERVER__TOOL; --servers and
---tools narrow what the app sees. --tool-mode search lists two tools
-instead, find_tools and call_tool, through which the app finds and calls
-the others (far fewer tokens in the model's context). switchboard-bridge
+const bridgeHelp = `The gateway serves every server's tools as SERVER__TOOL; --profile,
+--servers and --tools narrow what the app sees (together: what all of them
+let through). An unknown profile shows no tools until it is added.
+--tool-mode search lists two tools instead, find_tools and call_tool,
+through which the app finds and calls the others (far fewer tokens in the
+model's context; a profile's "toolMode" sets it too). switchboard-bridge
 (installed next to switchboard) is the same bridge as a small program that
 starts in a millisecond: 'switchboard clients connect' names it in the
 apps' configs when it is there.

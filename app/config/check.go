@@ -28,6 +28,9 @@ type Problem struct {
 	// words either way.
 	Fact   string
 	Remedy *Remedy
+	// Warning marks a problem that stops nothing (a profile that names a
+	// server mcpServers lacks): it is reported, and everything runs.
+	Warning bool
 }
 
 // Remedy is what to do about a [Problem], as data. Its kinds are the host

@@ -100,6 +100,12 @@
 // An entry with problems is marked invalid ([Server.Problems]) and not run;
 // the other entries are usable ([Server.Valid], [Server.Spec]).
 //
+// The top-level "profiles" ([Profile], profiles.go) names selections of
+// servers and tools that a bridge asks for with --profile. Its problems
+// are the file's (keys profiles.NAME...); a profile that names a server
+// mcpServers lacks is a [Problem.Warning], and no profile problem touches
+// the servers.
+//
 // # Writing
 //
 // Writes are atomic (a temporary file in the same directory, synced, renamed

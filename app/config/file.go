@@ -187,6 +187,7 @@ func (f *File) Check() *Report {
 	r.File = append(r.File, f.gatewayProblems()...)
 	r.File = append(r.File, f.approvalsProblems()...) // approvals (policy.go)
 	r.File = append(r.File, f.activityProblems()...)
+	r.File = append(r.File, f.ProfileProblems()...) // profiles.go
 	for _, name := range f.Names() {
 		s := f.Servers[name]
 		if s == nil {

@@ -66,7 +66,7 @@ func SetDisabled(f *config.File, name string, disabled bool) error {
 
 // ProblemOf turns a config problem into the API's.
 func ProblemOf(p config.Problem) hostapi.Problem {
-	hp := hostapi.Problem{Server: p.Server, Key: p.Key, Message: p.Msg}
+	hp := hostapi.Problem{Server: p.Server, Key: p.Key, Message: p.Msg, Warning: p.Warning}
 	if p.Remedy != nil {
 		hp.Fact = p.Fact
 		hp.Remedy = &hostapi.Remedy{Kind: p.Remedy.Kind, Server: p.Server, From: p.Remedy.From, To: p.Remedy.To}

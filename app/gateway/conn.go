@@ -95,7 +95,7 @@ func (g *Gateway) serveConn(nc net.Conn) {
 			w.Error = err.Error()
 		} else {
 			filter = hello.Filter
-			w.Warnings = g.filterWarnings(filter)
+			_, w.Warnings = g.effective(filter) // the facade resolves it again on every sync
 			w.FDs = hello.FDs && handOffHere && br.Buffered() == 0
 			handOff = w.FDs
 			if handOff && hello.Inline && len(inline) > 0 {
@@ -164,7 +164,7 @@ func (g *Gateway) serveConn(nc net.Conn) {
 	g.notifyClients()
 	g.mu.Unlock()
 	f.sync() // a view built since newFacade
-	g.log.Info("gateway client connected", "client", client, "servers", filter.Servers, "tools", filter.Tools, "toolMode", filter.ToolMode)
+	g.log.Info("gateway client connected", "client", client, "servers", filter.Servers, "tools", filter.Tools, "profile", filter.Profile, "toolMode", filter.ToolMode)
 	defer func() {
 		g.mu.Lock()
 		delete(g.facades, f)

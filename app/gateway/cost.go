@@ -267,24 +267,24 @@ func (g *Gateway) costsSettled() <-chan struct{} {
 // totals. In f's tool mode "search" the app's tools are the two search
 // tools.
 func (g *Gateway) Cost(f Filter) hostapi.Cost {
-	// MERGE(profiles): resolve f's profile here (g.effective) before
-	// pricing, and for each app below.
 	v := g.current()
-	res := g.price(v, f, f.ToolMode, true)
+	sel, _ := g.effective(f)
+	res := g.price(v, sel, true)
 	for _, s := range g.sessions() {
-		a := hostapi.AppCost{App: s.app, Conn: s.conn, Servers: s.filter.Servers, Tools: s.filter.Tools, ToolMode: s.filter.ToolMode}
-		p := g.price(v, s.filter, s.filter.ToolMode, false)
+		a := hostapi.AppCost{App: s.app, Conn: s.conn, Servers: s.sel.req.Servers, Tools: s.sel.req.Tools, Profile: s.sel.req.Profile, ToolMode: s.sel.ToolMode}
+		p := g.price(v, s.sel, false)
 		a.Total, a.Pending = p.Total, len(p.Pending) > 0
 		res.Apps = append(res.Apps, a)
 	}
 	return res
 }
 
-// price adds up what v lists to a facade with filter f.
-func (g *Gateway) price(v *view, f Filter, toolMode string, perTool bool) hostapi.Cost {
+// price adds up what v lists to a facade whose client sees f (in its
+// tool mode).
+func (g *Gateway) price(v *view, f *selection, perTool bool) hostapi.Cost {
 	tEnv, pEnv := envelopes()
 	res := hostapi.Cost{Method: hostapi.CostMethod, Servers: []hostapi.ServerCost{}}
-	search := toolMode == "search"
+	search := f.Search()
 	var toolsBytes, toolsTokens, nTools int
 	var promptsBytes, promptsTokens, nPrompts int
 	all := listsOf(v)
@@ -406,7 +406,7 @@ func searchCost() tokens.Cost {
 // session is a connected app, for Cost.
 type session struct {
 	app, conn string
-	filter    Filter
+	sel       *selection
 }
 
 // sessions are the gateway's connected apps: each socket client (a
@@ -417,7 +417,7 @@ func (g *Gateway) sessions() []session {
 	var out []session
 	var shared []*facade
 	for c := range g.conns {
-		s := session{conn: c.f.conn, filter: c.f.filter}
+		s := session{conn: c.f.conn, sel: c.f.cur()}
 		if a := c.app.Load(); a != nil {
 			s.app = *a
 		} else if ss := c.ss.Load(); ss != nil {
@@ -433,7 +433,7 @@ func (g *Gateway) sessions() []session {
 	g.mu.Unlock()
 	for _, f := range shared {
 		for ss := range f.srv.Sessions() {
-			s := session{conn: f.conn, filter: f.filter}
+			s := session{conn: f.conn, sel: f.cur()}
 			if s.conn == "" {
 				s.conn = "http"
 			}

@@ -321,3 +321,23 @@ func BenchmarkCost(b *testing.B) {
 		_ = g.Cost(Filter{Tools: []string{"*__get_*"}})
 	}
 }
+
+// TestCostOfProfile: a profile is priced as what it lets through (the
+// same figures as the equivalent --tools), and a profile in search mode as
+// the two meta-tools.
+func TestCostOfProfile(t *testing.T) {
+	h, _ := newProfileHarness(t, "raw", `{"reads": {"tools": {"allow": ["*__read_*"]}}, "find": {"toolMode": "search"}}`,
+		running("files", "read_file", "write_file"), running("git", "status"))
+	byTools := counted(t, h.g, Filter{Tools: []string{"*__read_*"}})
+	byProfile := counted(t, h.g, Filter{Profile: "reads"})
+	all := counted(t, h.g, Filter{})
+	if byProfile.Tools != byTools.Tools || byProfile.Tools.Tokens == 0 || byProfile.Tools.Tokens >= all.Tools.Tokens {
+		t.Errorf("profile reads costs %+v; --tools '*__read_*' %+v; everything %+v", byProfile.Tools, byTools.Tools, all.Tools)
+	}
+	if got := counted(t, h.g, Filter{Profile: "find"}); got.Tools != hostapi.Size(searchCost()) {
+		t.Errorf("a search-mode profile costs %+v, want the meta-tools' %+v", got.Tools, searchCost())
+	}
+	if got := counted(t, h.g, Filter{Profile: "nope"}); got.Tools.Tokens >= byProfile.Tools.Tokens {
+		t.Errorf("an unknown profile (which shows nothing) costs %+v", got.Tools)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,9 +29,13 @@ import (
 // completion/complete is the facade's CompletionHandler, which finds the
 // prompt's or the template's server in the current view.
 type facade struct {
-	g      *Gateway
-	srv    *mcp.Server
-	filter Filter
+	g   *Gateway
+	srv *mcp.Server
+	// req is the client's own filter (a bridge's preamble); sel what it
+	// sees, resolved from req and the config on every sync (profile.go).
+	req  Filter
+	sel  atomic.Pointer[selection]
+	meta bool // find_tools and call_tool are listed (search mode; f.mu)
 
 	mu        sync.Mutex // serializes sync
 	tools     map[string]*mcp.Tool
@@ -55,6 +60,9 @@ type facade struct {
 	connID     uint64
 	sessionIDs sync.Map // *mcp.ServerSession -> uint64, the HTTP facade's
 }
+
+// cur is what the facade's client sees, as of the last sync.
+func (f *facade) cur() *selection { return f.sel.Load() }
 
 // callerOf is who makes a call on the go-sdk's path, in session ss (nil
 // if unknown): the facade's connection and the app's name from ss's
@@ -88,7 +96,7 @@ const instructions = "Switchboard gateway: the tools and prompts of several MCP 
 	"(the server's name, two underscores, the server's own name for it; a name over 64 characters ends in a hash)."
 
 func (g *Gateway) newFacade(filter Filter) *facade {
-	f := &facade{g: g, filter: filter,
+	f := &facade{g: g, req: filter,
 		tools: map[string]*mcp.Tool{}, prompts: map[string]*mcp.Prompt{}, resources: map[string]*mcp.Resource{},
 		templates: map[string]*mcp.ResourceTemplate{}, listed: map[mcp.Session]bool{}}
 	f.srv = mcp.NewServer(g.impl, &mcp.ServerOptions{
@@ -105,9 +113,6 @@ func (g *Gateway) newFacade(filter Filter) *facade {
 		CompletionHandler: f.complete,
 	})
 	f.srv.AddReceivingMiddleware(f.middleware)
-	if filter.Search() {
-		f.addMetaTools()
-	}
 	f.sync()
 	return f
 }
@@ -119,18 +124,25 @@ func (f *facade) sync() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	v := f.g.current()
-	if f.filter.Search() {
-		f.g.searchIndex(v, f.filter) // built now, not on the first find_tools
+	sel := everything
+	if !f.req.IsZero() || f.req.ToolMode != "" {
+		sel, _ = f.g.effective(f.req)
 	}
-	byServer := func(_ string, e *entry) bool { return f.filter.SeesServer(e.server) }
+	f.sel.Store(sel)
+	if sel.Search() {
+		f.g.searchIndex(v, sel) // built now, not on the first find_tools
+	}
+	// The meta-tools follow the mode, which a profile's edit can change.
+	f.metaTools(sel.Search())
+	byServer := func(_ string, e *entry) bool { return sel.SeesServer(e.server) }
 
 	mirror(f, "tool", f.tools, v.tools, func(e *entry) *mcp.Tool { return e.tool },
-		func(name string, e *entry) bool { return listsTool(f.filter, name, e) && f.listsFound(name) },
+		func(name string, e *entry) bool { return listsTool(sel, name, e) && f.listsFound(sel, name) },
 		f.srv.RemoveTools,
 		func(_ string, e *entry) { f.srv.AddTool(e.tool, f.toolHandler) })
 
 	mirror(f, "prompt", f.prompts, v.prompts, func(e *entry) *mcp.Prompt { return e.prompt },
-		func(_ string, e *entry) bool { return listsPrompt(f.filter, e) }, f.srv.RemovePrompts,
+		func(_ string, e *entry) bool { return listsPrompt(sel, e) }, f.srv.RemovePrompts,
 		func(_ string, e *entry) {
 			server, own := e.server, e.name
 			f.srv.AddPrompt(e.prompt, func(ctx context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -160,11 +172,18 @@ func (f *facade) sync() {
 // listsTool reports whether a facade with filter lists the view's tool e
 // under its exposed name; listsPrompt the same of a prompt. Gateway.Cost
 // prices what they let through.
-func listsTool(filter Filter, exposed string, e *entry) bool {
+func listsTool(filter seer, exposed string, e *entry) bool {
 	return filter.SeesTool(e.server, e.name, exposed)
 }
 
-func listsPrompt(filter Filter, e *entry) bool { return filter.SeesServer(e.server) }
+func listsPrompt(filter seer, e *entry) bool { return filter.SeesServer(e.server) }
+
+// seer decides what a client sees: a [Filter] as a bridge gave it, or a
+// client's [selection] (the filter and its profile, resolved).
+type seer interface {
+	SeesServer(name string) bool
+	SeesTool(server, name, exposed string) bool
+}
 
 // mirror brings held, the facade's items of one kind (by exposed name,
 // URI or URI template), up to listed, the view's entries of that kind: it
@@ -241,7 +260,7 @@ func (f *facade) firstList(ctx context.Context, s mcp.Session) {
 	if done {
 		return
 	}
-	f.g.waitStarted(ctx, f.filter)
+	f.g.waitStarted(ctx, f.cur())
 	f.sync()
 }
 
@@ -443,21 +462,21 @@ func (f *facade) needsWait(exposed string) bool {
 // a name SERVER__TOOL of a configured server it sees); nil, nil means
 // unknown.
 func (f *facade) lookupTool(v *view, exposed string) (*entry, *downServer) {
-	if e := v.tools[exposed]; e != nil && f.filter.SeesTool(e.server, e.name, exposed) {
+	if e := v.tools[exposed]; e != nil && f.cur().SeesTool(e.server, e.name, exposed) {
 		return e, nil
 	}
-	if h := v.held[exposed]; h != nil && f.filter.SeesTool(h.server, h.name, exposed) {
+	if h := v.held[exposed]; h != nil && f.cur().SeesTool(h.server, h.name, exposed) {
 		if st := v.servers[h.server]; st != nil {
 			return nil, &downServer{st: st, held: h}
 		}
 	}
-	if e := v.knownTools[exposed]; e != nil && f.filter.SeesTool(e.server, e.name, exposed) {
+	if e := v.knownTools[exposed]; e != nil && f.cur().SeesTool(e.server, e.name, exposed) {
 		if st := v.servers[e.server]; st != nil && !st.listed {
 			return nil, &downServer{st: st}
 		}
 	}
 	if server, name, ok := SplitName(exposed); ok {
-		if st := v.servers[server]; st != nil && !st.listed && st.Filter.Allows(name) && f.filter.SeesTool(server, name, exposed) {
+		if st := v.servers[server]; st != nil && !st.listed && st.Filter.Allows(name) && f.cur().SeesTool(server, name, exposed) {
 			return nil, &downServer{st: st}
 		}
 	}
@@ -494,7 +513,7 @@ func (f *facade) readResource(ctx context.Context, server string, p *mcp.ReadRes
 func (f *facade) readTemplated(ctx context.Context, server, tmpl string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	var others []string
 	for _, e := range f.g.current().allTemplates {
-		if e.server != server && e.match != nil && f.filter.SeesServer(e.server) && e.match.MatchString(p.URI) {
+		if e.server != server && e.match != nil && f.cur().SeesServer(e.server) && e.match.MatchString(p.URI) {
 			others = append(others, fmt.Sprintf("%q (%s)", e.server, e.name))
 		}
 	}
@@ -531,8 +550,8 @@ func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.Com
 	switch p.Ref.Type {
 	case "ref/prompt":
 		e := v.prompts[p.Ref.Name]
-		if e == nil || !f.filter.SeesServer(e.server) {
-			if k := v.knownPrompts[p.Ref.Name]; k != nil && f.filter.SeesServer(k.server) {
+		if e == nil || !f.cur().SeesServer(e.server) {
+			if k := v.knownPrompts[p.Ref.Name]; k != nil && f.cur().SeesServer(k.server) {
 				if st := v.servers[k.server]; st != nil && !st.listed {
 					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 						Message: notRunningText(st.Name, st.State, st.LastError, st.UserStopped, st.Disabled)}
@@ -546,7 +565,7 @@ func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.Com
 		if e == nil {
 			e = v.resources[p.Ref.URI]
 		}
-		if e == nil || !f.filter.SeesServer(e.server) {
+		if e == nil || !f.cur().SeesServer(e.server) {
 			var owners []string
 			for _, t := range v.allTemplates {
 				if t.name == p.Ref.URI {

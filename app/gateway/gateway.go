@@ -209,7 +209,7 @@ func (g *Gateway) Mapping() Mapping {
 
 // waitStarted waits until no server that filter sees is still starting
 // for the first time, each for at most its start timeout, or ctx ends.
-func (g *Gateway) waitStarted(ctx context.Context, filter Filter) {
+func (g *Gateway) waitStarted(ctx context.Context, filter interface{ SeesServer(string) bool }) {
 	for {
 		v := g.current()
 		now := time.Now()

@@ -48,7 +48,7 @@ const (
 // (nil: none). bad is a tool error for call_tool arguments that do not
 // name a tool.
 func (f *facade) metaCall(name string, args json.RawMessage) (kind metaKind, target string, targetArgs json.RawMessage, bad *mcp.CallToolResult) {
-	if !f.filter.Search() {
+	if !f.cur().Search() {
 		return metaNone, name, args, nil
 	}
 	switch name {
@@ -93,11 +93,12 @@ func (f *facade) findTools(ctx context.Context, args json.RawMessage) (*mcp.Call
 		return toolError(`find_tools needs a query: what you want to do, in plain words, e.g. {"query": "read a file"}`), nil
 	}
 	// Like a first list: servers still starting are waited for.
-	f.g.waitStarted(ctx, f.filter)
+	sel := f.cur()
+	f.g.waitStarted(ctx, sel)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	si := f.g.searchIndex(f.g.current(), f.filter)
+	si := f.g.searchIndex(f.g.current(), sel)
 	hits := si.ix.Search(a.Query, a.Clamp())
 	tools := make([]*mcp.Tool, 0, len(hits))
 	names := make([]string, 0, len(hits))
@@ -132,15 +133,25 @@ func (f *facade) findTools(ctx context.Context, args json.RawMessage) (*mcp.Call
 }
 
 // listsFound reports whether the facade's tools/list holds a tool the
-// client sees (f.mu held): every one in the normal mode; in search mode,
-// those that find_tools found.
-func (f *facade) listsFound(exposed string) bool {
-	return !f.filter.Search() || slices.Contains(f.found, exposed)
+// client sees with sel (f.mu held): every one in the normal mode; in
+// search mode, those that find_tools found.
+func (f *facade) listsFound(sel *selection, exposed string) bool {
+	return !sel.Search() || slices.Contains(f.found, exposed)
 }
 
-// addMetaTools puts find_tools and call_tool in a search-mode facade's
-// server; the middleware answers their calls.
-func (f *facade) addMetaTools() {
+// metaTools puts find_tools and call_tool in a search-mode facade's
+// server (the middleware answers their calls), or takes them out of one
+// that is no longer in search mode (f.mu held).
+func (f *facade) metaTools(on bool) {
+	if on == f.meta {
+		return
+	}
+	f.meta = on
+	if !on {
+		f.srv.RemoveTools(toolsearch.FindToolsName, toolsearch.CallToolName)
+		f.found = nil
+		return
+	}
 	for _, t := range []*mcp.Tool{toolsearch.FindTools(), toolsearch.CallTool()} {
 		f.srv.AddTool(t, f.toolHandler)
 	}
@@ -186,8 +197,8 @@ func filterKey(f Filter) string {
 }
 
 // searchIndex returns the index of the tools filter sees in v.
-func (g *Gateway) searchIndex(v *view, filter Filter) *searchIndex {
-	key := filterKey(filter)
+func (g *Gateway) searchIndex(v *view, sel *selection) *searchIndex {
+	key, filter := filterKey(sel.req), sel
 	if si, ok := v.search.Load(key); ok {
 		return si.(*searchIndex)
 	}

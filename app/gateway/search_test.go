@@ -152,23 +152,25 @@ func TestSearchIndexShared(t *testing.T) {
 	defer h.g.dropFacade(a)
 	defer h.g.dropFacade(b)
 	v := h.g.current()
-	ia, ib := h.g.searchIndex(v, a.filter), h.g.searchIndex(v, b.filter)
+	ia, ib := h.g.searchIndex(v, a.cur()), h.g.searchIndex(v, b.cur())
 	if ia != ib || ia.ix.Len() != 2 {
 		t.Fatalf("two clients, one filter: indexes %p %p of %d tools", ia, ib, ia.ix.Len())
 	}
-	if ir := h.g.searchIndex(v, Filter{Tools: []string{"alpha__read_*"}, ToolMode: "search"}); ir == ia || !slices.Equal(ir.names, []string{"alpha__read_file"}) {
+	narrow, _ := h.g.effective(Filter{Tools: []string{"alpha__read_*"}, ToolMode: "search"})
+	if ir := h.g.searchIndex(v, narrow); ir == ia || !slices.Equal(ir.names, []string{"alpha__read_file"}) {
 		t.Errorf("a narrower filter's index has %v", ir.names)
 	}
 	h.fake.update("alpha", func(s *Server) { s.LastError = "a change of state, not of tools" })
 	h.notify()
-	if v2 := h.g.current(); v2 == v || h.g.searchIndex(v2, f) != ia {
+	sel, _ := h.g.effective(f)
+	if v2 := h.g.current(); v2 == v || h.g.searchIndex(v2, sel) != ia {
 		t.Error("a new view with the same tools built a new index")
 	}
 	h.fake.update("alpha", func(s *Server) {
 		s.Tools = append(slices.Clone(s.Tools), &mcp.Tool{Name: "grown", InputSchema: map[string]any{"type": "object"}})
 	})
 	h.notify()
-	if ic := h.g.searchIndex(h.g.current(), f); ic == ia || ic.ix.Len() != 3 {
+	if ic := h.g.searchIndex(h.g.current(), sel); ic == ia || ic.ix.Len() != 3 {
 		t.Errorf("a changed list kept the index (%d tools)", ic.ix.Len())
 	}
 }
@@ -191,7 +193,7 @@ func BenchmarkSearchIndex208(b *testing.B) {
 	if n := len(v.tools); n != 208 {
 		b.Fatalf("%d tools in the view, want 208", n)
 	}
-	f := Filter{ToolMode: "search"}
+	f, _ := g.effective(Filter{ToolMode: "search"})
 	for b.Loop() {
 		g.search.mu.Lock()
 		g.search.last = nil

@@ -18,7 +18,7 @@ func (h *Host) withCost(ms api.Methods) api.Methods {
 		if err != nil {
 			return nil, err
 		}
-		f := gateway.Filter{Servers: p.Servers, Tools: p.Tools, ToolMode: p.ToolMode}
+		f := gateway.Filter{Servers: p.Servers, Tools: p.Tools, ToolMode: p.ToolMode, Profile: p.Profile}
 		if err := f.Check(); err != nil {
 			return nil, api.Errorf(api.CodeBadRequest, "%s: %v", hostapi.MethodToolsCost, err)
 		}
@@ -26,12 +26,6 @@ func (h *Host) withCost(ms api.Methods) api.Methods {
 		case "", "all", "search":
 		default:
 			return nil, api.Errorf(api.CodeBadRequest, "%s: tool mode %q is not one of all, search", hostapi.MethodToolsCost, p.ToolMode)
-		}
-		if p.Profile != "" {
-			// MERGE(profiles): set f.Profile = p.Profile here (the
-			// gateway's Cost resolves it with g.effective) and drop
-			// this refusal.
-			return nil, api.Errorf(api.CodeBadRequest, "%s: this host has no profiles (profile %q)", hostapi.MethodToolsCost, p.Profile)
 		}
 		if h.gw == nil {
 			return hostapi.Cost{Method: hostapi.CostMethod, Servers: []hostapi.ServerCost{}}, nil

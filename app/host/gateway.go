@@ -41,6 +41,8 @@ type gatewayBackend struct {
 
 	mu     sync.Mutex
 	relays map[*stdio.Conn]*relay.Relay
+
+	profiles atomic.Pointer[map[string]*config.Profile] // the config's profiles (profiles.go)
 }
 
 // Servers implements [gateway.Backend].

@@ -162,7 +162,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	h.pins = h.openPins(o.PinsPath)
-	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.methods())))), api.Options{Logger: h.log})
+	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.withProfiles(h.methods()))))), api.Options{Logger: h.log})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
@@ -393,6 +393,7 @@ func (h *Host) applyFile(f *config.File) {
 		h.log.Info("servers updated", "added", added, "removed", removed, "changed", changed)
 	}
 	h.forgetPins(removed)
+	h.mgr.gw.setProfiles(f) // before the rebuild that Notify asks for
 	if h.gw != nil {
 		h.gw.Notify() // an entry's trust mode may have changed, and nothing else
 	}

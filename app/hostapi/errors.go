@@ -94,6 +94,9 @@ type Problem struct {
 	// shows Fact beside it. Empty: show Message.
 	Fact   string  `json:"fact,omitempty"`
 	Remedy *Remedy `json:"remedy,omitempty"`
+	// Warning: the problem stops nothing (a profile that names a server
+	// the config lacks); it is shown, and everything runs.
+	Warning bool `json:"warning,omitempty"`
 }
 
 // Text is the problem's words for a front end that phrases its Remedy

@@ -245,6 +245,9 @@ func (w *Window) openApps() {
 	w.open(&page{title: "AI apps", obj: v.obj, reload: v.load})
 	w.apps = v
 	v.load()
+	if w.snap.Connected {
+		v.loadProfiles() // aiapps_profile.go
+	}
 }
 
 // load reads the apps' files off the UI goroutine and shows them.
@@ -466,6 +469,9 @@ func (r *appRow) throughText() string {
 		text = "Every server (Switchboard has none yet)"
 	default:
 		text = "Every server: " + mark(all)
+	}
+	if st.bridge.Profile != "" {
+		text += profileNote(st.bridge.Profile, r.v.w.profileNames) // aiapps_profile.go
 	}
 	if r.stale() {
 		text += fmt.Sprintf("\nIts entry runs %s, not this Switchboard (%s): Change… updates it.", st.bridge.Command, r.v.exe)

@@ -30,6 +30,7 @@ type changeDialog struct {
 	after   []byte
 	secrets []string
 	servers *widget.CheckGroup // Connect's choice of servers; nil otherwise
+	profile *widget.Select     // Connect's choice of profile; nil otherwise
 	// diff shows the change a line a paragraph: added lines green,
 	// removed ones red (see diffSegments); diffText is its text, which
 	// Copy puts on the clipboard (rich text cannot be selected).
@@ -149,6 +150,9 @@ func (c *changeDialog) write() {
 	if c.servers != nil {
 		c.servers.Disable()
 	}
+	if c.profile != nil {
+		c.profile.Disable()
+	}
 	v, r, w := c.v, c.r, c.v.w
 	f, path, before, after, now := v.files, r.st.loc.Path, c.before, c.after, w.opts.Now()
 	go func() {
@@ -224,6 +228,8 @@ func (v *appsView) askConnect(r *appRow) {
 		l.Wrapping = fyne.TextWrapWord
 		top = container.NewVBox(l)
 	}
+	profile := v.profilePicker(old.Profile) // aiapps_profile.go
+	top.Add(profile.obj)
 	verb, title, okText := "Add the %q entry to", "Connect "+app.Name, "Connect"
 	if connected { // the row's button reads Change…
 		verb, title, okText = "Update the %q entry in", "Change how "+app.Name+" connects", "Change"
@@ -256,13 +262,15 @@ func (v *appsView) askConnect(r *appRow) {
 			c.set(nil, false, err.Error())
 			return
 		}
-		bridge = aiapps.Bridge{Command: v.exe, Servers: servers}
+		bridge = aiapps.Bridge{Command: v.exe, Servers: servers, Profile: profile.name()}
 		changed := d.SetBridge(bridge)
 		c.set(d.Bytes(), changed, fmt.Sprintf("No change: %s already has exactly this entry.", app.Name))
 	}
 	if checks != nil {
 		checks.OnChanged = func([]string) { compute() }
 	}
+	profile.onChanged = compute
+	c.profile = profile.sel
 	compute()
 	c.done = func(backup string) {
 		msg := fmt.Sprintf("Connected: the %q entry in %s runs %s.%s %s", aiapps.EntryName, r.st.loc.Path,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
@@ -49,12 +50,15 @@ func costKey(s client.Snapshot) string {
 	return b.String()
 }
 
-// selKey names a selection of servers (an app entry's --servers).
-func selKey(servers []string) string {
-	s := slices.Clone(servers)
+// selKey names a selection (an app entry's --profile and --servers).
+func selKey(b aiapps.Bridge) string {
+	s := slices.Clone(b.Servers)
 	slices.Sort(s)
-	return strings.Join(s, ",")
+	return b.Profile + "|" + strings.Join(s, ",")
 }
+
+// selected reports whether an app entry narrows what it sees.
+func selected(b aiapps.Bridge) bool { return len(b.Servers) > 0 || b.Profile != "" }
 
 // costsChanged fetches the figures again when the servers changed.
 func (w *Window) costsChanged(s client.Snapshot) {
@@ -87,12 +91,12 @@ func (w *Window) fetchCosts() {
 		if all, err = w.live.Cost(ctx, hostapi.CostParams{}); err != nil {
 			return err
 		}
-		for _, servers := range sels {
-			sc, err := w.live.Cost(ctx, hostapi.CostParams{Servers: servers})
+		for _, b := range sels {
+			sc, err := w.live.Cost(ctx, hostapi.CostParams{Servers: b.Servers, Profile: b.Profile})
 			if err != nil {
 				return err
 			}
-			got[selKey(servers)] = sc
+			got[selKey(b)] = sc
 		}
 		return nil
 	}, func(err error) {
@@ -121,21 +125,21 @@ func (w *Window) fetchCosts() {
 	})
 }
 
-// appSelections are the --servers of the connected apps' entries that
-// the AI apps page shows (an entry without --servers sees every server:
-// the figures of all).
-func (w *Window) appSelections() [][]string {
+// appSelections are the --profile and --servers of the connected apps'
+// entries that the AI apps page shows (an entry with neither sees every
+// server: the figures of all).
+func (w *Window) appSelections() []aiapps.Bridge {
 	if w.apps == nil {
 		return nil
 	}
-	var out [][]string
+	var out []aiapps.Bridge
 	seen := map[string]bool{}
 	for _, st := range w.apps.states {
-		if !st.connected || len(st.bridge.Servers) == 0 || seen[selKey(st.bridge.Servers)] {
+		if !st.connected || !selected(st.bridge) || seen[selKey(st.bridge)] {
 			continue
 		}
-		seen[selKey(st.bridge.Servers)] = true
-		out = append(out, st.bridge.Servers)
+		seen[selKey(st.bridge)] = true
+		out = append(out, st.bridge)
 	}
 	return out
 }
@@ -246,8 +250,8 @@ func (c *costs) appCostText(st *appState) string {
 		return ""
 	}
 	cost := c.all
-	if len(st.bridge.Servers) > 0 {
-		sc, ok := c.sel[selKey(st.bridge.Servers)]
+	if selected(st.bridge) {
+		sc, ok := c.sel[selKey(st.bridge)]
 		if !ok {
 			return "Counting…"
 		}

@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func goldenCosts() costs {
 				{App: "claude-ai", Conn: "bridge pid 4242", Servers: []string{"everything", "files", "gone"}, Total: hostapi.Size{Bytes: 8231, Tokens: 1857}, Pending: true},
 				{App: "cursor-vscode", Conn: "bridge pid 4343", Total: hostapi.Size{Bytes: 53003, Tokens: 12316}, Pending: true},
 			}},
-		sel: map[string]hostapi.Cost{selKey([]string{"files", "everything", "gone"}): {Total: hostapi.Size{Bytes: 8231, Tokens: 1857}, Pending: []string{"files"}}},
+		sel: map[string]hostapi.Cost{selKey(aiapps.Bridge{Servers: []string{"files", "everything", "gone"}}): {Total: hostapi.Size{Bytes: 8231, Tokens: 1857}, Pending: []string{"files"}}},
 	}
 }
 

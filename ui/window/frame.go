@@ -41,6 +41,7 @@ func init() {
 	places = []*place{
 		{id: placeServers, label: "Servers", icon: theme.StorageIcon, show: func(w *Window) fyne.CanvasObject { return w.servers.obj }},
 		{id: placeApps, label: "AI apps", icon: theme.ComputerIcon, open: (*Window).openAppsPlace},
+		profilesPlace(), // profiles.go
 		{id: placeCatalog, label: "Catalog", icon: theme.ListIcon, open: (*Window).openCatalog},
 		{id: placeActivity, label: "Activity", icon: theme.HistoryIcon, open: (*Window).openActivity},
 		approvalsPlace(), // approvals.go

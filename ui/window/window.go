@@ -104,6 +104,10 @@ type Window struct {
 	confirm  *dialog.ConfirmDialog // the last confirmation asked (Remove, Disable)
 
 	approvals *approvalsView // the Approvals place, once shown (approvals.go)
+	profilesV *profilesView  // the Profiles place, while shown (profiles.go)
+	// profileNames are the host's profiles, as last fetched (nil:
+	// unknown), for the AI apps place (aiapps_profile.go).
+	profileNames []string
 
 	costs costs // the host's token costs (cost.go)
 }

@@ -1,0 +1,37 @@
+package hostapi
+
+// The methods of profiles (the config's top-level "profiles": named
+// selections of servers and tools that a bridge asks for with --profile).
+const (
+	MethodProfiles      = "profiles.list"   // none -> []ProfileInfo, in the file's order
+	MethodProfilePut    = "profiles.put"    // ProfilePutParams -> none
+	MethodProfileRemove = "profiles.remove" // NameParams (Name) -> none
+	MethodProfileRename = "profiles.rename" // RenameParams -> none
+)
+
+// ProfileEntry is one profile as written. Servers null (nil) means every
+// server; an empty list, none. Allow and Deny are path.Match patterns on
+// the names the apps see (SERVER__TOOL). ToolMode is "", "all" or
+// "search".
+type ProfileEntry struct {
+	Servers  []string `json:"servers"`
+	Allow    []string `json:"allow,omitempty"`
+	Deny     []string `json:"deny,omitempty"`
+	ToolMode string   `json:"toolMode,omitempty"`
+}
+
+// ProfileInfo is a profile and its problems: Missing names the servers it
+// names that the config lacks (a warning: the profile works with the
+// others); Problems holds every problem of the profile, warnings included.
+type ProfileInfo struct {
+	Name string `json:"name"`
+	ProfileEntry
+	Missing  []string  `json:"missing,omitempty"`
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// ProfilePutParams add or replace the profile Name.
+type ProfilePutParams struct {
+	Name    string       `json:"name"`
+	Profile ProfileEntry `json:"profile"`
+}
