@@ -53,7 +53,7 @@
 //	handshakeTimeout  ms        60000 (1 min)      1 to 3600000
 //	callTimeout       ms        300000 (5 min)     1 to 86400000
 //	approvalTimeout   ms        120000 (2 min)     1000 to 86400000
-//	idleStop          ms        600000 (10 min)    1000 to 86400000    reserved: not acted on yet
+//	idleStop          ms        600000 (10 min)    1000 to 86400000
 //
 // They are whole numbers. An omitted key means the default. An explicit 0
 // is a value where the range starts at 0 (it becomes the engine's -1,
