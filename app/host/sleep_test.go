@@ -215,3 +215,134 @@ func TestSleepWakeAndIdle(t *testing.T) {
 		t.Fatalf("the new host started the sleeping server: pids %v", pids)
 	}
 }
+
+// runs counts the runs of a manager's server, from its kept stderr.
+func runs(t *testing.T, m *Manager, name string) int {
+	t.Helper()
+	ring, err := m.Logs(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range ring.Lines() {
+		if startedRe.MatchString(l) {
+			n++
+		}
+	}
+	return n
+}
+
+func waitSleeping(t *testing.T, m *Manager, name string) {
+	t.Helper()
+	waitStatus(t, m, name, "sleeping", func(st hostapi.ServerStatus) bool { return st.State == hostapi.StateSleeping && st.PID == 0 })
+}
+
+// TestSleepReloadAndControls: changing start or idleStop restarts nothing
+// (a running server made on-demand runs until idle, a sleeping one made
+// "always" starts); a "start" typo runs the entry as "always"; Stop makes
+// a sleeping server one the user stopped (a call does not wake it), Start
+// wakes it until it is idle again.
+func TestSleepReloadAndControls(t *testing.T) {
+	m, _ := newManager(t, nil)
+	m.listsDir = t.TempDir()
+	tools := filepath.Join(t.TempDir(), "tools")
+	writeTools(t, tools, "alpha")
+	onDemand := sleepyEntry(tools, "3600000")
+	always := with(onDemand, "start", "always")
+
+	m.Apply(configs(t, map[string]any{"s": always}))
+	pid := waitRunning(t, m, "s").PID
+	if _, _, changed := m.Apply(configs(t, map[string]any{"s": onDemand})); len(changed) != 0 {
+		t.Fatalf("always -> on-demand changed %v: a restart", changed)
+	}
+	waitSleeping(t, m, "s")
+	if !testkit.Gone(pid) {
+		t.Fatalf("pid %d runs on while the server sleeps", pid)
+	}
+	if n := runs(t, m, "s"); n != 1 {
+		t.Fatalf("%d runs, want the one that ran until idle", n)
+	}
+	if _, _, changed := m.Apply(configs(t, map[string]any{"s": always})); len(changed) != 0 {
+		t.Fatalf("on-demand -> always changed %v", changed)
+	}
+	waitRunning(t, m, "s")
+	if _, _, changed := m.Apply(configs(t, map[string]any{"s": with(onDemand, "idleStop", 2000)})); len(changed) != 0 {
+		t.Fatalf("a new idleStop changed %v", changed)
+	}
+	waitSleeping(t, m, "s")
+
+	// A typo: "always", and the entry is valid.
+	c := configs(t, map[string]any{"s": with(onDemand, "start", "on-demand ")})
+	if c[0].OnDemand || len(c[0].Problems) != 0 {
+		t.Fatalf("typo: on demand %v, problems %v; want always, no problem", c[0].OnDemand, c[0].Problems)
+	}
+
+	// Stop: user-stopped, not sleeping; a call does not wake it.
+	done, err := m.StopServer("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if st, _ := statusOf(m, "s"); st.State != hostapi.StateStopped || !st.UserStopped {
+		t.Fatalf("after Stop: %+v", st)
+	}
+	before := runs(t, m, "s")
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	var he *hostapi.Error
+	if _, err := m.Call(ctx, "s", "alpha", nil); !errors.As(err, &he) || he.Code != hostapi.CodeNotRunning {
+		t.Fatalf("a call to the stopped server: %v, want not running", err)
+	}
+	if n := runs(t, m, "s"); n != before {
+		t.Fatalf("the call started the stopped server")
+	}
+	// Start: it runs, then sleeps when idle.
+	if err := m.StartServer("s"); err != nil {
+		t.Fatal(err)
+	}
+	waitRunning(t, m, "s")
+	waitSleeping(t, m, "s")
+	// A call through the manager (servers.call) wakes it too.
+	if got := callText(t, m, "s", "alpha", nil); got != "alpha ok" {
+		t.Fatalf("call: %q", got)
+	}
+}
+
+// TestSleepStaleCache: a cache whose ttlMs has passed (here 0: stale at
+// once, as the protocol says) is served, but the server is started once
+// to refresh it when the entry is applied; a fresh one is not.
+func TestSleepStaleCache(t *testing.T) {
+	lists := t.TempDir()
+	tools := filepath.Join(t.TempDir(), "tools")
+	writeTools(t, tools, "alpha")
+	for _, ttl := range []string{"0", "3600000"} {
+		entry := map[string]any{"s": sleepyEntry(tools, ttl)}
+		m1, _ := newManager(t, nil)
+		m1.listsDir = lists
+		m1.Apply(configs(t, entry))
+		waitSleeping(t, m1, "s")
+		m1.StopAll()
+
+		m2, _ := newManager(t, nil)
+		m2.listsDir = lists
+		m2.Apply(configs(t, entry))
+		if ttl == "0" {
+			waitStatus(t, m2, "s", "a refresh run", func(hostapi.ServerStatus) bool { return runs(t, m2, "s") == 1 })
+			waitSleeping(t, m2, "s")
+			continue
+		}
+		s, _ := m2.get("s")
+		s.cacheMu.Lock()
+		learning := s.learning
+		s.cacheMu.Unlock()
+		if learning {
+			t.Fatalf("ttl %s: the fresh cache is learnt again", ttl)
+		}
+		if st, _ := statusOf(m2, "s"); st.State != hostapi.StateSleeping || st.Tools != 1 {
+			t.Fatalf("ttl %s: %+v, want asleep with its cached tool", ttl, st)
+		}
+		if n := runs(t, m2, "s"); n != 0 {
+			t.Fatalf("ttl %s: %d runs, want none", ttl, n)
+		}
+	}
+}
