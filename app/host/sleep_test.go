@@ -271,6 +271,15 @@ func TestSleepReloadAndControls(t *testing.T) {
 	}
 	waitSleeping(t, m, "s")
 
+	// A changed entry (another fingerprint) has no cache: it is started
+	// once to learn its lists, then sleeps.
+	before := runs(t, m, "s")
+	if _, _, changed := m.Apply(configs(t, map[string]any{"s": with(with(onDemand, "idleStop", 2000), "args", []string{"changed"})})); !slices.Equal(changed, []string{"s"}) {
+		t.Fatalf("a changed entry: changed %v", changed)
+	}
+	waitStatus(t, m, "s", "a learning run", func(hostapi.ServerStatus) bool { return runs(t, m, "s") == before+1 })
+	waitSleeping(t, m, "s")
+
 	// A typo: "always", and the entry is valid.
 	c := configs(t, map[string]any{"s": with(onDemand, "start", "on-demand ")})
 	if c[0].OnDemand || len(c[0].Problems) != 0 {
@@ -286,7 +295,7 @@ func TestSleepReloadAndControls(t *testing.T) {
 	if st, _ := statusOf(m, "s"); st.State != hostapi.StateStopped || !st.UserStopped {
 		t.Fatalf("after Stop: %+v", st)
 	}
-	before := runs(t, m, "s")
+	before = runs(t, m, "s")
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var he *hostapi.Error
