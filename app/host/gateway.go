@@ -484,7 +484,6 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 		}
 		return b.holdToolCall(name, s, sup, c, asked), nil
 	}
-
 	r := b.relayFor(name, s, conn, cs)
 	stop, err := r.Start(c, callTimeout(s))
 	var rpc *jsonrpc.Error
@@ -504,9 +503,10 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 }
 
 // holdToolCall starts c once the server that is coming back has a
-// session, up to holdFor, without making the caller wait (the gateway
-// calls StartToolCall on the goroutine that reads the client): c.Done gets
-// the server's answer, or why the server is not back.
+// session, up to holdTime (for a wake, the server's start timeout),
+// without making the caller wait (the gateway calls StartToolCall on the
+// goroutine that reads the client): c.Done gets the server's answer, or
+// why the server is not back. c.Waited is the time since asked.
 func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Supervisor, c *relay.Call, asked time.Time) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
@@ -517,7 +517,7 @@ func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Su
 		if waitSession(ctx, b.m, s, sup) != nil {
 			var st func()
 			c.Waited = time.Since(asked)
-			if st, err = b.startToolCall(name, c, time.Time{}); err == nil {
+			if st, err = b.startToolCall(name, c, asked); err == nil {
 				mu.Lock()
 				stop = st
 				cancelled := ctx.Err() != nil
