@@ -169,7 +169,7 @@ func waitSession(ctx context.Context, m *Manager, s *server, sup *supervisor.Sup
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if cs := liveSession(sup); cs != nil {
+		if cs := live(s, sup); cs != nil {
 			return cs
 		}
 		m.wake(s)
@@ -199,7 +199,7 @@ func notRunning(name string, s *server, sup *supervisor.Supervisor) error {
 // sleeping server is woken; a server that is coming back (a restart, a
 // wake) is waited for, up to holdTime; waited is how long that took.
 func (b *gatewayBackend) session(ctx context.Context, s *server, sup *supervisor.Supervisor, name string) (cs *mcp.ClientSession, timeout, waited time.Duration, err error) {
-	cs = liveSession(sup)
+	cs = live(s, sup)
 	if cs == nil {
 		start := time.Now()
 		b.m.wake(s)
@@ -475,7 +475,7 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 	}
 	// The connection of the running session: a session is set only after
 	// its connection, and cleared before the next one exists.
-	cs := liveSession(sup)
+	cs := live(s, sup)
 	conn := sup.Conn()
 	if cs == nil || conn == nil || sup.Session() != cs {
 		b.m.wake(s)

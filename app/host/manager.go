@@ -114,6 +114,7 @@ type server struct {
 	inflight int         // requests from their start (waits included) to their end
 	idle     *time.Timer // stops it idleStop after its last request
 	learning bool        // started only to learn its lists: it sleeps once they are saved
+	idling   bool        // its idle stop began: no new request goes to its session
 }
 
 // ManagerOptions configure a [Manager].
@@ -399,6 +400,7 @@ func (s *server) setUserStopped(v bool) {
 func (s *server) clearCache() {
 	s.cacheMu.Lock()
 	s.tools, s.prompts, s.resources, s.templates, s.session = nil, nil, nil, nil, nil
+	s.idling = false // not running: an idle stop has begun its ladder, or is over
 	s.cacheMu.Unlock()
 }
 

@@ -264,20 +264,41 @@ func (m *Manager) idleStop(s *server) {
 	if m.closing || m.servers[s.name()] != s || s.sup == nil {
 		return
 	}
-	s.cacheMu.Lock()
-	ok := s.cfg.OnDemand && s.inflight == 0 && !s.userStopped && !s.cfg.Disabled && s.slept != nil
-	s.cacheMu.Unlock()
-	if !ok {
-		return
-	}
 	switch s.sup.Status().State {
 	case supervisor.Running, supervisor.Starting, supervisor.Backoff:
 	default:
 		return
 	}
-	m.log.Info("stopping an idle on-demand server; it sleeps until its next call", "server", s.name())
-	s.sup.Stop()
+	// The check and the stop are one step for busy, which counts a
+	// request under the same lock: a request that comes after it finds
+	// the server idling (live ignores its session) and waits to wake it
+	// once it has stopped. (Stop only cancels the run: it calls back
+	// nothing under this lock.)
+	s.cacheMu.Lock()
+	ok := s.cfg.OnDemand && s.inflight == 0 && !s.userStopped && !s.cfg.Disabled && s.slept != nil
+	if ok {
+		s.idling = true
+		s.sup.Stop()
+	}
+	name := s.cfg.Name
+	s.cacheMu.Unlock()
+	if !ok {
+		return
+	}
+	m.log.Info("stopped an idle on-demand server; it sleeps until its next call", "server", name)
 	m.publishState(s)
+}
+
+// live is the session a new request of s goes to: sup's live session,
+// unless s's idle stop has begun (the request then waits, and wakes it).
+func live(s *server, sup *supervisor.Supervisor) *mcp.ClientSession {
+	s.cacheMu.Lock()
+	idling := s.idling
+	s.cacheMu.Unlock()
+	if idling {
+		return nil
+	}
+	return liveSession(sup)
 }
 
 // startTimeout bounds a wake: the probe and handshake timeouts of the

@@ -256,9 +256,7 @@ func TestSleepReloadAndControls(t *testing.T) {
 		t.Fatalf("always -> on-demand changed %v: a restart", changed)
 	}
 	waitSleeping(t, m, "s")
-	if !testkit.Gone(pid) {
-		t.Fatalf("pid %d runs on while the server sleeps", pid)
-	}
+	testkit.Eventually(t, fmt.Sprintf("pid %d has exited while the server sleeps", pid), func() bool { return testkit.Gone(pid) })
 	if n := runs(t, m, "s"); n != 1 {
 		t.Fatalf("%d runs, want the one that ran until idle", n)
 	}
