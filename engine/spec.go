@@ -136,10 +136,6 @@ type Spec struct {
 	MaxReconnects    int           // consecutive failed starts before failing; -1 means 0
 	CaptureLines     int           // lines kept by stderr capture
 	CaptureBytes     int           // bytes kept by stderr capture
-	// IdleStop is reserved for servers that sleep (issue 15): an
-	// on-demand server would be stopped after this long without a call.
-	// Nothing acts on it yet, and Check leaves it as it is.
-	IdleStop time.Duration
 
 	// checked is set by Check: from then on a zero limit is a value, not
 	// "default", so checking again (Start does) changes nothing.

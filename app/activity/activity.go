@@ -66,6 +66,11 @@ type Record struct {
 	Outcome  Outcome
 	Code     int    // the JSON-RPC error code of a protocol_error
 	Approval string // the approval decision, empty when none was asked
+	// Wait is how long the request waited for its server to have a
+	// session before it was sent: a sleeping server's start (docs/sleep.md)
+	// or a restart it was held through; 0 when it went at once. Not part
+	// of Duration, which starts when the request is sent.
+	Wait time.Duration
 }
 
 // Options configure [Open].
@@ -140,7 +145,8 @@ CREATE TABLE IF NOT EXISTS calls (
 	duration     INTEGER NOT NULL, -- nanoseconds
 	outcome      TEXT    NOT NULL,
 	code         INTEGER NOT NULL,
-	approval     TEXT    NOT NULL
+	approval     TEXT    NOT NULL,
+	wait         INTEGER NOT NULL DEFAULT 0 -- nanoseconds waited for the server before time
 );
 CREATE INDEX IF NOT EXISTS calls_server_time ON calls(server, time);
 CREATE INDEX IF NOT EXISTS calls_time ON calls(time);
@@ -190,6 +196,10 @@ func Open(opts Options) (*Log, error) {
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("activity: cannot set up %s: %w (delete the file to start a new log)", opts.Path, err)
+	}
+	if err := migrate(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("activity: cannot bring %s up to date: %w (delete the file to start a new log)", opts.Path, err)
 	}
 	l := &Log{
 		db:      db,
@@ -401,8 +411,39 @@ func (l *Log) setErr(err error) {
 }
 
 const insert = `INSERT INTO calls (time, app, conn, server, kind, target,
-	arg_bytes, result_bytes, preview, duration, outcome, code, approval)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`
+	arg_bytes, result_bytes, preview, duration, outcome, code, approval, wait)
+	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+
+// migrate brings a log made by an earlier version to the schema: CREATE
+// TABLE IF NOT EXISTS leaves an existing table as it is, so each column
+// added since is added here when it is missing, with its default for the
+// records already there. Columns added: wait (issue 15, servers that
+// sleep).
+func migrate(db *sql.DB) error {
+	rows, err := db.Query(`SELECT name FROM pragma_table_info('calls')`)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		have[n] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if !have["wait"] {
+		if _, err := db.Exec(`ALTER TABLE calls ADD COLUMN wait INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // commit writes batch in one transaction. A failed batch is lost (and
 // counted as dropped): the writer must not stall the host.
@@ -436,7 +477,7 @@ func (l *Log) write(batch []item) error {
 		preview := Preview(it.args, it.complete, it.red)
 		if _, err := st.Exec(r.Time.UnixNano(), r.App, r.Conn, r.Server, string(r.Kind),
 			it.red.String(r.Target), r.ArgBytes, r.ResultBytes, preview,
-			int64(r.Duration), string(r.Outcome), r.Code, r.Approval); err != nil {
+			int64(r.Duration), string(r.Outcome), r.Code, r.Approval, int64(r.Wait)); err != nil {
 			return err
 		}
 	}

@@ -159,6 +159,9 @@ func activityRecordLine(r hostapi.ActivityRecord) string {
 	b.WriteString("  ")
 	b.WriteString(outcomeText(r.Outcome, r.Code))
 	fmt.Fprintf(&b, "  %s", durationText(r.DurationMs))
+	if r.WaitMs > 0 {
+		fmt.Fprintf(&b, " (after waiting %s for the server to start)", durationText(r.WaitMs))
+	}
 	who := r.App
 	if who == "" {
 		who = "(no name)"

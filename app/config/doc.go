@@ -39,6 +39,7 @@
 //	tools                    {"allow": [pattern],       every tool
 //	                          "deny": [pattern]}
 //	trust                    "pin", "auto"              "pin" (docs/trust.md)
+//	start                    "always", "on-demand"      "always", or defaults.start (docs/sleep.md)
 //
 // The numeric options (generated from [Options]; a test checks it):
 //
@@ -53,7 +54,7 @@
 //	handshakeTimeout  ms        60000 (1 min)      1 to 3600000
 //	callTimeout       ms        300000 (5 min)     1 to 86400000
 //	approvalTimeout   ms        120000 (2 min)     1000 to 86400000
-//	idleStop          ms        600000 (10 min)    1000 to 86400000    reserved: not acted on yet
+//	idleStop          ms        600000 (10 min)    1000 to 86400000
 //
 // They are whole numbers. An omitted key means the default. An explicit 0
 // is a value where the range starts at 0 (it becomes the engine's -1,
@@ -62,6 +63,11 @@
 // the one declaration of each: decoding, the check, the spec, the window's
 // form and these tables come from it. Tool patterns are those of
 // [path.Match].
+//
+// The top-level "defaults" object ({"start": "on-demand", "idleStop":
+// 600000}) sets the default of start and idleStop for every entry that
+// does not set them. A "start" that is not a start mode is a notice
+// ([Server.Notices]), not a problem: the entry runs as "always".
 //
 // An unknown key is kept as written; one within two edits of a known key
 // ("arsg") is a problem of the entry ("did you mean "args"? Rename it, or

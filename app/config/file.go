@@ -187,7 +187,8 @@ func (f *File) Check() *Report {
 	r.File = append(r.File, f.gatewayProblems()...)
 	r.File = append(r.File, f.approvalsProblems()...) // approvals (policy.go)
 	r.File = append(r.File, f.activityProblems()...)
-	r.File = append(r.File, f.ProfileProblems()...) // profiles.go
+	r.File = append(r.File, f.ProfileProblems()...)  // profiles.go
+	r.File = append(r.File, f.defaultsProblems()...) // defaults (start.go)
 	for _, name := range f.Names() {
 		s := f.Servers[name]
 		if s == nil {
@@ -196,6 +197,10 @@ func (f *File) Check() *Report {
 		_, ps := s.validate(name)
 		s.problems, s.checked = ps, true
 		r.add(name, ps)
+		for _, n := range s.notices {
+			n.Server = name
+			r.add(name, []Problem{n})
+		}
 	}
 	f.report = r
 	return r

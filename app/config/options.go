@@ -104,10 +104,8 @@ var Options = []Option{
 		Help:  "A call that asks the user (its policy says ask) and gets no answer in this time is denied."},
 	{Key: "idleStop", Type: Duration, Unit: "ms",
 		Default: ms(10 * time.Minute), Min: 1000, Max: ms(24 * time.Hour),
-		Label:    "Stop when idle (ms)",
-		Help:     "An on-demand server is stopped after this long without a call or an open subscription.",
-		Reserved: "issue 15, servers that sleep",
-		spec:     func(s *engine.Spec) any { return &s.IdleStop }},
+		Label: "Stop when idle (ms)",
+		Help:  "An on-demand server (\"start\": \"on-demand\") is stopped after this long without a call; the file's \"defaults\" may set another default."},
 }
 
 // ms returns d in whole milliseconds.

@@ -23,6 +23,9 @@ type Server struct {
 	InheritEnv      []string          // host variables passed beyond the allowlist
 	AllowBatchFiles bool              // allow a .bat or .cmd executable on Windows
 	Disabled        bool              // kept in the file but not started
+	// Start is the entry's start mode: "" (the file's default, else
+	// "always"), StartAlways or StartOnDemand (docs/sleep.md).
+	Start string
 
 	// Numbers are the numeric options the entry sets, by key, in the
 	// option's unit (see [Options]); an omitted key means the default.
@@ -45,6 +48,7 @@ type Server struct {
 	remote   string          // the url (or type) of a remote entry: kept as is, never run
 
 	decodeProblems []Problem // found while reading the entry (no Server: validate sets it)
+	notices        []Problem // found while reading it, but not in the way of running it (start.go)
 	problems       []Problem // found by the last Check, or nil
 	checked        bool
 }
@@ -96,7 +100,7 @@ func (t *Tools) Allows(name string) bool {
 // knownKeys are the keys of an entry, in the order a new entry is written:
 // the numeric options come from [Options].
 var knownKeys = func() []string {
-	keys := []string{"command", "args", "env", "cwd", "stderr", "inheritEnv", "allowBatchFiles", "disabled"}
+	keys := []string{"command", "args", "env", "cwd", "stderr", "inheritEnv", "allowBatchFiles", "disabled", "start"}
 	for _, o := range Options {
 		keys = append(keys, o.Key)
 	}
@@ -195,6 +199,8 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 		return s.decodeBool(key, raw, &s.Disabled)
 	case "stderr":
 		return s.decodeStderr(raw)
+	case "start":
+		return s.decodeStart(raw)
 	case "tools":
 		return s.decodeTools(raw)
 	case "trust":
@@ -448,6 +454,8 @@ func (s *Server) value(key string) (any, bool) {
 		return s.AllowBatchFiles, s.AllowBatchFiles || slices.Contains(s.keys, key)
 	case "disabled":
 		return s.Disabled, s.Disabled || slices.Contains(s.keys, key)
+	case "start":
+		return s.Start, s.Start != ""
 	case "tools":
 		return s.Tools, s.Tools != nil
 	case "trust":

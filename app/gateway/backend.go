@@ -41,7 +41,8 @@ type Server struct {
 	LastError   string
 	UserStopped bool // stopped by the user ('switchboard servers stop'); stays stopped across reloads
 	Disabled    bool
-	// Cached says that the lists below belong to the running session; they
+	// Cached says that the lists below belong to the running session (or,
+	// for a sleeping server, are the host's cache of its last lists); they
 	// are nil otherwise (the host refreshes them after each start and each
 	// list_changed).
 	Cached    bool
@@ -73,6 +74,10 @@ const (
 	stateFailed     = "failed"
 	stateDisabled   = "disabled"
 	stateInvalid    = "invalid"
+	// stateSleeping is an on-demand server that is not running (the
+	// host's, docs/sleep.md): its lists (Cached) come from the host's
+	// cache, and a call to it wakes it.
+	stateSleeping = "sleeping"
 )
 
 // NotRunningError is what a call to a server that is not running gets.
@@ -111,6 +116,8 @@ func notRunningText(server, state, lastErr string, userStopped, disabled bool) s
 		return fmt.Sprintf("Switchboard server %q has failed%s and is not restarted any more: fix it, then run 'switchboard servers restart %s'", server, why, server)
 	case state == stateSecret:
 		return fmt.Sprintf("Switchboard server %q is waiting for a secret%s: set it with 'switchboard secret set NAME'", server, why)
+	case state == stateSleeping:
+		return fmt.Sprintf("Switchboard server %q is sleeping and could not be started for the call%s: try again, or see 'switchboard status'", server, why)
 	case state == stateStarting || state == stateStopping:
 		return fmt.Sprintf("Switchboard server %q is %s%s: try again in a moment", server, state, why)
 	}

@@ -116,7 +116,7 @@ type Observer func(server string, mode trust.Mode, tools []*mcp.Tool) *trust.Ver
 // itself: its last lists stay listed meanwhile.
 func transient(s *Server) bool {
 	switch s.State {
-	case stateStarting, stateRestarting, stateStopping, stateSecret, stateRunning:
+	case stateStarting, stateRestarting, stateStopping, stateSecret, stateRunning, stateSleeping:
 		return true
 	case stateStopped:
 		return !s.UserStopped && !s.Disabled
@@ -158,7 +158,10 @@ func build(servers []Server, memos map[string]*memo, now time.Time, observe Obse
 		}
 		st := &serverState{Server: s}
 		v.servers[s.Name] = st
-		if s.State == stateRunning && s.Cached {
+		// A sleeping server's lists are the host's cache: listed as a
+		// running server's are, and a started server that lists otherwise
+		// replaces them (every client whose lists change gets list_changed).
+		if (s.State == stateRunning || s.State == stateSleeping) && s.Cached {
 			if !m.have || !slices.Equal(m.tools, s.Tools) {
 				m.toolCopy = exposeTools(s.Name, s.Tools, m.toolCopy)
 				m.trust = nil // observed again below

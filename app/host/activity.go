@@ -210,7 +210,7 @@ func (a *activityLog) After(info *relay.Info, res *relay.Result, err error) {
 	}
 	r := activity.Record{Time: info.Started, App: info.Caller.App, Conn: info.Caller.Conn, Server: info.Server,
 		Kind: activity.Kind(info.Kind), Target: info.Tool, ArgBytes: n, Duration: time.Since(info.Started),
-		Approval: info.Approval}
+		Approval: info.Approval, Wait: info.Waited}
 	if r.Kind == "" {
 		r.Kind = activity.ToolCall
 	}
@@ -254,6 +254,9 @@ type forwarded struct {
 	kind   activity.Kind
 	target string
 	params any // encoded for the preview
+	// waited is how long it waited for its server to have a session (a
+	// wake, a restart held) before it was sent.
+	waited time.Duration
 }
 
 // recordForward adds the record of a forwarded request: started when it
@@ -272,7 +275,7 @@ func (a *activityLog) recordForward(ctx context.Context, server string, fw forwa
 		}
 	}
 	r := activity.Record{Time: started, App: c.App, Conn: c.Conn, Server: server, Kind: fw.kind, Target: fw.target,
-		ArgBytes: len(args), Duration: time.Since(started), ResultBytes: resultSize(res)}
+		ArgBytes: len(args), Duration: time.Since(started), ResultBytes: resultSize(res), Wait: fw.waited}
 	toolErr := false
 	if ct, ok := res.(*mcp.CallToolResult); ok && ct != nil {
 		toolErr = ct.IsError
@@ -355,7 +358,7 @@ func (h *Host) withActivity(ms api.Methods) api.Methods {
 			out.Records = append(out.Records, hostapi.ActivityRecord{ID: r.ID, Time: r.Time, App: r.App, Conn: r.Conn,
 				Server: r.Server, Kind: string(r.Kind), Target: r.Target, ArgBytes: r.ArgBytes, ResultBytes: r.ResultBytes,
 				Preview: r.Preview, DurationMs: float64(r.Duration) / float64(time.Millisecond), Outcome: string(r.Outcome),
-				Code: r.Code, Approval: r.Approval})
+				Code: r.Code, Approval: r.Approval, WaitMs: float64(r.Wait) / float64(time.Millisecond)})
 		}
 		return out, nil
 	}

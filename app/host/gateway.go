@@ -75,6 +75,19 @@ func (b *gatewayBackend) Servers() []gateway.Server {
 		if st.State == supervisor.Stopped && c.Disabled {
 			gs.State = string(hostapi.StateDisabled)
 		}
+		if p.s.sleeping() {
+			// Asleep (sleep.go): its lists from the cache; a call wakes it.
+			gs.State = string(hostapi.StateSleeping)
+			p.s.cacheMu.Lock()
+			if lc := p.s.slept; lc != nil {
+				gs.Cached = true
+				gs.Tools, gs.Prompts, gs.Resources, gs.Templates = lc.Tools, lc.Prompts, lc.Resources, lc.Templates
+				gs.Completions = lc.Completions
+			}
+			p.s.cacheMu.Unlock()
+			out = append(out, gs)
+			continue
+		}
 		cs := p.sup.Session()
 		p.s.cacheMu.Lock()
 		if cs != nil && p.s.session == cs {
@@ -149,16 +162,19 @@ func liveSession(sup *supervisor.Supervisor) *mcp.ClientSession {
 	return cs
 }
 
-// waitSession waits, up to holdFor and while ctx lasts, for a server that
-// is coming back to have a session; nil if it has none by then.
-func waitSession(ctx context.Context, s *server, sup *supervisor.Supervisor) *mcp.ClientSession {
-	deadline := time.Now().Add(time.Duration(holdFor.Load()))
+// waitSession waits, up to holdTime (holdFor, or an on-demand server's
+// start timeout) and while ctx lasts, for a server that is coming back to
+// have a session; nil if it has none by then. A server that falls asleep
+// meanwhile (its idle stop crossed the request) is woken.
+func waitSession(ctx context.Context, m *Manager, s *server, sup *supervisor.Supervisor) *mcp.ClientSession {
+	deadline := time.Now().Add(holdTime(s))
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for {
-		if cs := liveSession(sup); cs != nil {
+		if cs := live(s, sup); cs != nil {
 			return cs
 		}
+		m.wake(s)
 		if !comingBack(s, sup) || !time.Now().Before(deadline) {
 			return nil
 		}
@@ -182,20 +198,22 @@ func notRunning(name string, s *server, sup *supervisor.Supervisor) error {
 }
 
 // session returns a running server's session and its callTimeout. A
-// server that is coming back (a restart) is waited for, up to holdFor.
-func (b *gatewayBackend) session(ctx context.Context, name string) (*server, *mcp.ClientSession, time.Duration, error) {
-	s, sup, err := b.lookup(name)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	cs := liveSession(sup)
-	if cs == nil && comingBack(s, sup) {
-		cs = waitSession(ctx, s, sup)
+// sleeping server is woken; a server that is coming back (a restart, a
+// wake) is waited for, up to holdTime; waited is how long that took.
+func (b *gatewayBackend) session(ctx context.Context, s *server, sup *supervisor.Supervisor, name string) (cs *mcp.ClientSession, timeout, waited time.Duration, err error) {
+	cs = live(s, sup)
+	if cs == nil {
+		start := time.Now()
+		b.m.wake(s)
+		if comingBack(s, sup) {
+			cs = waitSession(ctx, b.m, s, sup)
+		}
+		waited = time.Since(start)
 	}
 	if cs == nil {
-		return nil, nil, 0, notRunning(name, s, sup)
+		return nil, 0, waited, notRunning(name, s, sup)
 	}
-	return s, cs, callTimeout(s), nil
+	return cs, callTimeout(s), waited, nil
 }
 
 // failed turns the error of a forwarded request into what the gateway
@@ -300,10 +318,16 @@ func (b *gatewayBackend) Complete(ctx context.Context, name string, p *mcp.Compl
 // the request for the activity log, which records it once a server's
 // session took it.
 func forward[R any](b *gatewayBackend, ctx context.Context, name, tool string, what func() string, fw forwarded, send func(context.Context, *mcp.ClientSession) (*R, error)) (*R, error) {
-	s, cs, timeout, err := b.session(ctx, name)
+	s, sup, err := b.lookup(name)
 	if err != nil {
 		return nil, err
 	}
+	defer b.m.busy(s)() // an on-demand server is not stopped idle under it
+	cs, timeout, waited, err := b.session(ctx, s, sup, name)
+	if err != nil {
+		return nil, err
+	}
+	fw.waited = waited
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	started := time.Now()
@@ -418,21 +442,49 @@ func callTimeout(s *server) time.Duration {
 	return c.CallTimeout
 }
 
-// StartToolCall implements [gateway.RawBackend] and [relay.Starter].
+// StartToolCall implements [gateway.RawBackend] and [relay.Starter]. The
+// call counts as in flight (an on-demand server is not stopped idle under
+// it) from here until its Done, or its withdrawal.
 func (b *gatewayBackend) StartToolCall(name string, c *relay.Call) (func(), error) {
+	s, _, err := b.lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	release := b.m.busy(s)
+	if done := c.Done; done != nil {
+		c.Done = func(res *relay.Result, err error) {
+			release()
+			done(res, err)
+		}
+	}
+	stop, err := b.startToolCall(name, c, time.Now())
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return func() {
+		stop()
+		release()
+	}, nil
+}
+
+// startToolCall starts c, or holds it while its server wakes or comes
+// back; asked is when the call came, for its Waited.
+func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Time) (func(), error) {
 	s, sup, err := b.lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	// The connection of the running session: a session is set only after
 	// its connection, and cleared before the next one exists.
-	cs := liveSession(sup)
+	cs := live(s, sup)
 	conn := sup.Conn()
 	if cs == nil || conn == nil || sup.Session() != cs {
+		b.m.wake(s)
 		if !comingBack(s, sup) {
 			return nil, notRunning(name, s, sup)
 		}
-		return b.holdToolCall(name, s, sup, c), nil
+		return b.holdToolCall(name, s, sup, c, asked), nil
 	}
 	r := b.relayFor(name, s, conn, cs)
 	stop, err := r.Start(c, callTimeout(s))
@@ -453,19 +505,21 @@ func (b *gatewayBackend) StartToolCall(name string, c *relay.Call) (func(), erro
 }
 
 // holdToolCall starts c once the server that is coming back has a
-// session, up to holdFor, without making the caller wait (the gateway
-// calls StartToolCall on the goroutine that reads the client): c.Done gets
-// the server's answer, or why the server is not back.
-func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Supervisor, c *relay.Call) func() {
+// session, up to holdTime (for a wake, the server's start timeout),
+// without making the caller wait (the gateway calls StartToolCall on the
+// goroutine that reads the client): c.Done gets the server's answer, or
+// why the server is not back. c.Waited is the time since asked.
+func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Supervisor, c *relay.Call, asked time.Time) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	var stop func() // the started call's, once it is started
 	go func() {
 		defer cancel()
 		var err error
-		if waitSession(ctx, s, sup) != nil {
+		if waitSession(ctx, b.m, s, sup) != nil {
 			var st func()
-			if st, err = b.StartToolCall(name, c); err == nil {
+			c.Waited = time.Since(asked)
+			if st, err = b.startToolCall(name, c, asked); err == nil {
 				mu.Lock()
 				stop = st
 				cancelled := ctx.Err() != nil

@@ -43,7 +43,7 @@ type Options struct {
 	RuntimeDir string         // lock, socket, process registry
 	SocketPath string         // the local API's endpoint
 	LogPath    string         // host.log; empty means stderr only
-	StateDir   string         // the activity log's database; empty: no activity log
+	StateDir   string         // the activity log's database and the list caches of on-demand servers (lists/); empty: neither
 	Secrets    *secrets.Store // nil: no keyring (secret references fail)
 	OnDemand   bool           // started by the tray or a bridge: exit when idle
 	Service    bool           // run by the OS's service manager (serve --service): the tray's Quit leaves it
@@ -168,11 +168,12 @@ func Run(ctx context.Context, o Options) error {
 		resolver = o.Secrets
 	}
 	h.mgr = NewManager(ManagerOptions{
-		Start:   engine.StartOptions{Path: h.path, Secrets: resolver, Registry: registry},
-		Policy:  o.Policy,
-		Version: o.Version,
-		Logger:  h.log,
-		Held:    h.heldCount,
+		Start:    engine.StartOptions{Path: h.path, Secrets: resolver, Registry: registry},
+		Policy:   o.Policy,
+		Version:  o.Version,
+		Logger:   h.log,
+		Held:     h.heldCount,
+		ListsDir: listsDir(o.StateDir),
 		WarmPath: func() string {
 			if o.StateDir == "" {
 				return ""

@@ -45,6 +45,12 @@ type ServerConfig struct {
 	Tools *config.Tools
 	// Trust is the entry's "trust" option ("" is "pin"): app/trust's mode.
 	Trust string
+	// OnDemand: the entry's start mode is "on-demand" (sleep.go): it
+	// sleeps until a call needs it, and stops again IdleStop after its
+	// last call. Neither is in the Fingerprint: changing them restarts
+	// nothing.
+	OnDemand bool
+	IdleStop time.Duration
 }
 
 // Manager owns the supervised servers of a host.
@@ -55,6 +61,9 @@ type Manager struct {
 	log     *slog.Logger
 	publish func(topic string, data any)
 	held    func(server string) int
+	// listsDir keeps the list caches of on-demand servers (sleep.go); "":
+	// no cache on disk.
+	listsDir string
 
 	mu      sync.Mutex
 	servers map[string]*server
@@ -103,6 +112,15 @@ type server struct {
 	// fetches before the server is started or updated (warm.go); the
 	// warm-up then settles the server on its current entry.
 	warming string
+
+	// Servers that sleep (sleep.go), under cacheMu. slept are the lists
+	// of its last run (or of the disk cache): what the gateway lists
+	// while it sleeps; nil when it never listed under this entry.
+	slept    *listCache
+	inflight int         // requests from their start (waits included) to their end
+	idle     *time.Timer // stops it idleStop after its last request
+	learning bool        // started only to learn its lists: it sleeps once they are saved
+	idling   bool        // its idle stop began: no new request goes to its session
 }
 
 // ManagerOptions configure a [Manager].
@@ -120,6 +138,10 @@ type ManagerOptions struct {
 	// WarmPath is where the keys of warmed npx entries are remembered
 	// (warm.json in the state directory; see warm.go); empty: in memory.
 	WarmPath string
+	// ListsDir keeps the list caches of on-demand servers (the host's
+	// StateDir/lists); "": none, an on-demand server starts once at the
+	// host's start to learn its lists.
+	ListsDir string
 }
 
 // NewManager returns a manager with no servers.
@@ -130,7 +152,7 @@ func NewManager(o ManagerOptions) *Manager {
 	if o.Publish == nil {
 		o.Publish = func(string, any) {}
 	}
-	m := &Manager{start: o.Start, policy: o.Policy, log: o.Logger, publish: o.Publish, held: o.Held,
+	m := &Manager{start: o.Start, policy: o.Policy, log: o.Logger, publish: o.Publish, held: o.Held, listsDir: o.ListsDir,
 		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
 		servers: map[string]*server{}}
 	m.gw = &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay.Relay{}}
@@ -173,7 +195,10 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			added = append(added, c.Name)
 			if len(c.Problems) == 0 {
 				s.sup = m.newSupervisor(s, c)
-				if !c.Disabled && !s.userStopped && !m.deferForWarm(s, c) {
+				if c.OnDemand {
+					s.slept = m.loadCache(c)
+				}
+				if !c.Disabled && !s.userStopped && m.mustStart(s, c) && !m.deferForWarm(s, c) {
 					s.sup.Start()
 				}
 			}
@@ -188,11 +213,23 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			m.publishState(s)
 			continue
 		}
+		if old.Fingerprint != c.Fingerprint && c.OnDemand {
+			lc := m.loadCache(c)
+			s.cacheMu.Lock()
+			s.slept = lc
+			s.cacheMu.Unlock()
+		}
 		s.setConfig(c)
 		switch {
 		case s.sup == nil:
 			s.sup = m.newSupervisor(s, c)
-			if !c.Disabled && !userStopped && !m.deferForWarm(s, c) {
+			if c.OnDemand {
+				lc := m.loadCache(c)
+				s.cacheMu.Lock()
+				s.slept = lc
+				s.cacheMu.Unlock()
+			}
+			if !c.Disabled && !userStopped && m.mustStart(s, c) && !m.deferForWarm(s, c) {
 				s.sup.Start()
 			}
 			changed = append(changed, c.Name)
@@ -205,18 +242,22 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 				// is fetched; what runs meanwhile keeps running.
 			} else if old.Disabled {
 				s.sup.Update(c.Spec)
-				if !userStopped {
+				if !userStopped && m.mustStart(s, c) {
 					s.sup.Start()
 				}
 			} else {
+				state := s.sup.Status().State
 				s.sup.Update(c.Spec) // restarts it if it runs
 				// A server that gave up (failed) gets a new chance with
 				// the changed entry, its count reset, unless the user
-				// stopped it.
-				if s.sup.Status().State == supervisor.Failed && !userStopped {
+				// stopped it; a sleeping one whose new entry has no lists
+				// yet is started to learn them.
+				if !userStopped && (state == supervisor.Failed || state == supervisor.Stopped && c.OnDemand && m.mustStart(s, c)) {
 					s.sup.Start()
 				}
 			}
+		case old.OnDemand != c.OnDemand || old.IdleStop != c.IdleStop:
+			m.startModeChanged(s, c, userStopped)
 		}
 		m.publishState(s)
 	}
@@ -299,6 +340,7 @@ func (m *Manager) newSupervisor(s *server, c ServerConfig) *supervisor.Superviso
 			}
 			if st.State == supervisor.Running && cs != nil {
 				go m.refresh(name, s, cs)
+				m.armIdle(s, 0) // an on-demand server: idleStop from its start
 			}
 			if st.State != supervisor.Running {
 				s.clearCache()
@@ -371,6 +413,7 @@ func (s *server) setUserStopped(v bool) {
 func (s *server) clearCache() {
 	s.cacheMu.Lock()
 	s.tools, s.prompts, s.resources, s.templates, s.session = nil, nil, nil, nil, nil
+	s.idling = false // not running: an idle stop has begun its ladder, or is over
 	s.cacheMu.Unlock()
 }
 
@@ -388,43 +431,66 @@ func (m *Manager) refresh(name string, s *server, cs *mcp.ClientSession) {
 		caps = ir.Capabilities
 	}
 	var errs []error
+	var ci *cacheInfo // the cache fields of 2026-07-28 lists (sleep.go)
+	proto := ""
+	if ir := cs.InitializeResult(); ir != nil {
+		proto = ir.ProtocolVersion
+	}
+	if proto >= "2026-07-28" {
+		ci = &cacheInfo{}
+	}
 	if caps.Tools != nil {
-		for t, err := range cs.Tools(ctx, nil) {
+		var err error
+		tools, err = listPages(ctx, ci, func(ctx context.Context, cursor string) ([]*mcp.Tool, string, mcp.Cacheable, error) {
+			r, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 			if err != nil {
-				errs = append(errs, err)
-				break
+				return nil, "", mcp.Cacheable{}, err
 			}
-			tools = append(tools, t)
+			return r.Tools, r.NextCursor, r.Cacheable, nil
+		})
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if caps.Prompts != nil {
-		for p, err := range cs.Prompts(ctx, nil) {
+		var err error
+		prompts, err = listPages(ctx, ci, func(ctx context.Context, cursor string) ([]*mcp.Prompt, string, mcp.Cacheable, error) {
+			r, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
-				errs = append(errs, err)
-				break
+				return nil, "", mcp.Cacheable{}, err
 			}
-			prompts = append(prompts, p)
+			return r.Prompts, r.NextCursor, r.Cacheable, nil
+		})
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if caps.Resources != nil {
-		for r, err := range cs.Resources(ctx, nil) {
+		var err error
+		resources, err = listPages(ctx, ci, func(ctx context.Context, cursor string) ([]*mcp.Resource, string, mcp.Cacheable, error) {
+			r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 			if err != nil {
-				errs = append(errs, err)
-				break
+				return nil, "", mcp.Cacheable{}, err
 			}
-			resources = append(resources, r)
+			return r.Resources, r.NextCursor, r.Cacheable, nil
+		})
+		if err != nil {
+			errs = append(errs, err)
 		}
-		for t, err := range cs.ResourceTemplates(ctx, nil) {
+		templates, err = listPages(ctx, ci, func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, mcp.Cacheable, error) {
+			r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
 			if err != nil {
-				// A server with resources but no templates may not
-				// know the method at all.
-				var rpc *jsonrpc.Error
-				if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeMethodNotFound {
-					errs = append(errs, err)
-				}
-				break
+				return nil, "", mcp.Cacheable{}, err
 			}
-			templates = append(templates, t)
+			return r.ResourceTemplates, r.NextCursor, r.Cacheable, nil
+		})
+		if err != nil {
+			// A server with resources but no templates may not
+			// know the method at all.
+			var rpc *jsonrpc.Error
+			if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeMethodNotFound {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -436,7 +502,29 @@ func (m *Manager) refresh(name string, s *server, cs *mcp.ClientSession) {
 		return // a newer session replaced it
 	}
 	s.tools, s.prompts, s.resources, s.templates, s.session = tools, prompts, resources, templates, cs
+	var lc *listCache
+	learnt := false
+	if len(errs) == 0 {
+		// What the server sleeps with (sleep.go): saved for an on-demand
+		// server, kept for every server (an entry made on-demand later
+		// sleeps with it).
+		lc = &listCache{Version: listCacheVersion, Key: cacheKey(s.cfg), Saved: time.Now(), Protocol: proto,
+			Completions: caps.Completions != nil,
+			Tools:       tools, Prompts: prompts, Resources: resources, Templates: templates}
+		if ci != nil {
+			lc.TTLMs, lc.Scope = ci.ttl, ci.scope
+		}
+		s.slept = lc
+		learnt, s.learning = s.learning, false
+	}
+	onDemand := s.cfg.OnDemand
 	s.cacheMu.Unlock()
+	if lc != nil && onDemand {
+		m.saveCache(name, lc)
+		if learnt {
+			m.armIdle(s, time.Millisecond) // learnt: it sleeps now, unless a call came meanwhile
+		}
+	}
 	m.publish(hostapi.TopicTools, hostapi.ToolsEvent{Name: name, Tools: len(tools), Prompts: len(prompts), Resources: len(resources)})
 	m.publishState(s)
 }
@@ -472,6 +560,10 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if ss.State == supervisor.Stopped && c.Disabled {
 		st.State = hostapi.StateDisabled
 	}
+	sleeping := s.sleeping()
+	if sleeping {
+		st.State = hostapi.StateSleeping
+	}
 	if st.Preparing = m.preparing(s); st.Preparing != "" && ss.State == supervisor.Stopped && !c.Disabled && !userStopped {
 		st.State = hostapi.StateStarting // its start waits for the package
 	}
@@ -487,6 +579,9 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	}
 	s.cacheMu.Lock()
 	st.Tools, st.Prompts, st.Resources = len(s.tools), len(s.prompts), len(s.resources)
+	if sleeping && s.slept != nil {
+		st.Tools, st.Prompts, st.Resources = len(s.slept.Tools), len(s.slept.Prompts), len(s.slept.Resources)
+	}
 	s.cacheMu.Unlock()
 	return st
 }

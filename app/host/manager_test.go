@@ -51,7 +51,7 @@ func with(entry map[string]any, key string, v any) map[string]any {
 
 // configs builds what the manager runs from a config file's mcpServers, as
 // the host does: through config.Parse and ServerConfigs.
-func configs(t *testing.T, servers map[string]any) []ServerConfig {
+func configs(t testing.TB, servers map[string]any) []ServerConfig {
 	t.Helper()
 	b, err := json.Marshal(map[string]any{"version": 1, "mcpServers": servers})
 	if err != nil {

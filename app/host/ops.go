@@ -15,6 +15,7 @@ import (
 // problems and never started.
 func ServerConfigs(f *config.File) []ServerConfig {
 	var out []ServerConfig
+	defaults := f.Defaults()
 	for _, name := range f.Names() {
 		s := f.Servers[name]
 		if s == nil {
@@ -34,6 +35,8 @@ func ServerConfigs(f *config.File) []ServerConfig {
 		c.Command = s.Command
 		c.Tools = s.Tools
 		c.Trust = s.Trust
+		c.OnDemand = s.StartMode(defaults) == config.StartOnDemand
+		c.IdleStop = s.IdleStop(defaults)
 		fp, _ := json.Marshal(spec)
 		c.Fingerprint = string(fp)
 		out = append(out, c)

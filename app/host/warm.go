@@ -339,8 +339,8 @@ func (m *Manager) settle(s *server, key string) {
 		return // changed meanwhile to another package
 	}
 	s.sup.Update(c.Spec)
-	if !c.Disabled && !userStopped {
-		s.sup.Start()
+	if !c.Disabled && !userStopped && m.mustStart(s, c) {
+		s.sup.Start() // an on-demand server with lists to learn too (sleep.go)
 	}
 }
 

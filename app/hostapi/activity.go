@@ -50,6 +50,10 @@ type ActivityRecord struct {
 	Outcome  string `json:"outcome"`
 	Code     int    `json:"code,omitempty"`
 	Approval string `json:"approval,omitempty"`
+	// WaitMs is how long the request waited for its server before it was
+	// sent (fractional milliseconds): a sleeping server's start, or a
+	// restart it was held through; 0 when it went at once.
+	WaitMs float64 `json:"waitMs,omitempty"`
 }
 
 // ActivityCountsParams bound the window of activity.counts; a zero Since

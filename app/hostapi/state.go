@@ -17,6 +17,11 @@ const (
 	StateStopping   State = "stopping"           // the stop ladder is running
 	StateDisabled   State = "disabled"           // the entry is disabled in the config
 	StateInvalid    State = "invalid"            // the entry has problems and no valid version of it runs
+	// StateSleeping is an on-demand server ("start": "on-demand") that is
+	// not running: its lists are served from a cache, and its first call
+	// starts it (docs/sleep.md). The host's own state: the supervisor
+	// calls it stopped.
+	StateSleeping State = "sleeping"
 	// StateRemoved is sent once in a TopicState event when an entry left
 	// the config; servers.list never reports it.
 	StateRemoved State = "removed"
@@ -28,7 +33,7 @@ type Severity int
 
 // The severities, from the calmest.
 const (
-	SeverityIdle     Severity = iota // not meant to run: stopped, disabled (grey)
+	SeverityIdle     Severity = iota // not meant to run, or not now: stopped, disabled, sleeping (grey)
 	SeverityOK                       // running (green)
 	SeverityProgress                 // on its way: starting, restarting, stopping (amber)
 	SeverityWarning                  // needs the user but has not failed: waiting for secret (amber)
@@ -54,12 +59,15 @@ func (s Severity) String() string {
 // CanStart says whether starting the server can work: it is not running
 // and nothing stands in the way (a disabled server is enabled first, an
 // invalid entry fixed first).
-func (s State) CanStart() bool { return s == StateStopped || s == StateFailed }
+// A sleeping server can: Start wakes it.
+func (s State) CanStart() bool { return s == StateStopped || s == StateFailed || s == StateSleeping }
 
-// CanStop says whether a process runs, or the supervisor will start one.
+// CanStop says whether a process runs, or the supervisor will start one
+// (a sleeping server's first call would: Stop makes it a server the user
+// stopped, which no call wakes).
 func (s State) CanStop() bool {
 	switch s {
-	case StateRunning, StateStarting, StateRestarting, StateWaiting:
+	case StateRunning, StateStarting, StateRestarting, StateWaiting, StateSleeping:
 		return true
 	}
 	return false
@@ -67,8 +75,8 @@ func (s State) CanStop() bool {
 
 // CanRestart says whether a restart applies: the server runs or tries to,
 // or it failed (a restart resets its failure count). A stopped server is
-// started, not restarted.
-func (s State) CanRestart() bool { return s.CanStop() || s == StateFailed }
+// started, not restarted; so is a sleeping one.
+func (s State) CanRestart() bool { return s != StateSleeping && (s.CanStop() || s == StateFailed) }
 
 // Severity says how the state looks to the user (see the package doc).
 func (s State) Severity() Severity {
@@ -86,10 +94,14 @@ func (s State) Severity() Severity {
 }
 
 // Label is the state for a person: its name, but "invalid entry" for an
-// invalid one (the server is fine; its config entry is not).
+// invalid one (the server is fine; its config entry is not), and a
+// sleeping one says what wakes it.
 func (s State) Label() string {
-	if s == StateInvalid {
+	switch s {
+	case StateInvalid:
 		return "invalid entry"
+	case StateSleeping:
+		return "sleeping (starts on first use)"
 	}
 	return string(s)
 }
@@ -98,5 +110,5 @@ func (s State) Label() string {
 // order of a server's life.
 func States() []State {
 	return []State{StateStopped, StateStarting, StateRunning, StateRestarting, StateWaiting,
-		StateFailed, StateStopping, StateDisabled, StateInvalid}
+		StateFailed, StateStopping, StateDisabled, StateInvalid, StateSleeping}
 }

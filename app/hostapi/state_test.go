@@ -20,6 +20,7 @@ func TestStatePredicates(t *testing.T) {
 		StateStopping:   {false, false, false, SeverityProgress, "stopping"},
 		StateDisabled:   {false, false, false, SeverityIdle, "disabled"},
 		StateInvalid:    {false, false, false, SeverityFailed, "invalid entry"},
+		StateSleeping:   {true, true, false, SeverityIdle, "sleeping (starts on first use)"},
 	}
 	if len(cases) != len(States()) {
 		t.Fatalf("States() has %d states, this table %d: give the new one its row", len(States()), len(cases))

@@ -123,6 +123,10 @@ type Call struct {
 	// may run on the goroutine that reads the server: it must not block,
 	// and the Result is valid only until it returns.
 	Done func(res *Result, err error)
+	// Waited is how long the call waited for its server to have a
+	// session before it was started (a sleeping server woken, a restart
+	// held): 0 when it ran at once. [Info.Waited] carries it to the hooks.
+	Waited time.Duration
 }
 
 // Result is a server's answer to a call, as it wrote it, and the spans of
@@ -144,6 +148,9 @@ type Info struct {
 	Caller  Caller
 	Timeout time.Duration
 	Started time.Time
+	// Waited is the call's [Call.Waited]: how long it waited for its
+	// server before Started.
+	Waited time.Duration
 	// Approval is the approval stage's decision on the call, in words
 	// ("allowed once by the user"); "" when no one was asked. Set by a
 	// Hook's Before for the Hooks after it and every After.
@@ -391,7 +398,7 @@ func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
 	} else if err := validValue(args, maxArgsDepth); err != nil {
 		return nil, ArgumentsError(r.server, c.Tool, err)
 	}
-	p := &pending{c: c, r: r, info: Info{Kind: KindToolCall, Server: r.server, Tool: c.Tool, Caller: c.Caller, Timeout: timeout, Started: time.Now(), Arguments: args, Meta: c.Meta}}
+	p := &pending{c: c, r: r, info: Info{Kind: KindToolCall, Server: r.server, Tool: c.Tool, Caller: c.Caller, Timeout: timeout, Started: time.Now(), Waited: c.Waited, Arguments: args, Meta: c.Meta}}
 	p.deadline = p.info.Started.Add(timeout)
 	if h := r.opts.Hook; h != nil {
 		if err := h.Before(&p.info); err != nil {

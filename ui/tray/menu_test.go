@@ -128,6 +128,7 @@ var allStates = connected(
 	srv("memory", "stopped", 0),
 	srv("old", hostapi.StateDisabled, 0),
 	srv("retry", "restarting", 0),
+	srv("sleepy", hostapi.StateSleeping, 0),
 	srv("time", "running", 1),
 	srv("vault", "waiting for secret", 0),
 )
@@ -136,7 +137,7 @@ func TestBuildMenuServers(t *testing.T) {
 	var r recorder
 	m := BuildMenu(allStates, r.actions())
 	want := []string{
-		"2 running, 3 starting, 1 needs a secret, 2 failed, 2 stopped", "---",
+		"2 running, 3 starting, 1 needs a secret, 2 failed, 1 sleeping, 2 stopped", "---",
 		"broken — invalid entry",
 		"everything — running (13 tools)",
 		"files — failed",
@@ -145,6 +146,7 @@ func TestBuildMenuServers(t *testing.T) {
 		"memory — stopped",
 		"old — disabled",
 		"retry — restarting",
+		"sleepy — sleeping (starts on first use)",
 		"time — running (1 tool)",
 		"vault — waiting for secret",
 		"---", LabelOpen, "---", LabelStartAll, LabelStopAll, "---", LabelQuit,
@@ -159,16 +161,17 @@ func TestBuildMenuServers(t *testing.T) {
 
 	// Which of Start, Stop, Restart each state enables (Open logs: always).
 	enabled := map[string][3]bool{
-		"broken — invalid entry":          {false, false, false},
-		"everything — running (13 tools)": {false, true, true},
-		"files — failed":                  {true, false, true},
-		"git — starting":                  {false, true, true},
-		"gone — stopping":                 {false, false, false},
-		"memory — stopped":                {true, false, false},
-		"old — disabled":                  {false, false, false},
-		"retry — restarting":              {false, true, true},
-		"time — running (1 tool)":         {false, true, true},
-		"vault — waiting for secret":      {false, true, true},
+		"broken — invalid entry":                  {false, false, false},
+		"everything — running (13 tools)":         {false, true, true},
+		"files — failed":                          {true, false, true},
+		"git — starting":                          {false, true, true},
+		"gone — stopping":                         {false, false, false},
+		"memory — stopped":                        {true, false, false},
+		"old — disabled":                          {false, false, false},
+		"retry — restarting":                      {false, true, true},
+		"sleepy — sleeping (starts on first use)": {true, true, false},
+		"time — running (1 tool)":                 {false, true, true},
+		"vault — waiting for secret":              {false, true, true},
 	}
 	for label, on := range enabled {
 		name, _, _ := strings.Cut(label, " — ")

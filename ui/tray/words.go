@@ -32,7 +32,12 @@ func Summary(s client.Snapshot) string {
 		return SummaryNoServers
 	}
 	var n [hostapi.SeverityFailed + 1]int
+	sleeping := 0 // idle, but counted apart: they start on first use
 	for _, st := range s.Servers {
+		if st.State == hostapi.StateSleeping {
+			sleeping++
+			continue
+		}
 		if sv := st.State.Severity(); sv >= 0 && int(sv) < len(n) {
 			n[sv]++
 		}
@@ -49,6 +54,7 @@ func Summary(s client.Snapshot) string {
 		parts = append(parts, english.Plural(k, "needs a secret", "need a secret"))
 	}
 	add(n[hostapi.SeverityFailed], "failed")
+	add(sleeping, "sleeping")
 	add(n[hostapi.SeverityIdle], "stopped")
 	return strings.Join(parts, ", ")
 }

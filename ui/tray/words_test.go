@@ -28,7 +28,7 @@ func TestSummary(t *testing.T) {
 		{connected(srv("a", "stopped", 0), srv("b", hostapi.StateDisabled, 0)), "2 stopped"},
 		// An invalid entry counts as failed, as the icon counts it.
 		{connected(srv("a", hostapi.StateInvalid, 0), srv("b", "restarting", 0)), "1 starting, 1 failed"},
-		{allStates, "2 running, 3 starting, 1 needs a secret, 2 failed, 2 stopped"},
+		{allStates, "2 running, 3 starting, 1 needs a secret, 2 failed, 1 sleeping, 2 stopped"},
 	} {
 		if got := Summary(c.s); got != c.want {
 			t.Errorf("Summary of %d servers (connected %v): %q, want %q", len(c.s.Servers), c.s.Connected, got, c.want)

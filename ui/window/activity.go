@@ -272,6 +272,9 @@ func activityDetail(r hostapi.ActivityRecord) string {
 	fmt.Fprintf(&b, "Request   %s %s\n", r.Kind, r.Target)
 	fmt.Fprintf(&b, "Outcome   %s\n", outcomeWords(r))
 	fmt.Fprintf(&b, "Duration  %s\n", msText(r.DurationMs))
+	if r.WaitMs > 0 {
+		fmt.Fprintf(&b, "Waited    %s for the server to start first\n", msText(r.WaitMs))
+	}
 	fmt.Fprintf(&b, "Sizes     %d bytes of arguments, %d of result\n", r.ArgBytes, r.ResultBytes)
 	if r.Approval != "" {
 		fmt.Fprintf(&b, "Approval  %s\n", r.Approval)

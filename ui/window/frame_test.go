@@ -110,6 +110,10 @@ func TestPrimaryControlByState(t *testing.T) {
 		hostapi.StateStopping:   "Stopping…",
 		hostapi.StateDisabled:   "Enable",
 		hostapi.StateInvalid:    "Fix settings",
+		// Asleep, it starts by itself on a call: the control that
+		// changes something is Stop (it then stays stopped); the tray
+		// offers Start too.
+		hostapi.StateSleeping: "Stop",
 	}
 	for _, s := range hostapi.States() {
 		label, active := primaryLabel(s)
