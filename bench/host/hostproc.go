@@ -24,9 +24,6 @@ import (
 type entry struct {
 	Command string   `json:"command"`
 	Args    []string `json:"args,omitempty"`
-	// Start and IdleStop make it a server that sleeps (issue 15 §4).
-	Start    string `json:"start,omitempty"`
-	IdleStop int    `json:"idleStop,omitempty"`
 }
 
 // hostProc is a `switchboard serve` child, isolated in a directory of its
@@ -55,7 +52,6 @@ func hostEnv(dir string) []string {
 		api.RuntimeDirEnv: filepath.Join(dir, "run"),
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"),
 		"XDG_CACHE_HOME":  filepath.Join(dir, "cache"),
-		"XDG_STATE_HOME":  filepath.Join(dir, "state"),
 		"SHELL":           "/bin/sh",
 	}
 	drop := map[string]bool{"SWITCHBOARD_CONFIG": true, "DBUS_SESSION_BUS_ADDRESS": true}

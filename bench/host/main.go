@@ -49,10 +49,7 @@ type config struct {
 	window  time.Duration // the idle window
 	rounds  int           // reload rounds (each with a direct start)
 	node    string        // server-everything's entry point for an extra idle run; "" skips it
-	sleep   int           // rounds of the sleep benchmark (servers on demand); 0 skips it
-	// sleepOnly runs the sleep benchmark alone.
-	sleepOnly bool
-	verbose   io.Writer // progress; nil: none
+	verbose io.Writer     // progress; nil: none
 }
 
 func main() {
@@ -64,14 +61,11 @@ func main() {
 	flag.DurationVar(&c.window, "window", 60*time.Second, "idle window")
 	flag.IntVar(&c.rounds, "rounds", 15, "reload rounds, and direct starts")
 	flag.StringVar(&c.node, "node", "", "path of server-everything's dist/index.js: also run the idle benchmark with node servers")
-	flag.IntVar(&c.sleep, "sleep", 0, "rounds of first calls to sleeping servers (issue 15 §4), after their memory; 0 skips the sleep benchmark")
-	only := flag.Bool("sleep-only", false, "run only the sleep benchmark")
 	quiet := flag.Bool("q", false, "no progress on stderr")
 	flag.Parse()
 	if !*quiet {
 		c.verbose = os.Stderr
 	}
-	c.sleepOnly = *only
 	if err := run(context.Background(), c, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/host:", err)
 		os.Exit(1)
@@ -122,17 +116,6 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(out, "host benchmarks: %d cores, %s, load before: %s\n", runtime.NumCPU(), goVersion(),
 		strings.Join(strings.Fields(string(load))[:3], " "))
-
-	if c.sleep > 0 {
-		r, err := measureSleep(ctx, c, bins, c.sleep, progress)
-		if err != nil {
-			return err
-		}
-		printSleep(out, c, r)
-		if c.sleepOnly {
-			return nil
-		}
-	}
 
 	// Idle with go-sdk servers; the host stays up for the reload rounds.
 	progress("idle: %d go-sdk servers, settle %v, window %v", c.servers, c.settle, c.window)

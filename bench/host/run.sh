@@ -6,8 +6,6 @@
 #                                     # and the idle run with server-everything (node)
 #   NODE=0 bench/host/run.sh          # without the node run
 #   WINDOW=20s ROUNDS=10 SERVERS=10 SETTLE=5s bench/host/run.sh
-#   SLEEP=5 SLEEPONLY=1 bench/host/run.sh  # servers that sleep only: memory always on vs
-#                                     # on demand and asleep, 5 rounds of first calls
 #   KEEP=/tmp/out bench/host/run.sh   # keep the binaries and each host's
 #                                     # directory (serve.log, cache/switchboard/host.log)
 #
@@ -26,10 +24,7 @@ fi
 
 go build -o "$out/hostbench" ./bench/host
 
-args=(-servers "${SERVERS:-10}" -settle "${SETTLE:-5s}" -window "${WINDOW:-60s}" -rounds "${ROUNDS:-15}" -sleep "${SLEEP:-0}")
-if [[ -n ${SLEEPONLY:-} ]]; then
-	args+=(-sleep-only)
-fi
+args=(-servers "${SERVERS:-10}" -settle "${SETTLE:-5s}" -window "${WINDOW:-60s}" -rounds "${ROUNDS:-15}")
 everything=engine/stdio/testdata/npm/node_modules/.bin/mcp-server-everything
 if [[ ${NODE:-1} != 0 ]]; then
 	if [[ -e $everything ]] && command -v node >/dev/null; then
