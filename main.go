@@ -10,11 +10,17 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/cli"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"github.com/switchboard-mcp/switchboard/ui"
 	"github.com/switchboard-mcp/switchboard/ui/localefix"
 )
 
 func main() {
+	// The sandbox's exec shim first, before any other work: it confines
+	// itself and execve's a server (docs/sandbox.md).
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg {
+		os.Exit(sandbox.ShimMain(os.Args[2:]))
+	}
 	localefix.Restore()
 	// An AI app may start us (`switchboard bridge`, and through it a host)
 	// with a stripped or empty environment: what programs need of the user

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
 
 // Defaults of a [Spec], as in the reference transport design.
@@ -125,6 +127,10 @@ type Spec struct {
 	Stderr Stderr
 	// AllowBatchFiles allows a .bat or .cmd executable on Windows.
 	AllowBatchFiles bool
+	// Sandbox confines the server (docs/sandbox.md); the zero value runs
+	// it with all the user's rights. The engine adds the runtime's own
+	// needs to Read and Write when it starts the server.
+	Sandbox sandbox.Policy
 
 	MaxMessageBytes  int           // largest message the server may write
 	MaxJunkLines     int           // non-JSON-RPC lines in a row tolerated; -1 means 0
@@ -235,6 +241,8 @@ func (s *Spec) Check() error {
 	default:
 		bad("stderr", "%q is not one of inherit, discard, capture, or {\"file\": \"/absolute/path\"}", s.Stderr.Kind)
 	}
+
+	s.checkSandbox(bad)
 
 	c := s.checked
 	intOpt(&s.MaxMessageBytes, DefaultMaxMessageBytes, minMessageBytes, maxMessageBytes, c, "maxMessageBytes", "bytes", bad)

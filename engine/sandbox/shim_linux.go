@@ -1,0 +1,52 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// ShimMain is the exec shim (`switchboard __sandbox-exec PATH ARGV0
+// ARGS...`, the policy in [PolicyEnv]): it confines its own thread with
+// no_new_privs, Landlock and, for net none, the seccomp socket filter,
+// then execve's PATH from that thread, so the server keeps the shim's
+// pid, process group and pipes. It returns only on failure (an exit code:
+// 125 the sandbox could not be applied, 126/127 the server could not be
+// run); it never runs the server unconfined.
+func ShimMain(args []string) int {
+	runtime.LockOSThread() // the confined thread is the one that execve's
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "switchboard sandbox: "+format+"\n", a...)
+		return code
+	}
+	v, ok := os.LookupEnv(PolicyEnv)
+	if !ok || len(args) < 2 {
+		return fail(125, "usage: %s PATH ARGV0 [ARGS...] with the policy in %s (the host runs this; not for people)", ShimArg, PolicyEnv)
+	}
+	os.Unsetenv(PolicyEnv)
+	p, s, err := decodePolicy(v)
+	if err != nil {
+		return fail(125, "%v", err)
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fail(125, "no_new_privs: %v", err)
+	}
+	if err := landlock(p, s); err != nil {
+		return fail(125, "cannot apply the Landlock rules: %v", err)
+	}
+	if p.Net == NetNone && s.NetNone == "seccomp" {
+		if err := seccompNetNone(); err != nil {
+			return fail(125, "cannot install the seccomp filter of net none: %v", err)
+		}
+	}
+	err = unix.Exec(args[0], args[1:], os.Environ())
+	code := 126
+	if err == unix.ENOENT {
+		code = 127
+	}
+	return fail(code, "cannot run %q in the sandbox: %v (is it in the sandbox's read list?)", args[0], err)
+}
