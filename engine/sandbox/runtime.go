@@ -89,6 +89,11 @@ func (r Runtime) Needs() (read, write []string) {
 		for _, d := range installDirs(exe) {
 			add(&read, d)
 		}
+		for _, e := range []string{exe, evalOr(exe)} {
+			if strings.Contains(e, "/node_modules/") { // node_modules/.bin/server: the packages beside it
+				add(&read, packageRoot(e))
+			}
+		}
 	}
 	// The package managers' caches: npx fetches into ~/.npm/_npx, uv
 	// into ~/.cache/uv and its managed Pythons in ~/.local/share/uv.
