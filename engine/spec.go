@@ -129,8 +129,10 @@ type Spec struct {
 	AllowBatchFiles bool
 	// Sandbox confines the server (docs/sandbox.md); the zero value runs
 	// it with all the user's rights. The engine adds the runtime's own
-	// needs to Read and Write when it starts the server.
-	Sandbox sandbox.Policy
+	// needs to Read and Write when it starts the server. Omitted from JSON
+	// when zero, so an unsandboxed spec's encoding (the host's
+	// fingerprint) is what it was before sandboxes.
+	Sandbox sandbox.Policy `json:",omitzero"`
 
 	MaxMessageBytes  int           // largest message the server may write
 	MaxJunkLines     int           // non-JSON-RPC lines in a row tolerated; -1 means 0
