@@ -78,6 +78,13 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
 		env = setEnv(env, k, tmp)
 	}
+	if b := filepath.Base(launch.Resolved); pol.Net == sandbox.NetNone && (b == "npx" || b == "npm") {
+		// No registry to ask: npx runs the package from its cache (the
+		// host's warm-up fetched it) instead of failing on the lookup.
+		if _, set := lookupEnv(env, "npm_config_prefer_offline", goosName); !set {
+			env = setEnv(env, "npm_config_prefer_offline", "true")
+		}
+	}
 	env = setEnv(env, sandbox.PolicyEnv, sandbox.EncodePolicy(pol, sup))
 	st := sandbox.Plan(pol, sup)
 	shim := &Launch{Path: opts.Shim, Args: append([]string{opts.Shim, sandbox.ShimArg, launch.Path}, launch.Args...), Resolved: launch.Resolved}
