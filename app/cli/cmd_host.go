@@ -366,6 +366,7 @@ func (e *env) doctor(*argv) error {
 	}
 	info("log file: %s", LogPath())
 	e.doctorService(ok, bad, info)
+	doctorSandbox(file, ok, bad, info)
 
 	store := e.store()
 	if _, err := store.Get("switchboard-doctor-probe"); err == nil || errors.Is(err, secrets.ErrNotFound) {
