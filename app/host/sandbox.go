@@ -3,18 +3,31 @@ package host
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
 
-// shimPath is the sandbox's exec shim: this program (main dispatches
-// sandbox.ShimArg before anything else). "" if it cannot be found: a
-// sandboxed server then fails to start with that said.
+// shimPath is the sandbox's exec shim: switchboard-sandbox installed
+// beside this program (small: it starts in about a millisecond), else
+// this program itself (main dispatches sandbox.ShimArg before anything
+// else, but its package initialisation runs first: tens of ms). "" if
+// neither can be found: a sandboxed server then fails to start with that
+// said.
 func shimPath() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return ""
+	}
+	name := "switchboard-sandbox"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	small := filepath.Join(filepath.Dir(exe), name)
+	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return small
 	}
 	return exe
 }

@@ -1,0 +1,193 @@
+//go:build linux
+
+// Command sandbox measures what the sandbox of issue 16 costs a server,
+// against the same server unconfined, in one run, and prints figures
+// (never a verdict):
+//
+//   - start: from engine.Start to the first answer (initialize) of a tiny
+//     static MCP server (bench/bridgestart/tinyserver), unconfined, and
+//     under the strict preset through each shim given: the small
+//     switchboard-sandbox and the tray app's switchboard binary (whose
+//     package initialisation runs before its main dispatches the shim).
+//     The modes alternate start by start; medians and 90th percentiles.
+//   - calls: tools/call echo round trips per second on one running server,
+//     unconfined and under strict, in alternating blocks of calls.
+//
+// Run it with bench/sandbox/run.sh (it builds the binaries):
+//
+//	bench/sandbox/run.sh            # N=300 starts per mode, CALLS=20000 per mode
+//	N=1000 CALLS=50000 bench/sandbox/run.sh
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+)
+
+type mode struct {
+	name string
+	shim string // "" unconfined
+}
+
+func main() {
+	tiny := flag.String("tiny", "", "the tiny MCP server")
+	shims := flag.String("shims", "", "shims to measure, name=path,... (switchboard-sandbox=...,switchboard=...)")
+	n := flag.Int("n", 300, "starts per mode")
+	calls := flag.Int("calls", 20000, "tools/call round trips per mode")
+	work := flag.String("work", os.TempDir(), "a folder for the servers' private temp directories")
+	flag.Parse()
+	if *tiny == "" {
+		fmt.Fprintln(os.Stderr, "usage: sandbox -tiny PATH -shims name=PATH,...  (bench/sandbox/run.sh runs it)")
+		os.Exit(2)
+	}
+	sup := sandbox.Probe()
+	fmt.Printf("sandbox support: %s\n", sup)
+	modes := []mode{{name: "unconfined"}}
+	for _, kv := range splitList(*shims) {
+		name, path, _ := cut(kv, '=')
+		modes = append(modes, mode{name: "strict via " + name, shim: path})
+	}
+	tmp := filepath.Join(*work, "sandbox-bench")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		fail(err)
+	}
+
+	// Start: alternate the modes, start by start.
+	times := make([][]time.Duration, len(modes))
+	for i := 0; i < *n; i++ {
+		for k := range modes {
+			m := modes[(i+k)%len(modes)]
+			d, err := startOnce(*tiny, m, tmp)
+			if err != nil {
+				fail(fmt.Errorf("%s: %w", m.name, err))
+			}
+			idx := slices.IndexFunc(modes, func(x mode) bool { return x.name == m.name })
+			times[idx] = append(times[idx], d)
+		}
+	}
+	fmt.Printf("\nstart to the first answer (initialize), %d starts per mode, alternating\n", *n)
+	fmt.Printf("%-34s %10s %10s %12s\n", "mode", "median", "p90", "vs unconfined")
+	base := median(times[0])
+	for k, m := range modes {
+		fmt.Printf("%-34s %10s %10s %+11.2fms\n", m.name, fmtD(median(times[k])), fmtD(pct(times[k], 90)),
+			float64(median(times[k])-base)/float64(time.Millisecond))
+	}
+
+	// Calls: one server per mode, alternating blocks.
+	fmt.Printf("\ntools/call echo round trips, %d per mode in blocks of 500, alternating\n", *calls)
+	type running struct {
+		p   *engine.Process
+		in  *bufio.Writer
+		out *bufio.Reader
+		dur time.Duration
+	}
+	rs := make([]*running, 0, 2)
+	for _, m := range modes[:min(2, len(modes))] {
+		p, err := start(*tiny, m, tmp)
+		if err != nil {
+			fail(err)
+		}
+		r := &running{p: p, in: bufio.NewWriter(p.Stdin()), out: bufio.NewReader(p.Stdout())}
+		if _, err := roundTrip(r.in, r.out, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`); err != nil {
+			fail(err)
+		}
+		rs = append(rs, r)
+	}
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`
+	for done := 0; done < *calls; done += 500 {
+		for _, r := range rs {
+			t0 := time.Now()
+			for j := 0; j < 500; j++ {
+				if _, err := roundTrip(r.in, r.out, req); err != nil {
+					fail(err)
+				}
+			}
+			r.dur += time.Since(t0)
+		}
+	}
+	baseRate := float64(*calls) / rs[0].dur.Seconds()
+	for k, r := range rs {
+		rate := float64(*calls) / r.dur.Seconds()
+		fmt.Printf("%-34s %10.0f calls/s %8.3fx\n", modes[k].name, rate, rate/baseRate)
+		<-r.p.Stop()
+	}
+}
+
+func start(tiny string, m mode, tmp string) (*engine.Process, error) {
+	spec := engine.Spec{Name: "tiny", Command: tiny, Stderr: engine.Stderr{Kind: engine.StderrDiscard},
+		StdinGrace: time.Second, TermGrace: time.Second}
+	if m.shim != "" {
+		spec.Sandbox = sandbox.Policy{Enabled: true, Preset: "strict", Net: sandbox.NetNone, Required: true}
+	}
+	return engine.Start(context.Background(), spec, engine.StartOptions{Shim: m.shim, SandboxTemp: tmp})
+}
+
+// startOnce starts the server, times it to its first answer and stops it.
+func startOnce(tiny string, m mode, tmp string) (time.Duration, error) {
+	t0 := time.Now()
+	p, err := start(tiny, m, tmp)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { <-p.Stop() }()
+	if _, err := roundTrip(bufio.NewWriter(p.Stdin()), bufio.NewReader(p.Stdout()),
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`); err != nil {
+		return 0, err
+	}
+	return time.Since(t0), nil
+}
+
+func roundTrip(w *bufio.Writer, r *bufio.Reader, line string) (string, error) {
+	if _, err := w.WriteString(line + "\n"); err != nil {
+		return "", err
+	}
+	if err := w.Flush(); err != nil {
+		return "", err
+	}
+	return r.ReadString('\n')
+}
+
+func median(d []time.Duration) time.Duration { return pct(d, 50) }
+
+func pct(d []time.Duration, p int) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func fmtD(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond)) }
+
+func splitList(s string) []string {
+	var out []string
+	for s != "" {
+		var part string
+		part, s, _ = cut(s, ',')
+		if part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+func cut(s string, sep byte) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == sep {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "sandbox bench:", err)
+	os.Exit(1)
+}
