@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -49,4 +50,12 @@ func ShimMain(args []string) int {
 		code = 127
 	}
 	return fail(code, "cannot run %q in the sandbox: %v (is it in the sandbox's read list?)", args[0], err)
+}
+
+func decodePolicy(v string) (Policy, Support, error) {
+	var w wire
+	if err := json.Unmarshal([]byte(v), &w); err != nil {
+		return Policy{}, Support{}, fmt.Errorf("the policy in %s cannot be read: %v", PolicyEnv, err)
+	}
+	return w.Policy, w.Support, nil
 }

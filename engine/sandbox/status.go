@@ -185,11 +185,3 @@ func EncodePolicy(p Policy, s Support) string {
 	b, _ := json.Marshal(wire{p, s})
 	return string(b)
 }
-
-func decodePolicy(v string) (Policy, Support, error) {
-	var w wire
-	if err := json.Unmarshal([]byte(v), &w); err != nil {
-		return Policy{}, Support{}, fmt.Errorf("the policy in %s cannot be read: %v", PolicyEnv, err)
-	}
-	return w.Policy, w.Support, nil
-}
