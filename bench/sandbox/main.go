@@ -10,6 +10,9 @@
 //     switchboard-sandbox and the tray app's switchboard binary (whose
 //     package initialisation runs before its main dispatches the shim).
 //     The modes alternate start by start; medians and 90th percentiles.
+//     Two floors beside them, in the same rounds: the spawn of /bin/true
+//     and of the first shim given run with no arguments (it prints its
+//     usage and exits: the cost of starting that Go program at all).
 //   - calls: tools/call echo round trips per second on one running server,
 //     unconfined and under strict, in alternating blocks of calls.
 //
@@ -25,6 +28,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"time"
@@ -63,7 +67,12 @@ func main() {
 
 	// Start: alternate the modes, start by start.
 	times := make([][]time.Duration, len(modes))
+	var floorTrue, floorShim []time.Duration
 	for i := 0; i < *n; i++ {
+		floorTrue = append(floorTrue, spawn("/bin/true"))
+		if len(modes) > 1 {
+			floorShim = append(floorShim, spawn(modes[1].shim))
+		}
 		for k := range modes {
 			m := modes[(i+k)%len(modes)]
 			d, err := startOnce(*tiny, m, tmp)
@@ -80,6 +89,10 @@ func main() {
 	for k, m := range modes {
 		fmt.Printf("%-34s %10s %10s %+11.2fms\n", m.name, fmtD(median(times[k])), fmtD(pct(times[k], 90)),
 			float64(median(times[k])-base)/float64(time.Millisecond))
+	}
+	fmt.Printf("%-34s %10s %10s   (this machine's spawn floor)\n", "spawn /bin/true", fmtD(median(floorTrue)), fmtD(pct(floorTrue, 90)))
+	if len(floorShim) > 0 {
+		fmt.Printf("%-34s %10s %10s   (starting the Go shim at all)\n", "spawn "+filepath.Base(modes[1].shim)+" (usage)", fmtD(median(floorShim)), fmtD(pct(floorShim, 90)))
 	}
 
 	// Calls: one server per mode, alternating blocks.
@@ -120,6 +133,13 @@ func main() {
 		fmt.Printf("%-34s %10.0f calls/s %8.3fx\n", modes[k].name, rate, rate/baseRate)
 		<-r.p.Stop()
 	}
+}
+
+// spawn runs path with no arguments and times it to its exit.
+func spawn(path string) time.Duration {
+	t0 := time.Now()
+	_ = exec.Command(path).Run() // the shim exits 2 with its usage
+	return time.Since(t0)
 }
 
 func start(tiny string, m mode, tmp string) (*engine.Process, error) {
