@@ -3,10 +3,11 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,10 +53,40 @@ func ShimMain(args []string) int {
 	return fail(code, "cannot run %q in the sandbox: %v (is it in the sandbox's read list?)", args[0], err)
 }
 
+// decodePolicy reads EncodePolicy's lines back into the parts the shim
+// enforces.
 func decodePolicy(v string) (Policy, Support, error) {
-	var w wire
-	if err := json.Unmarshal([]byte(v), &w); err != nil {
-		return Policy{}, Support{}, fmt.Errorf("the policy in %s cannot be read: %v", PolicyEnv, err)
+	var p Policy
+	s := Support{Mechanism: "landlock"}
+	lines := strings.Split(strings.TrimSuffix(v, "\n"), "\n")
+	if len(lines) == 0 || lines[0] != "switchboard-sandbox 1" {
+		return p, s, fmt.Errorf("the policy in %s is not of this version of Switchboard", PolicyEnv)
 	}
-	return w.Policy, w.Support, nil
+	unesc := strings.NewReplacer("%0A", "\n", "%25", "%")
+	for _, l := range lines[1:] {
+		k, val, _ := strings.Cut(l, " ")
+		var err error
+		switch k {
+		case "abi":
+			s.ABI, err = strconv.Atoi(val)
+		case "net":
+			p.Net = NetMode(val)
+		case "seccomp":
+			if val == "1" {
+				s.NetNone = "seccomp"
+			}
+		case "port":
+			p.NetAllow = append(p.NetAllow, "*:"+val)
+		case "r":
+			p.Read = append(p.Read, unesc.Replace(val))
+		case "w":
+			p.Write = append(p.Write, unesc.Replace(val))
+		default:
+			err = fmt.Errorf("unknown item %q", k)
+		}
+		if err != nil {
+			return p, s, fmt.Errorf("the policy in %s cannot be read: line %q: %v", PolicyEnv, l, err)
+		}
+	}
+	return p, s, nil
 }

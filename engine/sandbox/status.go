@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -172,16 +171,40 @@ const (
 	PolicyEnv = "SWITCHBOARD_SANDBOX_POLICY"
 )
 
-// wire is the policy as the shim receives it: the Policy and the plan's
-// Support (so host and shim agree on the ABI used).
-type wire struct {
-	Policy  Policy
-	Support Support
-}
-
-// EncodePolicy is the value of PolicyEnv for p enforced with s. A policy
-// holds paths and ports only, never a secret.
+// EncodePolicy is the value of PolicyEnv for p enforced with s: what the
+// shim needs and nothing else (paths and ports, never a secret), one item
+// a line, so that the C shim (cshim) reads it as easily as the Go one:
+//
+//	switchboard-sandbox 1
+//	abi 7
+//	net none            (none, outbound, allow)
+//	seccomp 1           (net none: install the socket filter)
+//	port 443            (allow: one line a port)
+//	r /usr              (read and execute beneath)
+//	w /tmp/x            (read and write beneath)
+//
+// A path's % and line feed are written %25 and %0A.
 func EncodePolicy(p Policy, s Support) string {
-	b, _ := json.Marshal(wire{p, s})
-	return string(b)
+	var b strings.Builder
+	net := p.Net
+	if net == "" {
+		net = NetNone
+	}
+	fmt.Fprintf(&b, "switchboard-sandbox 1\nabi %d\nnet %s\n", s.ABI, net)
+	if net == NetNone && s.NetNone == "seccomp" {
+		b.WriteString("seccomp 1\n")
+	}
+	if net == NetAllow {
+		for _, port := range AllowPorts(p.NetAllow) {
+			fmt.Fprintf(&b, "port %d\n", port)
+		}
+	}
+	esc := strings.NewReplacer("%", "%25", "\n", "%0A")
+	for _, r := range p.Read {
+		b.WriteString("r " + esc.Replace(r) + "\n")
+	}
+	for _, w := range p.Write {
+		b.WriteString("w " + esc.Replace(w) + "\n")
+	}
+	return b.String()
 }
