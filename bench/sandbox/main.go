@@ -13,8 +13,11 @@
 //     Two floors beside them, in the same rounds: the spawn of /bin/true
 //     and of the first shim given run with no arguments (it prints its
 //     usage and exits: the cost of starting that Go program at all).
-//   - calls: tools/call echo round trips per second on one running server,
-//     unconfined and under strict, in alternating blocks of calls.
+//   - calls: tools/call echo round trips on one running server per mode
+//     (unconfined, strict, and network: Landlock without the seccomp
+//     filter), in alternating blocks of 200 calls: the median block's
+//     rate, and the server's CPU time per call (the sum of its threads'
+//     /proc/PID/task/*/schedstat), which scheduling noise disturbs less.
 //
 // Run it with bench/sandbox/run.sh (it builds the binaries):
 //
@@ -39,7 +42,8 @@ import (
 
 type mode struct {
 	name string
-	shim string // "" unconfined
+	shim string          // "" unconfined
+	net  sandbox.NetMode // "" none
 }
 
 func main() {
@@ -96,15 +100,22 @@ func main() {
 	}
 
 	// Calls: one server per mode, alternating blocks.
-	fmt.Printf("\ntools/call echo round trips, %d per mode in blocks of 500, alternating\n", *calls)
+	const block = 200
+	fmt.Printf("\ntools/call echo round trips, %d per mode in blocks of %d, alternating; the median block's rate\n", *calls, block)
 	type running struct {
-		p   *engine.Process
-		in  *bufio.Writer
-		out *bufio.Reader
-		dur time.Duration
+		p      *engine.Process
+		in     *bufio.Writer
+		out    *bufio.Reader
+		blocks []time.Duration // the time of each block of calls
+		cpu0   time.Duration   // the server's CPU time before the calls
 	}
-	rs := make([]*running, 0, 2)
-	for _, m := range modes[:min(2, len(modes))] {
+	callModes := modes[:min(2, len(modes))]
+	if len(modes) > 1 {
+		// The network preset: Landlock without the seccomp filter.
+		callModes = append(callModes, mode{name: "network via " + modes[1].name[len("strict via "):], shim: modes[1].shim, net: sandbox.NetOutbound})
+	}
+	rs := make([]*running, 0, len(callModes))
+	for _, m := range callModes {
 		p, err := start(*tiny, m, tmp)
 		if err != nil {
 			fail(err)
@@ -116,23 +127,52 @@ func main() {
 		rs = append(rs, r)
 	}
 	req := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`
-	for done := 0; done < *calls; done += 500 {
-		for _, r := range rs {
+	for _, r := range rs {
+		r.cpu0 = cpuTime(r.p.Pid())
+	}
+	for done, i := 0, 0; done < *calls; done, i = done+block, i+1 {
+		for k := range rs {
+			r := rs[(i+k)%len(rs)]
 			t0 := time.Now()
-			for j := 0; j < 500; j++ {
+			for j := 0; j < block; j++ {
 				if _, err := roundTrip(r.in, r.out, req); err != nil {
 					fail(err)
 				}
 			}
-			r.dur += time.Since(t0)
+			r.blocks = append(r.blocks, time.Since(t0))
 		}
 	}
-	baseRate := float64(*calls) / rs[0].dur.Seconds()
+	baseRate := block / median(rs[0].blocks).Seconds()
+	var baseCPU time.Duration
 	for k, r := range rs {
-		rate := float64(*calls) / r.dur.Seconds()
-		fmt.Printf("%-34s %10.0f calls/s %8.3fx\n", modes[k].name, rate, rate/baseRate)
+		cpu := (cpuTime(r.p.Pid()) - r.cpu0) / time.Duration(*calls)
+		if k == 0 {
+			baseCPU = cpu
+		}
+		fmt.Printf("%-34s %10s server CPU per call (schedstat) %8.3fx\n", callModes[k].name, cpu, float64(cpu)/float64(baseCPU))
+	}
+	for k, r := range rs {
+		rate := block / median(r.blocks).Seconds()
+		fmt.Printf("%-34s %10.0f calls/s %8.3fx\n", callModes[k].name, rate, rate/baseRate)
 		<-r.p.Stop()
 	}
+}
+
+// cpuTime is the time pid's threads have run on a CPU (the sum of
+// /proc/PID/task/*/schedstat, ns; a Go server's threads live as long as it).
+func cpuTime(pid int) time.Duration {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		var ns int64
+		fmt.Sscan(string(b), &ns)
+		sum += time.Duration(ns)
+	}
+	return sum
 }
 
 // spawn runs path with no arguments and times it to its exit.
@@ -147,6 +187,9 @@ func start(tiny string, m mode, tmp string) (*engine.Process, error) {
 		StdinGrace: time.Second, TermGrace: time.Second}
 	if m.shim != "" {
 		spec.Sandbox = sandbox.Policy{Enabled: true, Preset: "strict", Net: sandbox.NetNone, Required: true}
+		if m.net != "" {
+			spec.Sandbox.Preset, spec.Sandbox.Net = "network", m.net
+		}
 	}
 	return engine.Start(context.Background(), spec, engine.StartOptions{Shim: m.shim, SandboxTemp: tmp})
 }
