@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	sbx "github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
 
@@ -43,4 +45,28 @@ func doctorSandbox(file *config.File, ok, bad, info func(string, ...any)) {
 	if len(optional) > 0 {
 		info(`sandbox: %s run unconfined here ("sandboxRequired": false)`, strings.Join(optional, ", "))
 	}
+}
+
+// sandboxLine is what `status` says of a server's sandbox: how it is
+// confined and what is not enforced, or that it runs unconfined; "" for a
+// server without one (and for a refused one: its last error says it).
+func sandboxLine(sb *hostapi.SandboxStatus) string {
+	switch {
+	case sb == nil || sb.Unavailable:
+		return ""
+	case sb.Unconfined:
+		return fmt.Sprintf("sandbox %s NOT enforced, running unconfined (\"sandboxRequired\": false): %s", presetName(sb.Preset), strings.Join(sb.NotEnforced, "; "))
+	}
+	l := fmt.Sprintf("sandbox %s: %s ABI %d, network by %s", presetName(sb.Preset), sb.Mechanism, sb.ABI, sb.Net)
+	if len(sb.NotEnforced) > 0 {
+		l += "; not enforced: " + strings.Join(sb.NotEnforced, "; ")
+	}
+	return l
+}
+
+func presetName(p string) string {
+	if p == "" {
+		return "(custom)"
+	}
+	return p
 }

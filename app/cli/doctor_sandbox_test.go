@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	sbx "github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
 
@@ -46,5 +47,25 @@ func TestDoctorSandbox(t *testing.T) {
 	}
 	if !strings.Contains(out, "loose run unconfined here") {
 		t.Errorf("doctor does not say loose runs unconfined:\n%s", out)
+	}
+}
+
+// TestSandboxStatusLine: status says how a server is confined, what is
+// not enforced, or that it runs unconfined.
+func TestSandboxStatusLine(t *testing.T) {
+	cases := []struct {
+		sb   *hostapi.SandboxStatus
+		want string
+	}{
+		{nil, ""},
+		{&hostapi.SandboxStatus{Unavailable: true}, ""},
+		{&hostapi.SandboxStatus{Preset: "strict", Mechanism: "landlock", ABI: 7, Net: "landlock+seccomp"}, "sandbox strict: landlock ABI 7, network by landlock+seccomp"},
+		{&hostapi.SandboxStatus{Mechanism: "landlock", ABI: 7, Net: "landlock", NotEnforced: []string{"hosts: ports only"}}, "sandbox (custom): landlock ABI 7, network by landlock; not enforced: hosts: ports only"},
+		{&hostapi.SandboxStatus{Preset: "files", Unconfined: true, NotEnforced: []string{"everything: no Landlock"}}, `sandbox files NOT enforced, running unconfined ("sandboxRequired": false): everything: no Landlock`},
+	}
+	for _, c := range cases {
+		if got := sandboxLine(c.sb); got != c.want {
+			t.Errorf("sandboxLine(%+v) = %q, want %q", c.sb, got, c.want)
+		}
 	}
 }
