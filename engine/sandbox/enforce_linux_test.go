@@ -438,3 +438,24 @@ func TestSandboxServerEverything(t *testing.T) {
 		t.Errorf("get-sum = %q", got)
 	}
 }
+
+// TestSandboxNpx: npx itself (a #!/usr/bin/env node script, its npm
+// install, its cache in HOME) runs a package under strict: here the
+// package installed in the working directory, so no registry is needed.
+func TestSandboxNpx(t *testing.T) {
+	needLandlock(t)
+	bin := testkit.NpmServer(t, "mcp-server-everything")
+	if _, err := exec.LookPath("npx"); err != nil {
+		testkit.SkipOrFail(t, "npx is not installed: %v", err)
+	}
+	home, _ := fakeHome(t)
+	dir := filepath.Dir(filepath.Dir(filepath.Dir(bin))) // engine/stdio/testdata/npm
+	spec := engine.Spec{Name: t.Name(), Command: "npx", Args: []string{"--no-install", "mcp-server-everything", "stdio"}, Cwd: dir,
+		Env:    map[string]engine.EnvValue{"HOME": engine.Literal(home)},
+		Stderr: engine.Stderr{Kind: engine.StderrCapture}, StdinGrace: time.Second, TermGrace: time.Second,
+		Sandbox: sandbox.Policy{Enabled: true, Preset: "strict", Net: sandbox.NetNone, Required: true}}
+	cs, _ := connect(t, spec)
+	if got := call(t, cs, "echo", map[string]any{"message": "via npx"}); !strings.Contains(got, "via npx") {
+		t.Errorf("echo = %q", got)
+	}
+}

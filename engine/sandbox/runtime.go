@@ -126,6 +126,9 @@ func (r Runtime) Needs() (read, write []string) {
 	}
 	if r.Cwd != "" {
 		add(&read, r.Cwd)
+		// A project's node_modules linked from elsewhere (a shared
+		// checkout, a store): what npx runs from the project is there.
+		add(&read, filepath.Join(r.Cwd, "node_modules"))
 	}
 	return read, write
 }
