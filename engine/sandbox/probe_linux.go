@@ -11,10 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ABIEnv, for tests only, caps the Landlock ABI [Probe] reports (0
-// simulates a kernel without Landlock): SWITCHBOARD_LANDLOCK_ABI=0.
-const ABIEnv = "SWITCHBOARD_LANDLOCK_ABI"
-
 // Probe says what this machine can enforce: Landlock's ABI (asked of the
 // kernel), and whether seccomp can block the socket families Landlock
 // does not filter.

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// ABIEnv, for tests only, caps the Landlock ABI [Probe] reports on Linux
+// (0 simulates a kernel without Landlock): SWITCHBOARD_LANDLOCK_ABI=0.
+const ABIEnv = "SWITCHBOARD_LANDLOCK_ABI"
+
 // Support is what this machine can enforce (see [Probe]).
 type Support struct {
 	// Mechanism is the confinement used: "landlock" on Linux; "" when none
