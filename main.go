@@ -10,11 +10,22 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/cli"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	// The sandbox's exec shim in C: with cgo it confines and execve's a
+	// server before the Go runtime starts (docs/sandbox.md).
+	_ "github.com/switchboard-mcp/switchboard/engine/sandbox/cshim"
 	"github.com/switchboard-mcp/switchboard/ui"
 	"github.com/switchboard-mcp/switchboard/ui/localefix"
 )
 
 func main() {
+	// The sandbox's exec shim first, before any other work: it confines
+	// itself and execve's a server (docs/sandbox.md). With cgo the C shim
+	// (cshim) has done it before Go started; this is the fallback, and
+	// where the C shim declined, the one that says why.
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg {
+		os.Exit(sandbox.ShimMain(os.Args[2:]))
+	}
 	localefix.Restore()
 	// An AI app may start us (`switchboard bridge`, and through it a host)
 	// with a stripped or empty environment: what programs need of the user

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
 
 // StartOptions are what the caller of [Start] supplies besides the spec.
@@ -29,6 +31,14 @@ type StartOptions struct {
 	Logger *slog.Logger
 	// Stderr replaces the host's stderr for [StderrInherit] (tests).
 	Stderr io.Writer
+	// Shim is the program that implements the sandbox's exec shim
+	// (sandbox.ShimMain behind the argument sandbox.ShimArg): the app's
+	// own executable. Required to start a spec whose Sandbox is enabled.
+	Shim string
+	// SandboxTemp is the folder under which each sandboxed server gets
+	// its private temp directory (NAME, mode 0700, its TMPDIR); empty
+	// means TMPDIR/switchboard-sandbox-UID.
+	SandboxTemp string
 }
 
 // ExitStatus says how a server's main process ended.
@@ -68,6 +78,8 @@ type Process struct {
 	started time.Time
 	exited  chan struct{} // the main process exited (it is not reaped yet)
 	status  ExitStatus    // valid once exited is closed
+
+	sandbox *sandbox.Status // what confines the server, or nil
 
 	stopOnce sync.Once
 	done     chan struct{} // the ladder finished: no process of the tree is left
@@ -116,7 +128,19 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 	ident := Identity{Token: newToken()}
 	env = append(env, TokenEnv+"="+ident.Token)
 
-	p := &Process{spec: spec, launch: launch, log: log.With("server", spec.Name),
+	run := launch // what is executed: the server, or the sandbox's shim that execve's it
+	var sbx *sandbox.Status
+	if spec.Sandbox.Enabled {
+		run, env, sbx, err = sandboxLaunch(&spec, launch, opts, env, path)
+		if err != nil {
+			return nil, err
+		}
+		if sbx.Unconfined {
+			log.Warn("sandbox not available; the entry allows starting unconfined", "server", spec.Name, "why", sbx.NotEnforced)
+		}
+	}
+
+	p := &Process{spec: spec, launch: launch, log: log.With("server", spec.Name), sandbox: sbx,
 		registry: opts.Registry, exited: make(chan struct{}), done: make(chan struct{})}
 	var closeAfter []*os.File // the child's ends, closed once it has them
 	defer func() {
@@ -137,7 +161,7 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 	closeAfter = append(closeAfter, inR, outW)
 	p.stdin, p.stdout = inW, outR
 
-	cmd := &exec.Cmd{Path: launch.Path, Args: launch.Args, Env: env, Dir: spec.Cwd, Stdin: inR, Stdout: outW}
+	cmd := &exec.Cmd{Path: run.Path, Args: run.Args, Env: env, Dir: spec.Cwd, Stdin: inR, Stdout: outW}
 	var errR *os.File
 	switch spec.Stderr.Kind {
 	case StderrInherit:
@@ -166,7 +190,7 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 		cmd.Stderr = w
 		p.ring = NewRing(spec.CaptureLines, spec.CaptureBytes)
 	}
-	prepareOS(cmd, launch)
+	prepareOS(cmd, run)
 	osp, err := startOS(cmd)
 	cmd.Env = nil // the secrets' values are the OS's now; keep no copy
 	env = nil
@@ -208,6 +232,11 @@ func (p *Process) closePipes() {
 
 // Pid returns the main process's id.
 func (p *Process) Pid() int { return p.osp.pid }
+
+// Sandbox says what confines the server: nil when its spec has no
+// sandbox; Unconfined when the sandbox could not be applied and the spec
+// allowed starting without it.
+func (p *Process) Sandbox() *sandbox.Status { return p.sandbox }
 
 // Launch returns what was run.
 func (p *Process) Launch() *Launch { return p.launch }

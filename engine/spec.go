@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
 
 // Defaults of a [Spec], as in the reference transport design.
@@ -125,6 +127,12 @@ type Spec struct {
 	Stderr Stderr
 	// AllowBatchFiles allows a .bat or .cmd executable on Windows.
 	AllowBatchFiles bool
+	// Sandbox confines the server (docs/sandbox.md); the zero value runs
+	// it with all the user's rights. The engine adds the runtime's own
+	// needs to Read and Write when it starts the server. Omitted from JSON
+	// when zero, so an unsandboxed spec's encoding (the host's
+	// fingerprint) is what it was before sandboxes.
+	Sandbox sandbox.Policy `json:",omitzero"`
 
 	MaxMessageBytes  int           // largest message the server may write
 	MaxJunkLines     int           // non-JSON-RPC lines in a row tolerated; -1 means 0
@@ -231,6 +239,8 @@ func (s *Spec) Check() error {
 	default:
 		bad("stderr", "%q is not one of inherit, discard, capture, or {\"file\": \"/absolute/path\"}", s.Stderr.Kind)
 	}
+
+	s.checkSandbox(bad)
 
 	c := s.checked
 	intOpt(&s.MaxMessageBytes, DefaultMaxMessageBytes, minMessageBytes, maxMessageBytes, c, "maxMessageBytes", "bytes", bad)

@@ -247,6 +247,9 @@ func (e *env) status(*argv) error {
 		if s.Held > 0 {
 			fmt.Fprintf(e.stdout, "%s: %s held for review, hidden from the AI apps: switchboard tools review %s\n", s.Name, plural(s.Held, "tool"), s.Name)
 		}
+		if l := sandboxLine(s.Sandbox); l != "" {
+			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(l))
+		}
 		// A command not found is usually the last error too: said once,
 		// with what to do about it (the host's install remedy, as data;
 		// an older host's status has none: its words say it).
@@ -366,6 +369,7 @@ func (e *env) doctor(*argv) error {
 	}
 	info("log file: %s", LogPath())
 	e.doctorService(ok, bad, info)
+	doctorSandbox(file, ok, bad, info)
 
 	store := e.store()
 	if _, err := store.Get("switchboard-doctor-probe"); err == nil || errors.Is(err, secrets.ErrNotFound) {

@@ -205,6 +205,12 @@ func (s *Server) validate(name string) (engine.Spec, []Problem) {
 		}
 	}
 	s.numbers(&spec, bad)
+	pol, sps := s.SandboxPolicy()
+	for _, p := range sps {
+		p.Server = name
+		ps = append(ps, p)
+	}
+	spec.Sandbox = pol
 	if s.Tools != nil {
 		for _, l := range []struct {
 			key      string

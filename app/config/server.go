@@ -39,6 +39,12 @@ type Server struct {
 	Trust  string
 	Policy *Policy // approvals: which calls go, ask or are refused; nil: the default (policy.go)
 
+	// Sandbox confines the server (sandbox.go); nil means "off".
+	// SandboxRequired false lets it start unconfined where the sandbox
+	// cannot be enforced; nil means true.
+	Sandbox         *Sandbox
+	SandboxRequired *bool
+
 	// From the file: its keys in order, the raw values of keys that are
 	// unknown, null or could not be decoded, and the order of env.
 	keys     []string
@@ -104,7 +110,7 @@ var knownKeys = func() []string {
 	for _, o := range Options {
 		keys = append(keys, o.Key)
 	}
-	return append(keys, "tools", "trust", "policy")
+	return append(keys, "tools", "trust", "policy", "sandbox", "sandboxRequired")
 }()
 
 // passKeys are keys of Claude-style entries that are understood but kept as
@@ -213,6 +219,15 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 		return true
 	case "policy":
 		return s.decodePolicy(raw)
+	case "sandbox":
+		return s.decodeSandbox(raw)
+	case "sandboxRequired":
+		var v bool
+		if !s.decodeBool(key, raw, &v) {
+			return false
+		}
+		s.SandboxRequired = &v
+		return true
 	case "type":
 		var v string
 		if json.Unmarshal(raw, &v) != nil || v != "stdio" {
@@ -462,6 +477,10 @@ func (s *Server) value(key string) (any, bool) {
 		return s.Trust, s.Trust != ""
 	case "policy":
 		return s.Policy, s.Policy != nil
+	case "sandbox":
+		return s.Sandbox, s.Sandbox != nil
+	case "sandboxRequired":
+		return s.SandboxRequired, s.SandboxRequired != nil
 	}
 	if _, ok := OptionByKey(key); ok {
 		v, set := s.Numbers[key]

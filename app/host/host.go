@@ -168,7 +168,8 @@ func Run(ctx context.Context, o Options) error {
 		resolver = o.Secrets
 	}
 	h.mgr = NewManager(ManagerOptions{
-		Start:    engine.StartOptions{Path: h.path, Secrets: resolver, Registry: registry},
+		Start: engine.StartOptions{Path: h.path, Secrets: resolver, Registry: registry,
+			Shim: shimPath(), SandboxTemp: filepath.Join(o.RuntimeDir, "sandbox")},
 		Policy:   o.Policy,
 		Version:  o.Version,
 		Logger:   h.log,

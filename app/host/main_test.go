@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -31,6 +32,9 @@ const (
 var testExe string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg { // the host's shim is this binary
+		os.Exit(sandbox.ShimMain(os.Args[2:]))
+	}
 	testkit.HelperMain(&testExe, helperEnv, map[string]func() int{"modern": runModern, "legacy": runLegacy})
 	os.Exit(m.Run())
 }

@@ -574,6 +574,10 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
 		st.Issues = waitingError(c.Name, ss.SecretError, ss.LastError).Problems
 	}
+	st.Sandbox = sandboxStatus(c.Name, ss)
+	if ss.SandboxUnavailable {
+		st.Issues = append(st.Issues, sandboxIssue(c.Name, ss.LastError))
+	}
 	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled {
 		st.Issues = append(st.Issues, *p)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
 
 // Package-cache warming (issue 15 §4, docs/sleep.md). An entry that runs
@@ -93,6 +94,12 @@ func warmSpec(spec engine.Spec) (ws engine.Spec, key string, pkgs []string, ok b
 		}
 	}
 	ws.Stderr = engine.Stderr{Kind: engine.StderrCapture}
+	if ws.Sandbox.Enabled {
+		// The download needs the registry: the entry's files stay
+		// confined (an install script cannot read ~/.ssh), its network
+		// is opened for the fetch only.
+		ws.Sandbox.Net, ws.Sandbox.NetAllow = sandbox.NetOutbound, nil
+	}
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	_ = enc.Encode([]any{filepath.Base(spec.Command), args, spec.Cwd, ws.Env, spec.InheritEnv})

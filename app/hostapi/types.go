@@ -110,6 +110,8 @@ type ServerStatus struct {
 	// added npx entry's package is downloaded (State "starting" if nothing
 	// runs yet).
 	Preparing string `json:"preparing,omitempty"`
+	// Sandbox is what confines the server (sandbox.go); nil without one.
+	Sandbox *SandboxStatus `json:"sandbox,omitempty"`
 }
 
 // The event topics a client subscribes to (api.Client.Subscribe), and the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 )
 
@@ -59,6 +60,12 @@ type Status struct {
 	// SecretError, in WaitingSecret, is the secret that could not be read
 	// and why (read it only in that state).
 	SecretError *engine.SecretError
+	// Sandbox is what confines the current (or last) process, nil when
+	// its spec has none (docs/sandbox.md).
+	Sandbox *sandbox.Status
+	// SandboxUnavailable, in Failed: the spec requires a sandbox this
+	// machine cannot enforce; no retry can help (LastError says why).
+	SandboxUnavailable bool
 }
 
 // Policy is the restart policy. The zero value means the defaults.
@@ -346,6 +353,20 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 			}
 		}
 		secretTries = 0
+		var ue *sandbox.UnavailableError
+		if errors.As(err, &ue) {
+			// Retrying cannot help: the kernel will not grow Landlock.
+			s.update(func(st *Status) {
+				st.State, st.PID, st.StartedAt, st.LastError, st.LastReason = Failed, 0, time.Time{}, err.Error(), ""
+				st.Failures++
+				st.SandboxUnavailable = true
+				st.Sandbox = nil
+				if s.runDone == done {
+					s.cancel = nil
+				}
+			})
+			return
+		}
 		var failed bool
 		var wait time.Duration
 		checked := s.Spec()
@@ -446,7 +467,7 @@ func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
 		s.mu.Lock()
 		s.proc, s.conn = p, c
 		s.mu.Unlock()
-		s.update(func(st *Status) { st.PID = p.Pid() })
+		s.update(func(st *Status) { st.PID, st.Sandbox, st.SandboxUnavailable = p.Pid(), p.Sandbox(), false })
 	}
 	closeConn := func(reason stdio.Reason, detail string) {
 		connMu.Lock()

@@ -1,0 +1,27 @@
+package hostapi
+
+// SandboxStatus is what confines a server (issue 16, docs/sandbox.md), in
+// ServerStatus.Sandbox: absent for a server without a sandbox.
+type SandboxStatus struct {
+	// Preset is the entry's preset ("strict", "files", "network"), "" for
+	// a hand-written object.
+	Preset string `json:"preset,omitempty"`
+	// Mechanism is "landlock" (Linux), or "" when nothing confines it.
+	Mechanism string `json:"mechanism,omitempty"`
+	// ABI is the Landlock ABI the rules were written for.
+	ABI int `json:"abi,omitempty"`
+	// Enforced and NotEnforced are the parts of the policy enforced and
+	// not enforced on this machine, in words.
+	Enforced    []string `json:"enforced,omitempty"`
+	NotEnforced []string `json:"notEnforced,omitempty"`
+	// Net says how the network part is enforced: "landlock",
+	// "landlock+seccomp".
+	Net string `json:"net,omitempty"`
+	// Unconfined: the sandbox is not available here and the entry says
+	// "sandboxRequired": false, so the server runs with all the user's
+	// rights.
+	Unconfined bool `json:"unconfined,omitempty"`
+	// Unavailable: the sandbox is not available here and the entry
+	// requires it, so the server is not started (its Issues say what to do).
+	Unavailable bool `json:"unavailable,omitempty"`
+}

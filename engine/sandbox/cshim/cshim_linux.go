@@ -1,0 +1,158 @@
+//go:build linux && cgo
+
+package cshim
+
+/*
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#ifndef SYS_io_uring_setup
+#define SYS_io_uring_setup 425
+#endif
+
+// Landlock's rights (linux/landlock.h), as engine/sandbox/landlock_linux.go.
+#define FS_V1 ((1ULL << 13) - 1)
+#define FS_REFER (1ULL << 13)
+#define FS_TRUNCATE (1ULL << 14)
+#define FS_IOCTL_DEV (1ULL << 15)
+#define FS_READ (1ULL | 4ULL | 8ULL) // execute, read file, read dir
+#define FS_FILE_ONLY (1ULL | 2ULL | 4ULL | FS_TRUNCATE | FS_IOCTL_DEV)
+#define NET_BIND_TCP 1ULL
+#define NET_CONNECT_TCP 2ULL
+
+struct sb_ruleset_attr { uint64_t fs, net, scoped; };
+struct sb_path_beneath { uint64_t allowed; int32_t parent_fd; } __attribute__((packed));
+struct sb_net_port { uint64_t allowed; uint64_t port; };
+
+static void sb_fail(int code, const char *what, const char *arg, int err) {
+	fprintf(stderr, "switchboard sandbox: %s%s%s: %s\n", what, arg ? " " : "", arg ? arg : "", strerror(err));
+	_exit(code);
+}
+
+// sb_unescape decodes %25 and %0A in place.
+static void sb_unescape(char *s) {
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '%' && r[1] == '2' && r[2] == '5') { *w++ = '%'; r += 2; }
+		else if (r[0] == '%' && r[1] == '0' && r[2] == 'A') { *w++ = '\n'; r += 2; }
+		else *w++ = *r;
+	}
+	*w = 0;
+}
+
+static void sb_add_path(int rs, char *path, uint64_t access) {
+	sb_unescape(path);
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) return; // nothing there to allow
+		sb_fail(125, "cannot open for a Landlock rule", path, errno);
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) sb_fail(125, "cannot stat for a Landlock rule", path, errno);
+	if (!S_ISDIR(st.st_mode)) access &= FS_FILE_ONLY;
+	struct sb_path_beneath a = { access, fd };
+	if (syscall(SYS_landlock_add_rule, rs, 1, &a, 0) != 0) sb_fail(125, "landlock rule for", path, errno);
+	close(fd);
+}
+
+static void sb_seccomp_net_none(void) {
+#if defined(__x86_64__)
+	const uint32_t arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+	const uint32_t arch = AUDIT_ARCH_AARCH64;
+#else
+	sb_fail(125, "no seccomp filter for this architecture", NULL, ENOSYS);
+	const uint32_t arch = 0;
+#endif
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 6, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 5, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
+		sb_fail(125, "cannot install the seccomp filter of net none", NULL, errno);
+}
+
+// switchboard_cshim runs before the Go runtime (glibc passes argc, argv
+// and envp to constructors).
+__attribute__((constructor)) static void switchboard_cshim(int argc, char **argv, char **envp) {
+	(void)envp;
+	if (argc < 4 || argv == NULL || strcmp(argv[1], "__sandbox-exec") != 0) return;
+	const char *v = getenv("SWITCHBOARD_SANDBOX_POLICY");
+	if (v == NULL || strncmp(v, "switchboard-sandbox 1\n", 22) != 0) return; // the Go shim says why
+	size_t n = strlen(v);
+	char *pol = strdup(v);
+	if (pol == NULL) return;
+	unsetenv("SWITCHBOARD_SANDBOX_POLICY");
+
+	int abi = 0, seccomp = 0;
+	const char *net = "none";
+	char *save = NULL;
+	for (char *l = strtok_r(pol, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(l, "abi ", 4) == 0) abi = atoi(l + 4);
+		else if (strncmp(l, "net ", 4) == 0) net = l + 4;
+		else if (strcmp(l, "seccomp 1") == 0) seccomp = 1;
+	}
+	if (abi < 1) sb_fail(125, "the policy names no Landlock ABI", NULL, EINVAL);
+
+	struct sb_ruleset_attr attr = { FS_V1, 0, 0 };
+	if (abi >= 2) attr.fs |= FS_REFER;
+	if (abi >= 3) attr.fs |= FS_TRUNCATE;
+	if (abi >= 5) attr.fs |= FS_IOCTL_DEV;
+	if (abi >= 4) attr.net = strcmp(net, "outbound") == 0 ? NET_BIND_TCP : (NET_BIND_TCP | NET_CONNECT_TCP);
+	if (abi >= 6) attr.scoped = 3; // abstract Unix sockets, signals
+	size_t size = abi >= 6 ? 24 : abi >= 4 ? 16 : 8;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) sb_fail(125, "no_new_privs", NULL, errno);
+	long rs = syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	if (rs < 0) sb_fail(125, "landlock_create_ruleset", NULL, errno);
+
+	// Second pass over the lines (strtok_r left NULs between them).
+	for (char *l = pol; l < pol + n; l += strlen(l) + 1) {
+		if (strncmp(l, "r ", 2) == 0) sb_add_path((int)rs, l + 2, FS_READ & attr.fs);
+		else if (strncmp(l, "w ", 2) == 0) sb_add_path((int)rs, l + 2, attr.fs);
+		else if (strncmp(l, "port ", 5) == 0 && abi >= 4 && strcmp(net, "allow") == 0) {
+			struct sb_net_port p = { NET_CONNECT_TCP, (uint64_t)strtoull(l + 5, NULL, 10) };
+			if (syscall(SYS_landlock_add_rule, rs, 2, &p, 0) != 0) sb_fail(125, "landlock rule for TCP port", l + 5, errno);
+		}
+	}
+	if (syscall(SYS_landlock_restrict_self, rs, 0) != 0) sb_fail(125, "landlock_restrict_self", NULL, errno);
+	close((int)rs);
+	if (seccomp) sb_seccomp_net_none();
+
+	extern char **environ;
+	execve(argv[2], argv + 3, environ);
+	sb_fail(errno == ENOENT ? 127 : 126, "cannot run (is it in the sandbox's read list?)", argv[2], errno);
+}
+*/
+import "C"

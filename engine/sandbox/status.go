@@ -1,0 +1,214 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ABIEnv, for tests only, caps the Landlock ABI [Probe] reports on Linux
+// (0 simulates a kernel without Landlock): SWITCHBOARD_LANDLOCK_ABI=0.
+const ABIEnv = "SWITCHBOARD_LANDLOCK_ABI"
+
+// Support is what this machine can enforce (see [Probe]).
+type Support struct {
+	// Mechanism is the confinement used: "landlock" on Linux; "" when none
+	// is available.
+	Mechanism string
+	// ABI is Landlock's ABI version (0: no Landlock).
+	ABI int
+	// NetNone is how "net": "none" blocks the socket families Landlock
+	// does not filter (UDP, raw, netlink...): "seccomp", or "" if it cannot.
+	NetNone string
+	// Detail says why the sandbox is not available, or what is missing.
+	Detail string
+}
+
+// Available reports whether a policy can be enforced at all.
+func (s Support) Available() bool { return s.Mechanism != "" }
+
+// String says it in words, for `switchboard doctor`.
+func (s Support) String() string {
+	if !s.Available() {
+		return "not available: " + s.Detail
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s ABI %d: files", s.Mechanism, s.ABI)
+	if s.ABI >= 4 {
+		b.WriteString(", TCP bind/connect by port")
+	}
+	if s.ABI >= 6 {
+		b.WriteString(", signal and abstract-socket scoping")
+	}
+	if s.NetNone != "" {
+		b.WriteString("; net none also blocks UDP and other socket families (" + s.NetNone + ")")
+	}
+	if s.Detail != "" {
+		b.WriteString("; " + s.Detail)
+	}
+	return b.String()
+}
+
+// Status is what was enforced on one server process.
+type Status struct {
+	// Preset is the policy's preset ("" for a hand-written object).
+	Preset string
+	// Mechanism is "landlock", or "" when the server runs unconfined.
+	Mechanism string
+	// ABI is the Landlock ABI the rules were written for.
+	ABI int
+	// Enforced lists the parts enforced, in words.
+	Enforced []string
+	// NotEnforced lists what the policy asks that this machine cannot
+	// enforce, in words.
+	NotEnforced []string
+	// Net is how the network part is enforced ("landlock", "landlock+seccomp").
+	Net string
+	// Unconfined: the sandbox could not be applied and the entry said
+	// "sandboxRequired": false, so the server runs with all the user's rights.
+	Unconfined bool
+}
+
+// UnavailableError means a server's sandbox cannot be enforced on this
+// machine and the entry requires it: the server is not started.
+type UnavailableError struct {
+	Server string
+	Reason string // what is missing: "Landlock ABI 0: ..."
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("server %q: sandbox requested but not available on this kernel (%s): run a kernel with Landlock enabled (Linux 5.13 or later, \"landlock\" in the lsm= boot list), or set \"sandboxRequired\": false to start it unconfined", e.Server, e.Reason)
+}
+
+// Plan says what enforcing p with support s does and does not cover. The
+// shim enforces exactly this plan; the host reports it.
+func Plan(p Policy, s Support) Status {
+	st := Status{Preset: p.Preset, Mechanism: s.Mechanism, ABI: s.ABI}
+	if !s.Available() {
+		st.Unconfined = true
+		st.NotEnforced = []string{"everything: " + s.Detail}
+		return st
+	}
+	st.Enforced = append(st.Enforced, fmt.Sprintf("files: read %d paths, write %d paths (Landlock)", len(p.Read), len(p.Write)))
+	if s.ABI < 2 {
+		st.NotEnforced = append(st.NotEnforced, "moving files between directories (Landlock ABI 2)")
+	}
+	if s.ABI < 3 {
+		st.NotEnforced = append(st.NotEnforced, "truncating files (Landlock ABI 3)")
+	}
+	switch net := p.Net; {
+	case s.ABI < 4:
+		st.NotEnforced = append(st.NotEnforced, "TCP (Landlock ABI 4)")
+		if net == NetNone && s.NetNone != "" {
+			st.Enforced = append(st.Enforced, "network: no sockets but Unix ones ("+s.NetNone+")")
+			st.Net = s.NetNone
+		}
+	case net == NetNone || net == "":
+		st.Enforced = append(st.Enforced, "network: no TCP bind or connect (Landlock)")
+		st.Net = "landlock"
+		if s.NetNone != "" {
+			st.Enforced = append(st.Enforced, "network: no UDP, raw or other sockets but Unix ones ("+s.NetNone+")")
+			st.Net = "landlock+" + s.NetNone
+		} else {
+			st.NotEnforced = append(st.NotEnforced, "UDP and other socket families (no seccomp)")
+		}
+	case net == NetOutbound:
+		st.Enforced = append(st.Enforced, "network: outbound only, no TCP listening (Landlock)")
+		st.Net = "landlock"
+	case net == NetAllow:
+		ports := AllowPorts(p.NetAllow)
+		st.Enforced = append(st.Enforced, fmt.Sprintf("network: TCP connect only to ports %s, no TCP listening (Landlock)", joinPorts(ports)))
+		st.NotEnforced = append(st.NotEnforced, "hosts: Landlock filters TCP ports, not hosts (any host on an allowed port is reachable)",
+			"UDP (DNS must work; Landlock ABI < 10 does not filter UDP)")
+		st.Net = "landlock"
+	}
+	if s.ABI >= 6 {
+		st.Enforced = append(st.Enforced, "signals and abstract Unix sockets only within the sandbox (Landlock scoping)")
+	} else {
+		st.NotEnforced = append(st.NotEnforced, "signal and abstract-socket scoping (Landlock ABI 6)")
+	}
+	return st
+}
+
+// AllowPorts returns the TCP ports of "host:port" endpoints, each once;
+// endpoints without a valid port are skipped (the config refuses them).
+func AllowPorts(endpoints []string) []uint16 {
+	var out []uint16
+	for _, e := range endpoints {
+		i := strings.LastIndexByte(e, ':')
+		if i < 0 {
+			continue
+		}
+		var port int
+		if _, err := fmt.Sscanf(e[i+1:], "%d", &port); err != nil || port < 1 || port > 65535 || fmt.Sprint(port) != e[i+1:] {
+			continue
+		}
+		dup := false
+		for _, p := range out {
+			dup = dup || p == uint16(port)
+		}
+		if !dup {
+			out = append(out, uint16(port))
+		}
+	}
+	return out
+}
+
+func joinPorts(ps []uint16) string {
+	if len(ps) == 0 {
+		return "(none)"
+	}
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = fmt.Sprint(p)
+	}
+	return strings.Join(s, ", ")
+}
+
+// The exec shim (docs/sandbox.md): the host runs
+//
+//	SHIM __sandbox-exec /resolved/server argv0 args...
+//
+// with the policy as JSON in PolicyEnv; the shim removes PolicyEnv from the
+// environment, confines itself and execve's the server (same pid).
+const (
+	ShimArg   = "__sandbox-exec"
+	PolicyEnv = "SWITCHBOARD_SANDBOX_POLICY"
+)
+
+// EncodePolicy is the value of PolicyEnv for p enforced with s: what the
+// shim needs and nothing else (paths and ports, never a secret), one item
+// a line, so that the C shim (cshim) reads it as easily as the Go one:
+//
+//	switchboard-sandbox 1
+//	abi 7
+//	net none            (none, outbound, allow)
+//	seccomp 1           (net none: install the socket filter)
+//	port 443            (allow: one line a port)
+//	r /usr              (read and execute beneath)
+//	w /tmp/x            (read and write beneath)
+//
+// A path's % and line feed are written %25 and %0A.
+func EncodePolicy(p Policy, s Support) string {
+	var b strings.Builder
+	net := p.Net
+	if net == "" {
+		net = NetNone
+	}
+	fmt.Fprintf(&b, "switchboard-sandbox 1\nabi %d\nnet %s\n", s.ABI, net)
+	if net == NetNone && s.NetNone == "seccomp" {
+		b.WriteString("seccomp 1\n")
+	}
+	if net == NetAllow {
+		for _, port := range AllowPorts(p.NetAllow) {
+			fmt.Fprintf(&b, "port %d\n", port)
+		}
+	}
+	esc := strings.NewReplacer("%", "%25", "\n", "%0A")
+	for _, r := range p.Read {
+		b.WriteString("r " + esc.Replace(r) + "\n")
+	}
+	for _, w := range p.Write {
+		b.WriteString("w " + esc.Replace(w) + "\n")
+	}
+	return b.String()
+}
