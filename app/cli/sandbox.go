@@ -10,8 +10,8 @@ import (
 // docs/sandbox.md); they write the entry's "sandbox" key.
 var sandboxFlagDefs = []flagDef{
 	{name: "sandbox", kind: stringFlag, arg: "PRESET", help: "confine the server: off (no confinement), strict (reads only its own program and runtime, writes only a private temp folder, no network), files (strict plus the folders of --sandbox-read and --sandbox-write) or network (strict plus outbound connections)"},
-	{name: "sandbox-read", kind: multiFlag, arg: "PATH", help: "a folder or file the sandboxed server may read (added to sandbox.read); repeat for more"},
-	{name: "sandbox-write", kind: multiFlag, arg: "PATH", help: "a folder the sandboxed server may read and write (added to sandbox.write); repeat for more"},
+	{name: "sandbox-read", kind: multiFlag, arg: "PATH", help: "a folder or file the sandboxed server may read (added to sandbox.read)"},
+	{name: "sandbox-write", kind: multiFlag, arg: "PATH", help: "a folder the sandboxed server may read and write (added to sandbox.write)"},
 	{name: "sandbox-net", kind: stringFlag, arg: "NET", help: "the sandboxed server's network: none, outbound, or HOST:PORT,HOST:PORT... (only those endpoints)"},
 }
 
