@@ -55,8 +55,10 @@ func (s Server) SandboxPreset() string {
 func (s Server) SandboxWords() string {
 	f := fits[s.Name]
 	switch f.preset {
-	case configedit.SandboxStrict, configedit.SandboxNetwork:
-		return "Sandbox: " + PresetSentence(f.preset)
+	case configedit.SandboxStrict:
+		return "Sandbox: can read only its own program files; no internet; writes only to its own temporary folder."
+	case configedit.SandboxNetwork:
+		return "Sandbox: can connect to the internet; reads only its own program files and writes only to its own temporary folder."
 	case configedit.SandboxFiles:
 		if len(f.write) > 0 && s.fieldOptional(f.write[0]) {
 			return "Sandbox: can read and write only the folders or files you choose here, and its own program files; no internet."
