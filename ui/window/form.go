@@ -77,7 +77,7 @@ type serverForm struct {
 	env                                        *envTable
 	advanced                                   *widget.Accordion
 	tools                                      *toolFilter
-	sandbox                                    *sandboxSection // docs/sandbox.md
+	sandbox                                    *sandboxSection
 	errs                                       map[string]*widget.Label // by key; "" for problems of no field (shown in the bar)
 	addArg, addEnv, save, cancel               *widget.Button
 	// reason says, in the bar, why Save is disabled.
