@@ -32,9 +32,8 @@ func Wrap(p Policy, n Needs, argv []string) (path string, args []string, err err
 	if r := realPaths([]string{n.Exec}); len(r) == 1 {
 		n.Exec = r[0]
 	}
-	prof := SeatbeltProfile(p, n)
-	args = append([]string{SeatbeltExec, "-p", prof, "--"}, argv...)
-	return SeatbeltExec, args, nil
+	path, args = SeatbeltCommand(p, n, argv)
+	return path, args, nil
 }
 
 // realPaths resolves each path's symbolic links; a path that does not

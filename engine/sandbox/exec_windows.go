@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -103,10 +104,11 @@ func GrantPaths(sid *windows.SID, grants []Grant) error {
 
 // AppContainerAttributes returns a thread attribute list that starts a
 // process inside the container sid with the plan's capabilities
-// (PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES), for a CreateProcess with
-// EXTENDED_STARTUPINFO_PRESENT. Call the returned release after the
-// process is created.
-func AppContainerAttributes(plan *AppContainerPlan, sid *windows.SID) (*windows.ProcThreadAttributeListContainer, func(), error) {
+// (PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES) and, when handles is not
+// empty, lets it inherit those handles only (PROC_THREAD_ATTRIBUTE_HANDLE_LIST),
+// for a CreateProcess with EXTENDED_STARTUPINFO_PRESENT. Call the returned
+// release after the process is created.
+func AppContainerAttributes(plan *AppContainerPlan, sid *windows.SID, handles []windows.Handle) (*windows.ProcThreadAttributeListContainer, func(), error) {
 	caps := make([]windows.SIDAndAttributes, 0, len(plan.Capabilities))
 	for _, c := range plan.Capabilities {
 		s, err := windows.StringToSid(c)
@@ -119,7 +121,11 @@ func AppContainerAttributes(plan *AppContainerPlan, sid *windows.SID) (*windows.
 	if len(caps) > 0 {
 		sc.Capabilities = &caps[0]
 	}
-	al, err := windows.NewProcThreadAttributeList(1)
+	n := uint32(1)
+	if len(handles) > 0 {
+		n = 2
+	}
+	al, err := windows.NewProcThreadAttributeList(n)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,19 +133,31 @@ func AppContainerAttributes(plan *AppContainerPlan, sid *windows.SID) (*windows.
 		al.Delete()
 		return nil, nil, fmt.Errorf("PROC_THREAD_ATTRIBUTE_SECURITY_CAPABILITIES: %w", err)
 	}
-	// sc and caps must live until CreateProcess has read them.
-	return al, func() { al.Delete(); runtime.KeepAlive(sc); runtime.KeepAlive(caps) }, nil
+	if len(handles) > 0 {
+		if err := al.Update(windows.PROC_THREAD_ATTRIBUTE_HANDLE_LIST, unsafe.Pointer(&handles[0]), uintptr(len(handles))*unsafe.Sizeof(handles[0])); err != nil {
+			al.Delete()
+			return nil, nil, fmt.Errorf("PROC_THREAD_ATTRIBUTE_HANDLE_LIST: %w", err)
+		}
+	}
+	// sc, caps and handles must live until CreateProcess has read them.
+	return al, func() { al.Delete(); runtime.KeepAlive(sc); runtime.KeepAlive(caps); runtime.KeepAlive(handles) }, nil
 }
 
 // StartInAppContainer creates the process cmdLine (its executable app)
 // suspended, inside the plan's container, with std handles in, out and
-// errw, and returns it: the caller puts it in its job object and resumes
+// errw (inheritable; the only handles it inherits), and returns it: the caller puts it in its job object and resumes
 // its thread, as the engine does for every server. This is the call path
 // the engine will take for a sandboxed server on Windows; it is not wired
 // into engine.Start yet (docs/sandbox.md): a server whose sandbox is "off"
 // never reaches it.
 func StartInAppContainer(plan *AppContainerPlan, sid *windows.SID, app, cmdLine, dir string, env []uint16, in, out, errw windows.Handle) (*windows.ProcessInformation, error) {
-	al, release, err := AppContainerAttributes(plan, sid)
+	var inherit []windows.Handle
+	for _, h := range []windows.Handle{in, out, errw} {
+		if h != 0 && !slices.Contains(inherit, h) {
+			inherit = append(inherit, h)
+		}
+	}
+	al, release, err := AppContainerAttributes(plan, sid, inherit)
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +186,7 @@ func StartInAppContainer(plan *AppContainerPlan, sid *windows.SID, app, cmdLine,
 	si.StdInput, si.StdOutput, si.StdErr = in, out, errw
 	pi := new(windows.ProcessInformation)
 	flags := uint32(windows.CREATE_SUSPENDED | windows.CREATE_NO_WINDOW | windows.CREATE_UNICODE_ENVIRONMENT | windows.EXTENDED_STARTUPINFO_PRESENT)
-	if err := windows.CreateProcess(appP, cmdP, nil, nil, true, flags, envP, dirP, &si.StartupInfo, pi); err != nil {
+	if err := windows.CreateProcess(appP, cmdP, nil, nil, len(inherit) > 0, flags, envP, dirP, &si.StartupInfo, pi); err != nil {
 		return nil, fmt.Errorf("starting %s in the AppContainer %s: %w", app, plan.Name, err)
 	}
 	return pi, nil

@@ -205,6 +205,28 @@ func seatbeltNetMach(w func(string, ...any)) {
 	w(")\n")
 }
 
+// SeatbeltCommand is the launch that runs argv under p on macOS:
+// SeatbeltExec with "-p PROFILE --" before argv (the "--" ends
+// sandbox-exec's options, so an argv[0] starting with "-" stays the
+// command). A disabled policy returns argv as it is. Paths are taken as
+// given: exec_darwin.go's Wrap resolves their links first.
+func SeatbeltCommand(p Policy, n Needs, argv []string) (path string, args []string) {
+	if !p.Enabled || len(argv) == 0 {
+		return first(argv), argv
+	}
+	if n.Exec == "" {
+		n.Exec = argv[0]
+	}
+	return SeatbeltExec, append([]string{SeatbeltExec, "-p", SeatbeltProfile(p, n), "--"}, argv...)
+}
+
+func first(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	return argv[0]
+}
+
 // SeatbeltNotes says what of p a Seatbelt profile cannot enforce as asked,
 // in words for the server's status: an allow-list host other than the
 // local machine is widened to its port on every host, as SBPL's network

@@ -271,3 +271,24 @@ func stripStrings(t *testing.T, s string) string {
 	}
 	return strings.Join(keep, " ")
 }
+
+// The launch: sandbox-exec, the profile, "--", then the server's argv as
+// it was (an argument that looks like an option stays the server's).
+func TestSeatbeltCommand(t *testing.T) {
+	argv := []string{"/usr/local/bin/node", "-e", "1", "--", "-p"}
+	path, args := SeatbeltCommand(Policy{Enabled: true}, Needs{}, argv)
+	if path != "/usr/bin/sandbox-exec" || len(args) != 4+len(argv) || args[1] != "-p" || args[3] != "--" {
+		t.Fatalf("launch %s %q", path, args)
+	}
+	if !strings.Contains(args[2], `(literal "/usr/local/bin/node")`) {
+		t.Errorf("the profile does not allow argv[0]:\n%s", args[2])
+	}
+	for i, a := range argv {
+		if args[4+i] != a {
+			t.Errorf("argv[%d] = %q, want %q", i, args[4+i], a)
+		}
+	}
+	if path, args := SeatbeltCommand(Policy{}, Needs{}, argv); path != argv[0] || len(args) != len(argv) {
+		t.Errorf("off: %s %q", path, args)
+	}
+}
