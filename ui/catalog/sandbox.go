@@ -61,9 +61,9 @@ func (s Server) SandboxWords() string {
 		return "Sandbox: can connect to the internet; reads only its own program files and writes only to its own temporary folder."
 	case configedit.SandboxFiles:
 		if len(f.write) > 0 && s.fieldOptional(f.write[0]) {
-			return "Sandbox: can read and write only the folders or files you choose here, and its own program files; no internet."
+			return "Sandbox: can read and write only its own program files and the folder or file you choose when you add it; no internet."
 		}
-		return "Sandbox: can read and write only the folders you choose here, and its own program files; no internet."
+		return "Sandbox: can read and write only its own program files and the folders you choose when you add it; no internet."
 	}
 	if f.why != "" {
 		return "Sandbox: off, as " + f.why + "."
@@ -87,9 +87,9 @@ func PresetSentence(preset string) string {
 	case configedit.SandboxStrict:
 		return "Can read only its own program files; no internet; writes only to its own temporary folder."
 	case configedit.SandboxFiles:
-		return "Like Strict, and can also use the folders you choose below."
+		return "Can use only its own program files and the folders you choose below; no internet."
 	case configedit.SandboxNetwork:
-		return "Like Strict, and can also connect to the internet."
+		return "Can connect to the internet; reads only its own program files and writes only to its own temporary folder."
 	default:
 		return "Runs with all your rights: it can read and change any of your files and use the network."
 	}
