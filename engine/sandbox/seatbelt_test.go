@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"embed"
 	"errors"
 	"flag"
 	"os"
@@ -10,6 +11,12 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// goldens are testdata, built into the test binary: the Windows test
+// binary runs under Wine from another directory (scripts/wine-test.sh).
+//
+//go:embed testdata
+var goldens embed.FS
 
 // golden compares got with testdata/NAME, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
@@ -22,8 +29,9 @@ func golden(t *testing.T, name, got string) {
 		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		return
 	}
-	want, err := os.ReadFile(p)
+	want, err := goldens.ReadFile("testdata/" + name)
 	if err != nil {
 		t.Fatalf("%v (run go test -update to create it)", err)
 	}
