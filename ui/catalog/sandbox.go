@@ -61,7 +61,7 @@ func (s Server) SandboxWords() string {
 		return "Sandbox: can connect to the internet; reads only its own program files and writes only to its own temporary folder."
 	case configedit.SandboxFiles:
 		if len(f.write) > 0 && s.fieldOptional(f.write[0]) {
-			return "Sandbox: can read and write only its own program files and the folder or file you choose when you add it; no internet."
+			return "Sandbox: if you choose a folder or file when you add it, it can read and write only that and its own program files, with no internet; without one it is not confined."
 		}
 		return "Sandbox: can read and write only its own program files and the folders you choose when you add it; no internet."
 	}
@@ -120,6 +120,13 @@ func (s Server) sandboxOf(v Values) json.RawMessage {
 			}
 			sb.Write = appendOnce(sb.Write, filepath.Clean(p))
 		}
+	}
+	if f.preset == configedit.SandboxFiles && len(sb.Write) == 0 {
+		// Nothing chosen for an optional path (memory's file, git's
+		// repository): the server works wherever it is told, so "files"
+		// with no folder would break it, and the config refuses a bare
+		// "files" with no directory argument. It is added unconfined.
+		return nil
 	}
 	return sb.JSON()
 }

@@ -56,7 +56,9 @@ func TestTemplateSandboxes(t *testing.T) {
 	}{
 		{"filesystem", Values{"dirs": {d1, " " + d2 + " ", d1}}, `{"preset": "files", "write": [` + q(d1) + `,` + q(d2) + `]}`},
 		{"memory", Values{"file": {mem}}, `{"preset": "files", "write": [` + q(filepath.Dir(mem)) + `]}`},
-		{"memory", Values{}, `"files"`},
+		{"memory", Values{}, ``}, // no file chosen: unconfined (a bare "files" is refused by the config)
+		{"git", Values{}, ``},
+		{"git", Values{"repository": {d2}}, `{"preset": "files", "write": [` + q(d2) + `]}`},
 		{"everything", nil, `"strict"`},
 		{"fetch", nil, `"network"`},
 		{"brave-search", Values{"key": {"k"}}, `"network"`},

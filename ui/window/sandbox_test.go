@@ -137,3 +137,29 @@ func TestSettingsSandboxSaves(t *testing.T) {
 		t.Errorf("the save lost the env: %v", h.entry("box"))
 	}
 }
+
+// TestCatalogTemplateSandbox: a template added from the catalog has its
+// sandbox in the entry (filesystem: files with the chosen directory in
+// its write list), and Customize carries it into the form.
+func TestCatalogTemplateSandbox(t *testing.T) {
+	empty := t.TempDir()
+	h := start(t, nil, "SHELL", "/bin/false", "PATH", empty) // npx not found: nothing runs
+	w := h.w
+	test.Tap(w.catalogBtn)
+	test.Tap(w.catalog.add["filesystem"])
+	dir := t.TempDir()
+	w.template.inputs["dirs"].entries[0].SetText(dir)
+	test.Tap(w.template.save)
+	h.until("added", func() bool { return w.template == nil })
+	got, _ := json.Marshal(h.entry("filesystem")["sandbox"])
+	if want := `{"preset":"files","write":[` + jsonString(dir) + `]}`; string(got) != want {
+		t.Errorf("the added entry's sandbox: %s, want %s", got, want)
+	}
+
+	test.Tap(w.catalogBtn)
+	test.Tap(w.catalog.add["fetch"])
+	test.Tap(w.template.customize)
+	if f := w.form; f == nil || f.sandbox.choice.Selected != "Network" || sandboxOfForm(t, f) != `"network"` {
+		t.Fatalf("Customize lost the template's sandbox")
+	}
+}
