@@ -134,6 +134,9 @@ type Built struct {
 	// Sandbox is the entry's "sandbox" (the template's preset, with the
 	// paths the server works on), nil for none: see sandbox.go.
 	Sandbox json.RawMessage
+	// SandboxOptional: write "sandboxRequired": false (this OS does not
+	// enforce a sandbox yet: the server starts unconfined, saying so).
+	SandboxOptional bool
 }
 
 // FieldError is a value of a field that cannot be used.
@@ -188,6 +191,7 @@ func (s Server) Build(v Values) (Built, []FieldError) {
 		}
 	}
 	b.Sandbox = s.sandboxOf(v)
+	b.SandboxOptional = b.Sandbox != nil && !enforcedHere
 	return b, errs
 }
 

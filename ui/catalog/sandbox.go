@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/configedit"
@@ -40,6 +41,12 @@ var fits = map[string]fit{
 	"slack":               {preset: configedit.SandboxNetwork},
 	"tavily":              {preset: configedit.SandboxNetwork},
 }
+
+// enforcedHere says this OS enforces a sandbox (Linux, with Landlock).
+// Elsewhere the catalog still writes the preset, as the intent, with
+// "sandboxRequired": false, so the server starts unconfined and its status
+// says so, instead of refusing to start (docs/sandbox.md). Tests change it.
+var enforcedHere = runtime.GOOS == "linux"
 
 // SandboxPreset is the preset the template's server is added with: off,
 // strict, files or network.

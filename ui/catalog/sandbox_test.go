@@ -88,6 +88,24 @@ func TestTemplateSandboxes(t *testing.T) {
 	}
 }
 
+// Where the OS does not enforce a sandbox, the entry keeps the preset as
+// its intent and says it is not required, so the server starts.
+func TestTemplateSandboxOptionalElsewhere(t *testing.T) {
+	defer func(e bool) { enforcedHere = e }(enforcedHere)
+	s, _ := Lookup("everything")
+	for _, enforced := range []bool{true, false} {
+		enforcedHere = enforced
+		b, _ := s.Build(nil)
+		if string(b.Sandbox) != `"strict"` || b.SandboxOptional == enforced {
+			t.Errorf("enforced here %v: sandbox %s, optional %v", enforced, b.Sandbox, b.SandboxOptional)
+		}
+	}
+	p, _ := Lookup("playwright")
+	if b, _ := p.Build(nil); b.SandboxOptional {
+		t.Error("an entry with no sandbox says it is not required")
+	}
+}
+
 func TestPresetSentence(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range configedit.SandboxPresets {

@@ -288,6 +288,9 @@ func entryOf(name string, b catalog.Built) (json.RawMessage, []pendingSecret) {
 	if b.Sandbox != nil {
 		e["sandbox"] = b.Sandbox
 	}
+	if b.SandboxOptional {
+		e["sandboxRequired"] = false
+	}
 	return marshal(e), secrets
 }
 
@@ -422,6 +425,9 @@ func (v *templateView) openForm() {
 	var base map[string]json.RawMessage
 	if b.Sandbox != nil {
 		base = map[string]json.RawMessage{"sandbox": b.Sandbox}
+		if b.SandboxOptional {
+			base["sandboxRequired"] = marshal(false)
+		}
 	}
 	f := newServerForm(w, name, true, s, base, values)
 	w.open(&page{title: "Add " + v.tpl.Title, obj: f.obj})

@@ -54,7 +54,14 @@ type sandboxSection struct {
 	net      *widget.Select
 	netRow   *fyne.Container // "Network" and its choice
 	allow    *widget.Entry
-	obj      fyne.CanvasObject
+	// optional is "sandboxRequired": false: the server starts unconfined
+	// where the sandbox cannot be enforced (an old kernel; macOS and
+	// Windows until they enforce). Written only once the user ticks or
+	// unticks it: an entry's value stays as written.
+	optional        *widget.Check
+	optionalTouched bool
+	optionalRow     *fyne.Container
+	obj             fyne.CanvasObject
 }
 
 func newSandboxSection(f *serverForm, raw json.RawMessage) *sandboxSection {
@@ -106,7 +113,19 @@ func newSandboxSection(f *serverForm, raw json.RawMessage) *sandboxSection {
 	s.net.OnChanged, s.choice.OnChanged = onChange, onChange
 	s.allow.OnChanged = func(string) { f.changed("sandbox") }
 	s.netRow = container.NewBorder(nil, nil, widget.NewLabel("Network"), nil, s.net)
-	s.obj = container.NewVBox(s.choice, s.sentence, s.folders, s.netRow, s.allow)
+	s.optional = widget.NewCheck("Start it unconfined where the sandbox cannot be enforced", nil)
+	s.optional.SetChecked(string(f.base["sandboxRequired"]) == "false")
+	s.optional.OnChanged = func(bool) {
+		s.optionalTouched = true
+		f.changed("sandbox")
+	}
+	s.optionalRow = container.NewVBox(s.optional)
+	if goos != "linux" {
+		h := hintLabel("This system does not enforce a sandbox yet: unticked, the server does not start.")
+		h.Importance = widget.WarningImportance
+		s.optionalRow.Add(h)
+	}
+	s.obj = container.NewVBox(s.choice, s.sentence, s.folders, s.netRow, s.allow, s.optionalRow)
 	s.update()
 	return s
 }
@@ -156,9 +175,11 @@ func (s *sandboxSection) update() {
 	if off {
 		s.netRow.Hide()
 		s.allow.Hide()
+		s.optionalRow.Hide()
 		return
 	}
 	s.netRow.Show()
+	s.optionalRow.Show()
 	if s.net.Selected == netAllow {
 		s.allow.Show()
 	} else {
@@ -172,6 +193,13 @@ func (s *sandboxSection) update() {
 func (s *sandboxSection) apply(e map[string]json.RawMessage) {
 	if s.readErr != nil {
 		return
+	}
+	if s.optionalTouched {
+		if s.optional.Checked {
+			e["sandboxRequired"] = json.RawMessage("false")
+		} else {
+			delete(e, "sandboxRequired") // required: the default
+		}
 	}
 	p := s.preset()
 	if p == configedit.SandboxOff {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
@@ -110,6 +111,24 @@ func TestFormSandboxKeeps(t *testing.T) {
 		t.Errorf("Off on an entry that had a sandbox: %s", got)
 	}
 
+	// "sandboxRequired": kept as written until the box is ticked or not.
+	f = formFor(t, w, `{"command": "npx", "sandbox": "strict", "sandboxRequired": false}`)
+	if !f.sandbox.optional.Checked {
+		t.Error(`"sandboxRequired": false is not shown ticked`)
+	}
+	raw, _, _ := f.entry()
+	if !strings.Contains(string(raw), `"sandboxRequired":false`) {
+		t.Errorf("the entry lost sandboxRequired: %s", raw)
+	}
+	f.sandbox.optional.SetChecked(false)
+	if raw, _, _ := f.entry(); strings.Contains(string(raw), "sandboxRequired") {
+		t.Errorf("unticked, sandboxRequired stays: %s", raw)
+	}
+	f.sandbox.optional.SetChecked(true)
+	if raw, _, _ := f.entry(); !strings.Contains(string(raw), `"sandboxRequired":false`) {
+		t.Errorf("ticked, no sandboxRequired false: %s", raw)
+	}
+
 	f = formFor(t, w, `{"command": "npx", "sandbox": 42}`)
 	if got := sandboxOfForm(t, f); got != `42` {
 		t.Errorf("an unreadable value was not kept: %s", got)
@@ -161,5 +180,25 @@ func TestCatalogTemplateSandbox(t *testing.T) {
 	test.Tap(w.template.customize)
 	if f := w.form; f == nil || f.sandbox.choice.Selected != "Network" || sandboxOfForm(t, f) != `"network"` {
 		t.Fatalf("Customize lost the template's sandbox")
+	}
+}
+
+// Where the OS does not enforce a sandbox, the section says a server with
+// one does not start unless the box is ticked.
+func TestFormSandboxWarnsElsewhere(t *testing.T) {
+	defer func(g string) { goos = g }(goos)
+	w, _ := goldenWindow(t)
+	for _, g := range []string{"linux", "darwin", "windows"} {
+		goos = g
+		f := formFor(t, w, `{"command": "npx", "sandbox": "strict"}`)
+		warned := false
+		for _, o := range f.sandbox.optionalRow.Objects {
+			if l, ok := o.(*widget.Label); ok && strings.Contains(l.Text, "does not enforce a sandbox yet") {
+				warned = true
+			}
+		}
+		if warned != (g != "linux") {
+			t.Errorf("%s: warned %v", g, warned)
+		}
 	}
 }
