@@ -73,8 +73,9 @@ x86_64-w64-mingw32-gcc -O2 -s -shared -o "$tmp/bcryptprimitives.dll" \
 # guard), the local API (named pipe with a same-user DACL, the lock), the
 # service package (the Run key through the registry) and the gateway (its
 # tests on named pipes, and switchboard bridge relaying through the pipe
-# to a real server: bridge_windows_test.go).
-pkgs=${WINE_TEST_PKGS:-"engine app/api app/service app/gateway app/activity"}
+# to a real server: bridge_windows_test.go), and engine/sandbox (the
+# AppContainer calls: docs/sandbox.md says what Wine lacks).
+pkgs=${WINE_TEST_PKGS:-"engine engine/sandbox app/api app/service app/gateway app/activity"}
 for p in $pkgs; do
 	(cd "$root" && GOOS=windows GOARCH=amd64 go test -c -o "$tmp/${p//\//_}.test.exe" "./$p/")
 done

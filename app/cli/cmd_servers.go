@@ -153,6 +153,9 @@ func (e *env) serversPut(a *argv, create bool) error {
 	if err := setToolFilter(entry, ef); err != nil {
 		return err
 	}
+	if err := setSandbox(entry, a); err != nil {
+		return err
+	}
 	raw, err := json.Marshal(entry)
 	if err != nil {
 		return err

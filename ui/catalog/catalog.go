@@ -10,6 +10,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -130,6 +131,12 @@ type Built struct {
 	// ArgField names the field each argument came from (by index into
 	// Args), so that a problem with an argument can be shown next to it.
 	ArgField map[int]string
+	// Sandbox is the entry's "sandbox" (the template's preset, with the
+	// paths the server works on), nil for none: see sandbox.go.
+	Sandbox json.RawMessage
+	// SandboxOptional: write "sandboxRequired": false (this OS does not
+	// enforce a sandbox yet: the server starts unconfined, saying so).
+	SandboxOptional bool
 }
 
 // FieldError is a value of a field that cannot be used.
@@ -183,6 +190,8 @@ func (s Server) Build(v Values) (Built, []FieldError) {
 			}
 		}
 	}
+	b.Sandbox = s.sandboxOf(v)
+	b.SandboxOptional = b.Sandbox != nil && !enforcedHere
 	return b, errs
 }
 

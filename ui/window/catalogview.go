@@ -89,7 +89,7 @@ func (v *catalogView) row(w *Window, s catalog.Server) fyne.CanvasObject {
 	spec.Wrapping = fyne.TextWrapBreak
 	desc := widget.NewLabel(s.Description)
 	desc.Wrapping = fyne.TextWrapWord
-	text := container.NewVBox(bold(s.Title), desc, spec)
+	text := container.NewVBox(bold(s.Title), desc, spec, hintLabel(s.SandboxWords()))
 	if s.Note != "" {
 		n := hintLabel(s.Note)
 		n.Importance = widget.WarningImportance
@@ -214,7 +214,7 @@ func (w *Window) openTemplate(s catalog.Server) {
 	if slices.ContainsFunc(s.Fields, func(f catalog.Field) bool { return f.Kind == catalog.Secret }) {
 		setText(secretNote, "Secrets go to the OS keyring; the config file only refers to them.")
 	}
-	v.obj = pageScroll(container.NewVBox(desc, note, formGrid(objs...), secretNote, errFor(""),
+	v.obj = pageScroll(container.NewVBox(desc, note, formGrid(objs...), hintLabel(s.SandboxWords()), secretNote, errFor(""),
 		container.NewHBox(v.save, v.customize, widget.NewButton("Cancel", w.openCatalog))))
 	w.open(&page{title: "Add " + s.Title, obj: v.obj})
 	w.template = v
@@ -284,6 +284,12 @@ func entryOf(name string, b catalog.Built) (json.RawMessage, []pendingSecret) {
 	e := map[string]any{"command": b.Command, "args": b.Args}
 	if len(env) > 0 {
 		e["env"] = env
+	}
+	if b.Sandbox != nil {
+		e["sandbox"] = b.Sandbox
+	}
+	if b.SandboxOptional {
+		e["sandboxRequired"] = false
 	}
 	return marshal(e), secrets
 }
@@ -416,7 +422,14 @@ func (v *templateView) openForm() {
 		values[ps.Var] = ps.Value
 	}
 	w := v.w
-	f := newServerForm(w, name, true, s, nil, values)
+	var base map[string]json.RawMessage
+	if b.Sandbox != nil {
+		base = map[string]json.RawMessage{"sandbox": b.Sandbox}
+		if b.SandboxOptional {
+			base["sandboxRequired"] = marshal(false)
+		}
+	}
+	f := newServerForm(w, name, true, s, base, values)
 	w.open(&page{title: "Add " + v.tpl.Title, obj: f.obj})
 	w.form = f
 	w.focus(f.name)

@@ -48,6 +48,7 @@ var fieldWords = map[string]string{
 	"name": "name", "command": "command", "args": "arguments", "env": "environment",
 	"cwd": "working directory", "stderr": "stderr", "inheritEnv": "variables to pass",
 	"allowBatchFiles": "batch files option", "tools": "tool filter", "trust": "review of changed tools",
+	"sandbox": "sandbox",
 }
 
 // serverForm adds or edits a server. Every field has an error line under
@@ -76,6 +77,7 @@ type serverForm struct {
 	env                                        *envTable
 	advanced                                   *widget.Accordion
 	tools                                      *toolFilter
+	sandbox                                    *sandboxSection
 	errs                                       map[string]*widget.Label // by key; "" for problems of no field (shown in the bar)
 	addArg, addEnv, save, cancel               *widget.Button
 	// reason says, in the bar, why Save is disabled.
@@ -246,6 +248,8 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	f.trustAuto = widget.NewCheck("Show new and changed tools without review", func(bool) { f.changed("trust") })
 	f.trustAuto.SetChecked(s.Trust == "auto")
 
+	f.sandbox = newSandboxSection(f, f.base["sandbox"])
+
 	f.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), f.submit)
 	f.save.Importance = widget.HighImportance
 	f.cancel = widget.NewButton("Cancel", w.home)
@@ -263,6 +267,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		widget.NewLabel("Working directory"), container.NewVBox(container.NewBorder(nil, nil, nil, f.cwdBrowse, f.cwd), errFor("cwd")),
 		widget.NewLabel("Stderr"), container.NewVBox(f.stderr, f.stderrFile, errFor("stderr")),
 		widget.NewLabel("Tools in AI apps"), container.NewVBox(f.tools.obj, errFor("tools"), f.trustAuto, errFor("trust")),
+		widget.NewLabel("Sandbox"), container.NewVBox(f.sandbox.obj, errFor("sandbox")),
 	)
 	bar := container.NewBorder(widget.NewSeparator(), nil, nil, container.NewCenter(container.NewHBox(f.cancel, f.save)),
 		container.NewVBox(barErr, f.reason))
@@ -454,6 +459,7 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, []rowProblem) {
 	case string(f.base["trust"]) == `"auto"`:
 		delete(e, "trust")
 	}
+	f.sandbox.apply(e)
 	return marshal(e), secrets, rowPs
 }
 
@@ -466,6 +472,7 @@ type formCheck struct {
 	ps      []config.Problem // the config's check's
 	rowPs   []rowProblem     // the env rows' that only the form sees
 	bad     []string         // the fields wrong, in the form's order
+	sandbox string           // the Sandbox section's own problem
 }
 
 // check checks the entry the form describes as the host will: the name,
@@ -497,6 +504,9 @@ func (f *serverForm) check() formCheck {
 	}
 	if len(c.rowPs) > 0 {
 		mark("env")
+	}
+	if c.sandbox = f.sandbox.problem(); c.sandbox != "" {
+		mark("sandbox")
 	}
 	c.bad = f.order(bad)
 	return c
@@ -534,6 +544,9 @@ func (f *serverForm) validate(all bool) (json.RawMessage, []pendingSecret, bool)
 		for _, rp := range c.rowPs {
 			rp.row.showError(rp.msg)
 		}
+	}
+	if c.sandbox != "" && shows("sandbox") {
+		f.showError("sandbox", c.sandbox)
 	}
 	f.offerEdit(c.taken && shows("name"))
 	f.showReason(c)

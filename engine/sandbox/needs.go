@@ -1,0 +1,15 @@
+package sandbox
+
+// Needs are what the server's runtime needs beside the policy, added by
+// the engine, never by the user: the resolved executable, the paths the
+// runtime reads (its install, the node or python tree, the npx and uv
+// caches, the locale and CA files) and the paths it writes (the server's
+// private temporary directory).
+type Needs struct {
+	// Exec is the resolved executable (absolute), allowed to be executed.
+	Exec string
+	// Read are absolute paths the runtime reads and executes from.
+	Read []string
+	// Write are absolute paths the runtime writes in (its private temp).
+	Write []string
+}

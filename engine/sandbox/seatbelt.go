@@ -1,0 +1,374 @@
+package sandbox
+
+import (
+	"fmt"
+	"net"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// SeatbeltExec is the macOS program that runs a command under an SBPL
+// profile. The absolute path, never a PATH lookup (as Codex does).
+const SeatbeltExec = "/usr/bin/sandbox-exec"
+
+// darwinSystemRead are the parts of macOS every process reads: the
+// dynamic loader and its shared cache (in a cryptex since macOS 13), the
+// system libraries and frameworks, the shells npx and uv start scripts
+// through, the time zones, the locale data and the CA files.
+var darwinSystemRead = []string{
+	"/bin",
+	"/usr/bin",
+	"/usr/lib",
+	"/usr/libexec",
+	"/usr/share",
+	"/System/Library",
+	"/System/Volumes/Preboot/Cryptexes",
+	"/Library/Apple/System/Library",
+	"/private/var/db/dyld",
+	"/private/var/db/timezone",
+	"/private/etc/ssl",
+	"/private/etc/localtime",
+	"/private/etc/hosts",
+	"/private/etc/resolv.conf",
+	"/private/etc/services",
+	"/private/etc/protocols",
+	"/dev/urandom",
+	"/dev/random",
+}
+
+// seatbeltMachBase are the Mach services a node or python process needs
+// with no network: the user database (os.userInfo, pwd.getpwuid, the home
+// directory) and the notification centre libSystem uses to learn of time
+// zone changes.
+var seatbeltMachBase = []string{
+	"com.apple.system.opendirectoryd.libinfo",
+	"com.apple.system.notification_center",
+}
+
+// seatbeltMachNet are the Mach services name resolution and TLS need when
+// the server may use the network (as Codex's and Chromium's network
+// policies list them).
+var seatbeltMachNet = []string{
+	"com.apple.SystemConfiguration.DNSConfiguration",
+	"com.apple.SystemConfiguration.configd",
+	"com.apple.dnssd.service",
+	"com.apple.networkd",
+	"com.apple.SecurityServer",
+	"com.apple.trustd.agent",
+	"com.apple.ocspd",
+}
+
+// mDNSResponder is the Unix socket getaddrinfo asks on macOS.
+const mDNSResponder = "/private/var/run/mDNSResponder"
+
+// SeatbeltProfile returns the SBPL profile, for `sandbox-exec -p`, that
+// confines a server to p plus the runtime's needs n. Everything is denied
+// but what is listed: executing the resolved executable and what lies in
+// the read list; reading the read list, the runtime's paths and the
+// system's libraries; writing the write list and the private temp; the
+// network as p.Net says; signals and process information only within the
+// sandbox; the few Mach services a node or python process needs.
+//
+// Paths are absolute and should already be resolved (EvalSymlinks: the
+// kernel matches the real path); /tmp, /var and /etc are rewritten to
+// their /private targets here. A path with a control character is left
+// out (denied) and the profile says so in a comment. Every other path is
+// an SBPL string literal with `\` and `"` escaped, so no path can end its
+// string and add rules.
+//
+// The policy's zero value (Enabled false) yields "": no profile, no
+// sandbox-exec.
+func SeatbeltProfile(p Policy, n Needs) string {
+	if !p.Enabled {
+		return ""
+	}
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+
+	read := cleanPaths(append(append(append([]string{}, p.Read...), n.Read...), darwinSystemRead...))
+	write := cleanPaths(append(append([]string{}, p.Write...), n.Write...))
+	var dropped int
+	read, d1 := dropControl(read)
+	write, d2 := dropControl(write)
+	sockets, _ := dropControl(cleanPaths(append(append([]string{}, p.Read...), write...)))
+	exe := ""
+	if n.Exec != "" {
+		if e := darwinPath(n.Exec); !hasControl(e) {
+			exe = e
+		} else {
+			dropped++
+		}
+	}
+	dropped += d1 + d2
+
+	w("(version 1)\n")
+	w("; Switchboard: one MCP server's sandbox (docs/sandbox.md), generated; preset %s\n", sbplComment(presetName(p)))
+	w("(deny default)\n")
+	if dropped > 0 {
+		w("; %d path(s) with control characters left out: denied\n", dropped)
+	}
+
+	w("\n; processes: the server and what it runs from its read list; children inherit the profile\n")
+	w("(allow process-fork)\n")
+	var execs []string
+	if exe != "" {
+		execs = append(execs, "(literal "+sbplString(exe)+")")
+	}
+	w("%s", sbplRule("process-exec", append(execs, filters("subpath", read)...)))
+	w("(allow signal (target same-sandbox))\n")
+	w("(allow process-info* (target same-sandbox))\n")
+	w("(allow sysctl-read)\n")
+	w("(allow mach-host*)\n") // libuv's os.cpus() reads host_processor_info
+	w("(allow user-preference-read)\n")
+	w("(allow ipc-posix-sem)\n") // python multiprocessing's SemLock
+	w("(allow mach-lookup\n")
+	for _, m := range seatbeltMachBase {
+		w("  (global-name %s)\n", sbplString(m))
+	}
+	w(")\n")
+
+	w("\n; files\n")
+	if anc := ancestors(append(append(append([]string{}, read...), write...), exe)); len(anc) > 0 {
+		w("(allow file-read-metadata") // realpath and module resolution stat every parent
+		for _, a := range anc {
+			w("\n  (literal %s)", sbplString(a))
+		}
+		w(")\n")
+	}
+	w("%s", sbplRule("file-read*", append(execs, filters("subpath", append(append([]string{}, read...), write...))...)))
+	w("(allow file-read* file-write-data (literal \"/dev/null\") (literal \"/dev/zero\"))\n")
+	w("%s", sbplRule("file-write*", filters("subpath", write)))
+	w("\n; network: %s\n", sbplComment(netName(p)))
+	// Unix sockets, in every mode: connect within the paths the user listed
+	// and the private temp (not the system's or the runtime's), bind within
+	// what it writes. One filter per path: paths inside one unix-socket
+	// filter would all have to match.
+	w("(allow system-socket (socket-domain AF_UNIX))\n")
+	w("%s", sbplRule("network-outbound", wrap("remote unix-socket", filters("subpath", sockets))))
+	w("%s", sbplRule("network-bind", wrap("local unix-socket", filters("subpath", write))))
+	switch p.Net {
+	case NetOutbound:
+		w("(allow network-outbound)\n")
+		w("(allow system-socket)\n")
+		seatbeltNetMach(w)
+	case NetAllow:
+		rules, notes := seatbeltAllow(p.NetAllow)
+		for _, note := range notes {
+			w("; %s\n", sbplComment(note))
+		}
+		if len(rules) > 0 {
+			dns := "(remote unix-socket (path-literal " + sbplString(mDNSResponder) + "))"
+			w("%s", sbplRule("network-outbound", append([]string{dns}, rules...)))
+			w("(allow system-socket)\n")
+			seatbeltNetMach(w)
+		}
+	default: // NetNone and anything unknown: no network beyond Unix sockets
+		w("; no network: every socket but the Unix ones above is denied\n")
+	}
+	return b.String()
+}
+
+// sbplRule is "(allow OP FILTER...)" on lines of their own, or "" when
+// there is no filter: an allow without a filter would allow everything.
+func sbplRule(op string, filters []string) string {
+	if len(filters) == 0 {
+		return ""
+	}
+	return "(allow " + op + "\n  " + strings.Join(filters, "\n  ") + ")\n"
+}
+
+// filters are "(KIND "path")" for each path.
+func filters(kind string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = "(" + kind + " " + sbplString(p) + ")"
+	}
+	return out
+}
+
+// wrap puts each filter inside "(OUTER filter)".
+func wrap(outer string, fs []string) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = "(" + outer + " " + f + ")"
+	}
+	return out
+}
+
+func seatbeltNetMach(w func(string, ...any)) {
+	w("(allow mach-lookup\n")
+	for _, m := range seatbeltMachNet {
+		w("  (global-name %s)\n", sbplString(m))
+	}
+	w(")\n")
+}
+
+// SeatbeltCommand is the launch that runs argv under p on macOS:
+// SeatbeltExec with "-p PROFILE --" before argv (the "--" ends
+// sandbox-exec's options, so an argv[0] starting with "-" stays the
+// command). A disabled policy returns argv as it is. Paths are taken as
+// given: exec_darwin.go's Wrap resolves their links first.
+func SeatbeltCommand(p Policy, n Needs, argv []string) (path string, args []string) {
+	if !p.Enabled || len(argv) == 0 {
+		return first(argv), argv
+	}
+	if n.Exec == "" {
+		n.Exec = argv[0]
+	}
+	return SeatbeltExec, append([]string{SeatbeltExec, "-p", SeatbeltProfile(p, n), "--"}, argv...)
+}
+
+func first(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	return argv[0]
+}
+
+// SeatbeltNotes says what of p a Seatbelt profile cannot enforce as asked,
+// in words for the server's status: an allow-list host other than the
+// local machine is widened to its port on every host, as SBPL's network
+// filters name only "*" or "localhost" as the host.
+func SeatbeltNotes(p Policy) []string {
+	if !p.Enabled || p.Net != NetAllow {
+		return nil
+	}
+	_, notes := seatbeltAllow(p.NetAllow)
+	return notes
+}
+
+// seatbeltAllow turns "host:port" endpoints into SBPL remote filters.
+// SBPL's (remote tcp "HOST:PORT") takes only "*" or "localhost" as HOST,
+// so another host becomes "*:PORT" (any host, that port) with a note;
+// Linux's Landlock is port-only as well, so both OSes enforce the same.
+func seatbeltAllow(allow []string) (rules, notes []string) {
+	seen := map[string]bool{}
+	for _, ep := range allow {
+		host, port, err := net.SplitHostPort(ep)
+		n, perr := strconv.Atoi(port)
+		if err != nil || perr != nil || n < 1 || n > 65535 {
+			notes = append(notes, fmt.Sprintf("%q is not host:port: left out (denied)", ep))
+			continue
+		}
+		h := "*"
+		switch strings.ToLower(host) {
+		case "localhost", "127.0.0.1", "::1":
+			h = "localhost"
+		case "*":
+		default:
+			notes = append(notes, fmt.Sprintf("%s: SBPL names no host but localhost; allowed as any host on port %d", ep, n))
+		}
+		r := fmt.Sprintf("(remote tcp %s)", sbplString(h+":"+strconv.Itoa(n)))
+		if !seen[r] {
+			seen[r] = true
+			rules = append(rules, r)
+		}
+	}
+	return rules, notes
+}
+
+// sbplString is s as an SBPL (TinyScheme) string literal: `\` and `"`
+// escaped. Callers leave out strings with control characters.
+func sbplString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// sbplComment keeps a comment on its line.
+func sbplComment(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
+}
+
+func dropControl(paths []string) (kept []string, dropped int) {
+	for _, p := range paths {
+		if hasControl(p) {
+			dropped++
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept, dropped
+}
+
+// darwinPath cleans an absolute path and rewrites /tmp, /var and /etc to
+// the /private directories they link to on macOS (Seatbelt matches the
+// real path).
+func darwinPath(p string) string {
+	p = path.Clean(p)
+	for _, top := range []string{"/tmp", "/var", "/etc"} {
+		if p == top || strings.HasPrefix(p, top+"/") {
+			return "/private" + p
+		}
+	}
+	return p
+}
+
+// cleanPaths cleans, rewrites, sorts and deduplicates; relative paths
+// (never valid in a policy) are left out.
+func cleanPaths(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		if !strings.HasPrefix(p, "/") {
+			continue
+		}
+		p = darwinPath(p)
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ancestors are the directories above the paths, "/" included, sorted.
+func ancestors(paths []string) []string {
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		for d := path.Dir(p); ; d = path.Dir(d) {
+			seen[d] = true
+			if d == "/" || d == "." {
+				break
+			}
+		}
+	}
+	delete(seen, ".")
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func presetName(p Policy) string {
+	if p.Preset == "" {
+		return "custom"
+	}
+	return p.Preset
+}
+
+func netName(p Policy) string {
+	switch p.Net {
+	case NetOutbound:
+		return "outbound"
+	case NetAllow:
+		return "allow-list " + strings.Join(p.NetAllow, ",")
+	default:
+		return "none"
+	}
+}
