@@ -115,6 +115,7 @@ dpkg-deb -I "$deb" | sed 's/^/  /'
 dpkg-deb -c "$deb" | awk '{ print "  " $1 " " $6 }'
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|; s|/$||' | grep -v '^$' >"$tmp/deb.paths"
 for p in /usr/bin/switchboard /usr/bin/switchboard-bridge /usr/share/man/man1/switchboard-bridge.1.gz \
+	/usr/libexec/switchboard/switchboard-sandbox \
 	/usr/share/applications/io.github.switchboard-mcp.switchboard.desktop \
 	/usr/lib/systemd/user/switchboard.service \
 	/usr/share/man/man1/switchboard.1.gz \
@@ -137,7 +138,7 @@ rpm -qp --requires "$rpmf" 2>/dev/null | sed 's/^/    /'
 check "rpm Version/Release are $version/$release" \
 	test "$(rpm -qp --qf '%{VERSION}/%{RELEASE}' "$rpmf" 2>/dev/null)" = "$version/$release"
 rpm -qlp "$rpmf" 2>/dev/null >"$tmp/rpm.paths"
-for p in /usr/bin/switchboard /usr/bin/switchboard-bridge /usr/lib/systemd/user/switchboard.service \
+for p in /usr/bin/switchboard /usr/bin/switchboard-bridge /usr/libexec/switchboard/switchboard-sandbox /usr/lib/systemd/user/switchboard.service \
 	/usr/share/applications/io.github.switchboard-mcp.switchboard.desktop \
 	/usr/share/man/man1/switchboard.1.gz /usr/share/licenses/switchboard/LICENSE; do
 	check "rpm contains $p" grep -qxF "$p" "$tmp/rpm.paths"

@@ -10,10 +10,12 @@ import (
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 )
 
-// shimPath is the sandbox's exec shim: switchboard-sandbox installed
-// beside this program (small: it starts in about a millisecond), else
-// this program itself (main dispatches sandbox.ShimArg before anything
-// else, but its package initialisation runs first: tens of ms). "" if
+// shimPath is the sandbox's exec shim: switchboard-sandbox installed in
+// ../libexec/switchboard (the packages) or beside this program (a static
+// PIE whose C constructor confines and execve's before anything loads:
+// one small exec, about 3 ms here), else this program itself (its C
+// constructor runs the same shim, but after the dynamic loader has
+// loaded Fyne's libraries: about 10 ms; bench/sandbox). "" if
 // neither can be found: a sandboxed server then fails to start with that
 // said.
 func shimPath() string {
@@ -21,13 +23,22 @@ func shimPath() string {
 	if err != nil {
 		return ""
 	}
+	return shimPathFor(exe, runtime.GOOS)
+}
+
+// shimPathFor is shimPath for the executable exe on goos.
+func shimPathFor(exe, goos string) string {
 	name := "switchboard-sandbox"
-	if runtime.GOOS == "windows" {
+	if goos == "windows" {
 		name += ".exe"
 	}
-	small := filepath.Join(filepath.Dir(exe), name)
-	if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-		return small
+	dir := filepath.Dir(exe)
+	// Installed: /usr/libexec/switchboard beside /usr/bin (the packages);
+	// built: beside the executable.
+	for _, small := range []string{filepath.Join(dir, "..", "libexec", "switchboard", name), filepath.Join(dir, name)} {
+		if fi, err := os.Stat(small); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return small
+		}
 	}
 	return exe
 }

@@ -96,7 +96,7 @@ func main() {
 	}
 	fmt.Printf("%-34s %10s %10s   (this machine's spawn floor)\n", "spawn /bin/true", fmtD(median(floorTrue)), fmtD(pct(floorTrue, 90)))
 	if len(floorShim) > 0 {
-		fmt.Printf("%-34s %10s %10s   (starting the Go shim at all)\n", "spawn "+filepath.Base(modes[1].shim)+" (usage)", fmtD(median(floorShim)), fmtD(pct(floorShim, 90)))
+		fmt.Printf("%-34s %10s %10s   (starting the first shim at all)\n", "spawn "+filepath.Base(modes[1].shim)+" (usage)", fmtD(median(floorShim)), fmtD(pct(floorShim, 90)))
 	}
 
 	// Calls: one server per mode, alternating blocks.

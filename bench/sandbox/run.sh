@@ -14,9 +14,12 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "building switchboard, switchboard-sandbox, tinyserver" >&2
 go build -o "$out/switchboard" .
-CGO_ENABLED=0 go build -ldflags "-s -w" -o "$out/switchboard-sandbox" ./engine/sandbox/cmd/switchboard-sandbox
+CGO_ENABLED=0 go build -ldflags "-s -w" -o "$out/switchboard-sandbox-go" ./engine/sandbox/cmd/switchboard-sandbox
+# As packaging/ builds it: the C shim (a constructor, before the Go
+# runtime), linked statically.
+CGO_ENABLED=1 go build -tags netgo,osusergo -ldflags "-s -w -linkmode external -extldflags -static" -o "$out/switchboard-sandbox" ./engine/sandbox/cmd/switchboard-sandbox
 CGO_ENABLED=0 go build -ldflags "-s -w" -o "$out/tinyserver" ./bench/bridgestart/tinyserver
 go build -o "$out/sandboxbench" ./bench/sandbox
 "$out/sandboxbench" -tiny "$out/tinyserver" -work "$out" \
-	-shims "switchboard-sandbox=$out/switchboard-sandbox,switchboard=$out/switchboard" \
+	-shims "switchboard-sandbox=$out/switchboard-sandbox,switchboard-sandbox-go=$out/switchboard-sandbox-go,switchboard=$out/switchboard" \
 	-n "${N:-300}" -calls "${CALLS:-20000}"

@@ -13,6 +13,9 @@ import (
 	"os"
 
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	// With cgo, the shim runs in a C constructor before the Go runtime
+	// starts (a static build: nothing for the loader to do either).
+	_ "github.com/switchboard-mcp/switchboard/engine/sandbox/cshim"
 )
 
 func main() {
