@@ -222,7 +222,10 @@ func (e *env) status(*argv) error {
 			up = time.Since(s.StartedAt).Round(time.Second).String()
 		}
 		cmd := s.Resolved
-		if cmd == "" {
+		switch {
+		case s.URL != "": // a remote server (docs/remote.md)
+			cmd = s.URL + " (" + s.Transport + ")"
+		case cmd == "":
 			cmd = s.Command + " (not found)"
 		}
 		era := s.Era

@@ -51,6 +51,9 @@ type ServerConfig struct {
 	// nothing.
 	OnDemand bool
 	IdleStop time.Duration
+	// Remote, for a remote entry (remote.go), is what the host connects
+	// to; Spec then holds only the numeric options. nil: a local server.
+	Remote *config.RemoteSpec
 }
 
 // Manager owns the supervised servers of a host.
@@ -121,6 +124,8 @@ type server struct {
 	idle     *time.Timer // stops it idleStop after its last request
 	learning bool        // started only to learn its lists: it sleeps once they are saved
 	idling   bool        // its idle stop began: no new request goes to its session
+
+	remote *remoteWatch // a remote server's last answer (remote.go), under cacheMu
 }
 
 // ManagerOptions configure a [Manager].
@@ -220,6 +225,14 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			s.cacheMu.Unlock()
 		}
 		s.setConfig(c)
+		if s.sup != nil && (old.Remote == nil) != (c.Remote == nil) {
+			// Local became remote, or the reverse: a supervisor of the
+			// other kind, once the old one's ladder is done.
+			done := s.sup.Stop()
+			m.ladders.Add(1)
+			go func() { <-done; m.ladders.Done() }()
+			s.sup = nil
+		}
 		switch {
 		case s.sup == nil:
 			s.sup = m.newSupervisor(s, c)
@@ -326,8 +339,12 @@ func (m *Manager) newSupervisor(s *server, c ServerConfig) *supervisor.Superviso
 	})
 	opts := m.start
 	opts.Logger = m.log
+	var transport func(context.Context) (mcp.Transport, error)
+	if c.Remote != nil {
+		transport = m.remoteTransport(s)
+	}
 	return supervisor.New(supervisor.Options{
-		Spec: c.Spec, Start: opts, Client: client, Policy: m.policy,
+		Spec: c.Spec, Start: opts, Client: client, Policy: m.policy, Transport: transport,
 		OnChange: func(st supervisor.Status, cs *mcp.ClientSession) {
 			if st.PID != 0 {
 				s.cacheMu.Lock()
@@ -545,8 +562,11 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if m.held != nil {
 		st.Held = m.held(c.Name)
 	}
-	l, rerr := engine.Resolve(&c.Spec, m.start.Path)
-	if rerr != nil {
+	var rerr error
+	if c.Remote != nil {
+		st.URL, st.Transport = ShownURL(c.Remote.URL), c.Remote.Type
+	} else if l, err := engine.Resolve(&c.Spec, m.start.Path); err != nil {
+		rerr = err
 		st.ResolveError = rerr.Error()
 	} else {
 		st.Resolved = l.Resolved
@@ -571,10 +591,19 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
 	st.LastError, st.LastReason, st.Stderr = ss.LastError, string(ss.LastReason), ss.Stderr
 	st.ResolveInLastError = st.ResolveError != "" && strings.Contains(st.LastError, st.ResolveError)
+	if c.Remote != nil {
+		s.cacheMu.Lock()
+		w := s.remote
+		s.cacheMu.Unlock()
+		var why string
+		if st.State, why = remoteState(c, st.State, w); why != "" && st.LastError != "" && !strings.Contains(st.LastError, why) {
+			st.LastError = why + " (" + st.LastError + ")"
+		}
+	}
 	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
 		st.Issues = waitingError(c.Name, ss.SecretError, ss.LastError).Problems
 	}
-	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled {
+	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled && c.Remote == nil {
 		st.Issues = append(st.Issues, *p)
 	}
 	s.cacheMu.Lock()

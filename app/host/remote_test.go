@@ -1,0 +1,171 @@
+//go:build linux
+
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/secrets"
+)
+
+// remoteMCP is a go-sdk Streamable HTTP MCP server on a loopback port
+// that can be stopped and started again on the same port (a remote
+// server's restart: its sessions are gone). It answers only requests
+// whose Authorization header is "Bearer " + token.
+type remoteMCP struct {
+	t     *testing.T
+	addr  string
+	token string
+
+	mu      sync.Mutex
+	srv     *http.Server
+	headers []http.Header // of every request, as the server got them
+}
+
+func newRemoteMCP(t *testing.T, token string) *remoteMCP {
+	r := &remoteMCP{t: t, token: token}
+	r.start("127.0.0.1:0")
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *remoteMCP) url() string { return "http://" + r.addr + "/mcp" }
+
+func (r *remoteMCP) start(addr string) {
+	r.t.Helper()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.addr = l.Addr().String()
+	s := mcp.NewServer(&mcp.Implementation{Name: "remote-test", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes its text"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+			Text string `json:"text"`
+		}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "remote: " + in.Text}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "always fails"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, errors.New("it failed on purpose")
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.headers = append(r.headers, req.Header.Clone())
+		r.mu.Unlock()
+		if req.Header.Get("Authorization") != "Bearer "+r.token {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, req)
+	})}
+	r.mu.Lock()
+	r.srv = srv
+	r.mu.Unlock()
+	go srv.Serve(l)
+}
+
+func (r *remoteMCP) stop() {
+	r.mu.Lock()
+	srv := r.srv
+	r.srv = nil
+	r.mu.Unlock()
+	if srv != nil {
+		srv.Close()
+	}
+}
+
+func (r *remoteMCP) sawHeader(name, value string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, h := range r.headers {
+		if h.Get(name) == value {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRemoteServer: a remote entry is connected over Streamable HTTP with
+// its headers (a secret from the keyring), its tools go through the
+// gateway as a local server's (listed with its prefix, called on the lean
+// path), its status shows its url; when the server goes away it is
+// unreachable and retried with the backoff, and it comes back with the
+// server; a server that refuses the credentials is unauthorized.
+func TestRemoteServer(t *testing.T) {
+	const token = "s3cret-remote-token"
+	srv := newRemoteMCP(t, token)
+	other := newRemoteMCP(t, "another-token")
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	if err := store.Set("r-token", secrets.New(token)); err != nil {
+		t.Fatal(err)
+	}
+	setGatewayPath(t, "lean")
+	th := runHost(t, store, map[string]any{
+		"r": map[string]any{"url": srv.url(), "maxReconnects": 1000,
+			"headers": map[string]string{"Authorization": "Bearer ${keyring:r-token}", "X-Team": "core"}},
+		"bad": map[string]any{"url": other.url(), "maxReconnects": 1000,
+			"headers": map[string]string{"Authorization": "Bearer ${keyring:r-token}"}},
+	})
+	st := th.waitServer(t, "r", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 2 })
+	if st.URL != srv.url() || st.Transport != "http" || st.PID != 0 || st.Command != "" {
+		t.Errorf("status = url %q transport %q pid %d command %q", st.URL, st.Transport, st.PID, st.Command)
+	}
+	if !srv.sawHeader("X-Team", "core") {
+		t.Error("the server never got the entry's X-Team header")
+	}
+
+	cs := gwClient(t, th, gateway.Filter{}, "", nil)
+	tools := gwTools(t, cs)
+	if strings.Join(tools, ",") != "r__echo,r__fail" {
+		t.Fatalf("gateway tools = %v, want r__echo, r__fail (and none of bad)", tools)
+	}
+	if got := gwText(gwCall(t, cs, "r__echo", map[string]any{"text": "hi"})); got != "remote: hi" {
+		t.Errorf("r__echo = %q", got)
+	}
+	if res := gwCall(t, cs, "r__fail", map[string]any{}); !res.IsError || !strings.Contains(gwText(res), "it failed on purpose") {
+		t.Errorf("r__fail = %+v %q: want the tool's error", res, gwText(res))
+	}
+	// servers.call takes the same path.
+	var call json.RawMessage
+	th.must(t, hostapi.MethodCall, hostapi.CallParams{Name: "r", Tool: "echo", Arguments: json.RawMessage(`{"text": "api"}`)}, &call)
+	if !strings.Contains(string(call), "remote: api") {
+		t.Errorf("servers.call = %s", call)
+	}
+
+	// The credentials refused: unauthorized, retried.
+	th.waitServer(t, "bad", "unauthorized", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateUnauthorized && strings.Contains(s.LastError, "HTTP 401")
+	})
+
+	// The server goes away: unreachable, retried; it comes back on its
+	// port (a new process: its sessions are gone) and so does the session.
+	addr := srv.addr
+	srv.stop()
+	th.waitServer(t, "r", "unreachable", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateUnreachable && strings.Contains(s.LastError, "cannot be reached") && s.Restarts > 0
+	})
+	srv.start(addr)
+	th.waitServer(t, "r", "running again", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 2 })
+	if got := gwText(gwCall(t, cs, "r__echo", map[string]any{"text": "again"})); got != "remote: again" {
+		t.Errorf("r__echo after the restart = %q", got)
+	}
+
+	// The secret's value is in no log.
+	if strings.Contains(th.log(t), token) {
+		t.Error("the host log holds the token")
+	}
+}
