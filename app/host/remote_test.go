@@ -3,19 +3,26 @@
 package host
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -167,5 +174,58 @@ func TestRemoteServer(t *testing.T) {
 	// The secret's value is in no log.
 	if strings.Contains(th.log(t), token) {
 		t.Error("the host log holds the token")
+	}
+}
+
+// TestRemoteSSE: a remote entry of type sse is connected over the
+// deprecated HTTP+SSE transport to the pinned npm server-everything
+// ("mcp-server-everything sse", which listens on $PORT), and its tools are
+// called through the gateway.
+func TestRemoteSSE(t *testing.T) {
+	bin := testkit.NpmServer(t, "mcp-server-everything")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	cmd := exec.Command(bin, "sse")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	listening := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := sync.Once{}
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "running on port") {
+				once.Do(func() { close(listening) })
+			}
+		}
+	}()
+	select {
+	case <-listening:
+	case <-time.After(wait):
+		t.Fatal("server-everything sse did not say it listens")
+	}
+
+	setGatewayPath(t, "lean")
+	th := runHost(t, nil, map[string]any{"ev": map[string]any{"url": "http://127.0.0.1:" + port + "/sse", "type": "sse"}})
+	st := th.waitServer(t, "ev", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools > 0 })
+	if st.Transport != "sse" || st.Era != "legacy" {
+		t.Errorf("status: transport %q era %q", st.Transport, st.Era)
+	}
+	cs := gwClient(t, th, gateway.Filter{}, "", nil)
+	if tools := gwTools(t, cs); !slices.Contains(tools, "ev__echo") {
+		t.Fatalf("gateway tools = %v: no ev__echo", tools)
+	}
+	if got := gwText(gwCall(t, cs, "ev__echo", map[string]any{"message": "over sse"})); got != "Echo: over sse" {
+		t.Errorf("ev__echo = %q", got)
 	}
 }
