@@ -45,9 +45,25 @@ var remoteTypes = map[string]string{
 // (docs/remote.md). ClientID is a client registered with the server's
 // authorization server; empty, the host registers itself (dynamic client
 // registration). Scopes are asked for; empty, the server's own.
+// ClientSecret, for a confidential client, is a ${keyring:NAME}
+// reference, never the secret itself.
 type OAuth struct {
-	ClientID string   `json:"clientId,omitempty"`
-	Scopes   []string `json:"scopes,omitempty"`
+	ClientID     string   `json:"clientId,omitempty"`
+	ClientSecret string   `json:"clientSecret,omitempty"`
+	Scopes       []string `json:"scopes,omitempty"`
+}
+
+// ClientSecretRef is the name of the keyring secret ClientSecret refers
+// to, or "".
+func (o *OAuth) ClientSecretRef() string {
+	if o == nil {
+		return ""
+	}
+	ev, err := ParseEnvValue(o.ClientSecret)
+	if err != nil || len(ev) != 1 || ev[0].Secret == "" {
+		return ""
+	}
+	return ev[0].Secret
 }
 
 // RemoteSpec is a remote entry as the host connects to it. The engine runs
@@ -66,10 +82,13 @@ type RemoteSpec struct {
 	OAuth   *OAuth                     `json:"oauth,omitempty"`
 }
 
-// Secrets returns the names of the keyring secrets the headers refer to,
-// sorted, each once.
+// Secrets returns the names of the keyring secrets the headers (and the
+// oauth client secret) refer to, sorted, each once.
 func (r *RemoteSpec) Secrets() []string {
 	var names []string
+	if n := r.OAuth.ClientSecretRef(); n != "" {
+		names = append(names, n)
+	}
 	for _, v := range r.Headers {
 		for _, n := range v.Secrets() {
 			if !slices.Contains(names, n) {
@@ -191,6 +210,16 @@ func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Probl
 		}
 		if strings.IndexFunc(s.OAuth.ClientID, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
 			bad("oauth.clientId", "contains a space or control character: give the client ID as the authorization server registered it")
+		}
+		if s.OAuth.ClientSecret != "" && s.OAuth.ClientSecretRef() == "" {
+			fact := "must be a reference to the keyring, not the secret itself"
+			secret := SuggestSecretName(name, "oauth-client")
+			ps = append(ps, Problem{Server: name, Key: "oauth.clientSecret", Fact: fact,
+				Msg:    fmt.Sprintf("%s: store it with 'switchboard secret set %s' and write %q", fact, secret, KeyringRef(secret)),
+				Remedy: &Remedy{Kind: "keyring_ref", From: "oauth.clientSecret", To: secret}})
+		}
+		if s.OAuth.ClientSecret != "" && s.OAuth.ClientID == "" {
+			bad("oauth.clientSecret", `needs "clientId": a client secret belongs to a registered client`)
 		}
 		for i, sc := range s.OAuth.Scopes {
 			if sc == "" || strings.IndexFunc(sc, func(r rune) bool { return r <= ' ' || r == '"' || r == '\\' || r == 0x7f }) >= 0 {
@@ -338,10 +367,12 @@ func (s *Server) decodeOAuth(raw json.RawMessage) bool {
 		switch m.Key {
 		case "clientId":
 			ok = s.decodeString("oauth.clientId", m.Value, &o.ClientID, "a string: the client ID registered with the authorization server") && ok
+		case "clientSecret":
+			ok = s.decodeString("oauth.clientSecret", m.Value, &o.ClientSecret, "a string: a ${keyring:NAME} reference to the client's secret") && ok
 		case "scopes":
 			ok = s.decodeStrings("oauth.scopes", m.Value, &o.Scopes, `["read", "write"]`) && ok
 		default:
-			s.bad("oauth."+m.Key, `is not a known key: use "clientId" or "scopes"`)
+			s.bad("oauth."+m.Key, `is not a known key: use "clientId", "clientSecret" or "scopes"`)
 			ok = false
 		}
 	}

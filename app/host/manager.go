@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
 // ServerConfig is one server as the host runs it: the engine's spec and
@@ -93,6 +94,9 @@ type Manager struct {
 	activity *activityLog
 	// warm fetches an npx entry's package before its first start (warm.go).
 	warm *warmer
+	// tokens is the keyring the OAuth sign-ins of remote servers keep
+	// their tokens in (oauth.go); nil: no sign-in.
+	tokens *secrets.Store
 }
 
 type server struct {
@@ -125,7 +129,8 @@ type server struct {
 	learning bool        // started only to learn its lists: it sleeps once they are saved
 	idling   bool        // its idle stop began: no new request goes to its session
 
-	remote *remoteWatch // a remote server's last answer (remote.go), under cacheMu
+	remote    *remoteWatch       // a remote server's last answer (remote.go), under cacheMu
+	signingIn context.CancelFunc // a sign-in under way (oauth.go), under cacheMu
 }
 
 // ManagerOptions configure a [Manager].
@@ -143,6 +148,9 @@ type ManagerOptions struct {
 	// WarmPath is where the keys of warmed npx entries are remembered
 	// (warm.json in the state directory; see warm.go); empty: in memory.
 	WarmPath string
+	// Tokens is the keyring of the OAuth tokens of remote servers
+	// (oauth.go); nil: they cannot sign in.
+	Tokens *secrets.Store
 	// ListsDir keeps the list caches of on-demand servers (the host's
 	// StateDir/lists); "": none, an on-demand server starts once at the
 	// host's start to learn its lists.
@@ -157,7 +165,7 @@ func NewManager(o ManagerOptions) *Manager {
 	if o.Publish == nil {
 		o.Publish = func(string, any) {}
 	}
-	m := &Manager{start: o.Start, policy: o.Policy, log: o.Logger, publish: o.Publish, held: o.Held, listsDir: o.ListsDir,
+	m := &Manager{start: o.Start, policy: o.Policy, tokens: o.Tokens, log: o.Logger, publish: o.Publish, held: o.Held, listsDir: o.ListsDir,
 		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
 		servers: map[string]*server{}}
 	m.gw = &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay.Relay{}}
@@ -595,8 +603,13 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 		s.cacheMu.Lock()
 		w := s.remote
 		s.cacheMu.Unlock()
+		s.cacheMu.Lock()
+		signingIn := s.signingIn != nil
+		s.cacheMu.Unlock()
 		var why string
-		if st.State, why = remoteState(c, st.State, w); why != "" && st.LastError != "" && !strings.Contains(st.LastError, why) {
+		if signingIn {
+			st.State = hostapi.StateSigningIn
+		} else if st.State, why = remoteState(c, st.State, w); why != "" && st.LastError != "" && !strings.Contains(st.LastError, why) {
 			st.LastError = why + " (" + st.LastError + ")"
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"golang.org/x/oauth2"
 )
 
 // Remote servers (issue 17, docs/remote.md). A remote entry's
@@ -69,6 +70,19 @@ func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Tran
 		w := s.remoteWatch()
 		rt := &remoteRoundTripper{base: remoteBase, headers: headers, watch: w, name: c.Name,
 			broken: func() { m.remoteBroken(s) }}
+		if r.OAuth != nil {
+			rec, err := m.loadTokens(c.Name)
+			if err != nil {
+				return nil, err
+			}
+			if rec == nil {
+				w.set(hostapi.StateSignInNeeded, fmt.Sprintf("not signed in: run 'switchboard servers login %s'", c.Name))
+				return nil, errSignInNeeded
+			}
+			if rt.token, err = m.tokenSource(ctx, r, rec); err != nil {
+				return nil, err
+			}
+		}
 		hc := &http.Client{Transport: rt}
 		if r.Type == config.RemoteSSE {
 			return &mcp.SSEClientTransport{Endpoint: r.URL, HTTPClient: hc}, nil
@@ -122,13 +136,28 @@ type remoteRoundTripper struct {
 	headers http.Header
 	watch   *remoteWatch
 	name    string
-	broken  func() // the server cannot be reached: end the session
+	broken  func()             // the server cannot be reached: end the session
+	token   oauth2.TokenSource // a signed-in server's (oauth.go), or nil
 }
 
 func (t *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	for k, v := range t.headers {
 		r.Header[k] = v
+	}
+	if t.token != nil {
+		tok, err := t.token.Token() // refreshed refreshEarly before it expires
+		if err != nil {
+			var re *refusedError
+			if errors.As(err, &re) {
+				t.watch.set(hostapi.StateSignInNeeded, re.Error())
+				t.broken()
+			} else {
+				t.watch.set(hostapi.StateUnreachable, "the sign-in could not be renewed: "+err.Error())
+			}
+			return nil, err
+		}
+		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 	}
 	resp, err := t.base.RoundTrip(r)
 	if err != nil {
@@ -219,7 +248,7 @@ func remoteState(c ServerConfig, st hostapi.State, w *remoteWatch) (hostapi.Stat
 	case hostapi.StateRestarting, hostapi.StateStarting:
 	case hostapi.StateFailed:
 		// It gave up: failed, unless a sign-in would help.
-		if why == hostapi.StateUnauthorized && c.Remote.OAuth != nil {
+		if why == hostapi.StateSignInNeeded || why == hostapi.StateUnauthorized && c.Remote.OAuth != nil {
 			return hostapi.StateSignInNeeded, what
 		}
 		return st, what
