@@ -1,0 +1,163 @@
+// Package remotetest holds the test rigs of remote servers (issue 17):
+// an MCP server behind a real OAuth authorization server, and a scripted
+// browser. Tests only.
+package remotetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/oauth2-proxy/mockoidc"
+)
+
+// OAuthRig is a go-sdk Streamable HTTP MCP server protected by a real
+// authorization server (mockoidc: OIDC discovery with PKCE S256, the
+// authorization code and refresh grants, a confidential client): it
+// answers 401 with a WWW-Authenticate challenge that names its protected
+// resource metadata, and lets in requests whose bearer token the
+// authorization server's userinfo endpoint accepts.
+type OAuthRig struct {
+	AS       *mockoidc.MockOIDC
+	MCPURL   string
+	Refresh  atomic.Int32 // refresh grants the authorization server got
+	CodeSeen atomic.Int32 // authorization code grants
+}
+
+// NewOAuthRig starts the rig on loopback ports; it stops at the test's end.
+func NewOAuthRig(t testing.TB) *OAuthRig {
+	t.Helper()
+	rig := &OAuthRig{}
+	as, err := mockoidc.NewServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as.AccessTTL = 30 * time.Second // below refreshEarly: every use renews it
+	as.RefreshTTL = time.Hour
+	if err := as.AddMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != mockoidc.TokenEndpoint {
+				next.ServeHTTP(w, r)
+				return
+			}
+			_ = r.ParseForm()
+			switch r.Form.Get("grant_type") {
+			case "refresh_token":
+				rig.Refresh.Add(1)
+			case "authorization_code":
+				rig.CodeSeen.Add(1)
+			}
+			// mockoidc writes expires_in in nanoseconds (a Go Duration);
+			// RFC 6749 says seconds: put it right, so that the client
+			// sees the token's real lifetime.
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			body := rec.Body.Bytes()
+			var m map[string]any
+			if json.Unmarshal(body, &m) == nil {
+				if n, ok := m["expires_in"].(float64); ok {
+					m["expires_in"] = int64(n) / int64(time.Second)
+					body, _ = json.Marshal(m)
+				}
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(body)
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	al, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Start(al, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = as.Shutdown() })
+	rig.AS = as
+
+	ml, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ml.Addr().String()
+	rig.MCPURL = base + "/mcp"
+	prm := base + "/.well-known/oauth-protected-resource/mcp"
+	s := mcp.NewServer(&mcp.Implementation{Name: "oauth-test", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "says who signed in"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "signed in"}}}, nil, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/oauth-protected-resource/mcp" {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"resource": rig.MCPURL,
+				"authorization_servers": []string{as.Issuer()}, "scopes_supported": []string{"openid", "email"}})
+			return
+		}
+		if !rig.valid(r.Header.Get("Authorization")) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q, scope="openid email"`, prm))
+			http.Error(w, "sign in", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})}
+	go srv.Serve(ml)
+	t.Cleanup(func() { srv.Close() })
+	return rig
+}
+
+// valid asks the authorization server whether the bearer token is good.
+func (rig *OAuthRig) valid(authz string) bool {
+	if !strings.HasPrefix(authz, "Bearer ") {
+		return false
+	}
+	req, _ := http.NewRequest(http.MethodGet, rig.AS.UserinfoEndpoint(), nil)
+	req.Header.Set("Authorization", authz)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// Browse is the scripted browser: it opens the authorization page and
+// follows the redirects back to the host's loopback listener; tamper, if
+// set, changes the query of that last redirect.
+func Browse(t testing.TB, page string, tamper func(url.Values)) {
+	t.Helper()
+	c := &http.Client{Timeout: time.Minute, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if req.URL.Path == "/callback" && tamper != nil {
+			q := req.URL.Query()
+			tamper(q)
+			req.URL.RawQuery = q.Encode()
+		}
+		return nil
+	}}
+	resp, err := c.Get(page)
+	if err != nil {
+		t.Fatalf("the browser: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the browser ended on HTTP %d: %s", resp.StatusCode, body)
+	}
+}
+
