@@ -160,4 +160,3 @@ func Browse(t testing.TB, page string, tamper func(url.Values)) {
 		t.Fatalf("the browser ended on HTTP %d: %s", resp.StatusCode, body)
 	}
 }
-
