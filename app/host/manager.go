@@ -96,7 +96,8 @@ type Manager struct {
 	warm *warmer
 	// tokens is the keyring the OAuth sign-ins of remote servers keep
 	// their tokens in (oauth.go); nil: no sign-in.
-	tokens *secrets.Store
+	tokens  *secrets.Store
+	oauthMu sync.Mutex // orders the saves of renewed tokens with sign-ins and outs
 }
 
 type server struct {
@@ -131,6 +132,7 @@ type server struct {
 
 	remote    *remoteWatch       // a remote server's last answer (remote.go), under cacheMu
 	signingIn context.CancelFunc // a sign-in under way (oauth.go), under cacheMu
+	oauthGen  atomic.Int64       // counts sign-ins and outs (oauth.go): a stale renewal does not save
 }
 
 // ManagerOptions configure a [Manager].

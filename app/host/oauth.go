@@ -121,12 +121,12 @@ func (m *Manager) oauthConfig(ctx context.Context, r *config.RemoteSpec, rec *to
 // tokenSource returns the token source of a signed-in server: its token
 // until refreshEarly before it expires, then a refreshed one, saved to the
 // keyring.
-func (m *Manager) tokenSource(ctx context.Context, r *config.RemoteSpec, rec *tokenRecord) (oauth2.TokenSource, error) {
+func (m *Manager) tokenSource(ctx context.Context, s *server, r *config.RemoteSpec, rec *tokenRecord) (oauth2.TokenSource, error) {
 	cfg, err := m.oauthConfig(ctx, r, rec)
 	if err != nil {
 		return nil, err
 	}
-	rs := &refresher{m: m, name: r.Name, cfg: cfg, rec: *rec}
+	rs := &refresher{m: m, s: s, gen: s.oauthGen.Load(), name: r.Name, cfg: cfg, rec: *rec}
 	return oauth2.ReuseTokenSourceWithExpiry(rec.token(), rs, refreshEarly), nil
 }
 
@@ -134,6 +134,8 @@ func (m *Manager) tokenSource(ctx context.Context, r *config.RemoteSpec, rec *to
 // one. A refresh refused by the authorization server is a *refusedError.
 type refresher struct {
 	m    *Manager
+	s    *server
+	gen  int64 // s.oauthGen when it was made: a sign-in or out since makes it stale
 	name string
 	cfg  *oauth2.Config
 
@@ -153,6 +155,11 @@ func (e *refusedError) Unwrap() error { return e.err }
 func (r *refresher) Token() (*oauth2.Token, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.s.oauthGen.Load() != r.gen {
+		// Signed out (or in again) since: this session's tokens are gone;
+		// a renewal now would put them back in the keyring.
+		return nil, &refusedError{errors.New("signed out")}
+	}
 	if r.rec.RefreshToken == "" {
 		return nil, &refusedError{errors.New("it gave no refresh token")}
 	}
@@ -172,6 +179,11 @@ func (r *refresher) Token() (*oauth2.Token, error) {
 		r.rec.RefreshToken = tok.RefreshToken // rotated
 	}
 	rec := r.rec
+	r.m.oauthMu.Lock()
+	defer r.m.oauthMu.Unlock()
+	if r.s.oauthGen.Load() != r.gen {
+		return nil, &refusedError{errors.New("signed out")}
+	}
 	if err := r.m.saveTokens(r.name, &rec); err != nil {
 		r.m.log.Warn("the renewed sign-in could not be saved to the keyring", "server", r.name, "err", err)
 	}
@@ -376,6 +388,9 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	if r.OAuth.ClientID == "" {
 		rec.ClientSecret = got.cfg.ClientSecret // a registered client's
 	}
+	m.oauthMu.Lock()
+	defer m.oauthMu.Unlock()
+	s.oauthGen.Add(1) // the previous session's renewals no longer save
 	return m.saveTokens(r.Name, rec)
 }
 
@@ -425,6 +440,9 @@ func (m *Manager) Logout(ctx context.Context, name string) (revoked bool, err er
 		return false, err
 	}
 	c, _ := s.config()
+	m.oauthMu.Lock()
+	s.oauthGen.Add(1) // a renewal under way no longer saves
+	m.oauthMu.Unlock()
 	rec, err := m.loadTokens(name)
 	if err != nil {
 		return false, err

@@ -79,7 +79,7 @@ func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Tran
 				w.set(hostapi.StateSignInNeeded, fmt.Sprintf("not signed in: run 'switchboard servers login %s'", c.Name))
 				return nil, errSignInNeeded
 			}
-			if rt.token, err = m.tokenSource(ctx, r, rec); err != nil {
+			if rt.token, err = m.tokenSource(ctx, s, r, rec); err != nil {
 				return nil, err
 			}
 		}

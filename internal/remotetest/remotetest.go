@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,6 +33,17 @@ type OAuthRig struct {
 	MCPURL   string
 	Refresh  atomic.Int32 // refresh grants the authorization server got
 	CodeSeen atomic.Int32 // authorization code grants
+
+	mu     sync.Mutex
+	issued []string // every access and refresh token it gave
+}
+
+// Issued returns every access and refresh token the authorization server
+// gave (to look for them where they must not be).
+func (rig *OAuthRig) Issued() []string {
+	rig.mu.Lock()
+	defer rig.mu.Unlock()
+	return append([]string(nil), rig.issued...)
 }
 
 // NewOAuthRig starts the rig on loopback ports; it stops at the test's end.
@@ -65,6 +77,13 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 			body := rec.Body.Bytes()
 			var m map[string]any
 			if json.Unmarshal(body, &m) == nil {
+				rig.mu.Lock()
+				for _, k := range []string{"access_token", "refresh_token"} {
+					if v, ok := m[k].(string); ok && v != "" {
+						rig.issued = append(rig.issued, v)
+					}
+				}
+				rig.mu.Unlock()
 				if n, ok := m["expires_in"].(float64); ok {
 					m["expires_in"] = int64(n) / int64(time.Second)
 					body, _ = json.Marshal(m)
