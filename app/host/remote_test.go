@@ -31,17 +31,18 @@ import (
 // server's restart: its sessions are gone). It answers only requests
 // whose Authorization header is "Bearer " + token.
 type remoteMCP struct {
-	t     *testing.T
-	addr  string
-	token string
+	t         *testing.T
+	addr      string
+	token     string
+	stateless bool // a stateless handler: the 2026-07-28 protocol (server/discover)
 
 	mu      sync.Mutex
 	srv     *http.Server
 	headers []http.Header // of every request, as the server got them
 }
 
-func newRemoteMCP(t *testing.T, token string) *remoteMCP {
-	r := &remoteMCP{t: t, token: token}
+func newRemoteMCP(t *testing.T, token string, stateless bool) *remoteMCP {
+	r := &remoteMCP{t: t, token: token, stateless: stateless}
 	r.start("127.0.0.1:0")
 	t.Cleanup(r.stop)
 	return r
@@ -67,7 +68,7 @@ func (r *remoteMCP) start(addr string) {
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 			return nil, nil, errors.New("it failed on purpose")
 		})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: r.stateless})
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.headers = append(r.headers, req.Header.Clone())
@@ -114,8 +115,9 @@ func (r *remoteMCP) sawHeader(name, value string) bool {
 // server; a server that refuses the credentials is unauthorized.
 func TestRemoteServer(t *testing.T) {
 	const token = "s3cret-remote-token"
-	srv := newRemoteMCP(t, token)
-	other := newRemoteMCP(t, "another-token")
+	srv := newRemoteMCP(t, token, false)
+	other := newRemoteMCP(t, "another-token", false)
+	modern := newRemoteMCP(t, token, true)
 	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
 	if err := store.Set("r-token", secrets.New(token)); err != nil {
 		t.Fatal(err)
@@ -126,8 +128,17 @@ func TestRemoteServer(t *testing.T) {
 			"headers": map[string]string{"Authorization": "Bearer ${keyring:r-token}", "X-Team": "core"}},
 		"bad": map[string]any{"url": other.url(), "maxReconnects": 1000,
 			"headers": map[string]string{"Authorization": "Bearer ${keyring:r-token}"}},
+		"m": map[string]any{"url": modern.url(), "headers": map[string]string{"Authorization": "Bearer ${keyring:r-token}"}},
 	})
+	// Both protocol eras: a stateful handler speaks 2025-11-25
+	// (initialize), a stateless one 2026-07-28 (server/discover).
+	if st := th.waitServer(t, "m", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 2 }); st.Era != "modern" {
+		t.Errorf("the stateless server's era is %q (protocol %s), want modern", st.Era, st.ProtocolVersion)
+	}
 	st := th.waitServer(t, "r", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 2 })
+	if st.Era != "legacy" {
+		t.Errorf("the stateful server's era is %q (protocol %s), want legacy", st.Era, st.ProtocolVersion)
+	}
 	if st.URL != srv.url() || st.Transport != "http" || st.PID != 0 || st.Command != "" {
 		t.Errorf("status = url %q transport %q pid %d command %q", st.URL, st.Transport, st.PID, st.Command)
 	}
@@ -137,8 +148,11 @@ func TestRemoteServer(t *testing.T) {
 
 	cs := gwClient(t, th, gateway.Filter{}, "", nil)
 	tools := gwTools(t, cs)
-	if strings.Join(tools, ",") != "r__echo,r__fail" {
-		t.Fatalf("gateway tools = %v, want r__echo, r__fail (and none of bad)", tools)
+	if strings.Join(tools, ",") != "m__echo,m__fail,r__echo,r__fail" {
+		t.Fatalf("gateway tools = %v, want m__ and r__ echo and fail (and none of bad)", tools)
+	}
+	if got := gwText(gwCall(t, cs, "m__echo", map[string]any{"text": "modern"})); got != "remote: modern" {
+		t.Errorf("m__echo = %q", got)
 	}
 	if got := gwText(gwCall(t, cs, "r__echo", map[string]any{"text": "hi"})); got != "remote: hi" {
 		t.Errorf("r__echo = %q", got)
