@@ -403,7 +403,9 @@ func (e *env) doctor(*argv) error {
 			if len(sc.Problems) > 0 {
 				continue
 			}
-			if p := installIssue(sc); p != nil {
+			if sc.URL != "" {
+				ok("server %s: remote, %s (%s)", sc.Name, sc.URL, sc.Transport)
+			} else if p := installIssue(sc); p != nil {
 				bad("server %s: %s", sc.Name, problemLine(*p))
 			} else if sc.ResolveError != "" {
 				bad("server %s: %s", sc.Name, sc.ResolveError)

@@ -37,6 +37,13 @@ func TestRemoteLoginBridge(t *testing.T) {
 	if err := os.WriteFile(sb.configPath(), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Without a host, status and doctor show the url (no command to resolve).
+	if out := sb.cli(t, "status"); !strings.Contains(out, rig.MCPURL+" (http)") || strings.Contains(out, "not found") {
+		t.Errorf("status without a host:\n%s", out)
+	}
+	if r := sb.run(t, "", "doctor"); !strings.Contains(r.stdout, "server o: remote, "+rig.MCPURL+" (http)") {
+		t.Errorf("doctor:\n%s", r)
+	}
 	sb.serve(t)
 	if r := sb.run(t, rig.AS.ClientSecret, "secret", "set", "o-client"); r.code != 0 {
 		t.Fatalf("secret set: %s", r)
