@@ -243,3 +243,51 @@ func TestRemoteSSE(t *testing.T) {
 		t.Errorf("ev__echo = %q", got)
 	}
 }
+
+// TestRemoteActivityAndPolicy: a remote server's calls go through the
+// same hooks as a local one's: the activity log records them (the header's
+// keyring secret redacted in the preview), and the entry's policy refuses
+// a denied tool before the server sees it.
+func TestRemoteActivityAndPolicy(t *testing.T) {
+	const token = "s3cret-activity-token"
+	srv := newRemoteMCP(t, token, false)
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	if err := store.Set("r-token", secrets.New(token)); err != nil {
+		t.Fatal(err)
+	}
+	setGatewayPath(t, "lean")
+	th := runHostWith(t, store, map[string]any{
+		"r": map[string]any{"url": srv.url(), "headers": map[string]string{"Authorization": "Bearer ${keyring:r-token}"},
+			"policy": map[string]any{"tools": map[string]string{"fail": "deny"}}},
+	}, func(o *Options) { o.StateDir = filepath.Join(filepath.Dir(o.RuntimeDir), "state") })
+	th.waitServer(t, "r", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 2 })
+	cs := gwClient(t, th, gateway.Filter{}, "", nil)
+	if got := gwText(gwCall(t, cs, "r__echo", map[string]any{"text": token})); got != "remote: "+token {
+		t.Errorf("r__echo = %q", got)
+	}
+	srv.mu.Lock()
+	before := len(srv.headers)
+	srv.mu.Unlock()
+	res := gwCall(t, cs, "r__fail", map[string]any{})
+	if !res.IsError || strings.Contains(gwText(res), "on purpose") {
+		t.Errorf("a denied tool ran: %+v %q", res, gwText(res))
+	}
+	srv.mu.Lock()
+	after := len(srv.headers)
+	srv.mu.Unlock()
+	if after != before {
+		t.Errorf("the server got %d requests for a denied call", after-before)
+	}
+	var q hostapi.ActivityQueryResult
+	th.must(t, hostapi.MethodActivityQuery, hostapi.ActivityQueryParams{Server: "r"}, &q)
+	outcomes := map[string]hostapi.ActivityRecord{}
+	for _, r := range q.Records {
+		outcomes[r.Target] = r
+	}
+	if r, ok := outcomes["echo"]; !ok || r.Outcome != "ok" || r.Kind != "tools/call" || strings.Contains(r.Preview, token) || !strings.Contains(r.Preview, "[secret r-token]") {
+		t.Errorf("the echo call's record: %+v (want ok, the token redacted)", r)
+	}
+	if r, ok := outcomes["fail"]; !ok || r.Outcome != "denied" {
+		t.Errorf("the denied call's record: %+v", r)
+	}
+}
