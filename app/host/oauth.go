@@ -257,8 +257,10 @@ func (m *Manager) Login(ctx context.Context, name string) (string, error) {
 			m.log.Info("signed in", "server", name)
 			w.set("", "")
 			if sup := s.sup; sup != nil {
-				s.setUserStopped(false)
-				sup.Restart()
+				if cur, _ := s.config(); !cur.Disabled {
+					s.setUserStopped(false) // signing in is asking for it to run
+					sup.Restart()
+				}
 			}
 		}
 		m.publishState(s)
