@@ -145,3 +145,39 @@ func TestOAuthSignIn(t *testing.T) {
 		t.Error("revoked: the authorization server has no revocation endpoint")
 	}
 }
+
+// TestOAuthDynamicRegistration: an entry with "oauth": {} registers the
+// host as a client (RFC 7591) with its loopback redirect, signs in with
+// that client, keeps the registered client's secret with the tokens in
+// the keyring, and renews the tokens with it.
+func TestOAuthDynamicRegistration(t *testing.T) {
+	rig := remotetest.NewOAuthRig(t)
+	rig.DCR.Store(true)
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	setGatewayPath(t, "lean")
+	th := runHost(t, store, map[string]any{"d": map[string]any{"url": rig.MCPURL, "oauth": map[string]any{}}})
+	th.waitServer(t, "d", "sign-in needed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateSignInNeeded })
+	var res hostapi.LoginResult
+	th.must(t, hostapi.MethodLogin, hostapi.NameParams{Name: "d"}, &res)
+	remotetest.Browse(t, res.URL, nil)
+	th.waitServer(t, "d", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 1 })
+	if n := rig.Registered.Load(); n != 1 {
+		t.Errorf("%d registrations, want 1", n)
+	}
+	v, err := store.Get(OAuthSecret("d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec tokenRecord
+	if err := json.Unmarshal([]byte(v.Reveal()), &rec); err != nil || rec.ClientID != rig.AS.ClientID || rec.ClientSecret != rig.AS.ClientSecret {
+		t.Fatalf("the keyring record does not hold the registered client (%v): id %q", err, rec.ClientID)
+	}
+	cs := gwClient(t, th, gateway.Filter{}, "", nil)
+	before := rig.Refresh.Load()
+	if got := gwText(gwCall(t, cs, "d__whoami", map[string]any{})); got != "signed in" {
+		t.Errorf("d__whoami = %q", got)
+	}
+	if rig.Refresh.Load() == before {
+		t.Error("no renewal with the registered client")
+	}
+}

@@ -34,6 +34,15 @@ type OAuthRig struct {
 	Refresh  atomic.Int32 // refresh grants the authorization server got
 	CodeSeen atomic.Int32 // authorization code grants
 
+	// DCR, set before a sign-in, makes the authorization server offer
+	// dynamic client registration (RFC 7591): its metadata names a
+	// registration endpoint (served next to the MCP server: mockoidc has
+	// none), which checks the request and registers the client by handing
+	// out mockoidc's one client. Registered counts the registrations.
+	DCR        atomic.Bool
+	Registered atomic.Int32
+
+	base   string // the MCP server's origin
 	mu     sync.Mutex
 	issued []string // every access and refresh token it gave
 }
@@ -58,6 +67,19 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 	as.RefreshTTL = time.Hour
 	if err := as.AddMiddleware(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == mockoidc.DiscoveryEndpoint && rig.DCR.Load() {
+				rec := httptest.NewRecorder()
+				next.ServeHTTP(rec, r)
+				var m map[string]any
+				if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+				m["registration_endpoint"] = rig.base + "/register"
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(m)
+				return
+			}
 			if r.URL.Path != mockoidc.TokenEndpoint {
 				next.ServeHTTP(w, r)
 				return
@@ -114,6 +136,7 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 		t.Fatal(err)
 	}
 	base := "http://" + ml.Addr().String()
+	rig.base = base
 	rig.MCPURL = base + "/mcp"
 	prm := base + "/.well-known/oauth-protected-resource/mcp"
 	s := mcp.NewServer(&mcp.Implementation{Name: "oauth-test", Version: "1"}, nil)
@@ -123,6 +146,10 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/register" {
+			rig.register(w, r)
+			return
+		}
 		if r.URL.Path == "/.well-known/oauth-protected-resource/mcp" {
 			w.Header().Set("Content-Type", "application/json")
 			_ = json.NewEncoder(w).Encode(map[string]any{"resource": rig.MCPURL,
@@ -139,6 +166,36 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 	go srv.Serve(ml)
 	t.Cleanup(func() { srv.Close() })
 	return rig
+}
+
+// register is the registration endpoint: a POST of client metadata with
+// loopback redirect URIs and the authorization code grant.
+func (rig *OAuthRig) register(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !rig.DCR.Load() {
+		http.Error(w, "no registration", http.StatusNotFound)
+		return
+	}
+	var md struct {
+		RedirectURIs []string `json:"redirect_uris"`
+		GrantTypes   []string `json:"grant_types"`
+		ClientName   string   `json:"client_name"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&md); err != nil || len(md.RedirectURIs) == 0 {
+		http.Error(w, `{"error":"invalid_client_metadata"}`, http.StatusBadRequest)
+		return
+	}
+	for _, u := range md.RedirectURIs {
+		if !strings.HasPrefix(u, "http://127.0.0.1:") {
+			http.Error(w, `{"error":"invalid_redirect_uri"}`, http.StatusBadRequest)
+			return
+		}
+	}
+	rig.Registered.Add(1)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]any{"client_id": rig.AS.ClientID, "client_secret": rig.AS.ClientSecret,
+		"token_endpoint_auth_method": "client_secret_post", "redirect_uris": md.RedirectURIs,
+		"grant_types": md.GrantTypes, "client_name": md.ClientName})
 }
 
 // valid asks the authorization server whether the bearer token is good.
