@@ -19,7 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
-	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/secrets"
 	"golang.org/x/oauth2"
 )
@@ -202,11 +201,11 @@ func refreshWhy(re *oauth2.RetrieveError) string {
 // resolveSecret reads a keyring secret for a remote entry's key.
 func (m *Manager) resolveSecret(ctx context.Context, server, key, name string) (string, error) {
 	if m.start.Secrets == nil {
-		return "", &engine.SecretError{Server: server, Var: key, Secret: name, Err: errors.New("no keyring")}
+		return "", remoteSecretErr(server, key, name, errors.New("no keyring"))
 	}
 	v, err := m.start.Secrets.Resolve(ctx, name)
 	if err != nil {
-		return "", &engine.SecretError{Server: server, Var: key, Secret: name, Err: err}
+		return "", remoteSecretErr(server, key, name, err)
 	}
 	s := string(v)
 	clear(v)

@@ -110,16 +110,16 @@ func (m *Manager) remoteHeaders(ctx context.Context, r *config.RemoteSpec) (http
 				continue
 			}
 			if m.start.Secrets == nil {
-				return nil, &engine.SecretError{Server: r.Name, Var: name, Secret: p.Secret, Err: errors.New("no keyring")}
+				return nil, remoteSecretErr(r.Name, "headers."+name, p.Secret, errors.New("no keyring"))
 			}
 			val, err := m.start.Secrets.Resolve(ctx, p.Secret)
 			if err != nil {
-				return nil, &engine.SecretError{Server: r.Name, Var: name, Secret: p.Secret, Err: err}
+				return nil, remoteSecretErr(r.Name, "headers."+name, p.Secret, err)
 			}
 			if strings.ContainsAny(string(val), "\r\n\x00") {
 				clear(val)
-				return nil, &engine.SecretError{Server: r.Name, Var: name, Secret: p.Secret,
-					Err: errors.New("its value holds a line break or NUL byte, which no header can carry")}
+				return nil, remoteSecretErr(r.Name, "headers."+name, p.Secret,
+					errors.New("its value holds a line break or NUL byte, which no header can carry"))
 			}
 			b.Write(val)
 			clear(val)
@@ -127,6 +127,29 @@ func (m *Manager) remoteHeaders(ctx context.Context, r *config.RemoteSpec) (http
 		h.Set(name, b.String())
 	}
 	return h, nil
+}
+
+// remoteSecretError is a secret of a remote entry (a header's, the
+// oauth client's) that could not be read: an *engine.SecretError whose Var
+// is the entry's key (headers.Authorization), so that the supervisor waits
+// for it as for an env secret, worded with that key.
+type remoteSecretError struct{ se *engine.SecretError }
+
+func remoteSecretErr(server, key, secret string, err error) error {
+	return &remoteSecretError{&engine.SecretError{Server: server, Var: key, Secret: secret, Err: err}}
+}
+
+func (e *remoteSecretError) Error() string {
+	return fmt.Sprintf("server %q: %s: secret %q could not be read (%v): unlock the keyring or store it with 'switchboard secret set %s', then start the server again",
+		e.se.Server, e.se.Var, e.se.Secret, e.se.Err, e.se.Secret)
+}
+
+func (e *remoteSecretError) Unwrap() error { return e.se }
+
+// remoteSecretKey reports whether a SecretError's Var is a remote entry's
+// key (remoteSecretError) rather than an env variable's name.
+func remoteSecretKey(v string) bool {
+	return strings.HasPrefix(v, "headers.") || strings.HasPrefix(v, "oauth.")
 }
 
 // remoteRoundTripper sends a remote server's headers with every request

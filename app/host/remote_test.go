@@ -129,6 +129,13 @@ func TestRemoteServer(t *testing.T) {
 		"bad": map[string]any{"url": other.url(), "maxReconnects": 1000,
 			"headers": map[string]string{"Authorization": "Bearer ${keyring:r-token}"}},
 		"m": map[string]any{"url": modern.url(), "headers": map[string]string{"Authorization": "Bearer ${keyring:r-token}"}},
+		"w": map[string]any{"url": modern.url(), "headers": map[string]string{"Authorization": "Bearer ${keyring:w-token}"}},
+	})
+	// A header's secret not stored: it waits for it, as for an env secret,
+	// and says which key wants it.
+	th.waitServer(t, "w", "waiting for its header's secret", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateWaiting && strings.Contains(s.LastError, "headers.Authorization: secret \"w-token\"") &&
+			len(s.Issues) == 1 && s.Issues[0].Key == "headers.Authorization" && s.Issues[0].Remedy != nil && s.Issues[0].Remedy.Secret == "w-token"
 	})
 	// Both protocol eras: a stateful handler speaks 2025-11-25
 	// (initialize), a stateless one 2026-07-28 (server/discover).
