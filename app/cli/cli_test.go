@@ -327,7 +327,7 @@ func TestServersImport(t *testing.T) {
 	}
 	out := u.ok(t, "", "servers", "import", block, "--move-secrets", "--yes")
 	for _, want := range []string{
-		`skipped: "remote-thing": not imported: remote (URL) servers are not managed by Switchboard`,
+		`skipped: "remote-thing": not imported: remote (URL) entries are not imported yet`,
 		"moved github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as ",
 		"imported github\n",
 		"imported My Files as my-files\n",

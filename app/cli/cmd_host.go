@@ -222,7 +222,10 @@ func (e *env) status(*argv) error {
 			up = time.Since(s.StartedAt).Round(time.Second).String()
 		}
 		cmd := s.Resolved
-		if cmd == "" {
+		switch {
+		case s.URL != "": // a remote server (docs/remote.md)
+			cmd = s.URL + " (" + s.Transport + ")"
+		case cmd == "":
 			cmd = s.Command + " (not found)"
 		}
 		era := s.Era
@@ -404,7 +407,9 @@ func (e *env) doctor(*argv) error {
 			if len(sc.Problems) > 0 {
 				continue
 			}
-			if p := installIssue(sc); p != nil {
+			if sc.URL != "" {
+				ok("server %s: remote, %s (%s)", sc.Name, sc.URL, sc.Transport)
+			} else if p := installIssue(sc); p != nil {
 				bad("server %s: %s", sc.Name, problemLine(*p))
 			} else if sc.ResolveError != "" {
 				bad("server %s: %s", sc.Name, sc.ResolveError)

@@ -70,6 +70,16 @@ again with the new name.
 		fileOp("enable", "enabled", "run a disabled server again (saved in the config file)"),
 		fileOp("disable", "disabled", "keep a server in the config file, but do not run it"),
 		runtime("start"), runtime("stop"), runtime("restart"),
+		{name: "servers login", args: "NAME", summary: "sign in to a remote server that uses OAuth (needs a host): prints the page to open",
+			help: `The host runs the sign-in (the MCP authorization spec: the server's
+metadata, PKCE, a loopback redirect) and keeps the tokens in the keyring,
+renewing them before they expire. The page opens in your browser where
+one can be opened; otherwise open the printed URL on this machine.
+`,
+			flags: []flagDef{{name: "no-browser", kind: boolFlag, help: "only print the page's URL"}},
+			run:   (*env).serversLogin},
+		{name: "servers logout", args: "NAME", summary: "delete a remote server's OAuth tokens from the keyring (revoked first where the server can)",
+			run: (*env).serversLogout},
 		{name: "servers import", args: "FILE|-", summary: "add the servers of a Claude-style mcpServers block (a file, or - for stdin)",
 			flags: []flagDef{
 				{name: "move-secrets", kind: boolFlag, help: "offer to move the values that look like secrets into the keyring"},

@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,9 +164,8 @@ func (s *Server) validate(name string) (engine.Spec, []Problem) {
 	if s.raw != nil {
 		return engine.Spec{Name: name}, ps
 	}
-	if s.remote != "" {
-		bad("", "remote (URL) servers are not managed by Switchboard: %s stays with your AI client (connect to it there), or remove the entry", s.remote)
-		return engine.Spec{Name: name}, ps
+	if s.IsRemote() {
+		return s.validateRemote(name, ps)
 	}
 
 	spec := engine.Spec{
@@ -211,18 +209,7 @@ func (s *Server) validate(name string) (engine.Spec, []Problem) {
 		ps = append(ps, p)
 	}
 	spec.Sandbox = pol
-	if s.Tools != nil {
-		for _, l := range []struct {
-			key      string
-			patterns []string
-		}{{"tools.allow", s.Tools.Allow}, {"tools.deny", s.Tools.Deny}} {
-			for i, p := range l.patterns {
-				if _, err := path.Match(p, "x"); err != nil {
-					bad(fmt.Sprintf("%s[%d]", l.key, i), "%q is not a valid pattern: use * and ? wildcards, and close every [", p)
-				}
-			}
-		}
-	}
+	ps = append(ps, s.toolProblems(name)...)
 
 	check := spec // Check fills in defaults; the caller gets the spec as the file says
 	if err := check.Check(); err != nil {

@@ -153,11 +153,12 @@ func TestValidationMessages(t *testing.T) {
 		{"unknown key kept quietly", entry(`{"command": "node", "description": "mine"}`), nil},
 		{"type stdio", entry(`{"type": "stdio", "command": "node"}`), nil},
 		{"type other", entry(`{"type": "websocket", "command": "node"}`),
-			[]string{`mcpServers.files.type: "websocket" is not supported: use "stdio", or remove the key`}},
+			[]string{`mcpServers.files.type: "websocket" is not supported: use "http" or "sse" for a remote server ("url"), "stdio" or no type for a local one`}},
 		{"remote url", entry(`{"url": "https://mcp.example.com/sse", "headers": {"Authorization": "x"}}`),
-			[]string{`mcpServers.files: remote (URL) servers are not managed by Switchboard: https://mcp.example.com/sse stays with your AI client (connect to it there), or remove the entry`}},
+			[]string{`mcpServers.files.headers.Authorization: holds a literal secret: the file holds only references to the keyring: store the value with 'switchboard secret set files-authorization' and write "${keyring:files-authorization}"`}},
 		{"remote type", entry(`{"type": "http", "command": "ignored"}`),
-			[]string{`mcpServers.files: remote (URL) servers are not managed by Switchboard: type "http" stays with your AI client (connect to it there), or remove the entry`}},
+			[]string{`mcpServers.files.url: is missing: a remote entry ("type" "http") needs the server's address, like "https://mcp.example.com/mcp"`,
+				`mcpServers.files.command: an entry has either "url" (a remote server) or "command" (a local one), not both: remove one`}},
 		{"entry not an object", entry(`"npx server"`),
 			[]string{`mcpServers.files: must be an object, like {"command": "npx", "args": ["-y", "some-server"]}`}},
 		{"duplicate key", entry(`{"command": "a", "command": "node"}`),
@@ -212,10 +213,11 @@ func TestLoadKeepsGoodServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := f.Report()
-	if got := r.Len(); got != 6 {
-		t.Errorf("Len = %d, want 6:\n%v", got, r)
+	if got := r.Len(); got != 5 {
+		t.Errorf("Len = %d, want 5:\n%v", got, r)
 	}
-	if len(r.Servers["bad"]) != 3 || len(r.Servers["worse"]) != 2 || len(r.Servers["web"]) != 1 || len(r.File) != 0 {
+	// A remote entry is a server like the others (remote.go).
+	if len(r.Servers["bad"]) != 3 || len(r.Servers["worse"]) != 2 || len(r.Servers["web"]) != 0 || len(r.File) != 0 {
 		t.Errorf("report by server = %v", r.Servers)
 	}
 	if !strings.HasPrefix(r.Error(), "mcpServers.bad.command: is required") {

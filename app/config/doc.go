@@ -78,8 +78,11 @@
 // Server names match ^[a-z0-9][a-z0-9-]{0,30}$: they prefix tool names, so
 // they never contain "__". [NormalizeName] suggests a valid one.
 //
-// Entries with a "url", or "type" "http" or "sse", are remote servers of
-// other clients' files: they are kept as written and reported, never run.
+// Entries with a "url" (and "type" "http", the default, or "sse") are
+// remote servers: see remote.go and docs/remote.md. They take "headers"
+// (values may embed ${keyring:NAME}; a literal secret is a problem) and
+// "oauth", and the options of every entry; the options of a process are
+// problems on them. [Server.RemoteSpec] is what the host connects with.
 //
 // # Secrets
 //

@@ -279,8 +279,6 @@ func (f *File) SetDisabled(name string, disabled bool) error {
 	switch {
 	case s == nil:
 		return fmt.Errorf("no server named %q in the configuration", name)
-	case s.remote != "":
-		return fmt.Errorf("server %q is remote (%s): Switchboard does not run it", name, s.remote)
 	case s.raw != nil:
 		return fmt.Errorf("server %q is not an object: fix the entry first", name)
 	}

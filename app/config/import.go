@@ -76,7 +76,7 @@ func ParseImportSkips(data []byte) (servers map[string]*Server, skipped []Skip, 
 		s := parseServer(m.Value)
 		switch {
 		case s.remote != "":
-			skipped = append(skipped, Skip{Name: m.Key, Why: fmt.Sprintf("remote (URL) servers are not managed by Switchboard: %s stays with your AI client", s.remote)})
+			skipped = append(skipped, Skip{Name: m.Key, Why: fmt.Sprintf("remote (URL) entries are not imported yet: %s stays with your AI client (or add it to the config file by hand: docs/remote.md)", s.remote)})
 			continue
 		case len(s.decodeProblems) > 0:
 			sk := Skip{Name: m.Key}

@@ -26,8 +26,8 @@ func TestParseImportClaudeDesktop(t *testing.T) {
 		t.Errorf("servers = %v, want %v", names, want)
 	}
 	wantSkipped := []string{
-		`"linear": not imported: remote (URL) servers are not managed by Switchboard: https://mcp.linear.app/sse stays with your AI client`,
-		`"acme-api": not imported: remote (URL) servers are not managed by Switchboard: https://api.acme.example/mcp stays with your AI client`,
+		`"linear": not imported: remote (URL) entries are not imported yet: https://mcp.linear.app/sse stays with your AI client (or add it to the config file by hand: docs/remote.md)`,
+		`"acme-api": not imported: remote (URL) entries are not imported yet: https://api.acme.example/mcp stays with your AI client (or add it to the config file by hand: docs/remote.md)`,
 	}
 	if !reflect.DeepEqual(skipped, wantSkipped) {
 		t.Errorf("skipped =\n%s\nwant\n%s", strings.Join(skipped, "\n"), strings.Join(wantSkipped, "\n"))

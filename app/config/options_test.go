@@ -216,7 +216,7 @@ func TestMisspelledKeys(t *testing.T) {
 	}
 	for key, want := range map[string]string{
 		"arsg": "args", "comand": "command", "CWD": "cwd", "callTimout": "callTimeout", "termgrace": "termGrace",
-		"disable": "disabled", "enviroment": "", "tags": "", "description": "", "headers": "", "timeout": "", "a": "",
+		"disable": "disabled", "enviroment": "", "tags": "", "description": "", "header": "headers", "timeout": "", "a": "",
 	} {
 		if got := nearKey(key); got != want {
 			t.Errorf("nearKey(%q) = %q, want %q", key, got, want)

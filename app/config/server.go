@@ -44,14 +44,22 @@ type Server struct {
 	// cannot be enforced; nil means true.
 	Sandbox         *Sandbox
 	SandboxRequired *bool
+	// A remote entry (remote.go): URL instead of Command; Type is "type"
+	// as written ("" is "http"); Headers' values may embed
+	// ${keyring:NAME}.
+	URL     string
+	Type    string
+	Headers map[string]string
+	OAuth   *OAuth
 
 	// From the file: its keys in order, the raw values of keys that are
 	// unknown, null or could not be decoded, and the order of env.
-	keys     []string
-	extra    map[string]json.RawMessage
-	envOrder []string
-	raw      json.RawMessage // the whole entry when it is not an object
-	remote   string          // the url (or type) of a remote entry: kept as is, never run
+	keys        []string
+	extra       map[string]json.RawMessage
+	envOrder    []string
+	headerOrder []string
+	raw         json.RawMessage // the whole entry when it is not an object
+	remote      string          // the url (or type) of a remote entry
 
 	decodeProblems []Problem // found while reading the entry (no Server: validate sets it)
 	notices        []Problem // found while reading it, but not in the way of running it (start.go)
@@ -106,7 +114,7 @@ func (t *Tools) Allows(name string) bool {
 // knownKeys are the keys of an entry, in the order a new entry is written:
 // the numeric options come from [Options].
 var knownKeys = func() []string {
-	keys := []string{"command", "args", "env", "cwd", "stderr", "inheritEnv", "allowBatchFiles", "disabled", "start"}
+	keys := []string{"type", "url", "headers", "oauth", "command", "args", "env", "cwd", "stderr", "inheritEnv", "allowBatchFiles", "disabled", "start"}
 	for _, o := range Options {
 		keys = append(keys, o.Key)
 	}
@@ -114,8 +122,8 @@ var knownKeys = func() []string {
 }()
 
 // passKeys are keys of Claude-style entries that are understood but kept as
-// written: "type" (which must be "stdio" for a stdio entry) and "url".
-var passKeys = []string{"type", "url"}
+// written: none since remote entries are read (remote.go).
+var passKeys = []string{}
 
 // parseServer reads one entry. Problems of form (wrong JSON types, unknown
 // keys that look like typos) are recorded; values that cannot be decoded are
@@ -139,13 +147,7 @@ func parseServer(raw json.RawMessage) *Server {
 	for _, m := range ms {
 		s.keys = append(s.keys, m.Key)
 	}
-	if r := remoteOf(ms); r != "" {
-		s.remote = r
-		for _, m := range ms {
-			s.extra[m.Key] = m.Value
-		}
-		return s
-	}
+	s.remote = remoteOf(ms)
 	for _, m := range ms {
 		if isNull(m.Value) {
 			s.extra[m.Key] = m.Value // null: the default, kept as written
@@ -229,11 +231,13 @@ func (s *Server) decodeKey(key string, raw json.RawMessage) bool {
 		s.SandboxRequired = &v
 		return true
 	case "type":
-		var v string
-		if json.Unmarshal(raw, &v) != nil || v != "stdio" {
-			s.bad(key, `%s is not supported: use "stdio", or remove the key`, rawString(raw))
-		}
-		return false // kept as written
+		return s.decodeType(raw)
+	case "url":
+		return s.decodeString(key, raw, &s.URL, `a string: the server's address, like "https://mcp.example.com/mcp"`)
+	case "headers":
+		return s.decodeHeaders(raw)
+	case "oauth":
+		return s.decodeOAuth(raw)
 	}
 	if o, ok := OptionByKey(key); ok {
 		var v int64
@@ -481,6 +485,14 @@ func (s *Server) value(key string) (any, bool) {
 		return s.Sandbox, s.Sandbox != nil
 	case "sandboxRequired":
 		return s.SandboxRequired, s.SandboxRequired != nil
+	case "type":
+		return s.Type, s.Type != ""
+	case "url":
+		return s.URL, s.URL != ""
+	case "headers":
+		return nil, s.Headers != nil // written by headersJSON, in order
+	case "oauth":
+		return s.OAuth, s.OAuth != nil
 	}
 	if _, ok := OptionByKey(key); ok {
 		v, set := s.Numbers[key]
@@ -528,23 +540,29 @@ func (s *Server) MarshalJSON() ([]byte, error) {
 			return nil
 		}
 		done[key] = true
-		if s.remote == "" {
-			if key == "env" && s.Env != nil {
-				v, err := s.envJSON()
-				if err != nil {
-					return err
-				}
-				ms = append(ms, member{key, v})
-				return nil
+		if key == "env" && s.Env != nil {
+			v, err := s.envJSON()
+			if err != nil {
+				return err
 			}
-			if v, set := s.value(key); set {
-				raw, err := encode(v)
-				if err != nil {
-					return err
-				}
-				ms = append(ms, member{key, raw})
-				return nil
+			ms = append(ms, member{key, v})
+			return nil
+		}
+		if key == "headers" && s.Headers != nil {
+			v, err := s.headersJSON()
+			if err != nil {
+				return err
 			}
+			ms = append(ms, member{key, v})
+			return nil
+		}
+		if v, set := s.value(key); set {
+			raw, err := encode(v)
+			if err != nil {
+				return err
+			}
+			ms = append(ms, member{key, raw})
+			return nil
 		}
 		if raw, ok := s.extra[key]; ok {
 			ms = append(ms, member{key, raw})
@@ -577,7 +595,7 @@ func (s *Server) MarshalJSON() ([]byte, error) {
 }
 
 // Remote returns the url (or the remote type) of an entry for a remote MCP
-// server, which Switchboard keeps in the file but does not run, or "".
+// server as the file has it, or "" (see [Server.RemoteSpec]).
 func (s *Server) Remote() string { return s.remote }
 
 // Problems returns what the last [File.Check] (which [Load] runs) found wrong

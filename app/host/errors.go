@@ -39,17 +39,21 @@ func secretError(name string, err error) error {
 // waitingError is the error of a server that waits for a secret: which
 // one, and what to do.
 func waitingError(server string, se *engine.SecretError, msg string) *hostapi.Error {
+	key := "env." + se.Var
+	if remoteSecretKey(se.Var) {
+		key = se.Var // a remote entry's header or oauth client secret (remote.go)
+	}
 	switch {
 	case errors.Is(se.Err, secrets.ErrLocked):
 		return &hostapi.Error{Code: hostapi.CodeKeyringLocked, Message: msg, Problems: []hostapi.Problem{{
-			Server: server, Key: "env." + se.Var, Message: msg,
+			Server: server, Key: key, Message: msg,
 			Remedy: &hostapi.Remedy{Kind: hostapi.RemedyUnlockKeyring, Secret: se.Secret, Text: "unlock the keyring, then start the server again"}}}}
 	case errors.Is(se.Err, secrets.ErrNoProvider):
-		return &hostapi.Error{Code: hostapi.CodeNoKeyring, Message: msg, Problems: []hostapi.Problem{{Server: server, Key: "env." + se.Var, Message: msg}}}
+		return &hostapi.Error{Code: hostapi.CodeNoKeyring, Message: msg, Problems: []hostapi.Problem{{Server: server, Key: key, Message: msg}}}
 	}
 	return &hostapi.Error{Code: hostapi.CodeSecretMissing, Message: msg, Problems: []hostapi.Problem{{
-		Server: server, Key: "env." + se.Var, Message: msg,
-		Fact:   fmt.Sprintf("server %q waits for secret %q (env.%s), which could not be read", server, se.Secret, se.Var),
+		Server: server, Key: key, Message: msg,
+		Fact:   fmt.Sprintf("server %q waits for secret %q (%s), which could not be read", server, se.Secret, key),
 		Remedy: &hostapi.Remedy{Kind: hostapi.RemedySetSecret, Secret: se.Secret, Server: server}}}}
 }
 

@@ -478,6 +478,9 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 	// The connection of the running session: a session is set only after
 	// its connection, and cleared before the next one exists.
 	cs := live(s, sup)
+	if cfg, _ := s.config(); cfg.Remote != nil && cs != nil {
+		return b.startRemoteCall(name, s, cs, c) // no stdio connection: its session (remotecall.go)
+	}
 	conn := sup.Conn()
 	if cs == nil || conn == nil || sup.Session() != cs {
 		b.m.wake(s)

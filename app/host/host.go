@@ -162,7 +162,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	h.pins = h.openPins(o.PinsPath)
-	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.withProfiles(h.methods()))))), api.Options{Logger: h.log})
+	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.withProfiles(h.withOAuth(h.methods())))))), api.Options{Logger: h.log})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
@@ -171,6 +171,7 @@ func Run(ctx context.Context, o Options) error {
 		Start: engine.StartOptions{Path: h.path, Secrets: resolver, Registry: registry,
 			Shim: shimPath(), SandboxTemp: filepath.Join(o.RuntimeDir, "sandbox")},
 		Policy:   o.Policy,
+		Tokens:   o.Secrets,
 		Version:  o.Version,
 		Logger:   h.log,
 		Held:     h.heldCount,

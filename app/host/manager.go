@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
 // ServerConfig is one server as the host runs it: the engine's spec and
@@ -51,6 +52,9 @@ type ServerConfig struct {
 	// nothing.
 	OnDemand bool
 	IdleStop time.Duration
+	// Remote, for a remote entry (remote.go), is what the host connects
+	// to; Spec then holds only the numeric options. nil: a local server.
+	Remote *config.RemoteSpec
 }
 
 // Manager owns the supervised servers of a host.
@@ -90,6 +94,10 @@ type Manager struct {
 	activity *activityLog
 	// warm fetches an npx entry's package before its first start (warm.go).
 	warm *warmer
+	// tokens is the keyring the OAuth sign-ins of remote servers keep
+	// their tokens in (oauth.go); nil: no sign-in.
+	tokens  *secrets.Store
+	oauthMu sync.Mutex // orders the saves of renewed tokens with sign-ins and outs
 }
 
 type server struct {
@@ -121,6 +129,10 @@ type server struct {
 	idle     *time.Timer // stops it idleStop after its last request
 	learning bool        // started only to learn its lists: it sleeps once they are saved
 	idling   bool        // its idle stop began: no new request goes to its session
+
+	remote    *remoteWatch       // a remote server's last answer (remote.go), under cacheMu
+	signingIn context.CancelFunc // a sign-in under way (oauth.go), under cacheMu
+	oauthGen  atomic.Int64       // counts sign-ins and outs (oauth.go): a stale renewal does not save
 }
 
 // ManagerOptions configure a [Manager].
@@ -138,6 +150,9 @@ type ManagerOptions struct {
 	// WarmPath is where the keys of warmed npx entries are remembered
 	// (warm.json in the state directory; see warm.go); empty: in memory.
 	WarmPath string
+	// Tokens is the keyring of the OAuth tokens of remote servers
+	// (oauth.go); nil: they cannot sign in.
+	Tokens *secrets.Store
 	// ListsDir keeps the list caches of on-demand servers (the host's
 	// StateDir/lists); "": none, an on-demand server starts once at the
 	// host's start to learn its lists.
@@ -152,7 +167,7 @@ func NewManager(o ManagerOptions) *Manager {
 	if o.Publish == nil {
 		o.Publish = func(string, any) {}
 	}
-	m := &Manager{start: o.Start, policy: o.Policy, log: o.Logger, publish: o.Publish, held: o.Held, listsDir: o.ListsDir,
+	m := &Manager{start: o.Start, policy: o.Policy, tokens: o.Tokens, log: o.Logger, publish: o.Publish, held: o.Held, listsDir: o.ListsDir,
 		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
 		servers: map[string]*server{}}
 	m.gw = &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay.Relay{}}
@@ -220,6 +235,14 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			s.cacheMu.Unlock()
 		}
 		s.setConfig(c)
+		if s.sup != nil && (old.Remote == nil) != (c.Remote == nil) {
+			// Local became remote, or the reverse: a supervisor of the
+			// other kind, once the old one's ladder is done.
+			done := s.sup.Stop()
+			m.ladders.Add(1)
+			go func() { <-done; m.ladders.Done() }()
+			s.sup = nil
+		}
 		switch {
 		case s.sup == nil:
 			s.sup = m.newSupervisor(s, c)
@@ -326,8 +349,12 @@ func (m *Manager) newSupervisor(s *server, c ServerConfig) *supervisor.Superviso
 	})
 	opts := m.start
 	opts.Logger = m.log
+	var transport func(context.Context) (mcp.Transport, error)
+	if c.Remote != nil {
+		transport = m.remoteTransport(s)
+	}
 	return supervisor.New(supervisor.Options{
-		Spec: c.Spec, Start: opts, Client: client, Policy: m.policy,
+		Spec: c.Spec, Start: opts, Client: client, Policy: m.policy, Transport: transport,
 		OnChange: func(st supervisor.Status, cs *mcp.ClientSession) {
 			if st.PID != 0 {
 				s.cacheMu.Lock()
@@ -545,8 +572,11 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if m.held != nil {
 		st.Held = m.held(c.Name)
 	}
-	l, rerr := engine.Resolve(&c.Spec, m.start.Path)
-	if rerr != nil {
+	var rerr error
+	if c.Remote != nil {
+		st.URL, st.Transport = ShownURL(c.Remote.URL), c.Remote.Type
+	} else if l, err := engine.Resolve(&c.Spec, m.start.Path); err != nil {
+		rerr = err
 		st.ResolveError = rerr.Error()
 	} else {
 		st.Resolved = l.Resolved
@@ -571,6 +601,20 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
 	st.LastError, st.LastReason, st.Stderr = ss.LastError, string(ss.LastReason), ss.Stderr
 	st.ResolveInLastError = st.ResolveError != "" && strings.Contains(st.LastError, st.ResolveError)
+	if c.Remote != nil {
+		s.cacheMu.Lock()
+		w := s.remote
+		s.cacheMu.Unlock()
+		s.cacheMu.Lock()
+		signingIn := s.signingIn != nil
+		s.cacheMu.Unlock()
+		var why string
+		if signingIn {
+			st.State = hostapi.StateSigningIn
+		} else if st.State, why = remoteState(c, st.State, w); why != "" && st.LastError != "" && !strings.Contains(st.LastError, why) {
+			st.LastError = why + " (" + st.LastError + ")"
+		}
+	}
 	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
 		st.Issues = waitingError(c.Name, ss.SecretError, ss.LastError).Problems
 	}
@@ -578,7 +622,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if ss.SandboxUnavailable {
 		st.Issues = append(st.Issues, sandboxIssue(c.Name, ss.LastError))
 	}
-	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled {
+	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled && c.Remote == nil {
 		st.Issues = append(st.Issues, *p)
 	}
 	s.cacheMu.Lock()

@@ -2,7 +2,6 @@ package host
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -11,8 +10,8 @@ import (
 )
 
 // ServerConfigs turns a checked config file into what the manager runs.
-// Remote (URL) entries and entries with problems are listed with their
-// problems and never started.
+// Entries with problems are listed with their problems and never started;
+// a remote entry's config carries its RemoteSpec (remote.go).
 func ServerConfigs(f *config.File) []ServerConfig {
 	var out []ServerConfig
 	defaults := f.Defaults()
@@ -23,10 +22,6 @@ func ServerConfigs(f *config.File) []ServerConfig {
 		}
 		c := ServerConfig{Name: name, Disabled: s.Disabled, CallTimeout: s.CallTimeout(), Secrets: s.SecretRefs()}
 		c.Problems = configedit.ProblemsOf(s.Problems())
-		if r := s.Remote(); r != "" && len(c.Problems) == 0 {
-			c.Problems = append(c.Problems, hostapi.Problem{Server: name,
-				Message: fmt.Sprintf("remote (URL) servers are not managed by Switchboard (%s)", r)})
-		}
 		spec, err := s.Spec(name)
 		if err != nil && len(c.Problems) == 0 {
 			c.Problems = append(c.Problems, hostapi.Problem{Server: name, Message: err.Error()})
@@ -39,6 +34,14 @@ func ServerConfigs(f *config.File) []ServerConfig {
 		c.IdleStop = s.IdleStop(defaults)
 		fp, _ := json.Marshal(spec)
 		c.Fingerprint = string(fp)
+		if r, _ := s.RemoteSpec(name); r != nil {
+			// A remote server (remote.go): its secrets are its headers';
+			// the fingerprint covers its address, type, headers (their
+			// references, never the values) and oauth.
+			c.Remote, c.Secrets = r, r.Secrets()
+			rfp, _ := json.Marshal(r)
+			c.Fingerprint += string(rfp)
+		}
 		out = append(out, c)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })

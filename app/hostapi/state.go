@@ -22,6 +22,23 @@ const (
 	// starts it (docs/sleep.md). The host's own state: the supervisor
 	// calls it stopped.
 	StateSleeping State = "sleeping"
+	// The states of a remote server (docs/remote.md), the host's own: the
+	// supervisor's state says it is retrying (restarting) or has failed;
+	// these say why, from the answer of the last attempt.
+	//
+	// StateUnreachable: the server could not be reached (no connection,
+	// a 5xx answer, a dropped stream); it is retried with the backoff of a
+	// crashed local server.
+	StateUnreachable State = "unreachable"
+	// StateUnauthorized: the server refused the entry's credentials (401
+	// or 403 to its headers): fix the secret its headers refer to.
+	StateUnauthorized State = "unauthorized"
+	// StateSigningIn: a sign-in (OAuth) is under way.
+	StateSigningIn State = "signing in"
+	// StateSignInNeeded: the server wants an OAuth sign-in and the host
+	// has no usable token (none yet, or its refresh was refused):
+	// 'switchboard servers login NAME'.
+	StateSignInNeeded State = "sign-in needed"
 	// StateRemoved is sent once in a TopicState event when an entry left
 	// the config; servers.list never reports it.
 	StateRemoved State = "removed"
@@ -60,14 +77,19 @@ func (s Severity) String() string {
 // and nothing stands in the way (a disabled server is enabled first, an
 // invalid entry fixed first).
 // A sleeping server can: Start wakes it.
-func (s State) CanStart() bool { return s == StateStopped || s == StateFailed || s == StateSleeping }
+// A server that needs a sign-in can: its start tries again (a sign-in
+// done elsewhere, a token refreshed).
+func (s State) CanStart() bool {
+	return s == StateStopped || s == StateFailed || s == StateSleeping || s == StateSignInNeeded
+}
 
 // CanStop says whether a process runs, or the supervisor will start one
 // (a sleeping server's first call would: Stop makes it a server the user
 // stopped, which no call wakes).
 func (s State) CanStop() bool {
 	switch s {
-	case StateRunning, StateStarting, StateRestarting, StateWaiting, StateSleeping:
+	case StateRunning, StateStarting, StateRestarting, StateWaiting, StateSleeping,
+		StateUnreachable, StateUnauthorized, StateSigningIn:
 		return true
 	}
 	return false
@@ -76,18 +98,20 @@ func (s State) CanStop() bool {
 // CanRestart says whether a restart applies: the server runs or tries to,
 // or it failed (a restart resets its failure count). A stopped server is
 // started, not restarted; so is a sleeping one.
-func (s State) CanRestart() bool { return s != StateSleeping && (s.CanStop() || s == StateFailed) }
+func (s State) CanRestart() bool {
+	return s != StateSleeping && s != StateSigningIn && (s.CanStop() || s == StateFailed)
+}
 
 // Severity says how the state looks to the user (see the package doc).
 func (s State) Severity() Severity {
 	switch s {
 	case StateRunning:
 		return SeverityOK
-	case StateStarting, StateRestarting, StateStopping:
+	case StateStarting, StateRestarting, StateStopping, StateSigningIn:
 		return SeverityProgress
-	case StateWaiting:
+	case StateWaiting, StateUnreachable, StateSignInNeeded:
 		return SeverityWarning
-	case StateFailed, StateInvalid:
+	case StateFailed, StateInvalid, StateUnauthorized:
 		return SeverityFailed
 	}
 	return SeverityIdle
@@ -110,5 +134,6 @@ func (s State) Label() string {
 // order of a server's life.
 func States() []State {
 	return []State{StateStopped, StateStarting, StateRunning, StateRestarting, StateWaiting,
-		StateFailed, StateStopping, StateDisabled, StateInvalid, StateSleeping}
+		StateFailed, StateStopping, StateDisabled, StateInvalid, StateSleeping,
+		StateUnreachable, StateUnauthorized, StateSigningIn, StateSignInNeeded}
 }

@@ -21,6 +21,11 @@ func TestStatePredicates(t *testing.T) {
 		StateDisabled:   {false, false, false, SeverityIdle, "disabled"},
 		StateInvalid:    {false, false, false, SeverityFailed, "invalid entry"},
 		StateSleeping:   {true, true, false, SeverityIdle, "sleeping (starts on first use)"},
+		// A remote server's (docs/remote.md).
+		StateUnreachable:  {false, true, true, SeverityWarning, "unreachable"},
+		StateUnauthorized: {false, true, true, SeverityFailed, "unauthorized"},
+		StateSigningIn:    {false, true, false, SeverityProgress, "signing in"},
+		StateSignInNeeded: {true, false, false, SeverityWarning, "sign-in needed"},
 	}
 	if len(cases) != len(States()) {
 		t.Fatalf("States() has %d states, this table %d: give the new one its row", len(States()), len(cases))

@@ -80,9 +80,13 @@ type ServerStatus struct {
 	Prompts         int       `json:"prompts"`
 	Resources       int       `json:"resources"`
 	Command         string    `json:"command"`
-	Args            []string  `json:"args,omitempty"`
-	Resolved        string    `json:"resolved,omitempty"`
-	ResolveError    string    `json:"resolveError,omitempty"`
+	// URL is a remote server's address (Command is empty), without its
+	// query; Transport is "http" or "sse" (docs/remote.md).
+	URL          string   `json:"url,omitempty"`
+	Transport    string   `json:"transport,omitempty"`
+	Args         []string `json:"args,omitempty"`
+	Resolved     string   `json:"resolved,omitempty"`
+	ResolveError string   `json:"resolveError,omitempty"`
 	// ResolveInLastError: LastError is (or quotes) ResolveError, so a
 	// front end that shows both says it once.
 	ResolveInLastError bool `json:"resolveInLastError,omitempty"`

@@ -138,6 +138,13 @@ type Options struct {
 	// FloodRate and FloodWindow override the transport's flood limit.
 	FloodRate   int
 	FloodWindow time.Duration
+	// Transport, if set, replaces the process: each attempt connects the
+	// client over the transport it returns (a remote server, which the
+	// app reaches over HTTP; see transport.go). Spec then holds only the
+	// name and the numeric options the supervisor reads (MaxReconnects,
+	// HandshakeTimeout). An error that wraps an [*engine.SecretError]
+	// waits for the secret, as a process's does.
+	Transport func(ctx context.Context) (mcp.Transport, error)
 	// OnChange is called after every change of state, in order, with the
 	// new status and the current session (nil unless Running). It must not
 	// block for long, nor call Stop and wait on its result.
@@ -436,6 +443,9 @@ func (c *capture) Connect(ctx context.Context) (mcp.Connection, error) {
 // attempt runs one process: connect, serve until it ends, and return why.
 // *last is set to the process's ladder as soon as it exists.
 func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
+	if s.opts.Transport != nil {
+		return s.attemptTransport(ctx)
+	}
 	s.mu.Lock()
 	spec := s.spec
 	if s.probe > 0 {

@@ -114,6 +114,11 @@ func TestPrimaryControlByState(t *testing.T) {
 		// changes something is Stop (it then stays stopped); the tray
 		// offers Start too.
 		hostapi.StateSleeping: "Stop",
+		// A remote server's (issue 17): retried, or waiting for a sign-in.
+		hostapi.StateUnreachable:  "Stop",
+		hostapi.StateUnauthorized: "Stop",
+		hostapi.StateSigningIn:    "Stop",
+		hostapi.StateSignInNeeded: "Start",
 	}
 	for _, s := range hostapi.States() {
 		label, active := primaryLabel(s)

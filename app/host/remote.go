@@ -1,0 +1,285 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"golang.org/x/oauth2"
+)
+
+// Remote servers (issue 17, docs/remote.md). A remote entry's
+// ServerConfig carries its config.RemoteSpec next to an engine.Spec that
+// holds only the numeric options; its supervisor is the local servers'
+// (engine/supervisor, with Options.Transport): the same states, backoff
+// and restart limit. Each attempt resolves the headers' secrets, makes an
+// HTTP client that sends them, and connects the go-sdk's client over
+// Streamable HTTP (or SSE). The session then serves the Manager's caches
+// and the gateway as a local server's does; tools/call, which goes to a
+// local server's stdio connection through app/relay, goes to a remote
+// one's session (remotecall.go), with the same hooks.
+
+// remoteWatch is what the HTTP client of a remote server saw last: why the
+// last attempt or request failed, which the host's state says
+// (unreachable, unauthorized), and the session to end when the server
+// cannot be reached (the supervisor then retries it).
+type remoteWatch struct {
+	mu   sync.Mutex
+	why  hostapi.State // StateUnreachable, StateUnauthorized, or "" (the last answer was fine)
+	what string        // the failure, for LastError
+}
+
+func (w *remoteWatch) set(why hostapi.State, what string) {
+	w.mu.Lock()
+	w.why, w.what = why, what
+	w.mu.Unlock()
+}
+
+func (w *remoteWatch) get() (hostapi.State, string) {
+	if w == nil {
+		return "", ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.why, w.what
+}
+
+// remoteTransport is the supervisor's Options.Transport of a remote
+// server: each attempt reads the server's current entry.
+func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Transport, error) {
+	return func(ctx context.Context) (mcp.Transport, error) {
+		c, _ := s.config()
+		r := c.Remote
+		if r == nil {
+			return nil, fmt.Errorf("server %q is no longer a remote server", c.Name)
+		}
+		headers, err := m.remoteHeaders(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		w := s.remoteWatch()
+		rt := &remoteRoundTripper{base: remoteBase, headers: headers, watch: w, name: c.Name,
+			broken: func() { m.remoteBroken(s) }}
+		if r.OAuth != nil {
+			rec, err := m.loadTokens(c.Name)
+			if err != nil {
+				return nil, err
+			}
+			if rec == nil {
+				w.set(hostapi.StateSignInNeeded, fmt.Sprintf("not signed in: run 'switchboard servers login %s'", c.Name))
+				return nil, errSignInNeeded
+			}
+			if rt.token, err = m.tokenSource(ctx, s, r, rec); err != nil {
+				return nil, err
+			}
+		}
+		hc := &http.Client{Transport: rt}
+		if r.Type == config.RemoteSSE {
+			return &mcp.SSEClientTransport{Endpoint: r.URL, HTTPClient: hc}, nil
+		}
+		// The supervisor retries a dropped connection with its own
+		// backoff: the go-sdk's reconnects of the standalone stream are
+		// kept few, so that a server that went away is seen soon.
+		return &mcp.StreamableClientTransport{Endpoint: r.URL, HTTPClient: hc, MaxRetries: 2}, nil
+	}
+}
+
+// remoteBase is the HTTP transport of every remote server: the default's
+// (proxy from the environment, HTTP/2).
+var remoteBase http.RoundTripper = http.DefaultTransport
+
+// remoteHeaders resolves the secrets of a remote entry's headers (never
+// logged: the activity log's resolver remembers them only to redact them).
+func (m *Manager) remoteHeaders(ctx context.Context, r *config.RemoteSpec) (http.Header, error) {
+	h := http.Header{}
+	for name, v := range r.Headers {
+		var b strings.Builder
+		for _, p := range v {
+			if p.Secret == "" {
+				b.WriteString(p.Text)
+				continue
+			}
+			if m.start.Secrets == nil {
+				return nil, remoteSecretErr(r.Name, "headers."+name, p.Secret, errors.New("no keyring"))
+			}
+			val, err := m.start.Secrets.Resolve(ctx, p.Secret)
+			if err != nil {
+				return nil, remoteSecretErr(r.Name, "headers."+name, p.Secret, err)
+			}
+			if strings.ContainsAny(string(val), "\r\n\x00") {
+				clear(val)
+				return nil, remoteSecretErr(r.Name, "headers."+name, p.Secret,
+					errors.New("its value holds a line break or NUL byte, which no header can carry"))
+			}
+			b.Write(val)
+			clear(val)
+		}
+		h.Set(name, b.String())
+	}
+	return h, nil
+}
+
+// remoteSecretError is a secret of a remote entry (a header's, the
+// oauth client's) that could not be read: an *engine.SecretError whose Var
+// is the entry's key (headers.Authorization), so that the supervisor waits
+// for it as for an env secret, worded with that key.
+type remoteSecretError struct{ se *engine.SecretError }
+
+func remoteSecretErr(server, key, secret string, err error) error {
+	return &remoteSecretError{&engine.SecretError{Server: server, Var: key, Secret: secret, Err: err}}
+}
+
+func (e *remoteSecretError) Error() string {
+	return fmt.Sprintf("server %q: %s: secret %q could not be read (%v): unlock the keyring or store it with 'switchboard secret set %s', then start the server again",
+		e.se.Server, e.se.Var, e.se.Secret, e.se.Err, e.se.Secret)
+}
+
+func (e *remoteSecretError) Unwrap() error { return e.se }
+
+// remoteSecretKey reports whether a SecretError's Var is a remote entry's
+// key (remoteSecretError) rather than an env variable's name.
+func remoteSecretKey(v string) bool {
+	return strings.HasPrefix(v, "headers.") || strings.HasPrefix(v, "oauth.")
+}
+
+// remoteRoundTripper sends a remote server's headers with every request
+// and records how the server answered.
+type remoteRoundTripper struct {
+	base    http.RoundTripper
+	headers http.Header
+	watch   *remoteWatch
+	name    string
+	broken  func()             // the server cannot be reached: end the session
+	token   oauth2.TokenSource // a signed-in server's (oauth.go), or nil
+}
+
+func (t *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	for k, v := range t.headers {
+		r.Header[k] = v
+	}
+	if t.token != nil {
+		tok, err := t.token.Token() // refreshed refreshEarly before it expires
+		if err != nil {
+			var re *refusedError
+			if errors.As(err, &re) {
+				t.watch.set(hostapi.StateSignInNeeded, re.Error())
+				t.broken()
+			} else {
+				t.watch.set(hostapi.StateUnreachable, "the sign-in could not be renewed: "+err.Error())
+			}
+			return nil, err
+		}
+		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	}
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		if req.Context().Err() == nil {
+			t.watch.set(hostapi.StateUnreachable, unreachable(req.URL, err))
+			var ne net.Error
+			var oe *net.OpError
+			if errors.As(err, &oe) || errors.As(err, &ne) {
+				t.broken()
+			}
+		}
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		t.watch.set(hostapi.StateUnauthorized, fmt.Sprintf("%s refused the credentials: HTTP %d", shownURL(req.URL), resp.StatusCode))
+	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
+		t.watch.set(hostapi.StateUnreachable, fmt.Sprintf("%s answered HTTP %d", shownURL(req.URL), resp.StatusCode))
+	case resp.StatusCode < 300:
+		t.watch.set("", "")
+	}
+	return resp, nil
+}
+
+// unreachable words a failed request: the address without its query (a
+// token may hide there) and the network's error.
+func unreachable(u *url.URL, err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return fmt.Sprintf("%s cannot be reached: %v", shownURL(u), err)
+}
+
+// shownURL is an address as logs and states show it: without its query,
+// fragment or user.
+func shownURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	c := *u
+	c.RawQuery, c.Fragment, c.User, c.ForceQuery = "", "", nil, false
+	return c.String()
+}
+
+// ShownURL is a remote entry's url as the host shows it (status): without
+// its query.
+func ShownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return shownURL(u)
+}
+
+// remoteBroken ends the running session of a remote server whose requests
+// no longer reach it, so that the supervisor notices at once and retries
+// with its backoff (a Streamable HTTP session has no connection whose end
+// would say so).
+func (m *Manager) remoteBroken(s *server) {
+	sup := s.sup
+	if sup == nil || sup.Status().State != supervisor.Running {
+		return
+	}
+	if cs := sup.Session(); cs != nil {
+		go cs.Close()
+	}
+}
+
+// remoteWatch returns the server's watch, made on first use.
+func (s *server) remoteWatch() *remoteWatch {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	if s.remote == nil {
+		s.remote = &remoteWatch{}
+	}
+	return s.remote
+}
+
+// remoteState is the state of a remote server whose supervisor reports
+// st: why it retries (unreachable, unauthorized, sign-in needed), or st.
+func remoteState(c ServerConfig, st hostapi.State, w *remoteWatch) (hostapi.State, string) {
+	why, what := w.get()
+	if why == "" {
+		return st, ""
+	}
+	switch st {
+	case hostapi.StateRestarting, hostapi.StateStarting:
+	case hostapi.StateFailed:
+		// It gave up: failed, unless a sign-in would help.
+		if why == hostapi.StateSignInNeeded || why == hostapi.StateUnauthorized && c.Remote.OAuth != nil {
+			return hostapi.StateSignInNeeded, what
+		}
+		return st, what
+	default:
+		return st, ""
+	}
+	if why == hostapi.StateUnauthorized && c.Remote.OAuth != nil {
+		return hostapi.StateSignInNeeded, what
+	}
+	return why, what
+}

@@ -1,0 +1,238 @@
+// Package remotetest holds the test rigs of remote servers (issue 17):
+// an MCP server behind a real OAuth authorization server, and a scripted
+// browser. Tests only.
+package remotetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/oauth2-proxy/mockoidc"
+)
+
+// OAuthRig is a go-sdk Streamable HTTP MCP server protected by a real
+// authorization server (mockoidc: OIDC discovery with PKCE S256, the
+// authorization code and refresh grants, a confidential client): it
+// answers 401 with a WWW-Authenticate challenge that names its protected
+// resource metadata, and lets in requests whose bearer token the
+// authorization server's userinfo endpoint accepts.
+type OAuthRig struct {
+	AS       *mockoidc.MockOIDC
+	MCPURL   string
+	Refresh  atomic.Int32 // refresh grants the authorization server got
+	CodeSeen atomic.Int32 // authorization code grants
+
+	// DCR, set before a sign-in, makes the authorization server offer
+	// dynamic client registration (RFC 7591): its metadata names a
+	// registration endpoint (served next to the MCP server: mockoidc has
+	// none), which checks the request and registers the client by handing
+	// out mockoidc's one client. Registered counts the registrations.
+	DCR        atomic.Bool
+	Registered atomic.Int32
+
+	base   string // the MCP server's origin
+	mu     sync.Mutex
+	issued []string // every access and refresh token it gave
+}
+
+// Issued returns every access and refresh token the authorization server
+// gave (to look for them where they must not be).
+func (rig *OAuthRig) Issued() []string {
+	rig.mu.Lock()
+	defer rig.mu.Unlock()
+	return append([]string(nil), rig.issued...)
+}
+
+// NewOAuthRig starts the rig on loopback ports; it stops at the test's end.
+func NewOAuthRig(t testing.TB) *OAuthRig {
+	t.Helper()
+	rig := &OAuthRig{}
+	as, err := mockoidc.NewServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as.AccessTTL = 30 * time.Second // below refreshEarly: every use renews it
+	as.RefreshTTL = time.Hour
+	if err := as.AddMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == mockoidc.DiscoveryEndpoint && rig.DCR.Load() {
+				rec := httptest.NewRecorder()
+				next.ServeHTTP(rec, r)
+				var m map[string]any
+				if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+				m["registration_endpoint"] = rig.base + "/register"
+				w.Header().Set("Content-Type", "application/json")
+				_ = json.NewEncoder(w).Encode(m)
+				return
+			}
+			if r.URL.Path != mockoidc.TokenEndpoint {
+				next.ServeHTTP(w, r)
+				return
+			}
+			_ = r.ParseForm()
+			switch r.Form.Get("grant_type") {
+			case "refresh_token":
+				rig.Refresh.Add(1)
+			case "authorization_code":
+				rig.CodeSeen.Add(1)
+			}
+			// mockoidc writes expires_in in nanoseconds (a Go Duration);
+			// RFC 6749 says seconds: put it right, so that the client
+			// sees the token's real lifetime.
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			body := rec.Body.Bytes()
+			var m map[string]any
+			if json.Unmarshal(body, &m) == nil {
+				rig.mu.Lock()
+				for _, k := range []string{"access_token", "refresh_token"} {
+					if v, ok := m[k].(string); ok && v != "" {
+						rig.issued = append(rig.issued, v)
+					}
+				}
+				rig.mu.Unlock()
+				if n, ok := m["expires_in"].(float64); ok {
+					m["expires_in"] = int64(n) / int64(time.Second)
+					body, _ = json.Marshal(m)
+				}
+			}
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(body)
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	al, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := as.Start(al, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = as.Shutdown() })
+	rig.AS = as
+
+	ml, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ml.Addr().String()
+	rig.base = base
+	rig.MCPURL = base + "/mcp"
+	prm := base + "/.well-known/oauth-protected-resource/mcp"
+	s := mcp.NewServer(&mcp.Implementation{Name: "oauth-test", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "says who signed in"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "signed in"}}}, nil, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/register" {
+			rig.register(w, r)
+			return
+		}
+		if r.URL.Path == "/.well-known/oauth-protected-resource/mcp" {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"resource": rig.MCPURL,
+				"authorization_servers": []string{as.Issuer()}, "scopes_supported": []string{"openid", "email"}})
+			return
+		}
+		if !rig.valid(r.Header.Get("Authorization")) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q, scope="openid email"`, prm))
+			http.Error(w, "sign in", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})}
+	go srv.Serve(ml)
+	t.Cleanup(func() { srv.Close() })
+	return rig
+}
+
+// register is the registration endpoint: a POST of client metadata with
+// loopback redirect URIs and the authorization code grant.
+func (rig *OAuthRig) register(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !rig.DCR.Load() {
+		http.Error(w, "no registration", http.StatusNotFound)
+		return
+	}
+	var md struct {
+		RedirectURIs []string `json:"redirect_uris"`
+		GrantTypes   []string `json:"grant_types"`
+		ClientName   string   `json:"client_name"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&md); err != nil || len(md.RedirectURIs) == 0 {
+		http.Error(w, `{"error":"invalid_client_metadata"}`, http.StatusBadRequest)
+		return
+	}
+	for _, u := range md.RedirectURIs {
+		if !strings.HasPrefix(u, "http://127.0.0.1:") {
+			http.Error(w, `{"error":"invalid_redirect_uri"}`, http.StatusBadRequest)
+			return
+		}
+	}
+	rig.Registered.Add(1)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_ = json.NewEncoder(w).Encode(map[string]any{"client_id": rig.AS.ClientID, "client_secret": rig.AS.ClientSecret,
+		"token_endpoint_auth_method": "client_secret_post", "redirect_uris": md.RedirectURIs,
+		"grant_types": md.GrantTypes, "client_name": md.ClientName})
+}
+
+// valid asks the authorization server whether the bearer token is good.
+func (rig *OAuthRig) valid(authz string) bool {
+	if !strings.HasPrefix(authz, "Bearer ") {
+		return false
+	}
+	req, _ := http.NewRequest(http.MethodGet, rig.AS.UserinfoEndpoint(), nil)
+	req.Header.Set("Authorization", authz)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// Browse is the scripted browser: it opens the authorization page and
+// follows the redirects back to the host's loopback listener; tamper, if
+// set, changes the query of that last redirect.
+func Browse(t testing.TB, page string, tamper func(url.Values)) {
+	t.Helper()
+	c := &http.Client{Timeout: time.Minute, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if req.URL.Path == "/callback" && tamper != nil {
+			q := req.URL.Query()
+			tamper(q)
+			req.URL.RawQuery = q.Encode()
+		}
+		return nil
+	}}
+	resp, err := c.Get(page)
+	if err != nil {
+		t.Fatalf("the browser: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the browser ended on HTTP %d: %s", resp.StatusCode, body)
+	}
+}
