@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"os"
 	"testing"
 
@@ -17,6 +18,9 @@ var helpers = map[string]func() int{}
 var testExe string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg { // an in-process host's sandbox shim is this binary
+		os.Exit(sandbox.ShimMain(os.Args[2:]))
+	}
 	testkit.HelperMain(&testExe, helperEnv, helpers)
 	os.Setenv("LANG", "en_US.UTF-8") // Fyne cannot parse "C" and says so
 	os.Exit(m.Run())

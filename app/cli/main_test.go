@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	enginesandbox "github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"io"
 	"os"
 	"os/exec"
@@ -52,6 +53,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == enginesandbox.ShimArg { // an in-process host's sandbox shim is this binary
+		os.Exit(enginesandbox.ShimMain(os.Args[2:]))
+	}
 	testkit.HelperMain(&testExe, helperEnv, helpers)
 	dir, err := os.MkdirTemp("", "sbbin")
 	if err != nil {

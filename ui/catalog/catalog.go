@@ -191,7 +191,7 @@ func (s Server) Build(v Values) (Built, []FieldError) {
 		}
 	}
 	b.Sandbox = s.sandboxOf(v)
-	b.SandboxOptional = b.Sandbox != nil && !enforcedHere
+	b.SandboxOptional = b.Sandbox != nil && !enforced()
 	return b, errs
 }
 

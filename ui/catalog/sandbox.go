@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -47,6 +48,13 @@ var fits = map[string]fit{
 // "sandboxRequired": false, so the server starts unconfined and its status
 // says so, instead of refusing to start (docs/sandbox.md). Tests change it.
 var enforcedHere = runtime.GOOS == "linux"
+
+// enforced is enforcedHere, unless SWITCHBOARD_LANDLOCK_ABI=0, the
+// engine's override that makes Landlock unavailable (engine/sandbox), is
+// set: then the machine enforces nothing either. The journeys set it: they
+// run the catalog's servers through a stand-in npx that a sandbox would
+// not let reach the installed packages.
+func enforced() bool { return enforcedHere && os.Getenv("SWITCHBOARD_LANDLOCK_ABI") != "0" }
 
 // SandboxPreset is the preset the template's server is added with: off,
 // strict, files or network.

@@ -4,6 +4,7 @@ package journey
 
 import (
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"os"
 	"os/exec"
 	"testing"
@@ -29,6 +30,9 @@ var (
 const screen = "1280x900x24"
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg { // an in-process host's sandbox shim is this binary
+		os.Exit(sandbox.ShimMain(os.Args[2:]))
+	}
 	for _, p := range []struct{ prog, pkg string }{{"Xvfb", "xvfb"}, {"xdotool", "xdotool"}} {
 		if _, err := exec.LookPath(p.prog); err != nil {
 			missing = fmt.Sprintf("%s is not installed (apt-get install %s): the journeys need it", p.prog, p.pkg)
@@ -45,7 +49,13 @@ func TestMain(m *testing.M) {
 	os.Setenv("DISPLAY", display)
 	os.Setenv("MESA_SHADER_CACHE_DISABLE", "true") // the journeys change XDG_CACHE_HOME
 	os.Setenv("FYNE_SCALE", "1")                   // one Fyne unit is one pixel: positions are xdotool's
-	secrets.PinSessionBus()                        // no dbus-launch daemon left behind by Fyne
+	// The catalog's servers run through a stand-in npx (npxShim) that
+	// runs the installed packages, which their sandbox would not let it
+	// read: no Landlock here, so the catalog writes "sandboxRequired":
+	// false and the host runs them unconfined (the sandbox's own tests are
+	// engine/sandbox's and app/host's).
+	os.Setenv("SWITCHBOARD_LANDLOCK_ABI", "0")
+	secrets.PinSessionBus() // no dbus-launch daemon left behind by Fyne
 	theApp = fyneapp.NewWithID("io.github.switchboard-mcp.journey")
 	// A window that is never shown keeps the driver running between the
 	// journeys, each of which closes its own (as the app's keeper does).

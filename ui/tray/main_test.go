@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"io"
 	"os"
 	"testing"
@@ -26,6 +27,9 @@ var helpers = map[string]func() int{
 var testExe string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg { // an in-process host's sandbox shim is this binary
+		os.Exit(sandbox.ShimMain(os.Args[2:]))
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cannot find the test binary:", err)

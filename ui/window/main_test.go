@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"io"
 	"os"
 	"strings"
@@ -41,6 +42,9 @@ const (
 var testExe string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg { // an in-process host's sandbox shim is this binary
+		os.Exit(sandbox.ShimMain(os.Args[2:]))
+	}
 	if os.Getenv(helperEnv) == "server" {
 		os.Exit(runHelper())
 	}
