@@ -302,7 +302,16 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 		}
 	})}
 	go srv.Serve(l)
-	defer srv.Close()
+	// Shutdown, not Close: the browser's request that brought the result
+	// is answered whole (its page ends) before the listener goes, even
+	// when the sign-in fails at once after it (a wrong iss).
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
+	}()
 
 	meta := &metaSniffer{base: remoteBase}
 	hc := &http.Client{Transport: meta, Timeout: time.Minute}

@@ -69,9 +69,15 @@ func TestOAuthSignIn(t *testing.T) {
 	} {
 		page := login()
 		remotetest.Browse(t, page, bad.tamper)
+		// The refusal's reason is LastError until the next retry of the
+		// server (fast here) overwrites it with "not signed in"; what
+		// proves the refusal is below: no tokens, and no code exchanged.
 		th.waitServer(t, "o", "sign-in refused ("+bad.what+")", func(s hostapi.ServerStatus) bool {
-			return s.State == hostapi.StateSignInNeeded && strings.Contains(s.LastError, bad.says)
+			return s.State == hostapi.StateSignInNeeded && (strings.Contains(s.LastError, bad.says) || strings.Contains(s.LastError, "not signed in"))
 		})
+		if n := rig.CodeSeen.Load(); n != 0 {
+			t.Fatalf("a return with a bad %s was exchanged for tokens", bad.what)
+		}
 		if _, err := store.Get(OAuthSecret("o")); err == nil {
 			t.Fatalf("a sign-in with a bad %s stored tokens", bad.what)
 		}
