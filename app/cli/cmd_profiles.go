@@ -281,18 +281,9 @@ func (e *env) profilesRename(a *argv) error {
 // them, which shows its diff first.
 func (e *env) profileNotes(name, newName string) []string {
 	var notes []string
-	for _, app := range aiapps.Apps() {
-		loc, err := app.Locate(e.clientsEnv(), pathExists)
-		if err != nil || !loc.Exists {
-			continue
-		}
-		_, doc, err := readClient(app, loc)
-		if err != nil {
-			continue
-		}
-		b, _, ok := doc.Connected()
-		if !ok || b.Profile != name {
-			continue
+	e.connectedApps(func(app *aiapps.App, path string, b aiapps.Bridge) {
+		if b.Profile != name {
+			return
 		}
 		fix := fmt.Sprintf("'switchboard clients connect %s --profile %s'", app.ID, newName)
 		if newName == "" {
@@ -302,7 +293,7 @@ func (e *env) profileNotes(name, newName string) []string {
 			fix = strings.TrimSuffix(fix, "'") + " --servers " + strings.Join(b.Servers, ",") + "'"
 		}
 		notes = append(notes, fmt.Sprintf("note: %s's Switchboard entry (%s) names --profile %s: it sees no tools until you run %s",
-			app.Name, loc.Path, name, fix))
-	}
+			app.Name, path, name, fix))
+	})
 	return notes
 }

@@ -253,6 +253,22 @@ func (e *env) serversRename(a *argv) error {
 // updates them, which shows its diff first, rather than change them here.
 func (e *env) renameNotes(name, newName string) []string {
 	var notes []string
+	e.connectedApps(func(app *aiapps.App, path string, b aiapps.Bridge) {
+		if !slices.Contains(b.Servers, name) {
+			return
+		}
+		list := slices.Clone(b.Servers)
+		list[slices.Index(list, name)] = newName
+		notes = append(notes, fmt.Sprintf("note: %s's Switchboard entry (%s) limits it to --servers %s, which names %s: it no longer sees that server until you run 'switchboard clients connect %s --servers %s'",
+			app.Name, path, strings.Join(b.Servers, ","), name, app.ID, strings.Join(slices.Compact(list), ",")))
+	})
+	return notes
+}
+
+// connectedApps calls f for each AI app whose config file has a
+// Switchboard entry, with the file's path and the entry's bridge; apps
+// whose file is absent or cannot be read are left out.
+func (e *env) connectedApps(f func(app *aiapps.App, path string, b aiapps.Bridge)) {
 	for _, app := range aiapps.Apps() {
 		loc, err := app.Locate(e.clientsEnv(), pathExists)
 		if err != nil || !loc.Exists {
@@ -262,16 +278,10 @@ func (e *env) renameNotes(name, newName string) []string {
 		if err != nil {
 			continue
 		}
-		b, _, ok := doc.Connected()
-		if !ok || !slices.Contains(b.Servers, name) {
-			continue
+		if b, _, ok := doc.Connected(); ok {
+			f(app, loc.Path, b)
 		}
-		list := slices.Clone(b.Servers)
-		list[slices.Index(list, name)] = newName
-		notes = append(notes, fmt.Sprintf("note: %s's Switchboard entry (%s) limits it to --servers %s, which names %s: it no longer sees that server until you run 'switchboard clients connect %s --servers %s'",
-			app.Name, loc.Path, strings.Join(b.Servers, ","), name, app.ID, strings.Join(slices.Compact(list), ",")))
 	}
-	return notes
 }
 
 func (e *env) serversFileOp(a *argv, done string) error {

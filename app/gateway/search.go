@@ -198,7 +198,10 @@ func filterKey(f Filter) string {
 
 // searchIndex returns the index of the tools filter sees in v.
 func (g *Gateway) searchIndex(v *view, sel *selection) *searchIndex {
-	key, filter := filterKey(sel.req), sel
+	// The key names the profile as resolved too (a config change parses
+	// it anew): a profile edited while a view stands does not share the
+	// old profile's index.
+	key, filter := fmt.Sprintf("%s|%p", filterKey(sel.req), sel.profile), sel
 	if si, ok := v.search.Load(key); ok {
 		return si.(*searchIndex)
 	}

@@ -22,11 +22,6 @@ func (h *Host) withCost(ms api.Methods) api.Methods {
 		if err := f.Check(); err != nil {
 			return nil, api.Errorf(api.CodeBadRequest, "%s: %v", hostapi.MethodToolsCost, err)
 		}
-		switch p.ToolMode {
-		case "", "all", "search":
-		default:
-			return nil, api.Errorf(api.CodeBadRequest, "%s: tool mode %q is not one of all, search", hostapi.MethodToolsCost, p.ToolMode)
-		}
 		if h.gw == nil {
 			return hostapi.Cost{Method: hostapi.CostMethod, Servers: []hostapi.ServerCost{}}, nil
 		}

@@ -68,6 +68,11 @@ func TestOAuthSignIn(t *testing.T) {
 		{"iss", func(q url.Values) { q.Set("iss", "http://127.0.0.1:1/evil") }, "issuer"},
 	} {
 		page := login()
+		// The sign-in waits for the browser: only its end can make the
+		// server "sign-in needed" again below.
+		th.waitServer(t, "o", "signing in ("+bad.what+")", func(s hostapi.ServerStatus) bool {
+			return s.State == hostapi.StateSigningIn
+		})
 		remotetest.Browse(t, page, bad.tamper)
 		// The refusal's reason is LastError until the next retry of the
 		// server (fast here) overwrites it with "not signed in"; what

@@ -549,22 +549,7 @@ func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
 		return r.err
 	}
 	cs := r.cs
-	era := EraLegacy
-	ver := ""
-	if ir := cs.InitializeResult(); ir != nil {
-		ver = ir.ProtocolVersion
-		if ver >= modernVersion {
-			era = EraModern
-		}
-	}
-	up := time.Now()
-	s.mu.Lock()
-	s.session = cs
-	s.mu.Unlock()
-	s.update(func(st *Status) {
-		st.State, st.Era, st.ProtocolVersion, st.StartedAt = Running, era, ver, up
-		st.LastError, st.LastReason, st.Stderr = "", "", nil
-	})
+	up := s.running(cs)
 
 	waitErr := make(chan error, 1)
 	go func() { waitErr <- cs.Wait() }()
@@ -621,4 +606,26 @@ func lastWords(c *stdio.Conn, err error) error {
 	withLines := *ce
 	withLines.Stderr = p.Stderr().Tail(20)
 	return &withLines
+}
+
+// running publishes the session cs as up: its era and protocol version
+// from its handshake, and no error (local and remote servers alike). It
+// returns when the session came up.
+func (s *Supervisor) running(cs *mcp.ClientSession) time.Time {
+	era, ver := EraLegacy, ""
+	if ir := cs.InitializeResult(); ir != nil {
+		ver = ir.ProtocolVersion
+		if ver >= modernVersion {
+			era = EraModern
+		}
+	}
+	up := time.Now()
+	s.mu.Lock()
+	s.session = cs
+	s.mu.Unlock()
+	s.update(func(st *Status) {
+		st.State, st.Era, st.ProtocolVersion, st.StartedAt = Running, era, ver, up
+		st.LastError, st.LastReason, st.Stderr = "", "", nil
+	})
+	return up
 }

@@ -115,22 +115,7 @@ func (s *Supervisor) attemptTransport(ctx context.Context) error {
 		return r.err
 	}
 	cs := r.cs
-	era := EraLegacy
-	ver := ""
-	if ir := cs.InitializeResult(); ir != nil {
-		ver = ir.ProtocolVersion
-		if ver >= modernVersion {
-			era = EraModern
-		}
-	}
-	up := time.Now()
-	s.mu.Lock()
-	s.session = cs
-	s.mu.Unlock()
-	s.update(func(st *Status) {
-		st.State, st.Era, st.ProtocolVersion, st.StartedAt = Running, era, ver, up
-		st.LastError, st.LastReason, st.Stderr = "", "", nil
-	})
+	up := s.running(cs)
 	waitErr := make(chan error, 1)
 	go func() { waitErr <- cs.Wait() }()
 	select {
