@@ -20,6 +20,9 @@ import (
 //     servers ("source": "extension") are skipped;
 //   - Gemini CLI: "timeout" (ms) becomes "callTimeout", "includeTools" and
 //     "excludeTools" become "tools": {"allow", "deny"}; "trust" goes;
+//   - remote entries: Windsurf's "serverUrl" and Gemini CLI's "httpUrl" (and
+//     "url", SSE) become "url" and "type"; Codex's bearer_token_env_var and
+//     env_http_headers are skipped (Switchboard does not read its environment);
 //   - VS Code: entries with an "envFile" are skipped (Switchboard does not
 //     read it), "dev" goes;
 //   - every app: "autoApprove", "alwaysAllow" (tool approvals of the app)
@@ -117,6 +120,28 @@ func (d *Doc) translate(obj *hujson.Object) string {
 			}
 		}
 	}
+	// Codex's remote entries may take their token or headers from its
+	// environment, which Switchboard does not read.
+	if l, ok := literal(get("bearer_token_env_var")); ok {
+		return fmt.Sprintf("its bearer token comes from the variable %s of Codex's environment: add it with 'switchboard servers add' and the token in the keyring (docs/remote.md)", l.String())
+	}
+	if get("env_http_headers") != nil {
+		return `its "env_http_headers" come from Codex's environment: add it with 'switchboard servers add' and the values in the keyring (docs/remote.md)`
+	}
+	// Remote entries: Windsurf's "serverUrl" is Streamable HTTP; Gemini
+	// CLI's "httpUrl" is Streamable HTTP and its "url" SSE.
+	if v := get("serverUrl"); v != nil && d.app.ID == "windsurf" && get("url") == nil {
+		set("url", string(standard(*v)))
+		if l, ok := literal(v); ok && strings.HasSuffix(l.String(), "/sse") && get("type") == nil {
+			set("type", `"sse"`) // Windsurf tells the transports apart; an address ending in /sse is SSE
+		}
+	}
+	if v := get("httpUrl"); v != nil && d.app.ID == "gemini-cli" {
+		set("url", string(standard(*v)))
+		set("type", `"http"`)
+	} else if d.app.ID == "gemini-cli" && get("url") != nil && get("type") == nil {
+		set("type", `"sse"`)
+	}
 	if l, ok := literal(get("enabled")); ok && l.Kind() == 'f' {
 		set("disabled", "true")
 	}
@@ -142,7 +167,7 @@ func (d *Doc) translate(obj *hujson.Object) string {
 			set("tools", string(b))
 		}
 	}
-	drop("source", "enabled", "remote", "timeout", "includeTools", "excludeTools", "trust", "dev", "autoApprove", "alwaysAllow")
+	drop("source", "enabled", "remote", "serverUrl", "httpUrl", "timeout", "includeTools", "excludeTools", "trust", "dev", "autoApprove", "alwaysAllow")
 	return ""
 }
 
