@@ -217,18 +217,18 @@ func (e *env) clientsImport(a *argv) error {
 		moved := map[int]map[string]string{} // entry -> var -> secret name
 		for _, i := range importable {
 			for _, c := range candOf[i] {
-				if !move || !ask(fmt.Sprintf("move %s.env.%s into the keyring as %q?", c.Server, c.Var, c.Secret)) {
+				if !move || !ask(fmt.Sprintf("move %s.%s into the keyring as %q?", c.Server, c.Key(), c.Secret)) {
 					kept++
 					continue
 				}
 				if _, err := b.setSecret(c.Secret, c.Value); err != nil {
-					return fmt.Errorf("moving %s.env.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Var, err)
+					return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
 				}
 				if moved[i] == nil {
 					moved[i] = map[string]string{}
 				}
 				moved[i][c.Var] = c.Secret
-				fmt.Fprintf(e.stdout, "moved %s.env.%s into the keyring as %q\n", c.Server, c.Var, c.Secret)
+				fmt.Fprintf(e.stdout, "moved %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
 			}
 		}
 		if kept > 0 && !move {

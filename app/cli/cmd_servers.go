@@ -378,17 +378,17 @@ func (e *env) serversImport(a *argv) error {
 	}
 	if move {
 		for _, c := range candidates {
-			if !ask(fmt.Sprintf("move %s.env.%s into the keyring as %q?", c.Server, c.Var, c.Secret)) {
+			if !ask(fmt.Sprintf("move %s.%s into the keyring as %q?", c.Server, c.Key(), c.Secret)) {
 				continue
 			}
 			if _, err := b.setSecret(c.Secret, c.Value); err != nil {
-				return fmt.Errorf("moving %s.env.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Var, err)
+				return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
 			}
 			if moved[c.Server] == nil {
 				moved[c.Server] = map[string]string{}
 			}
 			moved[c.Server][c.Var] = c.Secret
-			fmt.Fprintf(e.stdout, "moved %s.env.%s into the keyring as %q\n", c.Server, c.Var, c.Secret)
+			fmt.Fprintf(e.stdout, "moved %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
 		}
 	}
 	names := make([]string, 0, len(servers))
