@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -174,18 +175,48 @@ func (d *Doc) translate(obj *hujson.Object) string {
 // SecretValues returns the literal values in the env of the app's servers
 // that look like secrets (by the variable's name, as config.ParseImport
 // finds them), so that a diff or a message can hide them.
+//
+// The query values and password of a remote entry's address are among
+// them (an address may carry a key: ?key=...).
 func (d *Doc) SecretValues() []string {
+	var out []string
+	for _, s := range d.Servers() {
+		out = append(out, urlSecrets(s.JSON)...)
+	}
 	block, names, _ := d.ImportBlock()
 	if len(names) == 0 {
-		return nil
+		return out
 	}
 	_, _, cands, err := config.ParseImport(block)
 	if err != nil {
+		return out
+	}
+	for _, c := range cands {
+		out = append(out, c.Value)
+	}
+	return out
+}
+
+// urlSecrets returns the query values and the password of an entry's
+// address (url, serverUrl, httpUrl).
+func urlSecrets(raw json.RawMessage) []string {
+	var e map[string]any
+	if json.Unmarshal(raw, &e) != nil {
 		return nil
 	}
 	var out []string
-	for _, c := range cands {
-		out = append(out, c.Value)
+	for _, k := range []string{"url", "serverUrl", "httpUrl"} {
+		s, _ := e[k].(string)
+		u, err := url.Parse(s)
+		if s == "" || err != nil {
+			continue
+		}
+		if p, ok := u.User.Password(); ok {
+			out = append(out, p)
+		}
+		for _, vs := range u.Query() {
+			out = append(out, vs...)
+		}
 	}
 	return out
 }
