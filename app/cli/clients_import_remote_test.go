@@ -167,3 +167,27 @@ func TestClientsImportRemoteRealKeyring(t *testing.T) {
 		})
 	}
 }
+
+// TestClientsImportRemoteKeepsLiteralWithoutMove: without --move-secrets a
+// remote entry's literal header token is not written to the config: the
+// save refuses the entry (a literal header secret is a problem) with the
+// remedy, and the app keeps it.
+func TestClientsImportRemoteKeepsLiteralWithoutMove(t *testing.T) {
+	u, _ := clientsUnit(t)
+	path := appFile(t, "cursor")
+	orig := `{"mcpServers": {"hf": {"url": "https://hf.example/mcp", "headers": {"Authorization": "Bearer hf_FAKE_literal_0123"}}, "open": {"url": "https://open.example/mcp"}}}`
+	writeApp(t, path, orig, 0o600)
+	r := u.main("", "clients", "import", "cursor", "--yes")
+	if r.code != 1 || !strings.Contains(r.stdout, "not imported: hf:") || !strings.Contains(r.stdout, "switchboard secret set hf-authorization") ||
+		!strings.Contains(r.stdout, "imported open") || strings.Contains(r.stdout+r.stderr, "hf_FAKE_literal") {
+		t.Fatalf("%s", r)
+	}
+	b, _ := os.ReadFile(u.configPath())
+	if bytes.Contains(b, []byte("hf_FAKE_literal")) || bytes.Contains(b, []byte(`"hf"`)) {
+		t.Fatalf("the config:\n%s", b)
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Contains(after, []byte(`"hf": {"url"`)) || bytes.Contains(after, []byte(`"open"`)) {
+		t.Fatalf("the app's file:\n%s", after)
+	}
+}
