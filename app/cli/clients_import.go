@@ -213,12 +213,16 @@ func (e *env) clientsImport(a *argv) error {
 				english.Plural(len(cands), "value looks like a secret", "values look like secrets"), itThem(len(cands)))
 		}
 	} else {
-		var kept int
+		var kept, headerKept int
 		moved := map[int]map[string]string{} // entry -> var -> secret name
 		for _, i := range importable {
 			for _, c := range candOf[i] {
 				if !move || !ask(fmt.Sprintf("move %s.%s into the keyring as %q?", c.Server, c.Key(), c.Secret)) {
-					kept++
+					if c.Header {
+						headerKept++
+					} else {
+						kept++
+					}
 					continue
 				}
 				if _, err := b.setSecret(c.Secret, c.Value); err != nil {
@@ -235,6 +239,7 @@ func (e *env) clientsImport(a *argv) error {
 			fmt.Fprintf(e.stdout, "%s and stay%s in Switchboard's config as plain text; run the import with --move-secrets to move %s into the keyring\n",
 				english.Plural(kept, "value looks like a secret", "values look like secrets"), verbS(kept), itThem(kept))
 		}
+		headerNote(e, headerKept)
 		for _, i := range importable {
 			if !fresh[i] {
 				continue
