@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -20,6 +21,9 @@ import (
 //     servers ("source": "extension") are skipped;
 //   - Gemini CLI: "timeout" (ms) becomes "callTimeout", "includeTools" and
 //     "excludeTools" become "tools": {"allow", "deny"}; "trust" goes;
+//   - remote entries: Windsurf's "serverUrl" and Gemini CLI's "httpUrl" (and
+//     "url", SSE) become "url" and "type"; Codex's bearer_token_env_var and
+//     env_http_headers are skipped (Switchboard does not read its environment);
 //   - VS Code: entries with an "envFile" are skipped (Switchboard does not
 //     read it), "dev" goes;
 //   - every app: "autoApprove", "alwaysAllow" (tool approvals of the app)
@@ -117,6 +121,28 @@ func (d *Doc) translate(obj *hujson.Object) string {
 			}
 		}
 	}
+	// Codex's remote entries may take their token or headers from its
+	// environment, which Switchboard does not read.
+	if l, ok := literal(get("bearer_token_env_var")); ok {
+		return fmt.Sprintf("its bearer token comes from the variable %s of Codex's environment: add it with 'switchboard servers add' and the token in the keyring (docs/remote.md)", l.String())
+	}
+	if get("env_http_headers") != nil {
+		return `its "env_http_headers" come from Codex's environment: add it with 'switchboard servers add' and the values in the keyring (docs/remote.md)`
+	}
+	// Remote entries: Windsurf's "serverUrl" is Streamable HTTP; Gemini
+	// CLI's "httpUrl" is Streamable HTTP and its "url" SSE.
+	if v := get("serverUrl"); v != nil && d.app.ID == "windsurf" && get("url") == nil {
+		set("url", string(standard(*v)))
+		if l, ok := literal(v); ok && strings.HasSuffix(l.String(), "/sse") && get("type") == nil {
+			set("type", `"sse"`) // Windsurf tells the transports apart; an address ending in /sse is SSE
+		}
+	}
+	if v := get("httpUrl"); v != nil && d.app.ID == "gemini-cli" {
+		set("url", string(standard(*v)))
+		set("type", `"http"`)
+	} else if d.app.ID == "gemini-cli" && get("url") != nil && get("type") == nil {
+		set("type", `"sse"`)
+	}
 	if l, ok := literal(get("enabled")); ok && l.Kind() == 'f' {
 		set("disabled", "true")
 	}
@@ -142,25 +168,55 @@ func (d *Doc) translate(obj *hujson.Object) string {
 			set("tools", string(b))
 		}
 	}
-	drop("source", "enabled", "remote", "timeout", "includeTools", "excludeTools", "trust", "dev", "autoApprove", "alwaysAllow")
+	drop("source", "enabled", "remote", "serverUrl", "httpUrl", "timeout", "includeTools", "excludeTools", "trust", "dev", "autoApprove", "alwaysAllow")
 	return ""
 }
 
 // SecretValues returns the literal values in the env of the app's servers
 // that look like secrets (by the variable's name, as config.ParseImport
 // finds them), so that a diff or a message can hide them.
+//
+// The query values and password of a remote entry's address are among
+// them (an address may carry a key: ?key=...).
 func (d *Doc) SecretValues() []string {
+	var out []string
+	for _, s := range d.Servers() {
+		out = append(out, urlSecrets(s.JSON)...)
+	}
 	block, names, _ := d.ImportBlock()
 	if len(names) == 0 {
-		return nil
+		return out
 	}
 	_, _, cands, err := config.ParseImport(block)
 	if err != nil {
+		return out
+	}
+	for _, c := range cands {
+		out = append(out, c.Value)
+	}
+	return out
+}
+
+// urlSecrets returns the query values and the password of an entry's
+// address (url, serverUrl, httpUrl).
+func urlSecrets(raw json.RawMessage) []string {
+	var e map[string]any
+	if json.Unmarshal(raw, &e) != nil {
 		return nil
 	}
 	var out []string
-	for _, c := range cands {
-		out = append(out, c.Value)
+	for _, k := range []string{"url", "serverUrl", "httpUrl"} {
+		s, _ := e[k].(string)
+		u, err := url.Parse(s)
+		if s == "" || err != nil {
+			continue
+		}
+		if p, ok := u.User.Password(); ok {
+			out = append(out, p)
+		}
+		for _, vs := range u.Query() {
+			out = append(out, vs...)
+		}
 	}
 	return out
 }

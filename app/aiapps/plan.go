@@ -99,9 +99,11 @@ func (p *ImportPlan) Skipped() []string {
 // PlanImport reads the sources' entries and decides, for each, whether
 // Switchboard can run it as the app does:
 //
-//   - a remote entry (url, serverUrl, httpUrl, a type http, sse or
-//     streamable-http, or a command that runs mcp-remote URL) stays:
-//     "remote: not managed yet";
+//   - a remote entry with "url" (Windsurf's "serverUrl", Gemini CLI's
+//     "httpUrl") is imported as one; an entry that runs npx mcp-remote URL
+//     becomes the remote entry it stands for (config.FromMCPRemote), or
+//     stays with why; other remote forms (pnpm dlx mcp-remote, a type
+//     with no url) stay: "remote: not managed yet";
 //   - the app's own keys are translated (see [Doc.ImportBlock]); an entry
 //     that reads an envFile, or belongs to a Zed extension, stays;
 //   - variables are expanded as the app would where the value does not
@@ -149,8 +151,17 @@ func PlanImport(app *App, env Env, sources []ImportSource) *ImportPlan {
 func (p *ImportPlan) plan(e *ImportEntry, src ImportSource, env Env, raw json.RawMessage) {
 	if u, ok := remoteURL(raw); ok {
 		e.Remote = u
-		e.Skip = fmt.Sprintf("remote: not managed yet (%s): it stays in %s", u, p.App.Name)
-		return
+		conv, why, proxy := config.FromMCPRemote(raw, false)
+		switch {
+		case proxy && why != "":
+			e.Skip = fmt.Sprintf("not imported: an mcp-remote entry (%s): %s: it stays in %s", u, why, p.App.Name)
+			return
+		case proxy:
+			raw = conv
+		case !hasURL(raw, p.App.ID):
+			e.Skip = fmt.Sprintf("remote: not managed yet (%s): it stays in %s", u, p.App.Name)
+			return
+		}
 	}
 	if src.Hold != "" {
 		e.Skip = src.Hold
@@ -204,10 +215,17 @@ func (p *ImportPlan) plan(e *ImportEntry, src ImportSource, env Env, raw json.Ra
 		e.Skip = "not imported: " + err.Error()
 		return
 	}
-	if ps := checked.Problems(); len(ps) > 0 {
-		msgs := make([]string, len(ps))
-		for i, pr := range ps {
-			msgs[i] = pr.Error()
+	// A header's literal secret is a problem that the move to the keyring
+	// solves (the import moves it, or the save refuses it with the remedy).
+	ps := slices.DeleteFunc(checked.Problems(), func(pr config.Problem) bool {
+		return pr.Remedy != nil && pr.Remedy.Kind == "keyring_ref" && slices.ContainsFunc(cands, func(c config.SecretCandidate) bool {
+			return c.Header && pr.Remedy.From == c.Key()
+		})
+	})
+	if len(ps) > 0 {
+		var msgs []string
+		for _, pr := range ps {
+			msgs = append(msgs, pr.Error())
 		}
 		e.Skip = fmt.Sprintf("not imported: Switchboard cannot run it as written (%s); it stays in %s", strings.Join(msgs, "; "), p.App.Name)
 		return
@@ -215,8 +233,8 @@ func (p *ImportPlan) plan(e *ImportEntry, src ImportSource, env Env, raw json.Ra
 	e.Server, e.Secrets = srv, cands
 }
 
-// expandEntry expands the variables of command, args, env values and cwd
-// in place. Env values are then escaped for Switchboard's config, where
+// expandEntry expands the variables of command, args, env values, cwd,
+// url and header values in place. Env and header values are then escaped for Switchboard's config, where
 // "${" starts a ${keyring:NAME} reference: a "${" left is literal text.
 func expandEntry(obj *hujson.Object, x *expander) {
 	str := func(v *hujson.Value, env bool) {
@@ -243,7 +261,9 @@ func expandEntry(obj *hujson.Object, x *expander) {
 					str(&a.Elements[j], false)
 				}
 			}
-		case "env":
+		case "url":
+			str(&m.Value, false)
+		case "env", "headers":
 			if o, ok := m.Value.Value.(*hujson.Object); ok {
 				for j := range o.Members {
 					str(&o.Members[j].Value, true)
@@ -351,7 +371,21 @@ func shownURL(s string) string {
 // sameServer reports whether two imported entries run the same command
 // with the same arguments.
 func sameServer(a, b *config.Server) bool {
-	return a != nil && b != nil && a.Command == b.Command && slices.Equal(a.Args, b.Args)
+	return a != nil && b != nil && a.Command == b.Command && slices.Equal(a.Args, b.Args) && a.URL == b.URL
+}
+
+// hasURL reports whether a remote entry has what Switchboard reads as its
+// address: "url" (Switchboard's, Claude Code's, VS Code's, Cursor's), or
+// an app's own key that translate turns into it (Windsurf's "serverUrl",
+// Gemini CLI's "httpUrl").
+func hasURL(raw json.RawMessage, app string) bool {
+	var e struct {
+		URL       string `json:"url"`
+		ServerURL string `json:"serverUrl"`
+		HTTPURL   string `json:"httpUrl"`
+	}
+	_ = json.Unmarshal(raw, &e)
+	return e.URL != "" || e.ServerURL != "" && app == "windsurf" || e.HTTPURL != "" && app == "gemini-cli"
 }
 
 // ClaudeProjects returns the projects of Claude Code's ~/.claude.json (the

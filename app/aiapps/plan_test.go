@@ -51,6 +51,9 @@ type want struct {
 	args    []string
 	env     map[string]string
 	notIn   string // must not appear in the reason (a secret of the URL)
+	url     string // a remote entry's
+	typ     string
+	headers map[string]string
 }
 
 func checkPlan(t *testing.T, p *ImportPlan, wants map[string]want) {
@@ -88,6 +91,14 @@ func checkPlan(t *testing.T, p *ImportPlan, wants map[string]want) {
 		}
 		if w.args != nil && !slices.Equal(e.Server.Args, w.args) {
 			t.Errorf("%s: args %q, want %q", key, e.Server.Args, w.args)
+		}
+		if w.url != "" && (e.Server.URL != w.url || e.Server.Type != w.typ || e.Server.Command != "") {
+			t.Errorf("%s: url %q type %q command %q, want url %q type %q", key, e.Server.URL, e.Server.Type, e.Server.Command, w.url, w.typ)
+		}
+		for k, v := range w.headers {
+			if e.Server.Headers[k] != v {
+				t.Errorf("%s: headers %s = %q, want %q", key, k, e.Server.Headers[k], v)
+			}
 		}
 		for k, v := range w.env {
 			if e.Server.Env[k] != v {
@@ -130,8 +141,8 @@ func TestPlanImport(t *testing.T) {
 		"memory":   {command: "npx", env: map[string]string{"MEMORY_FILE_PATH": "/var/tmp/memory.json"}},
 		"search":   {env: map[string]string{"SEARCH_API_KEY": "sk-search-0123456789"}},
 		"broken":   {skip: "${SB_TEST_UNSET_VARIABLE}: SB_TEST_UNSET_VARIABLE is not set in this environment"},
-		"linear":   {skip: "remote: not managed yet (https://mcp.linear.app/mcp)"},
-		"streamed": {skip: "remote: not managed yet (https://stream.example.com/mcp)"},
+		"linear":   {url: "https://mcp.linear.app/mcp", typ: "http"},
+		"streamed": {url: "https://stream.example.com/mcp", typ: "streamable-http"},
 	}
 	with := func(base map[string]want, more map[string]want) map[string]want {
 		out := map[string]want{}
@@ -166,10 +177,10 @@ func TestPlanImport(t *testing.T) {
 				},
 				"needs-unset":    {skip: "SB_TEST_UNSET_VARIABLE is not set in this environment"},
 				"dotenv":         {skip: `"envFile"`},
-				"web":            {skip: "remote: not managed yet (https://api.example.com/mcp)", notIn: "abc123secret"},
-				"events":         {skip: "remote: not managed yet (https://events.example.com/sse)"},
-				"proxied":        {skip: "remote: not managed yet (mcp-remote https://remote.example.com/mcp)"},
-				"proxied-pinned": {skip: "remote: not managed yet (mcp-remote https://pinned.example.com/sse)"},
+				"web":            {skip: "${input:github-token} is asked of you by VS Code", notIn: "abc123secret"},
+				"events":         {url: "https://events.example.com/sse", typ: "sse"},
+				"proxied":        {url: "https://remote.example.com/mcp"},
+				"proxied-pinned": {url: "https://pinned.example.com/sse", headers: map[string]string{"X": "y"}},
 				"plain":          {command: "/usr/local/bin/plain-mcp", args: []string{"serve"}},
 			},
 		},
@@ -186,8 +197,7 @@ func TestPlanImport(t *testing.T) {
 				"postgres (project /home/user/work/api)": {skip: "held: ask with --project"},
 				"memory (project /home/user/work/api)":   {skip: "held: ask with --project"},
 				"memory (project /home/user/work/web)":   {skip: "held: ask with --project"},
-				// a remote entry says so even in a project not asked for
-				"sentry (project /home/user/work/web)": {skip: "remote: not managed yet (https://mcp.sentry.dev/sse)"},
+				"sentry (project /home/user/work/web)":   {skip: "held: ask with --project"},
 			}),
 		},
 		{
@@ -202,7 +212,7 @@ func TestPlanImport(t *testing.T) {
 				"postgres (project /home/user/work/api)": {args: []string{"-y", "@modelcontextprotocol/server-postgres", "postgresql://localhost/api"}},
 				"memory (project /home/user/work/api)":   {same: true},
 				"memory (project /home/user/work/web)":   {skip: `"memory" is also imported as memory and runs another command`},
-				"sentry (project /home/user/work/web)":   {skip: "remote: not managed yet"},
+				"sentry (project /home/user/work/web)":   {url: "https://mcp.sentry.dev/sse", typ: "sse"},
 			}),
 		},
 		{
@@ -215,7 +225,7 @@ func TestPlanImport(t *testing.T) {
 			wants: map[string]want{
 				"playwright (/home/user/work/api/.mcp.json)":  {command: "npx", args: []string{"@playwright/mcp@latest"}},
 				"db (/home/user/work/api/.mcp.json)":          {command: "db-mcp", args: []string{"--url", "postgres://db.internal/app"}},
-				"remote-docs (/home/user/work/api/.mcp.json)": {skip: "remote: not managed yet (mcp-remote https://docs.example.com/mcp)"},
+				"remote-docs (/home/user/work/api/.mcp.json)": {url: "https://docs.example.com/mcp"},
 			},
 		},
 		{
@@ -253,7 +263,7 @@ func TestPlanImport(t *testing.T) {
 			wants: map[string]want{
 				"a": {command: "/srv/gem/bin/a", args: []string{"/srv/gem", "cost$5"}},
 				"b": {skip: "$SB_TEST_UNSET_VARIABLE: SB_TEST_UNSET_VARIABLE is not set"},
-				"c": {skip: "remote: not managed yet (https://gem.example.com/mcp)"},
+				"c": {url: "https://gem.example.com/mcp", typ: "http"},
 			},
 		},
 		{
@@ -270,7 +280,7 @@ func TestPlanImport(t *testing.T) {
 				return []ImportSource{{Doc: d, Path: "mcp_config.json"}}
 			},
 			wants: map[string]want{
-				"a": {skip: "remote: not managed yet (https://ws.example.com/mcp)", notIn: "pw@"},
+				"a": {skip: "holds a user name or password", notIn: "pw@"},
 				"b": {skip: "is read from a file by Windsurf"},
 				"c": {env: map[string]string{"TOKEN": "tok_notes_0123456789"}},
 			},
@@ -317,7 +327,7 @@ func TestPlanImportDetails(t *testing.T) {
 			}
 		}
 	}
-	if got := p.Importable(); len(got) != 2 {
+	if got := p.Importable(); len(got) != 5 { // notes, plain, and the remote events, proxied, proxied-pinned
 		t.Errorf("importable %v", got)
 	}
 }

@@ -310,14 +310,14 @@ const claudeDesktop = `{
       "args": ["-y", "@modelcontextprotocol/server-github"],
       "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_literal_0123456789", "LOG_LEVEL": "debug"}
     },
-    "remote-thing": {"url": "https://example.com/mcp"},
+    "remote-thing": {"command": "npx", "args": ["mcp-remote", "https://example.com/mcp", "--static-oauth-client-info", "{}"]},
     "My Files": {"command": "/bin/cat", "args": ["/tmp"]}
   }
 }
 `
 
-// TestServersImport: a Claude Desktop block; the URL entry is skipped with
-// a message; with --move-secrets --yes the literal token goes into the
+// TestServersImport: a Claude Desktop block; an mcp-remote entry with an
+// option Switchboard does not know is skipped with a message; with --move-secrets --yes the literal token goes into the
 // keyring and the file only refers to it.
 func TestServersImport(t *testing.T) {
 	u := newUnit(t)
@@ -327,7 +327,7 @@ func TestServersImport(t *testing.T) {
 	}
 	out := u.ok(t, "", "servers", "import", block, "--move-secrets", "--yes")
 	for _, want := range []string{
-		`skipped: "remote-thing": not imported: remote (URL) entries are not imported yet`,
+		`skipped: "remote-thing": not imported: an mcp-remote entry: mcp-remote's option "--static-oauth-client-info" is not one Switchboard understands`,
 		"moved github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as ",
 		"imported github\n",
 		"imported My Files as my-files\n",

@@ -213,28 +213,33 @@ func (e *env) clientsImport(a *argv) error {
 				english.Plural(len(cands), "value looks like a secret", "values look like secrets"), itThem(len(cands)))
 		}
 	} else {
-		var kept int
+		var kept, headerKept int
 		moved := map[int]map[string]string{} // entry -> var -> secret name
 		for _, i := range importable {
 			for _, c := range candOf[i] {
-				if !move || !ask(fmt.Sprintf("move %s.env.%s into the keyring as %q?", c.Server, c.Var, c.Secret)) {
-					kept++
+				if !move || !ask(fmt.Sprintf("move %s.%s into the keyring as %q?", c.Server, c.Key(), c.Secret)) {
+					if c.Header {
+						headerKept++
+					} else {
+						kept++
+					}
 					continue
 				}
 				if _, err := b.setSecret(c.Secret, c.Value); err != nil {
-					return fmt.Errorf("moving %s.env.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Var, err)
+					return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
 				}
 				if moved[i] == nil {
 					moved[i] = map[string]string{}
 				}
 				moved[i][c.Var] = c.Secret
-				fmt.Fprintf(e.stdout, "moved %s.env.%s into the keyring as %q\n", c.Server, c.Var, c.Secret)
+				fmt.Fprintf(e.stdout, "moved %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
 			}
 		}
 		if kept > 0 && !move {
 			fmt.Fprintf(e.stdout, "%s and stay%s in Switchboard's config as plain text; run the import with --move-secrets to move %s into the keyring\n",
 				english.Plural(kept, "value looks like a secret", "values look like secrets"), verbS(kept), itThem(kept))
 		}
+		headerNote(e, headerKept)
 		for _, i := range importable {
 			if !fresh[i] {
 				continue

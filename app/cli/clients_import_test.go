@@ -160,18 +160,17 @@ func TestClientsImportVSCodeDryRunIsTheImport(t *testing.T) {
 	if !slices.Equal(dry.skipped, real.skipped) || !slices.Equal(dry.imported, real.imported) || !slices.Equal(dry.replaced, real.replaced) {
 		t.Fatalf("the dry run and the import differ:\ndry:  %q\nreal: %q\n--- dry run:\n%s\n--- import:\n%s", dry, real, dryOut, realOut)
 	}
-	if !slices.Equal(real.imported, []string{"notes", "plain"}) {
+	if !slices.Equal(real.imported, []string{"events", "notes", "plain", "proxied", "proxied-pinned"}) {
 		t.Fatalf("imported %q:\n%s", real.imported, realOut)
 	}
-	kept := []string{"github", "files", "needs-unset", "folder-name", "picked", "dotenv", "web", "events", "proxied", "proxied-pinned"}
+	kept := []string{"github", "files", "needs-unset", "folder-name", "picked", "dotenv", "web"}
 	if len(real.skipped) != len(kept) {
 		t.Fatalf("skipped %d entries, want %d:\n%s", len(real.skipped), len(kept), realOut)
 	}
 	for _, want := range []string{
 		`skipped: "github": not imported: ${input:github-token} is asked of you by VS Code`,
 		`skipped: "files": not imported: ${workspaceFolder}`,
-		`skipped: "web": remote: not managed yet (https://api.example.com/mcp)`,
-		`skipped: "proxied": remote: not managed yet (mcp-remote https://remote.example.com/mcp)`,
+		`skipped: "web": not imported: ${input:github-token} is asked of you by VS Code`,
 		"notes: expanded ${userHome}, ${/}, ${env:NOTES_TOKEN} from this environment",
 	} {
 		if !strings.Contains(realOut, want) || !strings.Contains(dryOut, want) {
@@ -179,17 +178,17 @@ func TestClientsImportVSCodeDryRunIsTheImport(t *testing.T) {
 		}
 	}
 	if strings.Contains(realOut+dryOut, "abc123secret") || strings.Contains(realOut+dryOut, "tok_notes_") {
-		t.Fatal("a secret is in the output")
+		t.Fatalf("a secret is in the output:\n%s\n---\n%s", dryOut, realOut)
 	}
 	after, _ := os.ReadFile(path)
-	checkKept(t, []byte(orig), after, kept, []string{"notes", "plain"}, "servers")
+	checkKept(t, []byte(orig), after, kept, []string{"notes", "plain", "events", "proxied", "proxied-pinned"}, "servers")
 	if !bytes.Contains(after, []byte(`"inputs": [`)) || !bytes.Contains(after, []byte("// asks for the token when VS Code starts it")) {
 		t.Fatalf("inputs or comments lost:\n%s", after)
 	}
 	f := u.load(t, u.configPath())
 	n := f.Servers["notes"]
 	if n == nil || n.Command != filepath.Join(home, "bin", "notes-mcp") || !slices.Equal(n.Args, []string{"--dir", home + "/notes"}) ||
-		n.Env["NOTES_TOKEN"] != "tok_notes_0123456789" || n.Env["PATTERN"] != "a$${b" || len(f.Servers) != 2 {
+		n.Env["NOTES_TOKEN"] != "tok_notes_0123456789" || n.Env["PATTERN"] != "a$${b" || len(f.Servers) != 5 {
 		t.Fatalf("imported %v: notes %+v", f.Names(), n)
 	}
 	// Once more: everything left is still left, nothing moves twice.
@@ -241,15 +240,14 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 
 	// 1. The user's servers; the projects' are listed with their project.
 	r, out := step()
-	if !slices.Equal(r.imported, []string{"memory", "search"}) {
+	if !slices.Equal(r.imported, []string{"linear", "memory", "search", "streamed"}) {
 		t.Fatalf("imported %q:\n%s", r.imported, out)
 	}
 	for _, want := range []string{
 		`skipped: "postgres" (project ` + api + `): a server of the project ` + api + `: imported only when asked ('switchboard clients import claude-code --project ` + api + `')`,
 		`skipped: "playwright" (` + mcpJSON + `): a server of the project ` + api,
-		`skipped: "sentry" (project ` + web + `): remote: not managed yet (https://mcp.sentry.dev/sse)`,
+		`skipped: "sentry" (project ` + web + `): a server of the project ` + web,
 		`skipped: "broken": not imported: ${SB_TEST_UNSET_VARIABLE}: SB_TEST_UNSET_VARIABLE is not set in this environment`,
-		`skipped: "linear": remote: not managed yet (https://mcp.linear.app/mcp)`,
 		`skipped: "onlyfile" (` + onlyFile + `): a server of the project ` + filepath.Join(home, "empty"),
 	} {
 		if !strings.Contains(out, want) {
@@ -257,7 +255,7 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 		}
 	}
 	after, _ := os.ReadFile(claude)
-	checkKept(t, []byte(orig), after, []string{"broken", "linear", "streamed"}, []string{"memory", "search"}, "mcpServers")
+	checkKept(t, []byte(orig), after, []string{"broken"}, []string{"memory", "search", "linear", "streamed"}, "mcpServers")
 	checkKept(t, []byte(orig), after, []string{"postgres", "memory"}, nil, "projects", api, "mcpServers")
 	checkKept(t, []byte(orig), after, []string{"memory", "sentry"}, nil, "projects", web, "mcpServers")
 	if b, _ := os.ReadFile(mcpJSON); string(b) != origMCP {
@@ -270,7 +268,7 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 	// the .mcp.json does.
 	before := after
 	r, out = step("--project", api)
-	if !slices.Equal(r.imported, []string{"db", "memory", "playwright", "postgres"}) {
+	if !slices.Equal(r.imported, []string{"db", "memory", "playwright", "postgres", "remote-docs"}) {
 		t.Fatalf("imported %q:\n%s", r.imported, out)
 	}
 	if strings.Contains(out, web) || strings.Contains(out, "onlyfile") {
@@ -284,13 +282,13 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 		t.Fatalf("outside the project's block:\n%s", aiapps.Diff("before", "after", []byte(want), []byte(got)))
 	}
 	mcpAfter, _ := os.ReadFile(mcpJSON)
-	checkKept(t, []byte(origMCP), mcpAfter, []string{"remote-docs"}, []string{"playwright", "db"}, "mcpServers")
+	checkKept(t, []byte(origMCP), mcpAfter, nil, []string{"playwright", "db", "remote-docs"}, "mcpServers")
 	if !bytes.Contains(mcpAfter, []byte(`"switchboard": {`)) {
 		t.Fatalf(".mcp.json has no bridge entry:\n%s", mcpAfter)
 	}
 
 	// 3. Every project: web's memory runs another command than the
-	// imported memory: it stays, reported; its sentry is remote.
+	// imported memory: it stays, reported; its sentry (remote) is imported.
 	before = after
 	r, out = step("--all-projects")
 	if !strings.Contains(out, `skipped: "memory" (project `+web+`): not imported: "memory" is also imported as memory and runs another command`) &&
@@ -301,8 +299,8 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 		t.Errorf("the project with only a .mcp.json was not imported: %q\n%s", r.imported, out)
 	}
 	after, _ = os.ReadFile(claude)
-	checkKept(t, before, after, []string{"memory", "sentry"}, nil, "projects", web, "mcpServers")
-	checkKept(t, before, after, []string{"broken", "linear", "streamed"}, nil, "mcpServers")
+	checkKept(t, before, after, []string{"memory"}, []string{"sentry"}, "projects", web, "mcpServers")
+	checkKept(t, before, after, []string{"broken"}, nil, "mcpServers")
 	if b, _ := os.ReadFile(onlyFile); bytes.Contains(b, []byte("onlyfile")) || !bytes.Contains(b, []byte(`"switchboard"`)) {
 		t.Errorf("%s after the import:\n%s", onlyFile, b)
 	}

@@ -394,7 +394,7 @@ const cursorWithServers = `{
       "args": ["-y", "@modelcontextprotocol/server-github"],
       "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_literal_0123456789", "LOG_LEVEL": "debug"}
     },
-    "remote-thing": {"url": "https://example.com/mcp"},
+    "remote-thing": {"command": "npx", "args": ["mcp-remote", "https://example.com/mcp", "--static-oauth-client-info", "{}"]},
     "My Files": {"command": "/bin/cat", "args": ["/tmp"]}
   },
   "other": true
@@ -425,7 +425,7 @@ func TestClientsImport(t *testing.T) {
 
 	out = u.ok(t, "", "clients", "import", "cursor", "--move-secrets", "--yes")
 	for _, want := range []string{
-		`skipped: "remote-thing": remote: not managed yet (https://example.com/mcp): it stays in Cursor`,
+		`skipped: "remote-thing": not imported: an mcp-remote entry (mcp-remote https://example.com/mcp): mcp-remote's option "--static-oauth-client-info" is not one Switchboard understands: it stays in Cursor`,
 		"moved github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as ",
 		"imported github\n",
 		"imported My Files as my-files\n",
@@ -451,7 +451,7 @@ func TestClientsImport(t *testing.T) {
 	}
 	want := `{
   "mcpServers": {
-    "remote-thing": {"url": "https://example.com/mcp"},
+    "remote-thing": {"command": "npx", "args": ["mcp-remote", "https://example.com/mcp", "--static-oauth-client-info", "{}"]},
     "switchboard": {
       "command": "` + fakeExe + `",
       "args": ["bridge"]

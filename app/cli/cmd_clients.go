@@ -397,11 +397,12 @@ func sameCommand(stored json.RawMessage, s *config.Server) bool {
 	var a struct {
 		Command string   `json:"command"`
 		Args    []string `json:"args"`
+		URL     string   `json:"url"`
 	}
 	if json.Unmarshal(stored, &a) != nil {
 		return false
 	}
-	return a.Command == s.Command && slices.Equal(a.Args, s.Args)
+	return a.Command == s.Command && slices.Equal(a.Args, s.Args) && a.URL == s.URL
 }
 
 // verbS is the -s of a verb whose subject is a count: "1 value stays",

@@ -382,23 +382,27 @@ func (e *env) serversImport(a *argv) error {
 		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
 	}
 	moved := map[string]map[string]string{} // server -> var -> secret name
-	if len(candidates) > 0 && !move {
-		fmt.Fprintf(e.stdout, "%s and stay%s in the config as plain text; run the import with --move-secrets to move %s into the keyring\n",
-			english.Plural(len(candidates), "value looks like a secret", "values look like secrets"), verbS(len(candidates)), itThem(len(candidates)))
+	if !move {
+		envKept, headerKept := splitKept(candidates)
+		if envKept > 0 {
+			fmt.Fprintf(e.stdout, "%s and stay%s in the config as plain text; run the import with --move-secrets to move %s into the keyring\n",
+				english.Plural(envKept, "value looks like a secret", "values look like secrets"), verbS(envKept), itThem(envKept))
+		}
+		headerNote(e, headerKept)
 	}
 	if move {
 		for _, c := range candidates {
-			if !ask(fmt.Sprintf("move %s.env.%s into the keyring as %q?", c.Server, c.Var, c.Secret)) {
+			if !ask(fmt.Sprintf("move %s.%s into the keyring as %q?", c.Server, c.Key(), c.Secret)) {
 				continue
 			}
 			if _, err := b.setSecret(c.Secret, c.Value); err != nil {
-				return fmt.Errorf("moving %s.env.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Var, err)
+				return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
 			}
 			if moved[c.Server] == nil {
 				moved[c.Server] = map[string]string{}
 			}
 			moved[c.Server][c.Var] = c.Secret
-			fmt.Fprintf(e.stdout, "moved %s.env.%s into the keyring as %q\n", c.Server, c.Var, c.Secret)
+			fmt.Fprintf(e.stdout, "moved %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
 		}
 	}
 	names := make([]string, 0, len(servers))
@@ -445,4 +449,29 @@ func (e *env) importOne(b backend, orig string, s *config.Server, moved map[stri
 		fmt.Fprintf(e.stdout, "imported %s\n", name)
 	}
 	return name, true, nil
+}
+
+// splitKept counts the candidates of env values and of headers.
+func splitKept(cands []config.SecretCandidate) (env, header int) {
+	for _, c := range cands {
+		if c.Header {
+			header++
+		} else {
+			env++
+		}
+	}
+	return env, header
+}
+
+// headerNote says that header secrets left unmoved keep their servers out:
+// a remote entry's header holds only keyring references.
+func headerNote(e *env, n int) {
+	servers := "their servers are"
+	if n == 1 {
+		servers = "its server is"
+	}
+	if n > 0 {
+		fmt.Fprintf(e.stdout, "%s in headers not moved: a header's secret is kept only in the keyring, so %s not imported; run the import with --move-secrets\n",
+			english.Plural(n, "secret", "secrets"), servers)
+	}
 }

@@ -9,13 +9,25 @@ import (
 
 // SecretCandidate is a literal value in an imported entry's env that looks
 // like a secret (the variable's name contains TOKEN, KEY, SECRET or
-// PASSWORD). Move it into the keyring under Secret, then call
-// [Server.ReferenceSecret] so that the file only refers to it.
+// PASSWORD), or in a remote entry's headers (a header the literal-secret
+// problem names: Authorization, *token*, *key*...; of "Authorization:
+// Bearer abc", the secret is "abc"). Move it into the keyring under
+// Secret, then call [Server.ReferenceSecret] so that the file only refers
+// to it.
 type SecretCandidate struct {
 	Server string // the entry's name as imported
-	Var    string // the env variable
+	Var    string // the env variable, or the header when Header is set
 	Value  string // the literal value: a secret, never log it
 	Secret string // a suggested secret name (see SuggestSecretName)
+	Header bool   // Var is a header of a remote entry
+}
+
+// Key is the candidate's key in its entry: "env.VAR" or "headers.NAME".
+func (c SecretCandidate) Key() string {
+	if c.Header {
+		return "headers." + c.Var
+	}
+	return "env." + c.Var
 }
 
 // ParseImport reads servers pasted from another client's config: a whole
@@ -24,8 +36,11 @@ type SecretCandidate struct {
 // `"name": {...}` line without the outer braces. The servers are keyed by
 // their names as written: give each its NormalizeName before adding it.
 // skipped says, one line each, which entries were not imported and why
-// (remote entries, entries that are not stdio servers). literalSecrets are
-// the env values to move into the keyring, in the block's order.
+// (entries that are neither a stdio server nor a remote one). Remote
+// entries are taken: "url" ones as written, mcp-remote ones as the
+// remote entry they stand for ([FromMCPRemote]). literalSecrets are the
+// env values and header secrets to move into the keyring, in the block's
+// order.
 func ParseImport(data []byte) (servers map[string]*Server, skipped []string, literalSecrets []SecretCandidate, err error) {
 	servers, skips, literalSecrets, err := ParseImportSkips(data)
 	for _, s := range skips {
@@ -73,10 +88,18 @@ func ParseImportSkips(data []byte) (servers map[string]*Server, skipped []Skip, 
 			skipped = append(skipped, Skip{Name: m.Key, Why: "an entry must be an object with a command"})
 			continue
 		}
-		s := parseServer(m.Value)
+		value := m.Value
+		if conv, why, ok := FromMCPRemote(value, true); ok {
+			if why != "" {
+				skipped = append(skipped, Skip{Name: m.Key, Why: "an mcp-remote entry: " + why + ": it stays with your AI client (or write it as a \"url\" entry: docs/remote.md)"})
+				continue
+			}
+			value = conv
+		}
+		s := parseServer(value)
 		switch {
-		case s.remote != "":
-			skipped = append(skipped, Skip{Name: m.Key, Why: fmt.Sprintf("remote (URL) entries are not imported yet: %s stays with your AI client (or add it to the config file by hand: docs/remote.md)", s.remote)})
+		case s.remote != "" && s.URL == "" && len(s.decodeProblems) == 0:
+			skipped = append(skipped, Skip{Name: m.Key, Why: fmt.Sprintf(`a remote entry (%s) with no "url": give the server's address`, s.remote)})
 			continue
 		case len(s.decodeProblems) > 0:
 			sk := Skip{Name: m.Key}
@@ -89,11 +112,12 @@ func ParseImportSkips(data []byte) (servers map[string]*Server, skipped []Skip, 
 			sk.Why = strings.Join(msgs, "; ")
 			skipped = append(skipped, sk)
 			continue
-		case s.Command == "":
+		case s.Command == "" && !s.IsRemote():
 			skipped = append(skipped, Skip{Name: m.Key, Why: "it has no command, so it is not a stdio server"})
 			continue
 		}
 		servers[m.Key] = s
+		literalSecrets = append(literalSecrets, s.headerCandidates(m.Key)...)
 		for _, k := range s.envOrder {
 			v := s.Env[k]
 			if !secretLike(k) || v == "" {

@@ -22,21 +22,18 @@ func TestParseImportClaudeDesktop(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	if want := []string{"Postgres DB", "brave-search", "filesystem", "github", "sentry", "slack", "weather"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"Postgres DB", "acme-api", "brave-search", "filesystem", "github", "linear", "sentry", "slack", "weather"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("servers = %v, want %v", names, want)
 	}
-	wantSkipped := []string{
-		`"linear": not imported: remote (URL) entries are not imported yet: https://mcp.linear.app/sse stays with your AI client (or add it to the config file by hand: docs/remote.md)`,
-		`"acme-api": not imported: remote (URL) entries are not imported yet: https://api.acme.example/mcp stays with your AI client (or add it to the config file by hand: docs/remote.md)`,
-	}
-	if !reflect.DeepEqual(skipped, wantSkipped) {
-		t.Errorf("skipped =\n%s\nwant\n%s", strings.Join(skipped, "\n"), strings.Join(wantSkipped, "\n"))
+	if len(skipped) > 0 {
+		t.Errorf("skipped =\n%s\nwant none (remote entries are imported)", strings.Join(skipped, "\n"))
 	}
 	wantSecrets := []SecretCandidate{
-		{"github", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE0000", "github-github_personal_access_token"},
-		{"brave-search", "BRAVE_API_KEY", "BSAfakefakefakefake", "brave-search-brave_api_key"},
-		{"Postgres DB", "PGPASSWORD", "hunter2", "postgres-db-pgpassword"},
-		{"slack", "SLACK_BOT_TOKEN", "xoxb-fake-fake-fake", "slack-slack_bot_token"},
+		{"github", "GITHUB_PERSONAL_ACCESS_TOKEN", "ghp_FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE0000", "github-github_personal_access_token", false},
+		{"brave-search", "BRAVE_API_KEY", "BSAfakefakefakefake", "brave-search-brave_api_key", false},
+		{"Postgres DB", "PGPASSWORD", "hunter2", "postgres-db-pgpassword", false},
+		{Server: "acme-api", Var: "Authorization", Value: "FAKE", Secret: "acme-api-authorization", Header: true},
+		{"slack", "SLACK_BOT_TOKEN", "xoxb-fake-fake-fake", "slack-slack_bot_token", false},
 	}
 	if !reflect.DeepEqual(secrets, wantSecrets) {
 		t.Errorf("secrets =\n%+v\nwant\n%+v", secrets, wantSecrets)
@@ -75,6 +72,15 @@ func TestParseImportClaudeDesktop(t *testing.T) {
 	if got := g.Servers["github"].Env["GITHUB_PERSONAL_ACCESS_TOKEN"]; got != "${keyring:github-github_personal_access_token}" {
 		t.Errorf("env = %q", got)
 	}
+	if got := g.Servers["acme-api"].Headers["Authorization"]; got != "Bearer ${keyring:acme-api-authorization}" {
+		t.Errorf("acme-api headers.Authorization = %q", got)
+	}
+	if got := g.Servers["linear"].URL; got != "https://mcp.linear.app/sse" {
+		t.Errorf("linear url = %q", got)
+	}
+	if err := g.Servers["acme-api"].ReferenceSecret("X-None", "x"); err == nil {
+		t.Error("ReferenceSecret of a missing header")
+	}
 	if err := g.Servers["github"].ReferenceSecret("NOPE", "x"); err == nil {
 		t.Error("ReferenceSecret of a missing variable")
 	}
@@ -103,6 +109,14 @@ func TestParseImportForms(t *testing.T) {
 				`"c": not imported: it has no command, so it is not a stdio server`,
 			}, 0, ""},
 		{"empty value is no candidate; references are none", `{"a": {"command": "x", "env": {"TOKEN": "", "SECRET_KEY": "${keyring:s}", "PASSWORD_FILE": "$${x}"}}}`, []string{"a"}, nil, 1, ""},
+		{"mcp-remote", `{"a": {"command": "npx", "args": ["-y", "mcp-remote@0.1.29", "https://a.example/mcp", "--header", "Authorization: Bearer ${T}", "--transport", "sse-only"], "env": {"T": "tok123"}}}`, []string{"a"}, nil, 1, ""},
+		{"mcp-remote not understood", `{"a": {"command": "npx", "args": ["mcp-remote", "https://a.example/mcp", "--header", "X-Key:${NOPE}"]}, "b": {"command": "npx", "args": ["mcp-remote", "https://a.example/mcp"], "env": {"DEBUG": "1"}}, "c": {"command": "npx", "args": ["-y", "mcp-remote"]}, "d": {"type": "sse"}}`,
+			nil, []string{
+				`"a": not imported: an mcp-remote entry: its header X-Key uses ${NOPE}, which the entry's env does not set (it would come from the app's environment): it stays with your AI client (or write it as a "url" entry: docs/remote.md)`,
+				`"b": not imported: an mcp-remote entry: its env sets DEBUG, which no header uses (a remote server has no process to pass it to): it stays with your AI client (or write it as a "url" entry: docs/remote.md)`,
+				`"c": not imported: an mcp-remote entry: mcp-remote is given no server address (its first argument after the package): it stays with your AI client (or write it as a "url" entry: docs/remote.md)`,
+				`"d": not imported: a remote entry (type "sse") with no "url": give the server's address`,
+			}, 0, ""},
 		{"nothing", `{}`, nil, nil, 0, `no servers found: paste the "mcpServers" block, or entries like {"name": {"command": "npx", "args": [...]}}`},
 		{"not JSON", "{\n  \"a\": {command: 1}}", nil, nil, 0, "line 2, column 9: invalid character 'c' looking for beginning of object key string"},
 	}
@@ -128,7 +142,7 @@ func TestParseImportForms(t *testing.T) {
 // them, each with its key and remedy (a misspelled key: rename_key), and
 // the same line as ParseImport's.
 func TestParseImportSkipsAsData(t *testing.T) {
-	in := []byte(`{"mcpServers": {"typo": {"command": "/bin/cat", "arsg": ["x"]}, "far": {"url": "https://example.com/mcp"}}}`)
+	in := []byte(`{"mcpServers": {"typo": {"command": "/bin/cat", "arsg": ["x"]}, "far": {"command": "npx", "args": ["mcp-remote", "https://example.com/mcp", "--ignore-tool", "x"]}}}`)
 	_, skips, _, err := ParseImportSkips(in)
 	_, lines, _, _ := ParseImport(in)
 	if err != nil || len(skips) != 2 || len(lines) != 2 {
@@ -151,5 +165,38 @@ func TestParseImportSkipsAsData(t *testing.T) {
 		if s.Name == "far" && (len(s.Problems) != 0 || s.Why == "") {
 			t.Errorf("far: %+v", s)
 		}
+	}
+}
+
+// TestFromMCPRemote: the proxy's command line becomes the remote entry it
+// stands for; the header's ${VAR} comes from the entry's env; the header's
+// secret part moves to a reference.
+func TestFromMCPRemote(t *testing.T) {
+	in := []byte(`{"mcpServers": {"Docs": {"command": "npx.cmd", "args": ["-y", "mcp-remote", "https://docs.example/sse", "--header", "Authorization:Bearer ${AUTH}", "--header", "X-Team: blue", "--transport", "sse-only", "3334"], "env": {"AUTH": "s3cr3t-tok"}, "disabled": true}}}`)
+	servers, skipped, secrets, err := ParseImport(in)
+	if err != nil || len(skipped) != 0 {
+		t.Fatalf("skipped %q, %v", skipped, err)
+	}
+	s := servers["Docs"]
+	if s == nil || s.URL != "https://docs.example/sse" || s.Type != "sse" || !s.Disabled || s.Command != "" || len(s.Env) != 0 {
+		t.Fatalf("entry %+v", s)
+	}
+	want := []SecretCandidate{{Server: "Docs", Var: "Authorization", Value: "s3cr3t-tok", Secret: "docs-authorization", Header: true}}
+	if !reflect.DeepEqual(secrets, want) || secrets[0].Key() != "headers.Authorization" {
+		t.Fatalf("secrets %+v, want %+v", secrets, want)
+	}
+	if err := s.ReferenceSecret(secrets[0].Var, secrets[0].Secret); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Headers; got["Authorization"] != "Bearer ${keyring:docs-authorization}" || got["X-Team"] != "blue" {
+		t.Errorf("headers %q", got)
+	}
+	b, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, err := ParseServer("docs", b)
+	if err != nil || len(checked.Problems()) > 0 || strings.Contains(string(b), "s3cr3t") {
+		t.Errorf("%s: %v %v", b, checked.Problems(), err)
 	}
 }

@@ -632,14 +632,19 @@ func (s *Server) SecretRefs() []string {
 }
 
 // ReferenceSecret replaces the value of the env variable with a reference to
-// the keyring secret, "${keyring:secret}". Store the literal value in the
+// the keyring secret, "${keyring:secret}"; of a remote entry (which has no
+// env), variable is a header (a [SecretCandidate]'s Var), whose secret part
+// is replaced ("Bearer ${keyring:secret}"). Store the literal value in the
 // keyring first (a [SecretCandidate] carries it).
 func (s *Server) ReferenceSecret(variable, secret string) error {
-	if _, ok := s.Env[variable]; !ok {
-		return fmt.Errorf("env has no variable %q", variable)
-	}
 	if !ValidSecretName(secret) {
 		return fmt.Errorf("secret name %q is not valid: %s", secret, secretNameMsg)
+	}
+	if s.IsRemote() {
+		return s.referenceHeader(variable, secret)
+	}
+	if _, ok := s.Env[variable]; !ok {
+		return fmt.Errorf("env has no variable %q", variable)
 	}
 	s.Env[variable] = KeyringRef(secret)
 	return nil
