@@ -354,6 +354,9 @@ func (v *appsView) askImport(r *appRow) {
 		s := servers[orig]
 		name := config.NormalizeName(orig)
 		line := name + ": " + commandLine(s.Command, s.Args)
+		if s.IsRemote() {
+			line = name + ": " + s.URL + " (remote)"
+		}
 		if name != orig {
 			line += fmt.Sprintf("  (%q is not a valid name: imported as %s)", orig, name)
 		}
@@ -377,7 +380,7 @@ func (v *appsView) askImport(r *appRow) {
 		box.Add(bold("Secrets written in plain text"))
 		for _, c := range cands {
 			o := &secretOffer{c: c}
-			o.check = widget.NewCheck(fmt.Sprintf("Move %s.env.%s into the keyring as %q", c.Server, c.Var, c.Secret), nil)
+			o.check = widget.NewCheck(fmt.Sprintf("Move %s.%s into the keyring as %q", c.Server, c.Key(), c.Secret), nil)
 			o.check.SetChecked(true)
 			d.secrets = append(d.secrets, o)
 			box.Add(o.check)
@@ -441,8 +444,10 @@ func (v *appsView) doImport(r *appRow, d *importDialog, servers map[string]*conf
 		lines = append(lines, res.lines...)
 		done := res.added
 		for _, c := range kept {
-			if fresh[c.Server] != nil && done[c.Server] != "" {
-				lines = append(lines, fmt.Sprintf("%s.env.%s stays in Switchboard's config as plain text", c.Server, c.Var))
+			// A header's token is never kept as plain text (the config
+			// refuses it): its server is among the refusals instead.
+			if fresh[c.Server] != nil && done[c.Server] != "" && !c.Header {
+				lines = append(lines, fmt.Sprintf("%s.%s stays in Switchboard's config as plain text", c.Server, c.Key()))
 			}
 		}
 		for _, orig := range order {

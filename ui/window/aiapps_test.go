@@ -344,15 +344,16 @@ func TestFileProblem(t *testing.T) {
 }
 
 // TestAppsImport takes Cursor's own server into Switchboard through the
-// host (its secret into the keyring), then puts the entry in its place in
-// Cursor's file, leaving the remote server there.
+// host (its secret into the keyring), and its remote server too (its
+// literal header token into the keyring), then puts the entry in their
+// place in Cursor's file.
 func TestAppsImport(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, ".cursor", "mcp.json")
 	orig := []byte(`{
   "mcpServers": {
     "My Helper": {"command": ` + jsonString(testExe) + `, "env": {"` + helperEnv + `": "server", "` + tokenEnv + `": "tok-123456"}},
-    "remote": {"url": "https://example.com/mcp"}
+    "remote": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer rtok-98765"}}
   }
 }
 `)
@@ -360,16 +361,27 @@ func TestAppsImport(t *testing.T) {
 	h := startApps(t, nil, home)
 	v := h.openApps()
 	r := v.rows["cursor"]
-	if r.own.Text != "My Helper, remote: Import… moves My Helper into Switchboard" || !strings.Contains(r.stays.Text, `"remote"`) {
+	if r.own.Text != "My Helper, remote: Import… moves them into Switchboard" || r.stays.Text != "" {
 		t.Errorf("own servers %q; staying %q", r.own.Text, r.stays.Text)
 	}
 	test.Tap(r.importB)
 	d := v.imp
-	if d == nil || len(d.secrets) != 1 || !d.secrets[0].check.Checked {
+	if d == nil || len(d.secrets) != 2 || !d.secrets[0].check.Checked || !d.secrets[1].check.Checked {
 		t.Fatalf("the import dialog: %+v", d)
+	}
+	hdr := d.secrets[1]
+	if hdr.c.Server == "remote" && hdr.check.Text != `Move remote.headers.Authorization into the keyring as "`+hdr.c.Secret+`"` {
+		t.Errorf("the header's offer: %q", hdr.check.Text)
 	}
 	test.Tap(d.ok)
 	h.until("the offer to replace", func() bool { return v.change != nil })
+	rsecret := config.SuggestSecretName("remote", "Authorization")
+	if hd := h.entry("remote")["headers"].(map[string]any); hd["Authorization"] != "Bearer "+config.KeyringRef(rsecret) {
+		t.Errorf("the remote entry's headers on the host: %v", hd)
+	}
+	if got, _ := h.store.Get(rsecret); got.Reveal() != "rtok-98765" {
+		t.Errorf("keyring %s = %q", rsecret, got.Reveal())
+	}
 	secret := config.SuggestSecretName("my-helper", tokenEnv)
 	if env := h.entry("my-helper")["env"].(map[string]any); env[tokenEnv] != config.KeyringRef(secret) {
 		t.Errorf("env on the host: %v", env)
@@ -378,7 +390,7 @@ func TestAppsImport(t *testing.T) {
 		t.Errorf("keyring %s = %q", secret, got.Reveal())
 	}
 	c := v.change
-	if strings.Contains(c.diffText, "tok-123456") || !strings.Contains(c.diffText, `-    "My Helper"`) {
+	if strings.Contains(c.diffText, "tok-123456") || strings.Contains(c.diffText, "rtok-98765") || !strings.Contains(c.diffText, `-    "My Helper"`) {
 		t.Errorf("the replacement:\n%s", c.diffText)
 	}
 	test.Tap(c.ok)
@@ -387,11 +399,12 @@ func TestAppsImport(t *testing.T) {
 		return v.change == nil && r != nil && r.conn.Text == "Connected"
 	})
 	servers := jsonObject(t, must(os.ReadFile(path)))["mcpServers"].(map[string]any)
-	if servers["My Helper"] != nil || servers["remote"] == nil || servers[aiapps.EntryName] == nil {
+	if servers["My Helper"] != nil || servers["remote"] != nil || servers[aiapps.EntryName] == nil {
 		t.Errorf("Cursor's servers after the import: %v", servers)
 	}
 	r = v.rows["cursor"]
-	if !strings.Contains(r.note.Text, "imported My Helper as my-helper") || !strings.Contains(r.note.Text, "Replaced My Helper in "+path) {
+	if !strings.Contains(r.note.Text, "imported My Helper as my-helper") || !strings.Contains(r.note.Text, "imported remote") ||
+		!strings.Contains(r.note.Text, "Replaced My Helper, remote in "+path) || strings.Contains(r.note.Text, "rtok-98765") {
 		t.Errorf("the row's note: %q", r.note.Text)
 	}
 	h.state("my-helper", hostapi.StateRunning)

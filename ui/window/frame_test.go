@@ -235,13 +235,12 @@ func TestEmptyStateListsApps(t *testing.T) {
 	for _, st := range e.found {
 		got = append(got, st.app.ID)
 	}
-	// Claude Desktop's filesystem and Cursor's github can run here; Cursor's
-	// remote "docs" cannot, VS Code's file is broken, Claude Code has only
-	// the bridge.
+	// Claude Desktop's filesystem and Cursor's github and remote "docs" can
+	// run here; VS Code's file is broken, Claude Code has only the bridge.
 	if strings.Join(got, " ") != "claude-desktop cursor" {
 		t.Errorf("apps offered: %v", got)
 	}
-	if b := e.importB["cursor"]; b == nil || b.Text != "Import from Cursor (github)" {
+	if b := e.importB["cursor"]; b == nil || b.Text != "Import from Cursor (github, docs)" {
 		t.Errorf("Cursor's button: %+v", b)
 	}
 	if findButton(w, "Add from the catalog") == nil {

@@ -3,6 +3,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,6 +104,9 @@ func (v *pasteView) showPreview() {
 		s := servers[orig]
 		name := config.NormalizeName(orig)
 		line := name + ": " + commandLine(s.Command, s.Args)
+		if s.IsRemote() {
+			line = name + ": " + shownURL(s.URL) + " (remote)"
+		}
 		if name != orig {
 			line += fmt.Sprintf("  (%q is not a valid name: imported as %s)", orig, name)
 		}
@@ -125,7 +129,7 @@ func (v *pasteView) showPreview() {
 		v.preview.Add(bold("Secrets written in plain text"))
 		for _, c := range cands {
 			o := &secretOffer{c: c}
-			o.check = widget.NewCheck(fmt.Sprintf("Move %s.env.%s into the keyring as %q", c.Server, c.Var, c.Secret), nil)
+			o.check = widget.NewCheck(fmt.Sprintf("Move %s.%s into the keyring as %q", c.Server, c.Key(), c.Secret), nil)
 			o.check.SetChecked(true)
 			v.secrets = append(v.secrets, o)
 			v.preview.Add(o.check)
@@ -262,7 +266,7 @@ func (w *Window) importServers(ctx context.Context, servers map[string]*config.S
 			continue
 		}
 		if _, err := w.live.SetSecret(ctx, c.Secret, c.Value); err != nil {
-			failed[c.Server] = importRefusal{server: c.Server, what: fmt.Sprintf("moving %s.env.%s into the keyring", c.Server, c.Var), problems: problemsOf(err)}
+			failed[c.Server] = importRefusal{server: c.Server, what: fmt.Sprintf("moving %s.%s into the keyring", c.Server, c.Key()), problems: problemsOf(err)}
 			continue
 		}
 		if moved[c.Server] == nil {
@@ -270,7 +274,7 @@ func (w *Window) importServers(ctx context.Context, servers map[string]*config.S
 		}
 		moved[c.Server][c.Var] = c.Secret
 		res.moved++
-		res.lines = append(res.lines, fmt.Sprintf("moved %s.env.%s into the keyring as %q", c.Server, c.Var, c.Secret))
+		res.lines = append(res.lines, fmt.Sprintf("moved %s.%s into the keyring as %q", c.Server, c.Key(), c.Secret))
 	}
 	names := make([]string, 0, len(servers))
 	for n := range servers {
@@ -305,6 +309,24 @@ func (w *Window) importServers(ctx context.Context, servers map[string]*config.S
 		res.added[orig] = name
 	}
 	return res
+}
+
+// shownURL is a remote address as the preview shows it: its password and
+// query values (an address may carry a key: ?key=...) hidden, as the AI
+// apps page's diff hides them.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
 }
 
 // commandLine writes a command and its arguments for a person, quoting

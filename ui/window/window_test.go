@@ -496,12 +496,23 @@ func TestPasteImport(t *testing.T) {
 	}
 	block := `{"mcpServers": {
 	  "My Helper": {"command": ` + jsonString(testExe) + `, "env": {"` + helperEnv + `": "server", "` + tokenEnv + `": "tok-123"}},
-	  "remote": {"url": "https://example.com/mcp"}
+	  "remote": {"command": "npx", "args": ["-y", "mcp-remote", "http://127.0.0.1:9/mcp?key=qk-4242", "--header", "Authorization: Bearer rt-5555"]}
 	}}`
 	v.text.SetText(block)
 	test.Tap(v.previewB)
-	if v.importB.Disabled() || len(v.secrets) != 1 || !v.secrets[0].check.Checked {
+	if v.importB.Disabled() || len(v.secrets) != 2 || !v.secrets[0].check.Checked || !v.secrets[1].check.Checked {
 		t.Fatalf("preview: import disabled %v, secrets %d", v.importB.Disabled(), len(v.secrets))
+	}
+	// The mcp-remote wrapper shows as the remote server it stands for,
+	// its address's key hidden.
+	var shown []string
+	for _, o := range v.preview.Objects {
+		if l, ok := o.(*widget.Label); ok {
+			shown = append(shown, l.Text)
+		}
+	}
+	if !slices.Contains(shown, "remote: http://127.0.0.1:9/mcp?key=xxxxx (remote)") || strings.Contains(strings.Join(shown, "\n"), "qk-4242") {
+		t.Errorf("the preview: %q", shown)
 	}
 	test.Tap(v.importB)
 	h.until("the import", func() bool { return strings.Contains(v.results.Text, "imported My Helper as my-helper") })
@@ -515,6 +526,14 @@ func TestPasteImport(t *testing.T) {
 	}
 	if got, _ := h.store.Get(secret); got.Reveal() != "tok-123" {
 		t.Errorf("keyring %s = %q", secret, got.Reveal())
+	}
+	rsecret := config.SuggestSecretName("remote", "Authorization")
+	e := h.entry("remote")
+	if hd, _ := e["headers"].(map[string]any); e["url"] != "http://127.0.0.1:9/mcp?key=qk-4242" || hd["Authorization"] != "Bearer "+config.KeyringRef(rsecret) || e["command"] != nil {
+		t.Errorf("the remote entry: %v", e)
+	}
+	if got, _ := h.store.Get(rsecret); got.Reveal() != "rt-5555" {
+		t.Errorf("keyring %s = %q", rsecret, got.Reveal())
 	}
 	h.state("my-helper", hostapi.StateRunning)
 }
