@@ -99,11 +99,9 @@ type serverForm struct {
 }
 
 // openAdd shows an empty form for a new server.
+// Beside it, the remote form (remote.go).
 func (w *Window) openAdd() {
-	f := newServerForm(w, "", true, &config.Server{}, nil, nil)
-	w.open(&page{title: "Add a server", obj: f.obj})
-	w.form = f
-	w.focus(f.name)
+	w.addPage(false)
 }
 
 // openEdit fetches a server's entry (servers.get) and shows it in the form.
