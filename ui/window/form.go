@@ -419,7 +419,11 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, []rowProblem) {
 		}
 	}
 	cmd := strings.TrimSpace(f.command.Text)
-	e["command"] = marshal(cmd)
+	if _, remote := f.base["url"]; remote && cmd == "" {
+		delete(e, "command") // a remote entry's settings (remote.go): its url, type and oauth stay as they are
+	} else {
+		e["command"] = marshal(cmd)
+	}
 	args := f.args.values()
 	set("args", args, len(args) > 0)
 	env, secrets, rowPs := f.env.collect(f.knownSecrets)

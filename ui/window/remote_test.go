@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -76,4 +77,33 @@ func TestRemoteFormEntry(t *testing.T) {
 		t.Errorf("an ftp address is accepted (error line %q)", r.errs["url"].Text)
 	}
 	test.Tap(r.save)
+}
+
+// TestRemoteSettingsKeepsURL: the Settings form of a remote entry writes
+// no command: its url, type and oauth stay, and a tool filter typed there
+// is saved with them.
+func TestRemoteSettingsKeepsURL(t *testing.T) {
+	w, _ := goldenWindow(t)
+	raw := json.RawMessage(`{"url": "https://mcp.linear.app/sse", "type": "sse", "oauth": {}}`)
+	s, err := config.ParseServer("linear", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]json.RawMessage{}
+	if err := json.Unmarshal(raw, &base); err != nil {
+		t.Fatal(err)
+	}
+	f := newServerForm(w, "linear", false, s, base, nil)
+	f.limitEntries["callTimeout"].SetText("60000")
+	out, _, _ := f.entry()
+	var got map[string]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if _, has := got["command"]; has || got["url"] != "https://mcp.linear.app/sse" || got["type"] != "sse" || got["oauth"] == nil || got["callTimeout"] != float64(60000) {
+		t.Errorf("the entry written: %s", out)
+	}
+	if nameMsg, ps := checkEntry("linear", out); nameMsg != "" || len(ps) > 0 {
+		t.Errorf("the entry has problems: %s %v", nameMsg, ps)
+	}
 }
