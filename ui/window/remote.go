@@ -151,11 +151,11 @@ func (f *remoteForm) validate() (json.RawMessage, bool) {
 	}
 	for _, p := range ps {
 		key := fieldOf(p.Key)
-		if f.errs[key] == nil || key == "" {
-			show(key, strings.TrimPrefix(p.Key+": ", ": ")+p.Msg)
-			continue
+		msg := p.Msg
+		if (f.errs[key] == nil || key == "") && p.Key != "" {
+			msg = p.Key + ": " + msg // shown in the bar: say which key
 		}
-		show(key, p.Msg)
+		show(key, msg)
 	}
 	enable(f.save, !f.saving && (ok || !f.all))
 	return raw, ok
