@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -41,6 +42,8 @@ type HostOptions struct {
 	// OnError reports a failed action (default: a desktop notification,
 	// [Notify]).
 	OnError func(title string, err error)
+	// OpenURL opens a page in the browser (nil: the Fyne app's OpenURL).
+	OpenURL func(*url.URL) error
 	// Timeout bounds each call to the host (default 30 s).
 	Timeout time.Duration
 }
@@ -88,6 +91,7 @@ func HostActions(live *client.Live, app fyne.App, o HostOptions) Actions {
 		Restart: func(name string) {
 			h.call(name, "restart", func(ctx context.Context) error { return live.Restart(ctx, name) })
 		},
+		SignIn:   h.signIn,
 		ShowLogs: o.ShowLogs,
 		Review:   o.Review,
 		Open:     o.Open,

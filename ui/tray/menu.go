@@ -20,7 +20,10 @@ type Actions struct {
 	ShowLogs func(name string)
 	// Review shows the review of a server's tools held for review (the
 	// menu's "NAME: 1 tool changed: review").
-	Review   func(name string)
+	Review func(name string)
+	// SignIn starts a remote server's sign-in and opens its page in the
+	// browser (the menu's "NAME: sign in needed", signin.go).
+	SignIn   func(name string)
 	Open     func() // shows the window
 	StartAll func()
 	StopAll  func()
@@ -90,7 +93,7 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 	if e := s.Info.Config.Error; e != "" {
 		items = append(items, disabled(LabelConfigInvalid), disabled(short(e)), fyne.NewMenuItemSeparator())
 	}
-	if held := heldItems(s, a); len(held) > 0 {
+	if held := append(signInItems(s, a), heldItems(s, a)...); len(held) > 0 {
 		items = append(items, held...)
 		items = append(items, fyne.NewMenuItemSeparator())
 	}

@@ -182,6 +182,9 @@ func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 // update notifies new failures and rebuilds the tray if what it shows
 // changed.
 func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func(*fyne.Notification), do func(func())) {
+	for _, st := range t.newlySignIn(s) { // signin.go; before newlyFailed, which moves the states on
+		notify(SignInNotification(st))
+	}
 	for _, st := range t.newlyFailed(s) {
 		notify(FailureNotification(st))
 	}

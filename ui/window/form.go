@@ -99,11 +99,9 @@ type serverForm struct {
 }
 
 // openAdd shows an empty form for a new server.
+// Beside it, the remote form (remote.go).
 func (w *Window) openAdd() {
-	f := newServerForm(w, "", true, &config.Server{}, nil, nil)
-	w.open(&page{title: "Add a server", obj: f.obj})
-	w.form = f
-	w.focus(f.name)
+	w.addPage(false)
 }
 
 // openEdit fetches a server's entry (servers.get) and shows it in the form.
@@ -421,7 +419,11 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, []rowProblem) {
 		}
 	}
 	cmd := strings.TrimSpace(f.command.Text)
-	e["command"] = marshal(cmd)
+	if _, remote := f.base["url"]; remote && cmd == "" {
+		delete(e, "command") // a remote entry's settings (remote.go): its url, type and oauth stay as they are
+	} else {
+		e["command"] = marshal(cmd)
+	}
 	args := f.args.values()
 	set("args", args, len(args) > 0)
 	env, secrets, rowPs := f.env.collect(f.knownSecrets)

@@ -31,7 +31,14 @@ type overview struct {
 	logs                    *widget.Button // "Show logs": the Logs tab
 	review                  *widget.Button // "1 tool changed: review": the review page (review.go)
 	fixes                   *fyne.Container
-	obj                     fyne.CanvasObject
+	// A remote server (remote.go): "Address" where a local one has
+	// "Command", its Sign in / Sign out, and whether its entry has
+	// "oauth" (nil until known).
+	commandHead     *widget.Label
+	signIn, signOut *widget.Button
+	oauth           *bool
+	askedOAuth      bool
+	obj             fyne.CanvasObject
 }
 
 func newOverview(d *serverDetail) *overview {
@@ -59,12 +66,18 @@ func newOverview(d *serverDetail) *overview {
 	o.review = widget.NewButtonWithIcon("", theme.WarningIcon(), func() { d.w.openReview(d.name) })
 	o.review.Importance = widget.WarningImportance
 	o.review.Hide()
-	o.fixes = container.NewHBox(o.review, o.fix, o.edit, o.logs)
+	o.commandHead = bold("Command")
+	o.signIn = widget.NewButtonWithIcon("Sign in", theme.LoginIcon(), func() { d.w.signIn(d.name) })
+	o.signIn.Importance = widget.HighImportance
+	o.signIn.Hide()
+	o.signOut = widget.NewButtonWithIcon("Sign out", theme.LogoutIcon(), func() { d.w.signOut(d.name) })
+	o.signOut.Hide()
+	o.fixes = container.NewHBox(o.signIn, o.review, o.fix, o.edit, o.logs, o.signOut)
 	grid := formGrid(
 		bold("State"), o.state,
 		bold("Process"), o.process,
 		bold("Offers"), o.offers,
-		bold("Command"), o.command,
+		o.commandHead, o.command,
 		bold("Runs"), o.runs,
 		bold("Protocol"), o.protocol,
 		bold("Tokens"), container.NewVBox(o.cost, o.total),
@@ -125,7 +138,8 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 		o.protocol.SetText("– (known once it runs)")
 	}
 
-	o.showCost(st) // cost.go
+	o.showRemote(st, connected) // remote.go
+	o.showCost(st)              // cost.go
 
 	problem := problemText(st)
 	if st.State == hostapi.StateFailed && st.ResolveError != "" && !st.ResolveInLastError && st.LastError != "" {

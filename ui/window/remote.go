@@ -1,0 +1,359 @@
+package window
+
+// Remote servers in the window (issue 17, docs/remote.md): the "Remote
+// (URL)" form beside the command form when adding a server, and a remote
+// server's address, state in words and Sign in / Sign out on its
+// Overview.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+)
+
+// The add page's two kinds of server.
+const (
+	kindCommand = "Command"
+	kindRemote  = "Remote (URL)"
+)
+
+// remoteTypes are the type select's options, as the config writes them.
+var remoteTypes = []string{config.RemoteHTTP, config.RemoteSSE}
+
+// remoteForm adds a remote server: its name, its address, its transport
+// and, optionally, the OAuth sign-in. It checks the entry as the config
+// checks it (checkEntry), each problem under its field, and saves it
+// through the host (servers.put) as the command form does.
+type remoteForm struct {
+	w                *Window
+	name, url        *widget.Entry
+	typ              *widget.Select
+	oauth            *widget.Check
+	clientID, scopes *widget.Entry
+	oauthBox         *fyne.Container
+	errs             map[string]*widget.Label // by key: name, url, type, oauth; "" for the rest
+	save, cancel     *widget.Button
+	touched          map[string]bool
+	all, saving      bool
+	obj              fyne.CanvasObject
+}
+
+func newRemoteForm(w *Window) *remoteForm {
+	f := &remoteForm{w: w, errs: map[string]*widget.Label{}, touched: map[string]bool{}}
+	errFor := func(key string) fyne.CanvasObject {
+		l, obj := reservedError()
+		f.errs[key] = l
+		return obj
+	}
+	changed := func(key string) func(string) {
+		return func(string) { f.touched[key] = true; f.validate() }
+	}
+	f.name = widget.NewEntry()
+	f.name.SetPlaceHolder("github (lower-case letters, digits and -)")
+	f.name.OnChanged = changed("name")
+	f.url = widget.NewEntry()
+	f.url.SetPlaceHolder("https://mcp.example.com/mcp")
+	f.url.OnChanged = changed("url")
+	f.typ = widget.NewSelect(remoteTypes, nil)
+	f.typ.SetSelected(config.RemoteHTTP)
+	f.typ.OnChanged = func(string) { f.validate() }
+	f.clientID = widget.NewEntry()
+	f.clientID.SetPlaceHolder("empty: the host registers itself with the server")
+	f.clientID.OnChanged = changed("oauth")
+	f.scopes = widget.NewEntry()
+	f.scopes.SetPlaceHolder("empty: the scopes the server asks for")
+	f.scopes.OnChanged = changed("oauth")
+	f.oauthBox = container.NewVBox(
+		formGrid(widget.NewLabel("Client ID"), f.clientID, widget.NewLabel("Scopes"), f.scopes))
+	f.oauthBox.Hide()
+	f.oauth = widget.NewCheck("Sign in with OAuth (in the browser)", func(on bool) {
+		if on {
+			f.oauthBox.Show()
+		} else {
+			f.oauthBox.Hide()
+		}
+		f.validate()
+	})
+	f.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), f.submit)
+	f.save.Importance = widget.HighImportance
+	f.cancel = widget.NewButton("Cancel", w.home)
+	barErr := errorLabel()
+	f.errs[""] = barErr
+	grid := formGrid(
+		widget.NewLabel("Name"), container.NewVBox(f.name, errFor("name")),
+		widget.NewLabel("Address"), container.NewVBox(f.url,
+			hintLabel("https://, or http:// for this machine only (localhost, 127.0.0.1, ::1)"), errFor("url")),
+		widget.NewLabel("Transport"), container.NewVBox(f.typ,
+			hintLabel("http: Streamable HTTP; sse: the older HTTP+SSE transport"), errFor("type")),
+		widget.NewLabel("Sign-in"), container.NewVBox(f.oauth, f.oauthBox, errFor("oauth")),
+	)
+	bar := container.NewBorder(widget.NewSeparator(), nil, nil, container.NewCenter(container.NewHBox(f.cancel, f.save)), barErr)
+	f.obj = container.NewBorder(nil, bar, nil, nil, pageScroll(grid))
+	f.validate()
+	return f
+}
+
+// entry is the entry the form describes.
+func (f *remoteForm) entry() json.RawMessage {
+	e := map[string]any{"url": strings.TrimSpace(f.url.Text)}
+	if f.typ.Selected == config.RemoteSSE {
+		e["type"] = config.RemoteSSE
+	}
+	if f.oauth.Checked {
+		o := map[string]any{}
+		if id := strings.TrimSpace(f.clientID.Text); id != "" {
+			o["clientId"] = id
+		}
+		if sc := strings.Fields(f.scopes.Text); len(sc) > 0 {
+			o["scopes"] = sc
+		}
+		e["oauth"] = o
+	}
+	return marshal(e)
+}
+
+// validate checks the entry as the host would, shows the problems of the
+// fields touched (every one after Save was tapped), and enables Save when
+// there is none. It returns the entry and whether it can be saved.
+func (f *remoteForm) validate() (json.RawMessage, bool) {
+	for _, l := range f.errs {
+		setText(l, "")
+	}
+	name := strings.TrimSpace(f.name.Text)
+	raw := f.entry()
+	nameMsg, ps := checkEntry(name, raw)
+	ok := nameMsg == "" && len(ps) == 0
+	show := func(key, msg string) {
+		if !f.all && !f.touched[key] {
+			return
+		}
+		l := f.errs[key]
+		if l == nil {
+			l = f.errs[""]
+		}
+		if l.Text != "" {
+			msg = l.Text + "\n" + msg
+		}
+		setText(l, msg)
+	}
+	if nameMsg != "" {
+		show("name", nameMsg)
+	}
+	for _, p := range ps {
+		key := fieldOf(p.Key)
+		msg := p.Msg
+		if (f.errs[key] == nil || key == "") && p.Key != "" {
+			msg = p.Key + ": " + msg // shown in the bar: say which key
+		}
+		show(key, msg)
+	}
+	enable(f.save, !f.saving && (ok || !f.all))
+	return raw, ok
+}
+
+// submit saves the entry (servers.put) when it has no problem.
+func (f *remoteForm) submit() {
+	f.all = true
+	raw, ok := f.validate()
+	if !ok {
+		return
+	}
+	name := strings.TrimSpace(f.name.Text)
+	f.saving = true
+	enable(f.save, false)
+	f.w.saveEntry(name, raw, true, nil, func(err error) {
+		f.saving = false
+		if err != nil {
+			f.validate()
+			setText(f.errs[""], "Not saved: "+err.Error())
+			return
+		}
+		f.w.showServer(name, tabOverview)
+		if f.oauth.Checked {
+			f.w.setStatus("Saved "+name+": sign in to use it.", false)
+		} else {
+			f.w.setStatus("Saved "+name+".", false)
+		}
+	})
+}
+
+// addPage shows the add page: a choice between the command form and the
+// remote form. It returns both forms.
+func (w *Window) addPage(remote bool) (*serverForm, *remoteForm) {
+	f := newServerForm(w, "", true, &config.Server{}, nil, nil)
+	r := newRemoteForm(w)
+	kind := widget.NewRadioGroup([]string{kindCommand, kindRemote}, func(k string) {
+		if k == kindRemote {
+			f.obj.Hide()
+			r.obj.Show()
+			w.focus(r.name)
+		} else {
+			r.obj.Hide()
+			f.obj.Show()
+			w.focus(f.name)
+		}
+	})
+	kind.Horizontal = true
+	kind.Required = true
+	top := container.NewHBox(widget.NewLabel("The server is"), kind)
+	w.open(&page{title: "Add a server", obj: container.NewBorder(top, nil, nil, nil, container.NewStack(f.obj, r.obj))})
+	w.form = f
+	if remote {
+		kind.SetSelected(kindRemote)
+	} else {
+		kind.SetSelected(kindCommand)
+	}
+	return f, r
+}
+
+// openAddRemote shows the add page on its remote form.
+func (w *Window) openAddRemote() *remoteForm {
+	_, r := w.addPage(true)
+	return r
+}
+
+// remoteWords says a remote server's state in plain words, or "".
+func remoteWords(st hostapi.ServerStatus) string {
+	switch st.State {
+	case hostapi.StateUnreachable:
+		return "the server cannot be reached; Switchboard tries again"
+	case hostapi.StateUnauthorized:
+		return "the server refused the credentials; fix the secret its headers use"
+	case hostapi.StateSigningIn:
+		return "waiting for you to sign in, in your browser"
+	case hostapi.StateSignInNeeded:
+		return "sign in to use it"
+	}
+	return ""
+}
+
+// canSignIn says whether Sign in applies to a server in this state:
+// sign-in needed, or unauthorized when its entry has "oauth" (oauth: nil
+// while unknown).
+func canSignIn(st hostapi.ServerStatus, oauth *bool) bool {
+	return st.URL != "" && (st.State == hostapi.StateSignInNeeded ||
+		st.State == hostapi.StateUnauthorized && oauth != nil && *oauth)
+}
+
+// signIn starts a server's sign-in (servers.login) and opens the page the
+// host returns in the browser; the host completes it when the browser
+// comes back, and the server's state follows.
+func (w *Window) signIn(name string) {
+	var page string
+	w.setStatus("Signing in to "+name+"…", false)
+	w.call(func(ctx context.Context) (err error) {
+		page, err = w.live.Login(ctx, name)
+		return err
+	}, func(err error) {
+		if err != nil {
+			w.setStatus(err.Error(), true)
+			return
+		}
+		u, err := url.Parse(page)
+		if err == nil {
+			err = w.app.OpenURL(u)
+		}
+		if err != nil {
+			w.setStatus(fmt.Sprintf("Cannot open the sign-in page for %s: %v; open it yourself: %s", name, err, page), true)
+			return
+		}
+		w.setStatus("Sign in to "+name+" in your browser.", false)
+	})
+}
+
+// signOut deletes a server's tokens (servers.logout).
+func (w *Window) signOut(name string) {
+	var revoked bool
+	w.call(func(ctx context.Context) (err error) {
+		revoked, err = w.live.Logout(ctx, name)
+		return err
+	}, func(err error) {
+		switch {
+		case err != nil:
+			w.setStatus(err.Error(), true)
+		case revoked:
+			w.setStatus("Signed out of "+name+"; its tokens are revoked and deleted.", false)
+		default:
+			w.setStatus("Signed out of "+name+"; its tokens are deleted.", false)
+		}
+	})
+}
+
+// showRemote fills the Overview's rows for a remote server: the address
+// where a local one shows its command, and Sign in / Sign out.
+func (o *overview) showRemote(st hostapi.ServerStatus, connected bool) {
+	if st.URL == "" {
+		o.commandHead.SetText("Command")
+		o.signIn.Hide()
+		o.signOut.Hide()
+		return
+	}
+	o.commandHead.SetText("Address")
+	addr := st.URL
+	if st.Transport != "" {
+		addr += " (" + st.Transport + ")"
+	}
+	o.command.SetText(addr)
+	o.runs.SetText("–")
+	if w := remoteWords(st); w != "" {
+		o.state.SetText(o.state.Text + ": " + w)
+	}
+	o.remoteButtons(st, connected)
+	if o.oauth == nil && connected && !o.askedOAuth {
+		o.askOAuth(st)
+	}
+}
+
+// remoteButtons shows Sign in and Sign out where they apply.
+func (o *overview) remoteButtons(st hostapi.ServerStatus, connected bool) {
+	show(o.signIn, connected && canSignIn(st, o.oauth))
+	show(o.signOut, connected && o.oauth != nil && *o.oauth &&
+		st.State != hostapi.StateSignInNeeded && st.State != hostapi.StateSigningIn)
+}
+
+// askOAuth reads the server's entry once (servers.get) to learn whether it
+// signs in with OAuth: Sign out, and Sign in for an unauthorized server,
+// apply only then.
+func (o *overview) askOAuth(st hostapi.ServerStatus) {
+	o.askedOAuth = true
+	var entry json.RawMessage
+	w := o.d.w
+	w.call(func(ctx context.Context) (err error) {
+		entry, err = w.live.GetServer(ctx, st.Name)
+		return err
+	}, func(err error) {
+		if err != nil {
+			return
+		}
+		s, err := config.ParseServer(st.Name, entry)
+		if err != nil {
+			return
+		}
+		has := s.OAuth != nil
+		o.oauth = &has
+		for _, cur := range w.snap.Servers {
+			if cur.Name == st.Name {
+				o.remoteButtons(cur, w.snap.Connected)
+			}
+		}
+		o.fixes.Refresh()
+	})
+}
+
+func show(o fyne.CanvasObject, on bool) {
+	if on {
+		o.Show()
+	} else {
+		o.Hide()
+	}
+}

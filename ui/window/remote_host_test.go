@@ -1,0 +1,53 @@
+package window
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/remotetest"
+)
+
+// TestRemoteAddAndSignIn: against a real host and the OAuth rig (a go-sdk
+// MCP server behind a real authorization server, dynamic registration):
+// the remote form saves the entry through the host; the server's page
+// shows its address and Sign in; Sign in opens the authorization page
+// (recorded, then followed by the scripted browser); the server runs, and
+// offers Sign out, which brings it back to sign-in needed.
+func TestRemoteAddAndSignIn(t *testing.T) {
+	rig := remotetest.NewOAuthRig(t)
+	rig.DCR.Store(true)
+	h := start(t, nil)
+	app := &urlApp{App: h.w.app}
+	h.w.app = app
+
+	r := h.w.openAddRemote()
+	r.name.SetText("o")
+	r.url.SetText(rig.MCPURL)
+	r.oauth.SetChecked(true)
+	test.Tap(r.save)
+	h.until("the entry saved", func() bool { return strings.HasPrefix(h.w.statusLine.Text, "Saved o") })
+	if e := h.entry("o"); e["url"] != rig.MCPURL || e["oauth"] == nil || e["command"] != nil {
+		t.Fatalf("the entry the host has: %v", e)
+	}
+
+	d := h.state("o", hostapi.StateSignInNeeded)
+	ov := d.ov
+	h.until("Sign in", func() bool { return ov.signIn.Visible() })
+	if ov.commandHead.Text != "Address" || !strings.HasPrefix(ov.command.Text, rig.MCPURL) || !strings.Contains(ov.state.Text, "sign in to use it") {
+		t.Errorf("the overview shows %q %q, state %q", ov.commandHead.Text, ov.command.Text, ov.state.Text)
+	}
+	test.Tap(ov.signIn)
+	h.until("the sign-in page opened", func() bool { return len(app.opened) == 1 })
+	if !strings.HasPrefix(app.opened[0], rig.AS.AuthorizationEndpoint()) {
+		t.Fatalf("opened %q, not the authorization server's page", app.opened[0])
+	}
+	remotetest.Browse(t, app.opened[0], nil)
+	h.state("o", hostapi.StateRunning)
+	h.until("Sign out, and no Sign in", func() bool { return ov.signOut.Visible() && !ov.signIn.Visible() })
+	test.Tap(ov.signOut)
+	h.state("o", hostapi.StateSignInNeeded)
+	h.until("Sign in again", func() bool { return ov.signIn.Visible() && !ov.signOut.Visible() })
+}
