@@ -408,3 +408,16 @@ func (s *Server) headersJSON() (json.RawMessage, error) {
 	}
 	return objectJSON(ms)
 }
+
+// ShownURL is a remote entry's url as the host, the window and logs show
+// it: without its query, fragment or user (a token may hide there: an
+// address may carry ?key=...).
+func ShownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	c := *u
+	c.RawQuery, c.Fragment, c.User, c.ForceQuery = "", "", nil, false
+	return c.String()
+}

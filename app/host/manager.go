@@ -574,7 +574,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	}
 	var rerr error
 	if c.Remote != nil {
-		st.URL, st.Transport = ShownURL(c.Remote.URL), c.Remote.Type
+		st.URL, st.Transport = config.ShownURL(c.Remote.URL), c.Remote.Type
 	} else if l, err := engine.Resolve(&c.Spec, m.start.Path); err != nil {
 		rerr = err
 		st.ResolveError = rerr.Error()

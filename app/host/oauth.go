@@ -380,11 +380,11 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s cannot be reached: %w", ShownURL(r.URL), err)
+		return fmt.Errorf("%s cannot be reached: %w", config.ShownURL(r.URL), err)
 	}
 	if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 		resp.Body.Close()
-		return fmt.Errorf("%s did not ask for a sign-in (it answered HTTP %d): remove \"oauth\" from the entry", ShownURL(r.URL), resp.StatusCode)
+		return fmt.Errorf("%s did not ask for a sign-in (it answered HTTP %d): remove \"oauth\" from the entry", config.ShownURL(r.URL), resp.StatusCode)
 	}
 	if err := h.Authorize(ctx, req, resp); err != nil {
 		return err

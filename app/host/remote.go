@@ -215,25 +215,12 @@ func unreachable(u *url.URL, err error) string {
 	return fmt.Sprintf("%s cannot be reached: %v", shownURL(u), err)
 }
 
-// shownURL is an address as logs and states show it: without its query,
-// fragment or user.
+// shownURL is an address as logs and states show it (config.ShownURL).
 func shownURL(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
-	c := *u
-	c.RawQuery, c.Fragment, c.User, c.ForceQuery = "", "", nil, false
-	return c.String()
-}
-
-// ShownURL is a remote entry's url as the host shows it (status): without
-// its query.
-func ShownURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return shownURL(u)
+	return config.ShownURL(u.String())
 }
 
 // remoteBroken ends the running session of a remote server whose requests

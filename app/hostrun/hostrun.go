@@ -94,7 +94,7 @@ func Statuses(f *config.File, path, pathName string) []hostapi.ServerStatus {
 			st.State = hostapi.StateInvalid
 		}
 		if c.Remote != nil { // a remote server: no command (docs/remote.md)
-			st.URL, st.Transport = host.ShownURL(c.Remote.URL), c.Remote.Type
+			st.URL, st.Transport = config.ShownURL(c.Remote.URL), c.Remote.Type
 		} else if l, err := engine.Resolve(&c.Spec, path); err != nil {
 			st.ResolveError = err.Error()
 			if p := host.CommandIssueIn(c.Name, c.Spec.Env, err, pathName); p != nil && !c.Disabled {

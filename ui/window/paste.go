@@ -3,7 +3,6 @@ package window
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,7 +104,7 @@ func (v *pasteView) showPreview() {
 		name := config.NormalizeName(orig)
 		line := name + ": " + commandLine(s.Command, s.Args)
 		if s.IsRemote() {
-			line = name + ": " + shownURL(s.URL) + " (remote)"
+			line = name + ": " + config.ShownURL(s.URL) + " (remote)"
 		}
 		if name != orig {
 			line += fmt.Sprintf("  (%q is not a valid name: imported as %s)", orig, name)
@@ -309,24 +308,6 @@ func (w *Window) importServers(ctx context.Context, servers map[string]*config.S
 		res.added[orig] = name
 	}
 	return res
-}
-
-// shownURL is a remote address as the preview shows it: its password and
-// query values (an address may carry a key: ?key=...) hidden, as the AI
-// apps page's diff hides them.
-func shownURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	if u.RawQuery != "" {
-		q := u.Query()
-		for k := range q {
-			q[k] = []string{"xxxxx"}
-		}
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
 }
 
 // commandLine writes a command and its arguments for a person, quoting

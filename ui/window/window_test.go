@@ -504,14 +504,14 @@ func TestPasteImport(t *testing.T) {
 		t.Fatalf("preview: import disabled %v, secrets %d", v.importB.Disabled(), len(v.secrets))
 	}
 	// The mcp-remote wrapper shows as the remote server it stands for,
-	// its address's key hidden.
+	// without its address's query (its key).
 	var shown []string
 	for _, o := range v.preview.Objects {
 		if l, ok := o.(*widget.Label); ok {
 			shown = append(shown, l.Text)
 		}
 	}
-	if !slices.Contains(shown, "remote: http://127.0.0.1:9/mcp?key=xxxxx (remote)") || strings.Contains(strings.Join(shown, "\n"), "qk-4242") {
+	if !slices.Contains(shown, "remote: http://127.0.0.1:9/mcp (remote)") || strings.Contains(strings.Join(shown, "\n"), "qk-4242") {
 		t.Errorf("the preview: %q", shown)
 	}
 	test.Tap(v.importB)
