@@ -122,6 +122,10 @@ func remedyText(p hostapi.Problem) string {
 		if r.Server != "" {
 			return fmt.Sprintf("run 'switchboard servers start %s'", r.Server)
 		}
+	case hostapi.RemedySignIn:
+		if r.Server != "" {
+			return fmt.Sprintf("run 'switchboard servers login %s'", r.Server)
+		}
 	case hostapi.RemedyEdit:
 		if r.Server != "" {
 			return fmt.Sprintf("change it with 'switchboard servers set %s', or remove it first ('switchboard servers remove %s')", r.Server, r.Server)

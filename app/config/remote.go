@@ -46,11 +46,16 @@ var remoteTypes = map[string]string{
 // authorization server; empty, the host registers itself (dynamic client
 // registration). Scopes are asked for; empty, the server's own.
 // ClientSecret, for a confidential client, is a ${keyring:NAME}
-// reference, never the secret itself.
+// reference, never the secret itself. ClientMetadataURL is the https
+// address of a client ID metadata document describing Switchboard
+// (host.ClientMetadataDocument writes it): where the authorization server
+// accepts such documents, it is the client ID, and nothing is registered;
+// elsewhere ClientID, else dynamic registration, is used.
 type OAuth struct {
-	ClientID     string   `json:"clientId,omitempty"`
-	ClientSecret string   `json:"clientSecret,omitempty"`
-	Scopes       []string `json:"scopes,omitempty"`
+	ClientID          string   `json:"clientId,omitempty"`
+	ClientSecret      string   `json:"clientSecret,omitempty"`
+	Scopes            []string `json:"scopes,omitempty"`
+	ClientMetadataURL string   `json:"clientMetadataUrl,omitempty"`
 }
 
 // ClientSecretRef is the name of the keyring secret ClientSecret refers
@@ -221,6 +226,11 @@ func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Probl
 		if s.OAuth.ClientSecret != "" && s.OAuth.ClientID == "" {
 			bad("oauth.clientSecret", `needs "clientId": a client secret belongs to a registered client`)
 		}
+		if u := s.OAuth.ClientMetadataURL; u != "" {
+			if why := checkClientMetadataURL(u); why != "" {
+				bad("oauth.clientMetadataUrl", "%s", why)
+			}
+		}
 		for i, sc := range s.OAuth.Scopes {
 			if sc == "" || strings.IndexFunc(sc, func(r rune) bool { return r <= ' ' || r == '"' || r == '\\' || r == 0x7f }) >= 0 {
 				bad(fmt.Sprintf("oauth.scopes[%d]", i), "%q is not a scope: one scope per string, without spaces or quotes", sc)
@@ -232,6 +242,23 @@ func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Probl
 	ps = append(ps, s.toolProblems(name)...)
 	sortProblems(ps)
 	return spec, ps
+}
+
+// checkClientMetadataURL returns what is wrong with a client ID metadata
+// document's address, or "": the authorization server fetches it, so it
+// is an https address with a path (draft-ietf-oauth-client-id-metadata-
+// document: no fragment, no user, no "." or ".." segments).
+func checkClientMetadataURL(raw string) string {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Scheme != "https" || u.Host == "":
+		return fmt.Sprintf("%q is not an https address: the authorization server fetches the document from it, like https://example.com/switchboard/client.json", raw)
+	case u.Path == "" || u.Path == "/":
+		return fmt.Sprintf("%q has no path: give the document's own address, like https://example.com/switchboard/client.json", raw)
+	case u.Fragment != "" || u.User != nil || slices.Contains(strings.Split(u.Path, "/"), ".") || slices.Contains(strings.Split(u.Path, "/"), ".."):
+		return fmt.Sprintf("%q may not hold a fragment, a user or \".\" segments: give the document's plain address", raw)
+	}
+	return ""
 }
 
 // checkRemoteURL returns what is wrong with a remote entry's url, or "".
@@ -371,8 +398,10 @@ func (s *Server) decodeOAuth(raw json.RawMessage) bool {
 			ok = s.decodeString("oauth.clientSecret", m.Value, &o.ClientSecret, "a string: a ${keyring:NAME} reference to the client's secret") && ok
 		case "scopes":
 			ok = s.decodeStrings("oauth.scopes", m.Value, &o.Scopes, `["read", "write"]`) && ok
+		case "clientMetadataUrl":
+			ok = s.decodeString("oauth.clientMetadataUrl", m.Value, &o.ClientMetadataURL, "a string: the https address of Switchboard's client ID metadata document") && ok
 		default:
-			s.bad("oauth."+m.Key, `is not a known key: use "clientId", "clientSecret" or "scopes"`)
+			s.bad("oauth."+m.Key, `is not a known key: use "clientId", "clientSecret", "scopes" or "clientMetadataUrl"`)
 			ok = false
 		}
 	}

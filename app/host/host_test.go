@@ -120,6 +120,18 @@ func (th *testHost) list(t *testing.T) []hostapi.ServerStatus {
 	return out
 }
 
+// statusOf is the listed status of the server name, or fails.
+func (th *testHost) statusOf(t *testing.T, name string) hostapi.ServerStatus {
+	t.Helper()
+	for _, st := range th.list(t) {
+		if st.Name == name {
+			return st
+		}
+	}
+	t.Fatalf("%s is not listed", name)
+	return hostapi.ServerStatus{}
+}
+
 func (th *testHost) waitServer(t *testing.T, name, what string, cond func(hostapi.ServerStatus) bool) hostapi.ServerStatus {
 	t.Helper()
 	var got hostapi.ServerStatus

@@ -587,6 +587,9 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	}
 	ss := s.sup.Status()
 	st.State = hostapi.State(ss.State)
+	if ss.State == supervisor.WaitingUser {
+		st.State = hostapi.StateSignInNeeded // only remote servers wait for the user
+	}
 	if ss.State == supervisor.Stopped && c.Disabled {
 		st.State = hostapi.StateDisabled
 	}
@@ -763,6 +766,17 @@ func (m *Manager) notRunning(s *server) error {
 		if sst := s.sup.Status(); sst.State == supervisor.WaitingSecret && sst.SecretError != nil {
 			return waitingError(st.Name, sst.SecretError, msg+": set the secret, or unlock the keyring")
 		}
+	}
+	if st.State == hostapi.StateSignInNeeded {
+		login := "'switchboard servers login " + st.Name + "'"
+		fact := fmt.Sprintf("server %q needs a sign-in", st.Name)
+		if why := strings.ReplaceAll(st.LastError, ": run "+login, ""); why != "" {
+			fact += " (" + why + ")"
+		}
+		full := fact + ": sign in with " + login
+		return &hostapi.Error{Code: hostapi.CodeNotRunning, Message: full, Problems: []hostapi.Problem{{
+			Server: st.Name, Message: full, Fact: fact,
+			Remedy: &hostapi.Remedy{Kind: hostapi.RemedySignIn, Server: st.Name}}}}
 	}
 	full := msg + ": start it with 'switchboard servers start " + st.Name + "'"
 	return &hostapi.Error{Code: hostapi.CodeNotRunning, Message: full, Problems: []hostapi.Problem{{

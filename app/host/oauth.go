@@ -62,6 +62,14 @@ type tokenRecord struct {
 	TokenURL      string `json:"token_url"`
 	AuthStyle     int    `json:"auth_style,omitempty"`
 	RevocationURL string `json:"revocation_url,omitempty"`
+	// Resource is the protected resource the tokens are for (RFC 8707):
+	// the authorization request and the code exchange named it, and so
+	// does each refresh.
+	Resource string `json:"resource,omitempty"`
+	// Refused is why the authorization server refused to renew the
+	// tokens: they are dead, and only a new sign-in helps. The server
+	// waits for it instead of asking again at every reconnection.
+	Refused string `json:"refused,omitempty"`
 }
 
 func (r *tokenRecord) token() *oauth2.Token {
@@ -159,17 +167,27 @@ func (r *refresher) Token() (*oauth2.Token, error) {
 		// a renewal now would put them back in the keyring.
 		return nil, &refusedError{errors.New("signed out")}
 	}
+	if r.rec.Refused != "" {
+		return nil, &refusedError{errors.New(r.rec.Refused)}
+	}
 	if r.rec.RefreshToken == "" {
 		return nil, &refusedError{errors.New("it gave no refresh token")}
 	}
 	// A source of its own each time: the oauth2 package's would hand back
 	// the token it holds while that is valid by its own, shorter, margin.
-	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, &http.Client{Timeout: time.Minute})
+	hc := &http.Client{Timeout: time.Minute}
+	if r.rec.Resource != "" {
+		hc.Transport = &resourceParam{base: http.DefaultTransport, resource: r.rec.Resource}
+	}
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
 	tok, err := r.cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: r.rec.RefreshToken}).Token()
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 {
-			return nil, &refusedError{errors.New(refreshWhy(re))}
+			why := refreshWhy(re)
+			r.rec.Refused = why
+			r.save()
+			return nil, &refusedError{errors.New(why)}
 		}
 		return nil, err
 	}
@@ -177,16 +195,53 @@ func (r *refresher) Token() (*oauth2.Token, error) {
 	if tok.RefreshToken != "" {
 		r.rec.RefreshToken = tok.RefreshToken // rotated
 	}
+	if !r.save() {
+		return nil, &refusedError{errors.New("signed out")}
+	}
+	return tok, nil
+}
+
+// save writes the record to the keyring, unless a sign-in or out came
+// since the refresher was made (false then). r.mu is held.
+func (r *refresher) save() bool {
 	rec := r.rec
 	r.m.oauthMu.Lock()
 	defer r.m.oauthMu.Unlock()
 	if r.s.oauthGen.Load() != r.gen {
-		return nil, &refusedError{errors.New("signed out")}
+		return false
 	}
 	if err := r.m.saveTokens(r.name, &rec); err != nil {
 		r.m.log.Warn("the renewed sign-in could not be saved to the keyring", "server", r.name, "err", err)
 	}
-	return tok, nil
+	return true
+}
+
+// resourceParam adds the resource parameter (RFC 8707, which the MCP
+// authorization spec asks of every token request) to refresh requests:
+// the oauth2 package's refresh takes no extra parameters.
+type resourceParam struct {
+	base     http.RoundTripper
+	resource string
+}
+
+func (t *resourceParam) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodPost || req.Body == nil || !strings.HasPrefix(req.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		return t.base.RoundTrip(req)
+	}
+	b, err := io.ReadAll(io.LimitReader(req.Body, 1<<20))
+	req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	form, err := url.ParseQuery(string(b))
+	if err == nil && form.Get("grant_type") == "refresh_token" && !form.Has("resource") {
+		form.Set("resource", t.resource)
+		b = []byte(form.Encode())
+	}
+	r := req.Clone(req.Context())
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	return t.base.RoundTrip(r)
 }
 
 // refreshWhy words a refused refresh without the response's body beyond
@@ -319,11 +374,15 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 		cfg *oauth2.Config
 		tok *oauth2.Token
 	}
+	var resource string // the go-sdk's choice, from the resource's metadata
 	hcfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:         redirect,
 		RequestRefreshToken: true,
 		Client:              hc,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			if u, err := url.Parse(args.URL); err == nil {
+				resource = u.Query().Get("resource")
+			}
 			flow.url <- args.URL
 			select {
 			case q := <-results:
@@ -342,6 +401,10 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	}
 	if scopes := r.OAuth.Scopes; len(scopes) > 0 {
 		hcfg.ScopeFilter = func([]string) []string { return scopes }
+	}
+	if u := r.OAuth.ClientMetadataURL; u != "" {
+		// First where the authorization server takes such documents.
+		hcfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: u}
 	}
 	if r.OAuth.ClientID != "" {
 		cc := &oauthex.ClientCredentials{ClientID: r.OAuth.ClientID}
@@ -394,14 +457,34 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	}
 	rec := &tokenRecord{AccessToken: got.tok.AccessToken, TokenType: got.tok.TokenType, RefreshToken: got.tok.RefreshToken,
 		Expiry: got.tok.Expiry, ClientID: got.cfg.ClientID, TokenURL: got.cfg.Endpoint.TokenURL,
-		AuthStyle: int(got.cfg.Endpoint.AuthStyle), RevocationURL: meta.revocation()}
-	if r.OAuth.ClientID == "" {
-		rec.ClientSecret = got.cfg.ClientSecret // a registered client's
+		AuthStyle: int(got.cfg.Endpoint.AuthStyle), RevocationURL: meta.revocation(), Resource: resource}
+	if got.cfg.ClientID != r.OAuth.ClientID {
+		rec.ClientSecret = got.cfg.ClientSecret // a registered client's ("" for a metadata document's)
 	}
 	m.oauthMu.Lock()
 	defer m.oauthMu.Unlock()
 	s.oauthGen.Add(1) // the previous session's renewals no longer save
 	return m.saveTokens(r.Name, rec)
+}
+
+// ClientMetadataDocument is Switchboard's client ID metadata document
+// (draft-ietf-oauth-client-id-metadata-document, which the MCP
+// authorization spec prefers to dynamic registration) for the address it
+// is served from, clientID: an entry's "oauth.clientMetadataUrl". The
+// client is public (PKCE, no secret), and its redirect is the host's
+// loopback listener, whose port is chosen at each sign-in: a loopback
+// redirect's port is not compared (RFC 8252 section 7.3).
+func ClientMetadataDocument(clientID string) []byte {
+	b, _ := json.MarshalIndent(map[string]any{
+		"client_id":                  clientID,
+		"client_name":                "Switchboard",
+		"client_uri":                 "https://github.com/switchboard-mcp/switchboard",
+		"redirect_uris":              []string{"http://127.0.0.1/callback"},
+		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": "none",
+	}, "", "  ")
+	return append(b, '\n')
 }
 
 // metaSniffer passes requests on and keeps the revocation endpoint of the

@@ -5,14 +5,18 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/remotetest"
@@ -36,11 +40,30 @@ func TestOAuthSignIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	setGatewayPath(t, "lean")
-	th := runHost(t, store, map[string]any{"o": map[string]any{"url": rig.MCPURL, "maxReconnects": 1000,
+	// maxReconnects 1: a server that waits for a sign-in is not retried,
+	// so it never uses up its attempts and fails.
+	th := runHost(t, store, map[string]any{"o": map[string]any{"url": rig.MCPURL, "maxReconnects": 1,
 		"oauth": map[string]any{"clientId": rig.AS.ClientID, "clientSecret": "${keyring:o-client}"}}})
 	th.waitServer(t, "o", "sign-in needed", func(s hostapi.ServerStatus) bool {
 		return s.State == hostapi.StateSignInNeeded && strings.Contains(s.LastError, "servers login o")
 	})
+	time.Sleep(500 * time.Millisecond) // many backoff delays of the test host
+	if st := th.statusOf(t, "o"); st.State != hostapi.StateSignInNeeded || st.Failures != 0 || st.Restarts != 0 {
+		t.Errorf("a server waiting for a sign-in: %s, %d failures, %d restarts; want it waiting, never retried", st.State, st.Failures, st.Restarts)
+	}
+	// What it needs is said as data, with the remedy a front end offers.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	c, err := client.Dial(ctx, th.opts.SocketPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	he := hostErr(t, func() error { _, err := c.Call(ctx, "o", "whoami", nil); return err }(), hostapi.CodeNotRunning)
+	if r := he.Remedies(); len(r) != 1 || r[0].Kind != hostapi.RemedySignIn || r[0].Server != "o" ||
+		he.Message != `server "o" needs a sign-in (not signed in): sign in with 'switchboard servers login o'` {
+		t.Errorf("a call to a server waiting for a sign-in: %v, remedies %+v", he, r)
+	}
 
 	login := func() string {
 		t.Helper()
@@ -74,11 +97,11 @@ func TestOAuthSignIn(t *testing.T) {
 			return s.State == hostapi.StateSigningIn
 		})
 		remotetest.Browse(t, page, bad.tamper)
-		// The refusal's reason is LastError until the next retry of the
-		// server (fast here) overwrites it with "not signed in"; what
-		// proves the refusal is below: no tokens, and no code exchanged.
+		// The refusal's reason stays (the server is not retried, which
+		// would overwrite it); what proves the refusal is below: no
+		// tokens, and no code exchanged.
 		th.waitServer(t, "o", "sign-in refused ("+bad.what+")", func(s hostapi.ServerStatus) bool {
-			return s.State == hostapi.StateSignInNeeded && (strings.Contains(s.LastError, bad.says) || strings.Contains(s.LastError, "not signed in"))
+			return s.State == hostapi.StateSignInNeeded && strings.Contains(s.LastError, bad.says)
 		})
 		if n := rig.CodeSeen.Load(); n != 0 {
 			t.Fatalf("a return with a bad %s was exchanged for tokens", bad.what)
@@ -137,14 +160,34 @@ func TestOAuthSignIn(t *testing.T) {
 
 	// The refresh token expires: the renewal is refused, sign-in needed.
 	rig.AS.FastForward(2 * time.Hour)
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "o__whoami", Arguments: map[string]any{}}); err == nil && !res.IsError {
 		t.Errorf("a call with a refused renewal succeeded: %q", gwText(res))
 	}
 	th.waitServer(t, "o", "sign-in needed after a refused renewal", func(s hostapi.ServerStatus) bool {
 		return s.State == hostapi.StateSignInNeeded && strings.Contains(s.LastError, "refused to renew")
 	})
+	// Every renewal named the resource (RFC 8707), as the authorization
+	// request did.
+	for i, r := range rig.RefreshResources() {
+		if r != rig.MCPURL {
+			t.Errorf("renewal %d named the resource %q, want %q", i+1, r, rig.MCPURL)
+		}
+	}
+	// The refusal is kept with the tokens: the server waits for a sign-in
+	// and asks the authorization server no more.
+	refreshes := rig.Refresh.Load()
+	time.Sleep(500 * time.Millisecond)
+	if n := rig.Refresh.Load(); n != refreshes {
+		t.Errorf("a refused renewal was asked again %d times while the server waits for a sign-in", n-refreshes)
+	}
+	if st := th.statusOf(t, "o"); st.State != hostapi.StateSignInNeeded {
+		t.Errorf("after a refused renewal the server is %s, want sign-in needed", st.State)
+	}
+	v3, _ := store.Get(OAuthSecret("o"))
+	var rec3 tokenRecord
+	if err := json.Unmarshal([]byte(v3.Reveal()), &rec3); err != nil || rec3.Refused == "" || rec3.Resource != rig.MCPURL {
+		t.Errorf("the keyring record after a refused renewal: refused %q, resource %q (%v)", rec3.Refused, rec3.Resource, err)
+	}
 
 	// Logout deletes the tokens.
 	var out hostapi.LogoutResult
@@ -190,5 +233,97 @@ func TestOAuthDynamicRegistration(t *testing.T) {
 	}
 	if rig.Refresh.Load() == before {
 		t.Error("no renewal with the registered client")
+	}
+}
+
+// TestOAuthClientMetadataDocument: an entry with "clientMetadataUrl"
+// signs in with that address as its client ID where the authorization
+// server takes client ID metadata documents (the server fetches the
+// document Switchboard writes, ClientMetadataDocument, and checks the
+// loopback redirect against it), registering nothing although it could;
+// the tokens renew as that public client. Where the server does not take
+// documents, the same entry falls back to dynamic registration.
+func TestOAuthClientMetadataDocument(t *testing.T) {
+	docs := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/switchboard/client.json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(ClientMetadataDocument("https://" + r.Host + r.URL.Path))
+	}))
+	t.Cleanup(docs.Close)
+	docURL := docs.URL + "/switchboard/client.json"
+
+	for _, tc := range []struct {
+		name string
+		cimd bool
+	}{{"document", true}, {"registration fallback", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rig := remotetest.NewOAuthRig(t)
+			rig.DCR.Store(true)
+			rig.CIMD.Store(tc.cimd)
+			rig.CIMDClient = docs.Client()
+			store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+			setGatewayPath(t, "lean")
+			th := runHost(t, store, map[string]any{"m": map[string]any{"url": rig.MCPURL, "oauth": map[string]any{"clientMetadataUrl": docURL}}})
+			th.waitServer(t, "m", "sign-in needed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateSignInNeeded })
+			var res hostapi.LoginResult
+			th.must(t, hostapi.MethodLogin, hostapi.NameParams{Name: "m"}, &res)
+			u, err := url.Parse(res.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			remotetest.Browse(t, res.URL, nil)
+			th.waitServer(t, "m", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 1 })
+			v, err := store.Get(OAuthSecret("m"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec tokenRecord
+			if err := json.Unmarshal([]byte(v.Reveal()), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if tc.cimd {
+				if id := u.Query().Get("client_id"); id != docURL {
+					t.Errorf("the authorization request's client_id is %q, want the document's address", id)
+				}
+				if rig.CIMDFetched.Load() == 0 || rig.Registered.Load() != 0 {
+					t.Errorf("document fetched %d times, %d registrations; want it fetched and nothing registered", rig.CIMDFetched.Load(), rig.Registered.Load())
+				}
+				if rec.ClientID != docURL || rec.ClientSecret != "" {
+					t.Errorf("the keyring record's client: %q (secret %v), want the document's address and no secret", rec.ClientID, rec.ClientSecret != "")
+				}
+			} else if rig.CIMDFetched.Load() != 0 || rig.Registered.Load() != 1 || rec.ClientID != rig.AS.ClientID {
+				t.Errorf("fallback: document fetched %d times, %d registrations, client %q; want a registration", rig.CIMDFetched.Load(), rig.Registered.Load(), rec.ClientID)
+			}
+			cs := gwClient(t, th, gateway.Filter{}, "", nil)
+			before := rig.Refresh.Load()
+			if got := gwText(gwCall(t, cs, "m__whoami", map[string]any{})); got != "signed in" {
+				t.Errorf("m__whoami = %q", got)
+			}
+			if rig.Refresh.Load() == before {
+				t.Error("no renewal with the client")
+			}
+		})
+	}
+}
+
+// TestClientMetadataDocument: the document names its own address as the
+// client ID, a public client, and the loopback redirect the host listens
+// on.
+func TestClientMetadataDocument(t *testing.T) {
+	var doc struct {
+		ClientID     string   `json:"client_id"`
+		RedirectURIs []string `json:"redirect_uris"`
+		GrantTypes   []string `json:"grant_types"`
+		AuthMethod   string   `json:"token_endpoint_auth_method"`
+	}
+	if err := json.Unmarshal(ClientMetadataDocument("https://sb.example/c.json"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.ClientID != "https://sb.example/c.json" || doc.AuthMethod != "none" ||
+		!slices.Equal(doc.RedirectURIs, []string{"http://127.0.0.1/callback"}) || !slices.Contains(doc.GrantTypes, "refresh_token") {
+		t.Errorf("document: %+v", doc)
 	}
 }

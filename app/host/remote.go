@@ -75,9 +75,18 @@ func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Tran
 			if err != nil {
 				return nil, err
 			}
+			// Without a usable sign-in no request can succeed: the
+			// supervisor waits for one (a login retries it), trying
+			// nothing meanwhile and using up no attempts.
 			if rec == nil {
-				w.set(hostapi.StateSignInNeeded, fmt.Sprintf("not signed in: run 'switchboard servers login %s'", c.Name))
-				return nil, errSignInNeeded
+				why := fmt.Sprintf("not signed in: run 'switchboard servers login %s'", c.Name)
+				w.set(hostapi.StateSignInNeeded, why)
+				return nil, &supervisor.UserError{Err: fmt.Errorf("%w: run 'switchboard servers login %s'", errSignInNeeded, c.Name)}
+			}
+			if rec.Refused != "" {
+				why := fmt.Sprintf("%s: run 'switchboard servers login %s'", (&refusedError{errors.New(rec.Refused)}).Error(), c.Name)
+				w.set(hostapi.StateSignInNeeded, why)
+				return nil, &supervisor.UserError{Err: errors.New(why)}
 			}
 			if rt.token, err = m.tokenSource(ctx, s, r, rec); err != nil {
 				return nil, err
@@ -255,6 +264,8 @@ func remoteState(c ServerConfig, st hostapi.State, w *remoteWatch) (hostapi.Stat
 		return st, ""
 	}
 	switch st {
+	case hostapi.StateSignInNeeded: // the supervisor waits for a sign-in
+		return st, what
 	case hostapi.StateRestarting, hostapi.StateStarting:
 	case hostapi.StateFailed:
 		// It gave up: failed, unless a sign-in would help.

@@ -54,6 +54,7 @@ const (
 	RemedyRenameKey     = "rename_key"     // Server's key From is probably To
 	RemedyEnable        = "enable"         // Server: enable it ('switchboard servers enable NAME')
 	RemedyStart         = "start"          // Server: start it ('switchboard servers start NAME')
+	RemedySignIn        = "sign_in"        // Server: sign in to it ('switchboard servers login NAME')
 	RemedyEdit          = "edit"           // Server: change the existing entry ('switchboard servers set NAME')
 )
 

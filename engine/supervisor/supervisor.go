@@ -31,6 +31,7 @@ const (
 	Running       State = "running"            // the session is up
 	Backoff       State = "restarting"         // waiting before the next attempt
 	WaitingSecret State = "waiting for secret" // a secret could not be read; Retry when it can
+	WaitingUser   State = "waiting for user"   // only the user can cure the failure (a *UserError); Retry then
 	Failed        State = "failed"             // gave up after MaxReconnects consecutive failures
 	Stopping      State = "stopping"           // the stop ladder is running
 )
@@ -237,11 +238,11 @@ func (s *Supervisor) update(f func(*Status)) {
 
 // Start starts the server if it is not running (a user's start: the
 // failure count is reset, and a failed server gets a new chance). A server
-// that waits for a secret tries it again at once.
+// that waits for a secret or for the user tries again at once.
 func (s *Supervisor) Start() {
 	s.mu.Lock()
 	if s.cancel != nil {
-		waiting := s.st.State == WaitingSecret
+		waiting := s.st.State == WaitingSecret || s.st.State == WaitingUser
 		s.mu.Unlock()
 		if waiting {
 			s.Retry()
@@ -303,6 +304,15 @@ func (s *Supervisor) Retry() {
 	}
 }
 
+// UserError is an attempt's failure that only the user can cure (a remote
+// server that is not signed in, or whose sign-in was refused): trying
+// again cannot help, so the supervisor waits in WaitingUser, using up no
+// attempts and trying nothing, until Start, Retry or Restart.
+type UserError struct{ Err error }
+
+func (e *UserError) Error() string { return e.Err.Error() }
+func (e *UserError) Unwrap() error { return e.Err }
+
 // errStopped ends a run.
 var errStopped = errors.New("stopped")
 
@@ -360,6 +370,20 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 			}
 		}
 		secretTries = 0
+		var user *UserError
+		if errors.As(err, &user) {
+			s.update(func(st *Status) {
+				st.State, st.PID, st.StartedAt, st.LastError, st.LastReason = WaitingUser, 0, time.Time{}, err.Error(), ""
+				st.NextAttempt = time.Time{}
+			})
+			select {
+			case <-s.retry:
+				continue
+			case <-ctx.Done():
+				s.stopped()
+				return
+			}
+		}
 		var ue *sandbox.UnavailableError
 		if errors.As(err, &ue) {
 			// Retrying cannot help: the kernel will not grow Landlock.

@@ -42,9 +42,30 @@ type OAuthRig struct {
 	DCR        atomic.Bool
 	Registered atomic.Int32
 
-	base   string // the MCP server's origin
-	mu     sync.Mutex
-	issued []string // every access and refresh token it gave
+	// CIMD, set before a sign-in, makes the authorization server take
+	// client ID metadata documents: its metadata says so, and a client_id
+	// that is an https address is fetched with CIMDClient (the test's TLS
+	// server's client), checked (its client_id is its own address, the
+	// request's redirect_uri is one of its redirect_uris, a loopback one's
+	// port aside, RFC 8252) and then stands for mockoidc's one client.
+	// CIMDFetched counts the fetches.
+	CIMD        atomic.Bool
+	CIMDClient  *http.Client
+	CIMDFetched atomic.Int32
+
+	base     string // the MCP server's origin
+	mu       sync.Mutex
+	issued   []string // every access and refresh token it gave
+	refreshR []string // the resource parameter of each refresh grant ("" if none)
+	cimdOK   map[string]bool // client ID documents the authorization endpoint accepted
+}
+
+// RefreshResources returns the resource parameter (RFC 8707) of each
+// refresh grant the authorization server got, "" where there was none.
+func (rig *OAuthRig) RefreshResources() []string {
+	rig.mu.Lock()
+	defer rig.mu.Unlock()
+	return append([]string(nil), rig.refreshR...)
 }
 
 // Issued returns every access and refresh token the authorization server
@@ -67,7 +88,20 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 	as.RefreshTTL = time.Hour
 	if err := as.AddMiddleware(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == mockoidc.DiscoveryEndpoint && rig.DCR.Load() {
+			if r.URL.Path == mockoidc.AuthorizationEndpoint && rig.CIMD.Load() {
+				q := r.URL.Query()
+				if id := q.Get("client_id"); strings.HasPrefix(id, "https://") {
+					if err := rig.checkCIMD(id, q.Get("redirect_uri")); err != nil {
+						http.Error(w, "invalid_client: "+err.Error(), http.StatusBadRequest)
+						return
+					}
+					q.Set("client_id", rig.AS.ClientID)
+					r.URL.RawQuery = q.Encode()
+				}
+				next.ServeHTTP(w, r)
+				return
+			}
+			if r.URL.Path == mockoidc.DiscoveryEndpoint && (rig.DCR.Load() || rig.CIMD.Load()) {
 				rec := httptest.NewRecorder()
 				next.ServeHTTP(rec, r)
 				var m map[string]any
@@ -75,7 +109,12 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 					http.Error(w, err.Error(), http.StatusInternalServerError)
 					return
 				}
-				m["registration_endpoint"] = rig.base + "/register"
+				if rig.DCR.Load() {
+					m["registration_endpoint"] = rig.base + "/register"
+				}
+				if rig.CIMD.Load() {
+					m["client_id_metadata_document_supported"] = true
+				}
 				w.Header().Set("Content-Type", "application/json")
 				_ = json.NewEncoder(w).Encode(m)
 				return
@@ -85,9 +124,27 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 				return
 			}
 			_ = r.ParseForm()
+			if id := r.Form.Get("client_id"); strings.HasPrefix(id, "https://") {
+				// A public client named by its document: accepted at the
+				// authorization endpoint, it has no secret to send.
+				rig.mu.Lock()
+				ok := rig.cimdOK[id]
+				rig.mu.Unlock()
+				if !ok || r.Form.Get("client_secret") != "" {
+					http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
+					return
+				}
+				for _, f := range []url.Values{r.Form, r.PostForm} {
+					f.Set("client_id", rig.AS.ClientID)
+					f.Set("client_secret", rig.AS.ClientSecret)
+				}
+			}
 			switch r.Form.Get("grant_type") {
 			case "refresh_token":
 				rig.Refresh.Add(1)
+				rig.mu.Lock()
+				rig.refreshR = append(rig.refreshR, r.Form.Get("resource"))
+				rig.mu.Unlock()
 			case "authorization_code":
 				rig.CodeSeen.Add(1)
 			}
@@ -196,6 +253,58 @@ func (rig *OAuthRig) register(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"client_id": rig.AS.ClientID, "client_secret": rig.AS.ClientSecret,
 		"token_endpoint_auth_method": "client_secret_post", "redirect_uris": md.RedirectURIs,
 		"grant_types": md.GrantTypes, "client_name": md.ClientName})
+}
+
+// checkCIMD fetches the client ID metadata document at id and checks it
+// against the authorization request's redirect.
+func (rig *OAuthRig) checkCIMD(id, redirect string) error {
+	if rig.CIMDClient == nil {
+		return fmt.Errorf("the rig has no client to fetch %s", id)
+	}
+	rig.CIMDFetched.Add(1)
+	resp, err := rig.CIMDClient.Get(id)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the document answered HTTP %d", resp.StatusCode)
+	}
+	var doc struct {
+		ClientID     string   `json:"client_id"`
+		RedirectURIs []string `json:"redirect_uris"`
+		AuthMethod   string   `json:"token_endpoint_auth_method"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 5<<10)).Decode(&doc); err != nil {
+		return fmt.Errorf("the document is not JSON: %v", err)
+	}
+	if doc.ClientID != id {
+		return fmt.Errorf("the document's client_id %q is not its address", doc.ClientID)
+	}
+	if doc.AuthMethod != "none" {
+		return fmt.Errorf("token_endpoint_auth_method %q: a document's client has no secret", doc.AuthMethod)
+	}
+	got, err := url.Parse(redirect)
+	if err != nil {
+		return err
+	}
+	for _, ru := range doc.RedirectURIs {
+		u, err := url.Parse(ru)
+		if err != nil {
+			continue
+		}
+		loopback := u.Hostname() == "127.0.0.1" || u.Hostname() == "::1"
+		if u.Scheme == got.Scheme && u.Hostname() == got.Hostname() && u.Path == got.Path && (loopback || u.Port() == got.Port()) {
+			rig.mu.Lock()
+			if rig.cimdOK == nil {
+				rig.cimdOK = map[string]bool{}
+			}
+			rig.cimdOK[id] = true
+			rig.mu.Unlock()
+			return nil
+		}
+	}
+	return fmt.Errorf("redirect_uri %s is not among the document's %v", redirect, doc.RedirectURIs)
 }
 
 // valid asks the authorization server whether the bearer token is good.

@@ -89,6 +89,10 @@ func Remedy(r hostapi.Remedy) string {
 		if r.Server != "" {
 			return fmt.Sprintf("Start %s first.", r.Server)
 		}
+	case hostapi.RemedySignIn:
+		if r.Server != "" {
+			return fmt.Sprintf("Sign in to %s (its Overview has a Sign in button).", r.Server)
+		}
 	case hostapi.RemedyEdit:
 		if r.Server != "" {
 			return fmt.Sprintf("Change the existing %s, or choose another name.", r.Server)

@@ -33,6 +33,8 @@ func TestProblem(t *testing.T) {
 			`server "off" is disabled. Enable off first.`},
 		{"not running", hostapi.Problem{Message: "m", Fact: `server "a" is not running`, Remedy: &hostapi.Remedy{Kind: hostapi.RemedyStart, Server: "a"}},
 			`server "a" is not running. Start a first.`},
+		{"sign in", hostapi.Problem{Message: "m", Fact: `server "gh" is sign-in needed`, Remedy: &hostapi.Remedy{Kind: hostapi.RemedySignIn, Server: "gh"}},
+			`server "gh" is sign-in needed. Sign in to gh (its Overview has a Sign in button).`},
 		{"install a launcher", hostapi.Problem{Server: "n", Key: "command", Message: "m", Fact: `"npx" was not found in the PATH the host gives servers`,
 			Remedy: &hostapi.Remedy{Kind: hostapi.RemedyInstall, Command: "npx", Program: "Node.js", URL: "https://nodejs.org/en/download"}},
 			`command: "npx" was not found in the PATH the host gives servers. Install Node.js (it provides npx), or add the folder that has npx to the PATH the host gives servers: ` +

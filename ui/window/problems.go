@@ -54,6 +54,10 @@ func (w *Window) remedyAction(r hostapi.Remedy) (label string, do func(), ok boo
 		if r.Server != "" {
 			return "Start " + r.Server, func() { w.serverAction(w.live.Start, r.Server, "started") }, true
 		}
+	case hostapi.RemedySignIn:
+		if r.Server != "" {
+			return "Sign in to " + r.Server, func() { w.signIn(r.Server) }, true
+		}
 	case hostapi.RemedyEdit:
 		if r.Server != "" {
 			return "Edit " + r.Server, func() { w.showServer(r.Server, tabSettings) }, true
