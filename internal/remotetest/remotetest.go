@@ -55,8 +55,8 @@ type OAuthRig struct {
 
 	base     string // the MCP server's origin
 	mu       sync.Mutex
-	issued   []string // every access and refresh token it gave
-	refreshR []string // the resource parameter of each refresh grant ("" if none)
+	issued   []string        // every access and refresh token it gave
+	refreshR []string        // the resource parameter of each refresh grant ("" if none)
 	cimdOK   map[string]bool // client ID documents the authorization endpoint accepted
 }
 
