@@ -46,6 +46,17 @@ func loadHoldout(t *testing.T) []corpus.Request {
 	return h
 }
 
+// loadHoldout2 reads the second held-out set, written from the tool lists
+// only and committed before it was first measured.
+func loadHoldout2(t *testing.T) []corpus.Request {
+	t.Helper()
+	h, err := corpus.LoadRequests(filepath.Join(data, "requests-holdout2.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestCorpusLoadsAndLabelsNameRealTools(t *testing.T) {
 	servers, tools, reqs := load(t)
 	if len(servers) < 10 {
@@ -88,9 +99,24 @@ func TestCorpusLoadsAndLabelsNameRealTools(t *testing.T) {
 	if len(heldServers) != len(servers) {
 		t.Errorf("the held-out requests cover %d servers of %d", len(heldServers), len(servers))
 	}
-	all := append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...)
+	holdout2 := loadHoldout2(t)
+	if len(holdout2) < 200 {
+		t.Errorf("%d second held-out requests, want at least 200", len(holdout2))
+	}
+	held2Servers := map[string]bool{}
+	for _, r := range holdout2 {
+		for _, l := range r.Labels {
+			held2Servers[strings.SplitN(l, "/", 2)[0]] = true
+		}
+	}
+	if len(held2Servers) != len(servers) {
+		t.Errorf("the second held-out requests cover %d servers of %d", len(held2Servers), len(servers))
+	}
+	all := append(append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...), holdout2...)
 	for i, r := range all {
 		switch {
+		case i >= len(reqs)+len(fresh)+len(holdout):
+			r.Line += 300000 // second held-out lines
 		case i >= len(reqs)+len(fresh):
 			r.Line += 200000 // held-out lines: apart from the others in messages
 		case i >= len(reqs):
