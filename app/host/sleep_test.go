@@ -243,9 +243,13 @@ func waitSleeping(t *testing.T, m *Manager, name string) {
 // a sleeping server one the user stopped (a call does not wake it), Start
 // wakes it until it is idle again.
 func TestSleepReloadAndControls(t *testing.T) {
-	m, _ := newManager(t, nil)
-	m.listsDir = t.TempDir()
+	// The directories first: cleanups run last-in first-out, so the
+	// manager (made after them) is closed before they are removed, and no
+	// late cache write races their removal (CI saw "directory not empty").
+	lists := t.TempDir()
 	tools := filepath.Join(t.TempDir(), "tools")
+	m, _ := newManager(t, nil)
+	m.listsDir = lists
 	writeTools(t, tools, "alpha")
 	onDemand := sleepyEntry(tools, "3600000")
 	always := with(onDemand, "start", "always")
