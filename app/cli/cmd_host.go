@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/switchboard-mcp/switchboard/internal/english"
@@ -409,6 +410,9 @@ func (e *env) doctor(*argv) error {
 			}
 			if sc.URL != "" {
 				ok("server %s: remote, %s (%s)", sc.Name, sc.URL, sc.Transport)
+				if s := file.Servers[sc.Name]; s != nil && s.OAuth != nil {
+					doctorSignIn(store, sc.Name, ok, bad)
+				}
 			} else if p := installIssue(sc); p != nil {
 				bad("server %s: %s", sc.Name, problemLine(*p))
 			} else if sc.ResolveError != "" {
@@ -432,6 +436,34 @@ func (e *env) doctor(*argv) error {
 	}
 	fmt.Fprintln(w, "nothing to fix")
 	return nil
+}
+
+// doctorSignIn says whether a remote server that signs in with OAuth has
+// a sign-in in the keyring that the authorization server has not refused
+// to renew (the host's record, config.OAuthSecret; its tokens are read
+// here only to find its "refused" field, and never shown).
+func doctorSignIn(store *secrets.Store, name string, ok, bad func(string, ...any)) {
+	v, err := store.Get(config.OAuthSecret(name))
+	switch {
+	case errors.Is(err, secrets.ErrNotFound):
+		bad("server %s: not signed in: run 'switchboard servers login %s'", name, name)
+		return
+	case err != nil:
+		bad("server %s: its sign-in cannot be read from the keyring: %v", name, err)
+		return
+	}
+	var rec struct {
+		Refused string `json:"refused"`
+	}
+	if json.Unmarshal([]byte(v.Reveal()), &rec) != nil {
+		bad("server %s: its stored sign-in cannot be read: run 'switchboard servers login %s'", name, name)
+		return
+	}
+	if rec.Refused != "" {
+		bad("server %s: the authorization server refused to renew its sign-in (%s): run 'switchboard servers login %s'", name, rec.Refused, name)
+		return
+	}
+	ok("server %s: signed in (OAuth; the tokens are in the keyring)", name)
 }
 
 func shorten(s string, n int) string {

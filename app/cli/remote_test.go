@@ -41,8 +41,9 @@ func TestRemoteLoginBridge(t *testing.T) {
 	if out := sb.cli(t, "status"); !strings.Contains(out, rig.MCPURL+" (http)") || strings.Contains(out, "not found") {
 		t.Errorf("status without a host:\n%s", out)
 	}
-	if r := sb.run(t, "", "doctor"); !strings.Contains(r.stdout, "server o: remote, "+rig.MCPURL+" (http)") {
-		t.Errorf("doctor:\n%s", r)
+	if r := sb.run(t, "", "doctor"); !strings.Contains(r.stdout, "server o: remote, "+rig.MCPURL+" (http)") ||
+		!strings.Contains(r.stdout, "FIX   server o: not signed in: run 'switchboard servers login o'") || r.code == 0 {
+		t.Errorf("doctor before the sign-in:\n%s", r)
 	}
 	sb.serve(t)
 	if r := sb.run(t, rig.AS.ClientSecret, "secret", "set", "o-client"); r.code != 0 {
@@ -85,6 +86,16 @@ func TestRemoteLoginBridge(t *testing.T) {
 		t.Fatalf("servers login: %v\n%s\n%s", err, strings.Join(printed, "\n"), stderr.String())
 	}
 	sb.waitServer(t, "o", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 1 })
+
+	if r := sb.run(t, "", "doctor"); !strings.Contains(r.stdout, "ok    server o: signed in") {
+		t.Errorf("doctor after the sign-in:\n%s", r)
+	} else {
+		for _, tok := range rig.Issued() {
+			if strings.Contains(r.stdout+r.stderr, tok) {
+				t.Error("doctor printed a token")
+			}
+		}
+	}
 
 	b := sb.bridge(t, "")
 	if got := b.tools(t); !slices.Contains(got, "o__whoami") {

@@ -450,3 +450,7 @@ func ShownURL(raw string) string {
 	c.RawQuery, c.Fragment, c.User, c.ForceQuery = "", "", nil, false
 	return c.String()
 }
+
+// OAuthSecret is the keyring name of a remote server's sign-in (its
+// tokens, as one JSON record), which only the host reads and writes.
+func OAuthSecret(server string) string { return "oauth." + server }

@@ -37,7 +37,7 @@ import (
 // there is no token or its refresh was refused.
 
 // OAuthSecret is the keyring name of a server's tokens.
-func OAuthSecret(server string) string { return "oauth." + server }
+func OAuthSecret(server string) string { return config.OAuthSecret(server) }
 
 // refreshEarly is how long before its expiry a token is refreshed (a
 // variable for tests).
