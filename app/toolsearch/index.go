@@ -149,6 +149,12 @@ type Params struct {
 	// common word ("google-maps", "everything") does not draw every
 	// request that uses the word.
 	ServerWeight float64
+	// LexNear and LexFar are the weights of the words that the WordNet
+	// table (lexicon.go) brings for a query word that no tool has, or a
+	// phrase of two or three words: the synonyms of its first senses and
+	// the forms derived from it (near), those senses' hypernyms (far).
+	// 0: not looked up.
+	LexNear, LexFar float64
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
@@ -165,6 +171,8 @@ var DefaultParams = Params{
 	PhraseBoost:   0.2,
 	BackOff:       true,
 	ServerWeight:  1.5,
+	LexNear:       0.25,
+	LexFar:        0.2,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -384,7 +392,34 @@ func (ix *Index) queryTerms(query string) map[string]float64 {
 			}
 		}
 	}
+	if ix.p.LexNear > 0 || ix.p.LexFar > 0 {
+		ix.lexExpand(q, qt)
+	}
 	return q
+}
+
+// lexExpand adds to q the index terms that the WordNet table relates to
+// the query's words that no tool has, and to its phrases of two or three
+// words. A word some tool has is not looked up: its other senses would
+// bring more noise than help (measured: docs/toolsearch.md).
+func (ix *Index) lexExpand(q map[string]float64, qt []string) {
+	bring := func(ts []string, w float64) {
+		for _, t := range ts {
+			if _, ok := q[t]; !ok && w > 0 && ix.df[t] > 0 {
+				q[t] = w
+			}
+		}
+	}
+	for i := range qt {
+		for n := 1; n <= maxPhrase && i+n <= len(qt); n++ {
+			if n == 1 && ix.df[qt[i]] > 0 {
+				continue
+			}
+			near, far := lexicon(strings.Join(qt[i:i+n], " "))
+			bring(near, ix.p.LexNear)
+			bring(far, ix.p.LexFar)
+		}
+	}
 }
 
 // firstSentence is the description up to its first ". ", newline or 200

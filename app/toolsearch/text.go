@@ -14,8 +14,8 @@ func terms(text string) []string {
 	var out []string
 	for _, w := range words(text) {
 		w = strings.ToLower(w)
-		if stop[w] {
-			continue
+		if stop[w] || len(w) == 1 && w[0] >= 'a' && w[0] <= 'z' {
+			continue // a single letter: "what's", "pod(s)", "you'd"
 		}
 		out = append(out, stem(w))
 	}
@@ -150,3 +150,7 @@ var stop = func() map[string]bool {
 // keep are words the suffix rules would break: "news" is not "new".
 var keep = map[string]bool{"news": true, "series": true, "species": true, "always": true, "perhaps": true,
 	"canvas": true, "alias": true, "bias": true, "atlas": true, "chaos": true, "lens": true, "https": true, "kubernetes": true}
+
+// Terms are the index terms of text, as the index makes them (for the
+// table generator of gen/wordnet).
+func Terms(text string) []string { return terms(text) }
