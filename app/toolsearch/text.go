@@ -28,13 +28,30 @@ func terms(text string) []string {
 // "everything".
 func queryWords(query string) []string {
 	var out []string
-	for _, t := range terms(query) {
-		if !queryStop[t] {
-			out = append(out, t)
+	for _, w := range words(withoutExtensions(query)) {
+		if queryGlue[strings.ToLower(w)] {
+			continue
+		}
+		for _, t := range terms(w) {
+			if !queryStop[t] {
+				out = append(out, t)
+			}
 		}
 	}
 	return out
 }
+
+// queryGlue are the words of indirect requests ("did anyone...", "is
+// there still...", "what's going on with...") that ask for nothing, as
+// written: "going" is not "go" (navigate).
+var queryGlue = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`going anyone anybody someone somebody whether ever still already yet
+		lately`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // queryStop are words of requests that name no action nor thing, stemmed.
 var queryStop = func() map[string]bool {
@@ -141,7 +158,8 @@ var stop = func() map[string]bool {
 		had has have he her here him his how i if in into is it its it's just let let's me my
 		no not of on or our please she should so some such than that the their them then there
 		these they this those to too us was we were what when where which who whom why will
-		with would you your yours i'm i'd i'll want need like also any all via`) {
+		with would you your yours i'm i'd i'll want need like also any all via
+		ve re ll don didn doesn isn aren wasn weren haven hasn hadn couldn wouldn shouldn`) {
 		m[w] = true
 	}
 	return m

