@@ -11,6 +11,8 @@
 //
 //	go run ./bench/toolsearch                # the figures
 //	go run ./bench/toolsearch -tune -missed  # while tuning: no held-out set; the tuning sets' misses at 5
+//	go run ./bench/toolsearch -dev -recall   # all four sets pooled (the old held-out set is spent)
+//	go run ./bench/toolsearch -dev -recall -missed -set LexNear=0,LexFar=0  # a parameter changed
 package main
 
 import (
