@@ -102,3 +102,25 @@ func TestLexiconExpandsUnknownWordsOnly(t *testing.T) {
 		t.Fatalf("a known word was expanded: %v", q)
 	}
 }
+
+// A word WordNet relates to a tool's name ("deal" to "handle") finds the
+// tool through the related field, and only through it.
+func TestRelatedFieldFromToolNames(t *testing.T) {
+	docs := []Doc{
+		{Name: "pw__browser_handle_dialog", Server: "pw", Description: "Respond to a dialog"},
+		{Name: "pw__browser_close", Server: "pw", Description: "Close the page"},
+	}
+	p := DefaultParams
+	p.LexNear, p.LexFar = 0, 0 // the query side's WordNet look-up would find it too
+	ix := NewWith(docs, p)
+	if h := ix.Search("deal with it", 2); len(h) != 1 || h[0].Name != "pw__browser_handle_dialog" {
+		t.Fatalf("deal did not find handle: %v", h)
+	}
+	if tf := ix.tf[0]["deal"]; tf[fieldRelated] != 1 || tf[FieldName] != 0 {
+		t.Fatalf("deal: related %v, name %v", tf[fieldRelated], tf[FieldName])
+	}
+	p.RelatedWeight = 0
+	if h := NewWith(docs, p).Search("deal with it", 2); len(h) != 0 {
+		t.Fatalf("without the related field, deal found %v", h)
+	}
+}
