@@ -248,7 +248,6 @@ func withoutExtensions(query string) string {
 			f[i] = host + " " + path
 			continue
 		}
-
 		if j := strings.LastIndexByte(t, '.'); j > 0 && len(t)-j-1 >= 2 && len(t)-j-1 <= 4 && isASCIILetters(strings.ToLower(t[j+1:])) && !isOwnerName(t) {
 			f[i] = t[:j]
 		}
