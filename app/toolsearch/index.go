@@ -38,10 +38,13 @@ const (
 )
 
 // fieldServer is the server's name, a field of its own with the weight
-// Params.ServerWeight (internal: Params.Weights keeps its six fields).
+// Params.ServerWeight; fieldRelated the words WordNet relates to the
+// words of the tool's name and title, weight Params.RelatedWeight
+// (internal: Params.Weights keeps its six fields).
 const (
-	fieldServer = numFields
-	numAll      = numFields + 1
+	fieldServer  = numFields
+	fieldRelated = numFields + 1
+	numAll       = numFields + 2
 )
 
 // Param is one parameter of a tool's input schema.
@@ -149,6 +152,16 @@ type Params struct {
 	// common word ("google-maps", "everything") does not draw every
 	// request that uses the word.
 	ServerWeight float64
+	// LexNear and LexFar are the weights of the words that the WordNet
+	// table (lexicon.go) brings for a query word that no tool has, or a
+	// phrase of two or three words: the synonyms of its first senses and
+	// the forms derived from it (near), those senses' hypernyms (far).
+	// 0: not looked up.
+	LexNear, LexFar float64
+	// RelatedWeight is the weight of a field of each tool that holds the
+	// words WordNet relates (near: synonyms, derived forms) to the words
+	// of its name and title: "handle" brings "deal", "manage". 0: none.
+	RelatedWeight float64
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
@@ -165,6 +178,9 @@ var DefaultParams = Params{
 	PhraseBoost:   0.2,
 	BackOff:       true,
 	ServerWeight:  1.5,
+	LexNear:       0.25,
+	LexFar:        0.2,
+	RelatedWeight: 0.1,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -195,6 +211,11 @@ func New(docs []Doc) *Index { return NewWith(docs, DefaultParams) }
 // NewWith indexes docs with the given parameters.
 func NewWith(docs []Doc, p Params) *Index {
 	ix := &Index{p: p, docs: docs, df: map[string]int{}, post: map[string][]int{}}
+	if p.LexNear > 0 || p.LexFar > 0 || p.RelatedWeight > 0 {
+		// Unzip the WordNet table now, off the first search's path (once
+		// per process: 60-140 ms on the loaded 2-core machine).
+		lexiconText()
+	}
 	ix.tf = make([]map[string][numAll]float64, len(docs))
 	ix.length = make([][numAll]float64, len(docs))
 	for i, d := range docs {
@@ -215,6 +236,9 @@ func NewWith(docs []Doc, p Params) *Index {
 		for _, pr := range d.Params {
 			add(FieldParamNames, pr.Name)
 			add(FieldParamDescs, pr.Description)
+		}
+		if p.RelatedWeight > 0 {
+			ix.addRelated(i, m)
 		}
 		for t := range m {
 			ix.df[t]++
@@ -287,6 +311,8 @@ func (ix *Index) Search(query string, limit int) []Hit {
 				w, b := ix.p.ServerWeight, 0.3
 				if f < numFields {
 					w, b = ix.p.Weights[f], ix.p.B[f]
+				} else if f == fieldRelated {
+					w, b = ix.p.RelatedWeight, 0.5
 				}
 				norm := 1 - b + b*ix.length[i][f]/ix.avg[f]
 				tf += w * tfs[f] / norm
@@ -384,7 +410,55 @@ func (ix *Index) queryTerms(query string) map[string]float64 {
 			}
 		}
 	}
+	if ix.p.LexNear > 0 || ix.p.LexFar > 0 {
+		ix.lexExpand(q, qt)
+	}
 	return q
+}
+
+// addRelated adds to a tool's terms m (doc i) the related field: the
+// near words of the WordNet table for each term of its name and title.
+func (ix *Index) addRelated(i int, m map[string][numAll]float64) {
+	var src []string
+	for t, v := range m {
+		if v[FieldName] > 0 || v[FieldTitle] > 0 {
+			src = append(src, t)
+		}
+	}
+	sort.Strings(src) // the same terms in the same order: the same lengths
+	for _, t := range src {
+		near, _ := lexicon(t)
+		for _, r := range near {
+			v := m[r]
+			v[fieldRelated]++
+			m[r] = v
+			ix.length[i][fieldRelated]++
+		}
+	}
+}
+
+// lexExpand adds to q the index terms that the WordNet table relates to
+// the query's words that no tool has, and to its phrases of two or three
+// words. A word some tool has is not looked up: its other senses would
+// bring more noise than help (measured: docs/toolsearch.md).
+func (ix *Index) lexExpand(q map[string]float64, qt []string) {
+	bring := func(ts []string, w float64) {
+		for _, t := range ts {
+			if _, ok := q[t]; !ok && w > 0 && ix.df[t] > 0 {
+				q[t] = w
+			}
+		}
+	}
+	for i := range qt {
+		for n := 1; n <= maxPhrase && i+n <= len(qt); n++ {
+			if n == 1 && ix.df[qt[i]] > 0 {
+				continue
+			}
+			near, far := lexicon(strings.Join(qt[i:i+n], " "))
+			bring(near, ix.p.LexNear)
+			bring(far, ix.p.LexFar)
+		}
+	}
 }
 
 // firstSentence is the description up to its first ". ", newline or 200

@@ -107,6 +107,7 @@ func TestBackOffMeetsShorterWord(t *testing.T) {
 	}
 	p := DefaultParams
 	p.BackOff = false
+	p.LexNear, p.LexFar = 0, 0 // WordNet knows reviewer and review too
 	if h := NewWith(docs, p).Search("reviewers", 1); len(h) != 0 {
 		t.Fatalf("without back-off, reviewers found %v", h)
 	}

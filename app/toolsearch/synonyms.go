@@ -231,6 +231,30 @@ func queryHints(query string) []string {
 	return out
 }
 
+// withoutExtensions is the query less the extensions of its file names
+// and domains, and the scheme of its URLs ("main.go": "main"; "acme.com":
+// "acme"; "https://x.org/a": "x a"): a file's ".go" is not "go", a
+// site's ".org" is not an organisation. queryHints says "file" or "url"
+// for them instead.
+func withoutExtensions(query string) string {
+	f := strings.Fields(query)
+	for i, w := range f {
+		t := strings.Trim(w, `"'(),;:!?`)
+		if _, rest, ok := strings.Cut(t, "://"); ok {
+			host, path, _ := strings.Cut(rest, "/")
+			if j := strings.LastIndexByte(host, '.'); j > 0 {
+				host = host[:j]
+			}
+			f[i] = host + " " + path
+			continue
+		}
+		if j := strings.LastIndexByte(t, '.'); j > 0 && len(t)-j-1 >= 2 && len(t)-j-1 <= 4 && isASCIILetters(strings.ToLower(t[j+1:])) && !isOwnerName(t) {
+			f[i] = t[:j]
+		}
+	}
+	return strings.Join(f, " ")
+}
+
 // tld are the top-level domains common enough that "name.TLD" is a site
 // rather than a file ("example.com", not "notes.txt").
 var tld = map[string]bool{"com": true, "org": true, "net": true, "io": true, "dev": true, "app": true,

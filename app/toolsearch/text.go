@@ -14,8 +14,8 @@ func terms(text string) []string {
 	var out []string
 	for _, w := range words(text) {
 		w = strings.ToLower(w)
-		if stop[w] {
-			continue
+		if stop[w] || len(w) == 1 && w[0] >= 'a' && w[0] <= 'z' {
+			continue // a single letter: "what's", "pod(s)", "you'd"
 		}
 		out = append(out, stem(w))
 	}
@@ -28,13 +28,30 @@ func terms(text string) []string {
 // "everything".
 func queryWords(query string) []string {
 	var out []string
-	for _, t := range terms(query) {
-		if !queryStop[t] {
-			out = append(out, t)
+	for _, w := range words(withoutExtensions(query)) {
+		if queryGlue[strings.ToLower(w)] {
+			continue
+		}
+		for _, t := range terms(w) {
+			if !queryStop[t] {
+				out = append(out, t)
+			}
 		}
 	}
 	return out
 }
+
+// queryGlue are the words of indirect requests ("did anyone...", "is
+// there still...", "what's going on with...") that ask for nothing, as
+// written: "going" is not "go" (navigate).
+var queryGlue = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`going anyone anybody someone somebody whether ever still already yet
+		lately`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // queryStop are words of requests that name no action nor thing, stemmed.
 var queryStop = func() map[string]bool {
@@ -141,7 +158,8 @@ var stop = func() map[string]bool {
 		had has have he her here him his how i if in into is it its it's just let let's me my
 		no not of on or our please she should so some such than that the their them then there
 		these they this those to too us was we were what when where which who whom why will
-		with would you your yours i'm i'd i'll want need like also any all via`) {
+		with would you your yours i'm i'd i'll want need like also any all via
+		ve re ll don didn doesn isn aren wasn weren haven hasn hadn couldn wouldn shouldn`) {
 		m[w] = true
 	}
 	return m
@@ -150,3 +168,7 @@ var stop = func() map[string]bool {
 // keep are words the suffix rules would break: "news" is not "new".
 var keep = map[string]bool{"news": true, "series": true, "species": true, "always": true, "perhaps": true,
 	"canvas": true, "alias": true, "bias": true, "atlas": true, "chaos": true, "lens": true, "https": true, "kubernetes": true}
+
+// Terms are the index terms of text, as the index makes them (for the
+// table generator of gen/wordnet).
+func Terms(text string) []string { return terms(text) }

@@ -83,3 +83,17 @@ func TestSynonymsAreStemmedAndPhrased(t *testing.T) {
 		t.Errorf("pr brings %q, want pull and request", got)
 	}
 }
+
+func TestQueryWordsShapesAndGlue(t *testing.T) {
+	for q, want := range map[string][]string{
+		"show me the text of main.go":               {"show", "text", "main"},
+		"watch acme.com for changes":                {"watch", "acme", stem("changes")},
+		"fetch https://docs.stripe.com/api":         {"fetch", stem("docs"), stem("stripe"), "api"},
+		"did anyone still mention what's going on?": {stem("mention")},
+		"you've got it, don't you":                  {"got"},
+	} {
+		if got := queryWords(q); !slices.Equal(got, want) {
+			t.Errorf("queryWords(%q) = %q, want %q", q, got, want)
+		}
+	}
+}

@@ -11,12 +11,17 @@
 //
 //	go run ./bench/toolsearch                # the figures
 //	go run ./bench/toolsearch -tune -missed  # while tuning: no held-out set; the tuning sets' misses at 5
+//	go run ./bench/toolsearch -dev -recall   # all four sets pooled (the old held-out set is spent)
+//	go run ./bench/toolsearch -dev -recall -missed -set LexNear=0,LexFar=0  # a parameter changed
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/toolsearch"
 	"github.com/switchboard-mcp/switchboard/app/toolsearch/corpus"
@@ -28,6 +33,9 @@ func main() {
 	tune := flag.Bool("tune", false, "while tuning: leave the held-out set out (neither measured nor printed)")
 	missedK := flag.Int("k", 5, "with -missed: list the misses at this k (1 or 5)")
 	doGrid := flag.Bool("grid", false, "search the ranking parameters on the tuning half")
+	recallOnly := flag.Bool("recall", false, "print the recall figures only (no tokens, no gateway)")
+	dev := flag.Bool("dev", false, "the old held-out set is spent (docs/toolsearch.md): print it with the others pooled as the development set, and with -missed list its misses too")
+	set := flag.String("set", "", "with -recall: ranking parameters to change, NAME=VALUE,... (a Params field of float64 or bool)")
 	flag.Parse()
 	servers, err := corpus.LoadServers(*dir + "/servers")
 	if err != nil {
@@ -54,7 +62,12 @@ func main() {
 		grid(tools, reqs)
 		return
 	}
-	ix := toolsearch.New(corpus.Docs(tools))
+	p := toolsearch.DefaultParams
+	if err := setParams(&p, *set); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	ix := toolsearch.NewWith(corpus.Docs(tools), p)
 	fmt.Printf("corpus: %d servers, %d tools, %d requests\n\n", len(servers), len(tools), len(reqs))
 	fmt.Printf("%-8s %5s %9s %9s\n", "set", "n", "recall@1", "recall@5")
 	for _, h := range []struct {
@@ -66,19 +79,36 @@ func main() {
 		}
 		r := corpus.Measure(ix, tools, h.reqs, 1, 5)
 		fmt.Printf("%-8s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
-		if *missed && (h.name == "tuning" || h.name == "test" || h.name == "fresh") {
+		if *missed && (h.name == "tuning" || h.name == "test" || h.name == "fresh" || *dev && h.name == "held-out") {
 			name := h.name
 			defer func() {
 				fmt.Printf("\n%s misses at %d:\n", name, *missedK)
 				for _, q := range r.Missed[*missedK] {
 					fmt.Printf("  %q want %v got", q.Text, q.Labels)
-					for _, hit := range ix.Search(q.Text, 5) {
-						fmt.Printf(" %s", hit.Name)
+					rank := "-"
+					for i, hit := range ix.Search(q.Text, 200) {
+						if i < 5 {
+							fmt.Printf(" %s", hit.Name)
+						}
+						for _, l := range q.Labels {
+							if rank == "-" && strings.Replace(l, "/", "__", 1) == hit.Name {
+								rank = strconv.Itoa(i + 1)
+							}
+						}
 					}
+					fmt.Printf(" [first right at %s]", rank)
 					fmt.Println()
 				}
 			}()
 		}
+	}
+	if *dev {
+		pooled := append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...)
+		r := corpus.Measure(ix, tools, pooled, 1, 5)
+		fmt.Printf("%-8s %5d %9.3f %9.3f\n", "dev", r.N, r.At[1], r.At[5])
+	}
+	if *recallOnly {
+		return
 	}
 	fmt.Println()
 	fmt.Printf("servers in order: ")
@@ -91,4 +121,35 @@ func main() {
 		fmt.Fprintln(os.Stderr, "through the gateway:", err)
 		os.Exit(1)
 	}
+}
+
+// setParams changes the fields of p named in s (NAME=VALUE,...).
+func setParams(p *toolsearch.Params, s string) error {
+	v := reflect.ValueOf(p).Elem()
+	for _, kv := range strings.Split(s, ",") {
+		if kv == "" {
+			continue
+		}
+		name, val, _ := strings.Cut(kv, "=")
+		f := v.FieldByName(name)
+		switch {
+		case !f.IsValid():
+			return fmt.Errorf("-set: no parameter %q", name)
+		case f.Kind() == reflect.Float64:
+			x, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return fmt.Errorf("-set %s: %w", name, err)
+			}
+			f.SetFloat(x)
+		case f.Kind() == reflect.Bool:
+			x, err := strconv.ParseBool(val)
+			if err != nil {
+				return fmt.Errorf("-set %s: %w", name, err)
+			}
+			f.SetBool(x)
+		default:
+			return fmt.Errorf("-set: %s is not a number or a flag", name)
+		}
+	}
+	return nil
 }

