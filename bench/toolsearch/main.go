@@ -1,8 +1,9 @@
 // Command toolsearch prints the figures of the tool-search mode on the
 // corpus of app/toolsearch/testdata (docs/toolsearch.md): recall@1 and
 // recall@5 of the ranking on the sets it was tuned on (the tuning and the
-// test halves of requests.tsv, requests-fresh.tsv) and on the held-out
-// set it was never tuned on (requests-holdout.tsv), and the tokens an app
+// test halves of requests.tsv, requests-fresh.tsv), on the first held-out
+// set (requests-holdout.tsv, spent: -dev pools it with them) and on the
+// second, never tuned on (requests-holdout2.tsv), and the tokens an app
 // receives with all tools against search mode at 50, 100 and 200 tools,
 // estimated from the definitions and then read through a real gateway on
 // a Unix socket, with the search index's build time and find_tools'
@@ -57,6 +58,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	holdout2, err := corpus.LoadRequests(*dir + "/requests-holdout2.tsv")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	tools := corpus.Tools(servers)
 	if *doGrid {
 		grid(tools, reqs)
@@ -69,16 +75,16 @@ func main() {
 	}
 	ix := toolsearch.NewWith(corpus.Docs(tools), p)
 	fmt.Printf("corpus: %d servers, %d tools, %d requests\n\n", len(servers), len(tools), len(reqs))
-	fmt.Printf("%-8s %5s %9s %9s\n", "set", "n", "recall@1", "recall@5")
+	fmt.Printf("%-9s %5s %9s %9s\n", "set", "n", "recall@1", "recall@5")
 	for _, h := range []struct {
 		name string
 		reqs []corpus.Request
-	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}, {"held-out", holdout}} {
-		if h.name == "held-out" && *tune {
+	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}, {"held-out", holdout}, {"held-out2", holdout2}} {
+		if (h.name == "held-out" || h.name == "held-out2") && *tune || h.name == "held-out2" && *dev {
 			continue
 		}
 		r := corpus.Measure(ix, tools, h.reqs, 1, 5)
-		fmt.Printf("%-8s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
+		fmt.Printf("%-9s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
 		if *missed && (h.name == "tuning" || h.name == "test" || h.name == "fresh" || *dev && h.name == "held-out") {
 			name := h.name
 			defer func() {
@@ -105,7 +111,7 @@ func main() {
 	if *dev {
 		pooled := append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...)
 		r := corpus.Measure(ix, tools, pooled, 1, 5)
-		fmt.Printf("%-8s %5d %9.3f %9.3f\n", "dev", r.N, r.At[1], r.At[5])
+		fmt.Printf("%-9s %5d %9.3f %9.3f\n", "dev", r.N, r.At[1], r.At[5])
 	}
 	if *recallOnly {
 		return
