@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -178,6 +179,11 @@ func remoteOf(ms []member) string {
 	switch t := str("type"); t {
 	case "http", "sse", "streamable-http", "streamableHttp":
 		return `type "` + t + `"`
+	}
+	for _, m := range ms {
+		if m.Key == "url" && bytes.HasPrefix(bytes.TrimSpace(m.Value), []byte(`"`)) {
+			return `"url": ""` // an empty address: a remote entry whose url is the problem
+		}
 	}
 	return ""
 }
