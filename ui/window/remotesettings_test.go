@@ -291,3 +291,30 @@ func TestRemoteSettingsKeepsKeys(t *testing.T) {
 		t.Errorf("the bar says %q, want the sandbox's problem", f.errs[""].Text)
 	}
 }
+
+// TestGoldenRemoteSettings is a remote server's Settings tab, as
+// openSettings fills it from the entry the host returns: its name, its
+// address, transport and sign-in, its tool filter, the limits.
+func TestGoldenRemoteSettings(t *testing.T) {
+	w, _ := goldenWindow(t)
+	snap := goldenSnapshot()
+	snap.Servers = append(snap.Servers, remoteSnapshot())
+	w.apply(snap)
+	w.showServer("linear", tabSettings)
+	d := w.servers.detail
+	raw := []byte(`{"url": "https://mcp.linear.app/sse", "type": "sse", "oauth": {"clientId": "switchboard", "scopes": ["read", "write"]}}`)
+	s, err := config.ParseServer("linear", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]json.RawMessage{}
+	if err := json.Unmarshal(raw, &base); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := newRemoteSettings(w, "linear", s, base)
+	w.embedIn = d.boxes[tabSettings]
+	w.open(&page{title: "Settings of linear", obj: f.obj})
+	w.embedIn = nil
+	w.form = f
+	assertMarkup(t, w, "settings-remote.xml")
+}
