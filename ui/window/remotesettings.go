@@ -38,6 +38,19 @@ func isRemoteEntry(s *config.Server) bool {
 	return s.IsRemote() && s.Command == ""
 }
 
+// remoteSettings returns the Settings form of the server shown, a remote
+// one, whose entry the host returned; the Overview learns from the entry
+// whether it signs in with OAuth (Sign out), which the tab may have just
+// changed: it opens again after a save.
+func (d *serverDetail) remoteSettings(s *config.Server, base map[string]json.RawMessage) *serverForm {
+	var f *serverForm
+	f, d.remote = newRemoteSettings(d.w, d.name, s, base)
+	has := s.OAuth != nil
+	d.ov.oauth = &has
+	d.ov.remoteButtons(d.st, d.w.snap.Connected)
+	return f
+}
+
 // newRemoteSettings returns the server form of a remote entry the host
 // has (s parsed from base), laid out with the remote fields in place of
 // the fields of a process, and those fields.

@@ -169,11 +169,20 @@ func TestRemoteSettingsOAuth(t *testing.T) {
 	if !r.oauth.Checked || !r.oauthBox.Visible() || r.clientID.Text != "switchboard" || r.scopes.Text != "read write" {
 		t.Fatalf("the settings after the save: oauth %v, client ID %q, scopes %q", r.oauth.Checked, r.clientID.Text, r.scopes.Text)
 	}
+	if ov := w.servers.detail.ov; ov.oauth == nil || !*ov.oauth {
+		t.Error("the Overview does not know the server signs in with OAuth now")
+	}
 	test.Tap(r.oauth)
 	test.Tap(f.save)
 	h.until("OAuth off saved", func() bool { return strings.Contains(w.statusLine.Text, "Saved r") })
 	if e := h.entry("r"); e["oauth"] != nil || e["url"] != deadAddress || e["headers"] == nil {
 		t.Errorf("the host's entry after OAuth was turned off: %v", e)
+	}
+	h.until("the settings again, OAuth off", func() bool {
+		return w.form != f && w.servers.detail.remote != nil && !w.servers.detail.remote.oauth.Checked
+	})
+	if ov := w.servers.detail.ov; ov.oauth == nil || *ov.oauth || ov.signOut.Visible() {
+		t.Error("the Overview still takes the server for one that signs in with OAuth")
 	}
 }
 

@@ -306,7 +306,7 @@ func (d *serverDetail) openSettings() {
 		}
 		var f *serverForm
 		if d.remote = nil; isRemoteEntry(s) {
-			f, d.remote = newRemoteSettings(w, name, s, base) // remotesettings.go
+			f = d.remoteSettings(s, base) // remotesettings.go
 		} else {
 			f = newServerForm(w, name, false, s, base, nil)
 		}
