@@ -161,6 +161,9 @@ func parseServer(raw json.RawMessage) *Server {
 	return s
 }
 
+// emptyURL is what makes an entry with "url": "" remote (remoteOf).
+const emptyURL = `an empty "url"`
+
 // remoteOf returns what makes an entry remote (its url, else its type), or
 // "".
 func remoteOf(ms []member) string {
@@ -182,7 +185,7 @@ func remoteOf(ms []member) string {
 	}
 	for _, m := range ms {
 		if m.Key == "url" && bytes.HasPrefix(bytes.TrimSpace(m.Value), []byte(`"`)) {
-			return `"url": ""` // an empty address: a remote entry whose url is the problem
+			return emptyURL // a remote entry whose url is the problem
 		}
 	}
 	return ""
