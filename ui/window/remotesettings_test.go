@@ -99,7 +99,10 @@ func TestRemoteSettingsAddressAndTransport(t *testing.T) {
 	}})
 	w := h.w
 	before := h.entry("r")
-	h.state("r", hostapi.StateUnreachable)
+	d := h.row("r")
+	h.until("r unreachable", func() bool {
+		return d.state.Text == hostapi.StateUnreachable.Label() || d.state.Text == hostapi.StateFailed.Label()
+	})
 
 	f, r := h.remoteSettings("r", nil)
 	if r.url.Text != deadAddress || r.typ.Selected != config.RemoteHTTP || r.oauth.Checked || f.name.Text != "r" {
@@ -326,4 +329,21 @@ func TestGoldenRemoteSettings(t *testing.T) {
 	w.embedIn = nil
 	w.form = f
 	assertMarkup(t, w, "settings-remote.xml")
+}
+
+// TestRemoteFormEmptyAddress: the add page's remote form saved with no
+// address says so under Address, in the config's words, and nothing in
+// the bar (before, the config took the entry for a local one and the bar
+// asked for a command).
+func TestRemoteFormEmptyAddress(t *testing.T) {
+	w, _ := goldenWindow(t)
+	r := w.openAddRemote()
+	r.name.SetText("corp")
+	r.submit()
+	if !strings.Contains(r.errs["url"].Text, "is empty: give the server's address") || r.errs[""].Text != "" {
+		t.Errorf("the address's error line says %q, the bar %q", r.errs["url"].Text, r.errs[""].Text)
+	}
+	if !r.save.Disabled() {
+		t.Error("Save is enabled with no address")
+	}
 }
