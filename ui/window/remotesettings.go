@@ -47,7 +47,9 @@ func (d *serverDetail) remoteSettings(s *config.Server, base map[string]json.Raw
 	f, d.remote = newRemoteSettings(d.w, d.name, s, base)
 	has := s.OAuth != nil
 	d.ov.oauth = &has
-	d.ov.remoteButtons(d.st, d.w.snap.Connected)
+	if d.st.URL != "" { // as showRemote: the buttons of a server the host reports as remote
+		d.ov.remoteButtons(d.st, d.w.snap.Connected)
+	}
 	return f
 }
 
