@@ -99,7 +99,11 @@ func ParseImportSkips(data []byte) (servers map[string]*Server, skipped []Skip, 
 		s := parseServer(value)
 		switch {
 		case s.remote != "" && s.URL == "" && len(s.decodeProblems) == 0:
-			skipped = append(skipped, Skip{Name: m.Key, Why: fmt.Sprintf(`a remote entry (%s) with no "url": give the server's address`, s.remote)})
+			why := fmt.Sprintf(`a remote entry (%s) with no "url": give the server's address`, s.remote)
+			if s.remote == emptyURL {
+				why = `a remote entry with an empty "url": give the server's address`
+			}
+			skipped = append(skipped, Skip{Name: m.Key, Why: why})
 			continue
 		case len(s.decodeProblems) > 0:
 			sk := Skip{Name: m.Key}

@@ -163,6 +163,8 @@ func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Probl
 	switch {
 	case s.URL == "" && !slices.Contains(s.keys, "url"):
 		bad("url", `is missing: a remote entry ("type" %q) needs the server's address, like "https://mcp.example.com/mcp"`, s.Type)
+	case s.URL == "" && (s.extra["url"] == nil || isNull(s.extra["url"])):
+		bad("url", `is empty: give the server's address, like "https://mcp.example.com/mcp"`)
 	case s.URL != "":
 		if msg := checkRemoteURL(s.URL); msg != "" {
 			bad("url", "%s", msg)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -160,6 +161,9 @@ func parseServer(raw json.RawMessage) *Server {
 	return s
 }
 
+// emptyURL is what makes an entry with "url": "" remote (remoteOf).
+const emptyURL = `an empty "url"`
+
 // remoteOf returns what makes an entry remote (its url, else its type), or
 // "".
 func remoteOf(ms []member) string {
@@ -178,6 +182,11 @@ func remoteOf(ms []member) string {
 	switch t := str("type"); t {
 	case "http", "sse", "streamable-http", "streamableHttp":
 		return `type "` + t + `"`
+	}
+	for _, m := range ms {
+		if m.Key == "url" && bytes.HasPrefix(bytes.TrimSpace(m.Value), []byte(`"`)) {
+			return emptyURL // a remote entry whose url is the problem
+		}
 	}
 	return ""
 }

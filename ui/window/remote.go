@@ -6,9 +6,11 @@ package window
 // Overview.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 
@@ -30,57 +32,166 @@ const (
 // remoteTypes are the type select's options, as the config writes them.
 var remoteTypes = []string{config.RemoteHTTP, config.RemoteSSE}
 
+// remoteFields are a remote entry's own fields: its address, its
+// transport and its OAuth sign-in (client ID, scopes), each with its error
+// line. The add page's remote form and a remote server's Settings tab
+// (remotesettings.go) show them.
+type remoteFields struct {
+	url              *widget.Entry
+	typ              *widget.Select
+	oauth            *widget.Check
+	clientID, scopes *widget.Entry
+	oauthBox         *fyne.Container
+	rows             []fyne.CanvasObject // the Address, Transport and Sign-in rows of a formGrid
+	// was holds the entry's url, type and oauth as the host has them
+	// (nil for a new entry), shown what the fields made of them when they
+	// were filled: a key whose field is as it was filled is written as
+	// the entry has it (its spelling, its members in their order).
+	was, shown map[string]json.RawMessage
+	// oauthWas are the members of the entry's oauth: those the fields do
+	// not show (clientSecret, clientMetadataUrl) are kept.
+	oauthWas map[string]json.RawMessage
+}
+
+// remoteKeys are the keys of an entry the remote fields write.
+var remoteKeys = []string{"url", "type", "oauth"}
+
+// newRemoteFields returns the fields, filled from an entry the host has
+// (s and base, its keys) or empty (s nil). Their error lines are put in
+// errs under "url", "type" and "oauth"; changed is called with a field's
+// key after each change the user makes.
+func newRemoteFields(errs map[string]*widget.Label, s *config.Server, base map[string]json.RawMessage, changed func(key string)) *remoteFields {
+	r := &remoteFields{}
+	errFor := func(key string) fyne.CanvasObject {
+		l, obj := reservedError()
+		errs[key] = l
+		return obj
+	}
+	r.url = widget.NewEntry()
+	r.url.SetPlaceHolder("https://mcp.example.com/mcp")
+	r.typ = widget.NewSelect(remoteTypes, nil)
+	r.typ.SetSelected(config.RemoteHTTP)
+	r.clientID = widget.NewEntry()
+	r.clientID.SetPlaceHolder("empty: the host registers itself with the server")
+	r.scopes = widget.NewEntry()
+	r.scopes.SetPlaceHolder("empty: the scopes the server asks for")
+	r.oauthBox = container.NewVBox(
+		formGrid(widget.NewLabel("Client ID"), r.clientID, widget.NewLabel("Scopes"), r.scopes))
+	r.oauthBox.Hide()
+	r.oauth = widget.NewCheck("Sign in with OAuth (in the browser)", nil)
+	if s != nil {
+		r.fill(s, base)
+	}
+	onChange := func(key string) func(string) { return func(string) { changed(key) } }
+	r.url.OnChanged = onChange("url")
+	r.typ.OnChanged = onChange("type")
+	r.clientID.OnChanged = onChange("oauth")
+	r.scopes.OnChanged = onChange("oauth")
+	r.oauth.OnChanged = func(on bool) {
+		show(r.oauthBox, on)
+		changed("oauth")
+	}
+	r.rows = []fyne.CanvasObject{
+		widget.NewLabel("Address"), container.NewVBox(r.url,
+			hintLabel("https://, or http:// for this machine only (localhost, 127.0.0.1, ::1)"), errFor("url")),
+		widget.NewLabel("Transport"), container.NewVBox(r.typ,
+			hintLabel("http: Streamable HTTP; sse: the older HTTP+SSE transport"), errFor("type")),
+		widget.NewLabel("Sign-in"), container.NewVBox(r.oauth, r.oauthBox, errFor("oauth")),
+	}
+	return r
+}
+
+// fill shows an entry's url, type and oauth in the fields.
+func (r *remoteFields) fill(s *config.Server, base map[string]json.RawMessage) {
+	r.url.SetText(s.URL)
+	if s.Type == config.RemoteSSE {
+		r.typ.SetSelected(config.RemoteSSE)
+	}
+	if s.OAuth != nil {
+		r.oauth.SetChecked(true)
+		r.oauthBox.Show()
+		r.clientID.SetText(s.OAuth.ClientID)
+		r.scopes.SetText(strings.Join(s.OAuth.Scopes, " "))
+		_ = json.Unmarshal(base["oauth"], &r.oauthWas) // s.OAuth: an object
+	}
+	r.was = map[string]json.RawMessage{}
+	for _, k := range remoteKeys {
+		if v, ok := base[k]; ok {
+			r.was[k] = v
+		}
+	}
+	r.shown = r.values()
+}
+
+// values returns what the fields say of each of remoteKeys: its JSON, or
+// nil for a key the entry does not have.
+func (r *remoteFields) values() map[string]json.RawMessage {
+	v := map[string]json.RawMessage{"url": marshal(strings.TrimSpace(r.url.Text))}
+	if r.typ.Selected == config.RemoteSSE {
+		v["type"] = marshal(config.RemoteSSE)
+	}
+	if r.oauth.Checked {
+		o := maps.Clone(r.oauthWas)
+		if o == nil {
+			o = map[string]json.RawMessage{}
+		}
+		delete(o, "clientId")
+		delete(o, "scopes")
+		if id := strings.TrimSpace(r.clientID.Text); id != "" {
+			o["clientId"] = marshal(id)
+		}
+		if sc := strings.Fields(r.scopes.Text); len(sc) > 0 {
+			o["scopes"] = marshal(sc)
+		}
+		v["oauth"] = marshal(o)
+	}
+	return v
+}
+
+// apply writes the fields' url, type and oauth in an entry. Of an entry
+// the host has, a key whose field is as it was filled stays as the entry
+// has it ("type": "streamable-http" is kept while the Transport says
+// http).
+func (r *remoteFields) apply(e map[string]json.RawMessage) {
+	v := r.values()
+	for _, k := range remoteKeys {
+		val := v[k]
+		if r.was != nil && bytes.Equal(val, r.shown[k]) {
+			val = r.was[k]
+		}
+		if val == nil {
+			delete(e, k)
+		} else {
+			e[k] = val
+		}
+	}
+}
+
 // remoteForm adds a remote server: its name, its address, its transport
 // and, optionally, the OAuth sign-in. It checks the entry as the config
 // checks it (checkEntry), each problem under its field, and saves it
 // through the host (servers.put) as the command form does.
 type remoteForm struct {
-	w                *Window
-	name, url        *widget.Entry
-	typ              *widget.Select
-	oauth            *widget.Check
-	clientID, scopes *widget.Entry
-	oauthBox         *fyne.Container
-	errs             map[string]*widget.Label // by key: name, url, type, oauth; "" for the rest
-	save, cancel     *widget.Button
-	touched          map[string]bool
-	all, saving      bool
-	obj              fyne.CanvasObject
+	w    *Window
+	name *widget.Entry
+	*remoteFields
+	errs         map[string]*widget.Label // by key: name, url, type, oauth; "" for the rest
+	save, cancel *widget.Button
+	touched      map[string]bool
+	all, saving  bool
+	obj          fyne.CanvasObject
 }
 
 func newRemoteForm(w *Window) *remoteForm {
 	f := &remoteForm{w: w, errs: map[string]*widget.Label{}, touched: map[string]bool{}}
-	errFor := func(key string) fyne.CanvasObject {
-		l, obj := reservedError()
-		f.errs[key] = l
-		return obj
-	}
-	changed := func(key string) func(string) {
-		return func(string) { f.touched[key] = true; f.validate() }
-	}
 	f.name = widget.NewEntry()
 	f.name.SetPlaceHolder("github (lower-case letters, digits and -)")
-	f.name.OnChanged = changed("name")
-	f.url = widget.NewEntry()
-	f.url.SetPlaceHolder("https://mcp.example.com/mcp")
-	f.url.OnChanged = changed("url")
-	f.typ = widget.NewSelect(remoteTypes, nil)
-	f.typ.SetSelected(config.RemoteHTTP)
-	f.typ.OnChanged = func(string) { f.validate() }
-	f.clientID = widget.NewEntry()
-	f.clientID.SetPlaceHolder("empty: the host registers itself with the server")
-	f.clientID.OnChanged = changed("oauth")
-	f.scopes = widget.NewEntry()
-	f.scopes.SetPlaceHolder("empty: the scopes the server asks for")
-	f.scopes.OnChanged = changed("oauth")
-	f.oauthBox = container.NewVBox(
-		formGrid(widget.NewLabel("Client ID"), f.clientID, widget.NewLabel("Scopes"), f.scopes))
-	f.oauthBox.Hide()
-	f.oauth = widget.NewCheck("Sign in with OAuth (in the browser)", func(on bool) {
-		if on {
-			f.oauthBox.Show()
-		} else {
-			f.oauthBox.Hide()
+	f.name.OnChanged = func(string) { f.touched["name"] = true; f.validate() }
+	nameErr, nameErrObj := reservedError()
+	f.errs["name"] = nameErr
+	f.remoteFields = newRemoteFields(f.errs, nil, nil, func(key string) {
+		if key != "type" {
+			f.touched[key] = true
 		}
 		f.validate()
 	})
@@ -89,14 +200,8 @@ func newRemoteForm(w *Window) *remoteForm {
 	f.cancel = widget.NewButton("Cancel", w.home)
 	barErr := errorLabel()
 	f.errs[""] = barErr
-	grid := formGrid(
-		widget.NewLabel("Name"), container.NewVBox(f.name, errFor("name")),
-		widget.NewLabel("Address"), container.NewVBox(f.url,
-			hintLabel("https://, or http:// for this machine only (localhost, 127.0.0.1, ::1)"), errFor("url")),
-		widget.NewLabel("Transport"), container.NewVBox(f.typ,
-			hintLabel("http: Streamable HTTP; sse: the older HTTP+SSE transport"), errFor("type")),
-		widget.NewLabel("Sign-in"), container.NewVBox(f.oauth, f.oauthBox, errFor("oauth")),
-	)
+	grid := formGrid(append([]fyne.CanvasObject{
+		widget.NewLabel("Name"), container.NewVBox(f.name, nameErrObj)}, f.rows...)...)
 	bar := container.NewBorder(widget.NewSeparator(), nil, nil, container.NewCenter(container.NewHBox(f.cancel, f.save)), barErr)
 	f.obj = container.NewBorder(nil, bar, nil, nil, pageScroll(grid))
 	f.validate()
@@ -105,20 +210,8 @@ func newRemoteForm(w *Window) *remoteForm {
 
 // entry is the entry the form describes.
 func (f *remoteForm) entry() json.RawMessage {
-	e := map[string]any{"url": strings.TrimSpace(f.url.Text)}
-	if f.typ.Selected == config.RemoteSSE {
-		e["type"] = config.RemoteSSE
-	}
-	if f.oauth.Checked {
-		o := map[string]any{}
-		if id := strings.TrimSpace(f.clientID.Text); id != "" {
-			o["clientId"] = id
-		}
-		if sc := strings.Fields(f.scopes.Text); len(sc) > 0 {
-			o["scopes"] = sc
-		}
-		e["oauth"] = o
-	}
+	e := map[string]json.RawMessage{}
+	f.apply(e)
 	return marshal(e)
 }
 

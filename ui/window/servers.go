@@ -206,6 +206,7 @@ type serverDetail struct {
 	ov      *overview
 	seq     int // the tab opened last: a late answer for an older one is dropped
 	obj     fyne.CanvasObject
+	remote  *remoteFields // the Settings tab's remote fields, of a remote server
 }
 
 func newServerDetail(sp *serversPage, name string) *serverDetail {
@@ -274,7 +275,8 @@ func (d *serverDetail) openTab(i int) {
 }
 
 // openSettings fetches the server's entry (servers.get) and shows it in
-// the server form, embedded in the Settings tab.
+// the server form, embedded in the Settings tab; a remote server's has
+// its address, transport and sign-in instead of a command.
 func (d *serverDetail) openSettings() {
 	w, name, seq := d.w, d.name, d.seq
 	box := d.boxes[tabSettings]
@@ -302,7 +304,12 @@ func (d *serverDetail) openSettings() {
 			box.Refresh()
 			return
 		}
-		f := newServerForm(w, name, false, s, base, nil)
+		var f *serverForm
+		if d.remote = nil; isRemoteEntry(s) {
+			f = d.remoteSettings(s, base) // remotesettings.go
+		} else {
+			f = newServerForm(w, name, false, s, base, nil)
+		}
 		w.embedIn = box
 		w.open(&page{title: "Settings of " + name, obj: f.obj})
 		w.embedIn = nil
