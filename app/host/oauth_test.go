@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/remotetest"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -234,6 +235,31 @@ func TestOAuthDynamicRegistration(t *testing.T) {
 	if rig.Refresh.Load() == before {
 		t.Error("no renewal with the registered client")
 	}
+
+	// Logout revokes the refresh token where the authorization server
+	// names a revocation endpoint (read from its metadata at the sign-in:
+	// the rig names one from now on, so sign in again), then deletes it.
+	rig.Revocation.Store(true)
+	th.must(t, hostapi.MethodLogin, hostapi.NameParams{Name: "d"}, &res)
+	remotetest.Browse(t, res.URL, nil)
+	testkit.Eventually(t, "the second sign-in's record", func() bool {
+		v, err := store.Get(OAuthSecret("d"))
+		var r2 tokenRecord
+		return err == nil && json.Unmarshal([]byte(v.Reveal()), &r2) == nil && r2.RevocationURL != "" && r2.RefreshToken != rec.RefreshToken
+	})
+	th.waitServer(t, "d", "running again", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning })
+	v, _ = store.Get(OAuthSecret("d"))
+	var rec2 tokenRecord
+	_ = json.Unmarshal([]byte(v.Reveal()), &rec2)
+	var out hostapi.LogoutResult
+	th.must(t, hostapi.MethodLogout, hostapi.NameParams{Name: "d"}, &out)
+	if !out.Revoked || rig.Revoked.Load() != 1 || !rig.IsRevoked(rec2.RefreshToken) {
+		t.Errorf("logout: revoked %v, %d revocations, the refresh token revoked %v", out.Revoked, rig.Revoked.Load(), rig.IsRevoked(rec2.RefreshToken))
+	}
+	if _, err := store.Get(OAuthSecret("d")); err == nil {
+		t.Error("the tokens are still in the keyring after the logout")
+	}
+	th.waitServer(t, "d", "sign-in needed after the logout", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateSignInNeeded })
 }
 
 // TestOAuthClientMetadataDocument: an entry with "clientMetadataUrl"

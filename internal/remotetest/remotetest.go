@@ -53,11 +53,28 @@ type OAuthRig struct {
 	CIMDClient  *http.Client
 	CIMDFetched atomic.Int32
 
+	// Revocation, set before a sign-in, makes the authorization server's
+	// metadata name a revocation endpoint (RFC 7009; served next to the
+	// MCP server: mockoidc has none) that authenticates the client as the
+	// token endpoint does and revokes the token: a revoked refresh token
+	// is refused by the token endpoint, a revoked access token by the MCP
+	// server. Revoked counts the revocations.
+	Revocation atomic.Bool
+	Revoked    atomic.Int32
+
 	base     string // the MCP server's origin
 	mu       sync.Mutex
 	issued   []string        // every access and refresh token it gave
 	refreshR []string        // the resource parameter of each refresh grant ("" if none)
 	cimdOK   map[string]bool // client ID documents the authorization endpoint accepted
+	revoked  map[string]bool // tokens revoked at the revocation endpoint
+}
+
+// IsRevoked reports whether tok was revoked at the revocation endpoint.
+func (rig *OAuthRig) IsRevoked(tok string) bool {
+	rig.mu.Lock()
+	defer rig.mu.Unlock()
+	return rig.revoked[tok]
 }
 
 // RefreshResources returns the resource parameter (RFC 8707) of each
@@ -101,7 +118,7 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 				next.ServeHTTP(w, r)
 				return
 			}
-			if r.URL.Path == mockoidc.DiscoveryEndpoint && (rig.DCR.Load() || rig.CIMD.Load()) {
+			if r.URL.Path == mockoidc.DiscoveryEndpoint && (rig.DCR.Load() || rig.CIMD.Load() || rig.Revocation.Load()) {
 				rec := httptest.NewRecorder()
 				next.ServeHTTP(rec, r)
 				var m map[string]any
@@ -111,6 +128,9 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 				}
 				if rig.DCR.Load() {
 					m["registration_endpoint"] = rig.base + "/register"
+				}
+				if rig.Revocation.Load() {
+					m["revocation_endpoint"] = rig.base + "/revoke"
 				}
 				if rig.CIMD.Load() {
 					m["client_id_metadata_document_supported"] = true
@@ -138,6 +158,12 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 					f.Set("client_id", rig.AS.ClientID)
 					f.Set("client_secret", rig.AS.ClientSecret)
 				}
+			}
+			if r.Form.Get("grant_type") == "refresh_token" && rig.IsRevoked(r.Form.Get("refresh_token")) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"invalid_grant","error_description":"the token was revoked"}`))
+				return
 			}
 			switch r.Form.Get("grant_type") {
 			case "refresh_token":
@@ -203,6 +229,10 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/revoke" {
+			rig.revoke(w, r)
+			return
+		}
 		if r.URL.Path == "/register" {
 			rig.register(w, r)
 			return
@@ -307,9 +337,42 @@ func (rig *OAuthRig) checkCIMD(id, redirect string) error {
 	return fmt.Errorf("redirect_uri %s is not among the document's %v", redirect, doc.RedirectURIs)
 }
 
+// revoke is the revocation endpoint (RFC 7009): a POST of the token, by
+// the client it was issued to (HTTP Basic or client_id and client_secret
+// in the form, mockoidc's one confidential client).
+func (rig *OAuthRig) revoke(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !rig.Revocation.Load() {
+		http.Error(w, "no revocation", http.StatusNotFound)
+		return
+	}
+	if err := r.ParseForm(); err != nil || r.PostForm.Get("token") == "" {
+		http.Error(w, `{"error":"invalid_request"}`, http.StatusBadRequest)
+		return
+	}
+	id, secret, basic := r.BasicAuth()
+	if basic {
+		id, _ = url.QueryUnescape(id)
+		secret, _ = url.QueryUnescape(secret)
+	} else {
+		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	if id != rig.AS.ClientID || secret != rig.AS.ClientSecret {
+		http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
+		return
+	}
+	rig.mu.Lock()
+	if rig.revoked == nil {
+		rig.revoked = map[string]bool{}
+	}
+	rig.revoked[r.PostForm.Get("token")] = true
+	rig.mu.Unlock()
+	rig.Revoked.Add(1)
+	w.WriteHeader(http.StatusOK)
+}
+
 // valid asks the authorization server whether the bearer token is good.
 func (rig *OAuthRig) valid(authz string) bool {
-	if !strings.HasPrefix(authz, "Bearer ") {
+	if !strings.HasPrefix(authz, "Bearer ") || rig.IsRevoked(strings.TrimPrefix(authz, "Bearer ")) {
 		return false
 	}
 	req, _ := http.NewRequest(http.MethodGet, rig.AS.UserinfoEndpoint(), nil)
