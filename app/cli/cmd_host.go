@@ -187,6 +187,9 @@ func (e *env) status(*argv) error {
 		fmt.Fprintln(e.stdout, "no host is running: the servers below are not running ('switchboard serve' starts them)")
 	} else {
 		fmt.Fprintf(e.stdout, "host pid %d, config %s\n", info.PID, info.ConfigPath)
+		if note := e.otherConfigNote(info); note != "" {
+			fmt.Fprintln(e.stdout, note)
+		}
 		fmt.Fprintf(e.stdout, "host socket %s, %s\n", info.Socket, hostOrigin(info))
 		if info.AIClients > 0 {
 			who := fmt.Sprint(info.AIClients)
@@ -365,6 +368,9 @@ func (e *env) doctor(*argv) error {
 			running = &hi
 			ok("host: pid %d, socket %s, %s", hi.PID, hi.Socket, english.Plural(hi.Clients, "client"))
 			info("host: %s", hostOrigin(&hi))
+			if note := e.otherConfigNote(&hi); note != "" {
+				bad("%s", note)
+			}
 			if hi.Config.Error != "" {
 				bad("host: %s", configLines(hostapi.ConfigStatus{Error: hi.Config.Error, NoGoodConfig: hi.Config.NoGoodConfig}, nil)[0])
 			}
@@ -464,6 +470,24 @@ func doctorSignIn(store *secrets.Store, name string, ok, bad func(string, ...any
 		return
 	}
 	ok("server %s: signed in (OAuth; the tokens are in the keyring)", name)
+}
+
+// otherConfigNote says so when the running host uses another config file
+// than this process would (and no --config or SWITCHBOARD_CONFIG chose
+// this one; dial refuses an explicit mismatch): a host started by an AI
+// app's bridge, whose environment lacked this shell's XDG_CONFIG_HOME,
+// reads the default file (docs/decisions.md). "" when they agree.
+func (e *env) otherConfigNote(info *hostapi.Info) string {
+	path, explicit, err := e.configPath()
+	if err != nil || explicit || filepath.Clean(info.ConfigPath) == filepath.Clean(path) {
+		return ""
+	}
+	why := ""
+	if x := e.getenv("XDG_CONFIG_HOME"); x != "" {
+		why = fmt.Sprintf(" (this shell's XDG_CONFIG_HOME is %s; the host's environment did not have it, as an AI app's bridge that started it may not)", x)
+	}
+	return fmt.Sprintf("the running host (pid %d) uses the config %s, not %s, this shell's%s: to use this one, stop the host ('switchboard stop') and start it from here ('switchboard serve', or the tray app), or set SWITCHBOARD_CONFIG=%s where the host starts (the service, the AI apps' entries)",
+		info.PID, info.ConfigPath, path, why, path)
 }
 
 func shorten(s string, n int) string {
