@@ -102,8 +102,8 @@ func (p *ImportPlan) Skipped() []string {
 //   - a remote entry with "url" (Windsurf's "serverUrl", Gemini CLI's
 //     "httpUrl") is imported as one; an entry that runs npx mcp-remote URL
 //     becomes the remote entry it stands for (config.FromMCPRemote), or
-//     stays with why; other remote forms (pnpm dlx mcp-remote, a type
-//     with no url) stay: "remote: not managed yet";
+//     stays with why; other remote forms (a type with no url) stay:
+//     "remote: not managed yet";
 //   - the app's own keys are translated (see [Doc.ImportBlock]); an entry
 //     that reads an envFile, or belongs to a Zed extension, stays;
 //   - variables are expanded as the app would where the value does not
@@ -311,36 +311,12 @@ func remoteURL(raw json.RawMessage) (string, bool) {
 }
 
 // mcpRemote returns the URL of a command that runs the mcp-remote proxy
-// (npx [-y] mcp-remote URL, bunx, pnpm dlx, yarn dlx, or mcp-remote
-// itself), or "".
+// (config.MCPRemoteArgs: npx [-y] mcp-remote URL, bunx, pnpm dlx, yarn
+// dlx, bun x, npm exec, or mcp-remote itself), "(no URL)" for the proxy
+// run by a package runner without one, or "".
 func mcpRemote(command string, args []string) string {
-	base := strings.ToLower(path.Base(strings.ReplaceAll(command, `\`, "/")))
-	for _, ext := range []string{".cmd", ".exe", ".bat", ".ps1"} {
-		base = strings.TrimSuffix(base, ext)
-	}
-	isPkg := func(a string) bool {
-		return a == "mcp-remote" || strings.HasPrefix(a, "mcp-remote@")
-	}
-	rest := args
-	switch base {
-	case "mcp-remote":
-	case "npx", "bunx", "pnpx":
-		i := slices.IndexFunc(rest, func(a string) bool { return !strings.HasPrefix(a, "-") })
-		if i < 0 || !isPkg(rest[i]) {
-			return ""
-		}
-		rest = rest[i+1:]
-	case "pnpm", "yarn", "npm":
-		// pnpm dlx / yarn dlx / npm exec [--] mcp-remote URL
-		if len(rest) == 0 || (rest[0] != "dlx" && rest[0] != "exec" && rest[0] != "x") {
-			return ""
-		}
-		i := slices.IndexFunc(rest[1:], func(a string) bool { return !strings.HasPrefix(a, "-") })
-		if i < 0 || !isPkg(rest[1+i]) {
-			return ""
-		}
-		rest = rest[i+2:]
-	default:
+	rest, ok := config.MCPRemoteArgs(command, args)
+	if !ok {
 		return ""
 	}
 	for _, a := range rest {
@@ -348,7 +324,7 @@ func mcpRemote(command string, args []string) string {
 			return a
 		}
 	}
-	if base == "mcp-remote" {
+	if base := strings.ToLower(path.Base(strings.ReplaceAll(command, `\`, "/"))); strings.HasPrefix(base, "mcp-remote") {
 		return "" // no URL: not recognisable as the proxy
 	}
 	return "(no URL)"

@@ -244,7 +244,7 @@ func TestPlanImport(t *testing.T) {
 			wants: map[string]want{
 				"a": {skip: "${HOME}: Switchboard does not know what Claude Desktop puts in its place"},
 				"b": {env: map[string]string{"K": "$HOME"}},
-				"c": {skip: "remote: not managed yet (mcp-remote http://localhost:3000/mcp)"},
+				"c": {url: "http://localhost:3000/mcp"}, // pnpm dlx runs mcp-remote as npx does
 			},
 		},
 		{

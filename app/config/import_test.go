@@ -172,6 +172,34 @@ func TestParseImportSkipsAsData(t *testing.T) {
 // TestFromMCPRemote: the proxy's command line becomes the remote entry it
 // stands for; the header's ${VAR} comes from the entry's env; the header's
 // secret part moves to a reference.
+// TestMCPRemoteByOtherRunners: pnpm dlx, yarn dlx and bun x run
+// mcp-remote as npx does, and are imported as the remote entry it stands
+// for; the same runners with another package stay stdio servers.
+func TestMCPRemoteByOtherRunners(t *testing.T) {
+	in := `{"p": {"command": "pnpm", "args": ["dlx", "mcp-remote", "https://p.example/mcp"]},
+	  "y": {"command": "yarn.cmd", "args": ["dlx", "mcp-remote@0.1.29", "https://y.example/mcp"]},
+	  "b": {"command": "bun", "args": ["x", "mcp-remote", "https://b.example/sse", "--transport", "sse-only"]},
+	  "o": {"command": "pnpm", "args": ["dlx", "other-server"]},
+	  "i": {"command": "yarn", "args": ["mcp-remote", "https://i.example/mcp"]}}`
+	servers, skipped, _, err := ParseImport([]byte(in))
+	if err != nil || len(skipped) != 0 {
+		t.Fatalf("err %v, skipped %v", err, skipped)
+	}
+	for name, url := range map[string]string{"p": "https://p.example/mcp", "y": "https://y.example/mcp", "b": "https://b.example/sse"} {
+		if s := servers[name]; s == nil || !s.IsRemote() || s.URL != url || s.Command != "" {
+			t.Errorf("%s: %+v, want the remote entry of %s", name, s, url)
+		}
+	}
+	if s := servers["b"]; s == nil || s.Type != RemoteSSE {
+		t.Errorf("bun x with --transport sse-only: %+v", s)
+	}
+	for _, name := range []string{"o", "i"} {
+		if s := servers[name]; s == nil || s.IsRemote() || s.Command == "" {
+			t.Errorf("%s: %+v, want the stdio entry as written", name, s)
+		}
+	}
+}
+
 func TestFromMCPRemote(t *testing.T) {
 	in := []byte(`{"mcpServers": {"Docs": {"command": "npx.cmd", "args": ["-y", "mcp-remote", "https://docs.example/sse", "--header", "Authorization:Bearer ${AUTH}", "--header", "X-Team: blue", "--transport", "sse-only", "3334"], "env": {"AUTH": "s3cr3t-tok"}, "disabled": true}}}`)
 	servers, skipped, secrets, err := ParseImport(in)

@@ -160,9 +160,15 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-// mcpRemoteArgs returns the arguments after the mcp-remote package when
-// command and args run it (npx/bunx/pnpx [flags] mcp-remote[@version], or
-// mcp-remote itself).
+// MCPRemoteArgs returns the arguments after the mcp-remote package when
+// command and args run it (npx/bunx/pnpx [flags] mcp-remote[@version],
+// pnpm dlx, yarn dlx, bun x or npm exec the same way, or mcp-remote
+// itself): the one recognizer of the proxy, for imports and the AI apps'
+// pages alike.
+func MCPRemoteArgs(command string, args []string) ([]string, bool) {
+	return mcpRemoteArgs(command, args)
+}
+
 func mcpRemoteArgs(command string, args []string) ([]string, bool) {
 	base := strings.ToLower(path.Base(strings.ReplaceAll(command, `\`, "/")))
 	for _, ext := range []string{".cmd", ".exe", ".bat", ".ps1"} {
@@ -171,6 +177,15 @@ func mcpRemoteArgs(command string, args []string) ([]string, bool) {
 	switch base {
 	case "mcp-remote":
 		return args, true
+	case "pnpm", "yarn", "bun", "npm":
+		// pnpm dlx, yarn dlx, bun x and npm exec (or x) [--] are npx by
+		// other names.
+		subs := map[string][]string{"pnpm": {"dlx"}, "yarn": {"dlx"}, "bun": {"x"}, "npm": {"exec", "x"}}[base]
+		i := slices.IndexFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") })
+		if i < 0 || !slices.Contains(subs, args[i]) {
+			return nil, false
+		}
+		return mcpRemoteArgs("npx", args[i+1:])
 	case "npx", "bunx", "pnpx":
 		i := slices.IndexFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") })
 		if i < 0 || !(args[i] == "mcp-remote" || strings.HasPrefix(args[i], "mcp-remote@")) {
