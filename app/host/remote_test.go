@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -16,12 +17,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
@@ -296,5 +300,74 @@ func TestRemoteActivityAndPolicy(t *testing.T) {
 	}
 	if r, ok := outcomes["fail"]; !ok || r.Outcome != "denied" {
 		t.Errorf("the denied call's record: %+v", r)
+	}
+}
+
+// TestRemoteApprovalProgress: a remote server's call that its policy holds
+// for the user's approval gives the app progress notifications under its
+// own token while it waits (so that an app whose timeout progress resets
+// does not give up), as a local server's held call does; approved, it runs.
+func TestRemoteApprovalProgress(t *testing.T) {
+	every := relay.HoldProgressEvery
+	t.Cleanup(func() { relay.HoldProgressEvery = every }) // after the host stopped
+	relay.HoldProgressEvery = 20 * time.Millisecond
+	const token = "s3cret-approval-token"
+	srv := newRemoteMCP(t, token, false)
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	if err := store.Set("r-token", secrets.New(token)); err != nil {
+		t.Fatal(err)
+	}
+	setGatewayPath(t, "lean")
+	th := runHost(t, store, map[string]any{
+		"r": map[string]any{"url": srv.url(), "headers": map[string]string{"Authorization": "Bearer ${keyring:r-token}"},
+			"policy": map[string]any{"tools": map[string]string{"echo": "ask"}}},
+	})
+	th.waitServer(t, "r", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 2 })
+
+	ap, err := api.Dial(context.Background(), th.opts.SocketPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ap.Close()
+	events, err := ap.Subscribe(context.Background(), hostapi.TopicApprovals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progress atomic.Int32
+	cs := gwClient(t, th, gateway.Filter{}, "", &mcp.ClientOptions{
+		ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
+			if r.Params.ProgressToken == "tok" && strings.Contains(r.Params.Message, "approve") {
+				progress.Add(1)
+			}
+		}})
+	done := make(chan string, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "r__echo", Arguments: map[string]any{"text": "held"}, Meta: mcp.Meta{"progressToken": "tok"}})
+		if err != nil {
+			done <- "CALL FAILED: " + err.Error()
+			return
+		}
+		done <- gwText(res)
+	}()
+	var held []hostapi.Approval
+	testkit.Eventually(t, "the call held for approval", func() (bool, string) {
+		select {
+		case ev := <-events:
+			_ = json.Unmarshal(ev.Data, &held)
+		default:
+		}
+		return len(held) == 1 && held[0].Tool == "echo", fmt.Sprint(held)
+	})
+	testkit.Eventually(t, "progress while the call waits", func() (bool, string) { return progress.Load() >= 2, fmt.Sprint(progress.Load()) })
+	th.must(t, hostapi.MethodApprovalDecide, hostapi.DecideParams{ID: held[0].ID, Decision: hostapi.DecideOnce}, nil)
+	select {
+	case got := <-done:
+		if got != "remote: held" {
+			t.Errorf("the approved call answered %q", got)
+		}
+	case <-time.After(wait):
+		t.Fatal("the approved call did not finish")
 	}
 }

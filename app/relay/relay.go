@@ -463,6 +463,15 @@ func (r *Relay) startHeld(p *pending, args []byte) func() {
 	return h.stop
 }
 
+// HoldProgress sends c's caller the nth progress notification of a call
+// held for the user's approval (every [HoldProgressEvery]): the relay's
+// held calls and those of a remote server's session (app/host) say the
+// same.
+func HoldProgress(c *Call, n int) {
+	msg := append([]byte(`{"progressToken":"`+IDPrefix+`0","progress":`), strconv.Itoa(n)...)
+	c.Progress(append(msg, `,"message":"waiting for the user to approve this call in Switchboard"}`...))
+}
+
 func (r *Relay) waitHeld(h *held, args []byte) {
 	p, c, hold := h.p, h.p.c, h.p.info.Hold
 	var tick <-chan time.Time
@@ -477,8 +486,7 @@ func (r *Relay) waitHeld(h *held, args []byte) {
 			r.after(p, nil, ErrWithdrawn)
 			return
 		case <-tick:
-			msg := append([]byte(`{"progressToken":"`+IDPrefix+`0","progress":`), strconv.Itoa(n)...)
-			c.Progress(append(msg, `,"message":"waiting for the user to approve this call in Switchboard"}`...))
+			HoldProgress(c, n)
 			continue
 		case <-hold.Decided():
 		}
