@@ -47,8 +47,12 @@ func (e *env) serversPut(a *argv, create bool) error {
 		return usagef("servers %s: give one server NAME (then -- COMMAND [ARGS...])", verb)
 	}
 	name := pos[0]
-	if create && len(cmdline) == 0 {
-		return usagef("servers add %s: give the command after --, e.g. switchboard servers add %s -- npx -y @modelcontextprotocol/server-everything", name, name)
+	remote := a.str("url") != ""
+	if create && len(cmdline) == 0 && !remote {
+		return usagef("servers add %s: give the command after --, e.g. switchboard servers add %s -- npx -y @modelcontextprotocol/server-everything (or a remote server's address: --url URL)", name, name)
+	}
+	if remote && len(cmdline) > 0 {
+		return usagef("servers %s %s: give a command after -- or a remote server's --url, not both", verb, name)
 	}
 	ctx := context.Background()
 	b, err := e.backend(ctx)
@@ -153,8 +157,26 @@ func (e *env) serversPut(a *argv, create bool) error {
 	if err := setToolFilter(entry, ef); err != nil {
 		return err
 	}
+	remoteSecrets, err := setRemote(entry, a, verb, name)
+	if err != nil {
+		return err
+	}
 	if err := setSandbox(entry, a); err != nil {
 		return err
+	}
+	if len(remoteSecrets) > 0 {
+		if len(secretNames) == 0 {
+			if list, err := b.listSecrets(); err == nil {
+				for _, s := range list {
+					secretNames[s.Name] = true
+				}
+			}
+		}
+		for _, s := range remoteSecrets {
+			if !secretNames[s] && !slices.Contains(missing, s) {
+				missing = append(missing, s)
+			}
+		}
 	}
 	raw, err := json.Marshal(entry)
 	if err != nil {

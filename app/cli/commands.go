@@ -53,8 +53,8 @@ autostart on') runs it without the window.
 
 		{name: "servers", group: "Servers", summary: "the servers in the config file, and the running ones", dflt: "list"},
 		{name: "servers list", summary: "every server: the same as 'switchboard status'", noArgs: true, run: (*env).status},
-		{name: "servers add", args: "NAME [FLAGS] -- CMD [ARGS...]", flags: entryFlagDefs,
-			summary: "add a server to the config file (the host starts it)", run: func(e *env, a *argv) error { return e.serversPut(a, true) }},
+		{name: "servers add", args: "NAME [FLAGS] -- CMD [ARGS...] | NAME --url URL [FLAGS]", flags: entryFlagDefs,
+			summary: "add a server to the config file (the host starts it): a command, or a remote server's address", run: func(e *env, a *argv) error { return e.serversPut(a, true) }},
 		{name: "servers set", args: "NAME [FLAGS] [-- CMD [ARGS...]]", flags: setFlags,
 			summary: "change an entry's fields (without remove and add)", run: func(e *env, a *argv) error { return e.serversPut(a, false) }},
 		{name: "servers rename", aliases: []string{"mv"}, args: "NAME NEWNAME",
