@@ -4,7 +4,6 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,14 +27,9 @@ func TestRemoteLoginBridge(t *testing.T) {
 	sb := newSandbox(t)
 	addr := privateKeyring(t, sb)
 	sb.env = sb.with("DBUS_SESSION_BUS_ADDRESS=" + addr)
-	cfg, _ := json.MarshalIndent(map[string]any{"version": 1, "mcpServers": map[string]any{
-		"o": map[string]any{"url": rig.MCPURL, "oauth": map[string]any{"clientId": rig.AS.ClientID, "clientSecret": "${keyring:o-client}"}},
-	}}, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(sb.configPath()), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(sb.configPath(), cfg, 0o600); err != nil {
-		t.Fatal(err)
+	// Added as a user would, with no host yet: the CLI writes the entry.
+	if out := sb.cli(t, "servers", "add", "o", "--url", rig.MCPURL, "--oauth", "--client-id", rig.AS.ClientID, "--client-secret", "o-client"); !strings.Contains(out, `secret "o-client" is not set yet`) {
+		t.Errorf("servers add --url:\n%s", out)
 	}
 	// Without a host, status and doctor show the url (no command to resolve).
 	if out := sb.cli(t, "status"); !strings.Contains(out, rig.MCPURL+" (http)") || strings.Contains(out, "not found") {
