@@ -29,6 +29,7 @@ var execFlag = flagDef{name: "exec", kind: stringFlag, arg: "PATH", help: "run t
 func commandTable() []*command {
 	setFlags := append(append([]flagDef(nil), entryFlagDefs...),
 		flagDef{name: "unset-env", kind: multiFlag, arg: "K", help: "remove a variable from the server's environment"},
+		flagDef{name: "unset-header", kind: multiFlag, arg: "NAME", help: "stop sending a header to the remote server"},
 		flagDef{name: "enabled", kind: boolFlag, help: "run the entry again (clears disabled)"},
 		flagDef{name: "clear-tool-filter", kind: boolFlag, help: "expose every tool again: remove tools.allow and tools.deny (before any --allow-tool or --deny-tool of the same command)"})
 	runtime := func(verb string) *command {

@@ -34,7 +34,7 @@ var processFlags = []string{"env", "secret-env", "inherit-env", "unset-env", "cw
 	"sandbox", "sandbox-read", "sandbox-write", "sandbox-net"}
 
 // remoteOnlyFlags are the flags that only a remote server has.
-var remoteOnlyFlags = []string{"transport", "header", "secret-header", "bearer", "oauth", "client-id", "client-secret", "scope"}
+var remoteOnlyFlags = []string{"transport", "header", "secret-header", "bearer", "unset-header", "oauth", "client-id", "client-secret", "scope"}
 
 // given returns the flags of names that the command line sets (of those
 // the command has).
@@ -104,6 +104,17 @@ func setRemote(entry map[string]json.RawMessage, a *argv, verb, name string) (se
 		}
 	}
 	n := len(headers)
+	var unset []string
+	if v, ok := a.vals["unset-header"].(*[]string); ok { // servers set only
+		unset = *v
+	}
+	for _, h := range unset {
+		k := textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(h))
+		if _, ok := headers[k]; !ok {
+			return nil, usagef("--unset-header %q: the entry sends no such header", h)
+		}
+		delete(headers, k)
+	}
 	for _, h := range a.list("header") {
 		k, v, ok := strings.Cut(h, ":")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
@@ -127,7 +138,10 @@ func setRemote(entry map[string]json.RawMessage, a *argv, verb, name string) (se
 		headers["Authorization"] = "Bearer " + config.KeyringRef(s)
 		secrets = append(secrets, s)
 	}
-	if len(headers) != n || len(a.list("header")) > 0 {
+	switch {
+	case len(headers) == 0 && len(unset) > 0:
+		delete(entry, "headers")
+	case len(headers) != n || len(a.list("header")) > 0 || len(unset) > 0:
 		set("headers", headers)
 	}
 	if len(given(a, []string{"oauth", "client-id", "client-secret", "scope"})) > 0 {

@@ -43,6 +43,16 @@ func TestServersAddRemote(t *testing.T) {
 	if d.Type == config.RemoteSSE || d.OAuth.ClientID != "cid" || strings.Join(d.OAuth.Scopes, " ") != "admin" || d.URL != "http://127.0.0.1:3001/sse" {
 		t.Errorf("docs after set: %+v %+v", d, d.OAuth)
 	}
+	// set: one header off, the others kept; then the last ones, and
+	// "headers" goes.
+	u.ok(t, "", "servers", "set", "gh", "--unset-header", "x-cost")
+	if h := u.load(t, u.configPath()).Servers["gh"].Headers; h["X-Cost"] != "" || h["X-Team"] != "blue" || h["Authorization"] == "" {
+		t.Errorf("headers after --unset-header x-cost: %v", h)
+	}
+	u.ok(t, "", "servers", "set", "gh", "--unset-header", "X-Team", "--unset-header", "Authorization")
+	if g := u.load(t, u.configPath()).Servers["gh"]; len(g.Headers) != 0 || g.URL == "" {
+		t.Errorf("gh after every header unset: %+v", g)
+	}
 	u.ok(t, "", "servers", "add", "local", "--", "/bin/cat")
 
 	before := u.load(t, u.configPath())
@@ -59,6 +69,8 @@ func TestServersAddRemote(t *testing.T) {
 		{[]string{"servers", "set", "local", "--oauth"}, "--oauth: only a remote server has them: add one with --url URL"},
 		{[]string{"servers", "set", "local", "--url", "https://x.example/mcp"}, "the entry runs a command"},
 		{[]string{"servers", "add", "x", "--header", "A: b", "--", "/bin/cat"}, "--header: only a remote server has them"},
+		{[]string{"servers", "set", "gh", "--unset-header", "X-None"}, `--unset-header "X-None": the entry sends no such header`},
+		{[]string{"servers", "set", "local", "--unset-header", "X-None"}, "--unset-header: only a remote server has them"},
 	} {
 		r := u.main("", c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.says) {
