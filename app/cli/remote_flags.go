@@ -37,20 +37,11 @@ var processFlags = []string{"env", "secret-env", "inherit-env", "unset-env", "cw
 var remoteOnlyFlags = []string{"transport", "header", "secret-header", "bearer", "unset-header", "oauth", "client-id", "client-secret", "scope"}
 
 // given returns the flags of names that the command line sets (of those
-// the command has).
+// the command has), as --NAME.
 func given(a *argv, names []string) []string {
 	var out []string
 	for _, n := range names {
-		set := false
-		switch v := a.vals[n].(type) {
-		case *bool:
-			set = *v
-		case *string:
-			set = *v != ""
-		case *[]string:
-			set = len(*v) > 0
-		}
-		if set {
+		if a.given(n) {
 			out = append(out, "--"+n)
 		}
 	}
@@ -105,8 +96,8 @@ func setRemote(entry map[string]json.RawMessage, a *argv, verb, name string) (se
 	}
 	n := len(headers)
 	var unset []string
-	if v, ok := a.vals["unset-header"].(*[]string); ok { // servers set only
-		unset = *v
+	if verb == "set" { // as --unset-env: servers set only
+		unset = a.list("unset-header")
 	}
 	for _, h := range unset {
 		k := textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(h))

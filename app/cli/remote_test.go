@@ -24,7 +24,7 @@ import (
 // directories nor the host's log; 'servers logout' deletes them.
 func TestRemoteLoginBridge(t *testing.T) {
 	rig := remotetest.NewOAuthRig(t)
-	sb := newSandbox(t)
+	sb := newSessionSandbox(t) // the real rendezvous: the bridge below has no SWITCHBOARD_RUNTIME_DIR
 	addr := privateKeyring(t, sb)
 	sb.env = sb.with("DBUS_SESSION_BUS_ADDRESS=" + addr)
 	// Added as a user would, with no host yet: the CLI writes the entry.
@@ -91,7 +91,9 @@ func TestRemoteLoginBridge(t *testing.T) {
 		}
 	}
 
-	b := sb.bridge(t, "")
+	// The bridge as an AI app starts it: the SDKs' six variables, no
+	// keyring bus; it reaches the host, which holds the tokens.
+	b := sb.bridgeEnv(t, only(sb.env, sdkDefaultEnvNames...), "")
 	if got := b.tools(t); !slices.Contains(got, "o__whoami") {
 		t.Fatalf("the bridge lists %v: no o__whoami", got)
 	}

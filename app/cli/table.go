@@ -82,6 +82,20 @@ func (a *argv) str(name string) string { return *a.value(name).(*string) }
 // list is a repeatable flag's values.
 func (a *argv) list(name string) []string { return *a.value(name).(*[]string) }
 
+// given reports whether the command line sets the flag name; false for a
+// flag the command does not have.
+func (a *argv) given(name string) bool {
+	switch v := a.vals[name].(type) {
+	case *bool:
+		return *v
+	case *string:
+		return *v != ""
+	case *[]string:
+		return len(*v) > 0
+	}
+	return false
+}
+
 // flagSet returns the parser of the row's flags and the global ones.
 func (c *command) flagSet(e *env, a *argv) *flagSet {
 	f := newFlags()

@@ -60,24 +60,10 @@ func (b *gatewayBackend) startRemoteCall(name string, s *server, cs *mcp.ClientS
 	go func() {
 		defer cancel()
 		if h := info.Hold; h != nil {
-			var tick <-chan time.Time // the app's timeout resets on progress
-			if c.Progress != nil && relay.HoldProgressEvery > 0 {
-				t := time.NewTicker(relay.HoldProgressEvery)
-				defer t.Stop()
-				tick = t.C
-			}
-		wait:
-			for n := 1; ; n++ {
-				select {
-				case <-ctx.Done():
-					h.Withdraw()
-					after(nil, relay.ErrWithdrawn)
-					return
-				case <-tick:
-					relay.HoldProgress(c, n)
-				case <-h.Decided():
-					break wait
-				}
+			if !relay.AwaitDecision(c, h, ctx.Done()) {
+				h.Withdraw()
+				after(nil, relay.ErrWithdrawn)
+				return
 			}
 			approval, err := h.Decision()
 			info.Approval = approval

@@ -463,17 +463,12 @@ func (r *Relay) startHeld(p *pending, args []byte) func() {
 	return h.stop
 }
 
-// HoldProgress sends c's caller the nth progress notification of a call
-// held for the user's approval (every [HoldProgressEvery]): the relay's
-// held calls and those of a remote server's session (app/host) say the
-// same.
-func HoldProgress(c *Call, n int) {
-	msg := append([]byte(`{"progressToken":"`+IDPrefix+`0","progress":`), strconv.Itoa(n)...)
-	c.Progress(append(msg, `,"message":"waiting for the user to approve this call in Switchboard"}`...))
-}
-
-func (r *Relay) waitHeld(h *held, args []byte) {
-	p, c, hold := h.p, h.p.c, h.p.info.Hold
+// AwaitDecision waits until hold is decided (true) or withdrawn closes
+// (false), sending c's caller a progress notification every
+// [HoldProgressEvery] if it gave a progress token, so that an app whose
+// timeout progress resets does not give up. The relay's held calls and
+// those of a remote server's session (app/host) wait through it.
+func AwaitDecision(c *Call, hold Hold, withdrawn <-chan struct{}) bool {
 	var tick <-chan time.Time
 	if c.Progress != nil && HoldProgressEvery > 0 {
 		t := time.NewTicker(HoldProgressEvery)
@@ -482,15 +477,22 @@ func (r *Relay) waitHeld(h *held, args []byte) {
 	}
 	for n := 1; ; n++ {
 		select {
-		case <-h.withdrawn:
-			r.after(p, nil, ErrWithdrawn)
-			return
+		case <-withdrawn:
+			return false
 		case <-tick:
-			HoldProgress(c, n)
-			continue
+			msg := append([]byte(`{"progressToken":"`+IDPrefix+`0","progress":`), strconv.Itoa(n)...)
+			c.Progress(append(msg, `,"message":"waiting for the user to approve this call in Switchboard"}`...))
 		case <-hold.Decided():
+			return true
 		}
-		break
+	}
+}
+
+func (r *Relay) waitHeld(h *held, args []byte) {
+	p, c, hold := h.p, h.p.c, h.p.info.Hold
+	if !AwaitDecision(c, hold, h.withdrawn) {
+		r.after(p, nil, ErrWithdrawn)
+		return
 	}
 	approval, err := hold.Decision()
 	p.info.Approval = approval

@@ -617,25 +617,33 @@ func checkBurst(t *testing.T, rebuilds int, elapsed time.Duration) {
 	}
 }
 
-// A notification when a server becomes failed, once per transition.
-func TestTrayNotifiesFailures(t *testing.T) {
-	app := test.NewTempApp(t)
-	src := newFakeSource(client.Snapshot{})
+// notifications records the tray's notifications: notify is its Notify,
+// took returns those sent since the last call.
+func notifications() (notify func(*fyne.Notification), took func() []*fyne.Notification) {
 	var mu sync.Mutex
 	var sent []*fyne.Notification
-	took := func() []*fyne.Notification {
+	notify = func(n *fyne.Notification) {
+		mu.Lock()
+		sent = append(sent, n)
+		mu.Unlock()
+	}
+	took = func() []*fyne.Notification {
 		mu.Lock()
 		defer mu.Unlock()
 		s := sent
 		sent = nil
 		return s
 	}
+	return notify, took
+}
+
+// A notification when a server becomes failed, once per transition.
+func TestTrayNotifiesFailures(t *testing.T) {
+	app := test.NewTempApp(t)
+	src := newFakeSource(client.Snapshot{})
+	notify, took := notifications()
 	var rb rebuilds
-	tr := &Tray{OnRebuild: rb.hook, Notify: func(n *fyne.Notification) {
-		mu.Lock()
-		sent = append(sent, n)
-		mu.Unlock()
-	}}
+	tr := &Tray{OnRebuild: rb.hook, Notify: notify}
 	var r recorder
 	ended := tr.start(app, src, r.actions())
 	defer func() { tr.Close(); <-ended }()

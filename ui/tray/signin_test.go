@@ -3,10 +3,8 @@ package tray
 import (
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
@@ -55,21 +53,9 @@ func TestBuildMenuSignIn(t *testing.T) {
 // sign-in, once per transition; none at the baseline.
 func TestTrayNotifiesSignIn(t *testing.T) {
 	src := newFakeSource(client.Snapshot{})
-	var mu sync.Mutex
-	var sent []*fyne.Notification
-	took := func() []*fyne.Notification {
-		mu.Lock()
-		defer mu.Unlock()
-		s := sent
-		sent = nil
-		return s
-	}
+	notify, took := notifications()
 	var rb rebuilds
-	tr := &Tray{OnRebuild: rb.hook, Notify: func(n *fyne.Notification) {
-		mu.Lock()
-		sent = append(sent, n)
-		mu.Unlock()
-	}}
+	tr := &Tray{OnRebuild: rb.hook, Notify: notify}
 	var r recorder
 	ended := tr.start(test.NewTempApp(t), src, r.actions())
 	defer func() { tr.Close(); <-ended }()
