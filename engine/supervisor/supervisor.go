@@ -296,10 +296,22 @@ func (s *Supervisor) Update(spec engine.Spec) {
 	}
 }
 
-// Retry wakes a server that waits for a secret.
+// Retry wakes a server that waits for a secret or for the user. A Retry
+// during an attempt's start is kept for the wait that may follow it (the
+// attempt may have read the state before the change that Retry
+// announces); one that comes while the server runs is forgotten.
 func (s *Supervisor) Retry() {
 	select {
 	case s.retry <- struct{}{}:
+	default:
+	}
+}
+
+// forgetRetry drops a Retry that no wait needs any more: at an attempt's
+// start (the attempt sees the change) and once the server runs.
+func (s *Supervisor) forgetRetry() {
+	select {
+	case <-s.retry:
 	default:
 	}
 }
@@ -338,6 +350,7 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 			s.stopped()
 			return
 		}
+		s.forgetRetry()
 		err := s.attempt(ctx, &last)
 		if errors.Is(err, errStopped) {
 			s.stopped()
@@ -647,6 +660,7 @@ func (s *Supervisor) running(cs *mcp.ClientSession) time.Time {
 	s.mu.Lock()
 	s.session = cs
 	s.mu.Unlock()
+	s.forgetRetry()
 	s.update(func(st *Status) {
 		st.State, st.Era, st.ProtocolVersion, st.StartedAt = Running, era, ver, up
 		st.LastError, st.LastReason, st.Stderr = "", "", nil

@@ -86,3 +86,54 @@ func TestWaitingForUser(t *testing.T) {
 		t.Fatal("running without a session")
 	}
 }
+
+// TestRetryWhileRunningIsNotKept: a Retry that comes while the server
+// runs (a secret set, a sign-in renewed, for a server that needed
+// nothing) is not kept for later: when that server, much later, fails
+// with a *UserError, it waits for the user as it should, instead of
+// trying once more at once because of the old Retry.
+func TestRetryWhileRunningIsNotKept(t *testing.T) {
+	t.Parallel()
+	var tries atomic.Int32
+	var signedIn atomic.Bool
+	signedIn.Store(true)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "1"}, nil)
+	sessions := make(chan *mcp.ServerSession, 4)
+	rec := newRecorder()
+	sup := supervisor.New(supervisor.Options{
+		Client: testClient(),
+		Policy: supervisor.Policy{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, StableAfter: time.Minute},
+		Transport: func(ctx context.Context) (mcp.Transport, error) {
+			tries.Add(1)
+			if !signedIn.Load() {
+				return nil, &supervisor.UserError{Err: errors.New("not signed in: run 'switchboard servers login x'")}
+			}
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(ctx, st, nil)
+			if err != nil {
+				return nil, err
+			}
+			sessions <- ss
+			return ct, nil
+		},
+		OnChange: rec.onChange,
+	})
+	sup.Start()
+	t.Cleanup(func() { <-sup.Stop() })
+	_, wi := rec.waitState(t, 0, supervisor.Running)
+	sup.Retry() // while running: nothing waits for it
+
+	// The sign-in is lost and the connection ends: the next attempt
+	// needs the user.
+	signedIn.Store(false)
+	(<-sessions).Close()
+	_, _ = rec.waitState(t, wi+1, supervisor.WaitingUser)
+	before := tries.Load()
+	time.Sleep(300 * time.Millisecond) // 15 backoff delays
+	if n := tries.Load(); n != before {
+		t.Errorf("the transport was tried %d more times while waiting for the user (an old Retry woke the wait), want 0", n-before)
+	}
+	if st := sup.Status(); st.State != supervisor.WaitingUser {
+		t.Errorf("state %q, want %q", st.State, supervisor.WaitingUser)
+	}
+}
