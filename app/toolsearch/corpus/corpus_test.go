@@ -57,6 +57,17 @@ func loadHoldout2(t *testing.T) []corpus.Request {
 	return h
 }
 
+// loadHoldout3 reads the third held-out set, written blind from the tool
+// lists only and committed before it was first measured.
+func loadHoldout3(t *testing.T) []corpus.Request {
+	t.Helper()
+	h, err := corpus.LoadRequests(filepath.Join(data, "requests-holdout3.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestCorpusLoadsAndLabelsNameRealTools(t *testing.T) {
 	servers, tools, reqs := load(t)
 	if len(servers) < 10 {
@@ -112,9 +123,24 @@ func TestCorpusLoadsAndLabelsNameRealTools(t *testing.T) {
 	if len(held2Servers) != len(servers) {
 		t.Errorf("the second held-out requests cover %d servers of %d", len(held2Servers), len(servers))
 	}
-	all := append(append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...), holdout2...)
+	holdout3 := loadHoldout3(t)
+	if len(holdout3) < 300 {
+		t.Errorf("%d third held-out requests, want at least 300", len(holdout3))
+	}
+	held3Servers := map[string]bool{}
+	for _, r := range holdout3 {
+		for _, l := range r.Labels {
+			held3Servers[strings.SplitN(l, "/", 2)[0]] = true
+		}
+	}
+	if len(held3Servers) != len(servers) {
+		t.Errorf("the third held-out requests cover %d servers of %d", len(held3Servers), len(servers))
+	}
+	all := append(append(append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...), holdout2...), holdout3...)
 	for i, r := range all {
 		switch {
+		case i >= len(reqs)+len(fresh)+len(holdout)+len(holdout2):
+			r.Line += 400000 // third held-out lines
 		case i >= len(reqs)+len(fresh)+len(holdout):
 			r.Line += 300000 // second held-out lines
 		case i >= len(reqs)+len(fresh):
