@@ -2,8 +2,9 @@
 // corpus of app/toolsearch/testdata (docs/toolsearch.md): recall@1 and
 // recall@5 of the ranking on the sets it was tuned on (the tuning and the
 // test halves of requests.tsv, requests-fresh.tsv), on the first held-out
-// set (requests-holdout.tsv, spent: -dev pools it with them) and on the
-// second, never tuned on (requests-holdout2.tsv), and the tokens an app
+// and second held-out sets (requests-holdout.tsv, requests-holdout2.tsv,
+// both spent: -dev pools them with the others) and on the third, never
+// tuned on (requests-holdout3.tsv), and the tokens an app
 // receives with all tools against search mode at 50, 100 and 200 tools,
 // estimated from the definitions and then read through a real gateway on
 // a Unix socket, with the search index's build time and find_tools'
@@ -12,7 +13,7 @@
 //
 //	go run ./bench/toolsearch                # the figures
 //	go run ./bench/toolsearch -tune -missed  # while tuning: no held-out set; the tuning sets' misses at 5
-//	go run ./bench/toolsearch -dev -recall   # all four sets pooled (the old held-out set is spent)
+//	go run ./bench/toolsearch -dev -recall   # the five spent sets pooled; the third held-out set left out
 //	go run ./bench/toolsearch -dev -recall -missed -set LexNear=0,LexFar=0  # a parameter changed
 package main
 
@@ -35,7 +36,7 @@ func main() {
 	missedK := flag.Int("k", 5, "with -missed: list the misses at this k (1 or 5)")
 	doGrid := flag.Bool("grid", false, "search the ranking parameters on the tuning half")
 	recallOnly := flag.Bool("recall", false, "print the recall figures only (no tokens, no gateway)")
-	dev := flag.Bool("dev", false, "the old held-out set is spent (docs/toolsearch.md): print it with the others pooled as the development set, and with -missed list its misses too")
+	dev := flag.Bool("dev", false, "the first two held-out sets are spent (docs/toolsearch.md): print them with the others pooled as the development set (the third held-out set left out), and with -missed list their misses too")
 	set := flag.String("set", "", "with -recall: ranking parameters to change, NAME=VALUE,... (a Params field of float64 or bool)")
 	flag.Parse()
 	servers, err := corpus.LoadServers(*dir + "/servers")
@@ -63,6 +64,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	holdout3, err := corpus.LoadRequests(*dir + "/requests-holdout3.tsv")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	tools := corpus.Tools(servers)
 	if *doGrid {
 		grid(tools, reqs)
@@ -79,13 +85,13 @@ func main() {
 	for _, h := range []struct {
 		name string
 		reqs []corpus.Request
-	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}, {"held-out", holdout}, {"held-out2", holdout2}} {
-		if (h.name == "held-out" || h.name == "held-out2") && *tune || h.name == "held-out2" && *dev {
+	}{{"tuning", corpus.Half(reqs, true)}, {"test", corpus.Half(reqs, false)}, {"all", reqs}, {"fresh", fresh}, {"held-out", holdout}, {"held-out2", holdout2}, {"held-out3", holdout3}} {
+		if strings.HasPrefix(h.name, "held-out") && *tune || h.name == "held-out3" && *dev {
 			continue
 		}
 		r := corpus.Measure(ix, tools, h.reqs, 1, 5)
 		fmt.Printf("%-9s %5d %9.3f %9.3f\n", h.name, r.N, r.At[1], r.At[5])
-		if *missed && (h.name == "tuning" || h.name == "test" || h.name == "fresh" || *dev && h.name == "held-out") {
+		if *missed && (h.name == "tuning" || h.name == "test" || h.name == "fresh" || *dev && (h.name == "held-out" || h.name == "held-out2")) {
 			name := h.name
 			defer func() {
 				fmt.Printf("\n%s misses at %d:\n", name, *missedK)
@@ -109,7 +115,7 @@ func main() {
 		}
 	}
 	if *dev {
-		pooled := append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...)
+		pooled := append(append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...), holdout2...)
 		r := corpus.Measure(ix, tools, pooled, 1, 5)
 		fmt.Printf("%-9s %5d %9.3f %9.3f\n", "dev", r.N, r.At[1], r.At[5])
 	}
