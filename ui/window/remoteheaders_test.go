@@ -78,6 +78,9 @@ func textsIn(o fyne.CanvasObject) []string {
 	return out
 }
 
+// headerSecret is the value of the secret header the tests type.
+const headerSecret = "sk-live-4242-not-for-the-screen"
+
 // addHeadersThroughSettings adds a plain header and a secret header to a
 // remote server from its Settings tab, changes a plain header's value and
 // removes another, and sees the host's entry hold the plain values and
@@ -85,7 +88,7 @@ func textsIn(o fyne.CanvasObject) []string {
 // secret, the server receive it, and no screen nor the config file show
 // it.
 func addHeadersThroughSettings(t *testing.T, h *harness, store *secrets.Store, seen func() string) {
-	const secret = "sk-live-4242-not-for-the-screen"
+	const secret = headerSecret
 	w := h.w
 	before := h.entry("r")
 	f, _ := h.remoteSettings("r", nil)
