@@ -782,6 +782,8 @@ func (f *serverForm) showProblem(p config.Problem) {
 		f.showError("env", p.Msg)
 	case field == "headers" && f.headers != nil && f.headers.showProblem(p):
 		// under the header's row (remoteheaders.go)
+	case field == "headers" && p.Key != "headers":
+		f.showError("headers", p.Key+": "+p.Msg)
 	case field == "args" && p.Key != "args":
 		f.showError("args", p.Key+": "+p.Msg)
 	case f.errs[field] != nil && field != "":

@@ -42,6 +42,8 @@ type headerTable struct {
 	shown []header
 	// own are the problems only the table sees, found by the last apply.
 	own []headerProblem
+	// addPlain and addSecret add a row (the layout's buttons).
+	addPlain, addSecret *widget.Button
 }
 
 // header is a header's name and its value as the entry writes it.
@@ -284,6 +286,16 @@ func (t *headerTable) suggestFor(r *headerRow) {
 	}
 	r.auto = config.SuggestSecretName(t.server(), v)
 	r.secretName.SetText(r.auto)
+}
+
+// suggest suggests the keyring names of new secret rows again after the
+// server's name changed.
+func (t *headerTable) suggest() {
+	for _, r := range t.rows {
+		if r.kind.Selected == kindSecret {
+			t.suggestFor(r)
+		}
+	}
 }
 
 // updateBadge shows a secret row's "stored" badge when the keyring has a

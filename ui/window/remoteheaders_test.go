@@ -284,6 +284,39 @@ func TestRemoteSettingsLiteralSecretMasked(t *testing.T) {
 	}
 }
 
+// TestRemoteSettingsUnreadableHeaders: "headers" the config cannot read
+// (a value that is not a string) has its problem under the Headers field
+// with its key, no row, and no way to add one (which would replace it):
+// the entry keeps it as written.
+func TestRemoteSettingsUnreadableHeaders(t *testing.T) {
+	w, _ := goldenWindow(t)
+	raw := `{"url": "https://mcp.example.com/mcp", "headers": {"X-Team": "core", "X-Count": 3}}`
+	s, err := config.ParseServer("example", []byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]json.RawMessage{}
+	if err := json.Unmarshal([]byte(raw), &base); err != nil {
+		t.Fatal(err)
+	}
+	f, r := newRemoteSettings(w, "example", s, base)
+	if !strings.HasPrefix(f.errs["headers"].Text, "headers.X-Count: ") || f.errs[""].Text != "" {
+		t.Errorf("the Headers field says %q, the bar %q", f.errs["headers"].Text, f.errs[""].Text)
+	}
+	if len(f.headers.rows) != 0 || !f.headers.addPlain.Disabled() || !f.headers.addSecret.Disabled() {
+		t.Errorf("%d rows; add buttons disabled %v %v", len(f.headers.rows), f.headers.addPlain.Disabled(), f.headers.addSecret.Disabled())
+	}
+	r.url.SetText("https://mcp.example.com/other")
+	out, _, _ := f.entry()
+	var e map[string]json.RawMessage
+	if err := json.Unmarshal(out, &e); err != nil {
+		t.Fatal(err)
+	}
+	if string(e["headers"]) != `{"X-Team":"core","X-Count":3}` { // as written, in order
+		t.Errorf("the headers written: %s", e["headers"])
+	}
+}
+
 // TestRemoteSettingsLocalOnlyKeys: a remote entry with keys of a process
 // (args, env) has their problems in the bar and a button that names them;
 // it removes exactly those keys from the entry the tab saves, the problems

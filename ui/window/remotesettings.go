@@ -96,6 +96,19 @@ func newRemoteSettings(w *Window, name string, s *config.Server, base map[string
 	addSecret := widget.NewButtonWithIcon("Add secret header", theme.ContentAddIcon(), func() {
 		w.focus(f.headers.add(kindSecret).name)
 	})
+	f.headers.addPlain, f.headers.addSecret = addHeader, addSecret
+	if _, ok := base["headers"]; ok && s.Headers == nil {
+		// "headers" the config cannot read (its problem shows under the
+		// field): rows added here would replace it, and lose what it
+		// holds.
+		addHeader.Disable()
+		addSecret.Disable()
+	}
+	onName := f.name.OnChanged
+	f.name.OnChanged = func(n string) {
+		onName(n)
+		f.headers.suggest()
+	}
 	dropLocal := widget.NewButtonWithIcon("", theme.DeleteIcon(), nil)
 	dropBox := container.NewHBox(dropLocal) // not stretched across the bar
 	dropBox.Hide()
