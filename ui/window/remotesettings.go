@@ -71,8 +71,9 @@ func (d *serverDetail) remoteSettings(s *config.Server, base map[string]json.Raw
 // The remote fields write their keys into the form's base (the entry as
 // the host has it, which the form's entry starts from) at each change:
 // the form's check, its Save and the host see them as they see the keys
-// the form does not show (headers, policy, unknown keys), which stay as
-// they are.
+// the form does not show (policy, unknown keys), which stay as they are.
+// The headers' rows (remoteheaders.go) write "headers" into the entry the
+// form makes, with the secrets typed to store first.
 func newRemoteSettings(w *Window, name string, s *config.Server, base map[string]json.RawMessage) (*serverForm, *remoteFields) {
 	if base == nil {
 		base = map[string]json.RawMessage{}
