@@ -95,7 +95,13 @@ type serverForm struct {
 	// editOffered: the status line offers to edit the server whose name
 	// the form takes.
 	editOffered bool
-	obj         fyne.CanvasObject
+	// A remote entry's Settings (remotesettings.go): its headers (nil for
+	// a local entry), the keys of a process removed from the entry, and
+	// what to do after each check.
+	headers    *headerTable
+	dropped    []string
+	afterCheck func(formCheck)
+	obj        fyne.CanvasObject
 }
 
 // openAdd shows an empty form for a new server.
@@ -305,6 +311,9 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 				f.knownSecrets[s.Name] = true
 			}
 			f.env.updateBadges()
+			if f.headers != nil {
+				f.headers.updateBadges()
+			}
 			f.validate(false)
 		}
 	})
@@ -462,6 +471,12 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, []rowProblem) {
 		delete(e, "trust")
 	}
 	f.sandbox.apply(e)
+	for _, k := range f.dropped {
+		delete(e, k)
+	}
+	if f.headers != nil {
+		secrets = append(secrets, f.headers.apply(e)...)
+	}
 	return marshal(e), secrets, rowPs
 }
 
@@ -510,6 +525,9 @@ func (f *serverForm) check() formCheck {
 	if c.sandbox = f.sandbox.problem(); c.sandbox != "" {
 		mark("sandbox")
 	}
+	if f.headers != nil && len(f.headers.own) > 0 {
+		mark("headers")
+	}
 	c.bad = f.order(bad)
 	return c
 }
@@ -550,6 +568,9 @@ func (f *serverForm) validate(all bool) (json.RawMessage, []pendingSecret, bool)
 	if c.sandbox != "" && shows("sandbox") {
 		f.showError("sandbox", c.sandbox)
 	}
+	if f.headers != nil && shows("headers") {
+		f.headers.showOwn()
+	}
 	f.offerEdit(c.taken && shows("name"))
 	f.showReason(c)
 	return c.raw, c.secrets, len(c.bad) == 0
@@ -567,6 +588,9 @@ func (f *serverForm) quickCheck() {
 	}
 	if !slices.Contains(c.bad, "env") {
 		f.env.clearErrors()
+	}
+	if f.headers != nil && !slices.Contains(c.bad, "headers") {
+		f.headers.clearErrors()
 	}
 	if !c.taken {
 		f.offerEdit(false)
@@ -596,6 +620,9 @@ func (f *serverForm) showReason(c formCheck) {
 		setText(f.reason, reason)
 	}
 	enable(f.save, reason == "" && !f.saving)
+	if f.afterCheck != nil {
+		f.afterCheck(c)
+	}
 }
 
 // offerEdit offers, beside the status line, to edit the server whose name
@@ -699,6 +726,9 @@ func (f *serverForm) saved(name string, err error) {
 		return
 	}
 	f.env.clearSecrets()
+	if f.headers != nil {
+		f.headers.clearSecrets()
+	}
 	f.w.home()
 	f.w.setStatus("Saved "+name+".", false)
 }
@@ -708,6 +738,9 @@ func (f *serverForm) clearErrors() {
 		setText(l, "")
 	}
 	f.env.clearErrors()
+	if f.headers != nil {
+		f.headers.clearErrors()
+	}
 }
 
 func (f *serverForm) showError(key, msg string) {
@@ -747,6 +780,10 @@ func (f *serverForm) showProblem(p config.Problem) {
 			return
 		}
 		f.showError("env", p.Msg)
+	case field == "headers" && f.headers != nil && f.headers.showProblem(p):
+		// under the header's row (remoteheaders.go)
+	case field == "headers" && p.Key != "headers":
+		f.showError("headers", p.Key+": "+p.Msg)
 	case field == "args" && p.Key != "args":
 		f.showError("args", p.Key+": "+p.Msg)
 	case f.errs[field] != nil && field != "":
@@ -764,6 +801,10 @@ func (f *serverForm) showSaveError(name string, err error) {
 	f.w.showRemedies(err)
 	if v, ok := isSecretError(err); ok {
 		if r := f.env.row(v); r != nil {
+			r.showError(err.Error())
+			return
+		}
+		if r := f.headers.rowOf(v); r != nil {
 			r.showError(err.Error())
 			return
 		}

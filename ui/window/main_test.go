@@ -137,13 +137,20 @@ type harness struct {
 // host reads SHELL and PATH at start). Everything stops with the test.
 func start(t *testing.T, cfg map[string]any, env ...string) *harness {
 	t.Helper()
+	return startWith(t, cfg, nil, env...)
+}
+
+// startWith is start with options for the host (another keyring: its
+// Secrets become the harness's store).
+func startWith(t *testing.T, cfg map[string]any, opts []func(*host.Options), env ...string) *harness {
+	t.Helper()
 	t.Setenv("SHELL", "/bin/sh") // root's bash profile takes seconds here
 	for i := 0; i+1 < len(env); i += 2 {
 		t.Setenv(env[i], env[i+1])
 	}
 	h := &harness{t: t, q: &uiQueue{}}
-	th := hosttest.Start(t, cfg)
-	h.opts, h.store = th.Opts, th.Store
+	th := hosttest.Start(t, cfg, opts...)
+	h.opts, h.store = th.Opts, th.Opts.Secrets
 
 	h.live = client.New(client.Options{Socket: h.opts.SocketPath})
 	lctx, lcancel := context.WithCancel(context.Background())

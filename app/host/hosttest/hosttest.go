@@ -47,19 +47,24 @@ func Start(t testing.TB, cfg map[string]any, opts ...func(*host.Options)) *Host 
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache"))
 	t.Setenv("SWITCHBOARD_RUNTIME_DIR", filepath.Join(root, "run"))
 	h := &Host{done: make(chan struct{})}
-	h.Store = secrets.NewMemoryStore(filepath.Join(root, "config", "switchboard", "secrets.json"))
 	h.Opts = host.Options{
 		ConfigPath: filepath.Join(root, "config", "switchboard", "config.json"),
 		RuntimeDir: filepath.Join(root, "run"),
 		SocketPath: filepath.Join(root, "run", "host.sock"),
 		LogPath:    filepath.Join(root, "cache", "host.log"),
 		StateDir:   filepath.Join(root, "state"),
-		Secrets:    h.Store,
 		Version:    "test",
 	}
 	for _, o := range opts {
 		o(&h.Opts)
 	}
+	// The in-memory store switches go-keyring to its mock for the whole
+	// process: made only when no option gave a keyring (a test of the
+	// real one must not have it).
+	if h.Opts.Secrets == nil {
+		h.Opts.Secrets = secrets.NewMemoryStore(filepath.Join(root, "config", "switchboard", "secrets.json"))
+	}
+	h.Store = h.Opts.Secrets
 	if cfg != nil {
 		if err := os.MkdirAll(filepath.Dir(h.Opts.ConfigPath), 0o700); err != nil {
 			t.Fatal(err)
