@@ -167,15 +167,19 @@ func (r *remoteFields) apply(e map[string]json.RawMessage) {
 	}
 }
 
-// remoteForm adds a remote server: its name, its address, its transport
-// and, optionally, the OAuth sign-in. It checks the entry as the config
-// checks it (checkEntry), each problem under its field, and saves it
-// through the host (servers.put) as the command form does.
+// remoteForm adds a remote server: its name, its address, its transport,
+// its headers (plain, or secret: the value to the keyring, as in the
+// Settings tab, remoteheaders.go) and, optionally, the OAuth sign-in. It
+// checks the entry as the config checks it (checkEntry), each problem
+// under its field, and saves it through the host (the secrets typed,
+// then servers.put) as the command form does.
 type remoteForm struct {
 	w    *Window
 	name *widget.Entry
 	*remoteFields
-	errs         map[string]*widget.Label // by key: name, url, type, oauth; "" for the rest
+	headers      *headerTable
+	knownSecrets map[string]bool          // the keyring's secrets (nil until secrets.list answered)
+	errs         map[string]*widget.Label // by key: name, url, type, oauth, headers; "" for the rest
 	save, cancel *widget.Button
 	touched      map[string]bool
 	all, saving  bool
@@ -184,9 +188,15 @@ type remoteForm struct {
 
 func newRemoteForm(w *Window) *remoteForm {
 	f := &remoteForm{w: w, errs: map[string]*widget.Label{}, touched: map[string]bool{}}
+	f.headers = newHeaderTable(&config.Server{}, nil, func() string { return strings.TrimSpace(f.name.Text) },
+		func() map[string]bool { return f.knownSecrets })
 	f.name = widget.NewEntry()
 	f.name.SetPlaceHolder("github (lower-case letters, digits and -)")
-	f.name.OnChanged = func(string) { f.touched["name"] = true; f.validate() }
+	f.name.OnChanged = func(string) {
+		f.touched["name"] = true
+		f.headers.suggest() // a new secret header's keyring name follows the name
+		f.validate()
+	}
 	nameErr, nameErrObj := reservedError()
 	f.errs["name"] = nameErr
 	f.remoteFields = newRemoteFields(f.errs, nil, nil, func(key string) {
@@ -195,37 +205,72 @@ func newRemoteForm(w *Window) *remoteForm {
 		}
 		f.validate()
 	})
+	f.headers.changed = func() { f.touched["headers"] = true; f.validate() }
+	headersErr, headersErrObj := reservedError()
+	f.errs["headers"] = headersErr
+	f.headers.addPlain = widget.NewButtonWithIcon("Add header", theme.ContentAddIcon(), func() {
+		w.focus(f.headers.add(kindValue).name)
+	})
+	f.headers.addSecret = widget.NewButtonWithIcon("Add secret header", theme.ContentAddIcon(), func() {
+		w.focus(f.headers.add(kindSecret).name)
+	})
 	f.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), f.submit)
 	f.save.Importance = widget.HighImportance
 	f.cancel = widget.NewButton("Cancel", w.home)
 	barErr := errorLabel()
 	f.errs[""] = barErr
-	grid := formGrid(append([]fyne.CanvasObject{
-		widget.NewLabel("Name"), container.NewVBox(f.name, nameErrObj)}, f.rows...)...)
+	rows := append([]fyne.CanvasObject{
+		widget.NewLabel("Name"), container.NewVBox(f.name, nameErrObj)}, f.rows...)
+	rows = append(rows, widget.NewLabel("Headers"), container.NewVBox(f.headers.box,
+		container.NewHBox(f.headers.addPlain, f.headers.addSecret),
+		hintLabel("Sent with every request, such as an API key; a secret header's value goes to the keyring"), headersErrObj))
+	grid := formGrid(rows...)
 	bar := container.NewBorder(widget.NewSeparator(), nil, nil, container.NewCenter(container.NewHBox(f.cancel, f.save)), barErr)
 	f.obj = container.NewBorder(nil, bar, nil, nil, pageScroll(grid))
 	f.validate()
+	// Which secrets exist: a secret header that names one needs no value.
+	var list []hostapi.SecretInfo
+	w.call(func(ctx context.Context) (err error) {
+		list, err = w.live.Secrets(ctx)
+		return err
+	}, func(err error) {
+		if err == nil {
+			f.knownSecrets = map[string]bool{}
+			for _, s := range list {
+				f.knownSecrets[s.Name] = true
+			}
+			f.headers.updateBadges()
+			f.validate()
+		}
+	})
 	return f
 }
 
-// entry is the entry the form describes.
-func (f *remoteForm) entry() json.RawMessage {
+// entry is the entry the form describes, and the secrets of its headers
+// to store before it is saved.
+func (f *remoteForm) entry() (json.RawMessage, []pendingSecret) {
 	e := map[string]json.RawMessage{}
 	f.apply(e)
-	return marshal(e)
+	secrets := f.headers.apply(e)
+	return marshal(e), secrets
 }
 
 // validate checks the entry as the host would, shows the problems of the
 // fields touched (every one after Save was tapped), and enables Save when
-// there is none. It returns the entry and whether it can be saved.
-func (f *remoteForm) validate() (json.RawMessage, bool) {
+// there is none. It returns the entry, the secrets to store first, and
+// whether it can be saved.
+func (f *remoteForm) validate() (json.RawMessage, []pendingSecret, bool) {
 	for _, l := range f.errs {
 		setText(l, "")
 	}
+	f.headers.clearErrors()
 	name := strings.TrimSpace(f.name.Text)
-	raw := f.entry()
+	raw, secrets := f.entry()
 	nameMsg, ps := checkEntry(name, raw)
-	ok := nameMsg == "" && len(ps) == 0
+	ok := nameMsg == "" && len(ps) == 0 && len(f.headers.own) == 0
+	if f.all || f.touched["headers"] {
+		f.headers.showOwn()
+	}
 	show := func(key, msg string) {
 		if !f.all && !f.touched[key] {
 			return
@@ -243,6 +288,9 @@ func (f *remoteForm) validate() (json.RawMessage, bool) {
 		show("name", nameMsg)
 	}
 	for _, p := range ps {
+		if (f.all || f.touched["headers"]) && f.headers.showProblem(p) {
+			continue
+		}
 		key := fieldOf(p.Key)
 		msg := p.Msg
 		if (f.errs[key] == nil || key == "") && p.Key != "" {
@@ -251,26 +299,33 @@ func (f *remoteForm) validate() (json.RawMessage, bool) {
 		show(key, msg)
 	}
 	enable(f.save, !f.saving && (ok || !f.all))
-	return raw, ok
+	return raw, secrets, ok
 }
 
 // submit saves the entry (servers.put) when it has no problem.
 func (f *remoteForm) submit() {
 	f.all = true
-	raw, ok := f.validate()
+	raw, secrets, ok := f.validate()
 	if !ok {
 		return
 	}
 	name := strings.TrimSpace(f.name.Text)
 	f.saving = true
 	enable(f.save, false)
-	f.w.saveEntry(name, raw, true, nil, func(err error) {
+	f.w.saveEntry(name, raw, true, secrets, func(err error) {
 		f.saving = false
 		if err != nil {
 			f.validate()
+			if key, ok := isSecretError(err); ok {
+				if r := f.headers.rowOf(key); r != nil {
+					r.showError("Not stored in the keyring: " + err.Error())
+					return
+				}
+			}
 			setText(f.errs[""], "Not saved: "+err.Error())
 			return
 		}
+		f.headers.clearSecrets()
 		f.w.showServer(name, tabOverview)
 		if f.oauth.Checked {
 			f.w.setStatus("Saved "+name+": sign in to use it.", false)

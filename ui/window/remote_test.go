@@ -54,13 +54,13 @@ func TestRemoteFormEntry(t *testing.T) {
 	r.name.SetText("corp")
 	r.url.SetText("http://127.0.0.1:8080/mcp")
 	r.typ.SetSelected("sse")
-	if _, ok := r.validate(); !ok {
+	if _, _, ok := r.validate(); !ok {
 		t.Fatalf("a loopback http address is refused: %q", r.errs["url"].Text)
 	}
 	r.oauth.SetChecked(true)
 	r.clientID.SetText("switchboard")
 	r.scopes.SetText(" read  write ")
-	raw, ok := r.validate()
+	raw, _, ok := r.validate()
 	if !ok {
 		t.Fatalf("the entry has problems: %v", r.errs)
 	}
@@ -73,7 +73,7 @@ func TestRemoteFormEntry(t *testing.T) {
 		t.Errorf("entry %s, want %s", b, want)
 	}
 	r.url.SetText("ftp://example.com")
-	if _, ok := r.validate(); ok || r.errs["url"].Text == "" {
+	if _, _, ok := r.validate(); ok || r.errs["url"].Text == "" {
 		t.Errorf("an ftp address is accepted (error line %q)", r.errs["url"].Text)
 	}
 	test.Tap(r.save)

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
@@ -386,4 +387,70 @@ func TestGoldenRemoteSettingsHeaders(t *testing.T) {
 	w.form = f
 	f.validate(false)
 	assertMarkup(t, w, "settings-remote-headers.xml")
+}
+
+// TestRemoteAddWithHeaders: the add page's remote form takes headers as
+// the Settings tab does: a plain one, and a secret one whose value goes to
+// the host's keyring (secrets.set before servers.put) while the entry
+// holds ${keyring:NAME}; the keyring name follows the server's name typed
+// after the row; a bad header name keeps Save from writing anything; the
+// server gets both headers and runs.
+func TestRemoteAddWithHeaders(t *testing.T) {
+	addr, seen := headerServer(t, "X-Api-Key")
+	h := start(t, map[string]any{})
+	w := h.w
+	r := w.openAddRemote()
+	r.url.SetText(addr)
+	bad := r.headers.add(kindValue)
+	test.Type(bad.name, "X Bad")
+	test.Type(bad.value, "1")
+	sec := r.headers.add(kindSecret)
+	test.Type(sec.name, "X-Api-Key")
+	test.Type(r.name, "corp") // after the row: its suggested keyring name follows
+	want := config.SuggestSecretName("corp", "X-Api-Key")
+	if sec.secretName.Text != want {
+		t.Errorf("the suggested keyring name is %q, want %q", sec.secretName.Text, want)
+	}
+	test.Type(sec.secret, headerSecret)
+	test.Tap(r.save)
+	if bad.err.Text == "" || !strings.Contains(bad.err.Text, "X Bad") && !strings.Contains(strings.ToLower(bad.err.Text), "name") {
+		t.Errorf("a header name with a space: the row says %q", bad.err.Text)
+	}
+	if !r.save.Disabled() {
+		t.Error("Save is enabled with a bad header name")
+	}
+	if err := h.call(func(ctx context.Context, c *client.Live) error {
+		_, err := c.GetServer(ctx, "corp")
+		return err
+	}); err == nil {
+		t.Fatal("an entry with a bad header name reached the host")
+	}
+
+	bad.name.SetText("")
+	test.Type(bad.name, "X-Team")
+	bad.value.SetText("")
+	test.Type(bad.value, "blue")
+	h.until("Save enabled", func() bool { r.validate(); return !r.save.Disabled() })
+	test.Tap(r.save)
+	h.until("the server saved", func() bool { return strings.Contains(w.statusLine.Text, "Saved corp") })
+	hd, _ := h.entry("corp")["headers"].(map[string]any)
+	wantHeaders := map[string]any{"X-Team": "blue", "X-Api-Key": config.KeyringRef(want)}
+	if !reflect.DeepEqual(hd, wantHeaders) {
+		t.Errorf("the host's headers: %v, want %v", hd, wantHeaders)
+	}
+	if got, err := h.store.Get(want); err != nil || got.Reveal() != headerSecret {
+		t.Errorf("the keyring's %s: %v (%v)", want, got, err)
+	}
+	disk, err := os.ReadFile(h.opts.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(disk), headerSecret) {
+		t.Errorf("the config file holds the secret:\n%s", disk)
+	}
+	if sec.secret.Text != "" {
+		t.Error("the typed secret stays in the form after it was stored")
+	}
+	h.until("the server gets the secret header", func() bool { return seen() == headerSecret })
+	h.state("corp", hostapi.StateRunning)
 }
