@@ -37,7 +37,8 @@ import (
 const socketEnv = "SWITCHBOARD_TRAY_TEST_SOCKET"
 
 func init() {
-	helpers["tray"] = runTrayApp
+	helpers["tray"] = func() int { return runTrayApp(false) }
+	helpers["tray-late"] = func() int { return runTrayApp(true) }
 	helpers["systray"] = runSystrayApp
 }
 
@@ -75,8 +76,10 @@ func runSystrayApp() int {
 
 // runTrayApp is the tray process: a Fyne app with the Tray, following the
 // host at $SWITCHBOARD_TRAY_TEST_SOCKET. Its notifications go to the
-// test's notification daemon on the private bus.
-func runTrayApp() int {
+// test's notification daemon on the private bus. With late, Fyne's loop
+// (and with it Fyne's tray) starts only after the Tray has the host's
+// state, as on a slow start: the Tray's rebuild waits for the loop.
+func runTrayApp(late bool) int {
 	a := fyneapp.NewWithID("io.github.switchboard-mcp.traytest")
 	live := client.New(client.Options{Socket: os.Getenv(socketEnv)})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -88,6 +91,15 @@ func runTrayApp() int {
 		OnError: func(title string, err error) { fmt.Fprintf(os.Stderr, "ERROR: %s: %v\n", title, err) },
 	})
 	tr.Run(a, live, actions)
+	if late {
+		for deadline := time.Now().Add(testkit.Deadline); !live.Snapshot().Connected && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		// The Tray's rebuild for the connection is queued for the loop
+		// meanwhile (no assertion hangs on this wait; the test passes
+		// in either order once the Tray is right).
+		time.Sleep(20 * DefaultSettle)
+	}
 	a.Run()
 	tr.Close()
 	cancel()
@@ -245,8 +257,14 @@ func (s *syncBuffer) String() string {
 // TestRealTray runs the tray both ways: with Fyne's own tray (macOS and
 // Windows use it) and with the [Systray] the app uses on Linux, where the
 // tray process must also load no GL while its window is never opened.
+//
+// fyne-late starts Fyne's loop after the host's state reached the Tray:
+// Fyne's tray, once up, shows the first menu it was given again, and a
+// Tray that gave it a new menu per rebuild was left showing "Not
+// connected" (see fyneTray).
 func TestRealTray(t *testing.T) {
 	t.Run("fyne", func(t *testing.T) { testRealTray(t, "tray") })
+	t.Run("fyne-late", func(t *testing.T) { testRealTray(t, "tray-late") })
 	t.Run("systray", func(t *testing.T) { testRealTray(t, "systray") })
 }
 
@@ -261,12 +279,7 @@ func testRealTray(t *testing.T, role string) {
 	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash})
 	// crash's first failure comes before the tray connects, so that the
 	// tray takes it as its baseline: shown by the icon, never notified.
-	for deadline := time.Now().Add(wait); hostState(t, th.Opts.SocketPath, "crash").State != hostapi.StateFailed; {
-		if time.Now().After(deadline) {
-			t.Fatalf("crash did not fail within %v", wait)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, "crash failed", func() bool { return hostState(t, th.Opts.SocketPath, "crash").State == hostapi.StateFailed })
 
 	// The tray process, with a fresh home for Fyne's settings.
 	home := t.TempDir()
@@ -295,7 +308,7 @@ func testRealTray(t *testing.T, role string) {
 		t.Logf("the tray registered its item as %s", item)
 	case err := <-exited:
 		t.Fatalf("the tray process exited before it registered: %v", err)
-	case <-time.After(wait):
+	case <-time.After(testkit.Deadline):
 		t.Fatal("the tray did not register its item")
 	}
 
@@ -328,14 +341,14 @@ func testRealTray(t *testing.T, role string) {
 	// waitMenu polls the menu until cond holds.
 	waitMenu := func(what string, cond func(menuNode) bool) menuNode {
 		t.Helper()
-		deadline := time.Now().Add(wait)
+		deadline := time.Now().Add(testkit.Deadline)
 		for {
 			m, err := layout()
 			if err == nil && cond(m) {
 				return m
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %v; last menu (err %v):\n%s", what, wait, err, m)
+				t.Fatalf("%s: not within %v; last menu (err %v):\n%s", what, testkit.Deadline, err, m)
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -357,22 +370,27 @@ func testRealTray(t *testing.T, role string) {
 		t.Fatalf("the first item is %+v, not the header", h)
 	}
 	// The tooltip says the same, as a panel reads it (ToolTip's title).
-	tv, err := obj.GetProperty("org.kde.StatusNotifierItem.ToolTip")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tip struct {
-		Icon string
-		Pix  []struct {
-			W, H int32
-			Pix  []byte
+	// The Tray sets it just after the menu: a read between the two has
+	// the one before (a panel reads it again on NewToolTip).
+	testkit.Eventually(t, "the ToolTip property says it", func() (bool, string) {
+		tv, err := obj.GetProperty("org.kde.StatusNotifierItem.ToolTip")
+		if err != nil {
+			return false, err.Error()
 		}
-		Title string
-		Text  string
-	}
-	if err := dbus.Store([]any{tv.Value()}, &tip); err != nil || tip.Title != "Switchboard — 1 running, 1 failed" {
-		t.Fatalf("the ToolTip property: %v %+v", err, tv)
-	}
+		var tip struct {
+			Icon string
+			Pix  []struct {
+				W, H int32
+				Pix  []byte
+			}
+			Title string
+			Text  string
+		}
+		if err := dbus.Store([]any{tv.Value()}, &tip); err != nil {
+			return false, err.Error()
+		}
+		return tip.Title == "Switchboard — 1 running, 1 failed", fmt.Sprintf("%+v", tv)
+	})
 	// One Quit only: ours.
 	quits := 0
 	for _, c := range m.Children {
@@ -444,7 +462,7 @@ func testRealTray(t *testing.T, role string) {
 	click(crashStart)
 	// It reaches the desktop's notification daemon signed "Switchboard",
 	// with the app's icon, the reason in words.
-	deadline := time.Now().Add(wait)
+	deadline := time.Now().Add(testkit.Deadline)
 	for len(notices.Calls()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("no notification of crash's failure (failures %d, then %d)", failures, hostState(t, th.Opts.SocketPath, "crash").Failures)
@@ -481,7 +499,7 @@ func testRealTray(t *testing.T, role string) {
 	pid := hostState(t, th.Opts.SocketPath, "everything").PID
 	stop, _ := ev.find(LabelStop)
 	click(stop)
-	deadline = time.Now().Add(wait)
+	deadline = time.Now().Add(testkit.Deadline)
 	for {
 		st := hostState(t, th.Opts.SocketPath, "everything")
 		if st.State == "stopped" && st.UserStopped {
@@ -569,7 +587,7 @@ func testRealTray(t *testing.T, role string) {
 	}
 	select {
 	case <-th.Done():
-	case <-time.After(wait):
+	case <-time.After(testkit.Deadline):
 		t.Fatal("Quit did not stop the host")
 	}
 	if err := processGone(pid); err != nil {
@@ -581,7 +599,7 @@ func testRealTray(t *testing.T, role string) {
 		if err != nil {
 			t.Fatalf("the tray process: %v", err)
 		}
-	case <-time.After(wait):
+	case <-time.After(testkit.Deadline):
 		t.Fatal("the tray process did not quit")
 	}
 }
