@@ -20,6 +20,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/relay"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // fake is a Backend over servers that a test sets: a call is answered by
@@ -415,7 +416,7 @@ func (c *rawClient) request(method string, params map[string]any) map[string]any
 	}
 	c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	for {
-		m := c.read(10 * time.Second)
+		m := c.read(testkit.Deadline) // a guard against a hang only
 		if m == nil {
 			c.t.Fatalf("no response to %s", method)
 		}

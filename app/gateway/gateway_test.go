@@ -625,12 +625,16 @@ func TestHandOff(t *testing.T) {
 		if err != nil {
 			t.Errorf("the end of a session the app closed: %v", err)
 		}
-	case <-time.After(wait):
+	case <-time.After(testkit.Deadline):
 		t.Fatal("the bridge was not told the session ended")
 	}
 	if c.read(2*time.Second) != nil {
 		t.Error("a message after the end")
 	}
+	// The gateway forgets a client after the bridge has been told the
+	// session ended: wait for that, so that the one client counted below
+	// is the next session's, not this one lingering.
+	testkit.Eventually(t, "the ended session's client gone", func() bool { return h.g.Clients() == 0 })
 
 	// The bridge goes away: the app's stdout ends.
 	_, r2, _ := h.handOff(t, nil)
@@ -638,23 +642,22 @@ func TestHandOff(t *testing.T) {
 	for _, cc := range h.g.conns2() {
 		_ = cc.nc.Close() // as if the bridge had been killed
 	}
-	_ = r2.SetReadDeadline(time.Now().Add(wait))
+	_ = r2.SetReadDeadline(time.Now().Add(testkit.Deadline))
 	if _, err := io.ReadAll(r2); err != nil {
 		t.Errorf("the app's stdout did not end when the bridge went away: %v", err)
 	}
+	testkit.Eventually(t, "the killed bridge's client gone", func() bool { return h.g.Clients() == 0 })
 
 	// The host stops: the bridge is told why.
 	_, _, end3 := h.handOff(t, nil)
-	for h.g.Clients() < 1 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, "the gateway has 1 client", func() bool { return h.g.Clients() == 1 })
 	h.g.Close()
 	select {
 	case err := <-end3:
 		if err == nil || !strings.Contains(err.Error(), "stopping") {
 			t.Errorf("the end when the host stops: %v", err)
 		}
-	case <-time.After(wait):
+	case <-time.After(testkit.Deadline):
 		t.Fatal("the bridge was not told the host stopped")
 	}
 }

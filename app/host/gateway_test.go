@@ -36,6 +36,7 @@ import (
 const (
 	gwHelperEnv = "SWITCHBOARD_GATEWAY_TEST_HELPER"
 	gwDelayEnv  = "SWITCHBOARD_GATEWAY_TEST_DELAY" // sleep this long before serving
+	gwGateEnv   = "SWITCHBOARD_GATEWAY_TEST_GATE"  // serve only once this file does not exist
 )
 
 func init() {
@@ -45,6 +46,16 @@ func init() {
 	}
 	if d, err := time.ParseDuration(os.Getenv(gwDelayEnv)); err == nil {
 		time.Sleep(d)
+	}
+	if gate := os.Getenv(gwGateEnv); gate != "" {
+		// The test holds this run back (not running, no session) for as
+		// long as it needs, however slow the machine.
+		for {
+			if _, err := os.Stat(gate); err != nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 	switch role {
 	case "gwmodern":

@@ -131,10 +131,12 @@ func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 		t.notifyApproval = t.NotifyApproval
 	}
 	if desk != nil && t.Host == nil {
-		if _, ok := desk.(TooltipHost); !ok {
-			// Fyne's tray: the tooltip through fyne.io/systray, again
-			// once the app runs (a tray not yet up drops it).
-			desk = fyneTray{desk}
+		// Fyne's tray: one menu for good (see fyneTray).
+		ft := &fyneTray{Host: desk}
+		desk = ft
+		if _, ok := ft.Host.(TooltipHost); !ok {
+			// The tooltip through fyne.io/systray, again once the app
+			// runs (a tray not yet up drops it).
 			a.Lifecycle().SetOnStarted(func() {
 				if tip := t.tooltip(); tip != "" {
 					setFyneTooltip(tip)
@@ -232,10 +234,34 @@ func (t *Tray) tooltip() string {
 	return t.tip
 }
 
-// fyneTray is Fyne's tray with the tooltip that Fyne has no method for.
-type fyneTray struct{ Host }
+// fyneTray is Fyne's tray, with the tooltip that Fyne has no method for,
+// and one menu for good: each rebuild replaces the items of the menu
+// given first. Fyne's tray, once up (when the app's loop starts), shows
+// again the menu it was first given; a new menu per rebuild would leave
+// it showing the first one ("Not connected") when the host's state came
+// before the loop started (a slow start), until the next change. Its
+// methods run on Fyne's UI thread, as that late showing does.
+type fyneTray struct {
+	Host
+	menu *fyne.Menu
+}
 
-func (f fyneTray) SetSystemTrayTooltip(tip string) { setFyneTooltip(tip) }
+func (f *fyneTray) SetSystemTrayMenu(m *fyne.Menu) {
+	if f.menu == nil {
+		f.menu = m
+	} else {
+		f.menu.Label, f.menu.Items = m.Label, m.Items
+	}
+	f.Host.SetSystemTrayMenu(f.menu)
+}
+
+func (f *fyneTray) SetSystemTrayTooltip(tip string) {
+	if th, ok := f.Host.(TooltipHost); ok {
+		th.SetSystemTrayTooltip(tip)
+		return
+	}
+	setFyneTooltip(tip)
+}
 
 // newlyFailed returns the servers that became "failed" since the last
 // snapshot of the same host. The first snapshot of a host is the baseline:
