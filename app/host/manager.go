@@ -602,6 +602,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	}
 	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
+	st.FailedAt = ss.FailedAt
 	st.LastError, st.LastReason, st.Stderr = ss.LastError, string(ss.LastReason), ss.Stderr
 	st.ResolveInLastError = st.ResolveError != "" && strings.Contains(st.LastError, st.ResolveError)
 	if c.Remote != nil {

@@ -73,13 +73,16 @@ type ServerStatus struct {
 	Restarts        int       `json:"restarts"`
 	Failures        int       `json:"failures"`
 	NextAttempt     time.Time `json:"nextAttempt,omitzero"`
-	LastError       string    `json:"lastError,omitempty"`
-	LastReason      string    `json:"lastReason,omitempty"`
-	Stderr          []string  `json:"stderr,omitempty"`
-	Tools           int       `json:"tools"`
-	Prompts         int       `json:"prompts"`
-	Resources       int       `json:"resources"`
-	Command         string    `json:"command"`
+	// FailedAt is when the server last failed for good (state failed): a
+	// new failure after a start has a new time, the same state.
+	FailedAt   time.Time `json:"failedAt,omitzero"`
+	LastError  string    `json:"lastError,omitempty"`
+	LastReason string    `json:"lastReason,omitempty"`
+	Stderr     []string  `json:"stderr,omitempty"`
+	Tools      int       `json:"tools"`
+	Prompts    int       `json:"prompts"`
+	Resources  int       `json:"resources"`
+	Command    string    `json:"command"`
 	// URL is a remote server's address (Command is empty), without its
 	// query; Transport is "http" or "sse" (docs/remote.md).
 	URL          string   `json:"url,omitempty"`

@@ -58,6 +58,7 @@ type Status struct {
 	LastReason      stdio.Reason
 	Stderr          []string  // the last stderr lines when the server failed
 	NextAttempt     time.Time // in Backoff: when the next attempt starts
+	FailedAt        time.Time // when the server last came to Failed (each time anew: two failures for good in a row differ by it)
 	// SecretError, in WaitingSecret, is the secret that could not be read
 	// and why (read it only in that state).
 	SecretError *engine.SecretError
@@ -402,6 +403,7 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 			// Retrying cannot help: the kernel will not grow Landlock.
 			s.update(func(st *Status) {
 				st.State, st.PID, st.StartedAt, st.LastError, st.LastReason = Failed, 0, time.Time{}, err.Error(), ""
+				st.FailedAt = time.Now()
 				st.Failures++
 				st.SandboxUnavailable = true
 				st.Sandbox = nil
@@ -428,6 +430,7 @@ func (s *Supervisor) run(ctx context.Context, prev <-chan struct{}, done chan st
 			}
 			if n > max {
 				st.State, failed = Failed, true
+				st.FailedAt = time.Now()
 				// A Start as soon as Failed is seen must begin a new
 				// run: this one is over (update holds s.mu).
 				if s.runDone == done {

@@ -176,6 +176,11 @@ func TestCrashLoopBacksOffThenFails(t *testing.T) {
 	if again.St.Failures != maxReconnects+1 {
 		t.Errorf("second round ended with Failures %d", again.St.Failures)
 	}
+	// Each failure for good has its own time: a client that sees only
+	// the two Failed states (no Starting between) tells them apart.
+	if st.FailedAt.IsZero() || !again.St.FailedAt.After(st.FailedAt) {
+		t.Errorf("FailedAt: first round %v, second %v; want set, and later the second time", st.FailedAt, again.St.FailedAt)
+	}
 	if n := countEvents(f.evs(t), "start"); n != 2*(maxReconnects+1) {
 		t.Errorf("the helper started %d times in two rounds, want %d", n, 2*(maxReconnects+1))
 	}

@@ -685,6 +685,25 @@ func TestTrayNotifiesFailures(t *testing.T) {
 	if got := took(); len(got) != 1 || !strings.Contains(got[0].Content, "gave no reason") {
 		t.Fatalf("after a restart: %+v", got)
 	}
+	// Started and failed for good again between two snapshots (the tray
+	// never saw it starting): a new FailedAt is a new failure. The same
+	// FailedAt in the next snapshot is not.
+	at := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	again := func(at time.Time) hostapi.ServerStatus {
+		s := failed("a", "exited with status 1")
+		s.FailedAt = at
+		return s
+	}
+	step(connected(failed("old", "gone"), again(at), srv("b", "running", 3)))
+	took()
+	step(connected(failed("old", "gone"), again(at.Add(time.Second)), srv("b", "running", 4)))
+	if got := took(); len(got) != 1 || got[0].Title != `Server "a" failed` {
+		t.Fatalf("failed again with no other state seen between: %+v", got)
+	}
+	step(connected(failed("old", "gone"), again(at.Add(time.Second)), srv("b", "running", 5)))
+	if got := took(); len(got) != 0 {
+		t.Fatalf("the same failure notified twice: %+v", got[0])
+	}
 	// A new host (another pid) is a new baseline.
 	s := connected(failed("a", "y"), failed("b", "z"))
 	s.Info.PID = 43

@@ -63,6 +63,7 @@ type Tray struct {
 	started bool                     // the first rebuild happened
 	hostPID int                      // the host the states below belong to
 	states  map[string]hostapi.State // each server's last state
+	failed  map[string]time.Time     // each failed server's FailedAt, as last seen
 
 	asked map[string]bool // the approval requests notified (approvals.go)
 	// notifyApproval notifies a waiting call with buttons (nil: a plain
@@ -264,7 +265,10 @@ func (f *fyneTray) SetSystemTrayTooltip(tip string) {
 }
 
 // newlyFailed returns the servers that became "failed" since the last
-// snapshot of the same host. The first snapshot of a host is the baseline:
+// snapshot of the same host: from another state, or failed again (a new
+// FailedAt: started and failed for good between two snapshots, which a
+// user's Start on a server that cannot run does in well under one
+// rebuild). The first snapshot of a host is the baseline:
 // a server that had already failed when the tray (re)connected is shown by
 // the icon, not notified. A disconnection keeps the last states, so a
 // reconnection to the same host notifies nothing twice.
@@ -275,13 +279,18 @@ func (t *Tray) newlyFailed(s client.Snapshot) []hostapi.ServerStatus {
 	baseline := t.states == nil || s.Info.PID != t.hostPID
 	var out []hostapi.ServerStatus
 	next := make(map[string]hostapi.State, len(s.Servers))
+	failed := map[string]time.Time{}
 	for _, st := range s.Servers {
 		next[st.Name] = st.State
-		if !baseline && st.State == hostapi.StateFailed && t.states[st.Name] != hostapi.StateFailed {
+		if st.State != hostapi.StateFailed {
+			continue
+		}
+		failed[st.Name] = st.FailedAt
+		if !baseline && (t.states[st.Name] != hostapi.StateFailed || !st.FailedAt.Equal(t.failed[st.Name])) {
 			out = append(out, st)
 		}
 	}
-	t.states, t.hostPID = next, s.Info.PID
+	t.states, t.failed, t.hostPID = next, failed, s.Info.PID
 	return out
 }
 
