@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/switchboard-mcp/switchboard/internal/english"
@@ -446,8 +445,8 @@ func (e *env) doctor(*argv) error {
 
 // doctorSignIn says whether a remote server that signs in with OAuth has
 // a sign-in in the keyring that the authorization server has not refused
-// to renew (the host's record, config.OAuthSecret; its tokens are read
-// here only to find its "refused" field, and never shown).
+// to renew (the host's record, config.OAuthSecret, read by
+// config.SignInRefused; its tokens are never shown).
 func doctorSignIn(store *secrets.Store, name string, ok, bad func(string, ...any)) {
 	v, err := store.Get(config.OAuthSecret(name))
 	switch {
@@ -458,15 +457,13 @@ func doctorSignIn(store *secrets.Store, name string, ok, bad func(string, ...any
 		bad("server %s: its sign-in cannot be read from the keyring: %v", name, err)
 		return
 	}
-	var rec struct {
-		Refused string `json:"refused"`
-	}
-	if json.Unmarshal([]byte(v.Reveal()), &rec) != nil {
+	refused, err := config.SignInRefused(v.Reveal())
+	if err != nil {
 		bad("server %s: its stored sign-in cannot be read: run 'switchboard servers login %s'", name, name)
 		return
 	}
-	if rec.Refused != "" {
-		bad("server %s: the authorization server refused to renew its sign-in (%s): run 'switchboard servers login %s'", name, rec.Refused, name)
+	if refused != "" {
+		bad("server %s: the authorization server refused to renew its sign-in (%s): run 'switchboard servers login %s'", name, refused, name)
 		return
 	}
 	ok("server %s: signed in (OAuth; the tokens are in the keyring)", name)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -456,3 +457,18 @@ func ShownURL(raw string) string {
 // OAuthSecret is the keyring name of a remote server's sign-in (its
 // tokens, as one JSON record), which only the host reads and writes.
 func OAuthSecret(server string) string { return "oauth." + server }
+
+// SignInRefused reads, from a sign-in record (the value of OAuthSecret,
+// which the host writes), why the authorization server refused to renew
+// it: "" when it did not. Only that field is read; the tokens are not
+// kept. The host's record has the field under the same name
+// (app/host TestSignInRecordRefused ties the two).
+func SignInRefused(record string) (string, error) {
+	var rec struct {
+		Refused string `json:"refused"`
+	}
+	if err := json.Unmarshal([]byte(record), &rec); err != nil {
+		return "", errors.New("the stored sign-in is not a sign-in record")
+	}
+	return rec.Refused, nil
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/remotetest"
@@ -351,5 +352,24 @@ func TestClientMetadataDocument(t *testing.T) {
 	if doc.ClientID != "https://sb.example/c.json" || doc.AuthMethod != "none" ||
 		!slices.Equal(doc.RedirectURIs, []string{"http://127.0.0.1/callback"}) || !slices.Contains(doc.GrantTypes, "refresh_token") {
 		t.Errorf("document: %+v", doc)
+	}
+}
+
+// TestSignInRecordRefused: the host's sign-in record, as stored, is what
+// config.SignInRefused (doctor's reading of it) reads: the refusal's
+// reason, and "" for a record that was not refused.
+func TestSignInRecordRefused(t *testing.T) {
+	for _, want := range []string{"invalid_grant: the refresh token was revoked", ""} {
+		b, err := json.Marshal(tokenRecord{AccessToken: "a", RefreshToken: "r", ClientID: "c", TokenURL: "https://as.example/token", Refused: want})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := config.SignInRefused(string(b))
+		if err != nil || got != want {
+			t.Errorf("refused read back as %q (%v), want %q", got, err, want)
+		}
+	}
+	if _, err := config.SignInRefused("not json"); err == nil {
+		t.Error("a value that is no record is read without an error")
 	}
 }
