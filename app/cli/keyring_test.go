@@ -3,132 +3,24 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/godbus/dbus/v5"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
-const keyringPass = "switchboard-test-password"
-
-// startDaemon starts a daemon of the test (marked like the test's other
-// processes) and stops it at the end of the test.
-func startDaemon(t *testing.T, env []string, stdin string, name string, args ...string) (*exec.Cmd, *syncBuffer, <-chan struct{}) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Env = env
-	cmd.Stdin = strings.NewReader(stdin)
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	return cmd, out, done
-}
-
 // privateKeyring starts a private session bus and gnome-keyring-daemon on
-// it (the login keyring created and unlocked with a password on stdin), and
-// returns the bus address.
+// it for the sandbox (its login keyring under the sandbox's HOME), and
+// returns the bus address (testkit.GnomeKeyring).
 func privateKeyring(t *testing.T, sb *sandbox) string {
 	t.Helper()
-	var missing []string
-	for _, tool := range []string{"dbus-daemon", "gnome-keyring-daemon"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			missing = append(missing, tool)
-		}
-	}
-	if len(missing) > 0 {
-		testkit.SkipOrFail(t, "the real-keyring test needs %s (Debian: apt-get install gnome-keyring dbus-x11 libsecret-tools)", strings.Join(missing, ", "))
-	}
-	if err := os.MkdirAll(filepath.Join(sb.home, ".local", "share", "keyrings"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	busDir := filepath.Join(sb.root, "bus")
-	if err := os.Mkdir(busDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(sb.root, "bus.conf")
-	if err := os.WriteFile(cfg, testkit.BusConfig(busDir), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	bus := exec.Command("dbus-daemon", "--config-file="+cfg, "--nofork", "--print-address=1")
-	bus.Env = sb.env
-	stdout, err := bus.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bus.Start(); err != nil {
-		t.Fatal(err)
-	}
-	busDone := make(chan struct{})
-	t.Cleanup(func() {
-		_ = bus.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-busDone:
-		case <-time.After(5 * time.Second):
-			_ = bus.Process.Kill()
-			<-busDone
-		}
-	})
-	addrc := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
-		addrc <- strings.TrimSpace(line)
-		_ = bus.Wait()
-		close(busDone)
-	}()
-	var addr string
-	select {
-	case addr = <-addrc:
-	case <-time.After(10 * time.Second):
-		t.Fatal("dbus-daemon printed no address")
-	}
-	if addr == "" {
-		t.Fatal("dbus-daemon printed an empty address")
-	}
-	env := sb.with("DBUS_SESSION_BUS_ADDRESS=" + addr)
-	kr, out, krDone := startDaemon(t, env, keyringPass, "gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets")
-
-	conn, err := dbus.Connect(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	testkit.Eventually(t, "gnome-keyring-daemon owns org.freedesktop.secrets", func() (bool, string) {
-		select {
-		case <-krDone:
-			t.Fatalf("gnome-keyring-daemon exited: %s", out.String())
-		default:
-		}
-		var has bool
-		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.secrets").Store(&has)
-		return err == nil && has, fmt.Sprint(err, out.String())
-	})
-
-	t.Logf("private bus %s, gnome-keyring-daemon pid %d", addr, kr.Process.Pid)
-	return addr
+	return testkit.GnomeKeyring(t, sb.env)
 }
 
 // TestE2ESecretRealKeyring: a server whose env refers to a keyring secret
