@@ -300,22 +300,13 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 
 	// Which secrets exist: a row's "stored" badge, and a new reference
 	// to a missing one.
-	var list []hostapi.SecretInfo
-	w.call(func(ctx context.Context) (err error) {
-		list, err = w.live.Secrets(ctx)
-		return err
-	}, func(err error) {
-		if err == nil {
-			f.knownSecrets = map[string]bool{}
-			for _, s := range list {
-				f.knownSecrets[s.Name] = true
-			}
-			f.env.updateBadges()
-			if f.headers != nil {
-				f.headers.updateBadges()
-			}
-			f.validate(false)
+	w.knownSecrets(func(known map[string]bool) {
+		f.knownSecrets = known
+		f.env.updateBadges()
+		if f.headers != nil {
+			f.headers.updateBadges()
 		}
+		f.validate(false)
 	})
 	f.tools.load()
 	return f
@@ -961,21 +952,49 @@ func (t *envTable) addFrom(name, value, secretValue string, fresh bool) *envRow 
 	return r
 }
 
+// knownSecrets asks the host which secrets the keyring holds and gives
+// their names to done, on the window's goroutine; a failure gives nothing
+// (the forms then take any name).
+func (w *Window) knownSecrets(done func(map[string]bool)) {
+	var list []hostapi.SecretInfo
+	w.call(func(ctx context.Context) (err error) {
+		list, err = w.live.Secrets(ctx)
+		return err
+	}, func(err error) {
+		if err != nil {
+			return
+		}
+		known := make(map[string]bool, len(list))
+		for _, s := range list {
+			known[s.Name] = true
+		}
+		done(known)
+	})
+}
+
+// secretFields are a row's secret (an environment variable's, a
+// header's): its value in a password entry, and below it the labelled
+// name it has in the keyring, with the "stored" badge when the keyring
+// has it, then extra; the box starts hidden.
+func secretFields(extra ...fyne.CanvasObject) (secret, name *widget.Entry, stored *widget.Label, box *fyne.Container) {
+	secret, name = widget.NewPasswordEntry(), widget.NewEntry()
+	secret.SetPlaceHolder("the secret's value")
+	name.SetPlaceHolder("such as github-token")
+	stored = widget.NewLabelWithStyle("stored", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	stored.Importance = widget.SuccessImportance
+	stored.Hide()
+	box = container.NewVBox(append([]fyne.CanvasObject{secret,
+		container.NewBorder(nil, nil, widget.NewLabel("Keyring name"), stored, name)}, extra...)...)
+	box.Hide()
+	return secret, name, stored, box
+}
+
 // add appends an empty row.
 func (t *envTable) add() *envRow {
-	r := &envRow{name: widget.NewEntry(), value: widget.NewEntry(), secret: widget.NewPasswordEntry(), secretName: widget.NewEntry()}
+	r := &envRow{name: widget.NewEntry(), value: widget.NewEntry()}
 	r.name.SetPlaceHolder("NAME")
 	r.value.SetPlaceHolder("value")
-	r.secret.SetPlaceHolder("the secret's value")
-	r.secretName.SetPlaceHolder("such as github-token")
-	r.stored = widget.NewLabelWithStyle("stored", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	r.stored.Importance = widget.SuccessImportance
-	r.stored.Hide()
-	// The secret's value, and below it the labelled name it has in the
-	// keyring, with the badge when the keyring has it.
-	r.secretBox = container.NewVBox(r.secret,
-		container.NewBorder(nil, nil, widget.NewLabel("Keyring name"), r.stored, r.secretName))
-	r.secretBox.Hide()
+	r.secret, r.secretName, r.stored, r.secretBox = secretFields()
 	r.kind = widget.NewSelect([]string{kindValue, kindSecret}, func(k string) {
 		if k == kindSecret {
 			r.value.Hide()

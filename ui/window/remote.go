@@ -206,14 +206,7 @@ func newRemoteForm(w *Window) *remoteForm {
 		f.validate()
 	})
 	f.headers.changed = func() { f.touched["headers"] = true; f.validate() }
-	headersErr, headersErrObj := reservedError()
-	f.errs["headers"] = headersErr
-	f.headers.addPlain = widget.NewButtonWithIcon("Add header", theme.ContentAddIcon(), func() {
-		w.focus(f.headers.add(kindValue).name)
-	})
-	f.headers.addSecret = widget.NewButtonWithIcon("Add secret header", theme.ContentAddIcon(), func() {
-		w.focus(f.headers.add(kindSecret).name)
-	})
+	headersField := f.headers.field(w, f.errs)
 	f.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), f.submit)
 	f.save.Importance = widget.HighImportance
 	f.cancel = widget.NewButton("Cancel", w.home)
@@ -221,27 +214,16 @@ func newRemoteForm(w *Window) *remoteForm {
 	f.errs[""] = barErr
 	rows := append([]fyne.CanvasObject{
 		widget.NewLabel("Name"), container.NewVBox(f.name, nameErrObj)}, f.rows...)
-	rows = append(rows, widget.NewLabel("Headers"), container.NewVBox(f.headers.box,
-		container.NewHBox(f.headers.addPlain, f.headers.addSecret),
-		hintLabel("Sent with every request, such as an API key; a secret header's value goes to the keyring"), headersErrObj))
+	rows = append(rows, widget.NewLabel("Headers"), headersField)
 	grid := formGrid(rows...)
 	bar := container.NewBorder(widget.NewSeparator(), nil, nil, container.NewCenter(container.NewHBox(f.cancel, f.save)), barErr)
 	f.obj = container.NewBorder(nil, bar, nil, nil, pageScroll(grid))
 	f.validate()
 	// Which secrets exist: a secret header that names one needs no value.
-	var list []hostapi.SecretInfo
-	w.call(func(ctx context.Context) (err error) {
-		list, err = w.live.Secrets(ctx)
-		return err
-	}, func(err error) {
-		if err == nil {
-			f.knownSecrets = map[string]bool{}
-			for _, s := range list {
-				f.knownSecrets[s.Name] = true
-			}
-			f.headers.updateBadges()
-			f.validate()
-		}
+	w.knownSecrets(func(known map[string]bool) {
+		f.knownSecrets = known
+		f.headers.updateBadges()
+		f.validate()
 	})
 	return f
 }

@@ -98,6 +98,21 @@ func newHeaderTable(s *config.Server, base map[string]json.RawMessage, server fu
 	return t
 }
 
+// field is a form's Headers field: the rows, the buttons that add one, a
+// hint, and the error line of the key "headers" (set in errs).
+func (t *headerTable) field(w *Window, errs map[string]*widget.Label) fyne.CanvasObject {
+	errLabel, errLine := reservedError()
+	errs["headers"] = errLabel
+	t.addPlain = widget.NewButtonWithIcon("Add header", theme.ContentAddIcon(), func() {
+		w.focus(t.add(kindValue).name)
+	})
+	t.addSecret = widget.NewButtonWithIcon("Add secret header", theme.ContentAddIcon(), func() {
+		w.focus(t.add(kindSecret).name)
+	})
+	return container.NewVBox(t.box, container.NewHBox(t.addPlain, t.addSecret),
+		hintLabel("Sent with every request, such as an API key; a secret header's value goes to the keyring"), errLine)
+}
+
 // objectOrder returns the keys of a JSON object in their order, nil for
 // anything else.
 func objectOrder(raw json.RawMessage) []string {
@@ -173,22 +188,15 @@ func (t *headerTable) add(kind string) *headerRow {
 // newRow appends an empty plain row; masked, its value is a password
 // entry.
 func (t *headerTable) newRow(masked bool) *headerRow {
-	r := &headerRow{name: widget.NewEntry(), value: widget.NewEntry(), secret: widget.NewPasswordEntry(), secretName: widget.NewEntry()}
+	r := &headerRow{name: widget.NewEntry(), value: widget.NewEntry()}
 	if masked {
 		r.value = widget.NewPasswordEntry()
 	}
 	r.name.SetPlaceHolder("X-Api-Key")
 	r.value.SetPlaceHolder("value")
-	r.secret.SetPlaceHolder("the secret's value")
-	r.secretName.SetPlaceHolder("such as github-token")
-	r.stored = widget.NewLabelWithStyle("stored", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	r.stored.Importance = widget.SuccessImportance
-	r.stored.Hide()
 	r.sentAs = hintLabel("")
 	r.fixed = hintLabel("")
-	r.secretBox = container.NewVBox(r.secret,
-		container.NewBorder(nil, nil, widget.NewLabel("Keyring name"), r.stored, r.secretName), r.sentAs)
-	r.secretBox.Hide()
+	r.secret, r.secretName, r.stored, r.secretBox = secretFields(r.sentAs)
 	r.kind = widget.NewSelect([]string{kindValue, kindSecret}, func(k string) {
 		if k == kindSecret {
 			t.toSecret(r)

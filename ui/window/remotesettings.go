@@ -89,21 +89,13 @@ func newRemoteSettings(w *Window, name string, s *config.Server, base map[string
 	})
 	f.headers = newHeaderTable(s, f.base, f.serverName, func() map[string]bool { return f.knownSecrets })
 	f.headers.changed = func() { f.changed("headers") }
-	headersErr, headersErrObj := reservedError()
-	f.errs["headers"] = headersErr
-	addHeader := widget.NewButtonWithIcon("Add header", theme.ContentAddIcon(), func() {
-		w.focus(f.headers.add(kindValue).name)
-	})
-	addSecret := widget.NewButtonWithIcon("Add secret header", theme.ContentAddIcon(), func() {
-		w.focus(f.headers.add(kindSecret).name)
-	})
-	f.headers.addPlain, f.headers.addSecret = addHeader, addSecret
+	headersField := f.headers.field(w, f.errs)
 	if _, ok := base["headers"]; ok && s.Headers == nil {
 		// "headers" the config cannot read (its problem shows under the
 		// field): rows added here would replace it, and lose what it
 		// holds.
-		addHeader.Disable()
-		addSecret.Disable()
+		f.headers.addPlain.Disable()
+		f.headers.addSecret.Disable()
 	}
 	onName := f.name.OnChanged
 	f.name.OnChanged = func(n string) {
@@ -140,8 +132,7 @@ func newRemoteSettings(w *Window, name string, s *config.Server, base map[string
 	}
 	rows = append(rows, r.rows...)
 	rows = append(rows,
-		widget.NewLabel("Headers"), lines(f.headers.box, container.NewHBox(addHeader, addSecret),
-			hintLabel("Sent with every request; a secret header's value goes to the keyring"), headersErrObj),
+		widget.NewLabel("Headers"), headersField,
 	)
 	rows = append(rows,
 		widget.NewLabel("Tools in AI apps"), lines(f.tools.obj, reserveLine(f.errs["tools"]), f.trustAuto, reserveLine(f.errs["trust"])))
