@@ -47,11 +47,7 @@ func TestInfoAIClients(t *testing.T) {
 
 	// A `switchboard logs --follow`: a second API client with a
 	// subscription. It counts as a client, not as an AI app.
-	follower, err := api.Dial(context.Background(), th.opts.SocketPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer follower.Close()
+	follower := th.dial(t)
 	if _, err := follower.Subscribe(context.Background(), hostapi.TopicLog); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
@@ -42,15 +41,7 @@ func TestApprovalsEveryEntryPoint(t *testing.T) {
 	th.waitServer(t, "fs", "running with tools", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.Tools > 0 })
 
 	// The approver.
-	ap, err := api.Dial(context.Background(), th.opts.SocketPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ap.Close()
-	events, err := ap.Subscribe(context.Background(), hostapi.TopicApprovals)
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := th.approvals(t)
 	nextSet := func() []hostapi.Approval {
 		t.Helper()
 		select {

@@ -99,6 +99,29 @@ func runHostWith(t *testing.T, store *secrets.Store, cfg map[string]any, mutate 
 	return th
 }
 
+// dial is another API client of the host (an approver, a follower),
+// closed when the test ends.
+func (th *testHost) dial(t *testing.T) *api.Client {
+	t.Helper()
+	c, err := api.Dial(context.Background(), th.opts.SocketPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// approvals is the approvals topic of a client of its own: what an
+// approver (the window, the tray) sees.
+func (th *testHost) approvals(t *testing.T) <-chan api.Event {
+	t.Helper()
+	events, err := th.dial(t).Subscribe(context.Background(), hostapi.TopicApprovals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
 func (th *testHost) call(t *testing.T, method string, params, result any) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
@@ -324,15 +323,7 @@ func TestRemoteApprovalProgress(t *testing.T) {
 	})
 	th.waitServer(t, "r", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 2 })
 
-	ap, err := api.Dial(context.Background(), th.opts.SocketPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ap.Close()
-	events, err := ap.Subscribe(context.Background(), hostapi.TopicApprovals)
-	if err != nil {
-		t.Fatal(err)
-	}
+	events := th.approvals(t)
 	var progress atomic.Int32
 	cs := gwClient(t, th, gateway.Filter{}, "", &mcp.ClientOptions{
 		ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
