@@ -27,13 +27,41 @@ import (
 // lines itself (no go-sdk on either end), sequentially, one call at a
 // time: directly to the tiny server, and through `switchboard bridge` to
 // the host's instance of it (and to an earlier version's host, with
-// -base). The host's CPU per call is its utime+stime (/proc/PID/stat)
-// over the calls. Then the same with a 1 MiB result. Each round measures
+// -base), and through bench/gateway/floorrelay, a relay in C that only
+// copies bytes: the floor of any relay process on this machine. The
+// relay's CPU per call is its utime+stime (/proc/PID/stat) over the calls. Then the same with a 1 MiB result. Each round measures
 // the small calls of every path, then their 1 MiB calls, starting with
 // the next path each round (use a multiple of the paths' count as
 // rounds).
 
 func tinyPath(sb string) string { return filepath.Join(filepath.Dir(sb), "tinyserver") }
+
+// floorPath is bench/gateway/floorrelay, built with the C compiler beside
+// the other binaries: a relay that only copies bytes (see its source), the
+// floor of any relay on this machine.
+func floorPath(sb string) string { return filepath.Join(filepath.Dir(sb), "floorrelay") }
+
+// goFloorPath is bench/gateway/gofloor: the same in Go, io.Copy through
+// the runtime's poller.
+func goFloorPath(sb string) string { return filepath.Join(filepath.Dir(sb), "gofloor") }
+
+func buildFloor(repo, sb string) error {
+	gb := exec.Command("go", "build", "-o", goFloorPath(sb), "./bench/gateway/gofloor")
+	gb.Dir = repo
+	if o, err := gb.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build gofloor: %v\n%s", err, o)
+	}
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	cmd := exec.Command(cc, "-O2", "-o", floorPath(sb), "bench/gateway/floorrelay/floorrelay.c")
+	cmd.Dir = repo
+	if o, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s floorrelay.c: %v\n%s", cc, err, o)
+	}
+	return nil
+}
 
 // rawConn is a line client of an MCP stdio server (or of a bridge).
 type rawConn struct {
@@ -114,7 +142,8 @@ func (c *rawConn) close() {
 // rawPath is one way the raw client reaches the tiny server.
 type rawPath struct {
 	name   string
-	h      *host // nil: direct
+	h      *host  // nil: direct, or through the floor relay
+	floor  string // through this relay: bench/gateway/floorrelay or gofloor
 	c      *rawConn
 	tool   string
 	rates  []float64 // calls/s per round, small result
@@ -136,9 +165,22 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		return err
 	}
 	defer lean.stop()
+	if err := buildFloor(c.repo, sb); err != nil {
+		return err
+	}
 	paths := []*rawPath{
 		{name: "direct (tinyserver)", tool: "echo"},
 		{name: "bridge+gateway", h: lean, tool: "tiny__echo"},
+		{name: "floor relay (C, copies bytes)", floor: floorPath(sb), tool: "echo"},
+		{name: "floor relay (Go, io.Copy)", floor: goFloorPath(sb), tool: "echo"},
+	}
+	if c.activity {
+		nolog, err := startHost(ctx, c, sb, server, "raw"+noLogSuffix, c.hostEnv)
+		if err != nil {
+			return err
+		}
+		defer nolog.stop()
+		paths = append(paths[:2], append([]*rawPath{{name: noLogPath, h: nolog, tool: "tiny__echo"}}, paths[2:]...)...)
 	}
 	if c.base != "" {
 		progress("building the base version's switchboard from %s", c.base)
@@ -162,6 +204,8 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		cmd := exec.Command(tinyPath(sb))
 		if p.h != nil {
 			cmd = p.h.bridge()
+		} else if p.floor != "" {
+			cmd = exec.Command(p.floor, tinyPath(sb))
 		}
 		if p.c, err = rawStart(cmd); err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
@@ -174,11 +218,22 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 	big := func(p *rawPath) string {
 		return `"method":"tools/call","params":{"name":"` + p.tool + `","arguments":{"size":1048576}}`
 	}
-	srvPid := func(p *rawPath) int {
-		if p.h == nil {
+	// relayPid is the process between the client and the server: the
+	// host, or the floor relay (0: direct).
+	relayPid := func(p *rawPath) int {
+		switch {
+		case p.h != nil:
+			return p.h.cmd.Process.Pid
+		case p.floor != "":
 			return p.c.cmd.Process.Pid
 		}
-		return childOf(p.h.cmd.Process.Pid, "tinyserver")
+		return 0
+	}
+	srvPid := func(p *rawPath) int {
+		if pid := relayPid(p); pid != 0 {
+			return childOf(pid, "tinyserver")
+		}
+		return p.c.cmd.Process.Pid
 	}
 	measure := func(p *rawPath, req string, n int, counts bool) (float64, time.Duration, error) {
 		for i := 0; i < n/10; i++ { // warm-up
@@ -188,9 +243,9 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		}
 		var cpu0 time.Duration
 		var hcs0, scs0, hsc0 int64
-		if p.h != nil {
-			cpu0 = cpuTime(p.h.cmd.Process.Pid)
-			hcs0, hsc0 = ctxSwitches(p.h.cmd.Process.Pid), rwSyscalls(p.h.cmd.Process.Pid)
+		if rp := relayPid(p); rp != 0 {
+			cpu0 = cpuTime(rp)
+			hcs0, hsc0 = ctxSwitches(rp), rwSyscalls(rp)
 		}
 		scs0 = ctxSwitches(srvPid(p))
 		scpu0 := cpuTime(srvPid(p))
@@ -202,11 +257,11 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		}
 		el := time.Since(t0)
 		var cpu time.Duration
-		if p.h != nil {
-			cpu = cpuTime(p.h.cmd.Process.Pid) - cpu0
+		if rp := relayPid(p); rp != 0 {
+			cpu = cpuTime(rp) - cpu0
 			if counts {
-				p.hostCS += ctxSwitches(p.h.cmd.Process.Pid) - hcs0
-				p.hostSC += rwSyscalls(p.h.cmd.Process.Pid) - hsc0
+				p.hostCS += ctxSwitches(rp) - hcs0
+				p.hostSC += rwSyscalls(rp) - hsc0
 			}
 		}
 		if counts {
@@ -248,7 +303,7 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 	fmt.Fprintf(out, "\ntrivial server (bench/bridgestart/tinyserver), a raw line client, sequential; %d cores, %s; %d rounds x %d calls (1 MiB: %d); load %s\n",
 		runtime.NumCPU(), runtime.Version(), c.rounds, c.rawCalls, nBig, strings.Join(strings.Fields(string(load))[:3], " "))
 	t := table.New(out)
-	fmt.Fprintln(t, "path\tcalls/s\tvs direct\thost CPU/call\t1 MiB calls/s\t1 MiB MB/s\t1 MiB vs direct\thost CPU per 1 MiB call")
+	fmt.Fprintln(t, "path\tcalls/s\tvs direct\trelay CPU/call\t1 MiB calls/s\t1 MiB MB/s\t1 MiB vs direct\trelay CPU per 1 MiB call")
 	d := paths[0]
 	for _, p := range paths {
 		rate, brate := stats.Median(p.rates), stats.Median(p.big)
@@ -264,13 +319,25 @@ func runRaw(ctx context.Context, c config, sb, server string, out io.Writer, pro
 		fmt.Fprintf(t, "%s\t%.0f\t%s\t%s\t%.1f\t%.1f\t%s\t%s\n", p.name, rate, rel, cpu, brate, brate*1.048576, brel, bcpu)
 	}
 	t.Flush()
-	fmt.Fprintf(out, "per small call: context switches (every thread, voluntary or not) of the host and of the tiny server, the host's read and write system calls, the tiny server's CPU (it wakes once per call):\n")
+	fmt.Fprintf(out, "per small call: context switches (every thread, voluntary or not) of the relay (the host, or the floor relay) and of the tiny server, the relay's read and write system calls, the tiny server's CPU (it wakes once per call):\n")
 	for _, p := range paths {
 		h := "-"
-		if p.h != nil {
-			h = fmt.Sprintf("host %.2f switches, %.2f reads+writes", float64(p.hostCS)/float64(p.calls), float64(p.hostSC)/float64(p.calls))
+		if relayPid(p) != 0 {
+			h = fmt.Sprintf("relay %.2f switches, %.2f reads+writes", float64(p.hostCS)/float64(p.calls), float64(p.hostSC)/float64(p.calls))
 		}
 		fmt.Fprintf(out, "  %-24s %s; server %.2f switches, CPU %.1f us\n", p.name, h, float64(p.srvCS)/float64(p.calls), float64(p.srvCPU)/float64(p.calls)/1e3)
+	}
+	for _, p := range paths {
+		if p.floor == "" {
+			continue
+		}
+		for _, h := range paths {
+			if h.h == nil || p.calls == 0 || h.calls == 0 {
+				continue
+			}
+			fmt.Fprintf(out, "%s against %s, same rounds: calls/s %.2fx, relay CPU per call %.2fx\n", h.name, p.name,
+				stats.Median(h.rates)/stats.Median(p.rates), (float64(h.cpu)/float64(h.calls))/(float64(p.cpu)/float64(p.calls)))
+		}
 	}
 	fmt.Fprintf(out, "rounds' rates (calls/s), small / 1 MiB:\n")
 	for _, p := range paths {

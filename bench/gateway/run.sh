@@ -9,7 +9,9 @@
 #   KEEP=/tmp/out bench/gateway/run.sh        # keep the binaries and the hosts' logs
 #   RAWONLY=1 BASE=/tmp/base bench/gateway/run.sh
 #       # only the trivial-server rows (a raw line client and tinyserver:
-#       # direct vs bridge, host CPU per call, 1 MiB results), beside the
+#       # direct vs bridge, host CPU per call, 1 MiB results; a host with the
+#       # activity log off; two relays that only copy bytes, in C, built
+#       # with cc, and in Go: the floor of any relay here), beside the
 #       # host of an earlier tree (git archive COMMIT | tar -x -C /tmp/base)
 #   HOSTENV="SWITCHBOARD_CPUPROFILE=/tmp/host.prof" RAWONLY=1 bench/gateway/run.sh
 #       # extra environment of the trivial-server rows' host (this tree's):
