@@ -591,21 +591,10 @@ func (f *serverForm) quickCheck() {
 
 // showReason enables Save, or disables it with the reason in the bar.
 func (f *serverForm) showReason(c formCheck) {
-	reason := ""
-	if len(c.bad) > 0 {
-		words := make([]string, 0, len(c.bad))
-		for _, k := range c.bad {
-			words = append(words, "the "+f.fieldWord(k))
-		}
-		noName, noCommand := f.serverName() == "", strings.TrimSpace(f.command.Text) == ""
-		switch {
-		case slices.Equal(c.bad, []string{"name", "command"}) && noName && noCommand:
-			reason = "Give the server a name and a command to save"
-		case slices.Equal(c.bad, []string{"name"}) && noName, slices.Equal(c.bad, []string{"command"}) && noCommand:
-			reason = "Give " + words[0] + " to save"
-		default:
-			reason = "Fix " + english.List(words) + " to save"
-		}
+	noName, noCommand := f.serverName() == "", strings.TrimSpace(f.command.Text) == ""
+	reason := saveReason(c.bad, func(key string) bool { return key == "name" && noName || key == "command" && noCommand })
+	if slices.Equal(c.bad, []string{"name", "command"}) && noName && noCommand {
+		reason = "Give the server a name and a command to save"
 	}
 	if !f.saving {
 		setText(f.reason, reason)
@@ -651,7 +640,26 @@ func (f *serverForm) order(keys []string) []string {
 }
 
 // fieldWord names a field in the bar's reason.
-func (f *serverForm) fieldWord(key string) string {
+// saveReason is the Save bar's reason for the fields bad (entry keys, in
+// the form's order; none: ""): one field left empty is asked for ("Give
+// the name to save"), otherwise each is named ("Fix the address and the
+// headers to save").
+func saveReason(bad []string, empty func(key string) bool) string {
+	if len(bad) == 0 {
+		return ""
+	}
+	words := make([]string, 0, len(bad))
+	for _, k := range bad {
+		words = append(words, "the "+fieldWord(k))
+	}
+	if len(bad) == 1 && empty(bad[0]) {
+		return "Give " + words[0] + " to save"
+	}
+	return "Fix " + english.List(words) + " to save"
+}
+
+// fieldWord names a field in the Save bar's reason.
+func fieldWord(key string) string {
 	if w, ok := fieldWords[key]; ok {
 		return w
 	}

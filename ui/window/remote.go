@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -181,6 +182,7 @@ type remoteForm struct {
 	knownSecrets map[string]bool          // the keyring's secrets (nil until secrets.list answered)
 	errs         map[string]*widget.Label // by key: name, url, type, oauth, headers; "" for the rest
 	save, cancel *widget.Button
+	reason       *widget.Label // why Save is disabled, once it was tapped
 	touched      map[string]bool
 	all, saving  bool
 	obj          fyne.CanvasObject
@@ -212,11 +214,15 @@ func newRemoteForm(w *Window) *remoteForm {
 	f.cancel = widget.NewButton("Cancel", w.home)
 	barErr := errorLabel()
 	f.errs[""] = barErr
+	f.reason = widget.NewLabel("")
+	f.reason.Importance = widget.WarningImportance
+	f.reason.Hide()
 	rows := append([]fyne.CanvasObject{
 		widget.NewLabel("Name"), container.NewVBox(f.name, nameErrObj)}, f.rows...)
 	rows = append(rows, widget.NewLabel("Headers"), headersField)
 	grid := formGrid(rows...)
-	bar := container.NewBorder(widget.NewSeparator(), nil, nil, container.NewCenter(container.NewHBox(f.cancel, f.save)), barErr)
+	bar := container.NewBorder(widget.NewSeparator(), nil, nil, container.NewCenter(container.NewHBox(f.cancel, f.save)),
+		container.NewVBox(barErr, f.reason))
 	f.obj = container.NewBorder(nil, bar, nil, nil, pageScroll(grid))
 	f.validate()
 	// Which secrets exist: a secret header that names one needs no value.
@@ -266,22 +272,54 @@ func (f *remoteForm) validate() (json.RawMessage, []pendingSecret, bool) {
 		}
 		setText(l, msg)
 	}
+	var bad []string // the fields with a problem, for the Save bar's reason
 	if nameMsg != "" {
 		show("name", nameMsg)
+		bad = append(bad, "name")
+	}
+	if len(f.headers.own) > 0 {
+		bad = append(bad, "headers")
 	}
 	for _, p := range ps {
+		key := fieldOf(p.Key)
+		if !slices.Contains(bad, key) {
+			bad = append(bad, key)
+		}
 		if (f.all || f.touched["headers"]) && f.headers.showProblem(p) {
 			continue
 		}
-		key := fieldOf(p.Key)
 		msg := p.Msg
 		if (f.errs[key] == nil || key == "") && p.Key != "" {
 			msg = p.Key + ": " + msg // shown in the bar: say which key
 		}
 		show(key, msg)
 	}
+	// Save is offered until it is tapped once; from then on it waits for
+	// the problems to go, and the bar says which fields have them, as the
+	// command form's does.
+	reason := ""
+	if f.all && !ok {
+		reason = saveReason(remoteOrder(bad), func(key string) bool {
+			return key == "name" && name == "" || key == "url" && strings.TrimSpace(f.url.Text) == ""
+		})
+	}
+	if !f.saving {
+		setText(f.reason, reason)
+	}
 	enable(f.save, !f.saving && (ok || !f.all))
 	return raw, secrets, ok
+}
+
+// remoteOrder sorts field keys as the remote form shows them.
+func remoteOrder(keys []string) []string {
+	rank := func(k string) int {
+		if i := slices.Index([]string{"name", "url", "type", "headers", "oauth"}, k); i >= 0 {
+			return i
+		}
+		return 99
+	}
+	slices.SortStableFunc(keys, func(a, b string) int { return rank(a) - rank(b) })
+	return keys
 }
 
 // submit saves the entry (servers.put) when it has no problem.

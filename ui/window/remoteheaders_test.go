@@ -416,8 +416,8 @@ func TestRemoteAddWithHeaders(t *testing.T) {
 	if bad.err.Text == "" || !strings.Contains(bad.err.Text, "X Bad") && !strings.Contains(strings.ToLower(bad.err.Text), "name") {
 		t.Errorf("a header name with a space: the row says %q", bad.err.Text)
 	}
-	if !r.save.Disabled() {
-		t.Error("Save is enabled with a bad header name")
+	if !r.save.Disabled() || r.reason.Text != "Fix the headers to save" {
+		t.Errorf("a bad header name: Save disabled %v, the bar's reason %q", r.save.Disabled(), r.reason.Text)
 	}
 	if err := h.call(func(ctx context.Context, c *client.Live) error {
 		_, err := c.GetServer(ctx, "corp")
@@ -431,6 +431,9 @@ func TestRemoteAddWithHeaders(t *testing.T) {
 	bad.value.SetText("")
 	test.Type(bad.value, "blue")
 	h.until("Save enabled", func() bool { r.validate(); return !r.save.Disabled() })
+	if r.reason.Visible() || r.reason.Text != "" {
+		t.Errorf("Save is enabled and the bar still says %q", r.reason.Text)
+	}
 	test.Tap(r.save)
 	h.until("the server saved", func() bool { return strings.Contains(w.statusLine.Text, "Saved corp") })
 	hd, _ := h.entry("corp")["headers"].(map[string]any)
@@ -453,4 +456,35 @@ func TestRemoteAddWithHeaders(t *testing.T) {
 	}
 	h.until("the server gets the secret header", func() bool { return seen() == headerSecret })
 	h.state("corp", hostapi.StateRunning)
+}
+
+// TestRemoteAddSaveReason: once Save was tapped, the remote form's bar
+// says why it is disabled, naming the fields as the command form's does,
+// and asks for a field left empty.
+func TestRemoteAddSaveReason(t *testing.T) {
+	h := start(t, map[string]any{})
+	r := h.w.openAddRemote()
+	if r.reason.Visible() {
+		t.Errorf("an untouched form's bar says %q", r.reason.Text)
+	}
+	test.Type(r.url, "http://127.0.0.1:9/mcp")
+	test.Tap(r.save)
+	if !r.save.Disabled() || r.reason.Text != "Give the name to save" {
+		t.Errorf("no name: Save disabled %v, the bar's reason %q", r.save.Disabled(), r.reason.Text)
+	}
+	test.Type(r.name, "corp")
+	r.url.SetText("ftp://example.com/mcp")
+	bad := r.headers.add(kindValue)
+	test.Type(bad.name, "X Bad")
+	test.Type(bad.value, "1")
+	r.validate()
+	if !r.save.Disabled() || r.reason.Text != "Fix the address and the headers to save" {
+		t.Errorf("a bad address and header: Save disabled %v, the bar's reason %q", r.save.Disabled(), r.reason.Text)
+	}
+	r.url.SetText("http://127.0.0.1:9/mcp")
+	bad.name.SetText("X-Team")
+	r.validate()
+	if r.save.Disabled() || r.reason.Visible() {
+		t.Errorf("nothing wrong: Save disabled %v, the bar says %q", r.save.Disabled(), r.reason.Text)
+	}
 }

@@ -165,7 +165,7 @@ func TestInvalidFieldsInline(t *testing.T) {
 	h.until("the messages, as the typing paused", func() bool {
 		return f.errs["name"].Text != "" && f.errs["cwd"].Text != "" && f.errs["termGrace"].Text != "" && f.env.rows[0].err.Text != ""
 	})
-	if !f.save.Disabled() || f.reason.Text != "Fix the name, the command, the environment, the working directory and the "+f.fieldWord("termGrace")+" to save" {
+	if !f.save.Disabled() || f.reason.Text != "Fix the name, the command, the environment, the working directory and the "+fieldWord("termGrace")+" to save" {
 		t.Errorf("Save: disabled %v, reason %q", f.save.Disabled(), f.reason.Text)
 	}
 	test.Tap(f.save)
