@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command gofloor is the floor of a relay written in Go on this machine
 // (issue 12): it starts its arguments as a child and copies bytes both
 // ways with io.Copy, its stdin to the child and the child's stdout to its
