@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/accept"
 )
 
 // Handler answers the requests of the host's clients. Handle runs on its own
@@ -165,36 +167,24 @@ func (s *Server) Serve(l net.Listener) error {
 	s.mu.Unlock()
 	defer s.wg.Done()
 
-	var delay time.Duration
-	for {
-		nc, err := l.Accept()
-		if err != nil {
-			if s.isClosed() {
-				return ErrServerClosed
-			}
-			if errors.Is(err, net.ErrClosed) {
-				s.mu.Lock()
-				delete(s.listeners, l)
-				s.mu.Unlock()
-				return err
-			}
-			// Out of descriptors and the like: wait, as net/http does.
-			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-			s.log.Warn("accept failed; retrying", "err", err, "in", delay)
-			time.Sleep(delay)
-			continue
-		}
-		delay = 0
+	err := accept.Loop(l, s.log, s.isClosed, func(nc net.Conn) error {
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		if s.closed {
-			s.mu.Unlock()
 			_ = nc.Close()
 			return ErrServerClosed
 		}
 		s.wg.Add(1)
-		s.mu.Unlock()
 		go s.serveConn(nc)
+		return nil
+	})
+	if s.isClosed() {
+		return ErrServerClosed
 	}
+	s.mu.Lock()
+	delete(s.listeners, l)
+	s.mu.Unlock()
+	return err
 }
 
 func (s *Server) isClosed() bool {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/bridge"
+	"github.com/switchboard-mcp/switchboard/internal/accept"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -283,35 +284,27 @@ func (g *Gateway) Serve(l net.Listener) error {
 	}
 	g.listeners[l] = struct{}{}
 	g.mu.Unlock()
-	var delay time.Duration
-	for {
-		nc, err := l.Accept()
-		if err != nil {
-			if g.isClosed() {
-				return ErrClosed
-			}
-			if errors.Is(err, net.ErrClosed) {
-				return err
-			}
-			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-			g.log.Warn("accept failed; retrying", "error", err, "in", delay)
-			time.Sleep(delay)
-			continue
-		}
-		delay = 0
+	err := accept.Loop(l, g.log, g.isClosed, func(nc net.Conn) error {
 		g.mu.Lock()
+		defer g.mu.Unlock()
 		if g.closed {
-			g.mu.Unlock()
 			_ = nc.Close()
 			return ErrClosed
 		}
 		g.wg.Add(1)
-		g.mu.Unlock()
 		go func() {
 			defer g.wg.Done()
 			g.serveConn(nc)
 		}()
+		return nil
+	})
+	if g.isClosed() {
+		return ErrClosed
 	}
+	g.mu.Lock()
+	delete(g.listeners, l)
+	g.mu.Unlock()
+	return err
 }
 
 func (g *Gateway) isClosed() bool {
