@@ -121,6 +121,9 @@ type Log struct {
 	red     atomic.Pointer[Redactor]
 	closeMu sync.Mutex
 	err     error // the writer's last error, under closeMu
+	// rowsPerInsert, when set, replaces insertRows (for the benchmark's
+	// baseline of one row per statement).
+	rowsPerInsert int
 }
 
 type item struct {
@@ -410,9 +413,23 @@ func (l *Log) setErr(err error) {
 	l.closeMu.Unlock()
 }
 
-const insert = `INSERT INTO calls (time, app, conn, server, kind, target,
-	arg_bytes, result_bytes, preview, duration, outcome, code, approval, wait)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+// insertRows is how many records one INSERT statement writes at most,
+// insertCols the columns of each.
+const insertRows, insertCols = 32, 14
+
+// insertN is the INSERT statement of n records.
+func insertN(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO calls (time, app, conn, server, kind, target,
+	arg_bytes, result_bytes, preview, duration, outcome, code, approval, wait) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+	}
+	return b.String()
+}
 
 // migrate brings a log made by an earlier version to the schema: CREATE
 // TABLE IF NOT EXISTS leaves an existing table as it is, so each column
@@ -467,19 +484,41 @@ func (l *Log) write(batch []item) error {
 		return err
 	}
 	defer tx.Rollback()
-	st, err := tx.Prepare(insert)
-	if err != nil {
-		return err
+	// Rows go in statements of insertRows rows each (the last one
+	// shorter): SQLite's per-statement cost, and database/sql's, then
+	// falls on many rows.
+	stmts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	rows := insertRows
+	if l.rowsPerInsert > 0 {
+		rows = l.rowsPerInsert
 	}
-	defer st.Close()
-	for _, it := range batch {
-		r := it.rec
-		preview := Preview(it.args, it.complete, it.red)
-		if _, err := st.Exec(r.Time.UnixNano(), r.App, r.Conn, r.Server, string(r.Kind),
-			it.red.String(r.Target), r.ArgBytes, r.ResultBytes, preview,
-			int64(r.Duration), string(r.Outcome), r.Code, r.Approval, int64(r.Wait)); err != nil {
+	args := make([]any, 0, rows*insertCols)
+	for len(batch) > 0 {
+		n := min(len(batch), rows)
+		st := stmts[n]
+		if st == nil {
+			if st, err = tx.Prepare(insertN(n)); err != nil {
+				return err
+			}
+			stmts[n] = st
+		}
+		args = args[:0]
+		for _, it := range batch[:n] {
+			r := it.rec
+			preview := Preview(it.args, it.complete, it.red)
+			args = append(args, r.Time.UnixNano(), r.App, r.Conn, r.Server, string(r.Kind),
+				it.red.String(r.Target), r.ArgBytes, r.ResultBytes, preview,
+				int64(r.Duration), string(r.Outcome), r.Code, r.Approval, int64(r.Wait))
+		}
+		if _, err := st.Exec(args...); err != nil {
 			return err
 		}
+		batch = batch[n:]
 	}
 	return tx.Commit()
 }

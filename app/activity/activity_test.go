@@ -107,6 +107,56 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRoundTripBatch: a batch of more records than one INSERT statement
+// writes (two full statements and a shorter one) comes back whole, each
+// record's every column its own (a column shifted between the rows of a
+// statement would swap them).
+func TestRoundTripBatch(t *testing.T) {
+	path := filepath.Join(tempDir(t), "activity.db")
+	l := open(t, Options{Path: path, RetainDays: -1})
+	n := 2*insertRows + 5
+	kinds := []Kind{ToolCall, ResourceRead, PromptGet, Complete}
+	outcomes := []Outcome{OK, ToolError, ProtocolError, Cancelled, TimedOut, Denied}
+	base := time.Now().Add(-time.Hour)
+	want := map[string]Record{}
+	for i := range n {
+		r := Record{Time: base.Add(time.Duration(i) * time.Second), App: fmt.Sprintf("app%d", i),
+			Conn: fmt.Sprintf("bridge pid %d", 1000+i), Server: fmt.Sprintf("s%d", i%7), Kind: kinds[i%len(kinds)],
+			Target: fmt.Sprintf("t%03d", i), ResultBytes: 10 * i, Duration: time.Duration(i) * time.Microsecond,
+			Outcome: outcomes[i%len(outcomes)], Code: -i, Approval: fmt.Sprintf("a%d", i), Wait: time.Duration(i) * time.Millisecond}
+		args := []byte(fmt.Sprintf(`{"i":%d}`, i))
+		if !l.Add(r, args) {
+			t.Fatalf("Add dropped record %d", i)
+		}
+		r.ArgBytes, r.Preview = len(args), string(args)
+		want[r.Target] = r
+	}
+	if err := l.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Query(context.Background(), Filter{Limit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("got %d records, want %d", len(got), n)
+	}
+	for _, g := range got {
+		w, ok := want[g.Target]
+		if !ok {
+			t.Fatalf("a record no one added: %+v", g)
+		}
+		delete(want, g.Target)
+		if !g.Time.Equal(w.Time) {
+			t.Errorf("%s: time %v, want %v", g.Target, g.Time, w.Time)
+		}
+		w.ID, w.Time = g.ID, g.Time
+		if g != w {
+			t.Errorf("got  %+v\nwant %+v", g, w)
+		}
+	}
+}
+
 // TestAddOfACopiedPrefix is the relay Hook's case: it copies the first
 // ArgsCopyLimit bytes in Before and gives the full size in ArgBytes.
 func TestAddOfACopiedPrefix(t *testing.T) {

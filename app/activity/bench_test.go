@@ -15,23 +15,32 @@ import (
 // (the writer runs concurrently, as in the host). Run it with
 // -benchtime=200000x: the queue then holds every record, and only when
 // b.N exceeds it does the loop wait (untimed) for the writer.
-func BenchmarkAdd(b *testing.B) { addRecords(b, 1<<18, false) }
+func BenchmarkAdd(b *testing.B) { addRecords(b, 1<<18, false, 0) }
 
 // BenchmarkWrite is the writer's cost per record, which the host pays on
 // its writer goroutine: b.N records added with the host's queue (4096)
 // and linger, and flushed, all timed (the writer's commits dominate).
-func BenchmarkWrite(b *testing.B) { addRecords(b, 0, true) }
+// Its baseline, rows=1, writes one record per INSERT statement, as the
+// writer did before it wrote insertRows.
+func BenchmarkWrite(b *testing.B) {
+	for _, rows := range []int{1, insertRows} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) { addRecords(b, 0, true, rows) })
+	}
+}
 
 // addRecords adds b.N typical records to a log whose queue holds queue
-// (0: the default). A full queue is flushed, untimed unless writes: then
-// the last flush is timed too.
-func addRecords(b *testing.B, queue int, writes bool) {
+// (0: the default) and whose writer puts rows records in a statement (0:
+// insertRows). A full queue is flushed, untimed unless writes: then the
+// last flush is timed too.
+func addRecords(b *testing.B, queue int, writes bool, rows int) {
 	l := open(b, Options{RetainDays: -1, QueueSize: queue,
 		Redactor: NewRedactor(map[string]string{"API_KEY": canary})})
+	l.rowsPerInsert = rows
 	r := rec("files", "claude-ai", "read_file", time.Now(), OK)
 	args := []byte(`{"path":"/home/user/projects/switchboard/README.md","head":40}`)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := 0; i < b.N; i++ {
 		for !l.Add(r, args) {
 			if !writes {
@@ -48,6 +57,9 @@ func addRecords(b *testing.B, queue int, writes bool) {
 	if writes {
 		if err := l.Flush(context.Background()); err != nil {
 			b.Fatal(err)
+		}
+		if used := cpuTime() - cpu0; used > 0 {
+			b.ReportMetric(float64(used.Nanoseconds())/1e3/float64(b.N), "cpu-us/op")
 		}
 	}
 }
