@@ -51,6 +51,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/bench/internal/setup"
 	"github.com/switchboard-mcp/switchboard/bench/internal/table"
 )
 
@@ -108,19 +109,12 @@ type path struct {
 }
 
 func run(c config, out io.Writer) error {
-	if c.work == "" {
-		d, err := os.MkdirTemp("", "sb-bench-bridgestart-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		c.work = d
+	cleanup, err := setup.WorkDir("bridgestart", &c.work)
+	if err != nil {
+		return err
 	}
-	progress := func(format string, a ...any) {
-		if c.verbose != nil {
-			fmt.Fprintf(c.verbose, "bench/bridgestart: "+format+"\n", a...)
-		}
-	}
+	defer cleanup()
+	progress := setup.Progress(c.verbose, "bridgestart")
 	h, err := startHost(c)
 	if err != nil {
 		return err

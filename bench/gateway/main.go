@@ -49,6 +49,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/bench/internal/setup"
 	"github.com/switchboard-mcp/switchboard/bench/internal/stats"
 	"github.com/switchboard-mcp/switchboard/bench/internal/table"
 	"golang.org/x/sys/unix"
@@ -125,25 +126,18 @@ type path struct {
 
 func run(ctx context.Context, c config, out io.Writer) error {
 	if c.repo == "" {
-		b, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil || strings.TrimSpace(string(b)) == "" {
-			return fmt.Errorf("cannot find the module root (go env GOMOD): %v", err)
-		}
-		c.repo = filepath.Dir(strings.TrimSpace(string(b)))
-	}
-	if c.work == "" {
-		d, err := os.MkdirTemp("", "sb-bench-gateway-")
+		root, err := setup.ModuleRoot()
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(d)
-		c.work = d
+		c.repo = root
 	}
-	progress := func(format string, a ...any) {
-		if c.verbose != nil {
-			fmt.Fprintf(c.verbose, "bench/gateway: "+format+"\n", a...)
-		}
+	cleanup, err := setup.WorkDir("gateway", &c.work)
+	if err != nil {
+		return err
 	}
+	defer cleanup()
+	progress := setup.Progress(c.verbose, "gateway")
 	progress("building switchboard and mcpserver")
 	sb := filepath.Join(c.work, "bin", "switchboard")
 	server := filepath.Join(c.work, "bin", "mcpserver")

@@ -38,6 +38,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/bench/internal/setup"
 )
 
 // config is what one run measures.
@@ -79,25 +81,18 @@ type binaries struct {
 
 func run(ctx context.Context, c config, out io.Writer) error {
 	if c.repo == "" {
-		b, err := exec.Command("go", "env", "GOMOD").Output()
-		if err != nil || strings.TrimSpace(string(b)) == "" {
-			return fmt.Errorf("cannot find the module root (go env GOMOD): %v", err)
-		}
-		c.repo = filepath.Dir(strings.TrimSpace(string(b)))
-	}
-	if c.work == "" {
-		d, err := os.MkdirTemp("", "sb-bench-host-")
+		root, err := setup.ModuleRoot()
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(d)
-		c.work = d
+		c.repo = root
 	}
-	progress := func(format string, a ...any) {
-		if c.verbose != nil {
-			fmt.Fprintf(c.verbose, "bench/host: "+format+"\n", a...)
-		}
+	cleanup, err := setup.WorkDir("host", &c.work)
+	if err != nil {
+		return err
 	}
+	defer cleanup()
+	progress := setup.Progress(c.verbose, "host")
 
 	progress("building switchboard, mcpserver and baresup")
 	bins := binaries{
