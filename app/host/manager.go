@@ -590,7 +590,10 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if ss.State == supervisor.WaitingUser {
 		st.State = hostapi.StateSignInNeeded // only remote servers wait for the user
 	}
-	if ss.State == supervisor.Stopped && c.Disabled {
+	if c.Disabled && (ss.State == supervisor.Stopped || ss.State == supervisor.Failed) {
+		// A server that gave up before it was disabled is disabled too:
+		// the user said not to run it, so its old failure is no longer
+		// one to fix (its supervisor stays Failed until it is started).
 		st.State = hostapi.StateDisabled
 	}
 	sleeping := s.sleeping()

@@ -600,3 +600,36 @@ func TestManagerChangedEntryRestartsFailed(t *testing.T) {
 		t.Fatalf("g, failed then stopped by the user, after its entry changed: %+v", st)
 	}
 }
+
+// A server that failed for good and is then disabled in the file is
+// disabled, not failed: the user said not to run it, so its old failure no
+// longer makes the tray red or the status ask for a fix; enabled again, it
+// gets a new chance.
+func TestManagerDisableFailed(t *testing.T) {
+	m, ev := newManager(t, nil)
+	broken := with(helperEntry("no-such-role", "old"), "maxReconnects", 0)
+	m.Apply(configs(t, map[string]any{"f": broken}))
+	first := waitStatus(t, m, "f", "failed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateFailed })
+
+	_, _, changed := m.Apply(configs(t, map[string]any{"f": with(broken, "disabled", true)}))
+	if !slices.Equal(changed, []string{"f"}) {
+		t.Fatalf("changed = %v", changed)
+	}
+	if st, _ := statusOf(m, "f"); st.State != hostapi.StateDisabled || !st.Disabled {
+		t.Fatalf("f, failed and then disabled: state %q (disabled %v), want %q", st.State, st.Disabled, hostapi.StateDisabled)
+	}
+	var last string // the last state event of f
+	for _, e := range strings.Split(ev.all(), "\n") {
+		if strings.HasPrefix(e, hostapi.TopicState+" ") && strings.Contains(e, `"name":"f"`) {
+			last = e
+		}
+	}
+	if !strings.Contains(last, `"state":"disabled"`) {
+		t.Fatalf("the last state event of f is %s, want it disabled", last)
+	}
+
+	m.Apply(configs(t, map[string]any{"f": broken}))
+	waitStatus(t, m, "f", "failed anew once enabled", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateFailed && s.FailedAt.After(first.FailedAt)
+	})
+}
