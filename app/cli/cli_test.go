@@ -147,6 +147,10 @@ func TestUsageErrors(t *testing.T) {
 		{"tools", "a", "b"},
 		{"call", "a"},
 		{"call", "a", "t", "{not json"},
+		{"call", "a", "t", "[1]"},   // valid JSON, but not the one object of arguments
+		{"call", "a", "t", "null"},  // the same
+		{"call", "a", "t", `"hi"`},  // the same
+		{"call", "a", "t", "{} {}"}, // two values
 		{"secret", "set"},
 		{"secret", "set", "bad name!"},
 		{"secret", "frob"},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -159,6 +160,12 @@ func (e *env) call(a *argv) error {
 	if len(pos) == 3 {
 		if !json.Valid([]byte(pos[2])) {
 			return usagef("call: the arguments %q are not valid JSON; write them as one object, e.g. '{\"message\": \"hi\"}'", pos[2])
+		}
+		if t := bytes.TrimSpace([]byte(pos[2])); t[0] != '{' {
+			// A tool's arguments are one object (MCP's "arguments"); a
+			// list or a bare value would reach the server and come back
+			// as its validator's dump.
+			return usagef("call: the arguments %s are not a JSON object; write them as one object of the tool's parameters, e.g. '{\"message\": \"hi\"}' ('switchboard tools %s' shows them)", pos[2], pos[0])
 		}
 		argJSON = json.RawMessage(pos[2])
 	}
