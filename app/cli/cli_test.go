@@ -480,3 +480,21 @@ func TestStopWhenTheHostClosesFirst(t *testing.T) {
 	}
 	<-served
 }
+
+// TestMisspelledServerName: with no host, a command that names a server
+// the config lacks, but one near it, says which one was probably meant.
+func TestMisspelledServerName(t *testing.T) {
+	u := newUnit(t)
+	u.ok(t, "", "servers", "add", "everything", "--", "/bin/cat")
+	for _, args := range [][]string{
+		{"servers", "remove", "evrything"},
+		{"servers", "set", "evrything", "--env", "A=B"},
+		{"servers", "disable", "everyhting"},
+		{"servers", "rename", "evrything", "x"},
+	} {
+		r := u.main("", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, `is not in the config (did you mean "everything"?)`) {
+			t.Errorf("switchboard %q: want exit 1 and a guess of \"everything\", got %s", args, r)
+		}
+	}
+}

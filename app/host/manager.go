@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -661,7 +663,8 @@ func (m *Manager) get(name string) (*server, error) {
 	defer m.mu.Unlock()
 	s, ok := m.servers[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q is not in the config; 'switchboard status' lists the servers", ErrNoServer, name)
+		return nil, fmt.Errorf("%w: %q is not in the config%s; 'switchboard status' lists the servers",
+			ErrNoServer, name, english.DidYouMean(name, slices.Collect(maps.Keys(m.servers))))
 	}
 	return s, nil
 }

@@ -350,8 +350,12 @@ func TestManagerCallNotRunning(t *testing.T) {
 		t.Fatalf("tools of a stopped server: %v", err)
 	}
 	_, err = m.Call(context.Background(), "nope", "echo", nil)
-	if !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), `"nope"`) {
+	if !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), `"nope"`) || strings.Contains(err.Error(), "did you mean") {
 		t.Fatalf("call to an unknown server: %v", err)
+	}
+	_, err = m.Call(context.Background(), "bda", "echo", nil)
+	if !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), `"bda" is not in the config (did you mean "bad"?)`) {
+		t.Fatalf("call to a misspelled server: %v", err)
 	}
 	_, err = m.Call(context.Background(), "bad", "echo", nil)
 	if err == nil || !strings.Contains(err.Error(), `server "bad" is invalid`) {
