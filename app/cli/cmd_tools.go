@@ -5,14 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
 func (e *env) logs(a *argv) error {
@@ -178,6 +180,9 @@ func (e *env) call(a *argv) error {
 	defer c.Close()
 	raw, err := c.Call(ctx, pos[0], pos[1], argJSON)
 	if err != nil {
+		if hint := noSuchTool(ctx, c, pos[0], pos[1]); hint != "" {
+			return fmt.Errorf("%w\n%s", err, hint)
+		}
 		return err
 	}
 	var res mcp.CallToolResult
@@ -201,9 +206,31 @@ func (e *env) call(a *argv) error {
 		fmt.Fprintln(e.stdout, string(termtext.JSON(b)))
 	}
 	if res.IsError {
+		if hint := noSuchTool(ctx, c, pos[0], pos[1]); hint != "" {
+			fmt.Fprintln(e.stderr, "switchboard: "+hint)
+		}
 		return exitError{1}
 	}
 	return nil
+}
+
+// noSuchTool says, after a failed call, that the server has no tool of
+// that name (the server's own words for it vary, and often lack the
+// remedy), with the tool it probably meant; "" when it has one, or its
+// tools cannot be had.
+func noSuchTool(ctx context.Context, c *client.Conn, server, tool string) string {
+	tools, err := c.Tools(ctx, server)
+	if err != nil || len(tools) == 0 {
+		return ""
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		if t.Name == tool {
+			return ""
+		}
+		names[i] = t.Name
+	}
+	return fmt.Sprintf("%s has no tool %q%s: 'switchboard tools %s' lists its tools", server, termtext.Escape(tool), english.DidYouMean(tool, names), server)
 }
 
 // stderrNote says where a server's stderr goes when the host does not
