@@ -224,8 +224,18 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		}
 		old, userStopped := s.config()
 		if len(c.Problems) > 0 {
-			// Keep what runs; report the problems.
+			// Keep what runs; report the problems. Unless the entry is
+			// now disabled: the user asked for it not to run ('servers
+			// disable' writes only the flag, whatever else the entry
+			// holds), and stopping it stops nothing that should run.
 			old.Problems = c.Problems
+			if c.Disabled && !old.Disabled {
+				old.Disabled = true
+				if s.sup != nil {
+					s.sup.Stop()
+				}
+				changed = append(changed, c.Name)
+			}
 			s.setConfig(old)
 			m.publishState(s)
 			continue

@@ -637,3 +637,35 @@ func TestManagerDisableFailed(t *testing.T) {
 		return s.State == hostapi.StateFailed && s.FailedAt.After(first.FailedAt)
 	})
 }
+
+// An entry that turns invalid keeps its running predecessor, unless the
+// same change disables it: `servers disable` (which writes only the flag)
+// on an entry with a misspelled key, or a hand edit that adds both. The
+// user asked for it not to run, and that stops nothing that should run.
+func TestManagerDisableInvalid(t *testing.T) {
+	m, _ := newManager(t, nil)
+	d := helperEntry("modern", "d")
+	m.Apply(configs(t, map[string]any{"d": d}))
+	st := waitRunning(t, m, "d")
+
+	// Only invalid: the predecessor keeps running.
+	m.Apply(configs(t, map[string]any{"d": with(d, "comand", "x")}))
+	if now, _ := statusOf(m, "d"); now.PID != st.PID || len(now.Problems) == 0 {
+		t.Fatalf("d with a misspelled key: pid %d (was %d), problems %v", now.PID, st.PID, now.Problems)
+	}
+	// Invalid and disabled: stopped, shown disabled, its problems still said.
+	m.Apply(configs(t, map[string]any{"d": with(with(d, "comand", "x"), "disabled", true)}))
+	waitStatus(t, m, "d", "disabled", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateDisabled && s.PID == 0 && len(s.Problems) > 0
+	})
+	if !testkit.Gone(st.PID) {
+		t.Fatalf("d's process %d runs on after its entry was disabled", st.PID)
+	}
+	// Fixed, still disabled: stays stopped; enabled: runs.
+	m.Apply(configs(t, map[string]any{"d": with(d, "disabled", true)}))
+	if now, _ := statusOf(m, "d"); now.State != hostapi.StateDisabled || len(now.Problems) != 0 {
+		t.Fatalf("d fixed and disabled: %+v", now)
+	}
+	m.Apply(configs(t, map[string]any{"d": d}))
+	waitRunning(t, m, "d")
+}
