@@ -658,9 +658,9 @@ func TestManagerDisableInvalid(t *testing.T) {
 	waitStatus(t, m, "d", "disabled", func(s hostapi.ServerStatus) bool {
 		return s.State == hostapi.StateDisabled && s.PID == 0 && len(s.Problems) > 0
 	})
-	if !testkit.Gone(st.PID) {
-		t.Fatalf("d's process %d runs on after its entry was disabled", st.PID)
-	}
+	testkit.Eventually(t, "d's process gone after its entry was disabled", func() (bool, string) {
+		return testkit.Gone(st.PID), fmt.Sprintf("pid %d runs", st.PID)
+	})
 	// Fixed, still disabled: stays stopped; enabled: runs.
 	m.Apply(configs(t, map[string]any{"d": with(d, "disabled", true)}))
 	if now, _ := statusOf(m, "d"); now.State != hostapi.StateDisabled || len(now.Problems) != 0 {
