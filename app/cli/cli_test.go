@@ -498,3 +498,22 @@ func TestMisspelledServerName(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretRmUsed: removing a secret that servers use says which, what
+// happens to them, and how to store it again; an unused one says nothing
+// more.
+func TestSecretRmUsed(t *testing.T) {
+	u := newUnit(t)
+	u.ok(t, "", "servers", "add", "gh", "--secret-env", "TOKEN=tok", "--", "/bin/cat")
+	u.ok(t, "", "servers", "add", "gh2", "--secret-env", "TOKEN=tok", "--", "/bin/cat")
+	u.ok(t, "v1\n", "secret", "set", "tok")
+	u.ok(t, "v2\n", "secret", "set", "lone")
+	out := u.ok(t, "", "secret", "rm", "tok")
+	want := "secret tok removed from the keyring\nnote: gh and gh2 use it: a running server keeps the value it started with, and its next start waits for the secret ('switchboard secret set tok' stores it again)\n"
+	if out != want {
+		t.Fatalf("secret rm of a used secret printed %q, want %q", out, want)
+	}
+	if out := u.ok(t, "", "secret", "rm", "lone"); out != "secret lone removed from the keyring\n" {
+		t.Fatalf("secret rm of an unused secret printed %q", out)
+	}
+}
