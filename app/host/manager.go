@@ -776,8 +776,12 @@ func (m *Manager) Logs(name string) (*engine.Ring, error) {
 func (m *Manager) notRunning(s *server) error {
 	st := m.statusOf(s)
 	msg := fmt.Sprintf("server %q is %s", st.Name, st.State)
+	if st.State == hostapi.StateFailed {
+		msg = fmt.Sprintf("server %q has failed", st.Name)
+	}
 	if st.LastError != "" {
-		msg += " (" + st.LastError + ")"
+		// The engine's errors begin with the server's name: once is enough.
+		msg += " (" + strings.TrimPrefix(st.LastError, fmt.Sprintf("server %q: ", st.Name)) + ")"
 	}
 	if s.sup != nil {
 		if sst := s.sup.Status(); sst.State == supervisor.WaitingSecret && sst.SecretError != nil {
@@ -796,6 +800,11 @@ func (m *Manager) notRunning(s *server) error {
 			Remedy: &hostapi.Remedy{Kind: hostapi.RemedySignIn, Server: st.Name}}}}
 	}
 	full := msg + ": start it with 'switchboard servers start " + st.Name + "'"
+	if st.State == hostapi.StateFailed {
+		// Started as it is, it would fail again.
+		msg += " and is not restarted any more"
+		full = msg + ": fix it, then start it with 'switchboard servers start " + st.Name + "'"
+	}
 	return &hostapi.Error{Code: hostapi.CodeNotRunning, Message: full, Problems: []hostapi.Problem{{
 		Server: st.Name, Message: full, Fact: msg,
 		Remedy: &hostapi.Remedy{Kind: hostapi.RemedyStart, Server: st.Name}}}}

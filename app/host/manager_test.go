@@ -357,6 +357,19 @@ func TestManagerCallNotRunning(t *testing.T) {
 	if !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), `"bda" is not in the config (did you mean "bad"?)`) {
 		t.Fatalf("call to a misspelled server: %v", err)
 	}
+	// Failed for good: says so once (the engine's error names the server
+	// too), and what to do before a start.
+	m.Apply(configs(t, map[string]any{
+		"a":    helperEntry("modern", "a"),
+		"bad":  with(helperEntry("modern", "bad"), "cwd", "/no/such/dir/anywhere"),
+		"gone": map[string]any{"command": "/no/such/program", "maxReconnects": 0},
+	}))
+	waitStatus(t, m, "gone", "failed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateFailed })
+	_, err = m.Call(context.Background(), "gone", "echo", nil)
+	if want := `server "gone" has failed (command "/no/such/program" cannot be run (`; err == nil || !strings.Contains(err.Error(), want) ||
+		!strings.HasSuffix(err.Error(), "and is not restarted any more: fix it, then start it with 'switchboard servers start gone'") {
+		t.Fatalf("call to a failed server: %v, want it to say %q, and what to do", err, want)
+	}
 	_, err = m.Call(context.Background(), "bad", "echo", nil)
 	if err == nil || !strings.Contains(err.Error(), `server "bad" is invalid`) {
 		t.Fatalf("call to an invalid server: %v", err)
