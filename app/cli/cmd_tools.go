@@ -44,10 +44,17 @@ func (e *env) logs(a *argv) error {
 	}
 	// Only a captured stderr is kept: else say where it goes (on stderr,
 	// so that stdout stays the lines).
+	noted := false
 	if raw, err := c.GetServer(ctx, name); err == nil {
 		if note := stderrNote(name, raw); note != "" {
 			fmt.Fprintln(e.stderr, note)
+			noted = true
 		}
+	}
+	if len(lines) == 0 && !noted && !e.json {
+		// Not a silent nothing: a server that never started (its command
+		// not found) has no line, not even a start's.
+		fmt.Fprintf(e.stderr, "%s has written nothing to its stderr yet; 'switchboard status' shows its state and last error\n", name)
 	}
 	if e.json && !follow {
 		out := make([]logJSON, len(lines))
