@@ -517,3 +517,27 @@ func TestSecretRmUsed(t *testing.T) {
 		t.Fatalf("secret rm of an unused secret printed %q", out)
 	}
 }
+
+// TestImportUnreadable: a file that cannot be read, or stdin that holds
+// no mcpServers block, is named (stdin has no name of its own in the
+// parser's error) with what to give instead; nothing is written.
+func TestImportUnreadable(t *testing.T) {
+	u := newUnit(t)
+	missing := filepath.Join(t.TempDir(), "nope.json")
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"servers", "import", missing}, "servers import: cannot read " + missing + " (open "},
+		{"garbage\n", []string{"servers", "import", "-"}, `servers import: stdin is not a Claude-style "mcpServers" block (line 1, column 1: `},
+	} {
+		r := u.main(tc.stdin, tc.args...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "give ") {
+			t.Errorf("switchboard %q: want exit 1 and %q with what to give, got %s", tc.args, tc.want, r)
+		}
+	}
+	if _, err := os.Stat(u.configPath()); err == nil {
+		t.Error("a refused import wrote the config")
+	}
+}

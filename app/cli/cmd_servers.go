@@ -373,17 +373,20 @@ func (e *env) serversImport(a *argv) error {
 		return usagef("servers import: give FILE, or - for stdin")
 	}
 	var data []byte
-	if pos[0] == "-" {
+	source := pos[0]
+	if source == "-" {
+		source = "stdin"
 		data, err = io.ReadAll(e.stdin)
 	} else {
-		data, err = os.ReadFile(pos[0])
+		data, err = os.ReadFile(source)
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("servers import: cannot read %s (%w): give a JSON file with a Claude-style \"mcpServers\" block, or - to read it from stdin", source, err)
 	}
 	servers, skipped, candidates, err := config.ParseImportSkips(data)
 	if err != nil {
-		return err
+		// What was read says nothing of where it came from: name it.
+		return fmt.Errorf("servers import: %s is not a Claude-style \"mcpServers\" block (%w): give JSON like {\"mcpServers\": {\"files\": {\"command\": \"npx\", \"args\": [...]}}}", source, err)
 	}
 	for _, s := range skipped {
 		printSkip(e.stdout, s)
