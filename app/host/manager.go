@@ -229,11 +229,17 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			// disable' writes only the flag, whatever else the entry
 			// holds), and stopping it stops nothing that should run.
 			old.Problems = c.Problems
-			if c.Disabled && !old.Disabled {
+			switch {
+			case c.Disabled && !old.Disabled:
 				old.Disabled = true
 				if s.sup != nil {
 					s.sup.Stop()
 				}
+				changed = append(changed, c.Name)
+			case !c.Disabled && old.Disabled:
+				// Enabled again, still invalid: not disabled any more,
+				// and nothing to start until the entry is fixed.
+				old.Disabled = false
 				changed = append(changed, c.Name)
 			}
 			s.setConfig(old)
@@ -595,6 +601,11 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	}
 	if s.sup == nil {
 		st.State = hostapi.StateInvalid
+		if c.Disabled {
+			// Not meant to run: its problems are said, but it is not
+			// a failure (the tray's icon stays calm).
+			st.State = hostapi.StateDisabled
+		}
 		return st
 	}
 	ss := s.sup.Status()

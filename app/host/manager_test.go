@@ -681,4 +681,27 @@ func TestManagerDisableInvalid(t *testing.T) {
 	}
 	m.Apply(configs(t, map[string]any{"d": d}))
 	waitRunning(t, m, "d")
+
+	// An entry with problems that never ran: invalid, or, disabled,
+	// disabled with its problems.
+	m.Apply(configs(t, map[string]any{"d": d, "n": with(d, "comand", "x")}))
+	if st, _ := statusOf(m, "n"); st.State != hostapi.StateInvalid || len(st.Problems) == 0 {
+		t.Fatalf("n, a new entry with a misspelled key: %+v", st)
+	}
+	m.Apply(configs(t, map[string]any{"d": d, "n": with(with(d, "comand", "x"), "disabled", true)}))
+	if st, _ := statusOf(m, "n"); st.State != hostapi.StateDisabled || len(st.Problems) == 0 {
+		t.Fatalf("n, a new entry with a misspelled key, disabled: %+v", st)
+	}
+	m.Apply(configs(t, map[string]any{"d": d, "n": with(d, "comand", "x")}))
+	if st, _ := statusOf(m, "n"); st.State != hostapi.StateInvalid || st.Disabled {
+		t.Fatalf("n enabled again, its key still misspelled: %+v", st)
+	}
+	// d disabled while invalid, then enabled while still invalid: not
+	// disabled, and not running (nothing valid to run was asked for).
+	m.Apply(configs(t, map[string]any{"d": with(with(d, "comand", "x"), "disabled", true)}))
+	waitStatus(t, m, "d", "disabled", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateDisabled && s.PID == 0 })
+	m.Apply(configs(t, map[string]any{"d": with(d, "comand", "x")}))
+	if st, _ := statusOf(m, "d"); st.State == hostapi.StateDisabled || st.Disabled || st.PID != 0 || len(st.Problems) == 0 {
+		t.Fatalf("d enabled again, its key still misspelled: %+v", st)
+	}
 }
