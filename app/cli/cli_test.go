@@ -541,3 +541,26 @@ func TestImportUnreadable(t *testing.T) {
 		t.Error("a refused import wrote the config")
 	}
 }
+
+// TestUnsetEnv: servers set --unset-env removes a variable of the entry's
+// env; one the env does not have (a misspelling) is refused with what it
+// has, and nothing is written.
+func TestUnsetEnv(t *testing.T) {
+	u := newUnit(t)
+	u.ok(t, "", "servers", "add", "x", "--env", "FOO=1", "--env", "BAR=2", "--", "/bin/cat")
+	u.ok(t, "", "servers", "set", "x", "--unset-env", "FOO")
+	before, err := os.ReadFile(u.configPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(before), `"BAR": "2"`) || strings.Contains(string(before), `"FOO"`) {
+		t.Fatalf("after --unset-env FOO:\n%s", before)
+	}
+	r := u.main("", "servers", "set", "x", "--unset-env", "BRA")
+	if want := `servers set x: --unset-env BRA: its env has no BRA (did you mean "BAR"?), only BAR: nothing was changed`; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("--unset-env of a variable the env lacks: want exit 1 and %q, got %s", want, r)
+	}
+	if after, _ := os.ReadFile(u.configPath()); string(after) != string(before) {
+		t.Fatalf("a refused --unset-env changed the file:\n%s", after)
+	}
+}

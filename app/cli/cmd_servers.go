@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // entryFlags are the flags of servers add and set.
@@ -116,6 +117,16 @@ func (e *env) serversPut(a *argv, create bool) error {
 		}
 	}
 	for _, k := range ef.unsetEnv {
+		if _, ok := env[k]; !ok {
+			// A misspelled variable would stay set while the command
+			// said "updated": refuse, and say what the entry has.
+			have := slices.Sorted(maps.Keys(env))
+			if len(have) == 0 {
+				return fmt.Errorf("servers %s %s: --unset-env %s: its env has no variables; nothing was changed", verb, name, k)
+			}
+			return fmt.Errorf("servers %s %s: --unset-env %s: its env has no %s%s, only %s: nothing was changed",
+				verb, name, k, k, english.DidYouMean(k, have), english.List(have))
+		}
 		delete(env, k)
 	}
 	if len(env) > 0 || entry["env"] != nil {
