@@ -101,8 +101,11 @@ func (b *fileBackend) get(name string) (json.RawMessage, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	if f == nil || f.Servers[name] == nil {
-		return nil, fmt.Errorf("server %q is not in the config; 'switchboard status' lists the servers", name)
+	if f == nil {
+		return nil, configedit.NotInConfig(name, nil)
+	}
+	if f.Servers[name] == nil {
+		return nil, configedit.NotInConfig(name, f.Names())
 	}
 	return json.Marshal(f.Servers[name])
 }

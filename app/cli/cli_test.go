@@ -147,6 +147,10 @@ func TestUsageErrors(t *testing.T) {
 		{"tools", "a", "b"},
 		{"call", "a"},
 		{"call", "a", "t", "{not json"},
+		{"call", "a", "t", "[1]"},   // valid JSON, but not the one object of arguments
+		{"call", "a", "t", "null"},  // the same
+		{"call", "a", "t", `"hi"`},  // the same
+		{"call", "a", "t", "{} {}"}, // two values
 		{"secret", "set"},
 		{"secret", "set", "bad name!"},
 		{"secret", "frob"},
@@ -475,4 +479,88 @@ func TestStopWhenTheHostClosesFirst(t *testing.T) {
 		t.Fatalf("stop: %s", r)
 	}
 	<-served
+}
+
+// TestMisspelledServerName: with no host, a command that names a server
+// the config lacks, but one near it, says which one was probably meant.
+func TestMisspelledServerName(t *testing.T) {
+	u := newUnit(t)
+	u.ok(t, "", "servers", "add", "everything", "--", "/bin/cat")
+	for _, args := range [][]string{
+		{"servers", "remove", "evrything"},
+		{"servers", "set", "evrything", "--env", "A=B"},
+		{"servers", "disable", "everyhting"},
+		{"servers", "rename", "evrything", "x"},
+	} {
+		r := u.main("", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, `is not in the config (did you mean "everything"?)`) {
+			t.Errorf("switchboard %q: want exit 1 and a guess of \"everything\", got %s", args, r)
+		}
+	}
+}
+
+// TestSecretRmUsed: removing a secret that servers use says which, what
+// happens to them, and how to store it again; an unused one says nothing
+// more.
+func TestSecretRmUsed(t *testing.T) {
+	u := newUnit(t)
+	u.ok(t, "", "servers", "add", "gh", "--secret-env", "TOKEN=tok", "--", "/bin/cat")
+	u.ok(t, "", "servers", "add", "gh2", "--secret-env", "TOKEN=tok", "--", "/bin/cat")
+	u.ok(t, "v1\n", "secret", "set", "tok")
+	u.ok(t, "v2\n", "secret", "set", "lone")
+	out := u.ok(t, "", "secret", "rm", "tok")
+	want := "secret tok removed from the keyring\nnote: gh and gh2 use it: a running server keeps the value it started with, and its next start waits for the secret ('switchboard secret set tok' stores it again)\n"
+	if out != want {
+		t.Fatalf("secret rm of a used secret printed %q, want %q", out, want)
+	}
+	if out := u.ok(t, "", "secret", "rm", "lone"); out != "secret lone removed from the keyring\n" {
+		t.Fatalf("secret rm of an unused secret printed %q", out)
+	}
+}
+
+// TestImportUnreadable: a file that cannot be read, or stdin that holds
+// no mcpServers block, is named (stdin has no name of its own in the
+// parser's error) with what to give instead; nothing is written.
+func TestImportUnreadable(t *testing.T) {
+	u := newUnit(t)
+	missing := filepath.Join(t.TempDir(), "nope.json")
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"servers", "import", missing}, "servers import: cannot read " + missing + " (open "},
+		{"garbage\n", []string{"servers", "import", "-"}, `servers import: stdin is not a Claude-style "mcpServers" block (line 1, column 1: `},
+	} {
+		r := u.main(tc.stdin, tc.args...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "give ") {
+			t.Errorf("switchboard %q: want exit 1 and %q with what to give, got %s", tc.args, tc.want, r)
+		}
+	}
+	if _, err := os.Stat(u.configPath()); err == nil {
+		t.Error("a refused import wrote the config")
+	}
+}
+
+// TestUnsetEnv: servers set --unset-env removes a variable of the entry's
+// env; one the env does not have (a misspelling) is refused with what it
+// has, and nothing is written.
+func TestUnsetEnv(t *testing.T) {
+	u := newUnit(t)
+	u.ok(t, "", "servers", "add", "x", "--env", "FOO=1", "--env", "BAR=2", "--", "/bin/cat")
+	u.ok(t, "", "servers", "set", "x", "--unset-env", "FOO")
+	before, err := os.ReadFile(u.configPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(before), `"BAR": "2"`) || strings.Contains(string(before), `"FOO"`) {
+		t.Fatalf("after --unset-env FOO:\n%s", before)
+	}
+	r := u.main("", "servers", "set", "x", "--unset-env", "BRA")
+	if want := `servers set x: --unset-env BRA: its env has no BRA (did you mean "BAR"?), only BAR: nothing was changed`; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("--unset-env of a variable the env lacks: want exit 1 and %q, got %s", want, r)
+	}
+	if after, _ := os.ReadFile(u.configPath()); string(after) != string(before) {
+		t.Fatalf("a refused --unset-env changed the file:\n%s", after)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"golang.org/x/term"
 )
 
@@ -51,10 +52,29 @@ func (e *env) secretRm(a *argv) error {
 		return err
 	}
 	defer b.close()
-	if err := b.deleteSecret(a.pos[0]); err != nil {
+	name := a.pos[0]
+	// Who uses it, asked before: the list names stored secrets only.
+	var users []string
+	if list, err := b.listSecrets(); err == nil {
+		for _, s := range list {
+			if s.Name == name {
+				users = s.UsedBy
+			}
+		}
+	}
+	if err := b.deleteSecret(name); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "secret %s removed from the keyring\n", a.pos[0])
+	fmt.Fprintf(e.stdout, "secret %s removed from the keyring\n", name)
+	if len(users) > 0 {
+		// What runs keeps the value it started with; the next start waits.
+		verb := "use"
+		if len(users) == 1 {
+			verb = "uses"
+		}
+		fmt.Fprintf(e.stdout, "note: %s %s it: a running server keeps the value it started with, and its next start waits for the secret ('switchboard secret set %s' stores it again)\n",
+			english.List(users), verb, name)
+	}
 	return nil
 }
 

@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // entryFlags are the flags of servers add and set.
@@ -116,6 +117,16 @@ func (e *env) serversPut(a *argv, create bool) error {
 		}
 	}
 	for _, k := range ef.unsetEnv {
+		if _, ok := env[k]; !ok {
+			// A misspelled variable would stay set while the command
+			// said "updated": refuse, and say what the entry has.
+			have := slices.Sorted(maps.Keys(env))
+			if len(have) == 0 {
+				return fmt.Errorf("servers %s %s: --unset-env %s: its env has no variables; nothing was changed", verb, name, k)
+			}
+			return fmt.Errorf("servers %s %s: --unset-env %s: its env has no %s%s, only %s: nothing was changed",
+				verb, name, k, k, english.DidYouMean(k, have), english.List(have))
+		}
 		delete(env, k)
 	}
 	if len(env) > 0 || entry["env"] != nil {
@@ -373,17 +384,20 @@ func (e *env) serversImport(a *argv) error {
 		return usagef("servers import: give FILE, or - for stdin")
 	}
 	var data []byte
-	if pos[0] == "-" {
+	source := pos[0]
+	if source == "-" {
+		source = "stdin"
 		data, err = io.ReadAll(e.stdin)
 	} else {
-		data, err = os.ReadFile(pos[0])
+		data, err = os.ReadFile(source)
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("servers import: cannot read %s (%w): give a JSON file with a Claude-style \"mcpServers\" block, or - to read it from stdin", source, err)
 	}
 	servers, skipped, candidates, err := config.ParseImportSkips(data)
 	if err != nil {
-		return err
+		// What was read says nothing of where it came from: name it.
+		return fmt.Errorf("servers import: %s is not a Claude-style \"mcpServers\" block (%w): give JSON like {\"mcpServers\": {\"files\": {\"command\": \"npx\", \"args\": [...]}}}", source, err)
 	}
 	for _, s := range skipped {
 		printSkip(e.stdout, s)

@@ -1,17 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
 func (e *env) logs(a *argv) error {
@@ -41,10 +44,17 @@ func (e *env) logs(a *argv) error {
 	}
 	// Only a captured stderr is kept: else say where it goes (on stderr,
 	// so that stdout stays the lines).
+	noted := false
 	if raw, err := c.GetServer(ctx, name); err == nil {
 		if note := stderrNote(name, raw); note != "" {
 			fmt.Fprintln(e.stderr, note)
+			noted = true
 		}
+	}
+	if len(lines) == 0 && !noted && !e.json {
+		// Not a silent nothing: a server that never started (its command
+		// not found) has no line, not even a start's.
+		fmt.Fprintf(e.stderr, "%s has written nothing to its stderr yet; 'switchboard status' shows its state and last error\n", name)
 	}
 	if e.json && !follow {
 		out := make([]logJSON, len(lines))
@@ -160,6 +170,12 @@ func (e *env) call(a *argv) error {
 		if !json.Valid([]byte(pos[2])) {
 			return usagef("call: the arguments %q are not valid JSON; write them as one object, e.g. '{\"message\": \"hi\"}'", pos[2])
 		}
+		if t := bytes.TrimSpace([]byte(pos[2])); t[0] != '{' {
+			// A tool's arguments are one object (MCP's "arguments"); a
+			// list or a bare value would reach the server and come back
+			// as its validator's dump.
+			return usagef("call: the arguments %s are not a JSON object; write them as one object of the tool's parameters, e.g. '{\"message\": \"hi\"}' ('switchboard tools %s' shows them)", pos[2], pos[0])
+		}
 		argJSON = json.RawMessage(pos[2])
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -171,6 +187,9 @@ func (e *env) call(a *argv) error {
 	defer c.Close()
 	raw, err := c.Call(ctx, pos[0], pos[1], argJSON)
 	if err != nil {
+		if hint := noSuchTool(ctx, c, pos[0], pos[1]); hint != "" {
+			return fmt.Errorf("%w\n%s", err, hint)
+		}
 		return err
 	}
 	var res mcp.CallToolResult
@@ -194,9 +213,31 @@ func (e *env) call(a *argv) error {
 		fmt.Fprintln(e.stdout, string(termtext.JSON(b)))
 	}
 	if res.IsError {
+		if hint := noSuchTool(ctx, c, pos[0], pos[1]); hint != "" {
+			fmt.Fprintln(e.stderr, "switchboard: "+hint)
+		}
 		return exitError{1}
 	}
 	return nil
+}
+
+// noSuchTool says, after a failed call, that the server has no tool of
+// that name (the server's own words for it vary, and often lack the
+// remedy), with the tool it probably meant; "" when it has one, or its
+// tools cannot be had.
+func noSuchTool(ctx context.Context, c *client.Conn, server, tool string) string {
+	tools, err := c.Tools(ctx, server)
+	if err != nil || len(tools) == 0 {
+		return ""
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		if t.Name == tool {
+			return ""
+		}
+		names[i] = t.Name
+	}
+	return fmt.Sprintf("%s has no tool %q%s: 'switchboard tools %s' lists its tools", server, termtext.Escape(tool), english.DidYouMean(tool, names), server)
 }
 
 // stderrNote says where a server's stderr goes when the host does not

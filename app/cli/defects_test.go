@@ -89,6 +89,11 @@ func TestE2EDefectsFoundByUse(t *testing.T) {
 				t.Errorf("logs %s: want a note that its stderr is not captured, naming %s: %s", tc.name, tc.want, r)
 			}
 		}
+		// Never started (its command not found): no line, and it says so.
+		if r := sb.run(t, "", "logs", "ghost"); r.code != 0 || r.stdout != "" ||
+			r.stderr != "ghost has written nothing to its stderr yet; 'switchboard status' shows its state and last error\n" {
+			t.Errorf("logs of a server that never started: %s", r)
+		}
 		r := sb.run(t, "", "logs", "srv")
 		if r.code != 0 || strings.Contains(r.stderr, "not captured") || !strings.Contains(r.stdout, "cli helper: serving") {
 			t.Errorf("logs srv (captured): %s", r)

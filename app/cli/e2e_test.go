@@ -48,6 +48,11 @@ func TestE2E(t *testing.T) {
 	if out := sb.cli(t, "call", "everything", "echo", `{"message":"hi"}`); strings.TrimSpace(out) != "Echo: hi" {
 		t.Fatalf("call everything echo printed %q", out)
 	}
+	// A misspelled tool: the server's error, then which tool was meant.
+	if r := sb.run(t, "", "call", "everything", "ecoh", "{}"); r.code != 1 ||
+		!strings.Contains(r.stderr, `everything has no tool "ecoh" (did you mean "echo"?): 'switchboard tools everything' lists its tools`) {
+		t.Fatalf("call everything ecoh: %s", r)
+	}
 	if out := sb.cli(t, "tools", "everything"); !strings.Contains(out, "echo\n") || !strings.Contains(out, "input: ") {
 		t.Fatalf("tools everything printed:\n%s", out)
 	}

@@ -2,7 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // flagSet is the one flag parser of the command line: flags may stand
@@ -21,6 +25,14 @@ type flagSet struct {
 
 func newFlags() *flagSet {
 	return &flagSet{bools: map[string]*bool{}, strs: map[string]*string{}, multi: map[string]*[]string{}, aliases: map[string]string{}}
+}
+
+// names are the flags' long names, for a guess at a misspelled one.
+func (f *flagSet) names() []string {
+	out := slices.Concat(slices.Collect(maps.Keys(f.bools)), slices.Collect(maps.Keys(f.strs)), slices.Collect(maps.Keys(f.multi)))
+	out = slices.DeleteFunc(out, func(n string) bool { return len(n) < 2 })
+	slices.Sort(out) // the same guess every time
+	return out
 }
 
 func (f *flagSet) alias(name string, aliases []string) {
@@ -80,6 +92,9 @@ func (f *flagSet) parse(args []string) (pos, rest []string, err error) {
 		_, isStr := f.strs[name]
 		_, isMulti := f.multi[name]
 		if !isStr && !isMulti {
+			if near := english.Nearest(name, f.names()); near != "" {
+				return nil, nil, fmt.Errorf("unknown flag %s (did you mean --%s?)", a, near)
+			}
 			return nil, nil, fmt.Errorf("unknown flag %s", a)
 		}
 		if !hasVal {

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,6 +16,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/internal/english"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -84,7 +85,7 @@ func (e *env) resolve(args []string) (*command, []string, error) {
 	}
 	c := lookup(word)
 	if c == nil {
-		return nil, nil, usagef("unknown command %q; run 'switchboard help'", word)
+		return nil, nil, usagef("unknown command %q%s; run 'switchboard help'", word, english.DidYouMean(word, words(children(""))))
 	}
 	for c.isGroup() {
 		sub, subRest := c.splitSub(rest)
@@ -101,6 +102,9 @@ func (e *env) resolve(args []string) (*command, []string, error) {
 			var names []string
 			for _, k := range children(c.name) {
 				names = append(names, k.last())
+			}
+			if near := english.Nearest(sub, words(children(c.name))); near != "" {
+				return c, nil, usagef("%s: unknown command %q: did you mean %q? (%s)", c.name, sub, near, strings.Join(names, ", "))
 			}
 			return c, nil, usagef("%s: unknown command %q (%s)", c.name, sub, strings.Join(names, ", "))
 		}

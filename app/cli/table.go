@@ -167,6 +167,16 @@ func lookup(words ...string) *command {
 	return nil
 }
 
+// words are the last words of rows and their aliases: what may name them.
+func words(rows []*command) []string {
+	var out []string
+	for _, c := range rows {
+		out = append(out, c.last())
+		out = append(out, c.aliases...)
+	}
+	return out
+}
+
 // children are the rows one word below the group name ("" for the top).
 func children(name string) []*command {
 	var out []*command

@@ -191,6 +191,19 @@ func TestUnknownFlagOfEveryCommand(t *testing.T) {
 			t.Errorf("switchboard %q: want exit 2 naming the flag, with the usage, got %s", args, r)
 		}
 	}
+	// A misspelled flag: a guess (the global ones too), still exit 2.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"servers", "add", "x", "--secrt-env", "A=b", "--", "/bin/cat"}, "unknown flag --secrt-env (did you mean --secret-env?)"},
+		{[]string{"status", "--jsn"}, "unknown flag --jsn (did you mean --json?)"},
+		{[]string{"logs", "x", "--folow"}, "unknown flag --folow (did you mean --follow?)"},
+	} {
+		if r := u.main("", tc.args...); r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("switchboard %q: want exit 2 and %q, got %s", tc.args, tc.want, r)
+		}
+	}
 	if contacts.Load() != 0 || trays.Load() != 0 {
 		t.Errorf("an unknown flag ran a command: %d contacts with the host, %d trays", contacts.Load(), trays.Load())
 	}
@@ -232,7 +245,21 @@ func TestTableRouting(t *testing.T) {
 	if n := trays.Load(); n != 2 {
 		t.Errorf("the tray ran %d times for no arguments and --background, want 2", n)
 	}
-	if r := u.main("", "servers", "frob"); r.code != 2 || !strings.Contains(r.stderr, "usage: switchboard servers COMMAND") {
+	if r := u.main("", "servers", "frob"); r.code != 2 || !strings.Contains(r.stderr, "usage: switchboard servers COMMAND") || strings.Contains(r.stderr, "did you mean") {
 		t.Errorf("an unknown subcommand: %s", r)
+	}
+	// A misspelled command or subcommand (or alias): a guess, still exit 2.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stauts"}, `unknown command "stauts" (did you mean "status"?); run 'switchboard help'`},
+		{[]string{"sevrers", "list"}, `unknown command "sevrers" (did you mean "servers"?)`},
+		{[]string{"servers", "rmeove", "x"}, `servers: unknown command "rmeove": did you mean "remove"? (list, add,`},
+		{[]string{"secret", "dleete", "x"}, `secret: unknown command "dleete": did you mean "delete"?`},
+	} {
+		if r := u.main("", tc.args...); r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("switchboard %q: want exit 2 and %q, got %s", tc.args, tc.want, r)
+		}
 	}
 }

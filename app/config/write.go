@@ -48,7 +48,7 @@ func update(path string, fn func(*File) error, o updateOptions) error {
 		o.lockTimeout = defaultLockTimeout
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("creating the config directory: %w", err)
+		return unwritable(path, err)
 	}
 	lock := flock.New(path + ".lock")
 	ctx, cancel := context.WithTimeout(context.Background(), o.lockTimeout)
@@ -57,7 +57,7 @@ func update(path string, fn func(*File) error, o updateOptions) error {
 		if err == nil || errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("another program has been updating %s for %s (it holds %s): try again when it is done", path, o.lockTimeout, lock.Path())
 		}
-		return fmt.Errorf("locking %s: %w", lock.Path(), err)
+		return unwritable(path, err)
 	}
 	defer lock.Unlock()
 
@@ -96,7 +96,7 @@ func update(path string, fn func(*File) error, o updateOptions) error {
 		}
 		tmp, err := writeTemp(target, out)
 		if err != nil {
-			return err
+			return unwritable(target, err)
 		}
 		now, _, err := readSum(target)
 		if err != nil || now != before {
@@ -114,11 +114,23 @@ func update(path string, fn func(*File) error, o updateOptions) error {
 		}
 		if err := os.Rename(tmp, target); err != nil {
 			os.Remove(tmp)
-			return fmt.Errorf("replacing %s: %w", path, err)
+			return unwritable(target, err)
 		}
 		syncDir(filepath.Dir(target))
 		return nil
 	}
+}
+
+// unwritable words an error of writing in the directory of the config
+// file at path (creating it, the lock beside the file, the temporary file,
+// the rename) as what cannot be done, and the remedy: a read-only
+// directory is a question of its permissions, anything else of the disk.
+func unwritable(path string, err error) error {
+	dir := filepath.Dir(path)
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%s cannot be changed: you may not write in its directory %s (%w): make the directory writable for you, or use a config file elsewhere (--config PATH, or SWITCHBOARD_CONFIG)", path, dir, err)
+	}
+	return fmt.Errorf("%s cannot be changed: writing in its directory %s failed (%w): check that the disk is neither full nor read-only, or use a config file elsewhere (--config PATH, or SWITCHBOARD_CONFIG)", path, dir, err)
 }
 
 // clone returns a copy of f, through its JSON.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -51,7 +52,7 @@ func PutServer(f *config.File, name string, entry json.RawMessage, create bool) 
 // RemoveServer removes an entry.
 func RemoveServer(f *config.File, name string) error {
 	if !f.RemoveServer(name) {
-		return NotInConfig(name)
+		return NotInConfig(name, f.Names())
 	}
 	return nil
 }
@@ -59,7 +60,7 @@ func RemoveServer(f *config.File, name string) error {
 // SetDisabled enables or disables an entry.
 func SetDisabled(f *config.File, name string, disabled bool) error {
 	if _, ok := f.Servers[name]; !ok {
-		return NotInConfig(name)
+		return NotInConfig(name, f.Names())
 	}
 	return f.SetDisabled(name, disabled)
 }
@@ -86,10 +87,11 @@ func ProblemsOf(ps []config.Problem) []hostapi.Problem {
 	return out
 }
 
-// NotInConfig is the error for a name the config does not have.
-func NotInConfig(name string) error {
+// NotInConfig is the error for a name the config does not have; known
+// are the names it has, for a "did you mean" when name is near one.
+func NotInConfig(name string, known []string) error {
 	return &hostapi.Error{Code: hostapi.CodeNotFound,
-		Message: fmt.Sprintf("server %q is not in the config; 'switchboard status' lists the servers", name)}
+		Message: fmt.Sprintf("server %q is not in the config%s; 'switchboard status' lists the servers", name, english.DidYouMean(name, known))}
 }
 
 // InvalidName is the error for a name that cannot name a server.
@@ -146,7 +148,7 @@ func ListSecrets(store *secrets.Store, f *config.File) ([]hostapi.SecretInfo, er
 // name is no change.
 func Rename(f *config.File, old, new string) error {
 	if _, ok := f.Servers[old]; !ok {
-		return NotInConfig(old)
+		return NotInConfig(old, f.Names())
 	}
 	if old == new {
 		return nil

@@ -85,7 +85,8 @@ func TestRenameRefused(t *testing.T) {
 	for _, c := range []struct {
 		old, new, code, msg string
 	}{
-		{"nope", "b", hostapi.CodeNotFound, `"nope" is not in the config`},
+		{"nope", "b", hostapi.CodeNotFound, `"nope" is not in the config; 'switchboard status'`},
+		{"fiels", "b", hostapi.CodeNotFound, `"fiels" is not in the config (did you mean "files"?)`},
 		{"files", "a", hostapi.CodeAlreadyExists, `a server named "a" already exists`},
 		{"files", "Bad_Name", hostapi.CodeInvalidName, `for example "bad-name"`},
 		{"files", "", hostapi.CodeInvalidName, "is invalid"},

@@ -13,7 +13,7 @@ import (
 func SetToolPolicy(f *config.File, server, tool, action string) error {
 	s, ok := f.Servers[server]
 	if !ok || s == nil {
-		return NotInConfig(server)
+		return NotInConfig(server, f.Names())
 	}
 	if err := s.SetToolPolicy(tool, action); err != nil {
 		return &hostapi.Error{Code: hostapi.CodeInvalidConfig, Message: fmt.Sprintf("server %q: %v", server, err)}

@@ -277,7 +277,7 @@ func addOnce(list []string, v string) []string {
 func ChangeSandbox(f *config.File, name string, c SandboxChange) error {
 	s, ok := f.Servers[name]
 	if !ok || s == nil {
-		return NotInConfig(name)
+		return NotInConfig(name, f.Names())
 	}
 	raw, err := json.Marshal(s)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"slices"
@@ -25,6 +26,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // The socket's wire format (the bridge's preamble, then MCP's stdio
@@ -275,6 +277,10 @@ func (g *Gateway) filterWarnings(f Filter) []string {
 	var out []string
 	for _, s := range f.Servers {
 		if v.servers[s] == nil {
+			if near := english.Nearest(s, slices.Collect(maps.Keys(v.servers))); near != "" {
+				out = append(out, fmt.Sprintf("no server is named %q: did you mean %q? 'switchboard status' lists them", s, near))
+				continue
+			}
 			out = append(out, fmt.Sprintf("no server is named %q (yet): 'switchboard status' lists them", s))
 		}
 	}

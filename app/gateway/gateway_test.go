@@ -563,8 +563,14 @@ func TestPreamble(t *testing.T) {
 	}
 	nc = dialT(t, h.sock)
 	_, w, err := Handshake(nc, Hello{Filter: Filter{Servers: []string{"a", "nosuch"}}})
-	if err != nil || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], `"nosuch"`) {
+	if err != nil || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], `"nosuch"`) || strings.Contains(w.Warnings[0], "did you mean") {
 		t.Errorf("warnings: %v %+v", err, w)
+	}
+	// A misspelled name: the warning guesses the server meant.
+	gh := newHarness(t, "raw", running("github", "x"))
+	_, w, err = Handshake(dialT(t, gh.sock), Hello{Filter: Filter{Servers: []string{"gihub"}}})
+	if err != nil || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], `no server is named "gihub": did you mean "github"?`) {
+		t.Errorf("warnings of a misspelled server: %v %+v", err, w)
 	}
 	nc = dialT(t, h.sock)
 	if _, err := nc.Write([]byte(`{"switchboard": {"version": 99}}` + "\n")); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -222,8 +224,24 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		}
 		old, userStopped := s.config()
 		if len(c.Problems) > 0 {
-			// Keep what runs; report the problems.
+			// Keep what runs; report the problems. Unless the entry is
+			// now disabled: the user asked for it not to run ('servers
+			// disable' writes only the flag, whatever else the entry
+			// holds), and stopping it stops nothing that should run.
 			old.Problems = c.Problems
+			switch {
+			case c.Disabled && !old.Disabled:
+				old.Disabled = true
+				if s.sup != nil {
+					s.sup.Stop()
+				}
+				changed = append(changed, c.Name)
+			case !c.Disabled && old.Disabled:
+				// Enabled again, still invalid: not disabled any more,
+				// and nothing to start until the entry is fixed.
+				old.Disabled = false
+				changed = append(changed, c.Name)
+			}
 			s.setConfig(old)
 			m.publishState(s)
 			continue
@@ -583,6 +601,11 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	}
 	if s.sup == nil {
 		st.State = hostapi.StateInvalid
+		if c.Disabled {
+			// Not meant to run: its problems are said, but it is not
+			// a failure (the tray's icon stays calm).
+			st.State = hostapi.StateDisabled
+		}
 		return st
 	}
 	ss := s.sup.Status()
@@ -590,7 +613,10 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if ss.State == supervisor.WaitingUser {
 		st.State = hostapi.StateSignInNeeded // only remote servers wait for the user
 	}
-	if ss.State == supervisor.Stopped && c.Disabled {
+	if c.Disabled && (ss.State == supervisor.Stopped || ss.State == supervisor.Failed) {
+		// A server that gave up before it was disabled is disabled too:
+		// the user said not to run it, so its old failure is no longer
+		// one to fix (its supervisor stays Failed until it is started).
 		st.State = hostapi.StateDisabled
 	}
 	sleeping := s.sleeping()
@@ -658,7 +684,8 @@ func (m *Manager) get(name string) (*server, error) {
 	defer m.mu.Unlock()
 	s, ok := m.servers[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q is not in the config; 'switchboard status' lists the servers", ErrNoServer, name)
+		return nil, fmt.Errorf("%w: %q is not in the config%s; 'switchboard status' lists the servers",
+			ErrNoServer, name, english.DidYouMean(name, slices.Collect(maps.Keys(m.servers))))
 	}
 	return s, nil
 }
@@ -760,8 +787,12 @@ func (m *Manager) Logs(name string) (*engine.Ring, error) {
 func (m *Manager) notRunning(s *server) error {
 	st := m.statusOf(s)
 	msg := fmt.Sprintf("server %q is %s", st.Name, st.State)
+	if st.State == hostapi.StateFailed {
+		msg = fmt.Sprintf("server %q has failed", st.Name)
+	}
 	if st.LastError != "" {
-		msg += " (" + st.LastError + ")"
+		// The engine's errors begin with the server's name: once is enough.
+		msg += " (" + strings.TrimPrefix(st.LastError, fmt.Sprintf("server %q: ", st.Name)) + ")"
 	}
 	if s.sup != nil {
 		if sst := s.sup.Status(); sst.State == supervisor.WaitingSecret && sst.SecretError != nil {
@@ -780,6 +811,11 @@ func (m *Manager) notRunning(s *server) error {
 			Remedy: &hostapi.Remedy{Kind: hostapi.RemedySignIn, Server: st.Name}}}}
 	}
 	full := msg + ": start it with 'switchboard servers start " + st.Name + "'"
+	if st.State == hostapi.StateFailed {
+		// Started as it is, it would fail again.
+		msg += " and is not restarted any more"
+		full = msg + ": fix it, then start it with 'switchboard servers start " + st.Name + "'"
+	}
 	return &hostapi.Error{Code: hostapi.CodeNotRunning, Message: full, Problems: []hostapi.Problem{{
 		Server: st.Name, Message: full, Fact: msg,
 		Remedy: &hostapi.Remedy{Kind: hostapi.RemedyStart, Server: st.Name}}}}

@@ -350,8 +350,25 @@ func TestManagerCallNotRunning(t *testing.T) {
 		t.Fatalf("tools of a stopped server: %v", err)
 	}
 	_, err = m.Call(context.Background(), "nope", "echo", nil)
-	if !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), `"nope"`) {
+	if !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), `"nope"`) || strings.Contains(err.Error(), "did you mean") {
 		t.Fatalf("call to an unknown server: %v", err)
+	}
+	_, err = m.Call(context.Background(), "bda", "echo", nil)
+	if !errors.Is(err, ErrNoServer) || !strings.Contains(err.Error(), `"bda" is not in the config (did you mean "bad"?)`) {
+		t.Fatalf("call to a misspelled server: %v", err)
+	}
+	// Failed for good: says so once (the engine's error names the server
+	// too), and what to do before a start.
+	m.Apply(configs(t, map[string]any{
+		"a":    helperEntry("modern", "a"),
+		"bad":  with(helperEntry("modern", "bad"), "cwd", "/no/such/dir/anywhere"),
+		"gone": map[string]any{"command": "/no/such/program", "maxReconnects": 0},
+	}))
+	waitStatus(t, m, "gone", "failed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateFailed })
+	_, err = m.Call(context.Background(), "gone", "echo", nil)
+	if want := `server "gone" has failed (command "/no/such/program" cannot be run (`; err == nil || !strings.Contains(err.Error(), want) ||
+		!strings.HasSuffix(err.Error(), "and is not restarted any more: fix it, then start it with 'switchboard servers start gone'") {
+		t.Fatalf("call to a failed server: %v, want it to say %q, and what to do", err, want)
 	}
 	_, err = m.Call(context.Background(), "bad", "echo", nil)
 	if err == nil || !strings.Contains(err.Error(), `server "bad" is invalid`) {
@@ -598,5 +615,93 @@ func TestManagerChangedEntryRestartsFailed(t *testing.T) {
 	}
 	if st, _ := statusOf(m, "g"); st.PID != 0 || !st.UserStopped {
 		t.Fatalf("g, failed then stopped by the user, after its entry changed: %+v", st)
+	}
+}
+
+// A server that failed for good and is then disabled in the file is
+// disabled, not failed: the user said not to run it, so its old failure no
+// longer makes the tray red or the status ask for a fix; enabled again, it
+// gets a new chance.
+func TestManagerDisableFailed(t *testing.T) {
+	m, ev := newManager(t, nil)
+	broken := with(helperEntry("no-such-role", "old"), "maxReconnects", 0)
+	m.Apply(configs(t, map[string]any{"f": broken}))
+	first := waitStatus(t, m, "f", "failed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateFailed })
+
+	_, _, changed := m.Apply(configs(t, map[string]any{"f": with(broken, "disabled", true)}))
+	if !slices.Equal(changed, []string{"f"}) {
+		t.Fatalf("changed = %v", changed)
+	}
+	if st, _ := statusOf(m, "f"); st.State != hostapi.StateDisabled || !st.Disabled {
+		t.Fatalf("f, failed and then disabled: state %q (disabled %v), want %q", st.State, st.Disabled, hostapi.StateDisabled)
+	}
+	var last string // the last state event of f
+	for _, e := range strings.Split(ev.all(), "\n") {
+		if strings.HasPrefix(e, hostapi.TopicState+" ") && strings.Contains(e, `"name":"f"`) {
+			last = e
+		}
+	}
+	if !strings.Contains(last, `"state":"disabled"`) {
+		t.Fatalf("the last state event of f is %s, want it disabled", last)
+	}
+
+	m.Apply(configs(t, map[string]any{"f": broken}))
+	waitStatus(t, m, "f", "failed anew once enabled", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateFailed && s.FailedAt.After(first.FailedAt)
+	})
+}
+
+// An entry that turns invalid keeps its running predecessor, unless the
+// same change disables it: `servers disable` (which writes only the flag)
+// on an entry with a misspelled key, or a hand edit that adds both. The
+// user asked for it not to run, and that stops nothing that should run.
+func TestManagerDisableInvalid(t *testing.T) {
+	m, _ := newManager(t, nil)
+	d := helperEntry("modern", "d")
+	m.Apply(configs(t, map[string]any{"d": d}))
+	st := waitRunning(t, m, "d")
+
+	// Only invalid: the predecessor keeps running.
+	m.Apply(configs(t, map[string]any{"d": with(d, "comand", "x")}))
+	if now, _ := statusOf(m, "d"); now.PID != st.PID || len(now.Problems) == 0 {
+		t.Fatalf("d with a misspelled key: pid %d (was %d), problems %v", now.PID, st.PID, now.Problems)
+	}
+	// Invalid and disabled: stopped, shown disabled, its problems still said.
+	m.Apply(configs(t, map[string]any{"d": with(with(d, "comand", "x"), "disabled", true)}))
+	waitStatus(t, m, "d", "disabled", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateDisabled && s.PID == 0 && len(s.Problems) > 0
+	})
+	testkit.Eventually(t, "d's process gone after its entry was disabled", func() (bool, string) {
+		return testkit.Gone(st.PID), fmt.Sprintf("pid %d runs", st.PID)
+	})
+	// Fixed, still disabled: stays stopped; enabled: runs.
+	m.Apply(configs(t, map[string]any{"d": with(d, "disabled", true)}))
+	if now, _ := statusOf(m, "d"); now.State != hostapi.StateDisabled || len(now.Problems) != 0 {
+		t.Fatalf("d fixed and disabled: %+v", now)
+	}
+	m.Apply(configs(t, map[string]any{"d": d}))
+	waitRunning(t, m, "d")
+
+	// An entry with problems that never ran: invalid, or, disabled,
+	// disabled with its problems.
+	m.Apply(configs(t, map[string]any{"d": d, "n": with(d, "comand", "x")}))
+	if st, _ := statusOf(m, "n"); st.State != hostapi.StateInvalid || len(st.Problems) == 0 {
+		t.Fatalf("n, a new entry with a misspelled key: %+v", st)
+	}
+	m.Apply(configs(t, map[string]any{"d": d, "n": with(with(d, "comand", "x"), "disabled", true)}))
+	if st, _ := statusOf(m, "n"); st.State != hostapi.StateDisabled || len(st.Problems) == 0 {
+		t.Fatalf("n, a new entry with a misspelled key, disabled: %+v", st)
+	}
+	m.Apply(configs(t, map[string]any{"d": d, "n": with(d, "comand", "x")}))
+	if st, _ := statusOf(m, "n"); st.State != hostapi.StateInvalid || st.Disabled {
+		t.Fatalf("n enabled again, its key still misspelled: %+v", st)
+	}
+	// d disabled while invalid, then enabled while still invalid: not
+	// disabled, and not running (nothing valid to run was asked for).
+	m.Apply(configs(t, map[string]any{"d": with(with(d, "comand", "x"), "disabled", true)}))
+	waitStatus(t, m, "d", "disabled", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateDisabled && s.PID == 0 })
+	m.Apply(configs(t, map[string]any{"d": with(d, "comand", "x")}))
+	if st, _ := statusOf(m, "d"); st.State == hostapi.StateDisabled || st.Disabled || st.PID != 0 || len(st.Problems) == 0 {
+		t.Fatalf("d enabled again, its key still misspelled: %+v", st)
 	}
 }

@@ -64,9 +64,13 @@ func (h *Host) methods() api.Methods {
 			}
 			h.mu.Lock()
 			s := h.file.Servers[p.Name]
+			var known []string
+			if s == nil {
+				known = h.file.Names()
+			}
 			h.mu.Unlock()
 			if s == nil {
-				return nil, configedit.NotInConfig(p.Name)
+				return nil, configedit.NotInConfig(p.Name, known)
 			}
 			b, err := json.Marshal(s)
 			return hostapi.EntryResult{Entry: b}, err

@@ -11,6 +11,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -326,6 +327,12 @@ type UserError struct{ Err error }
 func (e *UserError) Error() string { return e.Err.Error() }
 func (e *UserError) Unwrap() error { return e.Err }
 
+// handshakeRemedy is what to do about a handshake that timed out: a
+// program that is not an MCP server over stdio (or waits for something)
+// never answers, and a first start that downloads packages may need
+// longer.
+const handshakeRemedy = "check that the command runs an MCP server over stdio, or raise handshakeTimeout if its first start is slow"
+
 // errStopped ends a run.
 var errStopped = errors.New("stopped")
 
@@ -550,7 +557,8 @@ func (s *Supervisor) attempt(ctx context.Context, last *<-chan struct{}) error {
 	select {
 	case r = <-res:
 	case <-timer.C:
-		closeConn(stdio.ReasonHandshakeTimeout, "the server did not finish the MCP handshake within "+timeout.String())
+		closeConn(stdio.ReasonHandshakeTimeout, fmt.Sprintf("the server did not finish the MCP handshake within %v (the %v probe, then handshakeTimeout %v): %s",
+			timeout, checked.ProbeTimeout, checked.HandshakeTimeout, handshakeRemedy))
 		r = <-res
 	case <-ctx.Done():
 		closeConn(stdio.ReasonStopped, "")

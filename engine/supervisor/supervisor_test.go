@@ -456,6 +456,12 @@ func TestHandshakeTimeout(t *testing.T) {
 	if failed.St.LastReason != stdio.ReasonHandshakeTimeout {
 		t.Errorf("LastReason %q (%s), want %q", failed.St.LastReason, failed.St.LastError, stdio.ReasonHandshakeTimeout)
 	}
+	// The error says where the time went and what to do: the sum alone
+	// (400ms) matches no option the user set.
+	if want := "the server did not finish the MCP handshake within 400ms (the 100ms probe, then handshakeTimeout 300ms): " +
+		"check that the command runs an MCP server over stdio, or raise handshakeTimeout if its first start is slow"; !strings.Contains(failed.St.LastError, want) {
+		t.Errorf("LastError %q, want it to say %q", failed.St.LastError, want)
+	}
 	if failed.St.Failures != 1 {
 		t.Errorf("Failures %d, want 1", failed.St.Failures)
 	}

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -58,7 +59,7 @@ func (c *closer) close() {
 type handshakeTimeoutError struct{ d time.Duration }
 
 func (e handshakeTimeoutError) Error() string {
-	return "the server did not finish the MCP handshake within " + e.d.String()
+	return fmt.Sprintf("the server did not finish the MCP handshake within %v (handshakeTimeout): check that its address is an MCP endpoint, or raise handshakeTimeout if it is slow to answer", e.d)
 }
 
 // attemptTransport is attempt for a server reached over Options.Transport.

@@ -57,3 +57,66 @@ func join(items []string, word string) string {
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " " + word + " " + items[len(items)-1]
 }
+
+// Nearest returns the word of among that word is probably a misspelling
+// of, for a "did you mean" in a message: the nearest within two edits (an
+// adjacent transposition is one; case aside), provided the edits are fewer
+// than half the word's length, and the only one that near; else "".
+// Nearest("evrything", ["everything", "files"]) is "everything".
+func Nearest(word string, among []string) string {
+	lw := strings.ToLower(word)
+	best, bestD, n := "", 0, 0
+	for _, w := range among {
+		if w == word {
+			return "" // there, so not a misspelling
+		}
+		d := editDistance(lw, strings.ToLower(w))
+		if d > 2 || 2*d >= len(word) {
+			continue
+		}
+		switch {
+		case best == "" || d < bestD:
+			best, bestD, n = w, d, 1
+		case d == bestD:
+			n++
+		}
+	}
+	if n != 1 {
+		return "" // none, or two as near: no guess
+	}
+	return best
+}
+
+// DidYouMean is " (did you mean "W"?)" for the word of among that word
+// is probably a misspelling of (Nearest), or "".
+func DidYouMean(word string, among []string) string {
+	if w := Nearest(word, among); w != "" {
+		return fmt.Sprintf(" (did you mean %q?)", w)
+	}
+	return ""
+}
+
+// editDistance is the optimal string alignment distance of a and b.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

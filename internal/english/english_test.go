@@ -46,3 +46,32 @@ func TestList(t *testing.T) {
 		}
 	}
 }
+
+func TestNearest(t *testing.T) {
+	names := []string{"everything", "files", "github", "git"}
+	for _, c := range []struct{ word, want string }{
+		{"evrything", "everything"},
+		{"everyhting", "everything"}, // a transposition is one edit
+		{"Files", "files"},
+		{"fils", "files"},
+		{"everything", ""}, // there: no guess
+		{"gti", "git"},
+		{"gitub", "github"},
+		{"xyz", ""}, // nothing near
+		{"gi", ""},  // one edit of "git" is half of "gi": too far to guess
+		{"fetch", ""},
+	} {
+		if got := Nearest(c.word, names); got != c.want {
+			t.Errorf("Nearest(%q) = %q, want %q", c.word, got, c.want)
+		}
+	}
+	if got := Nearest("abcx", []string{"abcd", "abce"}); got != "" {
+		t.Errorf("two as near: Nearest = %q, want no guess", got)
+	}
+	if got := DidYouMean("evrything", names); got != ` (did you mean "everything"?)` {
+		t.Errorf("DidYouMean = %q", got)
+	}
+	if got := DidYouMean("xyz", names); got != "" {
+		t.Errorf("DidYouMean with nothing near = %q", got)
+	}
+}
