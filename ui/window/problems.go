@@ -47,12 +47,12 @@ func (w *Window) remedyAction(r hostapi.Remedy) (label string, do func(), ok boo
 	case hostapi.RemedyEnable:
 		if r.Server != "" {
 			return "Enable " + r.Server, func() {
-				w.serverAction(func(ctx context.Context, name string) error { return w.live.SetDisabled(ctx, name, false) }, r.Server, "enabled")
+				w.serverAction(func(ctx context.Context, name string) error { return w.live.SetDisabled(ctx, name, false) }, r.Server)
 			}, true
 		}
 	case hostapi.RemedyStart:
 		if r.Server != "" {
-			return "Start " + r.Server, func() { w.serverAction(w.live.Start, r.Server, "started") }, true
+			return "Start " + r.Server, func() { w.serverAction(w.live.Start, r.Server) }, true
 		}
 	case hostapi.RemedySignIn:
 		if r.Server != "" {

@@ -54,7 +54,7 @@ func TestHostErrorsAsData(t *testing.T) {
 
 	t.Run("disabled", func(t *testing.T) {
 		h.state("off", hostapi.StateDisabled)
-		w.serverAction(w.live.Start, "off", "started") // as the tray's Start would
+		w.serverAction(w.live.Start, "off") // as the tray's Start would
 		h.until("the error", func() bool { return len(w.remedyButtons()) > 0 })
 		if got := w.remedyButtons(); !slices.Equal(got, []string{"Enable off"}) {
 			t.Fatalf("remedy buttons %q; want [Enable off]", got)

@@ -365,12 +365,12 @@ func (d *serverDetail) primaryAction(st hostapi.ServerStatus) (string, func()) {
 	switch label {
 	case "Stop":
 		return label, func() {
-			w.serverAction(func(ctx context.Context, name string) error { return live.Stop(ctx, name, false) }, name, "stopping")
+			w.serverAction(func(ctx context.Context, name string) error { return live.Stop(ctx, name, false) }, name)
 		}
 	case "Start":
-		return label, func() { w.serverAction(live.Start, name, "started") }
+		return label, func() { w.serverAction(live.Start, name) }
 	case "Enable":
-		return label, func() { w.serverAction(setDisabled(live, false), name, "enabled") }
+		return label, func() { w.serverAction(setDisabled(live, false), name) }
 	}
 	return label, func() { d.tabs.SelectIndex(tabSettings) }
 }
@@ -383,13 +383,13 @@ func setDisabled(live *client.Live, disabled bool) func(ctx context.Context, nam
 // or Enable, Remove.
 func (d *serverDetail) menu() *fyne.Menu {
 	w, name, st := d.w, d.name, d.st
-	restart := fyne.NewMenuItem("Restart", func() { w.serverAction(w.live.Restart, name, "restarting") })
+	restart := fyne.NewMenuItem("Restart", func() { w.serverAction(w.live.Restart, name) })
 	restart.Disabled = !st.State.CanRestart()
 	restart.Icon = theme.ViewRefreshIcon()
 	toggle := fyne.NewMenuItem("Disable…", func() { w.askDisable(st) })
 	toggle.Icon = theme.MediaPauseIcon()
 	if st.Disabled {
-		toggle = fyne.NewMenuItem("Enable", func() { w.serverAction(setDisabled(w.live, false), name, "enabled") })
+		toggle = fyne.NewMenuItem("Enable", func() { w.serverAction(setDisabled(w.live, false), name) })
 		toggle.Icon = theme.MediaPlayIcon()
 	}
 	remove := fyne.NewMenuItem("Remove…", func() { w.askRemove(st) })
@@ -450,7 +450,7 @@ func (w *Window) askRemove(st hostapi.ServerStatus) {
 	name := st.Name
 	w.confirm = dialog.NewConfirm("Remove "+name+"?", removeMessage(st), func(ok bool) {
 		if ok {
-			w.serverAction(w.live.RemoveServer, name, "removed")
+			w.serverAction(w.live.RemoveServer, name)
 		}
 	}, w.win)
 	w.confirm.SetConfirmText("Remove " + name)
@@ -464,7 +464,7 @@ func (w *Window) askDisable(st hostapi.ServerStatus) {
 	name := st.Name
 	w.confirm = dialog.NewConfirm("Disable "+name+"?", disableMessage(st), func(ok bool) {
 		if ok {
-			w.serverAction(setDisabled(w.live, true), name, "disabled")
+			w.serverAction(setDisabled(w.live, true), name)
 		}
 	}, w.win)
 	w.confirm.SetConfirmText("Disable " + name)

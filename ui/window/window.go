@@ -75,6 +75,7 @@ type Window struct {
 	connBanner *widget.Label             // not connected to the host
 	cfgBanner  *widget.Label             // the config file is invalid
 	statusLine *widget.Label             // the outcome of the last action
+	followed   string                    // the server whose state the status line says after an action on it (list.go); "" for none
 	remedies   *fyne.Container           // the remedies of the last error, as buttons
 	bottom     *fyne.Container           // the status line above the remedies; hidden when both are
 	secretDlg  *secretDialog             // the last "Set secret" dialog opened
@@ -287,6 +288,7 @@ func (w *Window) apply(s client.Snapshot) {
 		setText(w.cfgBanner, "")
 	}
 	w.servers.update(s)
+	w.showFollowed()     // list.go
 	w.updateApprovals(s) // approvals.go
 	if w.tools != nil {
 		w.tools.stateChanged(s)
@@ -378,6 +380,7 @@ func (w *Window) setStatus(msg string, isErr bool) {
 	if w.statusLine == nil {
 		return
 	}
+	w.followed = ""
 	w.statusLine.Importance = widget.MediumImportance
 	if isErr {
 		w.statusLine.Importance = widget.DangerImportance

@@ -1,0 +1,53 @@
+package window
+
+// Defects found by using the window as a person would (the app under
+// Xvfb, driven with xdotool), each with the test that failed before its
+// fix.
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+)
+
+// TestActionStatusFollowsState: after Start or Stop, the status line says
+// what became of the server, as the header and the list do: not "ghost:
+// started" under a server whose command is not found and that failed
+// again, nor "alpha: stopping" long after it stopped.
+func TestActionStatusFollowsState(t *testing.T) {
+	h := start(t, map[string]any{
+		"alpha": helperEntry(),
+		"ghost": map[string]any{"command": "sb-no-such-command", "maxReconnects": 0},
+	})
+	g := h.state("ghost", hostapi.StateFailed)
+	before, _ := statusOf(h.w.snap, "ghost")
+	test.Tap(g.primary) // Start
+	h.until("ghost answered and failed again", func() bool {
+		st, _ := statusOf(h.w.snap, "ghost")
+		return h.w.statusLine.Visible() && st.State == hostapi.StateFailed && st.FailedAt.After(before.FailedAt)
+	})
+	if h.w.statusLine.Text != "ghost: failed" || h.w.statusLine.Importance != widget.DangerImportance {
+		t.Errorf("after Start of a server that failed again, the status line says %q (importance %v); want \"ghost: failed\" in red",
+			h.w.statusLine.Text, h.w.statusLine.Importance)
+	}
+
+	a := h.state("alpha", hostapi.StateRunning)
+	test.Tap(a.primary) // Stop
+	h.until("alpha stopped", func() bool {
+		st, _ := statusOf(h.w.snap, "alpha")
+		return h.w.statusLine.Visible() && st.State == hostapi.StateStopped
+	})
+	if h.w.statusLine.Text != "alpha: stopped" {
+		t.Errorf("after Stop, with alpha stopped, the status line says %q; want \"alpha: stopped\"", h.w.statusLine.Text)
+	}
+
+	// Another message replaces it, and it follows the server no more.
+	h.w.setStatus("Copied 3 lines to the clipboard.", false)
+	h.w.apply(h.live.Snapshot())
+	if h.w.statusLine.Text != "Copied 3 lines to the clipboard." {
+		t.Errorf("a later message was replaced by the followed server's state: %q", h.w.statusLine.Text)
+	}
+}
