@@ -7,9 +7,12 @@ package window
 import (
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -49,5 +52,33 @@ func TestActionStatusFollowsState(t *testing.T) {
 	h.w.apply(h.live.Snapshot())
 	if h.w.statusLine.Text != "Copied 3 lines to the clipboard." {
 		t.Errorf("a later message was replaced by the followed server's state: %q", h.w.statusLine.Text)
+	}
+}
+
+// TestKeyringNameFits: in a server's Settings tab (the list beside it
+// takes room), a secret variable's keyring name shows whole; it was a box
+// of a few letters ("ever") beside its label and the "stored" badge.
+func TestKeyringNameFits(t *testing.T) {
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		w, _ := goldenWindow(t)
+		w.win.Resize(size)
+		w.showServer("everything", tabSettings)
+		d := w.servers.detail
+		s, err := config.ParseServer("everything", []byte(`{"command": "npx", "env": {"API_TOKEN": "${keyring:everything-api_token}"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newServerForm(w, "everything", false, s, nil, nil)
+		w.embedIn = d.boxes[tabSettings]
+		w.open(&page{title: "Settings of everything", obj: f.obj})
+		w.embedIn = nil
+		w.form = f
+		r := f.env.row("API_TOKEN")
+		r.stored.Show() // the keyring has it
+		settle(w.win.Canvas())
+		need := fyne.MeasureText(r.secretName.Text, theme.TextSize(), r.secretName.TextStyle).Width + 2*theme.InnerPadding()
+		if got := r.secretName.Size().Width; got < need {
+			t.Errorf("at %v, the keyring name entry is %.0f wide; %q needs %.0f", size, got, r.secretName.Text, need)
+		}
 	}
 }

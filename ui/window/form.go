@@ -973,9 +973,11 @@ func (w *Window) knownSecrets(done func(map[string]bool)) {
 }
 
 // secretFields are a row's secret (an environment variable's, a
-// header's): its value in a password entry, and below it the labelled
-// name it has in the keyring, with the "stored" badge when the keyring
-// has it, then extra; the box starts hidden.
+// header's): its value in a password entry, below it the label "Keyring
+// name" with the "stored" badge when the keyring has it, the name it has
+// in the keyring in an entry of the column's full width (beside the label,
+// in a server's Settings tab, it was a few letters wide), then extra; the
+// box starts hidden.
 func secretFields(extra ...fyne.CanvasObject) (secret, name *widget.Entry, stored *widget.Label, box *fyne.Container) {
 	secret, name = widget.NewPasswordEntry(), widget.NewEntry()
 	secret.SetPlaceHolder("the secret's value")
@@ -984,7 +986,7 @@ func secretFields(extra ...fyne.CanvasObject) (secret, name *widget.Entry, store
 	stored.Importance = widget.SuccessImportance
 	stored.Hide()
 	box = container.NewVBox(append([]fyne.CanvasObject{secret,
-		container.NewBorder(nil, nil, widget.NewLabel("Keyring name"), stored, name)}, extra...)...)
+		container.NewHBox(widget.NewLabel("Keyring name"), stored), name}, extra...)...)
 	box.Hide()
 	return secret, name, stored, box
 }
