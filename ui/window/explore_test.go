@@ -5,6 +5,7 @@ package window
 // fix.
 
 import (
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // TestActionStatusFollowsState: after Start or Stop, the status line says
@@ -80,5 +82,42 @@ func TestKeyringNameFits(t *testing.T) {
 		if got := r.secretName.Size().Width; got < need {
 			t.Errorf("at %v, the keyring name entry is %.0f wide; %q needs %.0f", size, got, r.secretName.Text, need)
 		}
+	}
+}
+
+// TestSettingsCommandHintInWords: the Settings tab of a server whose
+// command is not found says so under the command in the words of its
+// Overview (the host's install remedy), not the host's raw message with
+// its PATH spelled out ("server \"typo\": command ... was not found in
+// PATH (/usr/local/sbin:...): install it, or set command to its absolute
+// path"), which the add form does not show either.
+func TestSettingsCommandHintInWords(t *testing.T) {
+	raw := `server "typo": command "mcp-server-everythng" was not found in PATH (/usr/local/sbin:/usr/bin:/bin): install it, or set command to its absolute path`
+	issue := hostapi.Problem{Server: "typo", Key: "command", Message: raw,
+		Fact:   `"mcp-server-everythng" was not found in the PATH the host gives servers`,
+		Remedy: &hostapi.Remedy{Kind: hostapi.RemedyInstall, Server: "typo", Command: "mcp-server-everythng"}}
+	w, _ := goldenWindow(t)
+	snap := goldenSnapshot()
+	snap.Servers = append(snap.Servers, hostapi.ServerStatus{Name: "typo", State: hostapi.StateFailed, Command: "mcp-server-everythng",
+		LastError: raw, ResolveError: raw, ResolveInLastError: true, Issues: []hostapi.Problem{issue}})
+	w.apply(snap)
+	s, err := config.ParseServer("typo", []byte(`{"command": "mcp-server-everythng"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newServerForm(w, "typo", false, s, nil, nil)
+	f.updateHint()
+	want := phrase.Beside(issue)
+	if f.commandHint.Text != want || f.commandHint.Importance != widget.WarningImportance {
+		t.Errorf("the Settings tab's hint under the command: %q (importance %v); want %q", f.commandHint.Text, f.commandHint.Importance, want)
+	}
+	if !strings.Contains(want, "Install mcp-server-everythng") {
+		t.Errorf("the remedy's words: %q", want)
+	}
+	// Changed, the command is looked up again as the add form does.
+	f.command.SetText("sb-another-missing-command")
+	f.updateHint()
+	if !strings.Contains(f.commandHint.Text, `"sb-another-missing-command" was not found`) {
+		t.Errorf("a changed command's hint: %q", f.commandHint.Text)
 	}
 }
