@@ -121,3 +121,29 @@ func TestSettingsCommandHintInWords(t *testing.T) {
 		t.Errorf("a changed command's hint: %q", f.commandHint.Text)
 	}
 }
+
+// TestNoShowLogsForCommandNotFound: the Overview of a server whose
+// command is not found offers "Change the command in Settings" and not
+// "Show logs": nothing ran, so its Logs tab said only "(no output captured
+// yet)". A server that failed after it ran still offers its logs.
+func TestNoShowLogsForCommandNotFound(t *testing.T) {
+	w, _ := goldenWindow(t)
+	snap := goldenSnapshot()
+	raw := `server "typo": command "mcp-server-everythng" was not found in PATH (/usr/bin): install it, or set command to its absolute path`
+	for _, state := range []hostapi.State{hostapi.StateFailed, hostapi.StateRestarting} {
+		snap.Servers = append(snap.Servers, hostapi.ServerStatus{Name: "typo-" + string(state), State: state, Command: "mcp-server-everythng",
+			LastError: raw, ResolveError: raw, ResolveInLastError: true})
+	}
+	w.apply(snap)
+	for _, state := range []hostapi.State{hostapi.StateFailed, hostapi.StateRestarting} {
+		w.servers.choose("typo-" + string(state))
+		ov := w.servers.detail.ov
+		if ov.logs.Visible() || !ov.edit.Visible() {
+			t.Errorf("%s, its command not found: Show logs shown %v, %q shown %v", state, ov.logs.Visible(), ov.edit.Text, ov.edit.Visible())
+		}
+	}
+	w.servers.choose("files") // failed after it ran
+	if !w.servers.detail.ov.logs.Visible() {
+		t.Error("a server that failed after it ran does not offer its logs")
+	}
+}

@@ -157,7 +157,7 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 // offerFixes offers what fixes the server: the remedy of what it needs
 // from the user (its Issues: the secret it waits for), the Settings tab
 // for a command that is not found or an invalid entry, the Logs tab for a
-// server that failed.
+// server that failed after its command was found.
 func (o *overview) offerFixes(st hostapi.ServerStatus, connected bool) {
 	o.fix.Hide()
 	for _, p := range st.Issues {
@@ -181,7 +181,9 @@ func (o *overview) offerFixes(st hostapi.ServerStatus, connected bool) {
 	default:
 		o.edit.Hide()
 	}
-	if st.State == hostapi.StateFailed || st.State == hostapi.StateRestarting {
+	// A command that is not found ran nothing, so its logs have nothing
+	// to say about it: the fix is the command (o.edit).
+	if (st.State == hostapi.StateFailed || st.State == hostapi.StateRestarting) && st.ResolveError == "" {
 		o.logs.Show()
 	} else {
 		o.logs.Hide()
