@@ -122,7 +122,7 @@ func diffSegments(diff string) []widget.RichTextSegment {
 
 func (c *changeDialog) show() {
 	c.v.change = c
-	c.d.Show()
+	c.v.w.escapable(c.d, c.drop)
 	c.d.Resize(fyne.NewSize(880, 600))
 }
 
@@ -400,7 +400,7 @@ func (v *appsView) askImport(r *appRow) {
 	d.d = dialog.NewCustomWithoutButtons("Import from "+app.Name, scroll, v.w.win)
 	d.d.SetButtons([]fyne.CanvasObject{d.cancel, d.ok})
 	v.imp = d
-	d.d.Show()
+	v.w.escapable(d.d, d.cancel.OnTapped)
 	d.d.Resize(fyne.NewSize(880, 560))
 }
 

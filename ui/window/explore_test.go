@@ -147,3 +147,36 @@ func TestNoShowLogsForCommandNotFound(t *testing.T) {
 		t.Error("a server that failed after it ran does not offer its logs")
 	}
 }
+
+// TestEscapeDismissesDialogs: Escape closes the dialog shown (Remove…,
+// Disable…) as its Cancel would, before it goes Back from a page; it did
+// nothing, so a person on the keyboard had to find the dialog's button.
+func TestEscapeDismissesDialogs(t *testing.T) {
+	w, _ := goldenWindow(t)
+	c := w.win.Canvas()
+	escape := func() { c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape}) }
+	w.servers.choose("everything")
+	d := w.servers.detail
+	for _, item := range []string{"Remove…", "Disable…"} {
+		d.menuItem(item).Action()
+		if c.Overlays().Top() == nil {
+			t.Fatalf("%s showed no dialog", item)
+		}
+		escape()
+		if top := c.Overlays().Top(); top != nil {
+			t.Errorf("Escape left the %s dialog shown", item)
+			w.confirm.Hide()
+		}
+	}
+	// A page over the place: the dialog first, then Back.
+	w.openAdd()
+	w.askSecret("gh")
+	escape()
+	if c.Overlays().Top() != nil || w.form == nil {
+		t.Errorf("Escape with the Set secret dialog over the add page: dialog shown %v, the add page left %v", c.Overlays().Top() != nil, w.form == nil)
+	}
+	escape()
+	if w.form != nil {
+		t.Error("Escape with no dialog did not go back from the add page")
+	}
+}

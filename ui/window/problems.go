@@ -240,7 +240,7 @@ func (w *Window) askSecret(name string) {
 				}
 			}, w.win)
 		w.secretDlg.d = d
-		d.Show()
+		w.escapable(d, nil)
 	}
 }
 

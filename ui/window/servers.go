@@ -456,7 +456,7 @@ func (w *Window) askRemove(st hostapi.ServerStatus) {
 	w.confirm.SetConfirmText("Remove " + name)
 	w.confirm.SetDismissText("Keep it")
 	w.confirm.SetConfirmImportance(widget.DangerImportance)
-	w.confirm.Show()
+	w.escapable(w.confirm, nil)
 }
 
 // askDisable asks before disabling a server.
@@ -470,5 +470,5 @@ func (w *Window) askDisable(st hostapi.ServerStatus) {
 	w.confirm.SetConfirmText("Disable " + name)
 	w.confirm.SetDismissText("Cancel")
 	w.confirm.SetConfirmImportance(widget.WarningImportance)
-	w.confirm.Show()
+	w.escapable(w.confirm, nil)
 }

@@ -22,6 +22,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -103,6 +104,9 @@ type Window struct {
 	apps     *appsView
 	activity *activityView
 	confirm  *dialog.ConfirmDialog // the last confirmation asked (Remove, Disable)
+	// dialogs are the dialogs shown, the last on top, each with what
+	// Escape does to it (its Cancel): escapable.
+	dialogs []escDialog
 
 	approvals *approvalsView // the Approvals place, once shown (approvals.go)
 	profilesV *profilesView  // the Profiles place, while shown (profiles.go)
@@ -212,18 +216,43 @@ func (w *Window) build() fyne.CanvasObject {
 	return container.NewBorder(nil, nil, container.NewHBox(w.sidebar(), widget.NewSeparator()), nil, main)
 }
 
-// addShortcuts binds Ctrl+N (add), Ctrl+W (hide) and Escape (back from a
-// page opened over a place; Cmd on macOS).
+// addShortcuts binds Ctrl+N (add), Ctrl+W (hide) and Escape (the Cancel
+// of the dialog shown, else back from a page opened over a place; Cmd on
+// macOS). Escape reaches the window while no field has the keyboard (a
+// dialog opens with none).
 func (w *Window) addShortcuts() {
 	c := w.win.Canvas()
 	mod := fyne.KeyModifierShortcutDefault
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: mod}, func(fyne.Shortcut) { w.openAdd() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: mod}, func(fyne.Shortcut) { w.Hide() })
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if ev.Name == fyne.KeyEscape && w.page != nil && w.page.back != nil {
+		switch {
+		case ev.Name != fyne.KeyEscape:
+		case len(w.dialogs) > 0:
+			w.dialogs[len(w.dialogs)-1].cancel()
+		case w.page != nil && w.page.back != nil:
 			w.home()
 		}
 	})
+}
+
+// escDialog is a dialog shown, and what Escape does to it.
+type escDialog struct {
+	d      dialog.Dialog
+	cancel func()
+}
+
+// escapable shows d, and lets Escape do cancel to it while it is the
+// dialog on top (nil cancel: d.Hide, which answers a confirmation "no").
+func (w *Window) escapable(d dialog.Dialog, cancel func()) {
+	if cancel == nil {
+		cancel = d.Hide
+	}
+	w.dialogs = append(w.dialogs, escDialog{d: d, cancel: cancel})
+	d.SetOnClosed(func() {
+		w.dialogs = slices.DeleteFunc(w.dialogs, func(e escDialog) bool { return e.d == d })
+	})
+	d.Show()
 }
 
 // follow applies the host's changes as they are announced, and updates
