@@ -34,6 +34,9 @@ func TestActionStatusFollowsState(t *testing.T) {
 		st, _ := statusOf(h.w.snap, "ghost")
 		return h.w.statusLine.Visible() && st.State == hostapi.StateFailed && st.FailedAt.After(before.FailedAt)
 	})
+	if !h.w.bottom.Visible() {
+		t.Error("the status line's row is hidden")
+	}
 	if h.w.statusLine.Text != "ghost: failed" || h.w.statusLine.Importance != widget.DangerImportance {
 		t.Errorf("after Start of a server that failed again, the status line says %q (importance %v); want \"ghost: failed\" in red",
 			h.w.statusLine.Text, h.w.statusLine.Importance)
@@ -45,7 +48,7 @@ func TestActionStatusFollowsState(t *testing.T) {
 		st, _ := statusOf(h.w.snap, "alpha")
 		return h.w.statusLine.Visible() && st.State == hostapi.StateStopped
 	})
-	if h.w.statusLine.Text != "alpha: stopped" {
+	if h.w.statusLine.Text != "alpha: stopped" || !h.w.bottom.Visible() {
 		t.Errorf("after Stop, with alpha stopped, the status line says %q; want \"alpha: stopped\"", h.w.statusLine.Text)
 	}
 

@@ -231,6 +231,7 @@ func (w *Window) showFollowed() {
 		return
 	}
 	w.statusLine.Importance = widget.MediumImportance
+	defer w.fitBottom() // the row below the page shows with its line
 	st, ok := statusOf(w.snap, w.followed)
 	if !ok {
 		setText(w.statusLine, w.followed+": removed")
