@@ -183,3 +183,33 @@ func TestEscapeDismissesDialogs(t *testing.T) {
 		t.Error("Escape with no dialog did not go back from the add page")
 	}
 }
+
+// TestLongNameFitsSmallScreen: a server with a long name (31 letters, the
+// most a name has) in a long state ("waiting for secret") does not make
+// its page ask for more than 800 pixels: the header's name gave the
+// window its full width, so that choosing it widened the window beyond an
+// 800-pixel screen and squeezed the list. The name is cut with an
+// ellipsis where the header has no room.
+func TestLongNameFitsSmallScreen(t *testing.T) {
+	w, _ := goldenWindow(t)
+	long := strings.Repeat("w", 31)
+	snap := goldenSnapshot()
+	snap.Servers = append(snap.Servers, hostapi.ServerStatus{Name: long, State: hostapi.StateWaiting, Command: "npx"})
+	w.apply(snap)
+	w.servers.choose(long)
+	if m := w.win.Content().MinSize(); m.Width > 800 {
+		t.Errorf("the Overview of %s asks for %v pixels", long, m.Width)
+	}
+	if d := w.servers.detail; d.title.Text != long {
+		t.Errorf("the header's name: %q", d.title.Text)
+	}
+	// With room, the name shows whole, the state beside it.
+	w.win.Resize(fyne.NewSize(1400, 900))
+	settle(w.win.Canvas())
+	d := w.servers.detail
+	need := fyne.MeasureText(long, theme.Size(theme.SizeNameSubHeadingText), fyne.TextStyle{Bold: true}).Width
+	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject
+	if d.title.Size().Width < need || abs(d.state).X < abs(d.title).X+need || abs(d.state).X > abs(d.title).X+d.title.Size().Width+theme.Padding() {
+		t.Errorf("at 1400 pixels the name is %v wide (needs %v) at %v, the state at %v", d.title.Size().Width, need, abs(d.title), abs(d.state))
+	}
+}
