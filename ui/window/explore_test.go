@@ -213,3 +213,30 @@ func TestLongNameFitsSmallScreen(t *testing.T) {
 		t.Errorf("at 1400 pixels the name is %v wide (needs %v) at %v, the state at %v", d.title.Size().Width, need, abs(d.title), abs(d.state))
 	}
 }
+
+// TestSecretDialogKeyboard: the Set secret dialog takes the keyboard in
+// its value, wide enough to show its placeholder, and Enter stores; it
+// opened with no field focused (what was typed went nowhere), a value box
+// of a few letters ("the secret's v"), and Enter did nothing.
+func TestSecretDialogKeyboard(t *testing.T) {
+	w, _ := goldenWindow(t)
+	c := w.win.Canvas()
+	w.askSecret("gh")
+	v := w.secretDlg.value
+	if c.Focused() != v {
+		t.Errorf("the dialog's focus: %v; want its value", c.Focused())
+	}
+	settle(c)
+	need := fyne.MeasureText(v.PlaceHolder, theme.TextSize(), v.TextStyle).Width + 2*theme.InnerPadding()
+	if got := v.Size().Width; got < need {
+		t.Errorf("the value is %.0f wide; its placeholder %q needs %.0f", got, v.PlaceHolder, need)
+	}
+	test.Type(v, "the-value")
+	v.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if c.Overlays().Top() != nil {
+		t.Error("Enter left the dialog open")
+	}
+	if !strings.HasPrefix(w.statusLine.Text, "Storing secret gh") {
+		t.Errorf("Enter did not store: status line %q", w.statusLine.Text)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -226,7 +227,7 @@ func (w *Window) askSecret(name string) {
 			}
 			msg := fmt.Sprintf("Secret %s stored in the keyring.", name)
 			if len(restarted) > 0 {
-				msg += fmt.Sprintf(" Restarted: %v.", restarted)
+				msg += fmt.Sprintf(" Restarted: %s.", strings.Join(restarted, ", "))
 			}
 			w.setStatus(msg, false)
 		})
@@ -240,9 +241,18 @@ func (w *Window) askSecret(name string) {
 				}
 			}, w.win)
 		w.secretDlg.d = d
+		// Enter stores, as Store does; the value has the keyboard, and
+		// room for its placeholder (the form gave it a few letters).
+		value.OnSubmitted = func(string) { d.Submit() }
 		w.escapable(d, nil)
+		d.Resize(fyne.NewSize(max(secretDialogWidth, d.MinSize().Width), d.MinSize().Height))
+		w.focus(value)
 	}
 }
+
+// secretDialogWidth is the Set secret dialog's width: room for a token's
+// first characters and the placeholder.
+const secretDialogWidth = 440
 
 // secretDialog is the open "Set secret" dialog.
 type secretDialog struct {
