@@ -240,3 +240,25 @@ func TestSecretDialogKeyboard(t *testing.T) {
 		t.Errorf("Enter did not store: status line %q", w.statusLine.Text)
 	}
 }
+
+// TestEnterSavesForm: Enter in the add form's name or command saves, as
+// Save does, once the form can be saved; before, it did nothing, so a
+// person on the keyboard had to Tab through every field to Save.
+func TestEnterSavesForm(t *testing.T) {
+	h := start(t, nil)
+	w := h.w
+	enter := &fyne.KeyEvent{Name: fyne.KeyReturn}
+	test.Tap(w.addBtn)
+	f := w.form
+	test.Type(f.name, "typed")
+	f.name.TypedKey(enter) // no command yet: nothing to save
+	if w.form != f || !f.save.Disabled() {
+		t.Fatal("Enter with no command left the form")
+	}
+	test.Type(f.command, testExe)
+	f.command.TypedKey(enter)
+	h.until("the form saves and closes", func() bool { return w.form == nil })
+	if e := h.entry("typed"); e["command"] != testExe {
+		t.Errorf("the entry saved: %v", e)
+	}
+}

@@ -256,6 +256,15 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 
 	f.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), f.submit)
 	f.save.Importance = widget.HighImportance
+	// Enter in a one-line field saves, as Save does, once the form can be
+	// saved.
+	for _, e := range []*widget.Entry{f.name, f.command, f.cwd} {
+		e.OnSubmitted = func(string) {
+			if !f.save.Disabled() {
+				f.submit()
+			}
+		}
+	}
 	f.cancel = widget.NewButton("Cancel", w.home)
 	f.reason = widget.NewLabel("")
 	f.reason.Importance = widget.WarningImportance
