@@ -5,6 +5,7 @@ package window
 // fix.
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -260,5 +261,35 @@ func TestEnterSavesForm(t *testing.T) {
 	h.until("the form saves and closes", func() bool { return w.form == nil })
 	if e := h.entry("typed"); e["command"] != testExe {
 		t.Errorf("the entry saved: %v", e)
+	}
+}
+
+// TestConnectListsLongNames: the Connect dialog's servers stay within the
+// window when a name is long: the list was a row of equal cells as wide as
+// the longest name, so that with a server of 31 letters the row was over
+// 2,000 pixels wide and the servers after the second or third were off the
+// window's edge, checked but out of sight.
+func TestConnectListsLongNames(t *testing.T) {
+	files := goldenAppFiles(t)
+	saved := localAppFiles
+	localAppFiles = func() appFiles { return files }
+	t.Cleanup(func() { localAppFiles = saved })
+	w, _ := goldenWindow(t)
+	snap := goldenSnapshot()
+	long := strings.Repeat("w", 31)
+	snap.Servers = append(snap.Servers, hostapi.ServerStatus{Name: long, State: hostapi.StateRunning, Command: "npx"})
+	w.apply(snap)
+	w.showPlace(placeApps)
+	w.apps.show(loadApps(files), must(files.exe()), nil)
+	test.Tap(w.apps.rows["cursor"].connect)
+	c := w.apps.change
+	if c == nil || c.servers == nil || !slices.Contains(c.servers.Options, long) {
+		t.Fatalf("the Connect dialog's servers: %+v", c)
+	}
+	if got, room := c.d.MinSize().Width, w.win.Canvas().Size().Width; got > room {
+		t.Errorf("the Connect dialog asks for %.0f pixels; the window has %.0f", got, room)
+	}
+	if got := c.servers.MinSize().Width; got > 760 {
+		t.Errorf("the list of servers is %.0f pixels wide", got)
 	}
 }
