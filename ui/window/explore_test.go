@@ -5,6 +5,7 @@ package window
 // fix.
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -291,5 +292,43 @@ func TestConnectListsLongNames(t *testing.T) {
 	}
 	if got := c.servers.MinSize().Width; got > 760 {
 		t.Errorf("the list of servers is %.0f pixels wide", got)
+	}
+}
+
+// TestStderrChoiceInWords: the form's choice of where a server's error
+// output goes is in words ("Stderr: capture, discard, inherit, file" said
+// nothing to a person who is not a developer), and each still writes the
+// config's value.
+func TestStderrChoiceInWords(t *testing.T) {
+	w, _ := goldenWindow(t)
+	s, err := config.ParseServer("files", []byte(`{"command": "npx", "stderr": {"file": "/tmp/files.log"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newServerForm(w, "files", false, s, nil, nil)
+	for _, o := range f.stderr.Options {
+		if slices.Contains([]string{"capture", "discard", "inherit", "file"}, o) {
+			t.Errorf("the choice offers the config's word %q", o)
+		}
+	}
+	if f.stderr.Selected != "Write it to a file" || !f.stderrFile.Visible() || f.stderrFile.Text != "/tmp/files.log" {
+		t.Errorf("an entry that writes to a file: %q, file %q (shown %v)", f.stderr.Selected, f.stderrFile.Text, f.stderrFile.Visible())
+	}
+	want := map[string]string{
+		"Write it to a file":                  `{"file":"/tmp/files.log"}`,
+		"Discard it":                          `"discard"`,
+		"Pass it to Switchboard's own output": `"inherit"`,
+		"Keep it for the Logs tab":            "",
+	}
+	for label, v := range want {
+		f.stderr.SetSelected(label)
+		raw, _, _ := f.entry()
+		var e map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &e); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(e["stderr"]); got != v {
+			t.Errorf("%q writes stderr %s; want %s", label, got, v)
+		}
 	}
 }

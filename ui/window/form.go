@@ -30,8 +30,44 @@ import (
 // table (labels, help, defaults), less the options reserved for later.
 var limits = slices.DeleteFunc(slices.Clone(config.Options), func(o config.Option) bool { return o.Reserved != "" })
 
-// stderrModes are the stderr select's options, as the config writes them.
-var stderrModes = []string{"capture", "discard", "inherit", "file"}
+// stderrModes are the stderr select's options, in words, with the value
+// the config writes for each ("Stderr: capture" said nothing to a person
+// who is not a developer).
+var stderrModes = []struct{ label, mode string }{
+	{"Keep it for the Logs tab", "capture"},
+	{"Discard it", "discard"},
+	{"Pass it to Switchboard's own output", "inherit"},
+	{"Write it to a file", "file"},
+}
+
+// stderrLabels are the select's options.
+func stderrLabels() []string {
+	out := make([]string, len(stderrModes))
+	for i, m := range stderrModes {
+		out[i] = m.label
+	}
+	return out
+}
+
+// stderrLabel is a config mode's words; stderrMode a label's mode ("" for
+// neither).
+func stderrLabel(mode string) string {
+	for _, m := range stderrModes {
+		if m.mode == mode {
+			return m.label
+		}
+	}
+	return ""
+}
+
+func stderrMode(label string) string {
+	for _, m := range stderrModes {
+		if m.label == label {
+			return m.mode
+		}
+	}
+	return ""
+}
 
 // goos is the system the form is for: options of another system
 // (allowBatchFiles is Windows') are not offered. Tests change it.
@@ -203,8 +239,8 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	f.stderrFile = widget.NewEntry()
 	f.stderrFile.SetPlaceHolder("/absolute/path/of/a/log/file")
 	f.stderrFile.OnChanged = changed("stderr")
-	f.stderr = widget.NewSelect(stderrModes, func(m string) {
-		if m == "file" {
+	f.stderr = widget.NewSelect(stderrLabels(), func(label string) {
+		if stderrMode(label) == "file" {
 			f.stderrFile.Show()
 		} else {
 			f.stderrFile.Hide()
@@ -216,7 +252,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		mode = s.Stderr.Kind
 		f.stderrFile.SetText(s.Stderr.File)
 	}
-	f.stderr.SetSelected(mode)
+	f.stderr.SetSelected(stderrLabel(mode))
 	if mode != "file" {
 		f.stderrFile.Hide()
 	}
@@ -278,7 +314,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		widget.NewLabel("Arguments"), container.NewVBox(f.args.box, container.NewHBox(f.addArg), errFor("args")),
 		widget.NewLabel("Environment"), container.NewVBox(f.env.box, container.NewHBox(f.addEnv), errFor("env")),
 		widget.NewLabel("Working directory"), container.NewVBox(container.NewBorder(nil, nil, nil, f.cwdBrowse, f.cwd), errFor("cwd")),
-		widget.NewLabel("Stderr"), container.NewVBox(f.stderr, f.stderrFile, errFor("stderr")),
+		widget.NewLabel("Error output"), container.NewVBox(f.stderr, f.stderrFile, errFor("stderr")),
 		widget.NewLabel("Tools in AI apps"), container.NewVBox(f.tools.obj, errFor("tools"), f.trustAuto, errFor("trust")),
 		widget.NewLabel("Sandbox"), container.NewVBox(f.sandbox.obj, errFor("sandbox")),
 	)
@@ -439,7 +475,7 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, []rowProblem) {
 	set("env", env, len(env) > 0)
 	cwd := strings.TrimSpace(f.cwd.Text)
 	set("cwd", cwd, cwd != "")
-	switch m := f.stderr.Selected; m {
+	switch m := stderrMode(f.stderr.Selected); m {
 	case "file":
 		e["stderr"] = marshal(map[string]string{"file": strings.TrimSpace(f.stderrFile.Text)})
 	case "", "capture":
