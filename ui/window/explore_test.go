@@ -154,12 +154,24 @@ func TestNoShowLogsForCommandNotFound(t *testing.T) {
 }
 
 // TestEscapeDismissesDialogs: Escape closes the dialog shown (Remove…,
-// Disable…) as its Cancel would, before it goes Back from a page; it did
-// nothing, so a person on the keyboard had to find the dialog's button.
+// Disable…, Set secret) as its Cancel would, before it goes Back from a
+// page, also while a field has the keyboard (the add form's name, the
+// paste page's text, the secret's value have it when they open); it did
+// nothing, so a person on the keyboard had to find the dialog's button,
+// or Tab to Back.
 func TestEscapeDismissesDialogs(t *testing.T) {
 	w, _ := goldenWindow(t)
 	c := w.win.Canvas()
-	escape := func() { c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape}) }
+	// As the driver does: the key goes to the widget that has the
+	// keyboard, else to the window's handler.
+	escape := func() {
+		ev := &fyne.KeyEvent{Name: fyne.KeyEscape}
+		if f := c.Focused(); f != nil {
+			f.TypedKey(ev)
+		} else {
+			c.OnTypedKey()(ev)
+		}
+	}
 	w.servers.choose("everything")
 	d := w.servers.detail
 	for _, item := range []string{"Remove…", "Disable…"} {
@@ -180,9 +192,18 @@ func TestEscapeDismissesDialogs(t *testing.T) {
 	if c.Overlays().Top() != nil || w.form == nil {
 		t.Errorf("Escape with the Set secret dialog over the add page: dialog shown %v, the add page left %v", c.Overlays().Top() != nil, w.form == nil)
 	}
+	w.focus(w.form.name) // as the add page opens
 	escape()
 	if w.form != nil {
-		t.Error("Escape with no dialog did not go back from the add page")
+		t.Error("Escape in the add page's name did not go back")
+	}
+	w.openPaste()
+	if c.Focused() == nil {
+		t.Fatal("the paste page gives no field the keyboard")
+	}
+	escape()
+	if w.paste != nil {
+		t.Error("Escape in the paste page's text did not go back")
 	}
 }
 

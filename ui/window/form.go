@@ -102,20 +102,21 @@ type serverForm struct {
 	orig   string                     // the entry's name on the host ("" for a new one): a different name renames it
 	base   map[string]json.RawMessage // the entry as the host had it: keys the form does not show are kept
 
-	name, command, cwd, stderrFile, inheritEnv *widget.Entry
-	commandHint, renameHint                    *widget.Label
-	cwdBrowse                                  *widget.Button
-	stderr                                     *widget.Select
-	allowBatch                                 *widget.Check
-	trustAuto                                  *widget.Check // "trust": "auto" (docs/trust.md)
-	limitEntries                               map[string]*widget.Entry
-	args                                       *argList
-	env                                        *envTable
-	advanced                                   *widget.Accordion
-	tools                                      *toolFilter
-	sandbox                                    *sandboxSection
-	errs                                       map[string]*widget.Label // by key; "" for problems of no field (shown in the bar)
-	addArg, addEnv, save, cancel               *widget.Button
+	name, command, cwd           *escEntry
+	stderrFile, inheritEnv       *widget.Entry
+	commandHint, renameHint      *widget.Label
+	cwdBrowse                    *widget.Button
+	stderr                       *widget.Select
+	allowBatch                   *widget.Check
+	trustAuto                    *widget.Check // "trust": "auto" (docs/trust.md)
+	limitEntries                 map[string]*widget.Entry
+	args                         *argList
+	env                          *envTable
+	advanced                     *widget.Accordion
+	tools                        *toolFilter
+	sandbox                      *sandboxSection
+	errs                         map[string]*widget.Label // by key; "" for problems of no field (shown in the bar)
+	addArg, addEnv, save, cancel *widget.Button
 	// reason says, in the bar, why Save is disabled.
 	reason *widget.Label
 	// knownSecrets are the secrets the keyring holds (nil until
@@ -197,7 +198,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		return func(string) { f.changed(key) }
 	}
 
-	f.name = widget.NewEntry()
+	f.name = newEscEntry(w)
 	f.name.SetPlaceHolder("files (lower-case letters, digits and -)")
 	f.name.SetText(name)
 	f.renameHint = hintLabel("")
@@ -208,7 +209,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		f.changed("name")
 	}
 
-	f.command = widget.NewEntry()
+	f.command = newEscEntry(w)
 	f.command.SetPlaceHolder("npx, uvx, or the absolute path of the executable")
 	f.command.SetText(s.Command)
 	f.commandHint = hintLabel("")
@@ -230,7 +231,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		w.focus(f.env.add().name)
 	})
 
-	f.cwd = widget.NewEntry()
+	f.cwd = newEscEntry(w)
 	f.cwd.SetPlaceHolder("the host's working directory")
 	f.cwd.SetText(s.Cwd)
 	f.cwd.OnChanged = changed("cwd")
@@ -294,7 +295,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	f.save.Importance = widget.HighImportance
 	// Enter in a one-line field saves, as Save does, once the form can be
 	// saved.
-	for _, e := range []*widget.Entry{f.name, f.command, f.cwd} {
+	for _, e := range []*escEntry{f.name, f.command, f.cwd} {
 		e.OnSubmitted = func(string) {
 			if !f.save.Disabled() {
 				f.submit()

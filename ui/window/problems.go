@@ -208,7 +208,7 @@ func newRemedyRow() *fyne.Container {
 // askSecret asks for a secret's value and stores it through the host
 // (secrets.set, which restarts the servers that wait for it).
 func (w *Window) askSecret(name string) {
-	value := widget.NewPasswordEntry()
+	value := newEscPasswordEntry(w)
 	value.SetPlaceHolder("the secret's value")
 	store := func() {
 		if value.Text == "" {
@@ -257,7 +257,7 @@ const secretDialogWidth = 440
 // secretDialog is the open "Set secret" dialog.
 type secretDialog struct {
 	name  string
-	value *widget.Entry
+	value *escEntry
 	store func()
 	d     dialog.Dialog
 }

@@ -226,14 +226,22 @@ func (w *Window) addShortcuts() {
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: mod}, func(fyne.Shortcut) { w.openAdd() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: mod}, func(fyne.Shortcut) { w.Hide() })
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		switch {
-		case ev.Name != fyne.KeyEscape:
-		case len(w.dialogs) > 0:
-			w.dialogs[len(w.dialogs)-1].cancel()
-		case w.page != nil && w.page.back != nil:
-			w.home()
+		if ev.Name == fyne.KeyEscape {
+			w.escape()
 		}
 	})
+}
+
+// escape is what Escape does: the Cancel of the dialog shown, else Back
+// from a page opened over a place. The window's key handler calls it
+// while no field has the keyboard, an escEntry while it has.
+func (w *Window) escape() {
+	switch {
+	case len(w.dialogs) > 0:
+		w.dialogs[len(w.dialogs)-1].cancel()
+	case w.page != nil && w.page.back != nil:
+		w.home()
+	}
 }
 
 // escDialog is a dialog shown, and what Escape does to it.
