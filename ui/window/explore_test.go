@@ -254,6 +254,19 @@ func TestSecretDialogKeyboard(t *testing.T) {
 	if got := v.Size().Width; got < need {
 		t.Errorf("the value is %.0f wide; its placeholder %q needs %.0f", got, v.PlaceHolder, need)
 	}
+	// Its eye shows what was typed, and hides it again.
+	reveal, ok := v.ActionItem.(*widget.Button)
+	if !ok || !v.Password {
+		t.Fatalf("the value: password %v, action %T", v.Password, v.ActionItem)
+	}
+	test.Tap(reveal)
+	if v.Password {
+		t.Error("the eye did not show the value")
+	}
+	test.Tap(reveal)
+	if !v.Password {
+		t.Error("the eye did not hide the value again")
+	}
 	test.Type(v, "the-value")
 	v.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
 	if c.Overlays().Top() != nil {
