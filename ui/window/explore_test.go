@@ -366,3 +366,36 @@ func TestStderrChoiceInWords(t *testing.T) {
 		}
 	}
 }
+
+// TestBackAsksBeforeLosingTyping: Back (or Escape, one key away from the
+// fields) from a new server's form that has something typed in asks
+// before what was typed is gone; an untouched form goes back at once.
+func TestBackAsksBeforeLosingTyping(t *testing.T) {
+	w, _ := goldenWindow(t)
+	c := w.win.Canvas()
+	w.openAdd()
+	w.escape()
+	if w.form != nil || c.Overlays().Top() != nil {
+		t.Fatal("Escape from an untouched add form did not go back at once")
+	}
+	w.openAdd()
+	f := w.form
+	test.Type(f.name, "my-server")
+	test.Type(f.command, "my-server-command")
+	w.escape()
+	if w.form != f || c.Overlays().Top() == nil || w.confirm == nil {
+		t.Fatal("Escape left the typed form without asking")
+	}
+	w.escape() // the question's Cancel: Keep editing
+	if w.form != f || c.Overlays().Top() != nil || f.name.Text != "my-server" {
+		t.Fatalf("Keep editing: form %v, dialog %v, name %q", w.form == f, c.Overlays().Top() != nil, f.name.Text)
+	}
+	test.Tap(w.page.back)
+	if w.form != f || w.confirm == nil {
+		t.Fatal("Back left the typed form without asking")
+	}
+	w.confirm.Confirm() // Discard
+	if w.form != nil {
+		t.Error("Discard did not leave the form")
+	}
+}

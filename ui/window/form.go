@@ -138,7 +138,9 @@ type serverForm struct {
 	headers    *headerTable
 	dropped    []string
 	afterCheck func(formCheck)
-	obj        fyne.CanvasObject
+	// opened is the entry and name as the form opened, for edited.
+	opened string
+	obj    fyne.CanvasObject
 }
 
 // openAdd shows an empty form for a new server.
@@ -355,8 +357,22 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		f.validate(false)
 	})
 	f.tools.load()
+	f.opened = f.snapshot()
 	return f
 }
+
+// snapshot is the form's content: its name, its entry, the secrets typed.
+func (f *serverForm) snapshot() string {
+	e, secrets, _ := f.entry()
+	s := f.serverName() + "\x00" + string(e)
+	for _, p := range secrets {
+		s += "\x00" + p.Name + "\x00" + strconv.Itoa(len(p.Value)) // a length, never the value
+	}
+	return s
+}
+
+// edited says whether anything was typed or chosen since the form opened.
+func (f *serverForm) edited() bool { return f.snapshot() != f.opened }
 
 // reservedError returns an error label, and the object to lay out: the
 // label over room for one line, kept while it is hidden, so that a

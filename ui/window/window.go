@@ -240,8 +240,28 @@ func (w *Window) escape() {
 	case len(w.dialogs) > 0:
 		w.dialogs[len(w.dialogs)-1].cancel()
 	case w.page != nil && w.page.back != nil:
-		w.home()
+		w.back()
 	}
+}
+
+// back is Back (the button, Escape) from a page opened over a place. A
+// new server's form with something typed in asks first: Escape is one
+// key away from the fields, and what was typed would be gone. (Cancel
+// says what it does, and leaves without asking.)
+func (w *Window) back() {
+	if w.form == nil || !w.form.create || !w.form.edited() || w.win == nil {
+		w.home()
+		return
+	}
+	d := dialog.NewConfirm("Discard the new server?", "What you typed in the form is not saved.", func(ok bool) {
+		if ok {
+			w.home()
+		}
+	}, w.win)
+	d.SetConfirmText("Discard")
+	d.SetDismissText("Keep editing")
+	w.confirm = d
+	w.escapable(d, nil)
 }
 
 // escDialog is a dialog shown, and what Escape does to it.
@@ -356,7 +376,7 @@ func (w *Window) open(p *page) {
 		p.root = true
 		w.center.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(heading(p.title)), nil, nil, nil, capped(p.obj))}
 	default:
-		p.back = widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), w.home)
+		p.back = widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), w.back)
 		head := container.NewHBox(p.back, heading(p.title))
 		w.center.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, capped(p.obj))}
 	}
