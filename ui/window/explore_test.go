@@ -399,3 +399,20 @@ func TestBackAsksBeforeLosingTyping(t *testing.T) {
 		t.Error("Discard did not leave the form")
 	}
 }
+
+// TestWaitingProblemInWarningColour: what a server waiting for a secret
+// needs is said in the amber of its state (a warning: it has not failed,
+// and starts by itself once the secret is stored), not in a failure's
+// red beside an amber state.
+func TestWaitingProblemInWarningColour(t *testing.T) {
+	w, _ := goldenWindow(t)
+	w.servers.choose("github") // waiting for secret
+	ov := w.servers.detail.ov
+	if ov.problem.Text == "" || ov.problem.Importance != widget.WarningImportance {
+		t.Errorf("github's problem %q in importance %v; want the warning's", ov.problem.Text, ov.problem.Importance)
+	}
+	w.servers.choose("files") // failed
+	if ov := w.servers.detail.ov; ov.problem.Importance != widget.DangerImportance {
+		t.Errorf("a failed server's problem in importance %v", ov.problem.Importance)
+	}
+}

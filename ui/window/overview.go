@@ -145,6 +145,12 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 	if st.State == hostapi.StateFailed && st.ResolveError != "" && !st.ResolveInLastError && st.LastError != "" {
 		problem += "\n" + termtext.Escape(st.ResolveError)
 	}
+	// In the colour of the state's severity: a server that waits for the
+	// user (a secret) is amber, as its state, not a failure's red.
+	o.problem.Importance = widget.DangerImportance
+	if st.State.Severity() == hostapi.SeverityWarning {
+		o.problem.Importance = widget.WarningImportance
+	}
 	setText(o.problem, problem)
 	o.offerFixes(st, connected)
 	if problem == "" {
