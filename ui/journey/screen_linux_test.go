@@ -227,11 +227,25 @@ func text(o fyne.CanvasObject) string {
 			t = x.Text
 		case *widget.Entry:
 			t = x.Text
+		case interface{ BaseEntry() *widget.Entry }:
+			t = x.BaseEntry().Text
 		case *widget.Button:
 			t = x.Text
 		}
 	})
 	return t
+}
+
+// asEntry is o's Entry: o itself, or the Entry of the window's own kind
+// of field (one that takes Escape), which has it as BaseEntry.
+func asEntry(o fyne.CanvasObject) (*widget.Entry, bool) {
+	switch x := o.(type) {
+	case *widget.Entry:
+		return x, true
+	case interface{ BaseEntry() *widget.Entry }:
+		return x.BaseEntry(), true
+	}
+	return nil, false
 }
 
 // The matchers the lookups are made of.
@@ -259,7 +273,7 @@ func labelContaining(text string) match {
 
 func entryPlaceholder(text string) match {
 	return func(o fyne.CanvasObject, _ []fyne.CanvasObject) bool {
-		e, ok := o.(*widget.Entry)
+		e, ok := asEntry(o)
 		return ok && e.PlaceHolder == text
 	}
 }
@@ -290,7 +304,7 @@ func (s *screenRun) nearest(anchor, target match) match {
 // next after its label).
 func formField(label string) match {
 	return func(o fyne.CanvasObject, parents []fyne.CanvasObject) bool {
-		if _, ok := o.(*widget.Entry); !ok {
+		if _, ok := asEntry(o); !ok {
 			return false
 		}
 		for i := len(parents) - 1; i > 0; i-- {
@@ -302,7 +316,7 @@ func formField(label string) match {
 				if c == parents[i] && k > 0 {
 					if l, ok := grid.Objects[k-1].(*widget.Label); ok && l.Text == label {
 						first := all(parents[i], nil, func(o fyne.CanvasObject, _ []fyne.CanvasObject) bool {
-							_, ok := o.(*widget.Entry)
+							_, ok := asEntry(o)
 							return ok
 						})
 						return len(first) > 0 && first[0] == o

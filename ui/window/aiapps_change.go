@@ -122,7 +122,7 @@ func diffSegments(diff string) []widget.RichTextSegment {
 
 func (c *changeDialog) show() {
 	c.v.change = c
-	c.d.Show()
+	c.v.w.escapable(c.d, c.drop)
 	c.d.Resize(fyne.NewSize(880, 600))
 }
 
@@ -181,6 +181,9 @@ func backedUp(backup string) string {
 	return fmt.Sprintf(" The old file is backed up as %s.", backup)
 }
 
+// connectListWidth is the most the Connect dialog's servers take in a row.
+const connectListWidth = 760
+
 // askConnect shows the change that connects the app (with the servers
 // chosen: every enabled one by default) and writes it when confirmed.
 func (v *appsView) askConnect(r *appRow) {
@@ -215,9 +218,12 @@ func (v *appsView) askConnect(r *appRow) {
 		checks = widget.NewCheckGroup(options, nil)
 		checks.Selected = slices.Clone(chosen)
 		var list fyne.CanvasObject = checks
-		if len(options) <= 6 {
+		// In a row while it fits the dialog: a row's cells are each as
+		// wide as the longest name, so that one long name put the servers
+		// after it off the window's edge.
+		if len(options) <= 6 && checks.MinSize().Width*float32(len(options)) <= connectListWidth {
 			checks.Horizontal = true
-		} else {
+		} else if len(options) > 6 {
 			s := container.NewVScroll(checks)
 			s.SetMinSize(fyne.NewSize(0, 150))
 			list = s
@@ -400,7 +406,7 @@ func (v *appsView) askImport(r *appRow) {
 	d.d = dialog.NewCustomWithoutButtons("Import from "+app.Name, scroll, v.w.win)
 	d.d.SetButtons([]fyne.CanvasObject{d.cancel, d.ok})
 	v.imp = d
-	d.d.Show()
+	v.w.escapable(d.d, d.cancel.OnTapped)
 	d.d.Resize(fyne.NewSize(880, 560))
 }
 

@@ -23,7 +23,7 @@ import (
 // name, description or package) and a choice of one category.
 type catalogView struct {
 	add      map[string]*widget.Button // each template's Add button, by name
-	search   *widget.Entry
+	search   *escEntry
 	category *widget.Select
 	box      *fyne.Container
 	rows     map[string]fyne.CanvasObject // each template's row, by name
@@ -52,7 +52,7 @@ func (w *Window) openCatalog() {
 	}
 	v.none = widget.NewLabel("")
 	v.none.Wrapping = fyne.TextWrapWord
-	v.search = widget.NewEntry()
+	v.search = newEscEntry(w)
 	v.search.SetPlaceHolder("Search by name, description or package")
 	v.search.OnChanged = func(string) { v.filter() }
 	opts := []string{allCategories}

@@ -30,8 +30,44 @@ import (
 // table (labels, help, defaults), less the options reserved for later.
 var limits = slices.DeleteFunc(slices.Clone(config.Options), func(o config.Option) bool { return o.Reserved != "" })
 
-// stderrModes are the stderr select's options, as the config writes them.
-var stderrModes = []string{"capture", "discard", "inherit", "file"}
+// stderrModes are the stderr select's options, in words, with the value
+// the config writes for each ("Stderr: capture" said nothing to a person
+// who is not a developer).
+var stderrModes = []struct{ label, mode string }{
+	{"Keep it for the Logs tab", "capture"},
+	{"Discard it", "discard"},
+	{"Pass it to Switchboard's own output", "inherit"},
+	{"Write it to a file", "file"},
+}
+
+// stderrLabels are the select's options.
+func stderrLabels() []string {
+	out := make([]string, len(stderrModes))
+	for i, m := range stderrModes {
+		out[i] = m.label
+	}
+	return out
+}
+
+// stderrLabel is a config mode's words; stderrMode a label's mode ("" for
+// neither).
+func stderrLabel(mode string) string {
+	for _, m := range stderrModes {
+		if m.mode == mode {
+			return m.label
+		}
+	}
+	return ""
+}
+
+func stderrMode(label string) string {
+	for _, m := range stderrModes {
+		if m.label == label {
+			return m.mode
+		}
+	}
+	return ""
+}
 
 // goos is the system the form is for: options of another system
 // (allowBatchFiles is Windows') are not offered. Tests change it.
@@ -66,20 +102,21 @@ type serverForm struct {
 	orig   string                     // the entry's name on the host ("" for a new one): a different name renames it
 	base   map[string]json.RawMessage // the entry as the host had it: keys the form does not show are kept
 
-	name, command, cwd, stderrFile, inheritEnv *widget.Entry
-	commandHint, renameHint                    *widget.Label
-	cwdBrowse                                  *widget.Button
-	stderr                                     *widget.Select
-	allowBatch                                 *widget.Check
-	trustAuto                                  *widget.Check // "trust": "auto" (docs/trust.md)
-	limitEntries                               map[string]*widget.Entry
-	args                                       *argList
-	env                                        *envTable
-	advanced                                   *widget.Accordion
-	tools                                      *toolFilter
-	sandbox                                    *sandboxSection
-	errs                                       map[string]*widget.Label // by key; "" for problems of no field (shown in the bar)
-	addArg, addEnv, save, cancel               *widget.Button
+	name, command, cwd           *escEntry
+	stderrFile, inheritEnv       *widget.Entry
+	commandHint, renameHint      *widget.Label
+	cwdBrowse                    *widget.Button
+	stderr                       *widget.Select
+	allowBatch                   *widget.Check
+	trustAuto                    *widget.Check // "trust": "auto" (docs/trust.md)
+	limitEntries                 map[string]*widget.Entry
+	args                         *argList
+	env                          *envTable
+	advanced                     *widget.Accordion
+	tools                        *toolFilter
+	sandbox                      *sandboxSection
+	errs                         map[string]*widget.Label // by key; "" for problems of no field (shown in the bar)
+	addArg, addEnv, save, cancel *widget.Button
 	// reason says, in the bar, why Save is disabled.
 	reason *widget.Label
 	// knownSecrets are the secrets the keyring holds (nil until
@@ -101,7 +138,9 @@ type serverForm struct {
 	headers    *headerTable
 	dropped    []string
 	afterCheck func(formCheck)
-	obj        fyne.CanvasObject
+	// opened is the entry and name as the form opened, for edited.
+	opened string
+	obj    fyne.CanvasObject
 }
 
 // openAdd shows an empty form for a new server.
@@ -161,7 +200,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		return func(string) { f.changed(key) }
 	}
 
-	f.name = widget.NewEntry()
+	f.name = newEscEntry(w)
 	f.name.SetPlaceHolder("files (lower-case letters, digits and -)")
 	f.name.SetText(name)
 	f.renameHint = hintLabel("")
@@ -172,7 +211,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		f.changed("name")
 	}
 
-	f.command = widget.NewEntry()
+	f.command = newEscEntry(w)
 	f.command.SetPlaceHolder("npx, uvx, or the absolute path of the executable")
 	f.command.SetText(s.Command)
 	f.commandHint = hintLabel("")
@@ -194,7 +233,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		w.focus(f.env.add().name)
 	})
 
-	f.cwd = widget.NewEntry()
+	f.cwd = newEscEntry(w)
 	f.cwd.SetPlaceHolder("the host's working directory")
 	f.cwd.SetText(s.Cwd)
 	f.cwd.OnChanged = changed("cwd")
@@ -203,8 +242,8 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	f.stderrFile = widget.NewEntry()
 	f.stderrFile.SetPlaceHolder("/absolute/path/of/a/log/file")
 	f.stderrFile.OnChanged = changed("stderr")
-	f.stderr = widget.NewSelect(stderrModes, func(m string) {
-		if m == "file" {
+	f.stderr = widget.NewSelect(stderrLabels(), func(label string) {
+		if stderrMode(label) == "file" {
 			f.stderrFile.Show()
 		} else {
 			f.stderrFile.Hide()
@@ -216,7 +255,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		mode = s.Stderr.Kind
 		f.stderrFile.SetText(s.Stderr.File)
 	}
-	f.stderr.SetSelected(mode)
+	f.stderr.SetSelected(stderrLabel(mode))
 	if mode != "file" {
 		f.stderrFile.Hide()
 	}
@@ -256,6 +295,15 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 
 	f.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), f.submit)
 	f.save.Importance = widget.HighImportance
+	// Enter in a one-line field saves, as Save does, once the form can be
+	// saved.
+	for _, e := range []*escEntry{f.name, f.command, f.cwd} {
+		e.OnSubmitted = func(string) {
+			if !f.save.Disabled() {
+				f.submit()
+			}
+		}
+	}
 	f.cancel = widget.NewButton("Cancel", w.home)
 	f.reason = widget.NewLabel("")
 	f.reason.Importance = widget.WarningImportance
@@ -269,7 +317,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		widget.NewLabel("Arguments"), container.NewVBox(f.args.box, container.NewHBox(f.addArg), errFor("args")),
 		widget.NewLabel("Environment"), container.NewVBox(f.env.box, container.NewHBox(f.addEnv), errFor("env")),
 		widget.NewLabel("Working directory"), container.NewVBox(container.NewBorder(nil, nil, nil, f.cwdBrowse, f.cwd), errFor("cwd")),
-		widget.NewLabel("Stderr"), container.NewVBox(f.stderr, f.stderrFile, errFor("stderr")),
+		widget.NewLabel("Error output"), container.NewVBox(f.stderr, f.stderrFile, errFor("stderr")),
 		widget.NewLabel("Tools in AI apps"), container.NewVBox(f.tools.obj, errFor("tools"), f.trustAuto, errFor("trust")),
 		widget.NewLabel("Sandbox"), container.NewVBox(f.sandbox.obj, errFor("sandbox")),
 	)
@@ -309,8 +357,22 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		f.validate(false)
 	})
 	f.tools.load()
+	f.opened = f.snapshot()
 	return f
 }
+
+// snapshot is the form's content: its name, its entry, the secrets typed.
+func (f *serverForm) snapshot() string {
+	e, secrets, _ := f.entry()
+	s := f.serverName() + "\x00" + string(e)
+	for _, p := range secrets {
+		s += "\x00" + p.Name + "\x00" + strconv.Itoa(len(p.Value)) // a length, never the value
+	}
+	return s
+}
+
+// edited says whether anything was typed or chosen since the form opened.
+func (f *serverForm) edited() bool { return f.snapshot() != f.opened }
 
 // reservedError returns an error label, and the object to lay out: the
 // label over room for one line, kept while it is hidden, so that a
@@ -430,7 +492,7 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, []rowProblem) {
 	set("env", env, len(env) > 0)
 	cwd := strings.TrimSpace(f.cwd.Text)
 	set("cwd", cwd, cwd != "")
-	switch m := f.stderr.Selected; m {
+	switch m := stderrMode(f.stderr.Selected); m {
 	case "file":
 		e["stderr"] = marshal(map[string]string{"file": strings.TrimSpace(f.stderrFile.Text)})
 	case "", "capture":
@@ -981,9 +1043,11 @@ func (w *Window) knownSecrets(done func(map[string]bool)) {
 }
 
 // secretFields are a row's secret (an environment variable's, a
-// header's): its value in a password entry, and below it the labelled
-// name it has in the keyring, with the "stored" badge when the keyring
-// has it, then extra; the box starts hidden.
+// header's): its value in a password entry, below it the label "Keyring
+// name" with the "stored" badge when the keyring has it, the name it has
+// in the keyring in an entry of the column's full width (beside the label,
+// in a server's Settings tab, it was a few letters wide), then extra; the
+// box starts hidden.
 func secretFields(extra ...fyne.CanvasObject) (secret, name *widget.Entry, stored *widget.Label, box *fyne.Container) {
 	secret, name = widget.NewPasswordEntry(), widget.NewEntry()
 	secret.SetPlaceHolder("the secret's value")
@@ -992,7 +1056,7 @@ func secretFields(extra ...fyne.CanvasObject) (secret, name *widget.Entry, store
 	stored.Importance = widget.SuccessImportance
 	stored.Hide()
 	box = container.NewVBox(append([]fyne.CanvasObject{secret,
-		container.NewBorder(nil, nil, widget.NewLabel("Keyring name"), stored, name)}, extra...)...)
+		container.NewHBox(widget.NewLabel("Keyring name"), stored), name}, extra...)...)
 	box.Hide()
 	return secret, name, stored, box
 }

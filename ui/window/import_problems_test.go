@@ -29,6 +29,8 @@ func widgetTexts(o fyne.CanvasObject) []string {
 			}
 		case *widget.Entry:
 			out = append(out, x.Text)
+		case *escEntry:
+			out = append(out, x.Text)
 		case *widget.Check:
 			out = append(out, x.Text)
 		}

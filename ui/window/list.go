@@ -204,16 +204,43 @@ func uptime(d time.Duration) string {
 	return fmt.Sprintf("%dd%02dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 }
 
-// serverAction calls a method on one server and reports the outcome.
-func (w *Window) serverAction(method func(ctx context.Context, name string) error, name, done string) {
+// serverAction calls a method on one server and reports the outcome: an
+// error, or once the host took the request, the server's state, which the
+// status line then follows (showFollowed) until another message replaces
+// it. The host's answer says only that it took the request: a server that
+// was started may fail a moment later, and one that was stopped is
+// "stopping" for a while, so a fixed word ("started") would soon disagree
+// with the header and the list.
+func (w *Window) serverAction(method func(ctx context.Context, name string) error, name string) {
 	w.setStatus("", false)
 	w.call(func(ctx context.Context) error { return method(ctx, name) }, func(err error) {
 		if err != nil {
 			w.showErr(err)
 			return
 		}
-		w.setStatus(fmt.Sprintf("%s: %s", name, done), false)
+		w.followed = name
+		w.showFollowed()
 	})
+}
+
+// showFollowed shows the state of the server the status line follows
+// after an action on it, in the colour the header gives it where that
+// says something went wrong.
+func (w *Window) showFollowed() {
+	if w.followed == "" || w.statusLine == nil {
+		return
+	}
+	w.statusLine.Importance = widget.MediumImportance
+	defer w.fitBottom() // the row below the page shows with its line
+	st, ok := statusOf(w.snap, w.followed)
+	if !ok {
+		setText(w.statusLine, w.followed+": removed")
+		return
+	}
+	if imp := stateImportance(st.State); imp == widget.DangerImportance {
+		w.statusLine.Importance = imp
+	}
+	setText(w.statusLine, fmt.Sprintf("%s: %s", st.Name, st.State.Label()))
 }
 
 // statusOf returns a server's status in a snapshot.

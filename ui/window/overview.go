@@ -145,6 +145,12 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 	if st.State == hostapi.StateFailed && st.ResolveError != "" && !st.ResolveInLastError && st.LastError != "" {
 		problem += "\n" + termtext.Escape(st.ResolveError)
 	}
+	// In the colour of the state's severity: a server that waits for the
+	// user (a secret) is amber, as its state, not a failure's red.
+	o.problem.Importance = widget.DangerImportance
+	if st.State.Severity() == hostapi.SeverityWarning {
+		o.problem.Importance = widget.WarningImportance
+	}
 	setText(o.problem, problem)
 	o.offerFixes(st, connected)
 	if problem == "" {
@@ -157,7 +163,7 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 // offerFixes offers what fixes the server: the remedy of what it needs
 // from the user (its Issues: the secret it waits for), the Settings tab
 // for a command that is not found or an invalid entry, the Logs tab for a
-// server that failed.
+// server that failed after its command was found.
 func (o *overview) offerFixes(st hostapi.ServerStatus, connected bool) {
 	o.fix.Hide()
 	for _, p := range st.Issues {
@@ -181,7 +187,9 @@ func (o *overview) offerFixes(st hostapi.ServerStatus, connected bool) {
 	default:
 		o.edit.Hide()
 	}
-	if st.State == hostapi.StateFailed || st.State == hostapi.StateRestarting {
+	// A command that is not found ran nothing, so its logs have nothing
+	// to say about it: the fix is the command (o.edit).
+	if (st.State == hostapi.StateFailed || st.State == hostapi.StateRestarting) && st.ResolveError == "" {
 		o.logs.Show()
 	} else {
 		o.logs.Hide()

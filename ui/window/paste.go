@@ -26,7 +26,7 @@ import (
 // does.
 type pasteView struct {
 	w        *Window
-	text     *widget.Entry
+	text     *escEntry
 	previewB *widget.Button
 	importB  *widget.Button
 	err      *widget.Label
@@ -46,7 +46,7 @@ type secretOffer struct {
 
 func (w *Window) openPaste() {
 	v := &pasteView{w: w}
-	v.text = widget.NewMultiLineEntry()
+	v.text = newEscMultiLineEntry(w)
 	v.text.TextStyle = fyne.TextStyle{Monospace: true}
 	v.text.SetPlaceHolder(`{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me"]}}}`)
 	v.text.SetMinRowsVisible(10)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -47,12 +48,12 @@ func (w *Window) remedyAction(r hostapi.Remedy) (label string, do func(), ok boo
 	case hostapi.RemedyEnable:
 		if r.Server != "" {
 			return "Enable " + r.Server, func() {
-				w.serverAction(func(ctx context.Context, name string) error { return w.live.SetDisabled(ctx, name, false) }, r.Server, "enabled")
+				w.serverAction(func(ctx context.Context, name string) error { return w.live.SetDisabled(ctx, name, false) }, r.Server)
 			}, true
 		}
 	case hostapi.RemedyStart:
 		if r.Server != "" {
-			return "Start " + r.Server, func() { w.serverAction(w.live.Start, r.Server, "started") }, true
+			return "Start " + r.Server, func() { w.serverAction(w.live.Start, r.Server) }, true
 		}
 	case hostapi.RemedySignIn:
 		if r.Server != "" {
@@ -207,7 +208,7 @@ func newRemedyRow() *fyne.Container {
 // askSecret asks for a secret's value and stores it through the host
 // (secrets.set, which restarts the servers that wait for it).
 func (w *Window) askSecret(name string) {
-	value := widget.NewPasswordEntry()
+	value := newEscPasswordEntry(w)
 	value.SetPlaceHolder("the secret's value")
 	store := func() {
 		if value.Text == "" {
@@ -226,7 +227,7 @@ func (w *Window) askSecret(name string) {
 			}
 			msg := fmt.Sprintf("Secret %s stored in the keyring.", name)
 			if len(restarted) > 0 {
-				msg += fmt.Sprintf(" Restarted: %v.", restarted)
+				msg += fmt.Sprintf(" Restarted: %s.", strings.Join(restarted, ", "))
 			}
 			w.setStatus(msg, false)
 		})
@@ -240,14 +241,23 @@ func (w *Window) askSecret(name string) {
 				}
 			}, w.win)
 		w.secretDlg.d = d
-		d.Show()
+		// Enter stores, as Store does; the value has the keyboard, and
+		// room for its placeholder (the form gave it a few letters).
+		value.OnSubmitted = func(string) { d.Submit() }
+		w.escapable(d, nil)
+		d.Resize(fyne.NewSize(max(secretDialogWidth, d.MinSize().Width), d.MinSize().Height))
+		w.focus(value)
 	}
 }
+
+// secretDialogWidth is the Set secret dialog's width: room for a token's
+// first characters and the placeholder.
+const secretDialogWidth = 440
 
 // secretDialog is the open "Set secret" dialog.
 type secretDialog struct {
 	name  string
-	value *widget.Entry
+	value *escEntry
 	store func()
 	d     dialog.Dialog
 }

@@ -54,7 +54,7 @@ func TestHostErrorsAsData(t *testing.T) {
 
 	t.Run("disabled", func(t *testing.T) {
 		h.state("off", hostapi.StateDisabled)
-		w.serverAction(w.live.Start, "off", "started") // as the tray's Start would
+		w.serverAction(w.live.Start, "off") // as the tray's Start would
 		h.until("the error", func() bool { return len(w.remedyButtons()) > 0 })
 		if got := w.remedyButtons(); !slices.Equal(got, []string{"Enable off"}) {
 			t.Fatalf("remedy buttons %q; want [Enable off]", got)
@@ -103,6 +103,11 @@ func TestHostErrorsAsData(t *testing.T) {
 		w.secretDlg.store()
 		h.state("sec", hostapi.StateRunning)
 		h.until("the row's button gone", func() bool { return !r.ov.fix.Visible() })
+		// The servers it restarted, named in words (not "[sec]").
+		h.until("the secret stored", func() bool { return strings.HasPrefix(w.statusLine.Text, "Secret gh stored") })
+		if want := "Secret gh stored in the keyring. Restarted: sec."; w.statusLine.Text != want {
+			t.Errorf("status line %q; want %q", w.statusLine.Text, want)
+		}
 	})
 }
 

@@ -220,7 +220,7 @@ func (v *profilesView) askRemove(name string) {
 				}
 			})
 		}, w.win)
-	v.confirm.Show()
+	w.escapable(v.confirm, nil)
 }
 
 // profileEditor is the page that adds or edits a profile.

@@ -69,6 +69,8 @@ func textsIn(o fyne.CanvasObject) []string {
 		return []string{x.Text}
 	case *widget.Entry:
 		return []string{x.Text, x.PlaceHolder}
+	case *escEntry:
+		return []string{x.Text, x.PlaceHolder}
 	case *widget.Select:
 		return []string{x.Selected}
 	case fyne.Widget:

@@ -9,11 +9,14 @@ import (
 	"unicode"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
+	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
 // commandHint says where a command resolves, for the form: for a saved
 // entry whose command is unchanged, the host's own verdict
-// (ServerStatus.Resolved or ResolveError); otherwise [lookPath]'s guess.
+// (ServerStatus.Resolved, or its install issue in words, else its
+// ResolveError); otherwise [lookPath]'s guess.
 // warn is true when the command does not resolve.
 func commandHint(cmd, pathList string, st *hostapi.ServerStatus) (text string, warn bool) {
 	if cmd == "" {
@@ -24,7 +27,15 @@ func commandHint(cmd, pathList string, st *hostapi.ServerStatus) (text string, w
 			return "Runs " + st.Resolved, false
 		}
 		if st.ResolveError != "" {
-			return st.ResolveError, true
+			// The host's problem as data, in the Overview's words; its
+			// raw message (with the PATH spelled out) only from a host
+			// that sends no such issue.
+			for _, p := range st.Issues {
+				if p.Remedy != nil && p.Remedy.Kind == hostapi.RemedyInstall {
+					return phrase.Beside(p), true
+				}
+			}
+			return termtext.Escape(st.ResolveError), true
 		}
 	}
 	if strings.IndexFunc(cmd, unicode.IsSpace) >= 0 && !executable(cmd) {

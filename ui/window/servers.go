@@ -219,7 +219,9 @@ func newServerDetail(sp *serversPage, name string) *serverDetail {
 	d.primary = widget.NewButton("Start", nil)
 	d.primary.Importance = widget.HighImportance
 	d.more = widget.NewButtonWithIcon("", theme.MoreVerticalIcon(), d.showMenu)
-	head := container.NewBorder(nil, nil, container.NewHBox(dotObj, d.title, container.NewCenter(d.state)), container.NewHBox(d.primary, d.more))
+	d.title.Truncation = fyne.TextTruncateEllipsis
+	named := container.New(nameStateLayout{}, d.title, container.NewCenter(d.state))
+	head := container.NewBorder(nil, nil, dotObj, container.NewHBox(d.primary, d.more), named)
 	d.ov = newOverview(d)
 	var items []*container.TabItem
 	for i, n := range tabNames {
@@ -365,12 +367,12 @@ func (d *serverDetail) primaryAction(st hostapi.ServerStatus) (string, func()) {
 	switch label {
 	case "Stop":
 		return label, func() {
-			w.serverAction(func(ctx context.Context, name string) error { return live.Stop(ctx, name, false) }, name, "stopping")
+			w.serverAction(func(ctx context.Context, name string) error { return live.Stop(ctx, name, false) }, name)
 		}
 	case "Start":
-		return label, func() { w.serverAction(live.Start, name, "started") }
+		return label, func() { w.serverAction(live.Start, name) }
 	case "Enable":
-		return label, func() { w.serverAction(setDisabled(live, false), name, "enabled") }
+		return label, func() { w.serverAction(setDisabled(live, false), name) }
 	}
 	return label, func() { d.tabs.SelectIndex(tabSettings) }
 }
@@ -383,13 +385,13 @@ func setDisabled(live *client.Live, disabled bool) func(ctx context.Context, nam
 // or Enable, Remove.
 func (d *serverDetail) menu() *fyne.Menu {
 	w, name, st := d.w, d.name, d.st
-	restart := fyne.NewMenuItem("Restart", func() { w.serverAction(w.live.Restart, name, "restarting") })
+	restart := fyne.NewMenuItem("Restart", func() { w.serverAction(w.live.Restart, name) })
 	restart.Disabled = !st.State.CanRestart()
 	restart.Icon = theme.ViewRefreshIcon()
 	toggle := fyne.NewMenuItem("Disable…", func() { w.askDisable(st) })
 	toggle.Icon = theme.MediaPauseIcon()
 	if st.Disabled {
-		toggle = fyne.NewMenuItem("Enable", func() { w.serverAction(setDisabled(w.live, false), name, "enabled") })
+		toggle = fyne.NewMenuItem("Enable", func() { w.serverAction(setDisabled(w.live, false), name) })
 		toggle.Icon = theme.MediaPlayIcon()
 	}
 	remove := fyne.NewMenuItem("Remove…", func() { w.askRemove(st) })
@@ -450,13 +452,13 @@ func (w *Window) askRemove(st hostapi.ServerStatus) {
 	name := st.Name
 	w.confirm = dialog.NewConfirm("Remove "+name+"?", removeMessage(st), func(ok bool) {
 		if ok {
-			w.serverAction(w.live.RemoveServer, name, "removed")
+			w.serverAction(w.live.RemoveServer, name)
 		}
 	}, w.win)
 	w.confirm.SetConfirmText("Remove " + name)
 	w.confirm.SetDismissText("Keep it")
 	w.confirm.SetConfirmImportance(widget.DangerImportance)
-	w.confirm.Show()
+	w.escapable(w.confirm, nil)
 }
 
 // askDisable asks before disabling a server.
@@ -464,11 +466,50 @@ func (w *Window) askDisable(st hostapi.ServerStatus) {
 	name := st.Name
 	w.confirm = dialog.NewConfirm("Disable "+name+"?", disableMessage(st), func(ok bool) {
 		if ok {
-			w.serverAction(setDisabled(w.live, true), name, "disabled")
+			w.serverAction(setDisabled(w.live, true), name)
 		}
 	}, w.win)
 	w.confirm.SetConfirmText("Disable " + name)
 	w.confirm.SetDismissText("Cancel")
 	w.confirm.SetConfirmImportance(widget.WarningImportance)
-	w.confirm.Show()
+	w.escapable(w.confirm, nil)
+}
+
+// nameStateLayout lays out the header's name (objects[0], a label that
+// truncates) and its state after it (objects[1]): the name at its full
+// width where there is room, else cut with an ellipsis so that the state
+// stays shown. Its minimum is the state's and the cut name's, so that a
+// long name does not widen the window (in an HBox, the name's full width
+// was the header's minimum: a server of 31 letters made its page ask for
+// 966 pixels).
+type nameStateLayout struct{}
+
+func (nameStateLayout) MinSize(objects []fyne.CanvasObject) fyne.Size {
+	name, state := objects[0].MinSize(), objects[1].MinSize()
+	return fyne.NewSize(name.Width+theme.Padding()+state.Width, max(name.Height, state.Height))
+}
+
+func (nameStateLayout) Layout(objects []fyne.CanvasObject, size fyne.Size) {
+	name, state := objects[0], objects[1]
+	sw := state.MinSize().Width
+	nw := name.MinSize().Width
+	if l, ok := name.(*widget.Label); ok {
+		nw = max(nw, fullWidth(l))
+	}
+	nw = min(nw, max(0, size.Width-sw-theme.Padding()))
+	name.Move(fyne.NewPos(0, 0))
+	name.Resize(fyne.NewSize(nw, size.Height))
+	state.Move(fyne.NewPos(nw+theme.Padding(), 0))
+	state.Resize(fyne.NewSize(sw, size.Height))
+}
+
+// fullWidth is the width a label's text needs uncut.
+func fullWidth(l *widget.Label) float32 {
+	size := theme.TextSize()
+	if l.SizeName != "" {
+		size = theme.Size(l.SizeName)
+	}
+	// One pixel more than measured: at exactly its width the label's
+	// truncation cut it ("fil…").
+	return fyne.MeasureText(l.Text, size, l.TextStyle).Width + 2*theme.InnerPadding() + 1
 }

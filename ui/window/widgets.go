@@ -177,3 +177,61 @@ func (l *rowLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 		x += w + pad
 	}
 }
+
+// escEntry is an Entry that gives Escape to the window (Window.escape:
+// the Cancel of the dialog shown, else Back from a page over a place).
+// Fyne gives a key to the widget that has the keyboard, and its Entry
+// ignores Escape, so that the window's own handler never heard it while a
+// field had the keyboard: on the add form, the paste page, the catalog,
+// which give their first field the keyboard, and in the Set secret dialog.
+type escEntry struct {
+	widget.Entry
+	w *Window
+}
+
+func newEscEntry(w *Window) *escEntry {
+	e := &escEntry{w: w}
+	e.Wrapping = fyne.TextWrap(fyne.TextTruncateClip)
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+func newEscMultiLineEntry(w *Window) *escEntry {
+	e := newEscEntry(w)
+	e.MultiLine = true
+	return e
+}
+
+// newEscPasswordEntry is a password escEntry with a button that shows and
+// hides what was typed (Fyne's own revealer is not to be had for an
+// Entry of another type).
+func newEscPasswordEntry(w *Window) *escEntry {
+	e := newEscEntry(w)
+	e.Password = true
+	var reveal *widget.Button
+	reveal = widget.NewButtonWithIcon("", theme.VisibilityOffIcon(), func() {
+		e.Password = !e.Password
+		if e.Password {
+			reveal.SetIcon(theme.VisibilityOffIcon())
+		} else {
+			reveal.SetIcon(theme.VisibilityIcon())
+		}
+		e.Refresh()
+	})
+	reveal.Importance = widget.LowImportance
+	e.ActionItem = reveal
+	return e
+}
+
+// BaseEntry is the Entry, for a lookup outside the package (ui/journey
+// finds fields by their type).
+func (e *escEntry) BaseEntry() *widget.Entry { return &e.Entry }
+
+// TypedKey hands Escape to the window, every other key to the Entry.
+func (e *escEntry) TypedKey(ev *fyne.KeyEvent) {
+	if ev.Name == fyne.KeyEscape && e.w != nil {
+		e.w.escape()
+		return
+	}
+	e.Entry.TypedKey(ev)
+}

@@ -22,6 +22,7 @@ package window
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,6 +76,7 @@ type Window struct {
 	connBanner *widget.Label             // not connected to the host
 	cfgBanner  *widget.Label             // the config file is invalid
 	statusLine *widget.Label             // the outcome of the last action
+	followed   string                    // the server whose state the status line says after an action on it (list.go); "" for none
 	remedies   *fyne.Container           // the remedies of the last error, as buttons
 	bottom     *fyne.Container           // the status line above the remedies; hidden when both are
 	secretDlg  *secretDialog             // the last "Set secret" dialog opened
@@ -102,6 +104,9 @@ type Window struct {
 	apps     *appsView
 	activity *activityView
 	confirm  *dialog.ConfirmDialog // the last confirmation asked (Remove, Disable)
+	// dialogs are the dialogs shown, the last on top, each with what
+	// Escape does to it (its Cancel): escapable.
+	dialogs []escDialog
 
 	approvals *approvalsView // the Approvals place, once shown (approvals.go)
 	profilesV *profilesView  // the Profiles place, while shown (profiles.go)
@@ -211,18 +216,71 @@ func (w *Window) build() fyne.CanvasObject {
 	return container.NewBorder(nil, nil, container.NewHBox(w.sidebar(), widget.NewSeparator()), nil, main)
 }
 
-// addShortcuts binds Ctrl+N (add), Ctrl+W (hide) and Escape (back from a
-// page opened over a place; Cmd on macOS).
+// addShortcuts binds Ctrl+N (add), Ctrl+W (hide) and Escape (the Cancel
+// of the dialog shown, else back from a page opened over a place; Cmd on
+// macOS). Escape reaches the window while no field has the keyboard (a
+// dialog opens with none).
 func (w *Window) addShortcuts() {
 	c := w.win.Canvas()
 	mod := fyne.KeyModifierShortcutDefault
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyN, Modifier: mod}, func(fyne.Shortcut) { w.openAdd() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyW, Modifier: mod}, func(fyne.Shortcut) { w.Hide() })
 	c.SetOnTypedKey(func(ev *fyne.KeyEvent) {
-		if ev.Name == fyne.KeyEscape && w.page != nil && w.page.back != nil {
-			w.home()
+		if ev.Name == fyne.KeyEscape {
+			w.escape()
 		}
 	})
+}
+
+// escape is what Escape does: the Cancel of the dialog shown, else Back
+// from a page opened over a place. The window's key handler calls it
+// while no field has the keyboard, an escEntry while it has.
+func (w *Window) escape() {
+	switch {
+	case len(w.dialogs) > 0:
+		w.dialogs[len(w.dialogs)-1].cancel()
+	case w.page != nil && w.page.back != nil:
+		w.back()
+	}
+}
+
+// back is Back (the button, Escape) from a page opened over a place. A
+// new server's form with something typed in asks first: Escape is one
+// key away from the fields, and what was typed would be gone. (Cancel
+// says what it does, and leaves without asking.)
+func (w *Window) back() {
+	if w.form == nil || !w.form.create || !w.form.edited() || w.win == nil {
+		w.home()
+		return
+	}
+	d := dialog.NewConfirm("Discard the new server?", "What you typed in the form is not saved.", func(ok bool) {
+		if ok {
+			w.home()
+		}
+	}, w.win)
+	d.SetConfirmText("Discard")
+	d.SetDismissText("Keep editing")
+	w.confirm = d
+	w.escapable(d, nil)
+}
+
+// escDialog is a dialog shown, and what Escape does to it.
+type escDialog struct {
+	d      dialog.Dialog
+	cancel func()
+}
+
+// escapable shows d, and lets Escape do cancel to it while it is the
+// dialog on top (nil cancel: d.Hide, which answers a confirmation "no").
+func (w *Window) escapable(d dialog.Dialog, cancel func()) {
+	if cancel == nil {
+		cancel = d.Hide
+	}
+	w.dialogs = append(w.dialogs, escDialog{d: d, cancel: cancel})
+	d.SetOnClosed(func() {
+		w.dialogs = slices.DeleteFunc(w.dialogs, func(e escDialog) bool { return e.d == d })
+	})
+	d.Show()
 }
 
 // follow applies the host's changes as they are announced, and updates
@@ -287,6 +345,7 @@ func (w *Window) apply(s client.Snapshot) {
 		setText(w.cfgBanner, "")
 	}
 	w.servers.update(s)
+	w.showFollowed()     // list.go
 	w.updateApprovals(s) // approvals.go
 	if w.tools != nil {
 		w.tools.stateChanged(s)
@@ -317,7 +376,7 @@ func (w *Window) open(p *page) {
 		p.root = true
 		w.center.Objects = []fyne.CanvasObject{container.NewBorder(container.NewVBox(heading(p.title)), nil, nil, nil, capped(p.obj))}
 	default:
-		p.back = widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), w.home)
+		p.back = widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), w.back)
 		head := container.NewHBox(p.back, heading(p.title))
 		w.center.Objects = []fyne.CanvasObject{container.NewBorder(head, nil, nil, nil, capped(p.obj))}
 	}
@@ -378,6 +437,7 @@ func (w *Window) setStatus(msg string, isErr bool) {
 	if w.statusLine == nil {
 		return
 	}
+	w.followed = ""
 	w.statusLine.Importance = widget.MediumImportance
 	if isErr {
 		w.statusLine.Importance = widget.DangerImportance
