@@ -37,6 +37,9 @@ const ActivityFile = "activity.db"
 type activityLog struct {
 	log  atomic.Pointer[activity.Log]
 	args sync.Map // *relay.Info -> *argsCopy, from Before to After
+	// red redacts every secret resolved so far, log or no log: what the
+	// host shows a person (a servers.call's result) is redacted with it.
+	red atomic.Pointer[activity.Redactor]
 
 	mu      sync.Mutex
 	secrets map[string]string // name -> value: every secret resolved for a server since the host started
@@ -151,6 +154,7 @@ func (a *activityLog) secretResolved(name string, v []byte) {
 	}
 	a.secrets[key] = string(v)
 	r := activity.NewRedactor(a.secrets)
+	a.red.Store(r)
 	if sk := r.Skipped(); len(sk) > 0 {
 		sort.Strings(sk)
 		a.logger.Warn("secrets too short to be redacted in the activity log (under 4 bytes)", "secrets", sk)
@@ -158,6 +162,27 @@ func (a *activityLog) secretResolved(name string, v []byte) {
 	if l := a.log.Load(); l != nil {
 		l.SetRedactor(r)
 	}
+}
+
+// redact replaces in b every value of a secret resolved for a server so
+// far, as the log's previews do ("[secret NAME]"); JSON stays JSON.
+func (a *activityLog) redact(b []byte) []byte {
+	r := a.red.Load()
+	if r == nil {
+		return b
+	}
+	if s := r.String(string(b)); s != string(b) {
+		return []byte(s)
+	}
+	return b
+}
+
+// redactString is redact for text: a server's stderr line or error.
+func (a *activityLog) redactString(s string) string {
+	if r := a.red.Load(); r != nil {
+		return r.String(s)
+	}
+	return s
 }
 
 // resolver wraps the host's secret resolver so that every value resolved

@@ -405,6 +405,7 @@ func (m *Manager) followStderr(s *server, p *engine.Process) {
 	lines, f := ring.Follow(1024)
 	defer f.Close()
 	emit := func(l engine.Line) {
+		l.Text = m.activity.redactString(l.Text) // shown in logs, the window, logs -f
 		s.logs.Add(l)
 		m.publish(hostapi.TopicLog, hostapi.LogLine{Server: s.name(), Line: l.Text, Time: l.Time})
 	}
@@ -629,7 +630,13 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
 	st.FailedAt = ss.FailedAt
-	st.LastError, st.LastReason, st.Stderr = ss.LastError, string(ss.LastReason), ss.Stderr
+	// The error and the stderr lines may quote what the server printed:
+	// a secret it was given is redacted, as in its logs.
+	st.LastError, st.LastReason = m.activity.redactString(ss.LastError), string(ss.LastReason)
+	st.Stderr = make([]string, len(ss.Stderr))
+	for i, l := range ss.Stderr {
+		st.Stderr[i] = m.activity.redactString(l)
+	}
 	st.ResolveInLastError = st.ResolveError != "" && strings.Contains(st.LastError, st.ResolveError)
 	if c.Remote != nil {
 		s.cacheMu.Lock()
@@ -822,7 +829,7 @@ func (m *Manager) notRunning(s *server) error {
 }
 
 // Call calls a tool of a running server (servers.call), bounded by its
-// callTimeout: through the same relay as the gateway's calls
+// callTimeout, its result's secrets redacted: through the same relay as the gateway's calls
 // (app/relay), so that the timeout, the cancellation and the errors are
 // the same. A server that is not running is an error of the API's kind
 // (m.notRunning) rather than a tool error; one that is coming back by
@@ -867,8 +874,12 @@ func (m *Manager) Call(ctx context.Context, name, tool string, args any) (*mcp.C
 		}
 		return nil, err
 	}
+	// What a servers.call returns is shown to a person (the window's Try
+	// it, 'switchboard call'): a secret the server echoes is redacted, as
+	// in the activity log. An app's call through the gateway gets the
+	// server's answer as it is (docs/decisions.md).
 	var out mcp.CallToolResult
-	if err := json.Unmarshal(res, &out); err != nil {
+	if err := json.Unmarshal(m.activity.redact(res), &out); err != nil {
 		return nil, &toolCallError{name, tool, fmt.Errorf("the result does not decode: %w", err)}
 	}
 	return &out, nil

@@ -580,6 +580,53 @@ func TestManagerStartRetriesSecret(t *testing.T) {
 	waitRunning(t, m, "sec")
 }
 
+// TestManagerRedactsSecrets: what the host shows a person of a server has
+// the secrets the server was given redacted, as the activity log has: a
+// servers.call's result (the window's Try it, 'switchboard call'), its
+// stderr (logs, the Logs tab) and its status's stderr lines; the secret
+// still reaches the server.
+func TestManagerRedactsSecrets(t *testing.T) {
+	const value = "s3cret-tok-value"
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	if err := store.Set("tok", secrets.New(value)); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newManager(t, store)
+	entry := helperEntry("modern", "")
+	entry["env"].(map[string]string)[markEnv] = "${keyring:tok}" // echo reports it
+	m.Apply(configs(t, map[string]any{"sec": entry}))
+	waitRunning(t, m, "sec")
+	if got := callText(t, m, "sec", "echo", map[string]any{"message": "hi"}); got != "echo: hi [secret tok]" {
+		t.Errorf("the call's result is %q, want the secret redacted", got)
+	}
+	// The helper says its mark on stderr as it starts.
+	ring, err := m.Logs("sec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, "the helper's stderr line in the server's logs", func() bool {
+		return slices.ContainsFunc(ring.Lines(), func(l string) bool { return strings.Contains(l, "modern helper: serving") })
+	})
+	for _, l := range ring.Lines() {
+		if strings.Contains(l, value) {
+			t.Errorf("a stderr line shows the secret: %q", l)
+		} else if strings.Contains(l, "modern helper: serving") && !strings.Contains(l, "[secret tok]") {
+			t.Errorf("the stderr line %q does not say which secret was redacted", l)
+		}
+	}
+
+	// A server that fails quoting its secret: an unknown helper role
+	// (here the secret) is said on stderr, and the helper exits.
+	bad := with(helperEntry("", ""), "maxReconnects", 0)
+	bad["env"].(map[string]string)[helperEnv] = "${keyring:tok}"
+	m.Apply(configs(t, map[string]any{"sec": entry, "bad": bad}))
+	st := waitStatus(t, m, "bad", "failed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.State(supervisor.Failed) })
+	all := st.LastError + "\n" + strings.Join(st.Stderr, "\n")
+	if strings.Contains(all, value) || !strings.Contains(strings.Join(st.Stderr, "\n"), `unknown helper "[secret tok]"`) {
+		t.Errorf("the failed server's status shows %q, want its secret redacted", all)
+	}
+}
+
 // TestManagerChangedEntryRestartsFailed: a server that gave up (failed)
 // starts again when its entry changes, with the count reset and the old
 // stderr gone (the docs' promise: a changed entry resets the count); a
