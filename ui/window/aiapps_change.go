@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // changeDialog shows the change to an app's file (app/aiapps' diff, its
@@ -482,7 +483,7 @@ func (v *appsView) doImport(r *appRow, d *importDialog, servers map[string]*conf
 			}
 			v.notes[app.ID] = report
 			v.updateRow(app.ID)
-			w.setStatus(fmt.Sprintf("Imported %d of %d servers from %s.", len(taken), len(order), app.Name), len(taken) < len(order))
+			w.setStatus(fmt.Sprintf("Imported %d of %s from %s.", len(taken), english.Plural(len(order), "server"), app.Name), len(taken) < len(order))
 			v.askReplace(r, taken, added)
 		})
 	}()

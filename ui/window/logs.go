@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
@@ -225,9 +226,9 @@ func (v *logsView) render() {
 	case len(v.lines) == 0:
 		v.count.SetText("no lines")
 	case len(lines) == len(v.lines):
-		v.count.SetText(fmt.Sprintf("%d lines", len(lines)))
+		v.count.SetText(english.Plural(len(lines), "line"))
 	default:
-		v.count.SetText(fmt.Sprintf("%d of %d lines", len(lines), len(v.lines)))
+		v.count.SetText(fmt.Sprintf("%d of %s", len(lines), english.Plural(len(v.lines), "line")))
 	}
 	text := strings.Join(lines, "\n")
 	if len(v.lines) == 0 {
@@ -244,5 +245,5 @@ func (v *logsView) render() {
 func (v *logsView) copyShown() {
 	lines := v.shown()
 	v.w.app.Clipboard().SetContent(strings.Join(lines, "\n"))
-	v.w.setStatus(fmt.Sprintf("Copied %d lines to the clipboard.", len(lines)), false)
+	v.w.setStatus("Copied "+english.Plural(len(lines), "line")+" to the clipboard.", false)
 }

@@ -60,3 +60,19 @@ func TestLogsTimes(t *testing.T) {
 		t.Errorf("shown: %q", v.shown())
 	}
 }
+
+// TestLogsCountOfOne: the count line speaks of one line in the singular.
+func TestLogsCountOfOne(t *testing.T) {
+	w, q := goldenWindow(t)
+	w.openLogs("files")
+	v := w.logs
+	v.load([]hostapi.LogLine{{Server: "files", Line: "--- started, pid 1 ---"}})
+	q.pump()
+	if v.count.Text != "1 line" {
+		t.Errorf("one line is counted %q", v.count.Text)
+	}
+	test.Type(v.filter, "nothing like it")
+	if v.count.Text != "0 of 1 line" {
+		t.Errorf("one line filtered out is counted %q", v.count.Text)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/ui/phrase"
 )
 
@@ -179,7 +180,7 @@ func (v *pasteView) doImport() {
 			}
 			setText(v.results, strings.Join(lines, "\n"))
 			v.showRefused(res.refused)
-			w.setStatus(fmt.Sprintf("Imported %d of %d servers.", len(res.added), len(servers)), len(res.added) < len(servers))
+			w.setStatus(fmt.Sprintf("Imported %d of %s.", len(res.added), english.Plural(len(servers), "server")), len(res.added) < len(servers))
 		})
 	}()
 }
