@@ -988,18 +988,68 @@ const (
 )
 
 type envRow struct {
+	*secretRow
+	err  *widget.Label
+	ref  string // the secret the entry referred to when the form opened
+	auto string // the secret name last suggested (not typed)
+	obj  fyne.CanvasObject
+}
+
+// secretRow is what an environment variable's row and a header's row
+// share: the name, the kind (a plain value or a secret), the value, the
+// secret's fields (secretFields) and Delete, wired to the table's hooks.
+type secretRow struct {
 	name       *widget.Entry
 	kind       *widget.Select
 	value      *widget.Entry // a plain value, as written in the config
 	secret     *widget.Entry // a password entry: the secret's value
 	secretName *widget.Entry // its name in the keyring
-	stored     *widget.Label // "stored": the keyring has the secret of that name
+	stored     *widget.Label // "stored": the keyring has a secret of that name
 	secretBox  *fyne.Container
 	del        *widget.Button
-	err        *widget.Label
-	ref        string // the secret the entry referred to when the form opened
-	auto       string // the secret name last suggested (not typed)
-	obj        fyne.CanvasObject
+}
+
+// rowHooks are what a table does when one of its rows changes.
+type rowHooks struct {
+	toSecret    func() // the row became a secret: show its fields, suggest a keyring name
+	suggest     func() // a secret row's name changed: its suggested keyring name follows
+	secretNamed func() // the keyring name changed
+	changed     func() // after every edit
+	remove      func() // Delete
+}
+
+// newSecretRow makes a plain row (kindValue): a name entry with the
+// placeholder given, the value entry given, the secret's fields with
+// extra under them, and wires them to h.
+func newSecretRow(namePlaceHolder string, value *widget.Entry, h rowHooks, extra ...fyne.CanvasObject) *secretRow {
+	r := &secretRow{name: widget.NewEntry(), value: value}
+	r.name.SetPlaceHolder(namePlaceHolder)
+	r.value.SetPlaceHolder("value")
+	r.secret, r.secretName, r.stored, r.secretBox = secretFields(extra...)
+	r.kind = widget.NewSelect([]string{kindValue, kindSecret}, func(k string) {
+		if k == kindSecret {
+			h.toSecret()
+		} else {
+			r.secretBox.Hide()
+			r.value.Show()
+		}
+		h.changed()
+	})
+	r.kind.SetSelected(kindValue)
+	r.name.OnChanged = func(string) {
+		if r.kind.Selected == kindSecret {
+			h.suggest()
+		}
+		h.changed()
+	}
+	r.value.OnChanged = func(string) { h.changed() }
+	r.secret.OnChanged = func(string) { h.changed() }
+	r.secretName.OnChanged = func(string) {
+		h.secretNamed()
+		h.changed()
+	}
+	r.del = widget.NewButtonWithIcon("", theme.DeleteIcon(), h.remove)
+	return r
 }
 
 // addFrom adds a row for a variable of an entry: a value that is exactly
@@ -1063,35 +1113,18 @@ func secretFields(extra ...fyne.CanvasObject) (secret, name *widget.Entry, store
 
 // add appends an empty row.
 func (t *envTable) add() *envRow {
-	r := &envRow{name: widget.NewEntry(), value: widget.NewEntry()}
-	r.name.SetPlaceHolder("NAME")
-	r.value.SetPlaceHolder("value")
-	r.secret, r.secretName, r.stored, r.secretBox = secretFields()
-	r.kind = widget.NewSelect([]string{kindValue, kindSecret}, func(k string) {
-		if k == kindSecret {
+	r := &envRow{}
+	r.secretRow = newSecretRow("NAME", widget.NewEntry(), rowHooks{
+		toSecret: func() {
 			r.value.Hide()
 			r.secretBox.Show()
 			t.suggestFor(r)
-		} else {
-			r.secretBox.Hide()
-			r.value.Show()
-		}
-		t.notify()
+		},
+		suggest:     func() { t.suggestFor(r) },
+		secretNamed: func() { t.updateBadge(r) },
+		changed:     t.notify,
+		remove:      func() { t.remove(r) },
 	})
-	r.kind.SetSelected(kindValue)
-	r.name.OnChanged = func(string) {
-		if r.kind.Selected == kindSecret {
-			t.suggestFor(r)
-		}
-		t.notify()
-	}
-	r.value.OnChanged = func(string) { t.notify() }
-	r.secret.OnChanged = func(string) { t.notify() }
-	r.secretName.OnChanged = func(string) {
-		t.updateBadge(r)
-		t.notify()
-	}
-	r.del = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { t.remove(r) })
 	var errLine fyne.CanvasObject
 	r.err, errLine = reservedError()
 	values := container.NewStack(r.value, r.secretBox)

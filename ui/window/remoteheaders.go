@@ -56,18 +56,11 @@ type headerProblem struct {
 }
 
 type headerRow struct {
-	name       *widget.Entry
-	kind       *widget.Select
-	value      *widget.Entry // a plain value, as written in the config (masked for a literal secret the entry had)
-	secret     *widget.Entry // a password entry: the secret's value
-	secretName *widget.Entry // its name in the keyring
-	stored     *widget.Label // "stored": the keyring has a secret of that name
+	*secretRow               // its value is masked for a literal secret the entry had
 	sentAs     *widget.Label // the value sent, with the reference, when there is text around it
-	secretBox  *fyne.Container
 	fixed      *widget.Label // a value with several references: kept as written
 	useSecret  *widget.Button
 	useBox     *fyne.Container // useSecret, shown with the literal-secret problem
-	del        *widget.Button
 	err        *widget.Label
 	// prefix and suffix are the text around the reference ("Bearer "),
 	// as written in the config.
@@ -188,39 +181,21 @@ func (t *headerTable) add(kind string) *headerRow {
 // newRow appends an empty plain row; masked, its value is a password
 // entry.
 func (t *headerTable) newRow(masked bool) *headerRow {
-	r := &headerRow{name: widget.NewEntry(), value: widget.NewEntry()}
+	r := &headerRow{sentAs: hintLabel(""), fixed: hintLabel("")}
+	value := widget.NewEntry()
 	if masked {
-		r.value = widget.NewPasswordEntry()
+		value = widget.NewPasswordEntry()
 	}
-	r.name.SetPlaceHolder("X-Api-Key")
-	r.value.SetPlaceHolder("value")
-	r.sentAs = hintLabel("")
-	r.fixed = hintLabel("")
-	r.secret, r.secretName, r.stored, r.secretBox = secretFields(r.sentAs)
-	r.kind = widget.NewSelect([]string{kindValue, kindSecret}, func(k string) {
-		if k == kindSecret {
-			t.toSecret(r)
-		} else {
-			r.secretBox.Hide()
-			r.value.Show()
-		}
-		t.notify()
-	})
-	r.kind.SetSelected(kindValue)
-	r.name.OnChanged = func(string) {
-		if r.kind.Selected == kindSecret {
-			t.suggestFor(r)
-		}
-		t.notify()
-	}
-	r.value.OnChanged = func(string) { t.notify() }
-	r.secret.OnChanged = func(string) { t.notify() }
-	r.secretName.OnChanged = func(string) {
-		t.updateBadge(r)
-		t.updateSentAs(r)
-		t.notify()
-	}
-	r.del = widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { t.remove(r) })
+	r.secretRow = newSecretRow("X-Api-Key", value, rowHooks{
+		toSecret: func() { t.toSecret(r) },
+		suggest:  func() { t.suggestFor(r) },
+		secretNamed: func() {
+			t.updateBadge(r)
+			t.updateSentAs(r)
+		},
+		changed: t.notify,
+		remove:  func() { t.remove(r) },
+	}, r.sentAs)
 	r.useSecret = widget.NewButtonWithIcon("Use a secret header", theme.VisibilityOffIcon(), func() {
 		r.kind.SetSelected(kindSecret)
 	})
