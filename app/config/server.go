@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // Server is one entry of mcpServers: a stdio MCP server and its options.
@@ -429,38 +431,12 @@ func nearKey(key string) string {
 	lk := strings.ToLower(key)
 	best, bestD := "", 3
 	for _, k := range slices.Concat(knownKeys, passKeys) {
-		d := editDistance(lk, strings.ToLower(k))
+		d := english.EditDistance(lk, strings.ToLower(k))
 		if d < bestD && 2*d < len(key) {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the optimal string alignment distance of a and b (an
-// adjacent transposition counts as one edit).
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // value returns the current value of a known key, and whether it is set.

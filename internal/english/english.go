@@ -70,7 +70,7 @@ func Nearest(word string, among []string) string {
 		if w == word {
 			return "" // there, so not a misspelling
 		}
-		d := editDistance(lw, strings.ToLower(w))
+		d := EditDistance(lw, strings.ToLower(w))
 		if d > 2 || 2*d >= len(word) {
 			continue
 		}
@@ -96,8 +96,9 @@ func DidYouMean(word string, among []string) string {
 	return ""
 }
 
-// editDistance is the optimal string alignment distance of a and b.
-func editDistance(a, b string) int {
+// EditDistance is the optimal string alignment distance of a and b (an
+// adjacent transposition counts as one edit).
+func EditDistance(a, b string) int {
 	d := make([][]int, len(a)+1)
 	for i := range d {
 		d[i] = make([]int, len(b)+1)
