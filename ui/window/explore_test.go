@@ -69,17 +69,9 @@ func TestKeyringNameFits(t *testing.T) {
 	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
 		w, _ := goldenWindow(t)
 		w.win.Resize(size)
-		w.showServer("everything", tabSettings)
-		d := w.servers.detail
-		s, err := config.ParseServer("everything", []byte(`{"command": "npx", "env": {"API_TOKEN": "${keyring:everything-api_token}"}}`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, _ := parsedEntry(t, "everything", `{"command": "npx", "env": {"API_TOKEN": "${keyring:everything-api_token}"}}`)
 		f := newServerForm(w, "everything", false, s, nil, nil)
-		w.embedIn = d.boxes[tabSettings]
-		w.open(&page{title: "Settings of everything", obj: f.obj})
-		w.embedIn = nil
-		w.form = f
+		inSettings(w, "everything", f)
 		r := f.env.row("API_TOKEN")
 		r.stored.Show() // the keyring has it
 		settle(w.win.Canvas())

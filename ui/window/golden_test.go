@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
-	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
@@ -140,17 +139,8 @@ func TestGoldenTools(t *testing.T) {
 // openSettings fills it from the entry the host returns.
 func TestGoldenSettings(t *testing.T) {
 	w, _ := goldenWindow(t)
-	w.showServer("everything", tabSettings)
-	d := w.servers.detail
-	s, err := config.ParseServer("everything", []byte(`{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything@2026.8.31"], "env": {"LOG_LEVEL": "debug"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := newServerForm(w, "everything", false, s, nil, nil)
-	w.embedIn = d.boxes[tabSettings]
-	w.open(&page{title: "Settings of everything", obj: f.obj})
-	w.embedIn = nil
-	w.form = f
+	s, _ := parsedEntry(t, "everything", `{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything@2026.8.31"], "env": {"LOG_LEVEL": "debug"}}`)
+	inSettings(w, "everything", newServerForm(w, "everything", false, s, nil, nil))
 	assertMarkup(t, w, "settings.xml")
 }
 

@@ -368,25 +368,12 @@ func TestGoldenRemoteSettingsHeaders(t *testing.T) {
 	snap := goldenSnapshot()
 	snap.Servers = append(snap.Servers, remoteSnapshot())
 	w.apply(snap)
-	w.showServer("linear", tabSettings)
-	d := w.servers.detail
-	raw := []byte(`{"url": "https://mcp.linear.app/mcp", "headers": {"Authorization": "Bearer ${keyring:linear-token}", "X-Team": "core", "X-Api-Key": "typed-in-the-file"}}`)
-	s, err := config.ParseServer("linear", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := map[string]json.RawMessage{}
-	if err := json.Unmarshal(raw, &base); err != nil {
-		t.Fatal(err)
-	}
+	s, base := parsedEntry(t, "linear", `{"url": "https://mcp.linear.app/mcp", "headers": {"Authorization": "Bearer ${keyring:linear-token}", "X-Team": "core", "X-Api-Key": "typed-in-the-file"}}`)
 	f, _ := newRemoteSettings(w, "linear", s, base)
 	r := f.headers.add(kindSecret)
 	r.name.SetText("X-Org-Secret")
 	r.secret.SetText("not shown")
-	w.embedIn = d.boxes[tabSettings]
-	w.open(&page{title: "Settings of linear", obj: f.obj})
-	w.embedIn = nil
-	w.form = f
+	inSettings(w, "linear", f)
 	f.validate(false)
 	assertMarkup(t, w, "settings-remote-headers.xml")
 }

@@ -312,22 +312,9 @@ func TestGoldenRemoteSettings(t *testing.T) {
 	snap := goldenSnapshot()
 	snap.Servers = append(snap.Servers, remoteSnapshot())
 	w.apply(snap)
-	w.showServer("linear", tabSettings)
-	d := w.servers.detail
-	raw := []byte(`{"url": "https://mcp.linear.app/sse", "type": "sse", "oauth": {"clientId": "switchboard", "scopes": ["read", "write"]}}`)
-	s, err := config.ParseServer("linear", raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := map[string]json.RawMessage{}
-	if err := json.Unmarshal(raw, &base); err != nil {
-		t.Fatal(err)
-	}
+	s, base := parsedEntry(t, "linear", `{"url": "https://mcp.linear.app/sse", "type": "sse", "oauth": {"clientId": "switchboard", "scopes": ["read", "write"]}}`)
 	f, _ := newRemoteSettings(w, "linear", s, base)
-	w.embedIn = d.boxes[tabSettings]
-	w.open(&page{title: "Settings of linear", obj: f.obj})
-	w.embedIn = nil
-	w.form = f
+	inSettings(w, "linear", f)
 	assertMarkup(t, w, "settings-remote.xml")
 }
 

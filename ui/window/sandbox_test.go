@@ -25,7 +25,18 @@ func sandboxOfForm(t *testing.T, f *serverForm) string {
 
 func formFor(t *testing.T, w *Window, entry string) *serverForm {
 	t.Helper()
-	s, err := config.ParseServer("box", []byte(entry))
+	s, base := parsedEntry(t, "box", entry)
+	f := newServerForm(w, "box", false, s, base, nil)
+	w.open(&page{title: "Settings of box", obj: f.obj})
+	w.form = f
+	return f
+}
+
+// parsedEntry parses an entry as the Settings tab gets it from the host: the
+// server, and its keys as written.
+func parsedEntry(t *testing.T, name, entry string) (*config.Server, map[string]json.RawMessage) {
+	t.Helper()
+	s, err := config.ParseServer(name, []byte(entry))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,10 +44,17 @@ func formFor(t *testing.T, w *Window, entry string) *serverForm {
 	if err := json.Unmarshal([]byte(entry), &base); err != nil {
 		t.Fatal(err)
 	}
-	f := newServerForm(w, "box", false, s, base, nil)
-	w.open(&page{title: "Settings of box", obj: f.obj})
+	return s, base
+}
+
+// inSettings shows f as server name's Settings tab, as openSettings
+// does.
+func inSettings(w *Window, name string, f *serverForm) {
+	w.showServer(name, tabSettings)
+	w.embedIn = w.servers.detail.boxes[tabSettings]
+	w.open(&page{title: "Settings of " + name, obj: f.obj})
+	w.embedIn = nil
 	w.form = f
-	return f
 }
 
 // TestFormSandboxSection: the choices write the entry's "sandbox" as the
