@@ -113,9 +113,10 @@ func NotSaved(name string, ps []config.Problem) error {
 		Problems: ProblemsOf(ps)}
 }
 
-// ListSecrets lists the stored secrets and the servers that use each,
-// plus the referenced ones that are not stored (UsedBy set, marked by the
-// caller through the store's absence).
+// ListSecrets lists the stored secrets and the servers that use each. A
+// secret the config refers to but the keyring lacks is not listed: the
+// front ends take a listed name as stored (a form offers it without a
+// value), and such a server's status says what is missing.
 func ListSecrets(store *secrets.Store, f *config.File) ([]hostapi.SecretInfo, error) {
 	var names []string
 	if store != nil {
