@@ -633,9 +633,8 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	// The error and the stderr lines may quote what the server printed:
 	// a secret it was given is redacted, as in its logs.
 	st.LastError, st.LastReason = m.activity.redactString(ss.LastError), string(ss.LastReason)
-	st.Stderr = make([]string, len(ss.Stderr))
-	for i, l := range ss.Stderr {
-		st.Stderr[i] = m.activity.redactString(l)
+	for _, l := range ss.Stderr {
+		st.Stderr = append(st.Stderr, m.activity.redactString(l))
 	}
 	st.ResolveInLastError = st.ResolveError != "" && strings.Contains(st.LastError, st.ResolveError)
 	if c.Remote != nil {
