@@ -290,9 +290,7 @@ func TestAppsPermissionDenied(t *testing.T) {
 		}
 		return real.write(p, before, after, now)
 	}
-	saved := localAppFiles
-	localAppFiles = func() appFiles { return files }
-	t.Cleanup(func() { localAppFiles = saved })
+	useAppFiles(t, files)
 
 	w, q := goldenWindow(t)
 	pump := func(what string, cond func() bool) {
@@ -410,6 +408,14 @@ func TestAppsImport(t *testing.T) {
 	h.state("my-helper", hostapi.StateRunning)
 }
 
+// useAppFiles makes the window read and write the AI apps' files through
+// files for the rest of the test.
+func useAppFiles(t *testing.T, files appFiles) {
+	saved := localAppFiles
+	localAppFiles = func() appFiles { return files }
+	t.Cleanup(func() { localAppFiles = saved })
+}
+
 // goldenAppFiles is a machine with a few apps in each state.
 func goldenAppFiles(t *testing.T) appFiles {
 	files := map[string]string{
@@ -457,9 +463,7 @@ func goldenAppFiles(t *testing.T) appFiles {
 
 func TestGoldenApps(t *testing.T) {
 	files := goldenAppFiles(t)
-	saved := localAppFiles
-	localAppFiles = func() appFiles { return files }
-	t.Cleanup(func() { localAppFiles = saved })
+	useAppFiles(t, files)
 	w, _ := goldenWindow(t)
 	w.showPlace(placeApps)
 	// The load's own result waits in the UI queue, which is never run

@@ -46,9 +46,7 @@ func goldenCosts() costs {
 // apps connected now.
 func TestGoldenCosts(t *testing.T) {
 	files := goldenAppFiles(t)
-	saved := localAppFiles
-	localAppFiles = func() appFiles { return files }
-	t.Cleanup(func() { localAppFiles = saved })
+	useAppFiles(t, files)
 	w, _ := goldenWindow(t)
 	c := goldenCosts()
 	w.costs.all, w.costs.have, w.costs.sel = c.all, c.have, c.sel

@@ -298,9 +298,7 @@ func TestEnterSavesForm(t *testing.T) {
 // window's edge, checked but out of sight.
 func TestConnectListsLongNames(t *testing.T) {
 	files := goldenAppFiles(t)
-	saved := localAppFiles
-	localAppFiles = func() appFiles { return files }
-	t.Cleanup(func() { localAppFiles = saved })
+	useAppFiles(t, files)
 	w, _ := goldenWindow(t)
 	snap := goldenSnapshot()
 	long := strings.Repeat("w", 31)

@@ -220,9 +220,7 @@ func TestSummaries(t *testing.T) {
 // the import opens the AI apps place at that app's import.
 func TestEmptyStateListsApps(t *testing.T) {
 	files := goldenAppFiles(t)
-	saved := localAppFiles
-	localAppFiles = func() appFiles { return files }
-	t.Cleanup(func() { localAppFiles = saved })
+	useAppFiles(t, files)
 	w, q := goldenWindow(t)
 	w.apply(client.Snapshot{Connected: true})
 	e := w.servers.empty
@@ -305,9 +303,7 @@ func waitQueue(t *testing.T, q *uiQueue, what string, cond func() bool) {
 // lines do not wrap (catalogview.go); it scrolls sideways at 800.
 func TestFitsSmallScreen(t *testing.T) {
 	files := goldenAppFiles(t)
-	saved := localAppFiles
-	localAppFiles = func() appFiles { return files }
-	t.Cleanup(func() { localAppFiles = saved })
+	useAppFiles(t, files)
 	capPages = false
 	t.Cleanup(func() { capPages = true })
 	w, _ := goldenWindow(t)
