@@ -16,7 +16,6 @@ import (
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // maxMessage is the line limit given to both sides: the engine's default
@@ -33,13 +33,7 @@ const maxMessage = engine.DefaultMaxMessageBytes
 // cpuTime is the CPU time this process has used, user and system. The
 // children's CPU is not in it: the child of a comparison is the same on
 // both sides, the transport's cost is on ours.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return testkit.ProcessCPU() }
 
 // cpuMeter reports the CPU time per operation since it was started, a
 // figure that the load of other processes on the machine disturbs much

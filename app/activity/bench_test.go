@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // BenchmarkAdd is what recording costs a call: Add with typical arguments
@@ -40,7 +42,7 @@ func addRecords(b *testing.B, queue int, writes bool, rows int) {
 	args := []byte(`{"path":"/home/user/projects/switchboard/README.md","head":40}`)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := testkit.ProcessCPU()
 	for i := 0; i < b.N; i++ {
 		for !l.Add(r, args) {
 			if !writes {
@@ -58,7 +60,7 @@ func addRecords(b *testing.B, queue int, writes bool, rows int) {
 		if err := l.Flush(context.Background()); err != nil {
 			b.Fatal(err)
 		}
-		if used := cpuTime() - cpu0; used > 0 {
+		if used := testkit.ProcessCPU() - cpu0; used > 0 {
 			b.ReportMetric(float64(used.Nanoseconds())/1e3/float64(b.N), "cpu-us/op")
 		}
 	}
