@@ -39,6 +39,10 @@ type StartOptions struct {
 	// its private temp directory (NAME, mode 0700, its TMPDIR); empty
 	// means TMPDIR/switchboard-sandbox-UID.
 	SandboxTemp string
+	// Protected are paths a sandboxed server is never given beside the
+	// credential files sandbox.Protected lists: the app's own state (its
+	// config, activity log, pins, OAuth material, runtime folder).
+	Protected []string
 }
 
 // ExitStatus says how a server's main process ended.

@@ -45,6 +45,10 @@ type Policy struct {
 	Net NetMode
 	// NetAllow are "host:port" endpoints for NetAllow.
 	NetAllow []string
+	// Unix are the named Unix sockets (absolute paths) the server may
+	// connect to. Under every preset no other Unix socket, named or
+	// abstract, is reachable; no preset grants one.
+	Unix []string `json:",omitempty"`
 	// Required: a server whose policy cannot be enforced on this machine
 	// (no Landlock, an ABI that lacks a needed part) does not start.
 	// True unless the entry says "sandboxRequired": false.
