@@ -64,19 +64,53 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 		st := sandbox.Plan(pol, sup)
 		return launch, env, &st, nil
 	}
+	if sup.NetNone == "" && pol.Required {
+		// Without seccomp a server could open any Unix socket of the user
+		// (the host's, the keyring's D-Bus): that is not a sandbox.
+		return nil, nil, nil, &sandbox.UnavailableError{Server: spec.Name, Reason: "no seccomp filter: Unix sockets cannot be closed; " + sup.Detail}
+	}
 	if opts.Shim == "" {
 		return nil, nil, nil, fmt.Errorf("server %q: the sandbox needs the exec shim, and StartOptions.Shim is not set", spec.Name)
+	}
+	home, _ := lookupEnv(env, "HOME", goosName)
+	protected := sandbox.Protected(home, opts.Protected...)
+	// The config refuses these first; a spec from elsewhere is refused
+	// here all the same: a grant of HOME or of a credential file is no
+	// sandbox.
+	for _, l := range []struct {
+		key   string
+		paths []string
+	}{{"sandbox.read", pol.Read}, {"sandbox.write", pol.Write}, {"sandbox.unix", pol.Unix}} {
+		for i, p := range l.paths {
+			if why := sandbox.WideGrant(p, home, protected); why != "" {
+				return nil, nil, nil, fmt.Errorf(`server %q: %s[%d]: %q cannot be given to a sandboxed server: %s; name a narrower folder, or set "sandbox": "off" to run it unconfined`, spec.Name, l.key, i, p, why)
+			}
+		}
 	}
 	tmp, err := privateTemp(opts.SandboxTemp, spec.Name)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("server %q: the sandbox's private temp directory: %w", spec.Name, err)
 	}
-	home, _ := lookupEnv(env, "HOME", goosName)
-	read, write := sandbox.Runtime{Exe: launch.Path, Args: spec.Args, Cwd: spec.Cwd, Home: home, Path: path, Temp: tmp, Net: pol.Net}.Needs()
+	read, write := sandbox.Runtime{Exe: launch.Path, Args: spec.Args, Cwd: spec.Cwd, Home: home, Path: path, Temp: tmp, Net: pol.Net, Protected: protected}.Needs()
 	pol.Read = append(append([]string(nil), pol.Read...), read...)
 	pol.Write = append(append([]string(nil), pol.Write...), write...)
 	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
 		env = setEnv(env, k, tmp)
+	}
+	// Where the user's sockets are (the host's runtime folder among them)
+	// is none of a sandboxed server's business, even named by InheritEnv:
+	// it can open no Unix socket anyway.
+	for _, k := range socketEnv {
+		env = unsetEnv(env, k)
+	}
+	if b := filepath.Base(launch.Resolved); b == "npx" || b == "npm" {
+		// The npm cache is read-only to the server: its logs go to its
+		// own temp, and nothing asks to write beside the cache.
+		for _, kv := range [][2]string{{"npm_config_logs_dir", filepath.Join(tmp, "npm-logs")}, {"npm_config_update_notifier", "false"}} {
+			if _, set := lookupEnv(env, kv[0], goosName); !set {
+				env = setEnv(env, kv[0], kv[1])
+			}
+		}
 	}
 	if b := filepath.Base(launch.Resolved); pol.Net == sandbox.NetNone && (b == "npx" || b == "npm") {
 		// No registry to ask: npx runs the package from its cache (the
@@ -89,6 +123,23 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 	st := sandbox.Plan(pol, sup)
 	shim := &Launch{Path: opts.Shim, Args: append([]string{opts.Shim, sandbox.ShimArg, launch.Path}, launch.Args...), Resolved: launch.Resolved}
 	return shim, env, &st, nil
+}
+
+// socketEnv are the variables that say where the user's sockets are,
+// removed from a sandboxed server's environment.
+var socketEnv = []string{"XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "SSH_AUTH_SOCK",
+	"GPG_AGENT_INFO", "GNOME_KEYRING_CONTROL", "DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DOCKER_HOST",
+	"SWITCHBOARD_RUNTIME_DIR", "SWITCHBOARD_CONFIG"}
+
+// unsetEnv removes k from env.
+func unsetEnv(env []string, k string) []string {
+	out := env[:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, k+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // setEnv sets k=v in env, replacing any earlier value.

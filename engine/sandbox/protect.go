@@ -18,7 +18,7 @@ var credentialPaths = []string{
 	".cargo/credentials", ".cargo/credentials.toml",
 	".docker/config.json", ".aws", ".azure", ".kube", ".config/gcloud",
 	".config/gh", ".config/hub", ".git-credentials", ".config/git/credentials",
-	".local/share/keyrings", ".password-store", ".pki",
+	".local/share/keyrings", ".password-store", ".pki", ".local/share/uv/credentials", ".config/uv/uv.toml",
 	".mozilla", ".config/google-chrome", ".config/chromium",
 	".bash_history", ".zsh_history", ".python_history", ".node_repl_history",
 }
@@ -57,7 +57,7 @@ var sharedPrefixes = []string{".local", ".cargo", "go", ".deno", ".bun", ".npm-g
 // WideGrant says why path must not be granted to a sandboxed server, or ""
 // when it may be: it is /, home or an ancestor of home, or a shared
 // install prefix such as ~/.local, or it contains (or is) one of the
-// protected paths. path is resolved through ".." and symbolic links
+// protected paths or is inside one. path is resolved through ".." and symbolic links
 // before it is compared; a path that does not exist is compared as
 // written.
 func WideGrant(path, home string, protected []string) string {
@@ -93,6 +93,9 @@ func WideGrant(path, home string, protected []string) string {
 			}
 		}
 		for _, q := range protected {
+			if within(p, q) {
+				return "it is inside " + tildePath(q, homes) + ", which a sandboxed server may never read"
+			}
 			if p == q || within(q, p) {
 				return "it holds " + tildePath(q, homes) + ", which a sandboxed server may never read"
 			}

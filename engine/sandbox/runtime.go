@@ -17,21 +17,28 @@ type Runtime struct {
 	Path string   // the PATH list the server gets
 	Temp string   // the server's private temp directory
 	Net  NetMode
+	// Protected are the paths never given ([Protected]: credentials, the
+	// app's own state); a need that is one, holds one, or is a shared
+	// install prefix such as ~/.local is left out ([WideGrant]).
+	Protected []string
 }
 
 // systemRead are read (and executed) by any program: the dynamic loader
 // and libraries, system binaries (an interpreter's /usr/bin/env), locale,
 // time zones, CA certificates, the user database, and the harmless parts
 // of /proc and /sys that runtimes read (their own process, CPU and memory
-// counts, cgroup limits). /proc/self is resolved by the shim, in the
-// server's own process.
+// counts, cgroup limits). /proc whole, so that every process of the
+// server reads its own /proc/self (node's process.memoryUsage() in a child
+// of npx): another process's environ, memory, descriptors and maps stay
+// closed, by Landlock's ptrace rule (a sandboxed process may not inspect
+// one outside its sandbox), which /proc applies to them.
 var systemRead = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/ld.so.preload",
 	"/etc/localtime", "/etc/timezone", "/etc/locale.alias", "/etc/default/locale",
 	"/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/crypto-policies",
 	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
-	"/proc/self", "/proc/meminfo", "/proc/stat", "/proc/cpuinfo", "/proc/loadavg", "/proc/sys/kernel/random",
+	"/proc",
 	"/sys/devices/system/cpu", "/sys/fs/cgroup",
 	"/dev/urandom", "/dev/random", "/dev/zero",
 }
@@ -56,6 +63,11 @@ func (r Runtime) Needs() (read, write []string) {
 		if !strings.HasPrefix(p, "/proc/") {
 			if t, err := filepath.EvalSymlinks(p); err == nil && t != ps[0] && !r.tooWide(t) {
 				ps = append(ps, t)
+			}
+		}
+		for _, q := range ps {
+			if WideGrant(q, r.Home, r.Protected) != "" || Denied(q, r.Protected) {
+				return // ~/.local for ~/.local/bin/x, a credential file: never
 			}
 		}
 		for _, q := range ps {
@@ -95,20 +107,25 @@ func (r Runtime) Needs() (read, write []string) {
 			}
 		}
 	}
-	// The package managers' caches: npx fetches into ~/.npm/_npx, uv
-	// into ~/.cache/uv and its managed Pythons in ~/.local/share/uv.
+	// The package managers' caches, read-only: npx runs packages from
+	// ~/.npm/_npx, uv from ~/.cache/uv and its managed Pythons and tools in
+	// ~/.local/share/uv. The host fills them outside the sandbox with
+	// install scripts off (app/host/warm.go): a server that could write
+	// there would plant code that another server, or the user, runs later
+	// unconfined. Their credentials (~/.npmrc, uv's credentials) are never
+	// given.
 	names := map[string]bool{}
 	for _, p := range progs {
 		names[filepath.Base(p)] = true
 	}
 	if r.Home != "" {
 		if names["npx"] || names["npm"] || names["node"] || names["pnpm"] || names["bunx"] || names["bun"] {
-			add(&write, filepath.Join(r.Home, ".npm"))
-			add(&read, filepath.Join(r.Home, ".npmrc"))
+			add(&read, filepath.Join(r.Home, ".npm"))
 		}
 		if names["uv"] || names["uvx"] || strings.HasPrefix(filepath.Base(r.Exe), "python") {
-			add(&write, filepath.Join(r.Home, ".cache", "uv"))
-			add(&read, filepath.Join(r.Home, ".local", "share", "uv"))
+			add(&read, filepath.Join(r.Home, ".cache", "uv"))
+			add(&read, filepath.Join(r.Home, ".local", "share", "uv", "python"))
+			add(&read, filepath.Join(r.Home, ".local", "share", "uv", "tools"))
 		}
 	}
 	// A script given by path (node /x/dist/index.js): its package.

@@ -11,15 +11,19 @@ import (
 )
 
 // TestRuntimeNeeds: the executable's install, a script's interpreter and
-// node_modules, the caches, the temp directory; never HOME, its
-// ancestors or /, whatever the layout.
+// node_modules, the caches (read-only), the temp directory; never HOME,
+// its ancestors, /, a shared prefix such as ~/.local or ~/.cargo, nor a
+// credential file, whatever the layout.
 func TestRuntimeNeeds(t *testing.T) {
 	home := t.TempDir()
 	// ~/bin/tool: its "prefix" would be HOME itself.
 	bin := filepath.Join(home, "bin")
 	nodeBin := filepath.Join(home, ".nvm", "versions", "node", "v22", "bin")
 	pkg := filepath.Join(home, "proj", "node_modules", "@x", "server", "dist")
-	for _, d := range []string{bin, nodeBin, pkg} {
+	localBin := filepath.Join(home, ".local", "bin")
+	cargoBin := filepath.Join(home, ".cargo", "bin")
+	uvTool := filepath.Join(home, ".local", "share", "uv", "tools", "mcp-x", "bin")
+	for _, d := range []string{bin, nodeBin, pkg, localBin, cargoBin, uvTool, filepath.Join(home, ".npm"), filepath.Join(home, ".local", "share", "keyrings")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -27,26 +31,46 @@ func TestRuntimeNeeds(t *testing.T) {
 	tool := filepath.Join(bin, "tool")
 	node := filepath.Join(nodeBin, "node")
 	script := filepath.Join(pkg, "index.js")
-	for f, body := range map[string]string{tool: "#!/usr/bin/env node\n", node: "ELF", script: "x"} {
+	for f, body := range map[string]string{tool: "#!/usr/bin/env node\n", node: "ELF", script: "x", filepath.Join(uvTool, "mcp-x"): "ELF",
+		filepath.Join(cargoBin, "mcp-rs"): "ELF", filepath.Join(home, ".npmrc"): "//registry/:_authToken=x", filepath.Join(home, ".cargo", "credentials.toml"): "x"} {
 		if err := os.WriteFile(f, []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Symlink(filepath.Join(uvTool, "mcp-x"), filepath.Join(localBin, "mcp-x")); err != nil {
+		t.Fatal(err)
+	}
 	tmp := t.TempDir()
-	read, write := Runtime{Exe: tool, Args: []string{script, "relative", home}, Home: home, Path: nodeBin + ":/usr/bin", Temp: tmp, Net: NetNone}.Needs()
-	for _, want := range []string{tool, filepath.Join(home, ".nvm", "versions", "node", "v22"), filepath.Join(home, "proj", "node_modules"), "/usr", "/proc/self"} {
+	prot := Protected(home)
+	read, write := Runtime{Exe: tool, Args: []string{script, "relative", home}, Home: home, Path: nodeBin + ":/usr/bin", Temp: tmp, Net: NetNone, Protected: prot}.Needs()
+	for _, want := range []string{tool, filepath.Join(home, ".nvm", "versions", "node", "v22"), filepath.Join(home, "proj", "node_modules"), "/usr", "/proc", filepath.Join(home, ".npm")} {
 		if !slices.Contains(read, want) {
 			t.Errorf("read lacks %s: %v", want, read)
 		}
 	}
-	for _, want := range []string{tmp, "/dev/null", filepath.Join(home, ".npm")} {
+	for _, want := range []string{tmp, "/dev/null"} {
 		if !slices.Contains(write, want) {
 			t.Errorf("write lacks %s: %v", want, write)
 		}
 	}
-	for _, p := range slices.Concat(read, write) {
+	if len(write) != 3 {
+		t.Errorf("write is more than the temp and the null devices (a cache must be read-only): %v", write)
+	}
+	// An executable in ~/.local/bin (a link into uv's tool folder) and one
+	// in ~/.cargo/bin: their own file and package folder, not the prefix.
+	r2, _ := Runtime{Exe: filepath.Join(localBin, "mcp-x"), Home: home, Net: NetNone, Protected: prot}.Needs()
+	r3, _ := Runtime{Exe: filepath.Join(cargoBin, "mcp-rs"), Home: home, Net: NetNone, Protected: prot}.Needs()
+	if !slices.Contains(r2, filepath.Join(home, ".local", "share", "uv", "tools", "mcp-x")) || !slices.Contains(r3, filepath.Join(cargoBin, "mcp-rs")) {
+		t.Errorf("an executable's own package is missing: %v / %v", r2, r3)
+	}
+	for _, p := range slices.Concat(read, write, r2, r3) {
 		if p == "/" || p == home || strings.HasPrefix(home, p+"/") {
 			t.Errorf("%s is in the needs: never /, HOME or its ancestors", p)
+		}
+		for _, wide := range []string{".local", ".cargo", ".cargo/bin", ".local/bin", ".npmrc", ".local/share/uv", ".local/share"} {
+			if p == filepath.Join(home, wide) {
+				t.Errorf("%s is in the needs: a shared prefix, or a credential file", p)
+			}
 		}
 		if p == "/etc/resolv.conf" {
 			t.Errorf("net none reads resolv.conf")
@@ -55,6 +79,31 @@ func TestRuntimeNeeds(t *testing.T) {
 	read, _ = Runtime{Exe: "/bin/true", Home: home, Net: NetOutbound}.Needs()
 	if !slices.Contains(read, "/etc/hosts") {
 		t.Errorf("outbound lacks the resolver's files: %v", read)
+	}
+}
+
+// TestWideGrant: what may never be in a list, after .. and links.
+func TestWideGrant(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{".ssh", "Projects/app", ".config/switchboard", ".local/share/keyrings"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(home, filepath.Join(home, "Projects", "up")); err != nil {
+		t.Fatal(err)
+	}
+	prot := Protected(home, filepath.Join(home, ".config", "switchboard"))
+	for _, p := range []string{"/", home, filepath.Dir(home), home + "/Projects/..", home + "/Projects/up", home + "/.local", home + "/.cargo", home + "/go",
+		home + "/.ssh", home + "/.ssh/id_rsa", home + "/.config", home + "/.config/switchboard", home + "/.local/share", home + "/.npmrc"} {
+		if WideGrant(p, home, prot) == "" {
+			t.Errorf("%s was allowed", p)
+		}
+	}
+	for _, p := range []string{home + "/Projects/app", home + "/Projects", "/srv/data", home + "/.local/share/uv/tools/x"} {
+		if why := WideGrant(p, home, prot); why != "" {
+			t.Errorf("%s was refused: %s", p, why)
+		}
 	}
 }
 
@@ -74,7 +123,7 @@ func TestPlanByABI(t *testing.T) {
 		t.Errorf("ABI 3: %+v", st)
 	}
 	st = Plan(p, Support{Mechanism: "landlock", ABI: 7})
-	if st.Net != "landlock" || !strings.Contains(strings.Join(st.NotEnforced, ";"), "UDP") {
+	if st.Net != "landlock" || !strings.Contains(strings.Join(st.NotEnforced, ";"), "UDP") || !strings.Contains(strings.Join(st.NotEnforced, ";"), "Unix sockets") {
 		t.Errorf("ABI 7 without seccomp: %+v", st)
 	}
 	st = Plan(p, Support{Detail: "no Landlock"})

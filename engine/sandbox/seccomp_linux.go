@@ -3,6 +3,9 @@
 package sandbox
 
 import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
 	"runtime"
 	"unsafe"
 
@@ -10,7 +13,7 @@ import (
 )
 
 // seccompArch is the AUDIT_ARCH of this build, or 0 where the filter is
-// not written (the net-none filter then is not available).
+// not written (no seccomp part is then available).
 func seccompArch() uint32 {
 	switch runtime.GOARCH {
 	case "amd64":
@@ -21,42 +24,116 @@ func seccompArch() uint32 {
 	return 0
 }
 
-// netNoneFilter is the seccomp program of "net": "none": socket() of any
-// family but AF_UNIX fails with EACCES (as Landlock's denials do);
-// io_uring_setup fails with ENOSYS (its socket operation would bypass
-// the check; programs fall back to plain syscalls); a syscall of another
-// ABI (x32, or a foreign arch) fails with EPERM. Everything else is
-// allowed: this filter is about the network only, Landlock does the rest.
-func netNoneFilter(arch uint32) []unix.SockFilter {
+// seccompFilter is the seccomp program of every sandboxed server, the
+// same for both shims (the host writes it into the policy, the shims
+// only install it: one generator, so the Go and the C shim cannot drift):
+//
+//   - socket(AF_UNIX, ...) fails with EACCES under every network mode:
+//     Landlock does not govern connect(2) to a named Unix socket, and
+//     every named socket of the user (the host's API and gateway, the
+//     D-Bus session bus and so the keyring, ssh-agent, X11, Wayland,
+//     docker) would be reachable. socketpair(2), which node and python
+//     use for their children's pipes, is another syscall and stays
+//     allowed: a pair connects to nothing outside.
+//   - With net none, socket() of every other family fails too (UDP, raw,
+//     netlink: what Landlock before ABI 10 does not filter).
+//   - io_uring_setup fails with ENOSYS (its socket and connect operations
+//     would bypass both checks; programs fall back to plain syscalls).
+//   - keyctl, add_key and request_key fail with EACCES: the kernel's key
+//     rings of the user's session are not the server's.
+//   - A syscall of another ABI (x32, a foreign arch) fails with EPERM.
+//
+// Everything else is allowed: Landlock does the files, TCP and scoping.
+func seccompFilter(arch uint32, netNone bool) []unix.SockFilter {
 	const (
 		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
 		ret = unix.BPF_RET | unix.BPF_K
 	)
-	arg0 := uint32(16) // seccomp_data.args[0], its low 32 bits (little-endian)
 	errno := func(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
-	return []unix.SockFilter{
-		/* 0 */ {Code: ld, K: 4}, // arch
-		/* 1 */ {Code: jeq, Jt: 1, Jf: 0, K: arch},
-		/* 2 */ {Code: ret, K: errno(unix.EPERM)},
-		/* 3 */ {Code: ld, K: 0}, // nr
-		/* 4 */ {Code: jge, Jt: 6, Jf: 0, K: 0x40000000}, // x32
-		/* 5 */ {Code: jeq, Jt: 2, Jf: 0, K: unix.SYS_SOCKET},
-		/* 6 */ {Code: jeq, Jt: 5, Jf: 0, K: unix.SYS_IO_URING_SETUP},
-		/* 7 */ {Code: ret, K: unix.SECCOMP_RET_ALLOW},
-		/* 8 */ {Code: ld, K: arg0}, // domain
-		/* 9 */ {Code: jeq, Jt: 0, Jf: 1, K: unix.AF_UNIX},
-		/* 10 */ {Code: ret, K: unix.SECCOMP_RET_ALLOW},
-		/* 11 */ {Code: ret, K: errno(unix.EACCES)},
-		/* 12 */ {Code: ret, K: errno(unix.ENOSYS)},
+	// Targets, resolved to forward offsets below.
+	const (
+		lAllow = -1 - iota
+		lSocket
+		lEACCES
+		lENOSYS
+		lEPERM
+	)
+	type ins struct {
+		code   uint16
+		jt, jf int // a label, or 0: the next instruction
+		k      uint32
 	}
+	prog := []ins{
+		{code: ld, k: 4}, // arch
+		{code: jeq, k: arch, jf: lEPERM},
+		{code: ld, k: 0}, // nr
+		{code: jge, k: 0x40000000, jt: lEPERM},
+		{code: jeq, k: unix.SYS_SOCKET, jt: lSocket},
+		{code: jeq, k: unix.SYS_IO_URING_SETUP, jt: lENOSYS},
+		{code: jeq, k: unix.SYS_KEYCTL, jt: lEACCES},
+		{code: jeq, k: unix.SYS_ADD_KEY, jt: lEACCES},
+		{code: jeq, k: unix.SYS_REQUEST_KEY, jt: lEACCES},
+		{code: ret, k: unix.SECCOMP_RET_ALLOW}, // lAllow
+		{code: ld, k: 16}, // lSocket: seccomp_data.args[0], its low 32 bits: the domain
+		{code: jeq, k: unix.AF_UNIX, jt: lEACCES},
+	}
+	at := map[int]int{lAllow: 9, lSocket: 10}
+	if netNone {
+		prog = append(prog, ins{code: ret, k: errno(unix.EACCES)})
+	} else {
+		prog = append(prog, ins{code: ret, k: unix.SECCOMP_RET_ALLOW})
+	}
+	at[lEACCES] = len(prog)
+	prog = append(prog, ins{code: ret, k: errno(unix.EACCES)})
+	at[lENOSYS] = len(prog)
+	prog = append(prog, ins{code: ret, k: errno(unix.ENOSYS)})
+	at[lEPERM] = len(prog)
+	prog = append(prog, ins{code: ret, k: errno(unix.EPERM)})
+	out := make([]unix.SockFilter, len(prog))
+	for i, in := range prog {
+		off := func(l int) uint8 {
+			if l == 0 {
+				return 0
+			}
+			return uint8(at[l] - i - 1)
+		}
+		out[i] = unix.SockFilter{Code: in.code, Jt: off(in.jt), Jf: off(in.jf), K: in.k}
+	}
+	return out
 }
 
-// seccompNetNone installs the net-none filter on the calling thread (what
-// it execve's keeps it). The caller has set no_new_privs.
-func seccompNetNone() error {
-	f := netNoneFilter(seccompArch())
+// seccompLine is the policy's "bpf" item: the program in hex, 8 bytes an
+// instruction (code, jt, jf, k in the machine's byte order: the shim runs
+// on the same machine as the host that wrote it).
+func seccompLine(netNone bool) string {
+	f := seccompFilter(seccompArch(), netNone)
+	b := make([]byte, 8*len(f))
+	for i, in := range f {
+		binary.NativeEndian.PutUint16(b[8*i:], in.Code)
+		b[8*i+2], b[8*i+3] = in.Jt, in.Jf
+		binary.NativeEndian.PutUint32(b[8*i+4:], in.K)
+	}
+	return hex.EncodeToString(b)
+}
+
+// decodeSeccomp reads seccompLine's hex back.
+func decodeSeccomp(h string) ([]unix.SockFilter, error) {
+	b, err := hex.DecodeString(h)
+	if err != nil || len(b) == 0 || len(b)%8 != 0 || len(b)/8 > 4096 {
+		return nil, fmt.Errorf("the seccomp program is not whole instructions in hex")
+	}
+	f := make([]unix.SockFilter, len(b)/8)
+	for i := range f {
+		f[i] = unix.SockFilter{Code: binary.NativeEndian.Uint16(b[8*i:]), Jt: b[8*i+2], Jf: b[8*i+3], K: binary.NativeEndian.Uint32(b[8*i+4:])}
+	}
+	return f, nil
+}
+
+// installSeccomp installs f on the calling thread (what it execve's keeps
+// it). The caller has set no_new_privs.
+func installSeccomp(f []unix.SockFilter) error {
 	prog := unix.SockFprog{Len: uint16(len(f)), Filter: &f[0]}
 	return unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&prog)), 0, 0)
 }

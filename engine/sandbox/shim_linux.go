@@ -30,7 +30,7 @@ func ShimMain(args []string) int {
 		return fail(125, "usage: %s PATH ARGV0 [ARGS...] with the policy in %s (the host runs this; not for people)", ShimArg, PolicyEnv)
 	}
 	os.Unsetenv(PolicyEnv)
-	p, s, err := decodePolicy(v)
+	p, s, bpf, err := decodePolicy(v)
 	if err != nil {
 		return fail(125, "%v", err)
 	}
@@ -40,9 +40,9 @@ func ShimMain(args []string) int {
 	if err := landlock(p, s); err != nil {
 		return fail(125, "cannot apply the Landlock rules: %v", err)
 	}
-	if p.Net == NetNone && s.NetNone == "seccomp" {
-		if err := seccompNetNone(); err != nil {
-			return fail(125, "cannot install the seccomp filter of net none: %v", err)
+	if len(bpf) > 0 {
+		if err := installSeccomp(bpf); err != nil {
+			return fail(125, "cannot install the seccomp filter: %v", err)
 		}
 	}
 	err = unix.Exec(args[0], args[1:], os.Environ())
@@ -55,12 +55,13 @@ func ShimMain(args []string) int {
 
 // decodePolicy reads EncodePolicy's lines back into the parts the shim
 // enforces.
-func decodePolicy(v string) (Policy, Support, error) {
+func decodePolicy(v string) (Policy, Support, []unix.SockFilter, error) {
 	var p Policy
+	var bpf []unix.SockFilter
 	s := Support{Mechanism: "landlock"}
 	lines := strings.Split(strings.TrimSuffix(v, "\n"), "\n")
-	if len(lines) == 0 || lines[0] != "switchboard-sandbox 1" {
-		return p, s, fmt.Errorf("the policy in %s is not of this version of Switchboard", PolicyEnv)
+	if len(lines) == 0 || lines[0] != policyVersion {
+		return p, s, nil, fmt.Errorf("the policy in %s is not of this version of Switchboard (%q): install this version's shim", PolicyEnv, lines[0])
 	}
 	unesc := strings.NewReplacer("%0A", "\n", "%25", "%")
 	for _, l := range lines[1:] {
@@ -71,10 +72,9 @@ func decodePolicy(v string) (Policy, Support, error) {
 			s.ABI, err = strconv.Atoi(val)
 		case "net":
 			p.Net = NetMode(val)
-		case "seccomp":
-			if val == "1" {
-				s.NetNone = "seccomp"
-			}
+		case "bpf":
+			bpf, err = decodeSeccomp(val)
+			s.NetNone = "seccomp"
 		case "port":
 			p.NetAllow = append(p.NetAllow, "*:"+val)
 		case "r":
@@ -85,8 +85,11 @@ func decodePolicy(v string) (Policy, Support, error) {
 			err = fmt.Errorf("unknown item %q", k)
 		}
 		if err != nil {
-			return p, s, fmt.Errorf("the policy in %s cannot be read: line %q: %v", PolicyEnv, l, err)
+			return p, s, nil, fmt.Errorf("the policy in %s cannot be read: line %q: %v", PolicyEnv, l, err)
 		}
 	}
-	return p, s, nil
+	if s.ABI < 1 {
+		return p, s, nil, fmt.Errorf("the policy in %s names no Landlock ABI", PolicyEnv)
+	}
+	return p, s, bpf, nil
 }

@@ -99,14 +99,14 @@ func Plan(p Policy, s Support) Status {
 	case s.ABI < 4:
 		st.NotEnforced = append(st.NotEnforced, "TCP (Landlock ABI 4)")
 		if net == NetNone && s.NetNone != "" {
-			st.Enforced = append(st.Enforced, "network: no sockets but Unix ones ("+s.NetNone+")")
+			st.Enforced = append(st.Enforced, "network: no sockets ("+s.NetNone+")")
 			st.Net = s.NetNone
 		}
 	case net == NetNone || net == "":
 		st.Enforced = append(st.Enforced, "network: no TCP bind or connect (Landlock)")
 		st.Net = "landlock"
 		if s.NetNone != "" {
-			st.Enforced = append(st.Enforced, "network: no UDP, raw or other sockets but Unix ones ("+s.NetNone+")")
+			st.Enforced = append(st.Enforced, "network: no UDP, raw or other sockets ("+s.NetNone+")")
 			st.Net = "landlock+" + s.NetNone
 		} else {
 			st.NotEnforced = append(st.NotEnforced, "UDP and other socket families (no seccomp)")
@@ -120,6 +120,18 @@ func Plan(p Policy, s Support) Status {
 		st.NotEnforced = append(st.NotEnforced, "hosts: Landlock filters TCP ports, not hosts (any host on an allowed port is reachable)",
 			"UDP (DNS must work; Landlock ABI < 10 does not filter UDP)")
 		st.Net = "landlock"
+	}
+	if s.NetNone != "" {
+		st.Enforced = append(st.Enforced, "Unix sockets: none can be opened, named or abstract; socketpair works ("+s.NetNone+")",
+			"io_uring and the kernel key rings: closed ("+s.NetNone+")")
+		if s.NetNone == "seccomp" && st.Net == "landlock" {
+			st.Net = "landlock+seccomp"
+		}
+	} else {
+		st.NotEnforced = append(st.NotEnforced, "Unix sockets, io_uring and the kernel key rings (no seccomp on this machine)")
+	}
+	if len(p.Unix) > 0 {
+		st.NotEnforced = append(st.NotEnforced, fmt.Sprintf("the %d Unix sockets the entry grants: Linux cannot allow one socket by its path (Landlock does not govern connect), so none is reachable", len(p.Unix)))
 	}
 	if s.ABI >= 6 {
 		st.Enforced = append(st.Enforced, "signals and abstract Unix sockets only within the sandbox (Landlock scoping)")
@@ -173,16 +185,19 @@ func joinPorts(ps []uint16) string {
 const (
 	ShimArg   = "__sandbox-exec"
 	PolicyEnv = "SWITCHBOARD_SANDBOX_POLICY"
+	// policyVersion is the policy's first line; a shim of another version
+	// refuses it (exit 125) rather than enforce part of it.
+	policyVersion = "switchboard-sandbox 2"
 )
 
 // EncodePolicy is the value of PolicyEnv for p enforced with s: what the
 // shim needs and nothing else (paths and ports, never a secret), one item
 // a line, so that the C shim (cshim) reads it as easily as the Go one:
 //
-//	switchboard-sandbox 1
+//	switchboard-sandbox 2
 //	abi 7
 //	net none            (none, outbound, allow)
-//	seccomp 1           (net none: install the socket filter)
+//	bpf 2000000004000000...  (the seccomp program, in hex: see seccompFilter)
 //	port 443            (allow: one line a port)
 //	r /usr              (read and execute beneath)
 //	w /tmp/x            (read and write beneath)
@@ -194,9 +209,11 @@ func EncodePolicy(p Policy, s Support) string {
 	if net == "" {
 		net = NetNone
 	}
-	fmt.Fprintf(&b, "switchboard-sandbox 1\nabi %d\nnet %s\n", s.ABI, net)
-	if net == NetNone && s.NetNone == "seccomp" {
-		b.WriteString("seccomp 1\n")
+	fmt.Fprintf(&b, "%s\nabi %d\nnet %s\n", policyVersion, s.ABI, net)
+	if s.NetNone == "seccomp" {
+		if h := seccompLine(net == NetNone); h != "" {
+			b.WriteString("bpf " + h + "\n")
+		}
 	}
 	if net == NetAllow {
 		for _, port := range AllowPorts(p.NetAllow) {

@@ -8,22 +8,33 @@ import (
 )
 
 // TestPolicyWire: the shim reads back what the host writes, paths with %
-// and line feeds included.
+// and line feeds included, and the seccomp program of every network mode.
 func TestPolicyWire(t *testing.T) {
 	p := Policy{Enabled: true, Read: []string{"/usr", "/odd\npath%41"}, Write: []string{"/tmp/x y"}, Net: NetAllow, NetAllow: []string{"h:443", "g:80"}}
-	got, s, err := decodePolicy(EncodePolicy(p, Support{Mechanism: "landlock", ABI: 6, NetNone: "seccomp"}))
+	got, s, bpf, err := decodePolicy(EncodePolicy(p, Support{Mechanism: "landlock", ABI: 6, NetNone: "seccomp"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ABI != 6 || s.NetNone != "" || got.Net != NetAllow || !slices.Equal(got.Read, p.Read) || !slices.Equal(got.Write, p.Write) ||
+	if s.ABI != 6 || got.Net != NetAllow || !slices.Equal(got.Read, p.Read) || !slices.Equal(got.Write, p.Write) ||
 		!slices.Equal(AllowPorts(got.NetAllow), []uint16{443, 80}) {
 		t.Errorf("round trip: %+v %+v", got, s)
 	}
-	_, s, _ = decodePolicy(EncodePolicy(Policy{Enabled: true, Net: NetNone}, Support{ABI: 7, NetNone: "seccomp"}))
-	if s.NetNone != "seccomp" {
-		t.Errorf("net none lost its seccomp filter: %+v", s)
+	// Every mode carries the program (Unix sockets are closed in every
+	// mode); net none's differs (every family closed).
+	if !slices.Equal(bpf, seccompFilter(seccompArch(), false)) {
+		t.Errorf("an allow-list policy lost its seccomp program: %v", bpf)
 	}
-	if _, _, err := decodePolicy(`{"Policy":{}}`); err == nil {
-		t.Errorf("a foreign policy was accepted")
+	_, _, bpf, _ = decodePolicy(EncodePolicy(Policy{Enabled: true, Net: NetNone}, Support{ABI: 7, NetNone: "seccomp"}))
+	if !slices.Equal(bpf, seccompFilter(seccompArch(), true)) || slices.Equal(bpf, seccompFilter(seccompArch(), false)) {
+		t.Errorf("net none's seccomp program is not its own: %v", bpf)
+	}
+	_, _, bpf, _ = decodePolicy(EncodePolicy(Policy{Enabled: true, Net: NetNone}, Support{ABI: 7}))
+	if bpf != nil {
+		t.Errorf("a machine without seccomp got a program: %v", bpf)
+	}
+	for _, bad := range []string{`{"Policy":{}}`, "switchboard-sandbox 1\nabi 7\n", "switchboard-sandbox 2\nnet none\n", "switchboard-sandbox 2\nabi 7\nbpf 0102\n"} {
+		if _, _, _, err := decodePolicy(bad); err == nil {
+			t.Errorf("policy %q was accepted", bad)
+		}
 	}
 }

@@ -16,7 +16,6 @@ package cshim
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 
@@ -74,33 +73,29 @@ static void sb_add_path(int rs, char *path, uint64_t access) {
 	close(fd);
 }
 
-static void sb_seccomp_net_none(void) {
-#if defined(__x86_64__)
-	const uint32_t arch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-	const uint32_t arch = AUDIT_ARCH_AARCH64;
-#else
-	sb_fail(125, "no seccomp filter for this architecture", NULL, ENOSYS);
-	const uint32_t arch = 0;
-#endif
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 4),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 6, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 5, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 16),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+static int sb_hex(char c) {
+	if (c >= '0' && c <= '9') return c - '0';
+	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+	return -1;
+}
+
+// sb_seccomp installs the seccomp program the host wrote in hex (engine/
+// sandbox/seccomp_linux.go seccompFilter: one generator for both shims),
+// 8 bytes an instruction in the machine's byte order.
+static void sb_seccomp(const char *hex) {
+	size_t n = strlen(hex);
+	if (n == 0 || n % 16 != 0 || n / 16 > 4096) sb_fail(125, "the seccomp program is not whole instructions in hex", NULL, EINVAL);
+	unsigned char *b = malloc(n / 2);
+	if (b == NULL) sb_fail(125, "the seccomp program", NULL, ENOMEM);
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = sb_hex(hex[2 * i]), lo = sb_hex(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0) sb_fail(125, "the seccomp program is not whole instructions in hex", NULL, EINVAL);
+		b[i] = (unsigned char)(hi << 4 | lo);
+	}
+	struct sock_fprog prog = { (unsigned short)(n / 16), (struct sock_filter *)b };
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0)
-		sb_fail(125, "cannot install the seccomp filter of net none", NULL, errno);
+		sb_fail(125, "cannot install the seccomp filter", NULL, errno);
+	free(b);
 }
 
 // switchboard_cshim runs before the Go runtime (glibc passes argc, argv
@@ -109,19 +104,19 @@ __attribute__((constructor)) static void switchboard_cshim(int argc, char **argv
 	(void)envp;
 	if (argc < 4 || argv == NULL || strcmp(argv[1], "__sandbox-exec") != 0) return;
 	const char *v = getenv("SWITCHBOARD_SANDBOX_POLICY");
-	if (v == NULL || strncmp(v, "switchboard-sandbox 1\n", 22) != 0) return; // the Go shim says why
+	if (v == NULL || strncmp(v, "switchboard-sandbox 2\n", 22) != 0) return; // the Go shim says why
 	size_t n = strlen(v);
 	char *pol = strdup(v);
 	if (pol == NULL) return;
 	unsetenv("SWITCHBOARD_SANDBOX_POLICY");
 
-	int abi = 0, seccomp = 0;
-	const char *net = "none";
+	int abi = 0;
+	const char *net = "none", *bpf = NULL;
 	char *save = NULL;
 	for (char *l = strtok_r(pol, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(l, "abi ", 4) == 0) abi = atoi(l + 4);
 		else if (strncmp(l, "net ", 4) == 0) net = l + 4;
-		else if (strcmp(l, "seccomp 1") == 0) seccomp = 1;
+		else if (strncmp(l, "bpf ", 4) == 0) bpf = l + 4;
 	}
 	if (abi < 1) sb_fail(125, "the policy names no Landlock ABI", NULL, EINVAL);
 
@@ -148,7 +143,7 @@ __attribute__((constructor)) static void switchboard_cshim(int argc, char **argv
 	}
 	if (syscall(SYS_landlock_restrict_self, rs, 0) != 0) sb_fail(125, "landlock_restrict_self", NULL, errno);
 	close((int)rs);
-	if (seccomp) sb_seccomp_net_none();
+	if (bpf != NULL) sb_seccomp(bpf);
 
 	extern char **environ;
 	execve(argv[2], argv + 3, environ);
