@@ -78,8 +78,12 @@ func (l *InstanceLock) ListenGateway(path string) (net.Listener, error) {
 // peer runs as the host's user (Linux, macOS; on Windows the pipe's
 // security descriptor already did). It returns the peer's pid (0 when
 // unknown) and an [*Error] with code forbidden when the peer is refused.
-func CheckPeer(nc net.Conn) (pid int, err error) {
+// guard, if not nil, is asked next, as [Options.PeerGuard].
+func CheckPeer(nc net.Conn, guard func(pid int) error) (pid int, err error) {
 	pid, _, err = checkPeer(nc)
+	if err == nil && guard != nil {
+		err = guard(pid)
+	}
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {

@@ -101,6 +101,11 @@ type Options struct {
 	// Logger receives refused peers, dropped clients and failed handlers
 	// (default: discarded).
 	Logger *slog.Logger
+	// PeerGuard, if set, is asked about every peer the uid check admits
+	// (pid from SO_PEERCRED, 0 when the OS does not tell): an error refuses
+	// it. The host refuses its own sandboxed servers and their descendants
+	// (docs/sandbox.md, "Defence in depth at the host").
+	PeerGuard func(pid int) error
 }
 
 // ErrServerClosed is what [Server.Serve] returns after [Server.Close].
@@ -315,6 +320,9 @@ type conn struct {
 func (s *Server) serveConn(nc net.Conn) {
 	defer s.wg.Done()
 	pid, uid, err := checkPeer(nc)
+	if err == nil && s.opts.PeerGuard != nil {
+		err = s.opts.PeerGuard(pid)
+	}
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {

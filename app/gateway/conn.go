@@ -63,7 +63,7 @@ func WaitEnd(br *bufio.Reader) error { return bridge.WaitEnd(br) }
 // serveConn runs one socket client: the peer check, the preamble, then an
 // MCP session of its own facade until the client goes away.
 func (g *Gateway) serveConn(nc net.Conn) {
-	pid, err := api.CheckPeer(nc)
+	pid, err := api.CheckPeer(nc, g.opts.PeerGuard)
 	if err != nil {
 		g.log.Warn("refused a gateway client", "pid", pid, "error", err)
 		_ = nc.Close()

@@ -37,6 +37,9 @@ type Options struct {
 	// Secrets keeps the HTTP endpoint's bearer token (nil: the HTTP
 	// endpoint cannot be turned on).
 	Secrets *secrets.Store
+	// PeerGuard, if set, refuses socket peers the uid check admits (the
+	// host's sandboxed servers: api.Options.PeerGuard).
+	PeerGuard func(pid int) error
 	// SDKOnly turns the lean tools/call path of the socket off, so that
 	// every message goes through the go-sdk (benchmarks and the
 	// conformance tests compare both).

@@ -162,7 +162,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	h.pins = h.openPins(o.PinsPath)
-	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.withProfiles(h.withOAuth(h.methods())))))), api.Options{Logger: h.log})
+	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.withProfiles(h.withOAuth(h.methods())))))), api.Options{Logger: h.log, PeerGuard: h.peerGuard})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
@@ -196,7 +196,7 @@ func Run(ctx context.Context, o Options) error {
 		h.newApprovals(), // approvals (issue 14 §3)
 	)
 	h.gw = gateway.New(gateway.Options{Backend: h.mgr.GatewayBackend(), Version: o.Version, Logger: h.log, Secrets: o.Secrets,
-		Observe: h.observer()})
+		Observe: h.observer(), PeerGuard: h.peerGuard})
 	defer h.gw.Close()
 
 	h.file = config.New()

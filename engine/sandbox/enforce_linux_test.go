@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox/sandboxtest"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
@@ -36,6 +37,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg {
 		os.Exit(sandbox.ShimMain(os.Args[2:]))
 	}
+	sandboxtest.Main()
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -459,3 +461,7 @@ func TestSandboxNpx(t *testing.T) {
 		t.Errorf("echo = %q", got)
 	}
 }
+
+// TestSandboxSuite is the behavioural suite (sandboxtest.Run) through the
+// Go shim: this test binary, as the build without cgo runs it.
+func TestSandboxSuite(t *testing.T) { sandboxtest.Run(t, testExe) }

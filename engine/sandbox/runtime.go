@@ -38,9 +38,22 @@ var systemRead = []string{
 	"/etc/localtime", "/etc/timezone", "/etc/locale.alias", "/etc/default/locale",
 	"/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/crypto-policies",
 	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
-	"/proc",
+	procRead(),
 	"/sys/devices/system/cpu", "/sys/fs/cgroup",
 	"/dev/urandom", "/dev/random", "/dev/zero",
+}
+
+// procRead is /proc whole, so that every process of a server reads its
+// own /proc/self; for root, only the server's own /proc/PID ("/proc/self",
+// resolved by the shim in the server's process): root reads another
+// process's environ even from inside a Landlock domain (seen on Linux
+// 6.18; a user does not), so root's children lose their /proc/self
+// instead of the servers' environments being open (docs/sandbox.md).
+func procRead() string {
+	if os.Geteuid() == 0 {
+		return "/proc/self"
+	}
+	return "/proc"
 }
 
 // systemWrite: the null device (programs write to it).

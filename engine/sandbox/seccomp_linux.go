@@ -41,15 +41,27 @@ func seccompArch() uint32 {
 //     would bypass both checks; programs fall back to plain syscalls).
 //   - keyctl, add_key and request_key fail with EACCES: the kernel's key
 //     rings of the user's session are not the server's.
+//   - listen(2) fails with EPERM: no preset lets a server listen, and
+//     Landlock does not close listen on a socket bound to an ephemeral
+//     port (or never bound).
+//   - chmod, chown and the extended attributes by path (chmod, fchmodat,
+//     fchmodat2, chown, lchown, fchownat, fchown, setxattr, lsetxattr,
+//     removexattr, lremovexattr) fail with EPERM: Landlock governs none
+//     of them, and with them a server could open the user's files to other
+//     local users (chmod 644 ~/.ssh/id_rsa) or change read-only ones.
+//     fchmod (on a descriptor the server opened) stays allowed unless the
+//     mode gives group or others write or sets a special bit: libuv's
+//     fs.copyFile copies the mode with it.
 //   - A syscall of another ABI (x32, a foreign arch) fails with EPERM.
 //
 // Everything else is allowed: Landlock does the files, TCP and scoping.
 func seccompFilter(arch uint32, netNone bool) []unix.SockFilter {
 	const (
-		ld  = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		jge = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-		ret = unix.BPF_RET | unix.BPF_K
+		ld   = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
+		jeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
+		jge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+		jset = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
+		ret  = unix.BPF_RET | unix.BPF_K
 	)
 	errno := func(e unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(e) }
 	// Targets, resolved to forward offsets below.
@@ -59,6 +71,7 @@ func seccompFilter(arch uint32, netNone bool) []unix.SockFilter {
 		lEACCES
 		lENOSYS
 		lEPERM
+		lFchmod
 	)
 	type ins struct {
 		code   uint16
@@ -75,11 +88,26 @@ func seccompFilter(arch uint32, netNone bool) []unix.SockFilter {
 		{code: jeq, k: unix.SYS_KEYCTL, jt: lEACCES},
 		{code: jeq, k: unix.SYS_ADD_KEY, jt: lEACCES},
 		{code: jeq, k: unix.SYS_REQUEST_KEY, jt: lEACCES},
-		{code: ret, k: unix.SECCOMP_RET_ALLOW}, // lAllow
-		{code: ld, k: 16}, // lSocket: seccomp_data.args[0], its low 32 bits: the domain
-		{code: jeq, k: unix.AF_UNIX, jt: lEACCES},
+		{code: jeq, k: unix.SYS_LISTEN, jt: lEPERM},
 	}
-	at := map[int]int{lAllow: 9, lSocket: 10}
+	for _, nr := range metadataSyscalls() {
+		prog = append(prog, ins{code: jeq, k: nr, jt: lEPERM})
+	}
+	prog = append(prog,
+		ins{code: jeq, k: unix.SYS_FCHMOD, jt: lFchmod},
+		ins{code: ret, k: unix.SECCOMP_RET_ALLOW}, // lAllow
+	)
+	at := map[int]int{lAllow: len(prog) - 1, lFchmod: len(prog)}
+	prog = append(prog,
+		ins{code: ld, k: 24}, // lFchmod: seccomp_data.args[1], its low 32 bits: the mode
+		ins{code: jset, k: 0o7022, jt: lEPERM},
+		ins{code: ret, k: unix.SECCOMP_RET_ALLOW},
+	)
+	at[lSocket] = len(prog)
+	prog = append(prog,
+		ins{code: ld, k: 16}, // lSocket: seccomp_data.args[0], its low 32 bits: the domain
+		ins{code: jeq, k: unix.AF_UNIX, jt: lEACCES},
+	)
 	if netNone {
 		prog = append(prog, ins{code: ret, k: errno(unix.EACCES)})
 	} else {
@@ -102,6 +130,17 @@ func seccompFilter(arch uint32, netNone bool) []unix.SockFilter {
 		out[i] = unix.SockFilter{Code: in.code, Jt: off(in.jt), Jf: off(in.jf), K: in.k}
 	}
 	return out
+}
+
+// metadataSyscalls are the syscalls that change a file's mode, owner or
+// extended attributes by path (and fchown): this architecture's numbers.
+func metadataSyscalls() []uint32 {
+	nrs := []uint32{unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2, unix.SYS_FCHOWNAT, unix.SYS_FCHOWN,
+		unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR}
+	if runtime.GOARCH == "amd64" {
+		nrs = append(nrs, 90, 92, 94) // chmod, chown, lchown: not on arm64
+	}
+	return nrs
 }
 
 // seccompLine is the policy's "bpf" item: the program in hex, 8 bytes an

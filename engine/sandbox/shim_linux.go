@@ -45,6 +45,12 @@ func ShimMain(args []string) int {
 			return fail(125, "cannot install the seccomp filter: %v", err)
 		}
 	}
+	// The server gets its stdin, stdout and stderr, nothing else this
+	// process inherited (a descriptor without close-on-exec would reach
+	// past every rule: Landlock checks opening, not using).
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fail(125, "cannot close the inherited descriptors: %v", err)
+	}
 	err = unix.Exec(args[0], args[1:], os.Environ())
 	code := 126
 	if err == unix.ENOENT {

@@ -19,6 +19,7 @@ import (
 	_ "github.com/switchboard-mcp/switchboard/engine/sandbox/cshim"
 
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox/sandboxtest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -29,6 +30,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "the C shim declined")
 		os.Exit(99)
 	}
+	sandboxtest.Main()
 	switch os.Getenv(roleEnv) {
 	case "read":
 		if _, err := os.ReadFile(os.Args[1]); err != nil {
@@ -93,4 +95,15 @@ func TestCShim(t *testing.T) {
 	if got := run(t, outbound, s, "udp"); got != "ok" {
 		t.Errorf("UDP under outbound = %q, want ok", got)
 	}
+}
+
+// TestCShimSuite is the behavioural suite (sandboxtest.Run) through the C
+// shim: this test binary links it, as switchboard and the packaged
+// switchboard-sandbox do.
+func TestCShimSuite(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandboxtest.Run(t, exe)
 }
