@@ -45,13 +45,13 @@ type probe struct {
 	// base: the unconfined run must succeed (false for the positive
 	// probes whose unconfined result is the same, and for the ones that
 	// need root).
-	base    bool
-	root    bool // needs root (CAP_NET_RAW, CAP_SYS_ADMIN) unconfined
+	base bool
+	root bool // needs root (CAP_NET_RAW, CAP_SYS_ADMIN) unconfined
 	// baseLeaks: unconfined, the probe must fail (it sees what the test
 	// left open for it); confined, it must pass.
 	baseLeaks bool
 	user      bool // checked for a user only (root's children lose their /proc/self: runtime.go procRead)
-	presets map[string]expect
+	presets   map[string]expect
 	// reset prepares the probe's target before each run.
 	reset func(t *testing.T)
 }
@@ -214,7 +214,7 @@ func (f *fixture) probes(t *testing.T) []probe {
 			presets: map[string]expect{"strict": deny, "files": allow, "network": deny, "allow": deny}},
 		{name: "read the read-only folder", probe: "read", arg: filepath.Join(f.ro, "read", "file"), base: true,
 			presets: map[string]expect{"strict": deny, "files": allow, "network": deny, "allow": deny},
-			reset: func(t *testing.T) { f.roDir(t, "read") }},
+			reset:   func(t *testing.T) { f.roDir(t, "read") }},
 		// Unix sockets, every kind.
 		{name: "connect a named Unix socket", probe: "unix", arg: f.unixSock, base: true, presets: all(deny)},
 		{name: "connect an abstract Unix socket", probe: "unix-abstract", arg: f.abstract, base: true, presets: all(deny)},
