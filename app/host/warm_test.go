@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
 
 func TestNpxWarmArgs(t *testing.T) {
@@ -78,5 +79,29 @@ func TestWarmSpec(t *testing.T) {
 	spec2.Args = []string{"-y", "pkg@2"}
 	if _, k2, _, _ := warmSpec(spec2); k2 == key {
 		t.Errorf("key did not change with the package")
+	}
+}
+
+// TestWarmSandboxedOutside: a sandboxed npx entry is warmed outside the
+// sandbox (the server may only read the npx cache, so the host fills it)
+// with the package's install scripts off, so that no code of the package
+// runs unconfined; an unconfined entry's warm-up is left as it was.
+func TestWarmSandboxedOutside(t *testing.T) {
+	spec := engine.Spec{Name: "x", Command: "npx", Args: []string{"-y", "@acme/server"},
+		Sandbox: sandbox.Policy{Enabled: true, Preset: "strict", Net: sandbox.NetNone, Required: true}}
+	ws, _, _, ok := warmSpec(spec)
+	if !ok {
+		t.Fatal("an npx entry needs no warm-up")
+	}
+	if ws.Sandbox.Enabled {
+		t.Errorf("the warm-up runs in the sandbox, whose npx cache is read-only: %+v", ws.Sandbox)
+	}
+	if v := ws.Env["npm_config_ignore_scripts"]; len(v) != 1 || v[0].Text != "true" {
+		t.Errorf("the warm-up of a sandboxed entry runs install scripts: env %v", ws.Env)
+	}
+	spec.Sandbox = sandbox.Policy{}
+	ws, _, _, _ = warmSpec(spec)
+	if _, set := ws.Env["npm_config_ignore_scripts"]; set {
+		t.Errorf("an unconfined entry's warm-up changed: %v", ws.Env)
 	}
 }
