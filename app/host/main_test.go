@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox/sandboxtest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -35,6 +36,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg { // the host's shim is this binary
 		os.Exit(sandbox.ShimMain(os.Args[2:]))
 	}
+	sandboxtest.Main()
 	testkit.HelperMain(&testExe, helperEnv, map[string]func() int{"modern": runModern, "legacy": runLegacy})
 	os.Exit(m.Run())
 }

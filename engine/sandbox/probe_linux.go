@@ -25,7 +25,7 @@ func Probe() Support {
 		return Support{Detail: why}
 	}
 	s := Support{Mechanism: "landlock", ABI: abi}
-	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err == nil && seccompArch() != 0 {
+	if _, err := unix.PrctlRetInt(unix.PR_GET_SECCOMP, 0, 0, 0, 0); err == nil && seccompArch() != 0 && !noSeccomp.Load() {
 		s.NetNone = "seccomp"
 	} else {
 		s.Detail = "no seccomp: net none cannot block UDP"

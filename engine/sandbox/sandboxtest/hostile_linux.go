@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -147,7 +148,7 @@ var Probes = map[string]func(arg string) error{
 			return err
 		}
 		cmd := exec.Command(exe, "proc-self", "")
-		cmd.Env = os.Environ()
+		cmd.Env = append(os.Environ(), RoleEnv+"=probe")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("%v: %s", err, out)
@@ -235,6 +236,94 @@ var Probes = map[string]func(arg string) error{
 		}
 		return nil
 	},
+}
+
+func init() {
+	// gateway: a Switchboard gateway socket (arg) keeps a connection it
+	// admits open, waiting for a bridge's preamble; one it refuses is
+	// closed at once.
+	Probes["gateway"] = func(sock string) error {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		c.SetReadDeadline(time.Now().Add(3 * time.Second))
+		b := make([]byte, 1)
+		if _, err := c.Read(b); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("refused: %v", err)
+		}
+		return nil
+	}
+	// dbus: the session bus at path (a keyring's door): AUTH EXTERNAL
+	// answered OK.
+	Probes["dbus"] = func(path string) error {
+		c, err := net.Dial("unix", path)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		uid := fmt.Sprintf("%x", strconv.Itoa(os.Getuid()))
+		if _, err := c.Write([]byte("\x00AUTH EXTERNAL " + uid + "\r\n")); err != nil {
+			return err
+		}
+		b := make([]byte, 256)
+		n, err := c.Read(b)
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(string(b[:n]), "OK ") {
+			return fmt.Errorf("the bus answered %q", b[:n])
+		}
+		return nil
+	}
+	// hostapi-child: the hostapi probe from a child of the server.
+	Probes["hostapi-child"] = func(sock string) error { return runSelf("hostapi", sock, false) }
+	// hostapi-orphan: from a grandchild whose parent exited first, so it
+	// was reparented away from the server (to the host, its subreaper).
+	Probes["hostapi-orphan"] = func(sock string) error { return runSelf("orphan-inner", sock, false) }
+	Probes["orphan-inner"] = func(sock string) error { return runSelf("orphan-late", sock, true) }
+	Probes["orphan-late"] = func(sock string) error {
+		for i := 0; i < 100 && os.Getppid() != 1 && parentIsProbe(); i++ {
+			time.Sleep(20 * time.Millisecond) // until the parent has exited
+		}
+		return Probes["hostapi"](sock)
+	}
+}
+
+// parentIsProbe reports whether this process's parent is still the
+// orphan-inner probe (its command line names it).
+func parentIsProbe() bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(os.Getppid()) + "/cmdline")
+	return err == nil && strings.Contains(string(b), "orphan-inner")
+}
+
+// runSelf runs this program as probe with arg and returns its verdict;
+// detach: start it and return at once (it writes to this process's
+// stdout, which the caller reads to its end).
+func runSelf(probe, arg string, detach bool) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, probe, arg)
+	cmd.Env = append(os.Environ(), RoleEnv+"=probe")
+	if detach {
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		os.Exit(0) // the grandchild prints the verdict
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, out)
+	}
+	if s := strings.TrimSpace(string(out)); s != "ok" {
+		return errors.New(strings.TrimPrefix(s, "denied: "))
+	}
+	return nil
 }
 
 func dialClose(network, addr string) error {
