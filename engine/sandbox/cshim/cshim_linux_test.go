@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	_ "github.com/switchboard-mcp/switchboard/engine/sandbox/cshim"
@@ -106,4 +107,50 @@ func TestCShimSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	sandboxtest.Run(t, exe)
+}
+
+// TestCShimSuiteAsUser runs TestCShimSuite again as an unprivileged user
+// when the tests run as root (CI does): root and a user are confined
+// differently (/proc: runtime.go procRead), and the probes that need a
+// user (a child reading its own /proc/self) are checked only there. A copy
+// of this binary runs as nobody with a temp folder of its own.
+func TestCShimSuiteAsUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("already a user: TestCShimSuite is this run")
+	}
+	const nobody = 65534
+	dir, err := os.MkdirTemp("", "cshim-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	bin := filepath.Join(dir, "cshim.test")
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(tmp, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run", "^TestCShimSuite$", "-test.count", "1", "-test.v")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "TMPDIR=" + tmp, "CI=" + os.Getenv("CI")}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestCShimSuite") {
+		t.Fatalf("the suite as uid %d: %v\n%s", nobody, err, out)
+	}
+	if !strings.Contains(string(out), "PASS") || strings.Contains(string(out), "SKIP") {
+		t.Errorf("the suite as a user skipped:\n%s", out)
+	}
 }
