@@ -64,6 +64,9 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 		st := sandbox.Plan(pol, sup)
 		return launch, env, &st, nil
 	}
+	if sup.Mechanism == sandbox.MechanismSeatbelt { // macOS: sandbox-exec, no shim (sandbox_seatbelt.go)
+		return seatbeltLaunch(spec, launch, opts, env, path, sup)
+	}
 	if opts.Shim == "" {
 		return nil, nil, nil, fmt.Errorf("server %q: the sandbox needs the exec shim, and StartOptions.Shim is not set", spec.Name)
 	}
