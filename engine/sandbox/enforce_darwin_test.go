@@ -62,6 +62,17 @@ func try(op, arg string) error {
 			c.Close()
 		}
 		return err
+	case "unix-via-link": // the same, through a link planted in its own TMPDIR
+		l := filepath.Join(os.TempDir(), "planted.sock")
+		os.Remove(l)
+		if err := os.Symlink(arg, l); err != nil {
+			return err
+		}
+		c, err := net.DialTimeout("unix", l, 5*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err
 	case "own-unix": // bind and connect a socket in its own TMPDIR
 		p := filepath.Join(os.TempDir(), "own.sock")
 		os.Remove(p)
@@ -120,7 +131,8 @@ func run(t *testing.T, pol sandbox.Policy, home, op, arg string) string {
 }
 
 // TestSeatbeltEnforces: each try succeeds unconfined; under strict the
-// credentials, writes outside, other Unix sockets and TCP are denied,
+// credentials, writes outside, other Unix sockets (also through a link in
+// its own TMPDIR) and TCP are denied,
 // while its own socket in TMPDIR and socketpair work; a listed Unix
 // socket is reachable, and the network preset reaches TCP but still no
 // other Unix socket.
@@ -177,6 +189,7 @@ func TestSeatbeltEnforces(t *testing.T) {
 		{strict, "read", secret, "error"},
 		{strict, "write", outside, "error"},
 		{strict, "unix", hostSock, "error"},
+		{strict, "unix-via-link", hostSock, "error"}, // Seatbelt matches the real path
 		{strict, "tcp", tl.Addr().String(), "error"},
 		{strict, "own-unix", "-", "ok"},
 		{strict, "pair", "-", "ok"},

@@ -262,6 +262,14 @@ func SeatbeltProfile(p Policy, n Needs) string {
 			w("; %d protected path(s) with control characters cannot be written here\n", d4)
 		}
 		w("%s", sbplRuleOp("deny", "file-read* file-write*", filters("subpath", deny)))
+		// The private temp may lie in a protected folder (the host's
+		// runtime folder): the server's own temp, and the metadata of the
+		// folders down to it, are opened again after the deny.
+		if reopen, inside := foldersIn(temp, deny); inside {
+			w("; the private temp lies in a protected folder: it alone is opened again\n")
+			w("%s", sbplRule("file-read-metadata", filters("literal", reopen)))
+			w("%s", sbplRule("file-read* file-write*", filters("subpath", []string{temp})))
+		}
 	}
 	return b.String()
 }
@@ -492,6 +500,29 @@ func cleanPaths(paths []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// foldersIn reports whether p lies in (or is) one of the denied paths,
+// and the folders above p that do.
+func foldersIn(p string, denied []string) (folders []string, inside bool) {
+	in := func(q string) bool {
+		for _, d := range denied {
+			if q == d || strings.HasPrefix(q, d+"/") || d == "/" {
+				return true
+			}
+		}
+		return false
+	}
+	if p == "" || !in(p) {
+		return nil, false
+	}
+	for a := path.Dir(p); in(a); a = path.Dir(a) {
+		folders = append([]string{a}, folders...)
+		if a == "/" {
+			break
+		}
+	}
+	return folders, true
 }
 
 // ancestors are the directories above the paths, "/" included, sorted.

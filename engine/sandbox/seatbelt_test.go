@@ -304,6 +304,42 @@ func TestSeatbeltProfileDeny(t *testing.T) {
 	if strings.Contains(SeatbeltProfile(p, n), "(deny file") {
 		t.Error("a deny rule without protected paths")
 	}
+	if strings.Contains(prof, "opened again") {
+		t.Error("the temp is opened again though it lies in no protected folder")
+	}
+
+	// The private temp in the host's runtime folder, itself protected: the
+	// temp alone is opened again, after the deny.
+	n = nodeNeeds
+	n.Temp = "/Users/ann/Library/Caches/Switchboard/run/sandbox/fs"
+	n.Write = []string{n.Temp}
+	n.Deny = []string{"/Users/ann/Library/Caches/Switchboard/run", "/Users/ann/.ssh"}
+	forms, err = sbplParse(SeatbeltProfile(p, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := make([]string, 0, 3)
+	for _, f := range forms[len(forms)-3:] {
+		tail = append(tail, f.String())
+	}
+	want := []string{
+		`(deny file-read* file-write* (subpath "/Users/ann/.ssh") (subpath "/Users/ann/Library/Caches/Switchboard/run"))`,
+		`(allow file-read-metadata (literal "/Users/ann/Library/Caches/Switchboard/run") (literal "/Users/ann/Library/Caches/Switchboard/run/sandbox"))`,
+		`(allow file-read* file-write* (subpath "/Users/ann/Library/Caches/Switchboard/run/sandbox/fs"))`,
+	}
+	if !slices.Equal(tail, want) {
+		t.Errorf("the profile ends\n%s\nwant\n%s", strings.Join(tail, "\n"), strings.Join(want, "\n"))
+	}
+	// A protected path that is the temp itself (a caller's mistake): the
+	// temp still works.
+	n.Deny = []string{n.Temp}
+	forms, err = sbplParse(SeatbeltProfile(p, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := forms[len(forms)-1].String(); got != want[2] {
+		t.Errorf("the profile ends %s, want %s", got, want[2])
+	}
 }
 
 // A path with `"` or `\` stays one string; a path with a control
