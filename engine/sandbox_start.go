@@ -22,7 +22,7 @@ func (s *Spec) checkSandbox(bad func(key, format string, args ...any)) {
 	for _, l := range []struct {
 		key   string
 		paths []string
-	}{{"sandbox.read", p.Read}, {"sandbox.write", p.Write}} {
+	}{{"sandbox.read", p.Read}, {"sandbox.write", p.Write}, {"sandbox.unix", p.Unix}} {
 		for i, path := range l.paths {
 			switch {
 			case strings.ContainsRune(path, 0):
@@ -64,14 +64,6 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 		st := sandbox.Plan(pol, sup)
 		return launch, env, &st, nil
 	}
-	if sup.NetNone == "" && pol.Required {
-		// Without seccomp a server could open any Unix socket of the user
-		// (the host's, the keyring's D-Bus): that is not a sandbox.
-		return nil, nil, nil, &sandbox.UnavailableError{Server: spec.Name, Reason: "no seccomp filter: Unix sockets cannot be closed; " + sup.Detail}
-	}
-	if opts.Shim == "" {
-		return nil, nil, nil, fmt.Errorf("server %q: the sandbox needs the exec shim, and StartOptions.Shim is not set", spec.Name)
-	}
 	home, _ := lookupEnv(env, "HOME", goosName)
 	protected := sandbox.Protected(home, opts.Protected...)
 	// The config refuses these first; a spec from elsewhere is refused
@@ -86,6 +78,17 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 				return nil, nil, nil, fmt.Errorf(`server %q: %s[%d]: %q cannot be given to a sandboxed server: %s; name a narrower folder, or set "sandbox": "off" to run it unconfined`, spec.Name, l.key, i, p, why)
 			}
 		}
+	}
+	if sup.Mechanism == sandbox.MechanismSeatbelt { // macOS: sandbox-exec, no shim (sandbox_seatbelt.go)
+		return seatbeltLaunch(spec, launch, opts, env, path, sup)
+	}
+	if sup.NetNone == "" && pol.Required {
+		// Without seccomp a server could open any Unix socket of the user
+		// (the host's, the keyring's D-Bus): that is not a sandbox.
+		return nil, nil, nil, &sandbox.UnavailableError{Server: spec.Name, Reason: "no seccomp filter: Unix sockets cannot be closed; " + sup.Detail}
+	}
+	if opts.Shim == "" {
+		return nil, nil, nil, fmt.Errorf("server %q: the sandbox needs the exec shim, and StartOptions.Shim is not set", spec.Name)
 	}
 	tmp, err := privateTemp(opts.SandboxTemp, spec.Name)
 	if err != nil {

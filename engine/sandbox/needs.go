@@ -12,4 +12,12 @@ type Needs struct {
 	Read []string
 	// Write are absolute paths the runtime writes in (its private temp).
 	Write []string
+	// Temp is the server's private temporary directory (also in Write).
+	// On macOS it is the one place, beside Policy.Unix, where the server
+	// may bind and connect named Unix sockets (its own).
+	Temp string
+	// Deny are paths never given whatever the lists say (Protected: the
+	// credential files and the app's own state). On macOS each is a deny
+	// rule after every allow (Seatbelt: the last matching rule wins).
+	Deny []string
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 )
 
@@ -11,8 +12,8 @@ const ABIEnv = "SWITCHBOARD_LANDLOCK_ABI"
 
 // Support is what this machine can enforce (see [Probe]).
 type Support struct {
-	// Mechanism is the confinement used: "landlock" on Linux; "" when none
-	// is available.
+	// Mechanism is the confinement used: "landlock" on Linux, "seatbelt"
+	// on macOS (MechanismSeatbelt); "" when none is available.
 	Mechanism string
 	// ABI is Landlock's ABI version (0: no Landlock).
 	ABI int
@@ -30,6 +31,9 @@ func (s Support) Available() bool { return s.Mechanism != "" }
 func (s Support) String() string {
 	if !s.Available() {
 		return "not available: " + s.Detail
+	}
+	if s.Mechanism == MechanismSeatbelt { // macOS (seatbelt.go)
+		return seatbeltSupportString(s)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s ABI %d: files", s.Mechanism, s.ABI)
@@ -52,7 +56,8 @@ func (s Support) String() string {
 type Status struct {
 	// Preset is the policy's preset ("" for a hand-written object).
 	Preset string
-	// Mechanism is "landlock", or "" when the server runs unconfined.
+	// Mechanism is "landlock" or "seatbelt", or "" when the server runs
+	// unconfined.
 	Mechanism string
 	// ABI is the Landlock ABI the rules were written for.
 	ABI int
@@ -76,6 +81,9 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
+	if runtime.GOOS == "darwin" { // macOS (seatbelt.go)
+		return seatbeltUnavailable(e)
+	}
 	return fmt.Sprintf("server %q: sandbox requested but not available on this kernel (%s): run a kernel with Landlock enabled (Linux 5.13 or later, \"landlock\" in the lsm= boot list), or set \"sandboxRequired\": false to start it unconfined", e.Server, e.Reason)
 }
 
@@ -87,6 +95,9 @@ func Plan(p Policy, s Support) Status {
 		st.Unconfined = true
 		st.NotEnforced = []string{"everything: " + s.Detail}
 		return st
+	}
+	if s.Mechanism == MechanismSeatbelt { // macOS (seatbelt.go)
+		return seatbeltPlan(p, s)
 	}
 	st.Enforced = append(st.Enforced, fmt.Sprintf("files: read %d paths, write %d paths (Landlock)", len(p.Read), len(p.Write)))
 	if s.ABI < 2 {

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+)
+
+// seatbeltLaunch is sandboxLaunch on macOS, where sandbox.Probe says
+// "seatbelt": the server runs under /usr/bin/sandbox-exec -p PROFILE --
+// SERVER ARGS..., which applies the profile to itself and execs the server
+// in the same process (same pid and process group: the stop ladder and
+// the registry are as without a sandbox). No exec shim and no policy in
+// the environment: the profile is an argument. The runtime's needs and
+// the private temp directory are Linux's (sandbox.Runtime, privateTemp);
+// the profile lets the server bind and connect Unix sockets within that
+// temp and connect to the entry's "unix" list only, and denies the
+// protected paths (sandbox.Protected, StartOptions.Protected) last.
+//
+// It builds only the launch (no OS call but the temp directory and the
+// symbolic links' resolution), so it is tested on Linux; it has never run
+// on a Mac (docs/sandbox.md, "macOS").
+func seatbeltLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, path string, sup sandbox.Support) (*Launch, []string, *sandbox.Status, error) {
+	pol := spec.Sandbox
+	tmp, err := privateTemp(opts.SandboxTemp, spec.Name)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("server %q: the sandbox's private temp directory: %w", spec.Name, err)
+	}
+	home, _ := lookupEnv(env, "HOME", goosName)
+	read, write := sandbox.Runtime{Exe: launch.Path, Args: spec.Args, Cwd: spec.Cwd, Home: home, Path: path, Temp: tmp, Net: pol.Net}.Needs()
+	needs := sandbox.Needs{Exec: launch.Path, Read: read, Write: write, Temp: tmp, Deny: sandbox.Protected(home, opts.Protected...)}
+	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
+		env = setEnv(env, k, tmp)
+	}
+	for _, k := range socketEnv { // as on Linux: where the user's sockets are is not its business
+		env = unsetEnv(env, k)
+	}
+	if b := filepath.Base(launch.Resolved); pol.Net == sandbox.NetNone && (b == "npx" || b == "npm") {
+		// As on Linux: npx runs the package from its cache (the host's
+		// warm-up fetched it) instead of failing on the registry lookup.
+		if _, set := lookupEnv(env, "npm_config_prefer_offline", goosName); !set {
+			env = setEnv(env, "npm_config_prefer_offline", "true")
+		}
+	}
+	// sandbox-exec execs its command with execvp: the absolute path, and
+	// the server's own arguments after it (argv[0] becomes the path).
+	argv := append([]string{launch.Path}, launch.Args[min(1, len(launch.Args)):]...)
+	exe, args, err := sandbox.SeatbeltLaunch(pol, needs, argv)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("server %q: %w", spec.Name, err)
+	}
+	counted := pol // the status counts the runtime's paths too, as on Linux
+	counted.Read = append(append([]string(nil), pol.Read...), read...)
+	counted.Write = append(append([]string(nil), pol.Write...), write...)
+	st := sandbox.Plan(counted, sup)
+	return &Launch{Path: exe, Args: args, Resolved: launch.Resolved}, env, &st, nil
+}
