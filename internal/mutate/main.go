@@ -491,7 +491,11 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	var mu sync.Mutex
 	results := parallel(breaks, *jobs, func(i int, b Break) Result {
 		r := runTests(ctx, root, b, overlays[i], *timeout)
-		r.Detail = strings.ReplaceAll(r.Detail, brokenFiles[i], b.File) // a compiler's message names the real file
+		// A compiler's message names the real file.
+		r.Detail = strings.ReplaceAll(r.Detail, brokenFiles[i], b.File)
+		if rel, err := filepath.Rel(root, brokenFiles[i]); err == nil {
+			r.Detail = strings.ReplaceAll(r.Detail, rel, b.File)
+		}
 		mu.Lock()
 		fmt.Fprintf(stdout, "   %-8s %s (%.1f s)\n", r.Outcome, b.Name, r.Took.Seconds())
 		mu.Unlock()

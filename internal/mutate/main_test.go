@@ -146,6 +146,9 @@ run: TestNone
 			t.Errorf("%s: %q, want %s", name, lines[name], want)
 		}
 	}
+	if !strings.Contains(lines["does not build"], "does not build (example.com/m") || !strings.Contains(lines["does not build"], "m.go:7") {
+		t.Errorf("the build failure is not said, or not with the real file: %q", lines["does not build"])
+	}
 	if !strings.Contains(lines["max takes the smaller"], "TestMax") {
 		t.Errorf("the catching test is not named: %q", lines["max takes the smaller"])
 	}
