@@ -36,5 +36,11 @@ go test -race -count=1 -timeout 20m ./...
 echo "== Windows code paths under Wine"
 bash scripts/wine-test.sh
 
+echo "== mutation check (security code)"
+# Each one-line break of scripts/mutations.txt (the sandbox shims, the
+# redactor, the approval policy, the pin store, the OAuth sign-in) must
+# make its packages' tests fail (internal/mutate; docs/architecture.md).
+go run ./internal/mutate
+
 echo "== Installer packages (.deb, .rpm, .msi) and the darwin compile check"
 bash scripts/package-test.sh
