@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -339,6 +341,12 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	defer l.Close()
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", l.Addr().(*net.TCPAddr).Port)
 	results := make(chan url.Values, 1)
+	// expect is the state of the authorization request, known once its
+	// page is made. The listener is open to every local user: a return
+	// whose state is not this one is not the browser's (a forged or stale
+	// request) and is answered 400 and ignored, so that it cannot end the
+	// sign-in under way; the go-sdk checks the state again.
+	var expect atomic.Pointer[string]
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.URL.Path != "/callback" {
 			http.NotFound(w, req)
@@ -346,6 +354,14 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 		}
 		q := req.URL.Query()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if want := expect.Load(); want == nil || *want == "" || subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(*want)) != 1 {
+			m.log.Warn("a return to the sign-in's loopback listener was ignored: its state did not match the sign-in under way", "server", r.Name)
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, "<p>Switchboard: this request was ignored: its state did not match the sign-in to %s under way. "+
+				"The sign-in goes on: finish it in the page Switchboard opened, or start it again with 'switchboard servers login %s'.</p>",
+				html.EscapeString(r.Name), html.EscapeString(r.Name))
+			return
+		}
 		if e := q.Get("error"); e != "" {
 			fmt.Fprintf(w, "<p>Switchboard: the sign-in to %s was refused: %s</p>", html.EscapeString(r.Name), html.EscapeString(e))
 		} else {
@@ -380,9 +396,16 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 		RequestRefreshToken: true,
 		Client:              hc,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			if u, err := url.Parse(args.URL); err == nil {
-				resource = u.Query().Get("resource")
+			u, err := url.Parse(args.URL)
+			if err != nil {
+				return nil, fmt.Errorf("the authorization page's address does not parse: %w", err)
 			}
+			resource = u.Query().Get("resource")
+			state := u.Query().Get("state")
+			if state == "" {
+				return nil, errors.New("the authorization request has no state: a return to the loopback listener could not be told from a forged one")
+			}
+			expect.Store(&state)
 			flow.url <- args.URL
 			select {
 			case q := <-results:
