@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -177,7 +179,7 @@ func (r *refresher) Token() (*oauth2.Token, error) {
 	}
 	// A source of its own each time: the oauth2 package's would hand back
 	// the token it holds while that is valid by its own, shorter, margin.
-	hc := &http.Client{Timeout: time.Minute}
+	hc := &http.Client{Timeout: time.Minute, CheckRedirect: redirectPolicy(r.name, nil, nil, true)}
 	if r.rec.Resource != "" {
 		hc.Transport = &resourceParam{base: http.DefaultTransport, resource: r.rec.Resource}
 	}
@@ -197,6 +199,8 @@ func (r *refresher) Token() (*oauth2.Token, error) {
 	if tok.RefreshToken != "" {
 		r.rec.RefreshToken = tok.RefreshToken // rotated
 	}
+	// Before the request it is for: the server's answer is redacted.
+	r.m.activity.tokensSeen(r.name, r.rec.AccessToken, r.rec.RefreshToken)
 	if !r.save() {
 		return nil, &refusedError{errors.New("signed out")}
 	}
@@ -385,7 +389,11 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	}()
 
 	meta := &metaSniffer{base: remoteBase}
-	hc := &http.Client{Transport: meta, Timeout: time.Minute}
+	// Its requests carry the entry's headers (the first), a code, the
+	// client's secret: never to another origin, never from https to http
+	// (redirect.go).
+	hc := &http.Client{Transport: meta, Timeout: time.Minute,
+		CheckRedirect: redirectPolicy(r.Name, nil, slices.Collect(maps.Keys(r.Headers)), true)}
 	var got struct {
 		cfg *oauth2.Config
 		tok *oauth2.Token
@@ -484,6 +492,7 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	if got.cfg.ClientID != r.OAuth.ClientID {
 		rec.ClientSecret = got.cfg.ClientSecret // a registered client's ("" for a metadata document's)
 	}
+	m.activity.tokensSeen(r.Name, rec.AccessToken, rec.RefreshToken)
 	m.oauthMu.Lock()
 	defer m.oauthMu.Unlock()
 	s.oauthGen.Add(1) // the previous session's renewals no longer save
@@ -601,7 +610,7 @@ func (m *Manager) revoke(ctx context.Context, r *config.RemoteSpec, rec *tokenRe
 	if cfg.ClientSecret != "" {
 		req.SetBasicAuth(url.QueryEscape(cfg.ClientID), url.QueryEscape(cfg.ClientSecret))
 	}
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	resp, err := (&http.Client{Timeout: 30 * time.Second, CheckRedirect: redirectPolicy(r.Name, nil, nil, true)}).Do(req)
 	if err != nil {
 		return err
 	}
