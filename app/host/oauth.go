@@ -311,7 +311,7 @@ func (m *Manager) Login(ctx context.Context, name string) (string, error) {
 		cancel()
 		w := s.remoteWatch()
 		if err != nil {
-			m.log.Warn("sign-in failed", "server", name, "err", err)
+			m.log.Warn("sign-in failed", "server", name, "err", m.activity.redactString(err.Error())) // host.log: a token it quotes is redacted
 			w.set(hostapi.StateSignInNeeded, "the sign-in failed: "+err.Error())
 		} else {
 			m.log.Info("signed in", "server", name)
