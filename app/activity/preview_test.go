@@ -115,3 +115,45 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("preview %s, want %s", got, want)
 	}
 }
+
+// TestRedactorMinimumLength: the documented rule at its boundary. A value
+// of MinSecretLen-1 bytes is not redacted (and is named by Skipped); one of
+// exactly MinSecretLen bytes, and one of MinSecretLen+1, are redacted in
+// text and in a preview (both the decoding path and the fast path, which
+// stands aside only when the redactor changes the text). A comparison off
+// by one in either direction fails here (issue 31).
+func TestRedactorMinimumLength(t *testing.T) {
+	below := strings.Repeat("q", MinSecretLen-1)
+	at := strings.Repeat("w", MinSecretLen)
+	above := strings.Repeat("e", MinSecretLen+1)
+	r := NewRedactor(map[string]string{"BELOW": below, "AT": at, "ABOVE": above})
+	if s := r.Skipped(); len(s) != 1 || s[0] != "BELOW" {
+		t.Errorf("Skipped() = %v, want [BELOW] (only the value under %d bytes)", s, MinSecretLen)
+	}
+	for in, want := range map[string]string{
+		"x " + below + " y": "x " + below + " y", // under the minimum: kept
+		"x " + at + " y":    "x [secret AT] y",
+		"x " + above + " y": "x [secret ABOVE] y",
+	} {
+		if got := r.String(in); got != want {
+			t.Errorf("String(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for args, want := range map[string]string{
+		`{"k":"` + at + `"}`:    `{"k":"[secret AT]"}`,
+		`{"k":"` + above + `"}`: `{"k":"[secret ABOVE]"}`,
+		`{"k":"` + below + `"}`: `{"k":"` + below + `"}`,
+	} {
+		if got := Preview([]byte(args), true, r); got != want {
+			t.Errorf("Preview(%s) = %s, want %s", args, got, want)
+		}
+	}
+	// Alone, the minimum-length secret is the redactor's only value.
+	only := NewRedactor(map[string]string{"PIN": "1234"})
+	if got := Preview([]byte(`{"pin":"1234","n":1234}`), true, only); got != `{"pin":"[secret PIN]","n":"[secret PIN]"}` {
+		t.Errorf("a %d-byte secret alone: preview %s", MinSecretLen, got)
+	}
+	if len(only.Skipped()) != 0 {
+		t.Errorf("a %d-byte secret is skipped: %v", MinSecretLen, only.Skipped())
+	}
+}

@@ -647,8 +647,11 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 		var why string
 		if signingIn {
 			st.State = hostapi.StateSigningIn
-		} else if st.State, why = remoteState(c, st.State, w); why != "" && st.LastError != "" && !strings.Contains(st.LastError, why) {
-			st.LastError = why + " (" + st.LastError + ")"
+		} else if st.State, why = remoteState(c, st.State, w); why != "" {
+			// What the HTTP client saw may quote the server: redacted too.
+			if why = m.activity.redactString(why); st.LastError != "" && !strings.Contains(st.LastError, why) {
+				st.LastError = why + " (" + st.LastError + ")"
+			}
 		}
 	}
 	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
@@ -833,7 +836,10 @@ func (m *Manager) notRunning(s *server) error {
 // the same. A server that is not running is an error of the API's kind
 // (m.notRunning) rather than a tool error; one that is coming back by
 // itself (a restart) is waited for, as a gateway call is.
-func (m *Manager) Call(ctx context.Context, name, tool string, args any) (*mcp.CallToolResult, error) {
+func (m *Manager) Call(ctx context.Context, name, tool string, args any) (_ *mcp.CallToolResult, err error) {
+	// An error may quote the server (a JSON-RPC error's message): its
+	// secrets are redacted, as in its result (redact.go).
+	defer func() { err = m.activity.redactError(err) }()
 	s, err := m.get(name)
 	if err != nil {
 		return nil, err

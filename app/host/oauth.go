@@ -3,16 +3,20 @@ package host
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -175,7 +179,7 @@ func (r *refresher) Token() (*oauth2.Token, error) {
 	}
 	// A source of its own each time: the oauth2 package's would hand back
 	// the token it holds while that is valid by its own, shorter, margin.
-	hc := &http.Client{Timeout: time.Minute}
+	hc := &http.Client{Timeout: time.Minute, CheckRedirect: redirectPolicy(r.name, nil, nil, true)}
 	if r.rec.Resource != "" {
 		hc.Transport = &resourceParam{base: http.DefaultTransport, resource: r.rec.Resource}
 	}
@@ -195,6 +199,8 @@ func (r *refresher) Token() (*oauth2.Token, error) {
 	if tok.RefreshToken != "" {
 		r.rec.RefreshToken = tok.RefreshToken // rotated
 	}
+	// Before the request it is for: the server's answer is redacted.
+	r.m.activity.tokensSeen(r.name, r.rec.AccessToken, r.rec.RefreshToken)
 	if !r.save() {
 		return nil, &refusedError{errors.New("signed out")}
 	}
@@ -305,7 +311,7 @@ func (m *Manager) Login(ctx context.Context, name string) (string, error) {
 		cancel()
 		w := s.remoteWatch()
 		if err != nil {
-			m.log.Warn("sign-in failed", "server", name, "err", err)
+			m.log.Warn("sign-in failed", "server", name, "err", m.activity.redactString(err.Error())) // host.log: a token it quotes is redacted
 			w.set(hostapi.StateSignInNeeded, "the sign-in failed: "+err.Error())
 		} else {
 			m.log.Info("signed in", "server", name)
@@ -339,6 +345,12 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	defer l.Close()
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", l.Addr().(*net.TCPAddr).Port)
 	results := make(chan url.Values, 1)
+	// expect is the state of the authorization request, known once its
+	// page is made. The listener is open to every local user: a return
+	// whose state is not this one is not the browser's (a forged or stale
+	// request) and is answered 400 and ignored, so that it cannot end the
+	// sign-in under way; the go-sdk checks the state again.
+	var expect atomic.Pointer[string]
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.URL.Path != "/callback" {
 			http.NotFound(w, req)
@@ -346,6 +358,14 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 		}
 		q := req.URL.Query()
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if want := expect.Load(); want == nil || *want == "" || subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(*want)) != 1 {
+			m.log.Warn("a return to the sign-in's loopback listener was ignored: its state did not match the sign-in under way", "server", r.Name)
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, "<p>Switchboard: this request was ignored: its state did not match the sign-in to %s under way. "+
+				"The sign-in goes on: finish it in the page Switchboard opened, or start it again with 'switchboard servers login %s'.</p>",
+				html.EscapeString(r.Name), html.EscapeString(r.Name))
+			return
+		}
 		if e := q.Get("error"); e != "" {
 			fmt.Fprintf(w, "<p>Switchboard: the sign-in to %s was refused: %s</p>", html.EscapeString(r.Name), html.EscapeString(e))
 		} else {
@@ -369,7 +389,11 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	}()
 
 	meta := &metaSniffer{base: remoteBase}
-	hc := &http.Client{Transport: meta, Timeout: time.Minute}
+	// Its requests carry the entry's headers (the first), a code, the
+	// client's secret: never to another origin, never from https to http
+	// (redirect.go).
+	hc := &http.Client{Transport: meta, Timeout: time.Minute,
+		CheckRedirect: redirectPolicy(r.Name, nil, slices.Collect(maps.Keys(r.Headers)), true)}
 	var got struct {
 		cfg *oauth2.Config
 		tok *oauth2.Token
@@ -380,9 +404,16 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 		RequestRefreshToken: true,
 		Client:              hc,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			if u, err := url.Parse(args.URL); err == nil {
-				resource = u.Query().Get("resource")
+			u, err := url.Parse(args.URL)
+			if err != nil {
+				return nil, fmt.Errorf("the authorization page's address does not parse: %w", err)
 			}
+			resource = u.Query().Get("resource")
+			state := u.Query().Get("state")
+			if state == "" {
+				return nil, errors.New("the authorization request has no state: a return to the loopback listener could not be told from a forged one")
+			}
+			expect.Store(&state)
 			flow.url <- args.URL
 			select {
 			case q := <-results:
@@ -461,6 +492,7 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	if got.cfg.ClientID != r.OAuth.ClientID {
 		rec.ClientSecret = got.cfg.ClientSecret // a registered client's ("" for a metadata document's)
 	}
+	m.activity.tokensSeen(r.Name, rec.AccessToken, rec.RefreshToken)
 	m.oauthMu.Lock()
 	defer m.oauthMu.Unlock()
 	s.oauthGen.Add(1) // the previous session's renewals no longer save
@@ -578,7 +610,7 @@ func (m *Manager) revoke(ctx context.Context, r *config.RemoteSpec, rec *tokenRe
 	if cfg.ClientSecret != "" {
 		req.SetBasicAuth(url.QueryEscape(cfg.ClientID), url.QueryEscape(cfg.ClientSecret))
 	}
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	resp, err := (&http.Client{Timeout: 30 * time.Second, CheckRedirect: redirectPolicy(r.Name, nil, nil, true)}).Do(req)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -29,9 +30,10 @@ import (
 // needs a sign-in; servers.login gives the page, the browser's return
 // completes it; the tokens are in the keyring and in no file or log; the
 // tools work through the gateway; tokens near their expiry are renewed
-// (and saved); a refused renewal is "sign-in needed"; a mismatched state
-// or a wrong iss in the browser's return is refused; logout deletes the
-// tokens.
+// (and saved); a refused renewal is "sign-in needed"; a wrong iss in the
+// browser's return is refused; a forged return (a wrong state) is answered
+// 400 and ignored, and the sign-in it came into completes; logout deletes
+// the tokens.
 func TestOAuthSignIn(t *testing.T) {
 	old := refreshEarly
 	refreshEarly = time.Minute
@@ -83,13 +85,12 @@ func TestOAuthSignIn(t *testing.T) {
 		return res.URL
 	}
 
-	// A mismatched state and a wrong iss are refused.
+	// A wrong iss in the browser's return is refused.
 	for _, bad := range []struct {
 		what   string
 		tamper func(url.Values)
 		says   string
 	}{
-		{"state", func(q url.Values) { q.Set("state", "forged") }, "state mismatch"},
 		{"iss", func(q url.Values) { q.Set("iss", "http://127.0.0.1:1/evil") }, "issuer"},
 	} {
 		page := login()
@@ -116,8 +117,36 @@ func TestOAuthSignIn(t *testing.T) {
 		t.Errorf("a refused return was exchanged for tokens %d times", n)
 	}
 
-	// The real sign-in.
-	remotetest.Browse(t, login(), nil)
+	// The real sign-in, after forged returns: any local user can send a
+	// request to the loopback listener, and one whose state is not the
+	// sign-in's (wrong, missing; a code or an error) is answered 400 and
+	// ignored. The sign-in goes on, and the browser's return completes it.
+	page := login()
+	th.waitServer(t, "o", "signing in", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateSigningIn })
+	pu, err := url.Parse(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	callback := pu.Query().Get("redirect_uri")
+	for _, forged := range []string{"code=forged&state=wrong", "error=access_denied&state=wrong", "code=forged",
+		"code=forged&state=" + url.QueryEscape(pu.Query().Get("state")+"x")} {
+		resp, err := http.Get(callback + "?" + forged)
+		if err != nil {
+			t.Fatalf("a forged return (%s): %v", forged, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "state did not match") {
+			t.Errorf("a forged return (%s): HTTP %d %q; want 400 saying the state did not match", forged, resp.StatusCode, body)
+		}
+		if st := th.statusOf(t, "o"); st.State != hostapi.StateSigningIn {
+			t.Errorf("after a forged return (%s) the server is %s (%s), want still signing in", forged, st.State, st.LastError)
+		}
+	}
+	if n := rig.CodeSeen.Load(); n != 0 {
+		t.Errorf("a forged return was exchanged for tokens %d times", n)
+	}
+	remotetest.Browse(t, page, nil)
 	th.waitServer(t, "o", "running after the sign-in", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 1 })
 	v, err := store.Get(OAuthSecret("o"))
 	if err != nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -69,7 +71,7 @@ func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Tran
 		}
 		w := s.remoteWatch()
 		rt := &remoteRoundTripper{base: remoteBase, headers: headers, watch: w, name: c.Name,
-			broken: func() { m.remoteBroken(s) }}
+			origin: originOf(r.URL), broken: func() { m.remoteBroken(s) }}
 		if r.OAuth != nil {
 			rec, err := m.loadTokens(c.Name)
 			if err != nil {
@@ -88,11 +90,16 @@ func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Tran
 				w.set(hostapi.StateSignInNeeded, why)
 				return nil, &supervisor.UserError{Err: errors.New(why)}
 			}
+			// A server that echoes its token shows it redacted (redact.go).
+			m.activity.tokensSeen(c.Name, rec.AccessToken, rec.RefreshToken)
 			if rt.token, err = m.tokenSource(ctx, s, r, rec); err != nil {
 				return nil, err
 			}
 		}
-		hc := &http.Client{Transport: rt}
+		// The headers and the token go to the entry's origin only
+		// (redirect.go): the round tripper adds them there, and the
+		// client drops them, and refuses https to http, on a redirect.
+		hc := &http.Client{Transport: rt, CheckRedirect: redirectPolicy(c.Name, w, slices.Collect(maps.Keys(headers)), false)}
 		if r.Type == config.RemoteSSE {
 			return &mcp.SSEClientTransport{Endpoint: r.URL, HTTPClient: hc}, nil
 		}
@@ -161,23 +168,36 @@ func remoteSecretKey(v string) bool {
 	return strings.HasPrefix(v, "headers.") || strings.HasPrefix(v, "oauth.")
 }
 
-// remoteRoundTripper sends a remote server's headers with every request
-// and records how the server answered.
+// remoteRoundTripper sends a remote server's headers (and its token) with
+// every request to its origin, and records how the server answered.
 type remoteRoundTripper struct {
 	base    http.RoundTripper
 	headers http.Header
 	watch   *remoteWatch
 	name    string
+	origin  string             // the entry's url's (redirect.go): the only one the credentials go to
 	broken  func()             // the server cannot be reached: end the session
 	token   oauth2.TokenSource // a signed-in server's (oauth.go), or nil
 }
 
 func (t *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
-	for k, v := range t.headers {
-		r.Header[k] = v
+	own := origin(req.URL) == t.origin
+	if !own {
+		// Another origin (a redirect, an SSE endpoint elsewhere): none of
+		// the entry's credentials, even one a caller copied.
+		for k := range t.headers {
+			r.Header.Del(k)
+		}
+		for _, h := range sensitiveHeaders {
+			r.Header.Del(h)
+		}
+	} else {
+		for k, v := range t.headers {
+			r.Header[k] = v
+		}
 	}
-	if t.token != nil {
+	if t.token != nil && own {
 		tok, err := t.token.Token() // refreshed refreshEarly before it expires
 		if err != nil {
 			var re *refusedError
@@ -204,6 +224,9 @@ func (t *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 		return nil, err
 	}
 	switch {
+	case !own && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
+		t.watch.set(hostapi.StateUnauthorized, fmt.Sprintf("%s answered HTTP %d: it is another origin than the server's %s (a redirect pointed there), and the server's headers and token are never sent to another origin: fix the server's URL in the config to the address it redirects to",
+			shownURL(req.URL), resp.StatusCode, t.origin))
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		t.watch.set(hostapi.StateUnauthorized, fmt.Sprintf("%s refused the credentials: HTTP %d", shownURL(req.URL), resp.StatusCode))
 	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:

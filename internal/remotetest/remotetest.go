@@ -62,7 +62,13 @@ type OAuthRig struct {
 	Revocation atomic.Bool
 	Revoked    atomic.Int32
 
-	base     string // the MCP server's origin
+	// RedirectTo, when set, makes the MCP endpoint answer every request
+	// with a 307 to that address (a server that moved, or a hostile one
+	// sending the client elsewhere), before it checks the token.
+	RedirectTo atomic.Pointer[string]
+
+	base     string      // the MCP server's origin
+	server   *mcp.Server // its MCP server
 	mu       sync.Mutex
 	issued   []string        // every access and refresh token it gave
 	refreshR []string        // the resource parameter of each refresh grant ("" if none)
@@ -227,6 +233,7 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "signed in"}}}, nil, nil
 		})
+	rig.server = s
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/revoke" {
@@ -243,6 +250,10 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 				"authorization_servers": []string{as.Issuer()}, "scopes_supported": []string{"openid", "email"}})
 			return
 		}
+		if to := rig.RedirectTo.Load(); to != nil {
+			http.Redirect(w, r, *to, http.StatusTemporaryRedirect)
+			return
+		}
 		if !rig.valid(r.Header.Get("Authorization")) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata=%q, scope="openid email"`, prm))
 			http.Error(w, "sign in", http.StatusUnauthorized)
@@ -253,6 +264,34 @@ func NewOAuthRig(t testing.TB) *OAuthRig {
 	go srv.Serve(ml)
 	t.Cleanup(func() { srv.Close() })
 	return rig
+}
+
+// EchoTokens gives the MCP server three more tools of a careless server
+// that echoes the bearer token it was called with: "token" in its result,
+// "token-error" in a tool error, "token-fault" in a JSON-RPC error. Call
+// it before the host connects (the rig's other tests count one tool).
+func (rig *OAuthRig) EchoTokens() {
+	mcp.AddTool(rig.server, &mcp.Tool{Name: "token", Description: "says the bearer token it was called with"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "your token is " + bearer(req)}}}, nil, nil
+		})
+	mcp.AddTool(rig.server, &mcp.Tool{Name: "token-error", Description: "fails, quoting the bearer token"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, fmt.Errorf("the token %s is not allowed here", bearer(req))
+		})
+	rig.server.AddTool(&mcp.Tool{Name: "token-fault", Description: "a protocol error quoting the bearer token",
+		InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, fmt.Errorf("refused bearer %s", bearer(req))
+		})
+}
+
+// bearer is the token a tool call came with ("" if none).
+func bearer(req *mcp.CallToolRequest) string {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return ""
+	}
+	return strings.TrimPrefix(req.Extra.Header.Get("Authorization"), "Bearer ")
 }
 
 // register is the registration endpoint: a POST of client metadata with
