@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -28,8 +27,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
-
-const roleEnv = "SWITCHBOARD_SANDBOX_TEST_HELPER"
 
 var testExe string
 
@@ -44,70 +41,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	testExe = exe
-	if os.Getenv(roleEnv) == "probe" {
-		probeServer()
-		syscall.Exit(0)
-	}
 	os.Exit(m.Run())
-}
-
-// probeServer is a go-sdk MCP server whose tools try one thing each and
-// answer "ok" or "error: ...".
-func probeServer() {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "sandbox-probe", Version: "1"}, nil)
-	type arg struct {
-		Arg string `json:"arg"`
-	}
-	tool := func(name string, f func(string) error) {
-		mcp.AddTool(srv, &mcp.Tool{Name: name}, func(ctx context.Context, req *mcp.CallToolRequest, in arg) (*mcp.CallToolResult, any, error) {
-			text := "ok"
-			if err := f(in.Arg); err != nil {
-				text = "error: " + err.Error()
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
-		})
-	}
-	tool("read", func(p string) error { _, err := os.ReadFile(p); return err })
-	tool("list", func(p string) error { _, err := os.ReadDir(p); return err })
-	tool("write", func(p string) error { return os.WriteFile(p, []byte("written"), 0o600) })
-	tool("tmp", func(string) error { return os.WriteFile(filepath.Join(os.TempDir(), "probe"), []byte("x"), 0o600) })
-	tool("tcp", func(addr string) error {
-		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err == nil {
-			c.Close()
-		}
-		return err
-	})
-	tool("listen", func(string) error {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err == nil {
-			l.Close()
-		}
-		return err
-	})
-	tool("udp", func(addr string) error {
-		c, err := net.Dial("udp", addr)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		_, err = c.Write([]byte("udp probe"))
-		return err
-	})
-	tool("signal", func(pid string) error {
-		var n int
-		fmt.Sscan(pid, &n)
-		return syscall.Kill(n, syscall.SIGTERM)
-	})
-	tool("env", func(name string) error {
-		if v, ok := os.LookupEnv(name); ok {
-			return errors.New("set: " + v)
-		}
-		return nil
-	})
-	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-		fmt.Fprintln(os.Stderr, "probe server:", err)
-	}
 }
 
 // needLandlock skips (fails under CI) unless the kernel has Landlock ABI 6
@@ -147,12 +81,21 @@ func connect(t *testing.T, spec engine.Spec) (*mcp.ClientSession, *engine.Proces
 	return cs, proc
 }
 
-// call calls a tool and returns its text (an error result's text too).
-func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) string {
+// call runs one probe of the hostile server (sandboxtest.Serve: its tool
+// "try") and returns its text: "ok", or "denied: ERROR". The tests' old
+// names map to its probes: env is noenv (ok when unset), signal is kill
+// (SIGTERM).
+func call(t *testing.T, cs *mcp.ClientSession, probe string, args map[string]any) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	switch probe {
+	case "env":
+		probe = "noenv"
+	case "signal":
+		probe = "kill"
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "try", Arguments: map[string]any{"probe": probe, "arg": args["arg"]}})
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -183,7 +126,7 @@ func fakeHome(t *testing.T) (home, key string) {
 
 func probeSpec(t *testing.T, home string, pol sandbox.Policy) engine.Spec {
 	return engine.Spec{Name: t.Name(), Command: testExe, Env: map[string]engine.EnvValue{
-		roleEnv: engine.Literal("probe"), "HOME": engine.Literal(home)},
+		sandboxtest.RoleEnv: engine.Literal("serve"), "HOME": engine.Literal(home)},
 		Stderr: engine.Stderr{Kind: engine.StderrCapture}, StdinGrace: time.Second, TermGrace: time.Second, Sandbox: pol}
 }
 

@@ -124,6 +124,7 @@ var Probes = map[string]func(arg string) error{
 	},
 	// Other processes.
 	"signal": func(pid string) error { return unix.Kill(atoi(pid), unix.SIGCONT) },
+	"kill":   func(pid string) error { return unix.Kill(atoi(pid), unix.SIGTERM) },
 	"ptrace": func(pid string) error {
 		_, _, e := unix.Syscall6(unix.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(atoi(pid)), 0, 0, 0, 0)
 		if e != 0 {
