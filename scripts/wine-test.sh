@@ -7,6 +7,9 @@
 #   scripts/wine-test.sh [go test flags, e.g. -test.run Batch -test.count 2]
 #   WINE_TEST_PKGS=app/gateway scripts/wine-test.sh    (some packages only)
 #
+# The output ends with the skip report (scripts/skipreport, lane wine):
+# under CI=true a skip that scripts/skips-allowed.txt does not allow fails.
+#
 # Needs wine64 and gcc-mingw-w64-x86-64 (apt-get install -y wine64
 # gcc-mingw-w64-x86-64). Without wine it skips with a message, and fails
 # when CI=true. Each run uses a fresh, temporary WINEPREFIX.
