@@ -2,8 +2,13 @@
 # The whole test suite: formatting, vet, the race-enabled Go tests on
 # Linux, the Windows code paths under Wine, and a compile check for
 # Windows and macOS. Installs what it needs first (scripts/deps.sh).
+#
+#   scripts/test.sh          what CI runs (.ci/run, CI=true)
+#   scripts/test.sh -short   the Go tests with -short (a quicker local run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+short=
+if [[ ${1:-} == -short ]]; then short=-short; fi
 
 bash scripts/deps.sh
 
@@ -31,7 +36,10 @@ GOOS=windows CGO_ENABLED=0 "$staticcheck" -tags ci ./...
 GOOS=darwin CGO_ENABLED=0 "$staticcheck" -tags ci $(GOOS=darwin go list -e -tags ci ./... 2>/dev/null | grep -v -e '/ui$' -e '/ui/' -e '^github.com/switchboard-mcp/switchboard$')
 
 echo "== go test -race"
-go test -race -count=1 -timeout 20m ./...
+# -json through scripts/skipreport: the usual output (each package's line,
+# a failed test's whole output), then every skipped test with its reason;
+# under CI=true a skip that scripts/skips-allowed.txt does not name fails.
+go test -race -count=1 -timeout 20m -json $short ./... | go run ./scripts/skipreport -lane linux
 
 echo "== Windows code paths under Wine"
 bash scripts/wine-test.sh

@@ -7,6 +7,9 @@
 #   scripts/wine-test.sh [go test flags, e.g. -test.run Batch -test.count 2]
 #   WINE_TEST_PKGS=app/gateway scripts/wine-test.sh    (some packages only)
 #
+# The output ends with the skip report (scripts/skipreport, lane wine):
+# under CI=true a skip that scripts/skips-allowed.txt does not allow fails.
+#
 # Needs wine64 and gcc-mingw-w64-x86-64 (apt-get install -y wine64
 # gcc-mingw-w64-x86-64). Without wine it skips with a message, and fails
 # when CI=true. Each run uses a fresh, temporary WINEPREFIX.
@@ -94,17 +97,31 @@ fi
 cp "$tmp/bcryptprimitives.dll" "$sys32/bcryptprimitives.dll"
 echo "wine-test: prefix ready in $(elapsed)" >&2
 
-# Run from the temp dir: the test binary and its helpers live there.
+# Run from the temp dir: the test binary and its helpers live there. Each
+# binary's output goes through test2json (-test.v=test2json, as go test
+# -json runs it) into scripts/skipreport, which prints it as go test would
+# and then the skipped tests with their reasons: under CI=true a skip that
+# scripts/skips-allowed.txt does not allow (lane wine) fails the run.
+module=$(cd "$root" && go list -m)
+test2json=$(cd "$root" && go tool -n test2json)
+(cd "$root" && go build -o "$tmp/skipreport" ./scripts/skipreport)
 set +e
-rc=0
-for p in $pkgs; do
-	echo "wine-test: == $p" >&2
-	# A hang fails instead of blocking CI; flags given later win.
-	(cd "$tmp" && "$wine" "$tmp/${p//\//_}.test.exe" -test.v -test.timeout 10m "$@")
-	r=$?
-	echo "wine-test: $p exit code $r" >&2
-	((r == 0)) || rc=$r
-done
+{
+	rc=0
+	for p in $pkgs; do
+		echo "wine-test: == $p" >&2
+		# A hang fails instead of blocking CI; flags given later win.
+		(cd "$tmp" && "$wine" "$tmp/${p//\//_}.test.exe" -test.v=test2json -test.timeout 10m "$@" 2>&1) |
+			"$test2json" -t -p "$module/$p"
+		r=${PIPESTATUS[0]}
+		echo "wine-test: $p exit code $r" >&2
+		((r == 0)) || rc=$r
+	done
+	echo "$rc" >"$tmp/rc"
+} | (cd "$root" && "$tmp/skipreport" -lane wine)
+report=$?
 set -e
+rc=$(cat "$tmp/rc")
+((rc != 0)) || rc=$report
 echo "wine-test: tests finished in $(elapsed), exit code $rc" >&2
 exit "$rc"

@@ -248,8 +248,16 @@ func TestAppsBrokenFile(t *testing.T) {
 		t.Errorf("another app's row shows an error: %q", v.rows["claude-desktop"].err.Text)
 	}
 
-	// A file the user may not read (not for root, who may read anything).
-	if os.Geteuid() != 0 {
+	// A file the user may not read.
+	t.Run("unreadable file", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			// Root reads any file (mode 000 too), and CI runs as root.
+			asNobody(t, "^TestAppsBrokenFile$/^unreadable_file$", "--- PASS: TestAppsBrokenFile/unreadable_file")
+			return
+		}
+		parent := h.t
+		h.t = t // h.until fails this subtest
+		defer func() { h.t = parent }()
 		path2 := filepath.Join(home, ".gemini", "settings.json")
 		writeFixture(t, path2, []byte(`{"mcpServers": {}}`), 0o000)
 		// No Refresh: the page follows the apps' files.
@@ -260,7 +268,7 @@ func TestAppsBrokenFile(t *testing.T) {
 		if msg := v.rows["gemini-cli"].err.Text; !strings.Contains(msg, path2) || !strings.Contains(msg, "permission denied: give your user read and write access") {
 			t.Errorf("an unreadable file: %q", msg)
 		}
-	}
+	})
 }
 
 // TestAppsPermissionDenied shows a file that cannot be read, and one that

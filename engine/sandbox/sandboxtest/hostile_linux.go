@@ -224,12 +224,16 @@ var Probes = map[string]func(arg string) error{
 			return err
 		}
 		defer c.Close()
-		if _, err := c.Write([]byte(`{"id":1,"method":"servers.list"}` + "\n")); err != nil {
-			return err
-		}
+		// A refused peer is told why and closed at once: the write may
+		// then fail, and the refusal is still there to read.
+		_, werr := c.Write([]byte(`{"id":1,"method":"servers.list"}` + "\n"))
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		b := make([]byte, 4096)
 		n, err := c.Read(b)
-		if err != nil {
+		if n == 0 && werr != nil {
+			return werr
+		}
+		if err != nil && n == 0 {
 			return err
 		}
 		if s := string(b[:n]); strings.Contains(s, `"error"`) {
