@@ -81,7 +81,7 @@ type work struct {
 	vacuum bool // more free pages than keepFree: give them back
 	// shrunk says a step gave pages back: a checkpoint ends the work (see
 	// endWork).
-	shrunk bool
+	shrunk  bool
 	waiters []chan error // Prune calls waiting for the work to end
 }
 
