@@ -115,6 +115,9 @@ type Options struct {
 	// startPrune, when set (tests), holds the writer's first retention
 	// pass until it is closed.
 	startPrune <-chan struct{}
+	// bigStep, when set (tests), replaces the 16 MiB of a step that brings
+	// an oversized log down.
+	bigStep int64
 }
 
 // Log is an open activity log. Its methods are safe for concurrent use.
@@ -571,7 +574,7 @@ func (l *Log) commit(batch []item) error {
 	if l.opts.OnCommit != nil {
 		l.opts.OnCommit(len(batch))
 	}
-	l.wrote(bytes)
+	l.wrote(len(batch), bytes)
 	return nil
 }
 

@@ -42,15 +42,21 @@ type limits struct {
 }
 
 // bigStep is the most bytes one pruning or vacuum step handles while the
-// files are over their ceiling (an oversized log being brought down).
-const bigStep = 16 << 20
+// files are over their ceiling (an oversized log being brought down):
+// Options.bigStep, 16 MiB unless a test says.
+func (l *Log) bigStep() int64 {
+	if l.opts.bigStep > 0 {
+		return l.opts.bigStep
+	}
+	return 16 << 20
+}
 
 func clamp(v, lo, hi int64) int64 { return min(max(v, lo), hi) }
 
 func newLimits(maxBytes, page int64) limits {
 	if maxBytes <= 0 {
 		return limits{max: maxBytes, page: page, wal: 4 << 20, batch: 1 << 62, check: 1 << 62,
-			chunk: bigStep, vac: 1 << 20}
+			chunk: 16 << 20, vac: 1 << 20}
 	}
 	l := limits{max: maxBytes, page: page}
 	l.wal = clamp(maxBytes/8, 16*page, 4<<20)
@@ -83,6 +89,9 @@ type work struct {
 	// endWork).
 	shrunk  bool
 	waiters []chan error // Prune calls waiting for the work to end
+	// rows is the number of records while counted (see Log.rows).
+	rows    int64
+	counted bool
 }
 
 func (w *work) pending() bool { return w.age || w.check || w.size || w.vacuum }
@@ -95,17 +104,27 @@ const stepsPerCommit = 8
 // dbSize is the database's size as SQLite counts it.
 type dbSize struct {
 	pages, free int64 // page_count, freelist_count
-	rows        int64 // an estimate: the span of the ids
 }
 
 func (l *Log) measure(ctx context.Context) (dbSize, error) {
 	var s dbSize
 	err := l.db.QueryRowContext(ctx, `SELECT
 		(SELECT page_count FROM pragma_page_count()),
-		(SELECT freelist_count FROM pragma_freelist_count()),
-		coalesce((SELECT max(id) FROM calls) - (SELECT min(id) FROM calls) + 1, 0)`).
-		Scan(&s.pages, &s.free, &s.rows)
+		(SELECT freelist_count FROM pragma_freelist_count())`).Scan(&s.pages, &s.free)
 	return s, err
+}
+
+// rows is how many records there are: counted (count(*), one pass over
+// the smallest index) once in a retention pass, then kept by the steps'
+// deletions and the commits between them.
+func (l *Log) rows(ctx context.Context) (int64, error) {
+	if !l.w.counted {
+		if err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM calls`).Scan(&l.w.rows); err != nil {
+			return 0, err
+		}
+		l.w.counted = true
+	}
+	return l.w.rows, nil
 }
 
 // Prune applies retention now and returns when it is done: records older
@@ -133,7 +152,8 @@ func (l *Log) Prune(ctx context.Context) error {
 
 // wrote counts a committed batch's bytes and, every lim.check bytes,
 // has the size looked at; then it takes pending pruning steps.
-func (l *Log) wrote(bytes int64) {
+func (l *Log) wrote(records int, bytes int64) {
+	l.w.rows += int64(records)
 	if l.lim.max > 0 {
 		l.sinceCheck += bytes
 		if l.sinceCheck >= l.lim.check {
@@ -194,14 +214,17 @@ func (l *Log) pruneStep(ctx context.Context) error {
 	}
 	page := l.lim.page
 	live := (s.pages - s.free) * page
-	avg := int64(1)
-	if s.rows > 0 {
-		avg = max(1, live/s.rows)
+	rows, err := l.rows(ctx)
+	if err != nil {
+		return err
 	}
+	// What a record takes in pages, on average (its share of the
+	// indexes' and of pages not full included).
+	avg := max(1, live/max(1, rows))
 	over := l.lim.max > 0 && s.pages*page > l.lim.ceiling()
 	chunk := l.lim.chunk
 	if over {
-		chunk = max(chunk, bigStep)
+		chunk = max(chunk, l.bigStep())
 	}
 	switch {
 	case l.w.age:
@@ -212,7 +235,9 @@ func (l *Log) pruneStep(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if got, _ := res.RowsAffected(); got < n {
+		got, _ := res.RowsAffected()
+		l.w.rows -= got
+		if got < n {
 			l.w.age = false
 			l.w.check = true
 		}
@@ -225,16 +250,19 @@ func (l *Log) pruneStep(ctx context.Context) error {
 			l.w.vacuum = true
 		}
 	case l.w.size:
-		if live <= l.lim.low || s.rows == 0 {
+		if live <= l.lim.low || rows <= 0 {
 			l.w.size = false
 			l.w.check = true
 			return nil
 		}
 		n := min((live-l.lim.low+avg-1)/avg, max(1, chunk/avg))
-		if _, err := l.db.ExecContext(ctx, `DELETE FROM calls WHERE id IN
-			(SELECT id FROM calls ORDER BY time, id LIMIT ?)`, n); err != nil {
+		res, err := l.db.ExecContext(ctx, `DELETE FROM calls WHERE id IN
+			(SELECT id FROM calls ORDER BY time, id LIMIT ?)`, n)
+		if err != nil {
 			return err
 		}
+		got, _ := res.RowsAffected()
+		l.w.rows -= got
 	case l.w.vacuum:
 		excess := s.free - l.lim.keepFree/page
 		if over {
@@ -255,7 +283,7 @@ func (l *Log) pruneStep(ctx context.Context) error {
 		}
 		vac := l.lim.vac
 		if over {
-			vac = max(vac, bigStep)
+			vac = max(vac, l.bigStep())
 		}
 		if _, err := l.db.ExecContext(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, min(excess, max(1, vac/page)))); err != nil {
 			return err

@@ -4,89 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
-
-// diskBytes is the size of the database's files on disk: the database,
-// its -wal and its -shm (a missing one counts 0).
-func diskBytes(path string) int64 {
-	var n int64
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
-		if fi, err := os.Stat(p); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n
-}
-
-// floodArgs is size bytes of JSON arguments of many members, so that
-// each record's preview is full (1 KiB).
-func floodArgs(size int) []byte {
-	var b strings.Builder
-	b.WriteString("{")
-	for i := 0; b.Len() < size-200; i++ {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		fmt.Fprintf(&b, `"k%06d":"%s"`, i, strings.Repeat("v", 90))
-	}
-	b.WriteString("}")
-	return []byte(b.String())
-}
-
-// sampler stats the database's files every 200 µs until stop is called,
-// and returns the largest total it saw.
-func sampler(path string) (stop func() int64) {
-	var peak atomic.Int64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			if n := diskBytes(path); n > peak.Load() {
-				peak.Store(n)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(200 * time.Microsecond):
-			}
-		}
-	}()
-	return func() int64 {
-		close(done)
-		wg.Wait()
-		return peak.Load()
-	}
-}
-
-// flood adds batches batches of per records with 1 MiB arguments (full
-// 1 KiB previews) to l, flushing after each, and calls after(b, records)
-// after each batch. It returns the number of records added.
-func flood(t testing.TB, l *Log, batches, per int, after func(b, records int)) int {
-	args := floodArgs(1 << 20)
-	i := 0
-	for b := range batches {
-		for range per {
-			r := rec(fmt.Sprintf("server-%d", i%5), "flood", fmt.Sprintf("t%06d", i), t0.Add(time.Duration(i)*time.Millisecond), OK)
-			r.ResultBytes = 1 << 20
-			for !l.Add(r, args) {
-				flush(t, l)
-			}
-			i++
-		}
-		flush(t, l)
-		after(b, i)
-	}
-	return i
-}
 
 // checkNewest checks that l holds some but not all of the n records
 // flood added, and that they are the newest, contiguous.
@@ -241,4 +162,47 @@ func TestOversizedLogWithoutIncrementalVacuum(t *testing.T) {
 			t.Errorf("after batch %d: the database's files are %d bytes, over 1.1x MaxBytes", b, size)
 		}
 	})
+}
+
+// TestSizePruningWhenTimeIsNotIDOrder: records are pruned oldest first by
+// their time, which need not follow the order they were written in (a
+// record's time is its call's start; it is written when the call ends).
+// An oversized log written in four rounds that interleave in time is
+// brought within 1.1x MaxBytes keeping the newest by time, and keeps at
+// least half of MaxBytes of them: a step's count of records to delete
+// comes from the records there are, not from their ids.
+func TestSizePruningWhenTimeIsNotIDOrder(t *testing.T) {
+	const limit = 2 << 20
+	path := filepath.Join(tempDir(t), "activity.db")
+	w, err := Open(Options{Path: path, RetainDays: -1, MaxBytes: -1, QueueSize: 1 << 14})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds, per = 4, 1200
+	args := floodArgs(1 << 20)
+	for r := range rounds {
+		for i := range per {
+			at := i*rounds + r // the record's place in time
+			for !w.Add(rec("s", "a", fmt.Sprintf("t%06d", at), t0.Add(time.Duration(at)*time.Millisecond), OK), args) {
+				flush(t, w)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Steps of 512 KiB, so that the log is brought down in several.
+	l := open(t, Options{Path: path, RetainDays: -1, MaxBytes: limit, bigStep: 512 << 10})
+	<-l.settled
+	if size := diskBytes(path); size > limit*11/10 {
+		t.Errorf("the log's files are %d bytes after its first pass, over 1.1x MaxBytes (%d)", size, limit*11/10)
+	}
+	used, err := l.usedBytes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used < limit/2 {
+		t.Errorf("live pages %d bytes after the first pass: the log keeps less than half its limit (%d)", used, limit)
+	}
+	checkNewest(t, l, rounds*per)
 }
