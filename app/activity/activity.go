@@ -83,8 +83,9 @@ type Options struct {
 	RetainDays int
 	// MaxBytes bounds the database's files (0: 200 MB; negative: no size
 	// limit): the database, its -wal and -shm stay within 1.1x MaxBytes
-	// while records are written, and the live records keep to about 0.7x
-	// to 0.9x of it (docs/activity.md, "Size"). The writer prunes the
+	// while records are written, and the live records keep to between
+	// about 0.63x (at 1 MiB) and 0.96x (at 200 MB) of it (docs/activity.md,
+	// "Size"). The writer prunes the
 	// oldest records as it goes; an oversized database is brought down in
 	// the background after Open.
 	MaxBytes int64
