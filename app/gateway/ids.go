@@ -3,8 +3,11 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -158,3 +161,116 @@ func memberValue(obj []byte, key string) []byte {
 	}
 	return v
 }
+
+// The HTTP endpoint (the go-sdk's Streamable HTTP handler) decodes a
+// POST's message itself: httpIDs gives a request whose id the go-sdk would
+// not give back as written a stand-in in the body, and writes the client's
+// bytes in place of it in the answer (JSON or an SSE stream: the go-sdk
+// writes each message in one Write). A cancellation posted while the
+// request runs that names its id names the stand-in. A batch (an array,
+// the 2025-03-26 era) passes as it is.
+type httpIDs struct {
+	mu      sync.Mutex
+	running map[string]string // session + "\x00" + the client's id -> stand-in
+}
+
+var httpStandIns atomic.Uint64
+
+// wrap rewrites r's body and returns the writer for its answer and a
+// function to call once the answer is written; w as it is when there is
+// nothing to do.
+func (h *httpIDs) wrap(w http.ResponseWriter, r *http.Request, limit int) (http.ResponseWriter, func()) {
+	nothing := func() {}
+	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
+		return w, nothing
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, int64(limit)+1))
+	if err != nil || len(body) > limit {
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		return w, nothing
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	session := r.Header.Get("Mcp-Session-Id")
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return w, nothing
+	}
+	raw, method, params := memberValue(trimmed, `"id"`), memberValue(trimmed, `"method"`), memberValue(trimmed, `"params"`)
+	if method == nil {
+		return w, nothing
+	}
+	if raw == nil || string(raw) == "null" {
+		// A notification: a cancellation may name a stand-in.
+		if string(method) != `"notifications/cancelled"` || params == nil {
+			return w, nothing
+		}
+		req := memberValue(params, `"requestId"`)
+		if req == nil || canonicalID(req) {
+			return w, nothing
+		}
+		h.mu.Lock()
+		s, ok := h.running[session+"\x00"+string(req)]
+		h.mu.Unlock()
+		if !ok {
+			return w, nothing
+		}
+		enc, _ := json.Marshal(s)
+		np := splice(params, req, enc)
+		nb := splice(trimmed, params, np)
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(nb)), int64(len(nb))
+		return w, nothing
+	}
+	if canonicalID(raw) {
+		return w, nothing
+	}
+	s := standInPrefix + "h" + strconv.FormatUint(httpStandIns.Add(1), 10)
+	enc, _ := json.Marshal(s)
+	nb := splice(trimmed, raw, enc)
+	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(nb)), int64(len(nb))
+	key := session + "\x00" + string(raw)
+	h.mu.Lock()
+	if h.running == nil {
+		h.running = map[string]string{}
+	}
+	h.running[key] = s
+	h.mu.Unlock()
+	return &idWriter{ResponseWriter: w, standIn: enc, raw: bytes.Clone(raw)}, func() {
+		h.mu.Lock()
+		if h.running[key] == s {
+			delete(h.running, key)
+		}
+		h.mu.Unlock()
+	}
+}
+
+// splice returns obj with its subslice part replaced by with.
+func splice(obj, part, with []byte) []byte {
+	i := cap(obj) - cap(part) // part is a slice of obj
+	out := make([]byte, 0, len(obj)-len(part)+len(with))
+	out = append(out, obj[:i]...)
+	out = append(out, with...)
+	return append(out, obj[i+len(part):]...)
+}
+
+// idWriter writes the client's id in place of its stand-in.
+type idWriter struct {
+	http.ResponseWriter
+	standIn, raw []byte
+}
+
+func (w *idWriter) Write(p []byte) (int, error) {
+	if !bytes.Contains(p, w.standIn) {
+		return w.ResponseWriter.Write(p)
+	}
+	if _, err := w.ResponseWriter.Write(bytes.ReplaceAll(p, w.standIn, w.raw)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes,
+// deadlines).
+func (w *idWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -14,7 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
+	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/host/hosttest"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
@@ -86,6 +90,23 @@ func idOf(line []byte) []byte {
 	return id
 }
 
+// testIDs are the ids the tests send: numbers of every form and size,
+// strings with escapes, and plain ones.
+var testIDs = []string{
+	`1.5`, `1e3`, `1E+3`, `123456789012345678901234567890`, `-0`, `1.0`, `-7`, `0`, `42`,
+	`9007199254740993`, `-123456789012345678901234567890.5e-7`,
+	`"plain"`, `"a\"b\\c"`, `"\u0041\u00e9\ud83d\ude00"`, `"é😀"`, `"tab\there"`, `"\u2028"`, `"<&>"`, `""`,
+}
+
+// idsHost runs a real host with the echo server (and its HTTP endpoint).
+func idsHost(t *testing.T) *hosttest.Host {
+	t.Setenv("SHELL", "/bin/sh")
+	return hosttest.Start(t, map[string]any{"ids": map[string]any{
+		"command": testExe,
+		"env":     map[string]string{helperEnv: "mcp", "GORACE": "atexit_sleep_ms=0"},
+	}}, func(o *host.Options) { o.GatewayHTTPPort = -1 })
+}
+
 // TestIDsComeBackByteForByte: through a real host's gateway socket, with a
 // real stdio server behind it, every request gets its id back as the
 // client wrote it: numbers of any size and form, strings with escapes, on
@@ -94,11 +115,7 @@ func idOf(line []byte) []byte {
 // decode (null when it has none). Fails with the go-sdk's ids (1.5 came
 // back as 1, 1e3 as 1000, a 30-digit id as the least int64).
 func TestIDsComeBackByteForByte(t *testing.T) {
-	t.Setenv("SHELL", "/bin/sh")
-	th := hosttest.Start(t, map[string]any{"ids": map[string]any{
-		"command": testExe,
-		"env":     map[string]string{helperEnv: "mcp", "GORACE": "atexit_sleep_ms=0"},
-	}})
+	th := idsHost(t)
 	nc, err := api.DialGateway(context.Background(), api.GatewayPathFor(th.Opts.SocketPath))
 	if err != nil {
 		t.Fatal(err)
@@ -110,11 +127,6 @@ func TestIDsComeBackByteForByte(t *testing.T) {
 	}
 	c := &lineClient{t: t, nc: nc, br: br}
 
-	ids := []string{
-		`1.5`, `1e3`, `1E+3`, `123456789012345678901234567890`, `-0`, `1.0`, `-7`, `0`, `42`,
-		`9007199254740993`, `-123456789012345678901234567890.5e-7`,
-		`"plain"`, `"a\"b\\c"`, `"\u0041\u00e9\ud83d\ude00"`, `"é😀"`, `"tab\there"`, `"\u2028"`, `"<&>"`, `""`,
-	}
 	c.send(`{"jsonrpc":"2.0","id":1.5e0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ids-test","version":"1"}}}`)
 	if got := idOf(c.response()); string(got) != `1.5e0` {
 		t.Errorf("initialize: the response's id is %s, want 1.5e0", got)
@@ -132,7 +144,7 @@ func TestIDsComeBackByteForByte(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for _, id := range ids {
+	for _, id := range testIDs {
 		for _, req := range []string{
 			`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`,
 			`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`,
@@ -159,5 +171,80 @@ func TestIDsComeBackByteForByte(t *testing.T) {
 	c.send(`not json`)
 	if got := idOf(c.response()); string(got) != `null` {
 		t.Errorf("a line that is not JSON got an error with id %s, want null", got)
+	}
+}
+
+// TestHTTPIDsComeBackByteForByte: the same through the HTTP endpoint (the
+// go-sdk's Streamable HTTP handler), whose answers are SSE streams.
+func TestHTTPIDsComeBackByteForByte(t *testing.T) {
+	th := idsHost(t)
+	ac, err := api.Dial(context.Background(), th.Opts.SocketPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ac.Close()
+	var info hostapi.GatewayInfo
+	if err := ac.Call(context.Background(), hostapi.MethodGatewayTools, nil, &info); err != nil || info.HTTP == "" {
+		t.Fatalf("the HTTP endpoint: %+v %v", info, err)
+	}
+	token, err := gateway.Token(th.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := ""
+	post := func(body string) (id []byte, resp string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", info.HTTP, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if s := res.Header.Get("Mcp-Session-Id"); s != "" {
+			session = s
+		}
+		b, _ := io.ReadAll(res.Body)
+		for _, line := range strings.Split(string(b), "\n") {
+			line = strings.TrimPrefix(line, "data: ")
+			if strings.HasPrefix(line, "{") {
+				if id := idOf([]byte(line)); id != nil {
+					return id, line
+				}
+			}
+		}
+		return nil, string(b)
+	}
+	if id, resp := post(`{"jsonrpc":"2.0","id":1.5e0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"ids-test","version":"1"}}}`); string(id) != `1.5e0` {
+		t.Fatalf("initialize: id %s, want 1.5e0: %s", id, resp)
+	}
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, resp := post(`{"jsonrpc":"2.0","id":"wait","method":"tools/list"}`); strings.Contains(resp, "ids__echo") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server's tool is not listed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, id := range testIDs {
+		for _, req := range []string{
+			`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`,
+			`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`,
+			`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"ids__echo","arguments":{"text":"hi"}}}`,
+		} {
+			got, resp := post(req)
+			if string(got) != id {
+				t.Errorf("%s\n  answered with id %s, want %s: %s", req, got, id, resp)
+			}
+		}
 	}
 }
