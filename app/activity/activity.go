@@ -81,8 +81,13 @@ type Options struct {
 	// RetainDays keeps records this many days (0: 30; negative: no age
 	// limit).
 	RetainDays int
-	// MaxBytes bounds the database's live pages (0: 200 MB; negative: no
-	// size limit). Past it the oldest records go, down to 90% of it.
+	// MaxBytes bounds the database's files (0: 200 MB; negative: no size
+	// limit): the database, its -wal and -shm stay within 1.1x MaxBytes
+	// while records are written, and the live records keep to between
+	// about 0.63x (at 1 MiB) and 0.96x (at 200 MB) of it (docs/activity.md,
+	// "Size"). The writer prunes the
+	// oldest records as it goes; an oversized database is brought down in
+	// the background after Open.
 	MaxBytes int64
 	// QueueSize is how many records may wait for the writer (0: 4096).
 	// Beyond it Add drops them and counts them ([Log.Dropped]).
@@ -96,8 +101,9 @@ type Options struct {
 	// goroutine; a record is committed about Linger (plus the write) after
 	// Add. QueueSize must hold what comes in one Linger.
 	Linger time.Duration
-	// PruneEvery is how often retention runs (0: 1 h); it also runs at
-	// Open.
+	// PruneEvery is how often retention by age runs (0: 1 h); it also
+	// runs after Open, in the background. Retention by size runs as the
+	// writer writes.
 	PruneEvery time.Duration
 	// Redactor is the initial redactor (see [Log.SetRedactor]).
 	Redactor *Redactor
@@ -106,6 +112,13 @@ type Options struct {
 	OnCommit func(n int)
 	// Now is the clock for retention (nil: time.Now).
 	Now func() time.Time
+
+	// startPrune, when set (tests), holds the writer's first retention
+	// pass until it is closed.
+	startPrune <-chan struct{}
+	// bigStep, when set (tests), replaces the 16 MiB of a step that brings
+	// an oversized log down.
+	bigStep int64
 }
 
 // Log is an open activity log. Its methods are safe for concurrent use.
@@ -114,6 +127,7 @@ type Log struct {
 	opts    Options
 	queue   chan item
 	flushes chan chan error
+	prunes  chan chan error
 	done    chan struct{}
 	exited  chan struct{}
 	closed  atomic.Bool
@@ -124,6 +138,16 @@ type Log struct {
 	// rowsPerInsert, when set, replaces insertRows (for the benchmark's
 	// baseline of one row per statement).
 	rowsPerInsert int
+
+	lim        limits
+	autoVacuum int64 // PRAGMA auto_vacuum of the database
+	// The writer goroutine's own: retention still to do, the bytes
+	// written since the size was last looked at, and settled, closed when
+	// the first retention pass (the one Open starts) has ended.
+	w           work
+	sinceCheck  int64
+	settled     chan struct{}
+	settledDone bool
 }
 
 type item struct {
@@ -155,8 +179,9 @@ CREATE INDEX IF NOT EXISTS calls_server_time ON calls(server, time);
 CREATE INDEX IF NOT EXISTS calls_time ON calls(time);
 `
 
-// Open opens (creating if needed) the log at opts.Path, applies retention,
-// and starts its writer.
+// Open opens (creating if needed) the log at opts.Path and starts its
+// writer, which then applies retention in the background: Open does no
+// pruning itself, however large the database.
 func Open(opts Options) (*Log, error) {
 	if opts.Path == "" {
 		return nil, errors.New("activity: no database path given")
@@ -187,38 +212,69 @@ func Open(opts Options) (*Log, error) {
 		return nil, fmt.Errorf("activity: cannot create the database %s: %w (check that its directory exists and is writable)", opts.Path, err)
 	}
 	f.Close()
+	// A new database's pages are 4 KiB; one made otherwise is opened again
+	// with its own page size, which the WAL's limits are counted in.
+	lim := newLimits(opts.MaxBytes, 4096)
+	db, err := openDB(opts.Path, lim)
+	if err != nil {
+		return nil, err
+	}
+	var page, autoVacuum int64
+	err = db.QueryRow(`SELECT (SELECT page_size FROM pragma_page_size()), (SELECT auto_vacuum FROM pragma_auto_vacuum())`).Scan(&page, &autoVacuum)
+	if err == nil && page != lim.page {
+		db.Close()
+		lim = newLimits(opts.MaxBytes, page)
+		db, err = openDB(opts.Path, lim)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("activity: cannot read %s: %w (delete the file to start a new log)", opts.Path, err)
+	}
+	l := &Log{
+		db:         db,
+		opts:       opts,
+		queue:      make(chan item, opts.QueueSize),
+		flushes:    make(chan chan error),
+		prunes:     make(chan chan error),
+		done:       make(chan struct{}),
+		exited:     make(chan struct{}),
+		lim:        lim,
+		autoVacuum: autoVacuum,
+		settled:    make(chan struct{}),
+	}
+	l.red.Store(opts.Redactor)
+	go l.writer()
+	return l, nil
+}
+
+// openDB opens the database with the connection settings lim implies and
+// brings its schema up to date.
+func openDB(path string, lim limits) (*sql.DB, error) {
 	// auto_vacuum must precede the first table; busy_timeout lets a
-	// second process (the CLI reading) wait out the writer.
-	dsn := "file:" + pathURI(opts.Path) +
+	// second process (the CLI reading) wait out the writer. The WAL is
+	// checkpointed every lim.wal bytes and cut back to that size when it
+	// restarts, so that the -wal file counts in MaxBytes too.
+	dsn := "file:" + pathURI(path) +
 		"?_pragma=auto_vacuum(INCREMENTAL)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_txlock=immediate"
+		"&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)" +
+		fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)&_pragma=journal_size_limit(%d)", max(1, lim.wal/lim.page), lim.wal) +
+		"&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("activity: cannot open %s: %w", opts.Path, err)
+		return nil, fmt.Errorf("activity: cannot open %s: %w", path, err)
 	}
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("activity: cannot set up %s: %w (delete the file to start a new log)", opts.Path, err)
+		return nil, fmt.Errorf("activity: cannot set up %s: %w (delete the file to start a new log)", path, err)
 	}
 	if err := migrate(db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("activity: cannot bring %s up to date: %w (delete the file to start a new log)", opts.Path, err)
+		return nil, fmt.Errorf("activity: cannot bring %s up to date: %w (delete the file to start a new log)", path, err)
 	}
-	l := &Log{
-		db:      db,
-		opts:    opts,
-		queue:   make(chan item, opts.QueueSize),
-		flushes: make(chan chan error),
-		done:    make(chan struct{}),
-		exited:  make(chan struct{}),
-	}
-	l.red.Store(opts.Redactor)
-	if err := l.Prune(context.Background()); err != nil {
-		db.Close()
-		return nil, err
-	}
-	go l.writer()
-	return l, nil
+	return db, nil
 }
 
 // pathURI escapes a file path for a file: URI (the query separator and
@@ -316,37 +372,69 @@ func (l *Log) Close() error {
 
 func (l *Log) writer() {
 	defer close(l.exited)
+	defer l.endWork(errors.New("activity: the log is closed"))
 	prune := time.NewTicker(l.opts.PruneEvery)
 	defer prune.Stop()
 	batch := make([]item, 0, l.opts.BatchSize)
+	if l.opts.startPrune != nil {
+		select {
+		case <-l.opts.startPrune:
+		case <-l.done:
+		}
+	}
+	// The first retention pass, in the background: a step at a time
+	// between batches.
+	l.w.age, l.w.check = l.opts.RetainDays > 0, true
 	for {
+		// While retention is pending, a step is taken whenever nothing
+		// else is ready (and after each commit: see wrote).
+		var idle <-chan time.Time
+		if l.w.pending() {
+			idle = closedTime
+		}
 		select {
 		case it := <-l.queue:
-			flush := l.linger()
-			batch = append(batch[:0], it)
-			l.drain(&batch, l.opts.BatchSize)
-			l.commit(batch) // its error, if any, is drainAll's
-			if flush != nil {
-				flush <- l.drainAll(&batch)
-				continue
-			}
-			for { // what queued meanwhile, a batch at a time
-				batch = batch[:0]
-				if l.drain(&batch, l.opts.BatchSize); len(batch) == 0 {
-					break
-				}
-				l.commit(batch)
-			}
+			l.take(it, &batch)
 		case reply := <-l.flushes:
 			reply <- l.drainAll(&batch)
+		case reply := <-l.prunes:
+			l.w.age, l.w.check = l.opts.RetainDays > 0, true
+			l.w.waiters = append(l.w.waiters, reply)
 		case <-prune.C:
-			if err := l.Prune(context.Background()); err != nil {
-				l.setErr(err)
-			}
+			l.w.age, l.w.check = l.opts.RetainDays > 0, true
 		case <-l.done:
 			l.drainAll(&batch)
 			return
+		case <-idle:
+			l.step()
 		}
+	}
+}
+
+// closedTime is always ready: the writer's idle case while retention is
+// pending.
+var closedTime = func() <-chan time.Time {
+	c := make(chan time.Time)
+	close(c)
+	return c
+}()
+
+// take writes it and what queues behind it, a batch at a time.
+func (l *Log) take(it item, batch *[]item) {
+	flush := l.linger()
+	*batch = append((*batch)[:0], it)
+	l.drain(batch, l.opts.BatchSize)
+	l.commit(*batch) // its error, if any, is drainAll's
+	if flush != nil {
+		flush <- l.drainAll(batch)
+		return
+	}
+	for { // what queued meanwhile, a batch at a time
+		*batch = (*batch)[:0]
+		if l.drain(batch, l.opts.BatchSize); len(*batch) == 0 {
+			return
+		}
+		l.commit(*batch)
 	}
 }
 
@@ -374,16 +462,28 @@ func (l *Log) linger() chan error {
 	return nil
 }
 
-// drain appends queued items to batch up to max without waiting.
+// drain appends queued items to batch without waiting, up to max items
+// and lim.batch estimated bytes (one transaction's share of the WAL).
 func (l *Log) drain(batch *[]item, max int) {
-	for len(*batch) < max {
+	var bytes int64
+	for _, it := range *batch {
+		bytes += it.bytes()
+	}
+	for len(*batch) < max && bytes < l.lim.batch {
 		select {
 		case it := <-l.queue:
 			*batch = append(*batch, it)
+			bytes += it.bytes()
 		default:
 			return
 		}
 	}
+}
+
+// bytes estimates what the item will take in the database (its preview
+// is not built yet: the arguments' length stands for it).
+func (it *item) bytes() int64 {
+	return recordBytes(&it.rec, min(len(it.args), PreviewLimit), len(it.rec.Target))
 }
 
 // drainAll commits everything queued now; it returns the last error.
@@ -465,7 +565,7 @@ func migrate(db *sql.DB) error {
 // commit writes batch in one transaction. A failed batch is lost (and
 // counted as dropped): the writer must not stall the host.
 func (l *Log) commit(batch []item) error {
-	err := l.write(batch)
+	bytes, err := l.write(batch)
 	if err != nil {
 		l.dropped.Add(uint64(len(batch)))
 		err = fmt.Errorf("activity: cannot write %d records to %s: %w", len(batch), l.opts.Path, err)
@@ -475,13 +575,16 @@ func (l *Log) commit(batch []item) error {
 	if l.opts.OnCommit != nil {
 		l.opts.OnCommit(len(batch))
 	}
+	l.wrote(len(batch), bytes)
 	return nil
 }
 
-func (l *Log) write(batch []item) error {
+// write writes batch in one transaction and returns an estimate of the
+// bytes it added (recordBytes).
+func (l *Log) write(batch []item) (int64, error) {
 	tx, err := l.db.Begin()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.Rollback()
 	// Rows go in statements of insertRows rows each (the last one
@@ -498,12 +601,13 @@ func (l *Log) write(batch []item) error {
 		rows = l.rowsPerInsert
 	}
 	args := make([]any, 0, rows*insertCols)
+	var bytes int64
 	for len(batch) > 0 {
 		n := min(len(batch), rows)
 		st := stmts[n]
 		if st == nil {
 			if st, err = tx.Prepare(insertN(n)); err != nil {
-				return err
+				return 0, err
 			}
 			stmts[n] = st
 		}
@@ -511,14 +615,16 @@ func (l *Log) write(batch []item) error {
 		for _, it := range batch[:n] {
 			r := it.rec
 			preview := Preview(it.args, it.complete, it.red)
+			target := it.red.String(r.Target)
+			bytes += recordBytes(&r, len(preview), len(target))
 			args = append(args, r.Time.UnixNano(), r.App, r.Conn, r.Server, string(r.Kind),
-				it.red.String(r.Target), r.ArgBytes, r.ResultBytes, preview,
+				target, r.ArgBytes, r.ResultBytes, preview,
 				int64(r.Duration), string(r.Outcome), r.Code, r.Approval, int64(r.Wait))
 		}
 		if _, err := st.Exec(args...); err != nil {
-			return err
+			return 0, err
 		}
 		batch = batch[n:]
 	}
-	return tx.Commit()
+	return bytes, tx.Commit()
 }

@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 	if benchDir != "" {
 		os.RemoveAll(benchDir)
 	}
+	templateDirs.Range(func(dir, _ any) bool {
+		os.RemoveAll(dir.(string))
+		return true
+	})
 	os.Exit(code)
 }
 
@@ -410,6 +414,7 @@ func TestRetentionByAge(t *testing.T) {
 	// At Open too: a day later "edge" is past 2 days.
 	l.Close()
 	l = open(t, Options{Path: path, RetainDays: 2, Now: func() time.Time { return now.Add(24 * time.Hour) }})
+	<-l.settled // the pass Open starts, in the background
 	rs, _ = l.Query(context.Background(), Filter{})
 	if len(rs) != 1 || rs[0].Target != "new" {
 		t.Errorf("after reopening a day later: %v, want new", rs)

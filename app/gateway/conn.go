@@ -347,6 +347,10 @@ type sockConn struct {
 	// SDKOnly diagnostic, or a backend that cannot relay).
 	rb RawBackend
 
+	// ids are the stand-ins of the ids the go-sdk would not give back as
+	// written (ids.go).
+	ids idMap
+
 	leanMu     sync.Mutex
 	lean       map[jsonrpc.ID]*leanEntry // lean calls in flight
 	leanClosed bool                      // the connection ended: no new ones
@@ -413,6 +417,9 @@ func (c *sockConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		b = c.ids.restore(b, resp) // the client's id, as it wrote it
 	}
 	return c.send(append(b, '\n'))
 }
@@ -581,6 +588,9 @@ func (c *sockConn) readLoop() {
 				recoverID(line), jsonrpc.CodeParseError, e)
 			_ = c.send([]byte(resp))
 			continue
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok {
+			c.ids.swap(line, req)
 		}
 		select {
 		case c.msgs <- msg:

@@ -98,6 +98,8 @@ type httpEndpoint struct {
 	token  []byte  // read from the keyring when the endpoint starts and on ReloadHTTPToken; never on a request
 	search *facade // the search-mode facade, once a session asked for it
 	closed bool
+
+	ids httpIDs // the stand-ins of ids the go-sdk would rewrite (ids.go)
 }
 
 // facadeFor is the facade of a session that request r begins: the search
@@ -273,6 +275,8 @@ func (e *httpEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetReadDeadline(time.Now().Add(httpBodyTimeout))
 		r.Body = &liftAtEOF{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
 	}
+	w, done := e.ids.wrap(w, r, e.g.opts.MaxMessageSize)
+	defer done()
 	e.mcp.ServeHTTP(w, r)
 }
 

@@ -97,29 +97,28 @@ func (c *sockConn) tryLean(line []byte) bool {
 	return false
 }
 
-// rawID returns a request's id, if it is a valid one (a string or a
-// number; not null).
+// rawID returns a request's id, if it is one the lean path takes: a
+// string or a number that the go-sdk's jsonrpc.ID holds exactly
+// (canonicalID). Any other id (1.5, 1e3, a 30-digit number, a string with
+// escapes) goes to the go-sdk's path, where the connection gives it a
+// stand-in (ids.go): as a key of the lean calls in flight, 1.5 and 1 would
+// be one id, and a cancellation of one would withdraw the other.
 func rawID(raw []byte) (jsonrpc.ID, bool) {
-	if len(raw) == 0 {
+	if !canonicalID(raw) {
 		return jsonrpc.ID{}, false
-	}
-	if raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
-		id, err := jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
-		return id, err == nil
-	}
-	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-		id, err := jsonrpc.MakeID(float64(n))
-		return id, err == nil
 	}
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return jsonrpc.ID{}, false
+	if raw[0] == '"' {
+		v = string(raw[1 : len(raw)-1])
+	} else {
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			return jsonrpc.ID{}, false
+		}
+		v = float64(n) // exact: at most 15 digits
 	}
 	id, err := jsonrpc.MakeID(v)
-	if err != nil || !id.IsValid() {
-		return jsonrpc.ID{}, false
-	}
-	return id, true
+	return id, err == nil
 }
 
 // parseCallParams sorts out a tools/call's params; ok is false for params
