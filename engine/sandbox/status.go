@@ -44,7 +44,7 @@ func (s Support) String() string {
 		b.WriteString(", signal and abstract-socket scoping")
 	}
 	if s.NetNone != "" {
-		b.WriteString("; net none also blocks UDP and other socket families (" + s.NetNone + ")")
+		b.WriteString("; no Unix sockets, listening, io_uring or key rings in any preset, and net none also blocks UDP and other socket families (" + s.NetNone + ")")
 	}
 	if s.Detail != "" {
 		b.WriteString("; " + s.Detail)
