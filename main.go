@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/cli"
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/inherited"
 	// The sandbox's exec shim in C: with cgo it confines and execve's a
 	// server before the Go runtime starts (docs/sandbox.md).
 	_ "github.com/switchboard-mcp/switchboard/engine/sandbox/cshim"
@@ -26,6 +27,10 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.ShimArg {
 		os.Exit(sandbox.ShimMain(os.Args[2:]))
 	}
+	// Nothing this process inherited (an AI app's or a terminal's extra
+	// descriptors) passes to what it starts: a host, and the host's
+	// servers. A host also closes them at its start (app/hostrun).
+	_, _ = inherited.Seal()
 	localefix.Restore()
 	// An AI app may start us (`switchboard bridge`, and through it a host)
 	// with a stripped or empty environment: what programs need of the user

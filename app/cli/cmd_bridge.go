@@ -7,6 +7,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"io"
 	"net"
+	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -105,7 +107,10 @@ func connectGateway(ctx context.Context, sock, gw string, stderr io.Writer) (net
 	fmt.Fprintln(stderr, "switchboard bridge: no Switchboard host runs; starting one")
 	sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if err := service.StartHost(sctx, "", sock); err != nil {
+	// The host serves every app until it stops: it takes none of this
+	// app's switches and settings, only who the user is and where
+	// (bridge.HostEnv).
+	if err := service.StartHostEnv(sctx, "", sock, bridge.HostEnv(os.Environ(), runtime.GOOS)); err != nil {
 		return nil, fmt.Errorf("no Switchboard host runs and none could be started: %w", err)
 	}
 	// The host listens on the gateway before its API answers; a host

@@ -59,7 +59,7 @@
 // Every tools/call, on every path, goes through app/relay (ids, the
 // answer's tap, timeout, cancellation, error wording, the hook), through
 // the backend's [RawBackend]; SDKOnly (SWITCHBOARD_GATEWAY_SDK_ONLY=1) is
-// the diagnostic that goes through the go-sdk's client instead.
+// the tests' switch (honoured by test builds only) that goes through the go-sdk's client instead.
 //
 // Streamable HTTP on 127.0.0.1 is off unless "gateway": {"httpPort": N} is
 // in the config. Every request needs "Authorization: Bearer TOKEN" with the

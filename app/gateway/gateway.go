@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,11 +14,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/internal/accept"
+	"github.com/switchboard-mcp/switchboard/internal/testhooks"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
 // SDKOnlyEnv, set to 1 in the host's environment, turns the lean path off
-// (a diagnostic, and the benchmark's comparison).
+// (the tests' and the benchmark's comparison). Only a test binary or a
+// build with the switchboard_testhooks tag reads it (internal/testhooks):
+// the shipped program ignores it (docs/environment.md).
 const SDKOnlyEnv = "SWITCHBOARD_GATEWAY_SDK_ONLY"
 
 // DefaultMaxMessageSize bounds a message from a socket client (the
@@ -109,8 +111,9 @@ func New(o Options) *Gateway {
 	if o.QueueBytes <= 0 {
 		o.QueueBytes = 4 * o.MaxMessageSize
 	}
-	if os.Getenv(SDKOnlyEnv) == "1" {
+	if testhooks.Getenv(SDKOnlyEnv) == "1" {
 		o.SDKOnly = true
+		o.Logger.Warn("the gateway's lean path is off: " + SDKOnlyEnv + "=1, a test switch")
 	}
 	g := &Gateway{
 		opts: o, backend: o.Backend, log: o.Logger.With("part", "gateway"),

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/internal/inherited"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -50,6 +51,11 @@ const CPUProfileEnv = "SWITCHBOARD_CPUPROFILE"
 // Run runs a host in this process until ctx ends or it is told to stop
 // (host.Run).
 func Run(ctx context.Context, o Options) error {
+	// The descriptors this process inherited (main marked them
+	// close-on-exec, internal/inherited): a host that runs for hours
+	// holds none of them, such as the write end of a pipe whose reader
+	// waits for its end.
+	inherited.Close()
 	if path := os.Getenv(CPUProfileEnv); path != "" {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		if err != nil {

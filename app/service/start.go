@@ -19,6 +19,12 @@ import (
 // (its own session, stdio on the null device, so it does not die with the
 // tray or the AI app that started it).
 func StartHost(ctx context.Context, exe, socket string) error {
+	return StartHostEnv(ctx, exe, socket, nil)
+}
+
+// StartHostEnv is [StartHost] with the detached host's environment: env
+// (nil: this process's). The service manager's host has its own.
+func StartHostEnv(ctx context.Context, exe, socket string, env []string) error {
 	if used, err := StartInstalled(ctx, socket); used {
 		return err
 	}
@@ -30,6 +36,7 @@ func StartHost(ctx context.Context, exe, socket string) error {
 	}
 	cmd := exec.Command(exe, "serve", "--on-demand")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // the null device
+	cmd.Env = env
 	cmd.SysProcAttr = detached()
 	// Through engine.StartChild: in a process that is also a host (a
 	// child subreaper), the orphan reaper must leave this child, in a

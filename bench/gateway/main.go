@@ -142,7 +142,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	sb := filepath.Join(c.work, "bin", "switchboard")
 	server := filepath.Join(c.work, "bin", "mcpserver")
 	for _, b := range [][2]string{{sb, "."}, {server, "./bench/host/mcpserver"}, {tinyPath(sb), "./bench/bridgestart/tinyserver"}} {
-		cmd := exec.Command("go", "build", "-o", b[0], b[1])
+		// The tag makes the host honour SWITCHBOARD_GATEWAY_SDK_ONLY (the
+		// go-sdk rows): the shipped build ignores it (internal/testhooks).
+		cmd := exec.Command("go", "build", "-tags", "switchboard_testhooks", "-o", b[0], b[1])
 		cmd.Dir = c.repo
 		cmd.Env = append(os.Environ(), "CGO_ENABLED="+map[bool]string{true: "0", false: "1"}[b[0] == tinyPath(sb)])
 		if o, err := cmd.CombinedOutput(); err != nil {

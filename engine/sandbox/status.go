@@ -7,7 +7,10 @@ import (
 )
 
 // ABIEnv, for tests only, caps the Landlock ABI [Probe] reports on Linux
-// (0 simulates a kernel without Landlock): SWITCHBOARD_LANDLOCK_ABI=0.
+// (0 simulates a kernel without Landlock): SWITCHBOARD_LANDLOCK_ABI=0. It
+// is read only by a test binary or a build with the switchboard_testhooks
+// tag (internal/testhooks): the shipped program ignores it, so that no
+// environment can turn the sandbox off (docs/environment.md).
 const ABIEnv = "SWITCHBOARD_LANDLOCK_ABI"
 
 // Support is what this machine can enforce (see [Probe]).

@@ -2,12 +2,12 @@ package catalog
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/configedit"
+	"github.com/switchboard-mcp/switchboard/internal/testhooks"
 )
 
 // fit is the sandbox a template's server gets when it is added (issue 16,
@@ -54,7 +54,8 @@ var enforcedHere = runtime.GOOS == "linux"
 // set: then the machine enforces nothing either. The journeys set it: they
 // run the catalog's servers through a stand-in npx that a sandbox would
 // not let reach the installed packages.
-func enforced() bool { return enforcedHere && os.Getenv("SWITCHBOARD_LANDLOCK_ABI") != "0" }
+// Like the engine, only a test build reads it (internal/testhooks).
+func enforced() bool { return enforcedHere && testhooks.Getenv("SWITCHBOARD_LANDLOCK_ABI") != "0" }
 
 // SandboxPreset is the preset the template's server is added with: off,
 // strict, files or network.

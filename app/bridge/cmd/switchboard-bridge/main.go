@@ -9,8 +9,12 @@ import (
 	"os"
 
 	"github.com/switchboard-mcp/switchboard/app/bridge"
+	"github.com/switchboard-mcp/switchboard/internal/inherited"
 )
 
 func main() {
+	// Nothing the AI app left open passes to `switchboard bridge`, which
+	// replaces this program when no host runs, nor to the host it starts.
+	_ = inherited.MarkAll()
 	os.Exit(bridge.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }

@@ -1,0 +1,6 @@
+//go:build !switchboard_testhooks
+
+package testhooks
+
+// tagged: the shipped build.
+const tagged = false

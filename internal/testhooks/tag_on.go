@@ -1,0 +1,6 @@
+//go:build switchboard_testhooks
+
+package testhooks
+
+// tagged: built with switchboard_testhooks.
+const tagged = true
