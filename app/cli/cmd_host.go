@@ -8,7 +8,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -23,40 +22,13 @@ import (
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
-// LogPath is where a host writes host.log: the user's cache directory.
-func LogPath() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "switchboard", "host.log")
-}
+// LogPath is where a host writes host.log: the user's cache directory
+// (config.LogPath).
+func LogPath() string { return config.LogPath() }
 
-// StateDir is where a host keeps its state (the activity log): the
-// user's state directory, $XDG_STATE_HOME/switchboard
-// (~/.local/state/switchboard) on Linux and the BSDs, the user's
-// application data on macOS and Windows; "" when there is none (the host
-// then keeps no activity log, and status says so).
-func StateDir(getenv func(string) string) string {
-	switch runtime.GOOS {
-	case "darwin", "windows":
-		dir, err := os.UserConfigDir()
-		if runtime.GOOS == "windows" {
-			dir, err = os.UserCacheDir() // %LocalAppData%: not roamed
-		}
-		if err != nil {
-			return ""
-		}
-		return filepath.Join(dir, "switchboard")
-	}
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "switchboard")
-	}
-	if home := getenv("HOME"); filepath.IsAbs(home) {
-		return filepath.Join(home, ".local", "state", "switchboard")
-	}
-	return ""
-}
+// StateDir is where a host keeps its state (the activity log, the pins):
+// config.StateDir.
+func StateDir(getenv func(string) string) string { return config.StateDir(getenv) }
 
 func (e *env) serve(a *argv) error {
 	onDemand, asService := a.flag("on-demand"), a.flag("service")
