@@ -228,6 +228,11 @@ func (e *env) status(*argv) error {
 		if l := sandboxLine(s.Sandbox); l != "" {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(l))
 		}
+		for _, p := range s.Issues {
+			if p.Warning { // a note: it stops nothing (the strict sandbox of a server given folders)
+				fmt.Fprintf(e.stdout, "%s: note: %s\n", s.Name, termtext.Escape(problemLine(p)))
+			}
+		}
 		// A command not found is usually the last error too: said once,
 		// with what to do about it (the host's install remedy, as data;
 		// an older host's status has none: its words say it).

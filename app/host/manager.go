@@ -57,6 +57,10 @@ type ServerConfig struct {
 	// Remote, for a remote entry (remote.go), is what the host connects
 	// to; Spec then holds only the numeric options. nil: a local server.
 	Remote *config.RemoteSpec
+	// Notes are what is worth saying of the entry that stops nothing
+	// (config.Server.Notes: "strict" on a server given folders), each a
+	// Problem with Warning set; the status gives them as Issues.
+	Notes []hostapi.Problem
 }
 
 // Manager owns the supervised servers of a host.
@@ -661,6 +665,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled && c.Remote == nil {
 		st.Issues = append(st.Issues, *p)
 	}
+	st.Issues = append(st.Issues, c.Notes...) // last: what needs the user comes first
 	s.cacheMu.Lock()
 	st.Tools, st.Prompts, st.Resources = len(s.tools), len(s.prompts), len(s.resources)
 	if sleeping && s.slept != nil {

@@ -103,6 +103,7 @@ func Statuses(f *config.File, path, pathName string) []hostapi.ServerStatus {
 		} else {
 			st.Resolved = l.Resolved
 		}
+		st.Issues = append(st.Issues, c.Notes...) // as the host says them (app/host's statusOf)
 		out = append(out, st)
 	}
 	return out
