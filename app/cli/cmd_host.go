@@ -51,7 +51,7 @@ func (e *env) serve(a *argv) error {
 	opts := hostrun.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(), StateDir: StateDir(e.getenv),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
-		UserEnvFilled: api.FilledUserEnv(), PinsPath: pinsPath(e.getenv),
+		UserEnvFilled: api.FilledUserEnv(), PinsPath: pinsPath(e.getenv), SandboxTemp: config.SandboxTempRoot(),
 	}
 	if asService {
 		return e.serveService(opts)

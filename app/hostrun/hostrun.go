@@ -40,6 +40,9 @@ type Options struct {
 	UserEnvFilled []string
 	// PinsPath is the tool pin file (host.Options.PinsPath).
 	PinsPath string
+	// SandboxTemp is the folder of the sandboxed servers' temp
+	// directories (host.Options.SandboxTemp).
+	SandboxTemp string
 }
 
 // CPUProfileEnv names a file in the host's environment: the host writes a
@@ -68,6 +71,7 @@ func Run(ctx context.Context, o Options) error {
 		ConfigPath: o.ConfigPath, RuntimeDir: o.RuntimeDir, SocketPath: o.SocketPath, LogPath: o.LogPath, StateDir: o.StateDir,
 		Secrets: o.Secrets, OnDemand: o.OnDemand, Service: o.Service, IdleTimeout: o.IdleTimeout,
 		Version: o.Version, Stderr: o.Stderr, UserEnvFilled: o.UserEnvFilled, PinsPath: o.PinsPath,
+		SandboxTemp: o.SandboxTemp,
 	})
 }
 
