@@ -8,7 +8,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -23,40 +22,13 @@ import (
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
-// LogPath is where a host writes host.log: the user's cache directory.
-func LogPath() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "switchboard", "host.log")
-}
+// LogPath is where a host writes host.log: the user's cache directory
+// (config.LogPath).
+func LogPath() string { return config.LogPath() }
 
-// StateDir is where a host keeps its state (the activity log): the
-// user's state directory, $XDG_STATE_HOME/switchboard
-// (~/.local/state/switchboard) on Linux and the BSDs, the user's
-// application data on macOS and Windows; "" when there is none (the host
-// then keeps no activity log, and status says so).
-func StateDir(getenv func(string) string) string {
-	switch runtime.GOOS {
-	case "darwin", "windows":
-		dir, err := os.UserConfigDir()
-		if runtime.GOOS == "windows" {
-			dir, err = os.UserCacheDir() // %LocalAppData%: not roamed
-		}
-		if err != nil {
-			return ""
-		}
-		return filepath.Join(dir, "switchboard")
-	}
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "switchboard")
-	}
-	if home := getenv("HOME"); filepath.IsAbs(home) {
-		return filepath.Join(home, ".local", "state", "switchboard")
-	}
-	return ""
-}
+// StateDir is where a host keeps its state (the activity log, the pins):
+// config.StateDir.
+func StateDir(getenv func(string) string) string { return config.StateDir(getenv) }
 
 func (e *env) serve(a *argv) error {
 	onDemand, asService := a.flag("on-demand"), a.flag("service")
@@ -79,7 +51,7 @@ func (e *env) serve(a *argv) error {
 	opts := hostrun.Options{
 		ConfigPath: path, RuntimeDir: rdir, SocketPath: sock, LogPath: LogPath(), StateDir: StateDir(e.getenv),
 		Secrets: e.store(), OnDemand: onDemand, IdleTimeout: idle, Version: Version, Stderr: e.stderr,
-		UserEnvFilled: api.FilledUserEnv(), PinsPath: pinsPath(e.getenv),
+		UserEnvFilled: api.FilledUserEnv(), PinsPath: pinsPath(e.getenv), SandboxTemp: config.SandboxTempRoot(),
 	}
 	if asService {
 		return e.serveService(opts)
@@ -255,6 +227,11 @@ func (e *env) status(*argv) error {
 		}
 		if l := sandboxLine(s.Sandbox); l != "" {
 			fmt.Fprintf(e.stdout, "%s: %s\n", s.Name, termtext.Escape(l))
+		}
+		for _, p := range s.Issues {
+			if p.Warning { // a note: it stops nothing (the strict sandbox of a server given folders)
+				fmt.Fprintf(e.stdout, "%s: note: %s\n", s.Name, termtext.Escape(problemLine(p)))
+			}
 		}
 		// A command not found is usually the last error too: said once,
 		// with what to do about it (the host's install remedy, as data;

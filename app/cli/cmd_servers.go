@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/internal/english"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
 // entryFlags are the flags of servers add and set.
@@ -203,6 +204,11 @@ func (e *env) serversPut(a *argv, create bool) error {
 	}
 	for _, s := range missing {
 		fmt.Fprintf(e.stdout, "note: secret %q is not set yet: run 'switchboard secret set %s'\n", s, s)
+	}
+	if s, err := config.ParseServer(name, raw); err == nil {
+		for _, n := range s.Notes(name) {
+			fmt.Fprintf(e.stdout, "note: %s: %s\n", n.Path(), termtext.Escape(n.Msg))
+		}
 	}
 	return nil
 }

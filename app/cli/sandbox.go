@@ -12,6 +12,7 @@ var sandboxFlagDefs = []flagDef{
 	{name: "sandbox", kind: stringFlag, arg: "PRESET", help: "confine the server: off (no confinement), strict (reads only its own program and runtime, writes only a private temp folder, no network), files (strict plus the folders of --sandbox-read and --sandbox-write) or network (strict plus outbound connections)"},
 	{name: "sandbox-read", kind: multiFlag, arg: "PATH", help: "a folder or file the sandboxed server may read (added to sandbox.read)"},
 	{name: "sandbox-write", kind: multiFlag, arg: "PATH", help: "a folder the sandboxed server may read and write (added to sandbox.write)"},
+	{name: "sandbox-unix", kind: multiFlag, arg: "PATH", help: "a Unix socket the sandboxed server may connect to (added to sandbox.unix; no preset grants one)"},
 	{name: "sandbox-net", kind: stringFlag, arg: "NET", help: "the sandboxed server's network: none, outbound, or HOST:PORT,HOST:PORT... (only those endpoints)"},
 }
 
@@ -22,7 +23,7 @@ func init() { entryFlagDefs = append(entryFlagDefs, sandboxFlagDefs...) }
 // what they do not name.
 func setSandbox(entry map[string]json.RawMessage, a *argv) error {
 	c := configedit.SandboxChange{Preset: a.str("sandbox"), Read: a.list("sandbox-read"),
-		Write: a.list("sandbox-write"), Net: a.str("sandbox-net")}
+		Write: a.list("sandbox-write"), Unix: a.list("sandbox-unix"), Net: a.str("sandbox-net")}
 	if c.Empty() {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
@@ -16,6 +17,7 @@ import (
 //	"sandbox": "strict"
 //	"sandbox": {"preset": "files", "write": ["~/Projects"], "net": "none"}
 //	"sandbox": {"read": ["/srv/data"], "net": ["api.example.com:443"]}
+//	"sandbox": {"preset": "strict", "unix": ["/run/user/1000/my-agent.sock"]}
 //
 // The presets: "off" (the default: no confinement), "strict" (no network;
 // read only the server's own install and runtime; write only a private
@@ -23,13 +25,17 @@ import (
 // object's read and write lists, or, for the bare string "files", the
 // entry's args that are existing absolute directories, read and write),
 // "network" (strict plus outbound connections). An object with a preset
-// extends it; "net" replaces the preset's network mode. Paths may start
-// with ~ or ${HOME}; other relative paths are refused.
+// extends it; "net" replaces the preset's network mode; "unix" lists the
+// named Unix sockets the server may connect to (no preset grants one).
+// Paths may start with ~ or ${HOME}; other relative paths are refused,
+// and so is a path too wide to grant (/, the home folder, a credential
+// file, Switchboard's own state: wideGrant).
 type Sandbox struct {
 	Preset string   // "off", "strict", "files", "network"; "" in an object without one
 	Object bool     // written as an object (else as the preset's name)
 	Read   []string // as written
 	Write  []string // as written
+	Unix   []string // as written: the Unix sockets it may connect to
 	// Net is "none" or "outbound" as written, "" for the preset's; NetAllow
 	// is the list form.
 	Net      string
@@ -69,6 +75,9 @@ func (b *Sandbox) MarshalJSON() ([]byte, error) {
 	if b.Write != nil {
 		add("write", b.Write)
 	}
+	if b.Unix != nil {
+		add("unix", b.Unix)
+	}
 	switch {
 	case b.NetAllow != nil:
 		add("net", b.NetAllow)
@@ -106,6 +115,8 @@ func (s *Server) decodeSandbox(raw json.RawMessage) bool {
 			ok = s.decodeStrings("sandbox.read", m.Value, &b.Read, `["~/Documents/notes"]`) && ok
 		case "write":
 			ok = s.decodeStrings("sandbox.write", m.Value, &b.Write, `["~/Projects"]`) && ok
+		case "unix":
+			ok = s.decodeStrings("sandbox.unix", m.Value, &b.Unix, `["/run/user/1000/my-agent.sock"]`) && ok
 		case "net":
 			var mode string
 			if json.Unmarshal(m.Value, &mode) == nil {
@@ -126,7 +137,7 @@ func (s *Server) decodeSandbox(raw json.RawMessage) bool {
 			}
 			b.NetAllow = list
 		default:
-			s.bad("sandbox."+m.Key, `is not a known key: a sandbox object has "preset", "read", "write" and "net"`)
+			s.bad("sandbox."+m.Key, `is not a known key: a sandbox object has "preset", "read", "write", "unix" and "net"`)
 			ok = false
 		}
 	}
@@ -156,16 +167,21 @@ func (s *Server) SandboxPolicy() (sandbox.Policy, []Problem) {
 		p.Net = sandbox.NetOutbound
 	}
 	home, _ := os.UserHomeDir()
+	protected := ProtectedPaths(home)
 	for _, l := range []struct {
-		key  string
-		in   []string
-		out  *[]string
-		what string
-	}{{"sandbox.read", b.Read, &p.Read, "read"}, {"sandbox.write", b.Write, &p.Write, "write"}} {
+		key string
+		in  []string
+		out *[]string
+	}{{"sandbox.read", b.Read, &p.Read}, {"sandbox.write", b.Write, &p.Write}, {"sandbox.unix", b.Unix, &p.Unix}} {
 		for i, path := range l.in {
+			key := fmt.Sprintf("%s[%d]", l.key, i)
 			abs, err := expandPath(path, home)
 			if err != nil {
-				bad(fmt.Sprintf("%s[%d]", l.key, i), "%v", err)
+				bad(key, "%v", err)
+				continue
+			}
+			if why := wideGrant(abs, home, protected); why != "" {
+				bad(key, "%q: %s: name a narrower folder, or write \"sandbox\": \"off\" to run the server unconfined, which is what such a grant would mean", path, why)
 				continue
 			}
 			*l.out = append(*l.out, abs)
@@ -173,14 +189,18 @@ func (s *Server) SandboxPolicy() (sandbox.Policy, []Problem) {
 	}
 	if b.Preset == "files" && !b.Object {
 		// The bare "files": the directories the server is given.
-		for _, a := range s.Args {
-			if abs, err := expandPath(a, home); err == nil {
-				if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-					p.Write = append(p.Write, abs)
+		found := false
+		for i, a := range s.Args {
+			if abs, ok := argDir(a, home); ok {
+				found = true
+				if why := wideGrant(abs, home, protected); why != "" {
+					bad("sandbox", "\"files\" would give the server args[%d] %q: %s: name a narrower folder in args, or write \"sandbox\": \"off\" to run the server unconfined, which is what such a grant would mean", i, a, why)
+					continue
 				}
+				p.Write = append(p.Write, abs)
 			}
 		}
-		if len(p.Write) == 0 {
+		if !found {
 			bad("sandbox", `"files" found no directory in args to allow: write {"preset": "files", "write": ["~/Projects"]} with the directories the server may use`)
 		}
 	}
@@ -199,6 +219,90 @@ func (s *Server) SandboxPolicy() (sandbox.Policy, []Problem) {
 		p.Net = sandbox.NetMode(b.Net)
 	}
 	return p, ps
+}
+
+// argDir is an arg that names an existing directory, made absolute.
+func argDir(a, home string) (string, bool) {
+	abs, err := expandPath(a, home)
+	if err != nil {
+		return "", false
+	}
+	fi, err := os.Stat(abs)
+	return abs, err == nil && fi.IsDir()
+}
+
+// wideGrant says why path must not be granted to a sandboxed server
+// (sandbox.WideGrant: /, the home folder or one that holds it, a shared
+// install prefix such as ~/.local, a folder that holds a credential file
+// or Switchboard's own state), or that it lies inside one of those
+// protected paths; "" when it may be granted.
+func wideGrant(path, home string, protected []string) string {
+	if why := sandbox.WideGrant(path, home, protected); why != "" {
+		return why
+	}
+	ps := []string{filepath.Clean(path)}
+	if t, err := filepath.EvalSymlinks(path); err == nil && t != ps[0] {
+		ps = append(ps, t)
+	}
+	for _, p := range ps {
+		for _, q := range protected {
+			if strings.HasPrefix(p, q+string(filepath.Separator)) {
+				return fmt.Sprintf("it is inside %s, which a sandboxed server may never read", tilde(q, home))
+			}
+		}
+	}
+	return ""
+}
+
+// tilde writes a path under home as ~/...
+func tilde(p, home string) string {
+	if home != "" && strings.HasPrefix(p, home+string(filepath.Separator)) {
+		return "~" + strings.TrimPrefix(p, home)
+	}
+	return p
+}
+
+// StrictNote is the note of an entry whose sandbox is "strict" while its
+// args name existing folders, nothing else given to it (docs/sandbox.md):
+// a filesystem-like server told its folders that cannot open them.
+// Empty otherwise. It stops nothing.
+func (s *Server) StrictNote() string {
+	b := s.Sandbox
+	if b == nil || b.Preset != "strict" && !(b.Object && b.Preset == "") {
+		return ""
+	}
+	home, _ := os.UserHomeDir()
+	var granted []string
+	for _, l := range [][]string{b.Read, b.Write} {
+		for _, path := range l {
+			if abs, err := expandPath(path, home); err == nil {
+				granted = append(granted, abs)
+			}
+		}
+	}
+	var dirs []string
+	for _, a := range s.Args {
+		abs, ok := argDir(a, home)
+		if !ok || slices.ContainsFunc(granted, func(g string) bool {
+			return abs == g || strings.HasPrefix(abs, g+string(filepath.Separator))
+		}) {
+			continue
+		}
+		dirs = append(dirs, a)
+	}
+	if len(dirs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("strict gives the server none of its folders: \"files\" does (%s, from its args), or list them in the sandbox's \"read\" or \"write\"", strings.Join(dirs, ", "))
+}
+
+// Notes are what is worth saying about the entry named name that stops
+// nothing ([Problem.Warning]): for now, [Server.StrictNote].
+func (s *Server) Notes(name string) []Problem {
+	if n := s.StrictNote(); n != "" {
+		return []Problem{{Server: name, Key: "sandbox", Msg: n, Warning: true}}
+	}
+	return nil
 }
 
 // expandPath expands a leading ~ or ${HOME} and refuses what is still not

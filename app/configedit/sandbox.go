@@ -30,12 +30,13 @@ var SandboxPresets = []string{SandboxOff, SandboxStrict, SandboxFiles, SandboxNe
 
 // Sandbox is an entry's "sandbox" value as the CLI and the window edit
 // it: a preset alone is written as a string ("strict"), anything more as
-// the object {"preset", "read", "write", "net"}. Keys of the object this
+// the object {"preset", "read", "write", "unix", "net"}. Keys of the object this
 // version does not know are kept as written.
 type Sandbox struct {
 	Preset string   // "off", "strict", "files", "network", or "" (an object written by hand)
 	Read   []string // absolute paths the server may read
 	Write  []string // absolute paths the server may read and write
+	Unix   []string // absolute paths of the Unix sockets it may connect to
 	// Net is "", "none" or "outbound"; NetAllow, when not empty, is the
 	// allow-list ("host:port" endpoints) and wins over Net.
 	Net      string
@@ -48,7 +49,7 @@ type Sandbox struct {
 func (s Sandbox) Off() bool { return s.Preset == SandboxOff || s.isZero() }
 
 func (s Sandbox) isZero() bool {
-	return s.Preset == "" && len(s.Read) == 0 && len(s.Write) == 0 && s.Net == "" && len(s.NetAllow) == 0 && len(s.extra) == 0
+	return s.Preset == "" && len(s.Read) == 0 && len(s.Write) == 0 && len(s.Unix) == 0 && s.Net == "" && len(s.NetAllow) == 0 && len(s.extra) == 0
 }
 
 // ReadSandbox reads an entry's "sandbox" value (nil or null: off). A
@@ -88,6 +89,10 @@ func ReadSandbox(raw json.RawMessage) (Sandbox, error) {
 			if json.Unmarshal(v, &s.Write) != nil {
 				return Sandbox{}, bad(k, "a list of paths")
 			}
+		case "unix":
+			if json.Unmarshal(v, &s.Unix) != nil {
+				return Sandbox{}, bad(k, "a list of socket paths")
+			}
 		case "net":
 			if json.Unmarshal(v, &s.Net) != nil && json.Unmarshal(v, &s.NetAllow) != nil {
 				return Sandbox{}, bad(k, `"none", "outbound" or a list of "host:port"`)
@@ -105,7 +110,7 @@ func ReadSandbox(raw json.RawMessage) (Sandbox, error) {
 // JSON is the value to write: the preset's name alone when that says it
 // all, else the object, its known keys first in a fixed order.
 func (s Sandbox) JSON() json.RawMessage {
-	if s.Preset != "" && len(s.Read) == 0 && len(s.Write) == 0 && s.Net == "" && len(s.NetAllow) == 0 && len(s.extra) == 0 {
+	if s.Preset != "" && len(s.Read) == 0 && len(s.Write) == 0 && len(s.Unix) == 0 && s.Net == "" && len(s.NetAllow) == 0 && len(s.extra) == 0 {
 		raw, _ := json.Marshal(s.Preset)
 		return raw
 	}
@@ -132,6 +137,9 @@ func (s Sandbox) JSON() json.RawMessage {
 	if len(s.Write) > 0 {
 		put("write", s.Write)
 	}
+	if len(s.Unix) > 0 {
+		put("unix", s.Unix)
+	}
 	switch {
 	case len(s.NetAllow) > 0:
 		put("net", s.NetAllow)
@@ -156,12 +164,13 @@ type SandboxChange struct {
 	Preset string   // --sandbox: off, strict, files or network
 	Read   []string // --sandbox-read: added to the read list
 	Write  []string // --sandbox-write: added to the write list
+	Unix   []string // --sandbox-unix: added to the Unix sockets
 	Net    string   // --sandbox-net: none, outbound, or host:port,host:port...
 }
 
 // Empty says the change changes nothing.
 func (c SandboxChange) Empty() bool {
-	return c.Preset == "" && len(c.Read) == 0 && len(c.Write) == 0 && c.Net == ""
+	return c.Preset == "" && len(c.Read) == 0 && len(c.Write) == 0 && len(c.Unix) == 0 && c.Net == ""
 }
 
 // Apply returns s changed by c. Paths are made absolute (relative to the
@@ -172,8 +181,8 @@ func (c SandboxChange) Apply(s Sandbox) (Sandbox, error) {
 		return s, fmt.Errorf("--sandbox %q: use off (no confinement), strict (its own files only, no network), files (strict plus the folders of --sandbox-read and --sandbox-write) or network (strict plus outbound connections)", c.Preset)
 	}
 	if c.Preset == SandboxOff {
-		if len(c.Read)+len(c.Write) > 0 || c.Net != "" {
-			return s, fmt.Errorf("--sandbox off confines nothing: give --sandbox-read, --sandbox-write and --sandbox-net with strict, files or network")
+		if len(c.Read)+len(c.Write)+len(c.Unix) > 0 || c.Net != "" {
+			return s, fmt.Errorf("--sandbox off confines nothing: give --sandbox-read, --sandbox-write, --sandbox-unix and --sandbox-net with strict, files or network")
 		}
 		return Sandbox{Preset: SandboxOff}, nil
 	}
@@ -198,6 +207,13 @@ func (c SandboxChange) Apply(s Sandbox) (Sandbox, error) {
 			return s, err
 		}
 		s.Write = addOnce(s.Write, abs)
+	}
+	for _, p := range c.Unix {
+		abs, err := absPath("--sandbox-unix", p)
+		if err != nil {
+			return s, err
+		}
+		s.Unix = addOnce(s.Unix, abs)
 	}
 	if c.Net != "" {
 		mode, allow, err := ParseSandboxNet(c.Net)

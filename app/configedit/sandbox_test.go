@@ -115,3 +115,36 @@ func TestChangeSandbox(t *testing.T) {
 		t.Error("a refused change changed the file")
 	}
 }
+
+// TestSandboxUnixEdit: "unix" is read and written with the other keys
+// (unknown keys kept), and --sandbox-unix adds to it, made absolute.
+func TestSandboxUnixEdit(t *testing.T) {
+	in := `{"preset": "strict", "unix": ["/run/a.sock"], "x-later": 1}`
+	s, err := ReadSandbox(json.RawMessage(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Unix, []string{"/run/a.sock"}) {
+		t.Errorf("Unix = %q", s.Unix)
+	}
+	if got := string(s.JSON()); got != `{"preset": "strict", "unix": ["/run/a.sock"], "x-later": 1}` {
+		t.Errorf("written back as %s", got)
+	}
+	home, _ := os.UserHomeDir()
+	s, err = SandboxChange{Unix: []string{"~/agent.sock", "/run/a.sock"}}.Apply(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(s.Unix, []string{"/run/a.sock", filepath.Join(home, "agent.sock")}) {
+		t.Errorf("after --sandbox-unix: %q", s.Unix)
+	}
+	if _, err := (SandboxChange{Unix: []string{"/x.sock"}}).Apply(Sandbox{Preset: "off"}); err == nil {
+		t.Error("a socket on an entry that is off was accepted without a preset")
+	}
+	if _, err := (SandboxChange{Preset: "off", Unix: []string{"/x.sock"}}).Apply(Sandbox{}); err == nil || !strings.Contains(err.Error(), "--sandbox-unix") {
+		t.Errorf("off with a socket: %v", err)
+	}
+	if _, err := ReadSandbox(json.RawMessage(`{"unix": "/x.sock"}`)); err == nil || !strings.Contains(err.Error(), "sandbox.unix") {
+		t.Errorf("unix not a list: %v", err)
+	}
+}

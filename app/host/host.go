@@ -68,6 +68,12 @@ type Options struct {
 	// PinsPath is the tool pin file (app/trust: pins.json in the user's
 	// state directory); empty: no tool definition is pinned or held.
 	PinsPath string
+	// SandboxTemp is the folder of the sandboxed servers' private temp
+	// directories (config.SandboxTempRoot: outside the runtime folder,
+	// which holds host.sock and mcp.sock); the host removes an entry's
+	// with the entry (sandboxtemp.go). Empty: the engine's default in the
+	// system's temp folder, never swept.
+	SandboxTemp string
 }
 
 // Host is a running host.
@@ -161,6 +167,12 @@ func Run(ctx context.Context, o Options) error {
 		h.log.Warn("using the host's own PATH", "reason", h.pathErr)
 	}
 
+	// Switchboard's own state, which no sandboxed server is given: checked
+	// by the config (a grant that holds it is a problem of the entry) and
+	// by the engine (StartOptions.Protected).
+	unregister := config.RegisterOwnState(h.ownState())
+	defer unregister()
+
 	h.pins = h.openPins(o.PinsPath)
 	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.withProfiles(h.withOAuth(h.methods())))))), api.Options{Logger: h.log, PeerGuard: h.peerGuard})
 	var resolver engine.SecretResolver
@@ -168,8 +180,7 @@ func Run(ctx context.Context, o Options) error {
 		resolver = o.Secrets
 	}
 	h.mgr = NewManager(ManagerOptions{
-		Start: engine.StartOptions{Path: h.path, Secrets: resolver, Registry: registry,
-			Shim: shimPath(), SandboxTemp: filepath.Join(o.RuntimeDir, "sandbox")},
+		Start:    h.startOptions(resolver, registry),
 		Policy:   o.Policy,
 		Tokens:   o.Secrets,
 		Version:  o.Version,
@@ -483,4 +494,29 @@ func decode[T any](method string, raw json.RawMessage) (T, error) {
 	var v T
 	err := api.DecodeParams(method, raw, &v)
 	return v, err
+}
+
+// startOptions are how the host starts its servers: in the login PATH,
+// with the keyring, the registry, the sandbox's shim and temp root, and
+// Switchboard's own state protected from every sandboxed server (the
+// paths the host registered, config.OwnState).
+func (h *Host) startOptions(resolver engine.SecretResolver, registry *engine.Registry) engine.StartOptions {
+	return engine.StartOptions{Path: h.path, Secrets: resolver, Registry: registry,
+		Shim: shimPath(), SandboxTemp: h.opts.SandboxTemp, Protected: config.OwnState()}
+}
+
+// ownState lists the host's own state (config.StatePaths): its config
+// file, runtime folder, sockets, state folder, pins, secrets' index and
+// log, as its options name them.
+func (h *Host) ownState() []string {
+	o := h.opts
+	p := config.StatePaths{Config: o.ConfigPath, Runtime: o.RuntimeDir, Socket: o.SocketPath, Gateway: o.GatewayPath,
+		State: o.StateDir, Pins: o.PinsPath, Log: o.LogPath}
+	if p.Gateway == "" && o.SocketPath != "" {
+		p.Gateway = api.GatewayPathFor(o.SocketPath)
+	}
+	if o.Secrets != nil {
+		p.Secrets, _ = o.Secrets.IndexPath()
+	}
+	return p.List()
 }

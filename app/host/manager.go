@@ -57,6 +57,10 @@ type ServerConfig struct {
 	// Remote, for a remote entry (remote.go), is what the host connects
 	// to; Spec then holds only the numeric options. nil: a local server.
 	Remote *config.RemoteSpec
+	// Notes are what is worth saying of the entry that stops nothing
+	// (config.Server.Notes: "strict" on a server given folders), each a
+	// Problem with Warning set; the status gives them as Issues.
+	Notes []hostapi.Problem
 }
 
 // Manager owns the supervised servers of a host.
@@ -75,6 +79,7 @@ type Manager struct {
 	servers map[string]*server
 	closing bool
 	ladders sync.WaitGroup // stops of removed servers
+	temps   sandboxTemps   // the sandboxed servers' private temp directories (sandboxtemp.go)
 	// stayStopped are names whose next new entry does not start: a
 	// server the user had stopped, renamed (see Host.rename).
 	stayStopped map[string]bool
@@ -171,7 +176,7 @@ func NewManager(o ManagerOptions) *Manager {
 	}
 	m := &Manager{start: o.Start, policy: o.Policy, tokens: o.Tokens, log: o.Logger, publish: o.Publish, held: o.Held, listsDir: o.ListsDir,
 		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
-		servers: map[string]*server{}}
+		servers: map[string]*server{}, temps: sandboxTemps{root: o.Start.SandboxTemp}}
 	m.gw = &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay.Relay{}}
 	m.activity = newActivityLog(o.Logger)
 	m.start.Secrets = m.activity.resolver(o.Start.Secrets)
@@ -196,6 +201,21 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		return
 	}
 	seen := map[string]bool{}
+	if !m.temps.swept {
+		// The host's start: the temp directories of names no entry has go.
+		names := map[string]bool{}
+		for _, c := range cfgs {
+			names[c.Name] = true
+		}
+		m.temps.sweep(names)
+		m.temps.swept = true
+	} else {
+		for _, c := range cfgs {
+			if _, ok := m.servers[c.Name]; !ok {
+				m.temps.clear(c.Name) // a new entry starts with an empty one
+			}
+		}
+	}
 	for _, c := range cfgs {
 		seen[c.Name] = true
 		s, ok := m.servers[c.Name]
@@ -311,7 +331,20 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		if s.sup != nil {
 			done := s.sup.Stop()
 			m.ladders.Add(1)
-			go func() { <-done; m.ladders.Done() }()
+			go func() {
+				defer m.ladders.Done()
+				<-done
+				// Its temp directory goes with it, unless an entry of
+				// the name came back meanwhile (that one's was emptied).
+				m.mu.Lock()
+				_, back := m.servers[name]
+				m.mu.Unlock()
+				if !back {
+					m.temps.remove(name)
+				}
+			}()
+		} else {
+			m.temps.remove(name)
 		}
 		s.pubMu.Lock()
 		s.removed = true
@@ -664,6 +697,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled && c.Remote == nil {
 		st.Issues = append(st.Issues, *p)
 	}
+	st.Issues = append(st.Issues, c.Notes...) // last: what needs the user comes first
 	s.cacheMu.Lock()
 	st.Tools, st.Prompts, st.Resources = len(s.tools), len(s.prompts), len(s.resources)
 	if sleeping && s.slept != nil {

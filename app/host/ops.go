@@ -27,6 +27,9 @@ func ServerConfigs(f *config.File) []ServerConfig {
 			c.Problems = append(c.Problems, hostapi.Problem{Server: name, Message: err.Error()})
 		}
 		c.Spec = spec
+		if len(c.Problems) == 0 {
+			c.Notes = configedit.ProblemsOf(s.Notes(name))
+		}
 		c.Command = s.Command
 		c.Tools = s.Tools
 		c.Trust = s.Trust

@@ -41,6 +41,9 @@ type Options struct {
 	UserEnvFilled []string
 	// PinsPath is the tool pin file (host.Options.PinsPath).
 	PinsPath string
+	// SandboxTemp is the folder of the sandboxed servers' temp
+	// directories (host.Options.SandboxTemp).
+	SandboxTemp string
 }
 
 // CPUProfileEnv names a file in the host's environment: the host writes a
@@ -74,6 +77,7 @@ func Run(ctx context.Context, o Options) error {
 		ConfigPath: o.ConfigPath, RuntimeDir: o.RuntimeDir, SocketPath: o.SocketPath, LogPath: o.LogPath, StateDir: o.StateDir,
 		Secrets: o.Secrets, OnDemand: o.OnDemand, Service: o.Service, IdleTimeout: o.IdleTimeout,
 		Version: o.Version, Stderr: o.Stderr, UserEnvFilled: o.UserEnvFilled, PinsPath: o.PinsPath,
+		SandboxTemp: o.SandboxTemp,
 	})
 }
 
@@ -109,6 +113,7 @@ func Statuses(f *config.File, path, pathName string) []hostapi.ServerStatus {
 		} else {
 			st.Resolved = l.Resolved
 		}
+		st.Issues = append(st.Issues, c.Notes...) // as the host says them (app/host's statusOf)
 		out = append(out, st)
 	}
 	return out

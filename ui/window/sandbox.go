@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
@@ -51,9 +52,16 @@ type sandboxSection struct {
 	read     *folderList
 	write    *folderList
 	folders  *fyne.Container
-	net      *widget.Select
-	netRow   *fyne.Container // "Network" and its choice
-	allow    *widget.Entry
+	// unix are the Unix sockets it may connect to ("unix"; no preset
+	// grants one), shown whenever it is confined.
+	unix    *folderList
+	unixBox *fyne.Container
+	// note says what "strict" leaves out on an entry whose arguments
+	// name folders (config.Server.StrictNote); hidden otherwise.
+	note   *widget.Label
+	net    *widget.Select
+	netRow *fyne.Container // "Network" and its choice
+	allow  *widget.Entry
 	// optional is "sandboxRequired": false: the server starts unconfined
 	// where the sandbox cannot be enforced (an old kernel; macOS and
 	// Windows until they enforce). Written only once the user ticks or
@@ -86,6 +94,12 @@ func newSandboxSection(f *serverForm, raw json.RawMessage) *sandboxSection {
 	s.folders = container.NewVBox(
 		widget.NewLabel("Folders it can read"), s.read.obj,
 		widget.NewLabel("Folders it can read and change"), s.write.obj)
+	s.unix = &folderList{w: f.w, rows: container.NewVBox(), changed: func() { f.changed("sandbox") },
+		placeholder: "/absolute/path/of/a/socket", typed: true}
+	s.unix.build("Add a socket it can connect to", s.cur.Unix)
+	s.unixBox = container.NewVBox(widget.NewLabel("Unix sockets it can connect to (none unless listed)"), s.unix.obj)
+	s.note = hintLabel("")
+	s.note.Importance = widget.WarningImportance
 	s.allow = widget.NewEntry()
 	s.allow.SetPlaceHolder("api.github.com:443, localhost:8080")
 	s.allow.SetText(strings.Join(s.cur.NetAllow, ", "))
@@ -125,7 +139,7 @@ func newSandboxSection(f *serverForm, raw json.RawMessage) *sandboxSection {
 		h.Importance = widget.WarningImportance
 		s.optionalRow.Add(h)
 	}
-	s.obj = container.NewVBox(s.choice, s.sentence, s.folders, s.netRow, s.allow, s.optionalRow)
+	s.obj = container.NewVBox(s.choice, s.sentence, s.note, s.folders, s.unixBox, s.netRow, s.allow, s.optionalRow)
 	s.update()
 	return s
 }
@@ -172,12 +186,15 @@ func (s *sandboxSection) update() {
 	} else {
 		s.folders.Hide()
 	}
+	s.updateNote()
 	if off {
 		s.netRow.Hide()
 		s.allow.Hide()
 		s.optionalRow.Hide()
+		s.unixBox.Hide()
 		return
 	}
+	s.unixBox.Show()
 	s.netRow.Show()
 	s.optionalRow.Show()
 	if s.net.Selected == netAllow {
@@ -216,6 +233,7 @@ func (s *sandboxSection) apply(e map[string]json.RawMessage) {
 	if s.folders.Visible() {
 		v.Read, v.Write = s.read.values(), s.write.values()
 	}
+	v.Unix = s.unix.values()
 	v.Net, v.NetAllow = "", nil
 	switch s.net.Selected {
 	case netNone:
@@ -233,9 +251,15 @@ func (s *sandboxSection) apply(e map[string]json.RawMessage) {
 }
 
 // problem is what only the section sees: an address that is not
-// host:port, a folder that is not absolute.
+// host:port, a folder or socket that is not absolute. The form asks it at
+// every change, so it also brings the strict note up to date with the
+// arguments.
 func (s *sandboxSection) problem() string {
-	if s.readErr != nil || s.preset() == configedit.SandboxOff {
+	if s.readErr != nil {
+		return ""
+	}
+	s.updateNote()
+	if s.preset() == configedit.SandboxOff {
 		return ""
 	}
 	if s.net.Selected == netAllow {
@@ -256,7 +280,34 @@ func (s *sandboxSection) problem() string {
 			}
 		}
 	}
+	for _, p := range s.unix.values() {
+		if !isAbs(p) {
+			return "the socket " + p + " is not an absolute path: give its full path (/run/user/1000/agent.sock)"
+		}
+	}
 	return ""
+}
+
+// updateNote shows the strict note when Strict is chosen while the
+// arguments name existing folders the lists do not give.
+func (s *sandboxSection) updateNote() {
+	if s.note == nil || s.choice == nil {
+		return
+	}
+	p := s.preset()
+	if p != configedit.SandboxStrict {
+		setText(s.note, "")
+		return
+	}
+	sv := config.Server{Args: s.f.args.values(), Sandbox: &config.Sandbox{Preset: p, Object: true}}
+	if s.folders.Visible() {
+		sv.Sandbox.Read, sv.Sandbox.Write = s.read.values(), s.write.values()
+	}
+	n := sv.StrictNote()
+	if n != "" {
+		n = strings.ToUpper(n[:1]) + n[1:] + "."
+	}
+	setText(s.note, n)
 }
 
 func isAbs(p string) bool {
@@ -264,28 +315,36 @@ func isAbs(p string) bool {
 }
 
 // folderList is a list of folders, each an entry with Choose… and
-// remove, and a button that adds one.
+// remove, and a button that adds one; with typed set (the sockets, which
+// a file dialog cannot open), the paths are typed, without Choose….
 type folderList struct {
-	w       *Window
-	entries []*widget.Entry
-	rows    *fyne.Container
-	changed func()
-	obj     fyne.CanvasObject
+	w           *Window
+	entries     []*widget.Entry
+	rows        *fyne.Container
+	changed     func()
+	obj         fyne.CanvasObject
+	placeholder string
+	typed       bool
 }
 
 func newFolderList(w *Window, addLabel string, paths []string, changed func()) *folderList {
-	l := &folderList{w: w, rows: container.NewVBox(), changed: changed}
+	l := &folderList{w: w, rows: container.NewVBox(), changed: changed, placeholder: "/absolute/path/of/a/folder"}
+	l.build(addLabel, paths)
+	return l
+}
+
+// build adds the rows of paths and the button that adds one.
+func (l *folderList) build(addLabel string, paths []string) {
 	for _, p := range paths {
 		l.add(p)
 	}
-	add := widget.NewButtonWithIcon(addLabel, theme.ContentAddIcon(), func() { w.focus(l.add("")) })
+	add := widget.NewButtonWithIcon(addLabel, theme.ContentAddIcon(), func() { l.w.focus(l.add("")) })
 	l.obj = container.NewVBox(l.rows, container.NewHBox(add))
-	return l
 }
 
 func (l *folderList) add(text string) *widget.Entry {
 	e := widget.NewEntry()
-	e.SetPlaceHolder("/absolute/path/of/a/folder")
+	e.SetPlaceHolder(l.placeholder)
 	e.SetText(text)
 	e.OnChanged = func(string) { l.changed() }
 	l.entries = append(l.entries, e)
@@ -304,7 +363,11 @@ func (l *folderList) add(text string) *widget.Entry {
 			l.changed()
 		}
 	})
-	row = container.NewBorder(nil, nil, nil, container.NewHBox(choose, remove), e)
+	buttons := container.NewHBox(choose, remove)
+	if l.typed {
+		buttons = container.NewHBox(remove)
+	}
+	row = container.NewBorder(nil, nil, nil, buttons, e)
 	l.rows.Add(row)
 	return e
 }

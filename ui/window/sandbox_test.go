@@ -220,3 +220,51 @@ func TestFormSandboxWarnsElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// TestFormSandboxUnixAndNote: the section lists the Unix sockets the
+// server may connect to (written as "unix", kept from the entry, a
+// relative one named under the section); Strict on an entry whose
+// arguments name a folder says that "files" gives it, and the note goes
+// with Files or without such an argument.
+func TestFormSandboxUnixAndNote(t *testing.T) {
+	w, q := goldenWindow(t)
+	dir := t.TempDir()
+	f := formFor(t, w, `{"command": "npx", "args": ["-y", "pkg", "`+dir+`"]}`)
+	sb := f.sandbox
+	if sb.note.Visible() || sb.unixBox.Visible() {
+		t.Errorf("Off: note shown %v, sockets shown %v", sb.note.Visible(), sb.unixBox.Visible())
+	}
+	sb.choice.SetSelected("Strict")
+	if !sb.note.Visible() || !strings.Contains(sb.note.Text, `trict gives the server none of its folders: "files" does`) || !strings.Contains(sb.note.Text, dir) {
+		t.Errorf("Strict with a folder in the arguments: note %q shown %v", sb.note.Text, sb.note.Visible())
+	}
+	if !sb.unixBox.Visible() {
+		t.Error("Strict does not show the sockets")
+	}
+	test.Type(sb.unix.add(""), "/run/agent.sock")
+	if got := sandboxOfForm(t, f); got != `{"preset":"strict","unix":["/run/agent.sock"]}` {
+		t.Errorf("Strict with a socket: %s", got)
+	}
+	sb.choice.SetSelected("Files")
+	if sb.note.Visible() {
+		t.Errorf("Files: the note is shown: %q", sb.note.Text)
+	}
+	sb.choice.SetSelected("Strict")
+	for _, r := range f.args.rows {
+		if r.entry.Text == dir {
+			r.entry.SetText("/does/not/exist")
+		}
+	}
+	pumpUntil(t, q, "the note goes with the folder", func() bool { return !sb.note.Visible() })
+
+	test.Type(sb.unix.add(""), "agent.sock")
+	pumpUntil(t, q, "the socket's message", func() bool { return f.errs["sandbox"].Visible() })
+	if !strings.Contains(f.errs["sandbox"].Text, "the socket agent.sock is not an absolute path") || !f.save.Disabled() {
+		t.Errorf("a relative socket: message %q, Save disabled %v", f.errs["sandbox"].Text, f.save.Disabled())
+	}
+
+	f = formFor(t, w, `{"command": "npx", "sandbox": {"preset": "strict", "unix": ["/run/a.sock"], "x-later": 1}}`)
+	if got := sandboxOfForm(t, f); got != `{"preset":"strict","unix":["/run/a.sock"],"x-later":1}` {
+		t.Errorf("an entry's sockets came back as %s", got)
+	}
+}

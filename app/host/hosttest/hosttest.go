@@ -53,7 +53,9 @@ func Start(t testing.TB, cfg map[string]any, opts ...func(*host.Options)) *Host 
 		SocketPath: filepath.Join(root, "run", "host.sock"),
 		LogPath:    filepath.Join(root, "cache", "host.log"),
 		StateDir:   filepath.Join(root, "state"),
-		Version:    "test",
+		// config.SandboxTempRoot with this XDG_CACHE_HOME, as serve has it.
+		SandboxTemp: filepath.Join(root, "cache", "switchboard-sandbox"),
+		Version:     "test",
 	}
 	for _, o := range opts {
 		o(&h.Opts)
