@@ -81,6 +81,9 @@ func FailureReason(st hostapi.ServerStatus) string {
 
 func reasonOf(st hostapi.ServerStatus) string {
 	for _, p := range st.Issues {
+		if p.Warning && p.Key == "sandbox" {
+			continue // the strict note (no folders given), not why it is not running
+		}
 		if r := problemWords(st, p); r != "" {
 			return r
 		}
