@@ -13,7 +13,7 @@ import (
 func TestReasonSkipsTheStrictNote(t *testing.T) {
 	st := hostapi.ServerStatus{Name: "fs", State: hostapi.StateFailed, LastError: "exit status 1: cannot open /srv/data",
 		Issues: []hostapi.Problem{{Server: "fs", Key: "sandbox", Warning: true, Message: `strict gives the server none of its folders: "files" does`}}}
-	if got := reasonOf(st); strings.Contains(got, "strict") {
+	if got := reasonOf(st); strings.Contains(strings.ToLower(got), "strict") || !strings.Contains(got, "cannot open") {
 		t.Errorf("reason = %q: the note, not why it failed", got)
 	}
 }
