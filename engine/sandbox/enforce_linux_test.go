@@ -81,21 +81,27 @@ func connect(t *testing.T, spec engine.Spec) (*mcp.ClientSession, *engine.Proces
 	return cs, proc
 }
 
-// call runs one probe of the hostile server (sandboxtest.Serve: its tool
+// try runs one probe of the hostile server (sandboxtest.Serve: its tool
 // "try") and returns its text: "ok", or "denied: ERROR". The tests' old
 // names map to its probes: env is noenv (ok when unset), signal is kill
 // (SIGTERM).
-func call(t *testing.T, cs *mcp.ClientSession, probe string, args map[string]any) string {
+func try(t *testing.T, cs *mcp.ClientSession, probe string, args map[string]any) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	switch probe {
 	case "env":
 		probe = "noenv"
 	case "signal":
 		probe = "kill"
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "try", Arguments: map[string]any{"probe": probe, "arg": args["arg"]}})
+	return call(t, cs, "try", map[string]any{"probe": probe, "arg": args["arg"]})
+}
+
+// call calls a tool and returns its text (an error result's text too).
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -191,7 +197,7 @@ func TestSandboxDenies(t *testing.T) {
 				{"signal", fmt.Sprint(victim.Process.Pid), "operation not permitted"},
 			}
 			for _, tr := range tries {
-				got := call(t, cs, tr.tool, map[string]any{"arg": tr.arg})
+				got := try(t, cs, tr.tool, map[string]any{"arg": tr.arg})
 				if mode == "off" && got != "ok" {
 					t.Errorf("%s %s unconfined = %q, want ok (the helper is broken)", tr.tool, tr.arg, got)
 				}
@@ -200,11 +206,11 @@ func TestSandboxDenies(t *testing.T) {
 				}
 			}
 			// What the sandbox leaves: its private temp directory.
-			if got := call(t, cs, "tmp", map[string]any{"arg": ""}); got != "ok" {
+			if got := try(t, cs, "tmp", map[string]any{"arg": ""}); got != "ok" {
 				t.Errorf("writing to TMPDIR = %q, want ok", got)
 			}
 			// The policy's variable is gone before the server runs.
-			if got := call(t, cs, "env", map[string]any{"arg": sandbox.PolicyEnv}); got != "ok" {
+			if got := try(t, cs, "env", map[string]any{"arg": sandbox.PolicyEnv}); got != "ok" {
 				t.Errorf("the server sees %s: %q", sandbox.PolicyEnv, got)
 			}
 			if mode == "off" {
@@ -243,13 +249,13 @@ func TestSandboxWriteList(t *testing.T) {
 	dir := t.TempDir()
 	pol := sandbox.Policy{Enabled: true, Preset: "files", Write: []string{dir}, Net: sandbox.NetNone, Required: true}
 	cs, _ := connect(t, probeSpec(t, home, pol))
-	if got := call(t, cs, "write", map[string]any{"arg": filepath.Join(dir, "f")}); got != "ok" {
+	if got := try(t, cs, "write", map[string]any{"arg": filepath.Join(dir, "f")}); got != "ok" {
 		t.Errorf("write in the chosen directory = %q", got)
 	}
-	if got := call(t, cs, "read", map[string]any{"arg": filepath.Join(dir, "f")}); got != "ok" {
+	if got := try(t, cs, "read", map[string]any{"arg": filepath.Join(dir, "f")}); got != "ok" {
 		t.Errorf("read in the chosen directory = %q", got)
 	}
-	if got := call(t, cs, "read", map[string]any{"arg": key}); !strings.Contains(got, "permission denied") {
+	if got := try(t, cs, "read", map[string]any{"arg": key}); !strings.Contains(got, "permission denied") {
 		t.Errorf("read of the key = %q, want permission denied", got)
 	}
 }
@@ -278,10 +284,10 @@ func TestSandboxNetAllow(t *testing.T) {
 	}
 	pol := sandbox.Policy{Enabled: true, Net: sandbox.NetAllow, NetAllow: []string{lns[0].Addr().String()}, Required: true}
 	cs, proc := connect(t, probeSpec(t, home, pol))
-	if got := call(t, cs, "tcp", map[string]any{"arg": lns[0].Addr().String()}); got != "ok" {
+	if got := try(t, cs, "tcp", map[string]any{"arg": lns[0].Addr().String()}); got != "ok" {
 		t.Errorf("connect to the allowed port = %q", got)
 	}
-	if got := call(t, cs, "tcp", map[string]any{"arg": lns[1].Addr().String()}); !strings.Contains(got, "permission denied") {
+	if got := try(t, cs, "tcp", map[string]any{"arg": lns[1].Addr().String()}); !strings.Contains(got, "permission denied") {
 		t.Errorf("connect to another port = %q, want permission denied", got)
 	}
 	if st := proc.Sandbox(); !strings.Contains(strings.Join(st.NotEnforced, "\n"), "not hosts") {
@@ -312,7 +318,7 @@ func TestSandboxUnavailable(t *testing.T) {
 	if st == nil || !st.Unconfined || len(st.NotEnforced) == 0 {
 		t.Fatalf("status = %+v, want unconfined with what is not enforced", st)
 	}
-	if got := call(t, cs, "read", map[string]any{"arg": key}); got != "ok" {
+	if got := try(t, cs, "read", map[string]any{"arg": key}); got != "ok" {
 		t.Errorf("unconfined read = %q, want ok", got)
 	}
 }
