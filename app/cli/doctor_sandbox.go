@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -31,14 +32,23 @@ func doctorSandbox(file *config.File, ok, bad, info func(string, ...any)) {
 	}
 	if sup.Available() {
 		ok("sandbox: %s", sup)
-		if sup.NetNone == "" {
-			info(`sandbox: "net": "none" blocks TCP only here (no seccomp filter): UDP and other sockets stay open`)
+		if sup.Mechanism == "landlock" && sup.NetNone == "" {
+			if len(required) > 0 {
+				bad(`sandbox: no seccomp filter here, so Unix sockets cannot be closed: %s require a sandbox and will not start: run a kernel with seccomp (CONFIG_SECCOMP_FILTER), or set "sandboxRequired": false in their entries`,
+					strings.Join(required, ", "))
+			} else {
+				info(`sandbox: no seccomp filter here: a sandbox that is required will not start (Unix sockets cannot be closed)`)
+			}
 		}
 		return
 	}
 	if len(required) > 0 {
-		bad(`sandbox: %s; %s require a sandbox and will not start: run a kernel with Landlock, or set "sandboxRequired": false in their entries`,
-			sup, strings.Join(required, ", "))
+		remedy := "run a kernel with Landlock"
+		if runtime.GOOS != "linux" {
+			remedy = "this system has no sandbox Switchboard can enforce"
+		}
+		bad(`sandbox: %s; %s require a sandbox and will not start: %s, or set "sandboxRequired": false in their entries`,
+			sup, strings.Join(required, ", "), remedy)
 	} else {
 		info("sandbox: %s", sup)
 	}
@@ -57,7 +67,10 @@ func sandboxLine(sb *hostapi.SandboxStatus) string {
 	case sb.Unconfined:
 		return fmt.Sprintf("sandbox %s NOT enforced, running unconfined (\"sandboxRequired\": false): %s", presetName(sb.Preset), strings.Join(sb.NotEnforced, "; "))
 	}
-	l := fmt.Sprintf("sandbox %s: %s ABI %d, network by %s", presetName(sb.Preset), sb.Mechanism, sb.ABI, sb.Net)
+	l := fmt.Sprintf("sandbox %s: %s, network by %s", presetName(sb.Preset), sb.Mechanism, sb.Net)
+	if sb.ABI > 0 {
+		l = fmt.Sprintf("sandbox %s: %s ABI %d, network by %s", presetName(sb.Preset), sb.Mechanism, sb.ABI, sb.Net)
+	}
 	if len(sb.NotEnforced) > 0 {
 		l += "; not enforced: " + strings.Join(sb.NotEnforced, "; ")
 	}

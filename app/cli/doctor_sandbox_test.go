@@ -34,6 +34,16 @@ func TestDoctorSandbox(t *testing.T) {
 	} else if runtime.GOOS == "linux" && os.Getenv("CI") == "true" {
 		t.Errorf("no Landlock under CI: %s", s)
 	}
+	// Without seccomp a required sandbox does not start: a thing to fix.
+	if sbx.Probe().Available() {
+		noSeccomp := func() string {
+			sbx.WithoutSeccompForTest(t)
+			return u.main("", "doctor").stdout
+		}()
+		if !strings.Contains(noSeccomp, "FIX   sandbox: no seccomp filter here") || !strings.Contains(noSeccomp, "locked require a sandbox") {
+			t.Errorf("doctor without seccomp:\n%s", noSeccomp)
+		}
+	}
 	t.Setenv(sbx.ABIEnv, "0")
 	out := u.main("", "doctor").stdout
 	var line string
@@ -61,6 +71,7 @@ func TestSandboxStatusLine(t *testing.T) {
 		{&hostapi.SandboxStatus{Unavailable: true}, ""},
 		{&hostapi.SandboxStatus{Preset: "strict", Mechanism: "landlock", ABI: 7, Net: "landlock+seccomp"}, "sandbox strict: landlock ABI 7, network by landlock+seccomp"},
 		{&hostapi.SandboxStatus{Mechanism: "landlock", ABI: 7, Net: "landlock", NotEnforced: []string{"hosts: ports only"}}, "sandbox (custom): landlock ABI 7, network by landlock; not enforced: hosts: ports only"},
+		{&hostapi.SandboxStatus{Preset: "strict", Mechanism: "seatbelt", Net: "seatbelt"}, "sandbox strict: seatbelt, network by seatbelt"},
 		{&hostapi.SandboxStatus{Preset: "files", Unconfined: true, NotEnforced: []string{"everything: no Landlock"}}, `sandbox files NOT enforced, running unconfined ("sandboxRequired": false): everything: no Landlock`},
 	}
 	for _, c := range cases {
