@@ -7,11 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -217,12 +215,7 @@ type account struct{ uid, gid int }
 
 func lookupNobody(t *testing.T) account {
 	t.Helper()
-	u, err := user.Lookup("nobody")
-	if err != nil {
-		testkit.SkipOrFail(t, "no user nobody: %v", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
+	uid, gid := testkit.Nobody(t)
 	return account{uid, gid}
 }
 
@@ -236,26 +229,12 @@ func asNobody(t *testing.T, dir, role string, env ...string) *exec.Cmd {
 	nobody := lookupNobody(t)
 	exe := filepath.Join(dir, "api.test")
 	if _, err := os.Stat(exe); err != nil {
-		src, err := os.Open(testExe(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
-		dst, err := os.OpenFile(exe, os.O_CREATE|os.O_WRONLY, 0o755)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(dst, src); err != nil {
-			t.Fatal(err)
-		}
-		if err := dst.Close(); err != nil {
-			t.Fatal(err)
-		}
+		exe = testkit.CopyTestBinary(t, dir, "api.test")
 	}
 	cmd := helperCmd(t, exe, role, env...)
 	cmd.Dir = dir
 	cmd.Env = append(cmd.Env, "HOME="+dir, "TMPDIR="+dir, "GOCOVERDIR=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(nobody.uid), Gid: uint32(nobody.gid)}}
+	testkit.RunAs(cmd, nobody.uid, nobody.gid)
 	return cmd
 }
 

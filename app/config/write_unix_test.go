@@ -3,14 +3,10 @@
 package config
 
 import (
-	"io"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
@@ -41,12 +37,7 @@ func TestUpdateReadOnlyDirectory(t *testing.T) {
 		return
 	}
 
-	u, err := user.Lookup("nobody")
-	if err != nil {
-		testkit.SkipOrFail(t, "no user nobody to run the check as: %v", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
+	uid, gid := testkit.Nobody(t)
 	// A directory of root's that nobody may enter and read but not
 	// write (t.TempDir's parent is private to root), with a copy of the
 	// test binary (the go build directory is private too).
@@ -66,13 +57,12 @@ func TestUpdateReadOnlyDirectory(t *testing.T) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	exe := filepath.Join(shared, "config.test")
-	copyExe(t, exe)
+	exe := testkit.CopyTestBinary(t, shared, "config.test")
 
 	cmd := exec.Command(exe, "-test.run=^TestUpdateReadOnlyDirectory$", "-test.v", "-test.count=1")
 	cmd.Dir = shared
 	cmd.Env = append(os.Environ(), readOnlyDirEnv+"="+ro, "HOME="+shared, "TMPDIR="+shared, "GOCOVERDIR=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	testkit.RunAs(cmd, uid, gid)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestUpdateReadOnlyDirectory") {
 		t.Fatalf("the check as nobody (uid %d): %v\n%s", uid, err, out)
@@ -98,29 +88,5 @@ func checkReadOnlyDir(t *testing.T, dir, content string) {
 	}
 	if got, _ := os.ReadFile(path); string(got) != content {
 		t.Errorf("the file was changed: %s", got)
-	}
-}
-
-// copyExe copies the running test binary to path, executable by all.
-func copyExe(t *testing.T, path string) {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.Open(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

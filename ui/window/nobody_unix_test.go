@@ -3,14 +3,9 @@
 package window
 
 import (
-	"io"
 	"os"
 	"os/exec"
-	"os/user"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
@@ -23,12 +18,7 @@ import (
 // or its output lacks want (the --- PASS line of what must have run).
 func asNobody(t *testing.T, run, want string) {
 	t.Helper()
-	u, err := user.Lookup("nobody")
-	if err != nil {
-		testkit.SkipOrFail(t, "no user nobody to run the check as: %v", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
+	uid, gid := testkit.Nobody(t)
 	// Under /tmp: t.TempDir's parent, and the go build directory, are
 	// private to root.
 	dir, err := os.MkdirTemp("", "sbwindow-")
@@ -36,29 +26,14 @@ func asNobody(t *testing.T, run, want string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	exe := filepath.Join(dir, "window.test")
-	src, err := os.Open(testExe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(exe, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
-	}
+	exe := testkit.CopyTestBinary(t, dir, "window.test")
 	if err := os.Chown(dir, uid, gid); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, "-test.run="+run, "-test.v", "-test.count=1")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "TMPDIR="+dir, "XDG_RUNTIME_DIR=", "XDG_CONFIG_HOME=", "GOCOVERDIR=")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	testkit.RunAs(cmd, uid, gid)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), want) {
 		t.Fatalf("as nobody (uid %d), %s: %v\n%s", uid, run, err, out)

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	_ "github.com/switchboard-mcp/switchboard/engine/sandbox/cshim"
@@ -118,7 +117,7 @@ func TestCShimSuiteAsUser(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("already a user: TestCShimSuite is this run")
 	}
-	const nobody = 65534
+	uid, gid := testkit.Nobody(t)
 	dir, err := os.MkdirTemp("", "cshim-user")
 	if err != nil {
 		t.Fatal(err)
@@ -127,28 +126,20 @@ func TestCShimSuiteAsUser(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	exe, _ := os.Executable()
-	bin := filepath.Join(dir, "cshim.test")
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := testkit.CopyTestBinary(t, dir, "cshim.test")
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chown(tmp, nobody, nobody); err != nil {
+	if err := os.Chown(tmp, uid, gid); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-test.run", "^TestCShimSuite$", "-test.count", "1", "-test.v")
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + tmp, "TMPDIR=" + tmp, "CI=" + os.Getenv("CI")}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	testkit.RunAs(cmd, uid, gid)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "--- PASS: TestCShimSuite") {
-		t.Fatalf("the suite as uid %d: %v\n%s", nobody, err, out)
+		t.Fatalf("the suite as uid %d: %v\n%s", uid, err, out)
 	}
 	if !strings.Contains(string(out), "PASS") || strings.Contains(string(out), "SKIP") {
 		t.Errorf("the suite as a user skipped:\n%s", out)
