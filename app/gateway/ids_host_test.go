@@ -1,3 +1,11 @@
+//go:build unix
+
+// A real host with a real stdio server, over the gateway's Unix socket and
+// HTTP endpoint: Unix only. Under Wine the host's stdio server never
+// answered (the Wine run hung until its timeout); the id mapping itself is
+// the same code on every OS, and TestCanonicalID and TestIDMapCancel run
+// there.
+
 package gateway_test
 
 import (
