@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
@@ -21,28 +20,14 @@ import (
 // It builds only the launch (no OS call but the temp directory and the
 // symbolic links' resolution), so it is tested on Linux; it has never run
 // on a Mac (docs/sandbox.md, "macOS").
-func seatbeltLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, path string, sup sandbox.Support) (*Launch, []string, *sandbox.Status, error) {
+func seatbeltLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, path string, sup sandbox.Support, home string, protected []string) (*Launch, []string, *sandbox.Status, error) {
 	pol := spec.Sandbox
-	tmp, err := privateTemp(opts.SandboxTemp, spec.Name)
+	rt, env, err := sandboxRuntime(spec, launch, opts, env, path, home, protected)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("server %q: the sandbox's private temp directory: %w", spec.Name, err)
+		return nil, nil, nil, err
 	}
-	home, _ := lookupEnv(env, "HOME", goosName)
-	read, write := sandbox.Runtime{Exe: launch.Path, Args: spec.Args, Cwd: spec.Cwd, Home: home, Path: path, Temp: tmp, Net: pol.Net}.Needs()
-	needs := sandbox.Needs{Exec: launch.Path, Read: read, Write: write, Temp: tmp, Deny: sandbox.Protected(home, opts.Protected...)}
-	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
-		env = setEnv(env, k, tmp)
-	}
-	for _, k := range socketEnv { // as on Linux: where the user's sockets are is not its business
-		env = unsetEnv(env, k)
-	}
-	if b := filepath.Base(launch.Resolved); pol.Net == sandbox.NetNone && (b == "npx" || b == "npm") {
-		// As on Linux: npx runs the package from its cache (the host's
-		// warm-up fetched it) instead of failing on the registry lookup.
-		if _, set := lookupEnv(env, "npm_config_prefer_offline", goosName); !set {
-			env = setEnv(env, "npm_config_prefer_offline", "true")
-		}
-	}
+	read, write := rt.Needs()
+	needs := sandbox.Needs{Exec: launch.Path, Read: read, Write: write, Temp: rt.Temp, Deny: protected}
 	// sandbox-exec execs its command with execvp: the absolute path, and
 	// the server's own arguments after it (argv[0] becomes the path).
 	argv := append([]string{launch.Path}, launch.Args[min(1, len(launch.Args)):]...)

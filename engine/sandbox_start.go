@@ -80,7 +80,7 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 		}
 	}
 	if sup.Mechanism == sandbox.MechanismSeatbelt { // macOS: sandbox-exec, no shim (sandbox_seatbelt.go)
-		return seatbeltLaunch(spec, launch, opts, env, path, sup)
+		return seatbeltLaunch(spec, launch, opts, env, path, sup, home, protected)
 	}
 	if sup.NetNone == "" && pol.Required {
 		// Without seccomp a server could open any Unix socket of the user
@@ -90,13 +90,31 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 	if opts.Shim == "" {
 		return nil, nil, nil, fmt.Errorf("server %q: the sandbox needs the exec shim, and StartOptions.Shim is not set", spec.Name)
 	}
-	tmp, err := privateTemp(opts.SandboxTemp, spec.Name)
+	rt, env, err := sandboxRuntime(spec, launch, opts, env, path, home, protected)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("server %q: the sandbox's private temp directory: %w", spec.Name, err)
+		return nil, nil, nil, err
 	}
-	read, write := sandbox.Runtime{Exe: launch.Path, Args: spec.Args, Cwd: spec.Cwd, Home: home, Path: path, Temp: tmp, Net: pol.Net, Protected: protected}.Needs()
+	read, write := rt.Needs()
 	pol.Read = append(append([]string(nil), pol.Read...), read...)
 	pol.Write = append(append([]string(nil), pol.Write...), write...)
+	env = setEnv(env, sandbox.PolicyEnv, sandbox.EncodePolicy(pol, sup))
+	st := sandbox.Plan(pol, sup)
+	shim := &Launch{Path: opts.Shim, Args: append([]string{opts.Shim, sandbox.ShimArg, launch.Path}, launch.Args...), Resolved: launch.Resolved}
+	return shim, env, &st, nil
+}
+
+// sandboxRuntime is what every mechanism does before it confines a
+// server: the private temp directory (its TMPDIR), the runtime whose
+// needs are added to the policy, the socket variables removed from env,
+// and npm told to keep off its read-only cache and, under net none, off
+// the registry.
+func sandboxRuntime(spec *Spec, launch *Launch, opts StartOptions, env []string, path, home string, protected []string) (sandbox.Runtime, []string, error) {
+	pol := spec.Sandbox
+	tmp, err := privateTemp(opts.SandboxTemp, spec.Name)
+	if err != nil {
+		return sandbox.Runtime{}, nil, fmt.Errorf("server %q: the sandbox's private temp directory: %w", spec.Name, err)
+	}
+	rt := sandbox.Runtime{Exe: launch.Path, Args: spec.Args, Cwd: spec.Cwd, Home: home, Path: path, Temp: tmp, Net: pol.Net, Protected: protected}
 	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
 		env = setEnv(env, k, tmp)
 	}
@@ -108,24 +126,20 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 	}
 	if b := filepath.Base(launch.Resolved); b == "npx" || b == "npm" {
 		// The npm cache is read-only to the server: its logs go to its
-		// own temp, and nothing asks to write beside the cache.
-		for _, kv := range [][2]string{{"npm_config_logs_dir", filepath.Join(tmp, "npm-logs")}, {"npm_config_update_notifier", "false"}} {
-			if _, set := lookupEnv(env, kv[0], goosName); !set {
+		// own temp, and nothing asks to write beside the cache. With no
+		// registry to ask (net none), npx runs the package from its cache
+		// (the host's warm-up fetched it) instead of failing on the lookup.
+		set := [][2]string{{"npm_config_logs_dir", filepath.Join(tmp, "npm-logs")}, {"npm_config_update_notifier", "false"}}
+		if pol.Net == sandbox.NetNone {
+			set = append(set, [2]string{"npm_config_prefer_offline", "true"})
+		}
+		for _, kv := range set {
+			if _, ok := lookupEnv(env, kv[0], goosName); !ok {
 				env = setEnv(env, kv[0], kv[1])
 			}
 		}
 	}
-	if b := filepath.Base(launch.Resolved); pol.Net == sandbox.NetNone && (b == "npx" || b == "npm") {
-		// No registry to ask: npx runs the package from its cache (the
-		// host's warm-up fetched it) instead of failing on the lookup.
-		if _, set := lookupEnv(env, "npm_config_prefer_offline", goosName); !set {
-			env = setEnv(env, "npm_config_prefer_offline", "true")
-		}
-	}
-	env = setEnv(env, sandbox.PolicyEnv, sandbox.EncodePolicy(pol, sup))
-	st := sandbox.Plan(pol, sup)
-	shim := &Launch{Path: opts.Shim, Args: append([]string{opts.Shim, sandbox.ShimArg, launch.Path}, launch.Args...), Resolved: launch.Resolved}
-	return shim, env, &st, nil
+	return rt, env, nil
 }
 
 // socketEnv are the variables that say where the user's sockets are,

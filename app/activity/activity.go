@@ -326,10 +326,13 @@ func (l *Log) Dropped() uint64 { return l.dropped.Load() }
 
 // Flush waits until every record added before it is committed, and returns
 // the error of the writer's last failed batch, if any.
-func (l *Log) Flush(ctx context.Context) error {
+func (l *Log) Flush(ctx context.Context) error { return l.ask(ctx, l.flushes) }
+
+// ask hands the writer a request on ch and waits for its answer.
+func (l *Log) ask(ctx context.Context, ch chan<- chan error) error {
 	reply := make(chan error, 1)
 	select {
-	case l.flushes <- reply:
+	case ch <- reply:
 	case <-l.exited:
 		return errors.New("activity: the log is closed")
 	case <-ctx.Done():

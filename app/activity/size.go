@@ -2,7 +2,6 @@ package activity
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -133,22 +132,7 @@ func (l *Log) rows(ctx context.Context) (int64, error) {
 // records will reuse go back to the file system. The writer does the
 // same by itself: at Open (in the background), every PruneEvery (age),
 // and as it writes (size).
-func (l *Log) Prune(ctx context.Context) error {
-	reply := make(chan error, 1)
-	select {
-	case l.prunes <- reply:
-	case <-l.exited:
-		return errors.New("activity: the log is closed")
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-reply:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (l *Log) Prune(ctx context.Context) error { return l.ask(ctx, l.prunes) }
 
 // wrote counts a committed batch's bytes and, every lim.check bytes,
 // has the size looked at; then it takes pending pruning steps.

@@ -5,6 +5,7 @@ package host
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,9 +60,24 @@ func TestHostileServer(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	e := hostileEntry("strict")
 	e["inheritEnv"] = []string{"DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"}
-	th := runHost(t, nil, map[string]any{"hostile": e})
+	temps := t.TempDir()
+	th := runHostWith(t, nil, map[string]any{"hostile": e, "victim": hostileEntry("strict")}, func(o *Options) { o.SandboxTemp = temps })
 	th.waitRunning(t, "hostile")
+	th.waitRunning(t, "victim")
 	gw := api.GatewayPathFor(th.opts.SocketPath)
+	// Another sandboxed server's temp folder, and the host's own config.
+	victimFile := filepath.Join(temps, "victim", "secret.txt")
+	if err := os.WriteFile(victimFile, []byte("the victim's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][2]string{{"read", victimFile}, {"read", th.opts.ConfigPath}, {"list", filepath.Dir(th.opts.ConfigPath)}} {
+		if got := sandboxtest.Try(p[0], p[1]); got != "ok" {
+			t.Fatalf("%s %s unconfined = %q, want ok (the probe is broken)", p[0], p[1], got)
+		}
+		if got := th.try(t, "hostile", p[0], p[1]); got == "ok" {
+			t.Errorf("%s %s from the strict server: it worked, want it denied", p[0], p[1])
+		}
+	}
 
 	// Unconfined, each door opens (this test process is a peer the host
 	// admits).

@@ -104,17 +104,6 @@ func WideGrant(path, home string, protected []string) string {
 	return ""
 }
 
-// Denied reports whether path is a protected path or inside one.
-func Denied(path string, protected []string) bool {
-	p := filepath.Clean(path)
-	for _, q := range protected {
-		if p == q || within(p, q) {
-			return true
-		}
-	}
-	return false
-}
-
 // within reports whether child is strictly inside parent.
 func within(child, parent string) bool {
 	if parent == "/" {

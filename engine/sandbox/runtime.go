@@ -79,7 +79,7 @@ func (r Runtime) Needs() (read, write []string) {
 			}
 		}
 		for _, q := range ps {
-			if WideGrant(q, r.Home, r.Protected) != "" || Denied(q, r.Protected) {
+			if WideGrant(q, r.Home, r.Protected) != "" {
 				return // ~/.local for ~/.local/bin/x, a credential file: never
 			}
 		}

@@ -329,23 +329,18 @@ func testDeps(ctx context.Context, root string, breaks []Break) (map[string]map[
 	return out, nil
 }
 
-// moduleRoot is the folder of the nearest go.mod at or above the working
-// directory.
+// moduleRoot is the folder of the module the working directory is in,
+// as the go command finds it.
 func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
+	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("no go.mod here or above: run from the repository")
-		}
-		dir = up
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("no go.mod here or above: run from the repository")
 	}
+	return filepath.Dir(mod), nil
 }
 
 func main() {
