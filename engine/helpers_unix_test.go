@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {
 		// stdout and stderr unbuffered (or flush), so nothing is lost.
 		syscall.Exit(h(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(testkit.Run(m))
 }
 
 // pids is what the forking helpers print: their own pid and their child's.

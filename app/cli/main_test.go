@@ -68,7 +68,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		return m.Run()
+		return testkit.Run(m)
 	}()
 	os.Exit(code)
 }

@@ -37,7 +37,7 @@ const helperEnv = "GATEWAY_TEST_HELPER"
 
 func TestMain(m *testing.M) {
 	testkit.HelperMain(&testExe, helperEnv, map[string]func() int{"mcp": echoServer})
-	os.Exit(m.Run())
+	os.Exit(testkit.Run(m))
 }
 
 // echoServer is a real stdio MCP server with one tool, echo.

@@ -46,7 +46,7 @@ var testExe string
 
 func TestMain(m *testing.M) {
 	testkit.HelperMain(&testExe, helperEnv, helpers)
-	os.Exit(m.Run())
+	os.Exit(testkit.Run(m))
 }
 
 var helpers = map[string]func() int{
