@@ -47,17 +47,16 @@ func init() {
 		return 0
 	}
 	// escapee ignores SIGTERM, writes its pid and start time to
-	// gcFileEnv, and sleeps (a timer, not select{}: with nothing else to
-	// run, the runtime would end a bare select{} as a deadlock).
+	// gcFileEnv, and hangs (testkit.Hang: with nothing else to run, the
+	// runtime would end a bare select{} as a deadlock).
 	helpers["escapee"] = func() int {
 		signal.Ignore(syscall.SIGTERM)
 		me := os.Getpid()
 		if err := os.WriteFile(os.Getenv(gcFileEnv), fmt.Appendf(nil, "%d %d\n", me, procStart(me)), 0o600); err != nil {
 			return 1
 		}
-		for {
-			time.Sleep(time.Hour)
-		}
+		testkit.Hang()
+		return 0
 	}
 }
 

@@ -106,15 +106,7 @@ func stay() {
 		fallthrough
 	case "eof":
 		event("stay")
-		sleepForever()
-	}
-}
-
-// sleepForever blocks for good; unlike select {}, it is never taken for a
-// deadlock when no other goroutine is left.
-func sleepForever() {
-	for {
-		time.Sleep(time.Hour)
+		testkit.Hang()
 	}
 }
 
@@ -140,7 +132,7 @@ func runModern() int {
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		event("block")
-		sleepForever() // a hung handler: not even its context ends it
+		testkit.Hang() // a hung handler: not even its context ends it
 		return nil, nil, nil
 	})
 	err := s.Run(context.Background(), t)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // SkipOrFail skips a test that lacks a system piece (a program, a
@@ -106,5 +107,15 @@ func HelperMain(exe *string, env string, helpers map[string]func() int) {
 			os.Exit(99)
 		}
 		os.Exit(h())
+	}
+}
+
+// Hang blocks a helper process for good: a server that never answers or
+// never exits, until its test kills it. Unlike select {}, it is never
+// taken for a deadlock when no other goroutine is left. It is for helper
+// processes only: a test waits for an event, not for time.
+func Hang() {
+	for {
+		time.Sleep(time.Hour)
 	}
 }
