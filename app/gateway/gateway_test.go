@@ -230,14 +230,12 @@ func conformance(t *testing.T, mode, version string) {
 	// its own: the notifications were written before the result, but may
 	// be handled after it.
 	var got []*mcp.ProgressNotificationParams
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testkit.Eventually(t, "two progress notifications", func() bool {
 		progMu.Lock()
 		got = append(got[:0], progress...)
 		progMu.Unlock()
-		if len(got) >= 2 {
-			break
-		}
-	}
+		return len(got) >= 2
+	})
 	if len(got) != 2 || got[0].ProgressToken != "client-token" || got[1].Progress != 2 || got[1].Message != "step 2" {
 		t.Errorf("progress notifications: %d %+v", len(got), got)
 	}
@@ -600,13 +598,10 @@ func TestSlowClient(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		c.send(map[string]any{"jsonrpc": "2.0", "id": 1000 + i, "method": "tools/call", "params": map[string]any{"name": "a__big"}})
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for g.Clients() != 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := g.Clients(); n != 0 {
-		t.Fatalf("the client that does not read is still connected (%d clients)", n)
-	}
+	testkit.Eventually(t, "the client that does not read disconnected", func() (bool, string) {
+		n := g.Clients()
+		return n == 0, fmt.Sprintf("%d clients", n)
+	})
 	cs := h.connect(t, nil, "", nil)
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__big"}); err != nil {
 		t.Errorf("another client: %v", err)

@@ -51,17 +51,7 @@ func logText(t *testing.T, m *Manager, name string) string {
 // on the network, so this wait is longer than the others.
 func waitLong(t *testing.T, what string, limit time.Duration, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
-	for {
-		ok, last := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v; last: %s", what, limit, last)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testkit.EventuallyWithin(t, what, limit, cond)
 }
 
 // TestWarmFetchesBeforeFirstStart: an added npx entry, on a cold npm

@@ -500,17 +500,12 @@ func (f *fixture) evs(t *testing.T) []ev { return readEvents(t, f.events) }
 // waitEvent waits until the events file has at least n events of kind what.
 func (f *fixture) waitEvent(t *testing.T, what string, n int) []ev {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		evs := f.evs(t)
-		if countEvents(evs, what) >= n {
-			return evs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %d %q events; have %v", n, what, evs)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var evs []ev
+	testkit.Eventually(t, fmt.Sprintf("%d %q events", n, what), func() (bool, string) {
+		evs = f.evs(t)
+		return countEvents(evs, what) >= n, fmt.Sprint(evs)
+	})
+	return evs
 }
 
 func textOf(t *testing.T, res *mcp.CallToolResult) string {

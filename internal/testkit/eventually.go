@@ -31,17 +31,27 @@ func eventually[C func() bool | func() (bool, string)](t testing.TB, what string
 		}
 		panic("unreachable")
 	}
+	var last string
+	if Poll(d, func() (ok bool) { ok, last = check(); return ok }) {
+		return
+	}
+	if last != "" {
+		t.Fatalf("%s: not within %v; last: %s", what, d, last)
+	}
+	t.Fatalf("%s: not within %v", what, d)
+}
+
+// Poll calls done every 10 ms until it returns true or d has passed, and
+// reports whether it did: for a wait whose failure is not the test's (a
+// cleanup that then kills what is left).
+func Poll(d time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(d)
 	for {
-		ok, last := check()
-		if ok {
-			return
+		if done() {
+			return true
 		}
 		if time.Now().After(deadline) {
-			if last != "" {
-				t.Fatalf("%s: not within %v; last: %s", what, d, last)
-			}
-			t.Fatalf("%s: not within %v", what, d)
+			return false
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
