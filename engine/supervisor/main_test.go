@@ -378,7 +378,7 @@ func (r *recorder) changes() []change {
 // and returns it and its index.
 func (r *recorder) waitFor(t *testing.T, from int, what string, ok func(supervisor.Status) bool) (change, int) {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testkit.Deadline) // on a synctest bubble's clock too: longer than its backoffs
 	for {
 		all := r.changes()
 		for i := from; i < len(all); i++ {

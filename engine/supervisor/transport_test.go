@@ -5,6 +5,7 @@ package supervisor_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
@@ -140,6 +142,108 @@ func TestRetryWhileRunningIsNotKept(t *testing.T) {
 		}
 		if st := sup.Status(); st.State != supervisor.WaitingUser {
 			t.Errorf("state %q, want %q", st.State, supervisor.WaitingUser)
+		}
+	})
+}
+
+// TestBackoffOnTheClock: the backoff of a server whose attempts fail, on
+// the fake clock of a synctest bubble, with delays of seconds and no
+// jitter: each delay is exact (Initial doubling up to Max), the
+// supervisor gives up after MaxReconnects+1 attempts, tries no more for an
+// hour, and a Start tries again at once. (TestBackoff checks the same
+// with a real process and real time, within the jitter's bounds.)
+func TestBackoffOnTheClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var tries atomic.Int32
+		rec := newRecorder()
+		sup := supervisor.New(supervisor.Options{
+			Spec:   engine.Spec{Name: "remote", MaxReconnects: 5},
+			Client: testClient(),
+			Policy: supervisor.Policy{Initial: time.Second, Max: 8 * time.Second, StableAfter: time.Minute, Jitter: -1},
+			Transport: func(ctx context.Context) (mcp.Transport, error) {
+				tries.Add(1)
+				return nil, errors.New("the network is down")
+			},
+			OnChange: rec.onChange,
+		})
+		sup.Start()
+		t.Cleanup(func() { <-sup.Stop() })
+		failed, fi := rec.waitState(t, 0, supervisor.Failed)
+		var waits []time.Duration
+		var backoff time.Time
+		for _, c := range rec.changes()[:fi] {
+			switch c.St.State {
+			case supervisor.Backoff:
+				backoff = c.At
+				if d := c.St.NextAttempt.Sub(c.At); d != time.Second<<min(c.St.Failures-1, 3) {
+					t.Errorf("Backoff after %d failures: next attempt in %v", c.St.Failures, d)
+				}
+			case supervisor.Starting:
+				if !backoff.IsZero() {
+					waits = append(waits, c.At.Sub(backoff))
+					backoff = time.Time{}
+				}
+			}
+		}
+		if want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 8 * time.Second}; !slices.Equal(waits, want) {
+			t.Errorf("waits between attempts %v, want %v", waits, want)
+		}
+		if n := tries.Load(); n != 6 || failed.St.Failures != 6 {
+			t.Errorf("Failed after %d attempts, %d failures; want 6 and 6 (MaxReconnects 5, then one more)", n, failed.St.Failures)
+		}
+		testkit.Advance(time.Hour)
+		if n := tries.Load(); n != 6 {
+			t.Errorf("%d attempts in the hour after Failed, want none", n-6)
+		}
+		if st := sup.Status(); st.State != supervisor.Failed {
+			t.Errorf("state %q an hour after Failed", st.State)
+		}
+		sup.Start()
+		rec.waitState(t, fi+1, supervisor.Starting)
+		testkit.Advance(0)
+		if n := tries.Load(); n != 7 {
+			t.Errorf("a Start after Failed made %d attempts, want 1", n-6)
+		}
+	})
+}
+
+// TestUpdateWhileStoppedDoesNotStart: an Update of a stopped server keeps
+// its new spec and starts nothing, for an hour of a synctest bubble's
+// clock.
+func TestUpdateWhileStoppedDoesNotStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var tries atomic.Int32
+		srv := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "1"}, nil)
+		rec := newRecorder()
+		sup := supervisor.New(supervisor.Options{
+			Spec:   engine.Spec{Name: "remote"},
+			Client: testClient(),
+			Transport: func(ctx context.Context) (mcp.Transport, error) {
+				tries.Add(1)
+				ct, st := mcp.NewInMemoryTransports()
+				if _, err := srv.Connect(ctx, st, nil); err != nil {
+					return nil, err
+				}
+				return ct, nil
+			},
+			OnChange: rec.onChange,
+		})
+		sup.Start()
+		t.Cleanup(func() { <-sup.Stop() })
+		rec.waitState(t, 0, supervisor.Running)
+		<-sup.Stop()
+		spec := sup.Spec()
+		spec.Args = []string{"updated"}
+		sup.Update(spec)
+		testkit.Advance(time.Hour)
+		if st := sup.Status(); st.State != supervisor.Stopped {
+			t.Errorf("Update of a stopped server left it %q", st.State)
+		}
+		if got := sup.Spec().Args; len(got) != 1 || got[0] != "updated" {
+			t.Errorf("Spec() args %q after Update", got)
+		}
+		if n := tries.Load(); n != 1 {
+			t.Errorf("%d attempts, want 1", n)
 		}
 	})
 }
