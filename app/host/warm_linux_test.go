@@ -174,7 +174,13 @@ func TestWarmKeepsOldVersionServing(t *testing.T) {
 	waitLong(t, "the fetch is under way", time.Minute, func() (bool, string) {
 		return len(logText(t, m, "a")) > 0 && strings.Contains(logText(t, m, "a"), "--- fetching the npm package"), logText(t, m, "a")
 	})
-	time.Sleep(time.Second) // the fetch runs; nothing else should change
+	// The fetch reached the registry, which holds it: nothing else
+	// should change meanwhile.
+	testkit.EventuallyWithin(t, "npm's request reached the registry", time.Minute, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(conns) > 0
+	})
 	st, _ := statusOf(m, "a")
 	if st.PID != old.PID || st.State != hostapi.StateRunning || st.Preparing == "" {
 		t.Fatalf("while the new package is fetched: state %q, pid %d (was %d), preparing %q; want the old process running", st.State, st.PID, old.PID, st.Preparing)

@@ -247,3 +247,51 @@ func TestUpdateWhileStoppedDoesNotStart(t *testing.T) {
 		}
 	})
 }
+
+// TestTransportStableAfterResetsFailures: for a server reached through a
+// Transport (a remote one), connections that end at once add up their
+// failures; one that stayed up longer than StableAfter starts the count
+// again, and one just short of it does not. On a synctest bubble's clock,
+// with the default StableAfter (a minute). (TestStableAfterResetsFailures
+// checks a process's, in real time.)
+func TestTransportStableAfterResetsFailures(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "1"}, nil)
+		sessions := make(chan *mcp.ServerSession, 8)
+		rec := newRecorder()
+		sup := supervisor.New(supervisor.Options{
+			Spec:   engine.Spec{Name: "remote"},
+			Client: testClient(),
+			Policy: supervisor.Policy{Initial: time.Second, Jitter: -1},
+			Transport: func(ctx context.Context) (mcp.Transport, error) {
+				ct, st := mcp.NewInMemoryTransports()
+				ss, err := srv.Connect(ctx, st, nil)
+				if err != nil {
+					return nil, err
+				}
+				sessions <- ss
+				return ct, nil
+			},
+			OnChange: rec.onChange,
+		})
+		sup.Start()
+		t.Cleanup(func() { <-sup.Stop() })
+		const stable = time.Minute // Policy's default
+		endAfter := func(from int, up time.Duration) (int, int) {
+			t.Helper()
+			_, ri := rec.waitState(t, from, supervisor.Running)
+			testkit.Advance(up)
+			(<-sessions).Close()
+			b, bi := rec.waitState(t, ri, supervisor.Backoff)
+			return b.St.Failures, bi
+		}
+		n1, i := endAfter(0, 0)
+		n2, i := endAfter(i, stable-time.Second)
+		if n1 != 1 || n2 != 2 {
+			t.Fatalf("failures %d then %d after connections shorter than StableAfter, want 1 then 2", n1, n2)
+		}
+		if n3, _ := endAfter(i, stable+time.Second); n3 != 1 {
+			t.Errorf("failures %d after a connection that stayed up past StableAfter, want 1", n3)
+		}
+	})
+}
