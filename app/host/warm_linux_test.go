@@ -59,6 +59,7 @@ func waitLong(t *testing.T, what string, limit time.Duration, cond func() (bool,
 // fetched by a warm-up before the server's first start, which then does
 // not fail; and the next manager (a host restart) does not fetch it again.
 func TestWarmFetchesBeforeFirstStart(t *testing.T) {
+	testkit.SkipShort(t, "a test that runs npx")
 	home, state := t.TempDir(), t.TempDir()
 	warmPath := filepath.Join(state, "warm.json")
 	m := warmManager(t, home, warmPath)
@@ -112,6 +113,7 @@ func TestWarmFetchesBeforeFirstStart(t *testing.T) {
 // remembered as warm, and the server is started anyway, so that its own
 // failure is what the user sees.
 func TestWarmFailureStartsAnyway(t *testing.T) {
+	testkit.SkipShort(t, "a test that runs npx")
 	home, state := t.TempDir(), t.TempDir()
 	warmPath := filepath.Join(state, "warm.json")
 	m := warmManager(t, home, warmPath)
@@ -144,6 +146,7 @@ func TestWarmFailureStartsAnyway(t *testing.T) {
 // the new entry only once the fetch ended (here, failed at once: a
 // registry that refuses connections).
 func TestWarmKeepsOldVersionServing(t *testing.T) {
+	testkit.SkipShort(t, "a test that runs npx")
 	home, state := t.TempDir(), t.TempDir()
 	m := warmManager(t, home, filepath.Join(state, "warm.json"))
 	m.Apply(configs(t, map[string]any{"a": helperEntry("modern", "warm")}))

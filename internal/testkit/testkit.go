@@ -35,6 +35,7 @@ func SkipOrFail(t testing.TB, format string, args ...any) {
 // (CI=true), which installs them, it fails it.
 func NpmServer(t testing.TB, bin string) string {
 	t.Helper()
+	SkipShort(t, "a test of an npm server")
 	if _, err := exec.LookPath("node"); err != nil {
 		SkipOrFail(t, "node is not installed (%v): install Node.js 20 or later", err)
 	}
@@ -117,5 +118,15 @@ func HelperMain(exe *string, env string, helpers map[string]func() int) {
 func Hang() {
 	for {
 		time.Sleep(time.Hour)
+	}
+}
+
+// SkipShort skips a test of the long lane under go test -short: one that
+// runs npm servers, a virtual X server (Xvfb), Wine or the program end to
+// end (docs/testing.md). what names it in the skip.
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: %s is in the long lane (go test without -short)", what)
 	}
 }
