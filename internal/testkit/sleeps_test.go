@@ -18,8 +18,8 @@ import (
 // is left sleeps in a helper process or where no event can be awaited.
 // Lower these when a change removes some; never raise them.
 const (
-	maxSleeps        = 57
-	maxDeadlineLoops = 2
+	maxSleeps        = 45
+	maxDeadlineLoops = 1
 )
 
 var (
