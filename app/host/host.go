@@ -174,7 +174,7 @@ func Run(ctx context.Context, o Options) error {
 	defer unregister()
 
 	h.pins = h.openPins(o.PinsPath)
-	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.withProfiles(h.withOAuth(h.methods())))))), api.Options{Logger: h.log, PeerGuard: h.peerGuard})
+	h.srv = api.NewServer(h.handlers(), api.Options{Logger: h.log, PeerGuard: h.peerGuard, APIVersion: hostapi.APIVersion})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
