@@ -196,6 +196,9 @@ func apiCode(err error) string {
 func TestHostMethods(t *testing.T) {
 	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
 	th := runHost(t, store, map[string]any{"a": helperEntry("modern", "a")})
+	if v := th.c.HostAPI(); v != hostapi.APIVersion {
+		t.Errorf("the host's greeting states API %q, want %q (hostapi.APIVersion)", v, hostapi.APIVersion)
+	}
 
 	var info hostapi.Info
 	th.must(t, hostapi.MethodHostInfo.Name, nil, &info)
