@@ -7,7 +7,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -488,12 +487,6 @@ func (h *Host) info() hostapi.Info {
 	}
 	inf.Activity = h.mgr.activity.apiStatus()
 	return inf
-}
-
-func decode[T any](method string, raw json.RawMessage) (T, error) {
-	var v T
-	err := api.DecodeParams(method, raw, &v)
-	return v, err
 }
 
 // startOptions are how the host starts its servers: in the login PATH,
