@@ -1,7 +1,6 @@
 package hostapi
 
 import (
-	"reflect"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,15 +28,9 @@ type Method[P, R any] struct {
 // MethodName returns the method's name on the wire.
 func (m Method[P, R]) MethodName() string { return m.Name }
 
-// Types returns the types of the method's params and result.
-func (m Method[P, R]) Types() (params, result reflect.Type) {
-	return reflect.TypeFor[P](), reflect.TypeFor[R]()
-}
-
 // Descriptor is any [Method], as [Methods] lists them.
 type Descriptor interface {
 	MethodName() string
-	Types() (params, result reflect.Type)
 }
 
 // None is the params or the result of a method that has none: a client
