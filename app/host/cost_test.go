@@ -78,7 +78,7 @@ func settledCost(t *testing.T, th *testHost, p hostapi.CostParams) hostapi.Cost 
 	var c hostapi.Cost
 	testkit.Eventually(t, "tools.cost counted every server", func() (bool, string) {
 		c = hostapi.Cost{}
-		th.must(t, hostapi.MethodToolsCost, p, &c)
+		th.must(t, hostapi.MethodToolsCost.Name, p, &c)
 		return len(c.Pending) == 0, fmt.Sprintf("still counting %v", c.Pending)
 	})
 	return c
@@ -165,7 +165,7 @@ func TestToolsCost(t *testing.T) {
 	}
 
 	for _, p := range []hostapi.CostParams{{Tools: []string{"["}}, {ToolMode: "some"}} {
-		if err := th.call(t, hostapi.MethodToolsCost, p, nil); apiCode(err) != api.CodeBadRequest {
+		if err := th.call(t, hostapi.MethodToolsCost.Name, p, nil); apiCode(err) != api.CodeBadRequest {
 			t.Errorf("tools.cost %+v: %v, want a bad request", p, err)
 		}
 	}
