@@ -33,7 +33,7 @@ func TestTokenRenewedEarly(t *testing.T) {
 		src := renewing(rec, renew)
 		want := func(at time.Duration, access string, renewals int) {
 			t.Helper()
-			testkit.Advance(start.Add(at).Sub(time.Now()))
+			testkit.Advance(time.Until(start.Add(at)))
 			tok, err := src.Token()
 			if err != nil || tok.AccessToken != access || renew.n != renewals {
 				t.Fatalf("at %v: token %q (%v) after %d renewals; want %q after %d", at, tok.AccessToken, err, renew.n, access, renewals)
