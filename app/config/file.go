@@ -194,7 +194,7 @@ func (f *File) Check() *Report {
 		if s == nil {
 			continue
 		}
-		_, ps := s.validate(name)
+		ps := s.validate(name)
 		s.problems, s.checked = ps, true
 		r.add(name, ps)
 		for _, n := range s.notices {

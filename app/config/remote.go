@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // Remote servers (issue 17, docs/remote.md): an entry with "url" instead of
@@ -74,7 +74,7 @@ func (o *OAuth) ClientSecretRef() string {
 
 // RemoteSpec is a remote entry as the host connects to it. The engine runs
 // processes and knows nothing of it: the host's ServerConfig carries it
-// next to an engine.Spec that holds only the entry's numeric options
+// next to an engine spec that holds only the entry's numeric options
 // (maxReconnects, handshakeTimeout), which the supervisor reads for both
 // kinds. Its JSON (the host's fingerprint of the entry) names the secrets
 // of the headers, never their values.
@@ -84,8 +84,8 @@ type RemoteSpec struct {
 	Type string `json:"type"` // RemoteHTTP or RemoteSSE
 	// Headers are sent with every request; their ${keyring:NAME}
 	// references are resolved when the host connects.
-	Headers map[string]engine.EnvValue `json:"headers,omitempty"`
-	OAuth   *OAuth                     `json:"oauth,omitempty"`
+	Headers map[string]serverspec.EnvValue `json:"headers,omitempty"`
+	OAuth   *OAuth                         `json:"oauth,omitempty"`
 }
 
 // Secrets returns the names of the keyring secrets the headers (and the
@@ -113,18 +113,18 @@ func (s *Server) IsRemote() bool {
 }
 
 // RemoteSpec returns the remote spec of the entry named name, or nil for a
-// local entry; the error joins the entry's problems, as [Server.Spec]'s.
+// local entry; the error joins the entry's problems.
 func (s *Server) RemoteSpec(name string) (*RemoteSpec, error) {
 	if !s.IsRemote() || s.raw != nil {
 		return nil, nil
 	}
-	_, err := s.Spec(name)
+	err := problemsErr(s.validate(name))
 	r := &RemoteSpec{Name: name, URL: s.URL, Type: remoteTypes[s.Type]}
 	if r.Type == "" {
 		r.Type = RemoteHTTP
 	}
 	if len(s.Headers) > 0 {
-		r.Headers = map[string]engine.EnvValue{}
+		r.Headers = map[string]serverspec.EnvValue{}
 		for k, v := range s.Headers {
 			if ev, perr := ParseEnvValue(v); perr == nil {
 				r.Headers[k] = ev
@@ -149,7 +149,7 @@ var transportHeaders = []string{"Host", "Content-Length", "Content-Type", "Accep
 
 // validateRemote checks a remote entry (see validate), with ps the
 // problems found while reading it.
-func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Problem) {
+func (s *Server) validateRemote(name string, ps []Problem) []Problem {
 	bad := func(key, format string, args ...any) {
 		ps = append(ps, Problem{Server: name, Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
@@ -240,11 +240,10 @@ func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Probl
 			}
 		}
 	}
-	spec := engine.Spec{Name: name}
-	s.numbers(&spec, bad)
+	s.checkNumbers(bad)
 	ps = append(ps, s.toolProblems(name)...)
 	sortProblems(ps)
-	return spec, ps
+	return ps
 }
 
 // checkClientMetadataURL returns what is wrong with a client ID metadata

@@ -144,9 +144,8 @@ func TestRemoteSpec(t *testing.T) {
 	if got := gh.CallTimeout(); got != 1500*time.Millisecond {
 		t.Errorf("CallTimeout = %v", got)
 	}
-	spec, err := gh.Spec("gh")
-	if err != nil || spec.MaxReconnects != 2 {
-		t.Errorf("Spec = %+v, %v: want the numeric options, no error", spec, err)
+	if n, err := gh.Number("maxReconnects"), problemsErr(gh.validate("gh")); err != nil || n != 2 {
+		t.Errorf("maxReconnects = %d, %v: want the numeric options, no error", n, err)
 	}
 	fp, _ := json.Marshal(r)
 	if !strings.Contains(string(fp), `"Secret":"gh-token"`) || !strings.Contains(string(fp), "core") {

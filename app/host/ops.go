@@ -22,7 +22,7 @@ func ServerConfigs(f *config.File) []ServerConfig {
 		}
 		c := ServerConfig{Name: name, Disabled: s.Disabled, CallTimeout: s.CallTimeout(), Secrets: s.SecretRefs()}
 		c.Problems = configedit.ProblemsOf(s.Problems())
-		spec, err := s.Spec(name)
+		spec, err := specOf(s, name)
 		if err != nil && len(c.Problems) == 0 {
 			c.Problems = append(c.Problems, hostapi.Problem{Server: name, Message: err.Error()})
 		}

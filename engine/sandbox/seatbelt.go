@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // SeatbeltExec is the macOS program that runs a command under an SBPL
@@ -61,7 +63,7 @@ func seatbeltPlan(p Policy, s Support) Status {
 	case NetOutbound:
 		st.Enforced = append(st.Enforced, "network: outbound IP connections only, no listening (Seatbelt)")
 	case NetAllow:
-		st.Enforced = append(st.Enforced, fmt.Sprintf("network: TCP connect only to ports %s, no UDP, no listening (Seatbelt)", joinPorts(AllowPorts(p.NetAllow))))
+		st.Enforced = append(st.Enforced, fmt.Sprintf("network: TCP connect only to ports %s, no UDP, no listening (Seatbelt)", joinPorts(serverspec.AllowPorts(p.NetAllow))))
 		st.NotEnforced = append(st.NotEnforced, "hosts: SBPL filters name no host but localhost (any host on an allowed port is reachable)")
 	default:
 		st.Enforced = append(st.Enforced, "network: no sockets but Unix ones (Seatbelt)")
