@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
@@ -16,52 +16,18 @@ import (
 const DefaultCallTimeout = 300 * time.Second
 
 // Problem is one thing wrong with the file: with an entry (Server set) or
-// with the file as a whole.
-type Problem struct {
-	Server string // the entry's name; "" for a problem of the whole file
-	Key    string // the key within the entry (e.g. "cwd", "env.TOKEN"), or of the file
-	Msg    string // what is wrong and the remedy
-	// Fact is what is wrong without the remedy's words, and Remedy the
-	// remedy as data, where the remedy is one a front end can phrase (a
-	// command to run, a button): both empty otherwise. Msg says it all in
-	// words either way.
-	Fact   string
-	Remedy *Remedy
-	// Warning marks a problem that stops nothing (a profile that names a
-	// server mcpServers lacks): it is reported, and everything runs.
-	Warning bool
-}
+// with the file as a whole. It is the host API's problem (app/hostapi), so
+// a front end gets it as the config reports it: Message says what is
+// wrong and the remedy in words; Fact and Remedy, where the remedy is one
+// a front end can phrase (a command to run, a button), say it as data;
+// Warning marks one that stops nothing. Error() writes its path and
+// message: `mcpServers.files.cwd: "/srv/x" does not exist: create it or
+// choose another directory`.
+type Problem = hostapi.Problem
 
-// Remedy is what to do about a [Problem], as data. Its kinds are the host
-// API's (app/hostapi: "rename_key", "set_secret", ...); the host passes
-// them on as they are.
-type Remedy struct {
-	Kind     string
-	From, To string // rename_key: the key as written, the known key meant
-}
-
-// Path names where the problem is, as a path into the file:
-// mcpServers.files.cwd.
-func (p Problem) Path() string {
-	if p.Server == "" && p.Key == "" {
-		return "config"
-	}
-	if p.Server == "" {
-		return p.Key
-	}
-	s := "mcpServers." + p.Server
-	if !ValidServerName(p.Server) {
-		s = "mcpServers[" + strconv.Quote(p.Server) + "]"
-	}
-	if p.Key != "" {
-		s += "." + p.Key
-	}
-	return s
-}
-
-// Error returns the path and the message:
-// `mcpServers.files.cwd: "/srv/x" does not exist: create it or choose another directory`.
-func (p Problem) Error() string { return p.Path() + ": " + p.Msg }
+// Remedy is what to do about a [Problem], as data (app/hostapi's kinds:
+// "rename_key", "keyring_ref", ...).
+type Remedy = hostapi.Remedy
 
 // Report is every problem found in a file: those of the file as a whole and
 // those of each entry. An entry with problems is not started; the others
@@ -136,7 +102,7 @@ func (r *Report) add(name string, ps []Problem) {
 func (s *Server) validate(name string) []Problem {
 	var ps []Problem
 	bad := func(key, format string, args ...any) {
-		ps = append(ps, Problem{Server: name, Key: key, Msg: fmt.Sprintf(format, args...)})
+		ps = append(ps, Problem{Server: name, Key: key, Message: fmt.Sprintf(format, args...)})
 	}
 	// spec reports a rule of the spec, unless the key was already found
 	// wrong while reading it (the rule would only add that it is missing).
@@ -150,6 +116,11 @@ func (s *Server) validate(name string) []Problem {
 	}
 	for _, p := range s.decodeProblems {
 		p.Server = name
+		if p.Remedy != nil {
+			r := *p.Remedy
+			r.Server = name
+			p.Remedy = &r
+		}
 		ps = append(ps, p)
 	}
 	if s.raw != nil {

@@ -49,7 +49,7 @@ var remoteTypes = map[string]string{
 // ClientSecret, for a confidential client, is a ${keyring:NAME}
 // reference, never the secret itself. ClientMetadataURL is the https
 // address of a client ID metadata document describing Switchboard
-// (host.ClientMetadataDocument writes it): where the authorization server
+// (app/host's clientMetadataDocument writes it): where the authorization server
 // accepts such documents, it is the client ID, and nothing is registered;
 // elsewhere ClientID, else dynamic registration, is used.
 type OAuth struct {
@@ -151,7 +151,7 @@ var transportHeaders = []string{"Host", "Content-Length", "Content-Type", "Accep
 // problems found while reading it.
 func (s *Server) validateRemote(name string, ps []Problem) []Problem {
 	bad := func(key, format string, args ...any) {
-		ps = append(ps, Problem{Server: name, Key: key, Msg: fmt.Sprintf(format, args...)})
+		ps = append(ps, Problem{Server: name, Key: key, Message: fmt.Sprintf(format, args...)})
 	}
 	if s.Command != "" {
 		bad("command", `an entry has either "url" (a remote server) or "command" (a local one), not both: remove one`)
@@ -208,8 +208,8 @@ func (s *Server) validateRemote(name string, ps []Problem) []Problem {
 			}
 			fact := "holds a literal secret: the file holds only references to the keyring"
 			ps = append(ps, Problem{Server: name, Key: key, Fact: fact,
-				Msg:    fmt.Sprintf("%s: store the value with 'switchboard secret set %s' and write %q", fact, secret, ref),
-				Remedy: &Remedy{Kind: "keyring_ref", From: key, To: secret}})
+				Message:    fmt.Sprintf("%s: store the value with 'switchboard secret set %s' and write %q", fact, secret, ref),
+				Remedy: &Remedy{Kind: "keyring_ref", Server: name, From: key, To: secret}})
 		}
 	}
 	if s.OAuth != nil {
@@ -223,8 +223,8 @@ func (s *Server) validateRemote(name string, ps []Problem) []Problem {
 			fact := "must be a reference to the keyring, not the secret itself"
 			secret := SuggestSecretName(name, "oauth-client")
 			ps = append(ps, Problem{Server: name, Key: "oauth.clientSecret", Fact: fact,
-				Msg:    fmt.Sprintf("%s: store it with 'switchboard secret set %s' and write %q", fact, secret, KeyringRef(secret)),
-				Remedy: &Remedy{Kind: "keyring_ref", From: "oauth.clientSecret", To: secret}})
+				Message:    fmt.Sprintf("%s: store it with 'switchboard secret set %s' and write %q", fact, secret, KeyringRef(secret)),
+				Remedy: &Remedy{Kind: "keyring_ref", Server: name, From: "oauth.clientSecret", To: secret}})
 		}
 		if s.OAuth.ClientSecret != "" && s.OAuth.ClientID == "" {
 			bad("oauth.clientSecret", `needs "clientId": a client secret belongs to a registered client`)
@@ -332,7 +332,7 @@ func (s *Server) toolProblems(name string) []Problem {
 		for i, p := range l.patterns {
 			if _, err := path.Match(p, "x"); err != nil {
 				ps = append(ps, Problem{Server: name, Key: fmt.Sprintf("%s[%d]", l.key, i),
-					Msg: fmt.Sprintf("%q is not a valid pattern: use * and ? wildcards, and close every [", p)})
+					Message: fmt.Sprintf("%q is not a valid pattern: use * and ? wildcards, and close every [", p)})
 			}
 		}
 	}

@@ -111,8 +111,8 @@ func TestRemoteLiteralSecretRemedy(t *testing.T) {
 	if r := ps[0].Remedy; r.Kind != "keyring_ref" || r.From != "headers.Authorization" || r.To != "gh-authorization" {
 		t.Errorf("remedy = %+v", r)
 	}
-	if strings.Contains(ps[0].Msg, "TOPSECRET") || strings.Contains(ps[0].Fact, "TOPSECRET") {
-		t.Errorf("the problem shows the secret: %s", ps[0].Msg)
+	if strings.Contains(ps[0].Message, "TOPSECRET") || strings.Contains(ps[0].Fact, "TOPSECRET") {
+		t.Errorf("the problem shows the secret: %s", ps[0].Message)
 	}
 }
 

@@ -163,7 +163,7 @@ func (s *Server) decodeSandbox(raw json.RawMessage) bool {
 func (s *Server) SandboxPolicy() (serverspec.Policy, []Problem) {
 	var ps []Problem
 	bad := func(key, format string, args ...any) {
-		ps = append(ps, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
+		ps = append(ps, Problem{Key: key, Message: fmt.Sprintf(format, args...)})
 	}
 	b := s.Sandbox
 	if b == nil || b.Preset == "off" {
@@ -310,7 +310,7 @@ func (s *Server) StrictNote() string {
 // nothing ([Problem.Warning]): for now, [Server.StrictNote].
 func (s *Server) Notes(name string) []Problem {
 	if n := s.StrictNote(); n != "" {
-		return []Problem{{Server: name, Key: "sandbox", Msg: n, Warning: true}}
+		return []Problem{{Server: name, Key: "sandbox", Message: n, Warning: true}}
 	}
 	return nil
 }

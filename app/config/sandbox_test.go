@@ -75,7 +75,7 @@ func TestSandboxProblems(t *testing.T) {
 	for _, c := range cases {
 		s, _ := sandboxEntry(t, c.entry)
 		ps := s.Problems()
-		if !slices.ContainsFunc(ps, func(p Problem) bool { return p.Key == c.key && strings.Contains(p.Msg, c.words) }) {
+		if !slices.ContainsFunc(ps, func(p Problem) bool { return p.Key == c.key && strings.Contains(p.Message, c.words) }) {
 			t.Errorf("%s: problems %v, want %s: ...%s...", c.entry, ps, c.key, c.words)
 		}
 		if len(ps) > 0 && !strings.HasPrefix(ps[0].Error(), "mcpServers.srv.") {
@@ -143,7 +143,7 @@ func TestSandboxUnix(t *testing.T) {
 		{`{"command":"x","sandbox":{"unix":"/a.sock"}}`, "sandbox.unix", ""},
 	} {
 		s, _ := sandboxEntry(t, c.entry)
-		if !slices.ContainsFunc(s.Problems(), func(p Problem) bool { return p.Key == c.key && strings.Contains(p.Msg, c.words) }) {
+		if !slices.ContainsFunc(s.Problems(), func(p Problem) bool { return p.Key == c.key && strings.Contains(p.Message, c.words) }) {
 			t.Errorf("%s: problems %v, want one on %s", c.entry, s.Problems(), c.key)
 		}
 	}
@@ -204,7 +204,7 @@ func TestSandboxWideGrants(t *testing.T) {
 		s, pol := sandboxEntry(t, entry)
 		key := "sandbox." + c.list + "[0]"
 		if !slices.ContainsFunc(s.Problems(), func(p Problem) bool {
-			return p.Key == key && strings.Contains(p.Msg, c.words) && strings.Contains(p.Msg, `"sandbox": "off"`) && strings.Contains(p.Msg, "narrower folder")
+			return p.Key == key && strings.Contains(p.Message, c.words) && strings.Contains(p.Message, `"sandbox": "off"`) && strings.Contains(p.Message, "narrower folder")
 		}) {
 			t.Errorf("%s: problems %v, want one on %s saying %q with the remedy", entry, s.Problems(), key, c.words)
 		}
@@ -214,7 +214,7 @@ func TestSandboxWideGrants(t *testing.T) {
 	}
 	// The bare "files" with the home folder as an arg.
 	s, _ := sandboxEntry(t, `{"command":"x","args":["`+home+`"],"sandbox":"files"}`)
-	if s.Valid() || !strings.Contains(s.Problems()[0].Msg, "home folder") || s.Problems()[0].Key != "sandbox" {
+	if s.Valid() || !strings.Contains(s.Problems()[0].Message, "home folder") || s.Problems()[0].Key != "sandbox" {
 		t.Errorf("files with home in args: %v", s.Problems())
 	}
 	// Narrow folders are fine.
@@ -251,7 +251,7 @@ func TestStrictNote(t *testing.T) {
 			t.Errorf("%s: notes %v, want a note: %v", c.entry, ns, c.note)
 			continue
 		}
-		if c.note && (!ns[0].Warning || ns[0].Key != "sandbox" || !strings.Contains(ns[0].Msg, `strict gives the server none of its folders: "files" does`) || !strings.Contains(ns[0].Msg, dir)) {
+		if c.note && (!ns[0].Warning || ns[0].Key != "sandbox" || !strings.Contains(ns[0].Message, `strict gives the server none of its folders: "files" does`) || !strings.Contains(ns[0].Message, dir)) {
 			t.Errorf("%s: note %+v", c.entry, ns[0])
 		}
 	}

@@ -195,7 +195,7 @@ func remoteOf(ms []member) string {
 
 // bad records a problem found while reading key of the entry.
 func (s *Server) bad(key, format string, args ...any) {
-	s.decodeProblems = append(s.decodeProblems, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
+	s.decodeProblems = append(s.decodeProblems, Problem{Key: key, Message: fmt.Sprintf(format, args...)})
 }
 
 // decodeKey decodes one member into its field; false keeps it raw (unknown

@@ -23,7 +23,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/approvals"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
@@ -432,7 +431,7 @@ func (h *Host) configStatus() hostapi.ConfigStatus {
 		st.Error = h.cfgErr.Error()
 	}
 	if h.file != nil {
-		st.Problems = configedit.ProblemsOf(h.file.Report().Problems())
+		st.Problems = h.file.Report().Problems()
 	}
 	return st
 }

@@ -101,9 +101,9 @@ func TestOptionsAgreeWithEngine(t *testing.T) {
 			for _, v := range []int{o.Min - 1, o.Max + 1} {
 				s := entry(o.Key, v)
 				ps := s.Problems()
-				if len(ps) != 1 || ps[0].Key != o.Key || !strings.Contains(ps[0].Msg, fmt.Sprint(v)) ||
-					!strings.Contains(ps[0].Msg, "remove the key for the default") ||
-					v > o.Max && !strings.Contains(ps[0].Msg, fmt.Sprintf("use %d to %d %s", o.Min, o.Max, o.Unit)) {
+				if len(ps) != 1 || ps[0].Key != o.Key || !strings.Contains(ps[0].Message, fmt.Sprint(v)) ||
+					!strings.Contains(ps[0].Message, "remove the key for the default") ||
+					v > o.Max && !strings.Contains(ps[0].Message, fmt.Sprintf("use %d to %d %s", o.Min, o.Max, o.Unit)) {
 					t.Errorf("%d: problems %v, want one naming %s, the value, the range and the remedy", v, ps, o.Key)
 				}
 				if s.Number(o.Key) != o.Default {
