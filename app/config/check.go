@@ -5,15 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
-
-// DefaultCallTimeout is how long a tool call may take when callTimeout is
-// not set.
-const DefaultCallTimeout = 300 * time.Second
 
 // Problem is one thing wrong with the file: with an entry (Server set) or
 // with the file as a whole. It is the host API's problem (app/hostapi), so

@@ -83,7 +83,7 @@ var Options = []Option{
 		Label: "Handshake timeout (ms)",
 		Help:  "How long to wait for the answer to initialize; past it the start has failed."},
 	{Key: "callTimeout", Type: Duration, Unit: "ms",
-		Default: ms(DefaultCallTimeout), Min: 1, Max: ms(24 * time.Hour),
+		Default: 300000, Min: 1, Max: ms(24 * time.Hour),
 		Label: "Tool call timeout (ms)",
 		Help:  "A tool call that runs longer is cancelled and answered with an error."},
 	{Key: "approvalTimeout", Type: Duration, Unit: "ms",
@@ -98,6 +98,18 @@ var Options = []Option{
 
 // ms returns d in whole milliseconds.
 func ms(d time.Duration) int { return int(d / time.Millisecond) }
+
+// DefaultDuration returns the default of the Duration option key, as a
+// duration: what the app uses when nothing else says (the relay's call
+// timeout, the approvals' wait). It panics for a key of no Duration
+// option.
+func DefaultDuration(key string) time.Duration {
+	o, ok := OptionByKey(key)
+	if !ok || o.Type != Duration {
+		panic("config: no duration option " + strconv.Quote(key))
+	}
+	return time.Duration(o.Default) * time.Millisecond
+}
 
 // OptionByKey returns the numeric option named key.
 func OptionByKey(key string) (Option, bool) {

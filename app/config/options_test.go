@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"text/tabwriter"
+	"time"
 )
 
 // TestOptionRows: every row of the table is complete and consistent.
@@ -191,4 +192,23 @@ func (o Option) docDefault() string {
 		s += " (" + h + ")"
 	}
 	return s
+}
+
+// TestDefaultDuration: a Duration option's default as a duration is the
+// table's; another key is a programming error.
+func TestDefaultDuration(t *testing.T) {
+	for _, o := range Options {
+		if o.Type != Duration {
+			continue
+		}
+		if got := DefaultDuration(o.Key); got != time.Duration(o.Default)*time.Millisecond {
+			t.Errorf("%s: %v, the table says %d ms", o.Key, got, o.Default)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("DefaultDuration of a count did not panic")
+		}
+	}()
+	DefaultDuration("maxReconnects")
 }

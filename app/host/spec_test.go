@@ -230,7 +230,7 @@ func TestSpec(t *testing.T) {
 			}
 		})
 	}
-	if d := (&config.Server{Numbers: map[string]int{"callTimeout": 0}}).CallTimeout(); d != config.DefaultCallTimeout {
+	if d := (&config.Server{Numbers: map[string]int{"callTimeout": 0}}).CallTimeout(); d != config.DefaultDuration("callTimeout") {
 		t.Errorf("CallTimeout of an invalid 0 = %v", d)
 	}
 }
