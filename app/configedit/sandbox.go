@@ -274,10 +274,10 @@ func addOnce(list []string, v string) []string {
 	return append(list, v)
 }
 
-// ChangeSandbox applies c to the "sandbox" of the entry name in f, keeping
+// changeSandbox applies c to the "sandbox" of the entry name in f, keeping
 // every other key of the entry as written; the entry is then checked as
 // PutServer checks it. Its errors are *hostapi.Error.
-func ChangeSandbox(f *config.File, name string, c SandboxChange) error {
+func changeSandbox(f *config.File, name string, c SandboxChange) error {
 	s, ok := f.Servers[name]
 	if !ok || s == nil {
 		return NotInConfig(name, f.Names())

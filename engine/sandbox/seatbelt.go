@@ -399,11 +399,11 @@ func first(argv []string) string {
 	return argv[0]
 }
 
-// SeatbeltNotes says what of p a Seatbelt profile cannot enforce as asked,
+// seatbeltNotes says what of p a Seatbelt profile cannot enforce as asked,
 // in words for the server's status: an allow-list host other than the
 // local machine is widened to its port on every host, as SBPL's network
 // filters name only "*" or "localhost" as the host.
-func SeatbeltNotes(p Policy) []string {
+func seatbeltNotes(p Policy) []string {
 	if !p.Enabled || p.Net != NetAllow {
 		return nil
 	}

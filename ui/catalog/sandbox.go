@@ -58,15 +58,6 @@ var enforcedHere = runtime.GOOS == "linux"
 // Like the engine, only a test build reads it (internal/testhooks).
 func enforced() bool { return enforcedHere && testhooks.Getenv("SWITCHBOARD_LANDLOCK_ABI") != "0" }
 
-// SandboxPreset is the preset the template's server is added with: off,
-// strict, files or network.
-func (s Server) SandboxPreset() string {
-	if f, ok := fits[s.Name]; ok {
-		return f.preset
-	}
-	return config.SandboxOff
-}
-
 // SandboxWords says in a sentence what the server may do once added, for
 // the catalog's row and the template's page.
 func (s Server) SandboxWords() string {
