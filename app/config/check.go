@@ -192,13 +192,6 @@ func sortProblems(ps []Problem) {
 	slices.SortStableFunc(ps, func(a, b Problem) int { return rank(a.Key) - rank(b.Key) })
 }
 
-func nonEmpty(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	return slices.Clone(s)
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -208,8 +208,8 @@ func (s *Server) validateRemote(name string, ps []Problem) []Problem {
 			}
 			fact := "holds a literal secret: the file holds only references to the keyring"
 			ps = append(ps, Problem{Server: name, Key: key, Fact: fact,
-				Message:    fmt.Sprintf("%s: store the value with 'switchboard secret set %s' and write %q", fact, secret, ref),
-				Remedy: &Remedy{Kind: "keyring_ref", Server: name, From: key, To: secret}})
+				Message: fmt.Sprintf("%s: store the value with 'switchboard secret set %s' and write %q", fact, secret, ref),
+				Remedy:  &Remedy{Kind: "keyring_ref", Server: name, From: key, To: secret}})
 		}
 	}
 	if s.OAuth != nil {
@@ -223,8 +223,8 @@ func (s *Server) validateRemote(name string, ps []Problem) []Problem {
 			fact := "must be a reference to the keyring, not the secret itself"
 			secret := SuggestSecretName(name, "oauth-client")
 			ps = append(ps, Problem{Server: name, Key: "oauth.clientSecret", Fact: fact,
-				Message:    fmt.Sprintf("%s: store it with 'switchboard secret set %s' and write %q", fact, secret, KeyringRef(secret)),
-				Remedy: &Remedy{Kind: "keyring_ref", Server: name, From: "oauth.clientSecret", To: secret}})
+				Message: fmt.Sprintf("%s: store it with 'switchboard secret set %s' and write %q", fact, secret, KeyringRef(secret)),
+				Remedy:  &Remedy{Kind: "keyring_ref", Server: name, From: "oauth.clientSecret", To: secret}})
 		}
 		if s.OAuth.ClientSecret != "" && s.OAuth.ClientID == "" {
 			bad("oauth.clientSecret", `needs "clientId": a client secret belongs to a registered client`)
