@@ -633,33 +633,14 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	} else {
 		st.Resolved = l.Resolved
 	}
-	if s.sup == nil {
-		st.State = hostapi.StateInvalid
-		if c.Disabled {
-			// Not meant to run: its problems are said, but it is not
-			// a failure (the tray's icon stays calm).
-			st.State = hostapi.StateDisabled
-		}
+	ssp := s.supStatus()
+	var why string
+	st.State, why = PublicState(s.facts(ssp))
+	if ssp == nil {
 		return st
 	}
-	ss := s.sup.Status()
-	st.State = hostapi.State(ss.State)
-	if ss.State == supervisor.WaitingUser {
-		st.State = hostapi.StateSignInNeeded // only remote servers wait for the user
-	}
-	if c.Disabled && (ss.State == supervisor.Stopped || ss.State == supervisor.Failed) {
-		// A server that gave up before it was disabled is disabled too:
-		// the user said not to run it, so its old failure is no longer
-		// one to fix (its supervisor stays Failed until it is started).
-		st.State = hostapi.StateDisabled
-	}
-	sleeping := s.sleeping()
-	if sleeping {
-		st.State = hostapi.StateSleeping
-	}
-	if st.Preparing = m.preparing(s); st.Preparing != "" && ss.State == supervisor.Stopped && !c.Disabled && !userStopped {
-		st.State = hostapi.StateStarting // its start waits for the package
-	}
+	st.Preparing = m.preparing(s)
+	ss := *ssp
 	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
 	st.FailedAt = ss.FailedAt
@@ -670,23 +651,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 		st.Stderr = append(st.Stderr, m.activity.redactString(l))
 	}
 	st.ResolveInLastError = st.ResolveError != "" && strings.Contains(st.LastError, st.ResolveError)
-	if c.Remote != nil {
-		s.cacheMu.Lock()
-		w := s.remote
-		s.cacheMu.Unlock()
-		s.cacheMu.Lock()
-		signingIn := s.signingIn != nil
-		s.cacheMu.Unlock()
-		var why string
-		if signingIn {
-			st.State = hostapi.StateSigningIn
-		} else if st.State, why = remoteState(c, st.State, w); why != "" {
-			// What the HTTP client saw may quote the server: redacted too.
-			if why = m.activity.redactString(why); st.LastError != "" && !strings.Contains(st.LastError, why) {
-				st.LastError = why + " (" + st.LastError + ")"
-			}
-		}
-	}
+	st.LastError = m.shownError(ss.LastError, why)
 	if ss.State == supervisor.WaitingSecret && ss.SecretError != nil {
 		st.Issues = waitingError(c.Name, ss.SecretError, ss.LastError).Problems
 	}
@@ -700,7 +665,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	st.Issues = append(st.Issues, c.Notes...) // last: what needs the user comes first
 	s.cacheMu.Lock()
 	st.Tools, st.Prompts, st.Resources = len(s.tools), len(s.prompts), len(s.resources)
-	if sleeping && s.slept != nil {
+	if st.State == hostapi.StateSleeping && s.slept != nil {
 		st.Tools, st.Prompts, st.Resources = len(s.slept.Tools), len(s.slept.Prompts), len(s.slept.Resources)
 	}
 	s.cacheMu.Unlock()

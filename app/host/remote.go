@@ -278,29 +278,3 @@ func (s *server) remoteWatch() *remoteWatch {
 	}
 	return s.remote
 }
-
-// remoteState is the state of a remote server whose supervisor reports
-// st: why it retries (unreachable, unauthorized, sign-in needed), or st.
-func remoteState(c ServerConfig, st hostapi.State, w *remoteWatch) (hostapi.State, string) {
-	why, what := w.get()
-	if why == "" {
-		return st, ""
-	}
-	switch st {
-	case hostapi.StateSignInNeeded: // the supervisor waits for a sign-in
-		return st, what
-	case hostapi.StateRestarting, hostapi.StateStarting:
-	case hostapi.StateFailed:
-		// It gave up: failed, unless a sign-in would help.
-		if why == hostapi.StateSignInNeeded || why == hostapi.StateUnauthorized && c.Remote.OAuth != nil {
-			return hostapi.StateSignInNeeded, what
-		}
-		return st, what
-	default:
-		return st, ""
-	}
-	if why == hostapi.StateUnauthorized && c.Remote.OAuth != nil {
-		return hostapi.StateSignInNeeded, what
-	}
-	return why, what
-}

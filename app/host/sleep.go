@@ -199,7 +199,7 @@ func (s *server) sleeping() bool {
 	st := s.sup.Status().State
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
-	return s.cfg.OnDemand && !s.cfg.Disabled && !s.userStopped && st == supervisor.Stopped && s.slept != nil
+	return asleep(st, s.cfg.OnDemand, s.cfg.Disabled, s.userStopped, s.slept != nil)
 }
 
 // wake starts a sleeping server for a call and reports whether it slept.
