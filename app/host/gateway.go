@@ -173,7 +173,7 @@ func waitSession(ctx context.Context, m *Manager, s *server, sup *supervisor.Sup
 		if cs := live(s, sup); cs != nil {
 			return cs
 		}
-		m.wake(s)
+		s.wake()
 		if !comingBack(s, sup) || !time.Now().Before(deadline) {
 			return nil
 		}
@@ -200,7 +200,7 @@ func (b *gatewayBackend) session(ctx context.Context, s *server, sup *supervisor
 	cs = live(s, sup)
 	if cs == nil {
 		start := time.Now()
-		b.m.wake(s)
+		s.wake()
 		if comingBack(s, sup) {
 			cs = waitSession(ctx, b.m, s, sup)
 		}
@@ -318,7 +318,7 @@ func forward[R any](b *gatewayBackend, ctx context.Context, name, tool string, w
 	if err != nil {
 		return nil, err
 	}
-	defer b.m.busy(s)() // an on-demand server is not stopped idle under it
+	defer s.busy()() // an on-demand server is not stopped idle under it
 	cs, timeout, waited, err := b.session(ctx, s, sup, name)
 	if err != nil {
 		return nil, err
@@ -446,7 +446,7 @@ func (b *gatewayBackend) StartToolCall(name string, c *relay.Call) (func(), erro
 	if err != nil {
 		return nil, err
 	}
-	release := b.m.busy(s)
+	release := s.busy()
 	if done := c.Done; done != nil {
 		c.Done = func(res *relay.Result, err error) {
 			release()
@@ -479,7 +479,7 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 	}
 	conn := sup.Conn()
 	if cs == nil || conn == nil || sup.Session() != cs {
-		b.m.wake(s)
+		s.wake()
 		if !comingBack(s, sup) {
 			return nil, b.notRunning(name, s, sup)
 		}

@@ -107,41 +107,6 @@ type Manager struct {
 	oauthMu sync.Mutex // orders the saves of renewed tokens with sign-ins and outs
 }
 
-type server struct {
-	cfg         ServerConfig
-	sup         *supervisor.Supervisor // nil if the entry never was valid
-	userStopped bool
-	logs        *engine.Ring // stderr across restarts
-
-	pubMu   sync.Mutex // orders its state events: the last one sent is the latest state
-	removed bool       // under pubMu: "removed" was sent, send no more
-
-	cacheMu   sync.Mutex // guards the fields below and cfg, userStopped
-	followed  int        // the pid whose stderr is followed
-	tools     []*mcp.Tool
-	prompts   []*mcp.Prompt
-	resources []*mcp.Resource
-	templates []*mcp.ResourceTemplate
-	session   *mcp.ClientSession // the session the cache belongs to
-	// warming, under cacheMu (set under the Manager's mu), names the packages a warm-up
-	// fetches before the server is started or updated (warm.go); the
-	// warm-up then settles the server on its current entry.
-	warming string
-
-	// Servers that sleep (sleep.go), under cacheMu. slept are the lists
-	// of its last run (or of the disk cache): what the gateway lists
-	// while it sleeps; nil when it never listed under this entry.
-	slept    *listCache
-	inflight int         // requests from their start (waits included) to their end
-	idle     *time.Timer // stops it idleStop after its last request
-	learning bool        // started only to learn its lists: it sleeps once they are saved
-	idling   bool        // its idle stop began: no new request goes to its session
-
-	remote    *remoteWatch       // a remote server's last answer (remote.go), under cacheMu
-	signingIn context.CancelFunc // a sign-in under way (oauth.go), under cacheMu
-	oauthGen  atomic.Int64       // counts sign-ins and outs (oauth.go): a stale renewal does not save
-}
-
 // ManagerOptions configure a [Manager].
 type ManagerOptions struct {
 	Start   engine.StartOptions
@@ -220,7 +185,7 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		seen[c.Name] = true
 		s, ok := m.servers[c.Name]
 		if !ok {
-			s = &server{cfg: c, logs: engine.NewRing(engine.DefaultCaptureLines, engine.DefaultCaptureBytes)}
+			s = &server{reg: m, cfg: c, logs: engine.NewRing(engine.DefaultCaptureLines, engine.DefaultCaptureBytes)}
 			s.userStopped = m.stayStopped[c.Name]
 			delete(m.stayStopped, c.Name)
 			if in, ok := m.inherit[c.Name]; ok {
@@ -233,9 +198,9 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			if len(c.Problems) == 0 {
 				s.sup = m.newSupervisor(s, c)
 				if c.OnDemand {
-					s.slept = m.loadCache(c)
+					s.slept = s.loadCache(c)
 				}
-				if !c.Disabled && !s.userStopped && m.mustStart(s, c) && !m.deferForWarm(s, c) {
+				if !c.Disabled && !s.userStopped && s.mustStart(c) && !s.deferForWarm(c) {
 					s.sup.Start()
 				}
 			}
@@ -267,7 +232,7 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			continue
 		}
 		if old.Fingerprint != c.Fingerprint && c.OnDemand {
-			lc := m.loadCache(c)
+			lc := s.loadCache(c)
 			s.cacheMu.Lock()
 			s.slept = lc
 			s.cacheMu.Unlock()
@@ -285,12 +250,12 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 		case s.sup == nil:
 			s.sup = m.newSupervisor(s, c)
 			if c.OnDemand {
-				lc := m.loadCache(c)
+				lc := s.loadCache(c)
 				s.cacheMu.Lock()
 				s.slept = lc
 				s.cacheMu.Unlock()
 			}
-			if !c.Disabled && !userStopped && m.mustStart(s, c) && !m.deferForWarm(s, c) {
+			if !c.Disabled && !userStopped && s.mustStart(c) && !s.deferForWarm(c) {
 				s.sup.Start()
 			}
 			changed = append(changed, c.Name)
@@ -298,12 +263,12 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			changed = append(changed, c.Name)
 			if c.Disabled {
 				s.sup.Stop()
-			} else if m.deferForWarm(s, c) {
+			} else if s.deferForWarm(c) {
 				// The warm-up settles it on this entry once the package
 				// is fetched; what runs meanwhile keeps running.
 			} else if old.Disabled {
 				s.sup.Update(c.Spec)
-				if !userStopped && m.mustStart(s, c) {
+				if !userStopped && s.mustStart(c) {
 					s.sup.Start()
 				}
 			} else {
@@ -313,12 +278,12 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 				// the changed entry, its count reset, unless the user
 				// stopped it; a sleeping one whose new entry has no lists
 				// yet is started to learn them.
-				if !userStopped && (state == supervisor.Failed || state == supervisor.Stopped && c.OnDemand && m.mustStart(s, c)) {
+				if !userStopped && (state == supervisor.Failed || state == supervisor.Stopped && c.OnDemand && s.mustStart(c)) {
 					s.sup.Start()
 				}
 			}
 		case old.OnDemand != c.OnDemand || old.IdleStop != c.IdleStop:
-			m.startModeChanged(s, c, userStopped)
+			s.startModeChanged(c, userStopped)
 		}
 		m.publishState(s)
 	}
@@ -418,7 +383,7 @@ func (m *Manager) newSupervisor(s *server, c ServerConfig) *supervisor.Superviso
 			}
 			if st.State == supervisor.Running && cs != nil {
 				go m.refresh(name, s, cs)
-				m.armIdle(s, 0) // an on-demand server: idleStop from its start
+				s.armIdle(0) // an on-demand server: idleStop from its start
 			}
 			if st.State != supervisor.Running {
 				s.clearCache()
@@ -463,37 +428,6 @@ func (m *Manager) followStderr(s *server, p *engine.Process) {
 			}
 		}
 	}
-}
-
-func (s *server) name() string {
-	s.cacheMu.Lock()
-	defer s.cacheMu.Unlock()
-	return s.cfg.Name
-}
-
-func (s *server) config() (ServerConfig, bool) {
-	s.cacheMu.Lock()
-	defer s.cacheMu.Unlock()
-	return s.cfg, s.userStopped
-}
-
-func (s *server) setConfig(c ServerConfig) {
-	s.cacheMu.Lock()
-	s.cfg = c
-	s.cacheMu.Unlock()
-}
-
-func (s *server) setUserStopped(v bool) {
-	s.cacheMu.Lock()
-	s.userStopped = v
-	s.cacheMu.Unlock()
-}
-
-func (s *server) clearCache() {
-	s.cacheMu.Lock()
-	s.tools, s.prompts, s.resources, s.templates, s.session = nil, nil, nil, nil, nil
-	s.idling = false // not running: an idle stop has begun its ladder, or is over
-	s.cacheMu.Unlock()
 }
 
 // refresh re-reads a session's tools, prompts, resources and resource
@@ -599,9 +533,9 @@ func (m *Manager) refresh(name string, s *server, cs *mcp.ClientSession) {
 	onDemand := s.cfg.OnDemand
 	s.cacheMu.Unlock()
 	if lc != nil && onDemand {
-		m.saveCache(name, lc)
+		s.saveCache(name, lc)
 		if learnt {
-			m.armIdle(s, time.Millisecond) // learnt: it sleeps now, unless a call came meanwhile
+			s.armIdle(time.Millisecond) // learnt: it sleeps now, unless a call came meanwhile
 		}
 	}
 	m.publish(hostapi.TopicTools, hostapi.ToolsEvent{Name: name, Tools: len(tools), Prompts: len(prompts), Resources: len(resources)})
@@ -639,7 +573,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if ssp == nil {
 		return st
 	}
-	st.Preparing = m.preparing(s)
+	st.Preparing = s.preparing()
 	ss := *ssp
 	st.Era, st.ProtocolVersion, st.PID, st.StartedAt = ss.Era, ss.ProtocolVersion, ss.PID, ss.StartedAt
 	st.Restarts, st.Failures, st.NextAttempt = ss.Restarts, ss.Failures, ss.NextAttempt
