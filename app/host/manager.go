@@ -365,10 +365,7 @@ func (m *Manager) newSupervisor(s *server, c ServerConfig) *supervisor.Superviso
 	})
 	opts := m.start
 	opts.Logger = m.log
-	var transport func(context.Context) (mcp.Transport, error)
-	if c.Remote != nil {
-		transport = m.remoteTransport(s)
-	}
+	transport := s.runnerFor(c).transport()
 	return supervisor.New(supervisor.Options{
 		Spec: c.Spec, Start: opts, Client: client, Policy: m.policy, Transport: transport,
 		OnChange: func(st supervisor.Status, cs *mcp.ClientSession) {
@@ -558,15 +555,8 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if m.held != nil {
 		st.Held = m.held(c.Name)
 	}
-	var rerr error
-	if c.Remote != nil {
-		st.URL, st.Transport = config.ShownURL(c.Remote.URL), c.Remote.Type
-	} else if l, err := engine.Resolve(&c.Spec, m.start.Path); err != nil {
-		rerr = err
-		st.ResolveError = rerr.Error()
-	} else {
-		st.Resolved = l.Resolved
-	}
+	run := s.runnerFor(c)
+	rerr := run.where(c, &st)
 	ssp := s.supStatus()
 	var why string
 	st.State, why = PublicState(s.facts(ssp))
@@ -593,7 +583,7 @@ func (m *Manager) statusOf(s *server) hostapi.ServerStatus {
 	if ss.SandboxUnavailable {
 		st.Issues = append(st.Issues, sandboxIssue(c.Name, ss.LastError))
 	}
-	if p := CommandIssue(c.Name, c.Spec.Env, rerr); p != nil && !c.Disabled && c.Remote == nil {
+	if p := run.issue(c, rerr); p != nil {
 		st.Issues = append(st.Issues, *p)
 	}
 	st.Issues = append(st.Issues, c.Notes...) // last: what needs the user comes first

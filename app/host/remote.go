@@ -58,7 +58,8 @@ func (w *remoteWatch) get() (hostapi.State, string) {
 
 // remoteTransport is the supervisor's Options.Transport of a remote
 // server: each attempt reads the server's current entry.
-func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Transport, error) {
+func (s *server) remoteTransport() func(ctx context.Context) (mcp.Transport, error) {
+	m := s.reg
 	return func(ctx context.Context) (mcp.Transport, error) {
 		c, _ := s.config()
 		r := c.Remote
@@ -71,7 +72,7 @@ func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Tran
 		}
 		w := s.remoteWatch()
 		rt := &remoteRoundTripper{base: remoteBase, headers: headers, watch: w, name: c.Name,
-			origin: originOf(r.URL), broken: func() { m.remoteBroken(s) }}
+			origin: originOf(r.URL), broken: s.remoteBroken}
 		if r.OAuth != nil {
 			rec, err := m.loadTokens(c.Name)
 			if err != nil {
@@ -259,7 +260,7 @@ func shownURL(u *url.URL) string {
 // no longer reach it, so that the supervisor notices at once and retries
 // with its backoff (a Streamable HTTP session has no connection whose end
 // would say so).
-func (m *Manager) remoteBroken(s *server) {
+func (s *server) remoteBroken() {
 	sup := s.sup
 	if sup == nil || sup.Status().State != supervisor.Running {
 		return
