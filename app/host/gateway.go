@@ -73,7 +73,7 @@ func (b *gatewayBackend) Servers() []gateway.Server {
 		st := p.sup.Status()
 		var why string
 		gs.State, why = PublicState(p.s.facts(&st))
-		gs.LastError = m.shownError(st.LastError, why) // as the status says it, redacted
+		gs.LastError = p.s.shownError(st.LastError, why) // as the status says it, redacted
 		if gs.State == hostapi.StateSleeping {
 			// Asleep (sleep.go): its lists from the cache; a call wakes it.
 			p.s.cacheMu.Lock()
@@ -190,7 +190,7 @@ func (b *gatewayBackend) notRunning(name string, s *server, sup *supervisor.Supe
 	_, userStopped := s.config()
 	st := sup.Status()
 	state, why := PublicState(s.facts(&st))
-	return &gateway.NotRunningError{Server: name, State: state, LastError: b.m.shownError(st.LastError, why), UserStopped: userStopped}
+	return &gateway.NotRunningError{Server: name, State: state, LastError: s.shownError(st.LastError, why), UserStopped: userStopped}
 }
 
 // session returns a running server's session and its callTimeout. A

@@ -301,7 +301,7 @@ func (m *Manager) Login(ctx context.Context, name string) (string, error) {
 	fctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
 	s.signingIn = cancel
 	s.cacheMu.Unlock()
-	m.publishState(s)
+	s.publishState()
 	flow := &loginFlow{url: make(chan string, 1), done: make(chan error, 1)}
 	go func() {
 		err := m.login(fctx, s, c.Remote, flow)
@@ -323,7 +323,7 @@ func (m *Manager) Login(ctx context.Context, name string) (string, error) {
 				}
 			}
 		}
-		m.publishState(s)
+		s.publishState()
 		flow.done <- err
 	}()
 	select {
@@ -586,7 +586,7 @@ func (m *Manager) Logout(ctx context.Context, name string) (revoked bool, err er
 			sup.Restart() // its next connection has no token
 		}
 	}
-	m.publishState(s)
+	s.publishState()
 	return revoked, nil
 }
 

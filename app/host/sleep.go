@@ -287,7 +287,7 @@ func (s *server) idleStop() {
 		return
 	}
 	m.log.Info("stopped an idle on-demand server; it sleeps until its next call", "server", name)
-	m.publishState(s)
+	s.publishState()
 }
 
 // live is the session a new request of s goes to: sup's live session,

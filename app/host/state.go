@@ -189,6 +189,7 @@ func withWhy(lastErr, why string) string {
 // shownError is a server's last error as the host shows it (its status,
 // what the gateway tells an AI app): with the reason [PublicState] gave,
 // and redacted, since both may quote the server.
-func (m *Manager) shownError(lastErr, why string) string {
+func (s *server) shownError(lastErr, why string) string {
+	m := s.reg
 	return withWhy(m.activity.redactString(lastErr), m.activity.redactString(why))
 }

@@ -340,7 +340,7 @@ func (s *server) deferForWarm(c ServerConfig) bool {
 func (s *server) settle(key string) {
 	m := s.reg
 	m.mu.Lock()
-	defer m.publishState(s)
+	defer s.publishState()
 	defer m.mu.Unlock()
 	s.setWarming("")
 	c, userStopped := s.config()
