@@ -195,96 +195,14 @@ func (m *Manager) Apply(cfgs []ServerConfig) (added, removed, changed []string) 
 			m.servers[c.Name] = s
 			added = append(added, c.Name)
 			if len(c.Problems) == 0 {
-				s.sup = s.newSupervisor(c)
-				if c.OnDemand {
-					s.slept = s.loadCache(c)
-				}
-				if !c.Disabled && !s.userStopped && s.mustStart(c) && !s.deferForWarm(c) {
-					s.sup.Start()
-				}
+				s.begin(c, s.userStopped)
 			}
 			s.publishState()
 			continue
 		}
-		old, userStopped := s.config()
-		if len(c.Problems) > 0 {
-			// Keep what runs; report the problems. Unless the entry is
-			// now disabled: the user asked for it not to run ('servers
-			// disable' writes only the flag, whatever else the entry
-			// holds), and stopping it stops nothing that should run.
-			old.Problems = c.Problems
-			switch {
-			case c.Disabled && !old.Disabled:
-				old.Disabled = true
-				if s.sup != nil {
-					s.sup.Stop()
-				}
-				changed = append(changed, c.Name)
-			case !c.Disabled && old.Disabled:
-				// Enabled again, still invalid: not disabled any more,
-				// and nothing to start until the entry is fixed.
-				old.Disabled = false
-				changed = append(changed, c.Name)
-			}
-			s.setConfig(old)
-			s.publishState()
-			continue
-		}
-		if old.Fingerprint != c.Fingerprint && c.OnDemand {
-			lc := s.loadCache(c)
-			s.cacheMu.Lock()
-			s.slept = lc
-			s.cacheMu.Unlock()
-		}
-		s.setConfig(c)
-		if s.sup != nil && (old.Remote == nil) != (c.Remote == nil) {
-			// Local became remote, or the reverse: a supervisor of the
-			// other kind, once the old one's ladder is done.
-			done := s.sup.Stop()
-			m.ladders.Add(1)
-			go func() { <-done; m.ladders.Done() }()
-			s.sup = nil
-		}
-		switch {
-		case s.sup == nil:
-			s.sup = s.newSupervisor(c)
-			if c.OnDemand {
-				lc := s.loadCache(c)
-				s.cacheMu.Lock()
-				s.slept = lc
-				s.cacheMu.Unlock()
-			}
-			if !c.Disabled && !userStopped && s.mustStart(c) && !s.deferForWarm(c) {
-				s.sup.Start()
-			}
+		if s.apply(c) {
 			changed = append(changed, c.Name)
-		case old.Fingerprint != c.Fingerprint || old.Disabled != c.Disabled:
-			changed = append(changed, c.Name)
-			if c.Disabled {
-				s.sup.Stop()
-			} else if s.deferForWarm(c) {
-				// The warm-up settles it on this entry once the package
-				// is fetched; what runs meanwhile keeps running.
-			} else if old.Disabled {
-				s.sup.Update(c.Spec)
-				if !userStopped && s.mustStart(c) {
-					s.sup.Start()
-				}
-			} else {
-				state := s.sup.Status().State
-				s.sup.Update(c.Spec) // restarts it if it runs
-				// A server that gave up (failed) gets a new chance with
-				// the changed entry, its count reset, unless the user
-				// stopped it; a sleeping one whose new entry has no lists
-				// yet is started to learn them.
-				if !userStopped && (state == supervisor.Failed || state == supervisor.Stopped && c.OnDemand && s.mustStart(c)) {
-					s.sup.Start()
-				}
-			}
-		case old.OnDemand != c.OnDemand || old.IdleStop != c.IdleStop:
-			s.startModeChanged(c, userStopped)
 		}
-		s.publishState()
 	}
 	for name, s := range m.servers {
 		if seen[name] {

@@ -384,3 +384,99 @@ func (s *server) notRunning() error {
 		Server: st.Name, Message: full, Fact: msg,
 		Remedy: &hostapi.Remedy{Kind: hostapi.RemedyStart, Server: st.Name}}}}
 }
+
+// begin gives a valid entry its supervisor (the entry's first valid
+// version, or a runner of the other kind), reads its list cache if it is
+// on demand, and starts it unless it is disabled, stopped by the user, a
+// sleeping server with lists, or left to a warm-up. Under the registry's
+// lock.
+func (s *server) begin(c ServerConfig, userStopped bool) {
+	s.sup = s.newSupervisor(c)
+	if c.OnDemand {
+		lc := s.loadCache(c)
+		s.cacheMu.Lock()
+		s.slept = lc
+		s.cacheMu.Unlock()
+	}
+	if !c.Disabled && !userStopped && s.mustStart(c) && !s.deferForWarm(c) {
+		s.sup.Start()
+	}
+}
+
+// apply brings the server to a new version of its entry, touching only
+// what changed, publishes its state, and reports whether it changed: an
+// entry with problems keeps what runs (unless it is now disabled), a
+// changed one restarts, a disabled one stops, a new start mode applies
+// without a restart. Under the registry's lock.
+func (s *server) apply(c ServerConfig) (changed bool) {
+	defer s.publishState()
+	old, userStopped := s.config()
+	if len(c.Problems) > 0 {
+		// Keep what runs; report the problems. Unless the entry is
+		// now disabled: the user asked for it not to run ('servers
+		// disable' writes only the flag, whatever else the entry
+		// holds), and stopping it stops nothing that should run.
+		old.Problems = c.Problems
+		switch {
+		case c.Disabled && !old.Disabled:
+			old.Disabled = true
+			if s.sup != nil {
+				s.sup.Stop()
+			}
+			changed = true
+		case !c.Disabled && old.Disabled:
+			// Enabled again, still invalid: not disabled any more,
+			// and nothing to start until the entry is fixed.
+			old.Disabled = false
+			changed = true
+		}
+		s.setConfig(old)
+		return changed
+	}
+	if old.Fingerprint != c.Fingerprint && c.OnDemand {
+		lc := s.loadCache(c)
+		s.cacheMu.Lock()
+		s.slept = lc
+		s.cacheMu.Unlock()
+	}
+	s.setConfig(c)
+	if s.sup != nil && (old.Remote == nil) != (c.Remote == nil) {
+		// Local became remote, or the reverse: a supervisor of the
+		// other kind, once the old one's ladder is done.
+		done := s.sup.Stop()
+		s.reg.ladders.Add(1)
+		go func() { <-done; s.reg.ladders.Done() }()
+		s.sup = nil
+	}
+	switch {
+	case s.sup == nil:
+		s.begin(c, userStopped)
+		changed = true
+	case old.Fingerprint != c.Fingerprint || old.Disabled != c.Disabled:
+		changed = true
+		if c.Disabled {
+			s.sup.Stop()
+		} else if s.deferForWarm(c) {
+			// The warm-up settles it on this entry once the package
+			// is fetched; what runs meanwhile keeps running.
+		} else if old.Disabled {
+			s.sup.Update(c.Spec)
+			if !userStopped && s.mustStart(c) {
+				s.sup.Start()
+			}
+		} else {
+			state := s.sup.Status().State
+			s.sup.Update(c.Spec) // restarts it if it runs
+			// A server that gave up (failed) gets a new chance with
+			// the changed entry, its count reset, unless the user
+			// stopped it; a sleeping one whose new entry has no lists
+			// yet is started to learn them.
+			if !userStopped && (state == supervisor.Failed || state == supervisor.Stopped && c.OnDemand && s.mustStart(c)) {
+				s.sup.Start()
+			}
+		}
+	case old.OnDemand != c.OnDemand || old.IdleStop != c.IdleStop:
+		s.startModeChanged(c, userStopped)
+	}
+	return changed
+}
