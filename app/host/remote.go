@@ -93,7 +93,7 @@ func (s *server) remoteTransport() func(ctx context.Context) (mcp.Transport, err
 			}
 			// A server that echoes its token shows it redacted (redact.go).
 			m.activity.tokensSeen(c.Name, rec.AccessToken, rec.RefreshToken)
-			if rt.token, err = m.tokenSource(ctx, s, r, rec); err != nil {
+			if rt.token, err = s.tokenSource(ctx, r, rec); err != nil {
 				return nil, err
 			}
 		}
