@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -28,7 +29,7 @@ func TestWaitStartedOnTheClock(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				f := newFake(running("up", "a"), Server{Name: "slow", State: stateStarting, StartTimeout: 10 * time.Second})
+				f := newFake(running("up", "a"), Server{Name: "slow", State: hostapi.StateStarting, StartTimeout: 10 * time.Second})
 				g := New(Options{Backend: f, Version: "test"})
 				defer g.Close()
 				start := time.Now()
