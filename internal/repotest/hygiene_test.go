@@ -47,9 +47,16 @@ type blob struct {
 // headLen is how much of a file [executable] looks at.
 const headLen = 8
 
+// gitArgs are git's arguments for a command in dir. safe.directory: the
+// checkout may belong to another user than the tests' (CI runs as root in
+// a clone it did not make), and these commands only read.
+func gitArgs(dir string, args ...string) []string {
+	return append([]string{"-c", "safe.directory=*", "-C", dir}, args...)
+}
+
 // git runs git in dir and returns its stdout.
 func git(dir string, args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd := exec.Command("git", gitArgs(dir, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -108,7 +115,7 @@ func tracked(dir, treeish string) ([]blob, error) {
 		}
 		paths, shas = append(paths, path), append(shas, sha)
 	}
-	cmd := exec.Command("git", "-C", dir, "cat-file", "--batch")
+	cmd := exec.Command("git", gitArgs(dir, "cat-file", "--batch")...)
 	cmd.Stdin = strings.NewReader(strings.Join(shas, "\n") + "\n")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -308,7 +315,7 @@ func TestBuildOutputsIgnored(t *testing.T) {
 	if mains < 5 {
 		t.Fatalf("go list found %d main packages: not this module", mains)
 	}
-	cmd := exec.Command("git", "-C", root, "check-ignore", "--no-index", "--verbose", "--non-matching", "--stdin")
+	cmd := exec.Command("git", gitArgs(root, "check-ignore", "--no-index", "--verbose", "--non-matching", "--stdin")...)
 	cmd.Stdin = strings.NewReader(strings.Join(paths, "\n") + "\n")
 	res, err := cmd.Output()
 	var ee *exec.ExitError
