@@ -34,7 +34,7 @@ func table(t *testing.T, text, header string) [][]string {
 	t.Helper()
 	i := strings.Index(text, "\n"+header+"\n")
 	if i < 0 {
-		t.Fatalf("README.md has no table with the header %q", header)
+		t.Fatalf("no table with the header %q", header)
 	}
 	var rows [][]string
 	for n, line := range strings.Split(text[i+1:], "\n") {
@@ -52,7 +52,7 @@ func table(t *testing.T, text, header string) [][]string {
 		rows = append(rows, cells)
 	}
 	if len(rows) == 0 {
-		t.Fatalf("README.md's table %q has no rows", header)
+		t.Fatalf("the table %q has no rows", header)
 	}
 	return rows
 }
@@ -258,5 +258,23 @@ func TestDocsCounts(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Error("no page says how many AI apps there are: README.md should")
+	}
+}
+
+// TestClientsTable: docs/clients.md's table of the apps and their files
+// has one row per app of app/aiapps (what 'switchboard clients list'
+// lists), by its ID, and no other.
+func TestClientsTable(t *testing.T) {
+	var want, got []string
+	for _, a := range aiapps.Apps() {
+		want = append(want, a.ID)
+	}
+	for _, r := range table(t, read(t, "docs/clients.md"), "| APP | macOS | Windows | Linux | format, key |") {
+		got = append(got, r[0])
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("docs/clients.md's table lists %q; app/aiapps has %q", got, want)
 	}
 }
