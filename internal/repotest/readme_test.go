@@ -278,3 +278,92 @@ func TestClientsTable(t *testing.T) {
 		t.Errorf("docs/clients.md's table lists %q; app/aiapps has %q", got, want)
 	}
 }
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s#]*)(#[^)\s]+)?\)`)
+	mdHeading = regexp.MustCompile(`(?m)^#{1,6} +(.+?) *#*$`)
+	htmlID    = regexp.MustCompile(`<a (?:id|name)="([^"]+)"`)
+	fence     = regexp.MustCompile("(?ms)^```.*?^```")
+	notSlug   = regexp.MustCompile(`[^\p{L}\p{N}_\- ]`)
+)
+
+// anchors are the fragment names a Markdown page defines: its headings as
+// GitHub makes them ("## The host's API" is #the-hosts-api; a repeated
+// one gets -1, -2), and <a id="..."> tags.
+func anchors(text string) map[string]bool {
+	out := map[string]bool{}
+	text = fence.ReplaceAllString(text, "")
+	for _, m := range mdHeading.FindAllStringSubmatch(text, -1) {
+		s := strings.ReplaceAll(notSlug.ReplaceAllString(strings.ToLower(m[1]), ""), " ", "-")
+		base := s
+		for n := 1; out[s]; n++ {
+			s = base + "-" + strconv.Itoa(n)
+		}
+		out[s] = true
+	}
+	for _, m := range htmlID.FindAllStringSubmatch(text, -1) {
+		out[m[1]] = true
+	}
+	return out
+}
+
+// TestDocLinks: every relative link of README.md and docs/*.md names a
+// file that exists, and a #fragment into a Markdown page names one of
+// its headings: sections move between pages (the README's went to
+// docs/), and a link must move with them.
+func TestDocLinks(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append([]string{filepath.Join(root, "README.md")}, pages...)
+	links := 0
+	for _, p := range pages {
+		text := fence.ReplaceAllString(read(t, mustRel(t, p)), "")
+		for _, m := range mdLink.FindAllStringSubmatch(text, -1) {
+			target, frag := m[1], strings.TrimPrefix(m[2], "#")
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			links++
+			path := p
+			if target != "" {
+				path = filepath.Join(filepath.Dir(p), filepath.FromSlash(target))
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s links %s, which does not exist", mustRel(t, p), target)
+				continue
+			}
+			if frag == "" || !strings.HasSuffix(path, ".md") {
+				continue
+			}
+			if !anchors(read(t, mustRel(t, path)))[frag] {
+				t.Errorf("%s links %s#%s: %s has no such heading", mustRel(t, p), target, frag, mustRel(t, path))
+			}
+		}
+	}
+	if links < 50 {
+		t.Errorf("found %d relative links in README.md and docs: the link pattern is broken", links)
+	}
+}
+
+func mustRel(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.ToSlash(r)
+}
+
+func TestAnchors(t *testing.T) {
+	a := anchors("# The host's API\n## `app/host`: the rest\n```\n# not a heading\n```\n## Twice\n## Twice\n<a id=\"here\"></a>\n")
+	for _, want := range []string{"the-hosts-api", "apphost-the-rest", "twice", "twice-1", "here"} {
+		if !a[want] {
+			t.Errorf("no anchor %q in %v", want, a)
+		}
+	}
+	if a["not-a-heading"] {
+		t.Error("a line in a code block made an anchor")
+	}
+}
