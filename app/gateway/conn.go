@@ -374,7 +374,7 @@ func newSockConn(g *Gateway, f *facade, nc net.Conn, in stream, out sink, br *bu
 		msgs:      make(chan jsonrpc.Message), readDone: make(chan struct{}), writeDone: make(chan struct{}),
 		lean: map[jsonrpc.ID]*leanEntry{}}
 	c.q.init(g.opts.QueueBytes)
-	if rb, ok := g.backend.(RawBackend); ok && !g.opts.SDKOnly {
+	if rb, ok := g.backend.(RawBackend); ok {
 		c.rb = rb
 	}
 	c.direct = directWriter(out)
