@@ -1,13 +1,14 @@
-// Package relay owns a tools/call relayed to a server's stdio connection,
-// end to end: the ids it gets on the server's connection (and the
-// caller's that come back), the tap that takes the answers, the timeout,
-// the cancellation in both directions, the error wording, and the hook
-// that sees every call. Every production path that calls a tool goes
-// through it: the gateway's lean path (a bridge's tools/call), the
-// gateway's go-sdk server (HTTP, and a socket request the lean path
-// leaves to the go-sdk) and the host API's servers.call. Only the
-// diagnostic SWITCHBOARD_GATEWAY_SDK_ONLY=1 goes through the go-sdk's
-// client instead.
+// Package relay owns a request relayed to a server's connection ([Conn]:
+// a local server's stdio connection, or a remote server's go-sdk session
+// behind the same interface), end to end: the ids it gets on the
+// server's connection (and the caller's that come back), the tap that
+// takes the answers, the timeout, the cancellation in both directions,
+// the error wording, and the hook that sees every call. Every production
+// path that sends a server a request for an app or a person goes through
+// it: the gateway's lean path (a bridge's tools/call), the gateway's
+// go-sdk server (HTTP, a socket request the lean path leaves to the
+// go-sdk, and every resources/read, prompts/get and completion/complete:
+// [Call.Method]) and the host API's servers.call. There is no other.
 //
 // # Ids
 //
@@ -15,10 +16,10 @@
 // id never leaves the caller, which puts it back on the answer (the
 // gateway splices it into the response line as the client wrote it). The
 // go-sdk's client of the same connection uses numbers, so the two never
-// meet. The connection's line tap ([stdio.Conn.SetLineTap]) takes the
+// meet. The connection's line tap ([Conn.SetLineTap]) takes the
 // answers to those ids before anything decodes them, in one pass over
 // their bytes ([Result]); progress notifications about them come through
-// the message tap ([stdio.Conn.SetTap]).
+// the message tap ([Conn.SetTap]).
 //
 // # Timeout and cancellation
 //
