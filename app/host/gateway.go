@@ -435,7 +435,7 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 			r = b.remoteRelay(name, s, cs)
 		}
 	} else if conn := sup.Conn(); cs != nil && conn != nil && sup.Session() == cs {
-		r = b.relayFor(name, s, conn, protoMeta(cs, b.m.impl), func() bool { return sup.Conn() != conn })
+		r = b.relayFor(name, s, conn, cs)
 	}
 	if r == nil {
 		b.m.wake(s)
@@ -520,16 +520,24 @@ func protoMeta(cs *mcp.ClientSession, impl *mcp.Implementation) []byte {
 	return b[1 : len(b)-1]
 }
 
-// relayFor returns the relay of a connection, making it on the first
-// call. gone reports that the server no longer runs on conn (for the
-// state the calls that its close cut are told).
-func (b *gatewayBackend) relayFor(name string, s *server, conn relay.Conn, protoMeta []byte, gone func() bool) *relay.Relay {
+// relayFor returns the relay of a connection of session cs (a local
+// server's *stdio.Conn, a remote one's *sessionConn), making it on the
+// first call: the per-call path allocates nothing here.
+func (b *gatewayBackend) relayFor(name string, s *server, conn relay.Conn, cs *mcp.ClientSession) *relay.Relay {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r := b.relays[conn]; r != nil {
 		return r
 	}
-	r := relay.New(name, conn, relay.Options{ProtoMeta: protoMeta, Hook: b.m.relayHook,
+	// gone reports that the server no longer runs on conn (for the state
+	// the calls that its close cut are told).
+	gone := func() bool { return s.sup.Session() != cs }
+	var proto []byte
+	if sc, ok := conn.(*stdio.Conn); ok {
+		gone = func() bool { return s.sup.Conn() != sc }
+		proto = protoMeta(cs, b.m.impl)
+	} // a remote server's session adds the per-request _meta itself
+	r := relay.New(name, conn, relay.Options{ProtoMeta: proto, Hook: b.m.relayHook,
 		StateAfterClose: func() string { return stateAfterClose(s, gone) }})
 	b.relays[conn] = r
 	go func() {

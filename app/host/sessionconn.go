@@ -194,8 +194,7 @@ func (b *gatewayBackend) remoteRelay(name string, s *server, cs *mcp.ClientSessi
 		}()
 	}
 	b.mu.Unlock()
-	// No ProtoMeta: the session adds the per-request _meta itself.
-	return b.relayFor(name, s, c, nil, func() bool { sup := s.sup; return sup == nil || sup.Session() != cs })
+	return b.relayFor(name, s, c, cs)
 }
 
 // onProgress routes a remote server's progress notification about a
