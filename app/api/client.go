@@ -66,6 +66,7 @@ type Client struct {
 	nc      net.Conn
 	socket  string
 	hostPID int
+	hostAPI string
 	max     int
 
 	nextID atomic.Uint64
@@ -159,11 +160,18 @@ func (c *Client) greeting(ctx context.Context, br *bufio.Reader) error {
 		return fmt.Errorf("the Switchboard host on socket %s speaks protocol %d and this program %d: run the same version of both", c.socket, m.Hello.Protocol, ProtocolVersion)
 	}
 	c.hostPID = m.Hello.PID
+	c.hostAPI = m.Hello.API
 	return nil
 }
 
 // HostPID is the pid that the host stated in its greeting.
 func (c *Client) HostPID() int { return c.hostPID }
+
+// HostAPI is the version of the methods that the host stated in its
+// greeting ([Options.APIVersion]); "" if it stated none. This package
+// does not check it: the caller that knows the methods does
+// (app/client).
+func (c *Client) HostAPI() string { return c.hostAPI }
 
 // Socket is the path the client dialled.
 func (c *Client) Socket() string { return c.socket }

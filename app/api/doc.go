@@ -24,7 +24,12 @@
 // most [DefaultMaxMessageSize] bytes (16 MiB, the newline included). The
 // host greets first:
 //
-//	{"hello": {"protocol": 1, "pid": 4242}}
+//	{"hello": {"protocol": 1, "pid": 4242, "api": "1.0"}}
+//
+// protocol is this package's [ProtocolVersion] (the framing below), which
+// a client requires to be its own; api is the version of the methods the
+// host answers ([Options.APIVersion], app/hostapi.APIVersion), which this
+// package carries and app/client checks.
 //
 // or, if it refuses the peer, sends a connection error and closes:
 //

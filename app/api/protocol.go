@@ -93,8 +93,9 @@ type Event struct {
 // hello is the host's greeting, the first message on every admitted
 // connection.
 type hello struct {
-	Protocol int `json:"protocol"`
-	PID      int `json:"pid"`
+	Protocol int    `json:"protocol"`
+	PID      int    `json:"pid"`
+	API      string `json:"api,omitempty"` // the version of the methods ([Options.APIVersion])
 }
 
 // request is a client's message.

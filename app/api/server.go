@@ -106,6 +106,10 @@ type Options struct {
 	// it. The host refuses its own sandboxed servers and their descendants
 	// (docs/sandbox.md, "Defence in depth at the host").
 	PeerGuard func(pid int) error
+	// APIVersion is the version of the methods that the handler answers
+	// (app/hostapi.APIVersion), which the greeting states as "api" for
+	// clients to check; "" states none.
+	APIVersion string
 }
 
 // ErrServerClosed is what [Server.Serve] returns after [Server.Close].
@@ -358,7 +362,7 @@ func (s *Server) serveConn(nc net.Conn) {
 	s.mu.Unlock()
 	s.log.Debug("client connected", "conn", c.info.ID, "pid", pid)
 
-	c.out.push(mustLine(map[string]hello{"hello": {Protocol: ProtocolVersion, PID: os.Getpid()}}))
+	c.out.push(mustLine(map[string]hello{"hello": {Protocol: ProtocolVersion, PID: os.Getpid(), API: s.opts.APIVersion}}))
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)

@@ -459,10 +459,10 @@ func TestStopWhenTheHostClosesFirst(t *testing.T) {
 	defer lock.Release()
 	var srv *api.Server
 	srv = api.NewServer(api.Methods{
-		hostapi.MethodInfo: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+		hostapi.MethodHostInfo.Name: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
 			return hostapi.Info{PID: os.Getpid(), ConfigPath: u.configPath()}, nil
 		},
-		hostapi.MethodStop: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+		hostapi.MethodHostStop.Name: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
 			go srv.Close()
 			<-ctx.Done()
 			return nil, ctx.Err()

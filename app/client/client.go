@@ -122,7 +122,7 @@ func (l *Live) call(ctx context.Context, method string, params, result any) erro
 	if c == nil {
 		return ErrNotConnected
 	}
-	return hostError(c.Call(ctx, method, params, result))
+	return callHost(ctx, c, method, params, result)
 }
 
 // FollowLogs delivers every stderr line the host publishes until cancel.
@@ -170,12 +170,12 @@ func (l *Live) Run(ctx context.Context) {
 // session runs one connection: dial (starting a host if allowed),
 // subscribe, snapshot, then apply events until the connection ends.
 func (l *Live) session(ctx context.Context) error {
-	c, err := api.Dial(ctx, l.opts.Socket)
+	c, err := dial(ctx, l.opts.Socket)
 	if errors.Is(err, api.ErrNoHost) && l.opts.StartHost != nil {
 		if serr := l.opts.StartHost(ctx); serr != nil {
 			return serr
 		}
-		c, err = api.Dial(ctx, l.opts.Socket)
+		c, err = dial(ctx, l.opts.Socket)
 	}
 	if err != nil {
 		return err
@@ -186,7 +186,7 @@ func (l *Live) session(ctx context.Context) error {
 		return err
 	}
 	// The snapshot comes after the subscription: no change falls between.
-	m := Methods{call: decoding(c.Call)}
+	m := Methods{call: over(c)}
 	info, err := m.Info(ctx)
 	if err != nil {
 		return err

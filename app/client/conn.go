@@ -17,13 +17,15 @@ type Conn struct {
 }
 
 // Dial connects to the host on socket. With no host it returns an error
-// that wraps api.ErrNoHost.
+// that wraps api.ErrNoHost; with a host whose API is of another major
+// version than this program's (hostapi.APIVersion), an
+// [*APIVersionError] that says which to restart or update.
 func Dial(ctx context.Context, socket string) (*Conn, error) {
-	c, err := api.Dial(ctx, socket)
+	c, err := dial(ctx, socket)
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{Methods: Methods{call: decoding(c.Call)}, c: c}, nil
+	return &Conn{Methods: Methods{call: over(c)}, c: c}, nil
 }
 
 // Close closes the connection.

@@ -11,7 +11,5 @@ import (
 // pays (tools.cost). The host counts in the background: a server still
 // being counted is in the answer's Pending, not priced 0.
 func (m Methods) Cost(ctx context.Context, p hostapi.CostParams) (hostapi.Cost, error) {
-	var c hostapi.Cost
-	err := m.call(ctx, hostapi.MethodToolsCost, p, &c)
-	return c, err
+	return Call(ctx, m, hostapi.MethodToolsCost, p)
 }

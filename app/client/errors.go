@@ -29,10 +29,9 @@ func hostError(err error) error {
 	return he
 }
 
-// decoding wraps a call function so that its errors are decoded by
-// hostError.
-func decoding(call func(ctx context.Context, method string, params, result any) error) func(ctx context.Context, method string, params, result any) error {
+// over is the call function of [Methods] over the connection c.
+func over(c *api.Client) func(ctx context.Context, method string, params, result any) error {
 	return func(ctx context.Context, method string, params, result any) error {
-		return hostError(call(ctx, method, params, result))
+		return callHost(ctx, c, method, params, result)
 	}
 }

@@ -17,6 +17,11 @@ func TestHostErrorDecoding(t *testing.T) {
 	call := func(err error) func(ctx context.Context, method string, params, result any) error {
 		return func(context.Context, string, any, any) error { return err }
 	}
+	decoding := func(call func(ctx context.Context, method string, params, result any) error) func(ctx context.Context, method string, params, result any) error {
+		return func(ctx context.Context, method string, params, result any) error {
+			return hostError(call(ctx, method, params, result))
+		}
+	}
 	m := Methods{call: decoding(call(&api.Error{Code: "secret_missing", Message: "server \"s\" waits",
 		Data: []byte(`[{"server":"s","key":"env.T","message":"waits","remedy":{"kind":"set_secret","secret":"gh"}}]`)}))}
 	err := m.Start(context.Background(), "s")

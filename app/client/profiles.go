@@ -9,22 +9,23 @@ import (
 // Profiles lists the config's profiles, with their problems
 // (profiles.list).
 func (m Methods) Profiles(ctx context.Context) ([]hostapi.ProfileInfo, error) {
-	var out []hostapi.ProfileInfo
-	err := m.call(ctx, hostapi.MethodProfiles, nil, &out)
-	return out, err
+	return Call(ctx, m, hostapi.MethodProfilesList, hostapi.None{})
 }
 
 // PutProfile adds or replaces a profile (profiles.put).
 func (m Methods) PutProfile(ctx context.Context, name string, p hostapi.ProfileEntry) error {
-	return m.call(ctx, hostapi.MethodProfilePut, hostapi.ProfilePutParams{Name: name, Profile: p}, nil)
+	_, err := Call(ctx, m, hostapi.MethodProfilesPut, hostapi.ProfilePutParams{Name: name, Profile: p})
+	return err
 }
 
 // RemoveProfile removes a profile (profiles.remove).
 func (m Methods) RemoveProfile(ctx context.Context, name string) error {
-	return m.call(ctx, hostapi.MethodProfileRemove, hostapi.NameParams{Name: name}, nil)
+	_, err := Call(ctx, m, hostapi.MethodProfilesRemove, hostapi.NameParams{Name: name})
+	return err
 }
 
 // RenameProfile renames a profile (profiles.rename).
 func (m Methods) RenameProfile(ctx context.Context, name, newName string) error {
-	return m.call(ctx, hostapi.MethodProfileRename, hostapi.RenameParams{Name: name, NewName: newName}, nil)
+	_, err := Call(ctx, m, hostapi.MethodProfilesRename, hostapi.RenameParams{Name: name, NewName: newName})
+	return err
 }

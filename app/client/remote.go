@@ -10,15 +10,13 @@ import (
 // returns the page to open in a browser; the server's state follows the
 // sign-in ("signing in", then running or "sign-in needed").
 func (m Methods) Login(ctx context.Context, name string) (string, error) {
-	var res hostapi.LoginResult
-	err := m.call(ctx, hostapi.MethodLogin, hostapi.NameParams{Name: name}, &res)
-	return res.URL, err
+	r, err := Call(ctx, m, hostapi.MethodServersLogin, hostapi.NameParams{Name: name})
+	return r.URL, err
 }
 
 // Logout deletes a remote server's tokens (servers.logout); revoked says
 // whether the authorization server revoked them first.
 func (m Methods) Logout(ctx context.Context, name string) (revoked bool, err error) {
-	var res hostapi.LogoutResult
-	err = m.call(ctx, hostapi.MethodLogout, hostapi.NameParams{Name: name}, &res)
-	return res.Revoked, err
+	r, err := Call(ctx, m, hostapi.MethodServersLogout, hostapi.NameParams{Name: name})
+	return r.Revoked, err
 }

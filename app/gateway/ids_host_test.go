@@ -192,7 +192,7 @@ func TestHTTPIDsComeBackByteForByte(t *testing.T) {
 	}
 	defer ac.Close()
 	var info hostapi.GatewayInfo
-	if err := ac.Call(context.Background(), hostapi.MethodGatewayTools, nil, &info); err != nil || info.HTTP == "" {
+	if err := ac.Call(context.Background(), hostapi.MethodGatewayTools.Name, nil, &info); err != nil || info.HTTP == "" {
 		t.Fatalf("the HTTP endpoint: %+v %v", info, err)
 	}
 	token, err := gateway.Token(th.Store)

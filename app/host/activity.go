@@ -285,63 +285,54 @@ func apiCaller(ci *api.ConnInfo) relay.Caller {
 // limit; a follower pages with AfterID, a reader back with Until).
 const maxQueryLimit = 10000
 
-// withActivity adds the activity log's methods to the host's.
-func (h *Host) withActivity(ms api.Methods) api.Methods {
-	ms[hostapi.MethodActivityQuery] = func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-		a := h.mgr.activity // h.mgr is made after the methods
-		p, err := decode[hostapi.ActivityQueryParams](hostapi.MethodActivityQuery, raw)
-		if err != nil {
-			return nil, err
-		}
-		out := hostapi.ActivityQueryResult{Records: []hostapi.ActivityRecord{}, ActivityStatus: a.apiStatus()}
-		l := a.log.Load()
-		if l == nil {
-			return out, nil
-		}
-		limit := p.Limit
-		if limit <= 0 {
-			limit = 1000
-		}
-		flushBeforeRead(ctx, l)
-		rs, err := l.Query(ctx, activity.Filter{Server: p.Server, App: p.App, Tool: p.Tool, Since: p.Since, Until: p.Until,
-			ErrorsOnly: p.ErrorsOnly, AfterID: p.AfterID, Limit: min(limit, maxQueryLimit)})
-		if err != nil {
-			return nil, fmt.Errorf("the activity log %s cannot be read: %w", out.Path, err)
-		}
-		for _, r := range rs {
-			out.Records = append(out.Records, hostapi.ActivityRecord{ID: r.ID, Time: r.Time, App: r.App, Conn: r.Conn,
-				Server: r.Server, Kind: string(r.Kind), Target: r.Target, ArgBytes: r.ArgBytes, ResultBytes: r.ResultBytes,
-				Preview: r.Preview, DurationMs: float64(r.Duration) / float64(time.Millisecond), Outcome: string(r.Outcome),
-				Code: r.Code, Approval: r.Approval, WaitMs: float64(r.Wait) / float64(time.Millisecond)})
-		}
+// activityQuery answers activity.query.
+func (h *Host) activityQuery(ctx context.Context, _ *api.ConnInfo, p hostapi.ActivityQueryParams) (hostapi.ActivityQueryResult, error) {
+	a := h.mgr.activity // h.mgr is made after the methods
+	out := hostapi.ActivityQueryResult{Records: []hostapi.ActivityRecord{}, ActivityStatus: a.apiStatus()}
+	l := a.log.Load()
+	if l == nil {
 		return out, nil
 	}
-	ms[hostapi.MethodActivityCounts] = func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-		a := h.mgr.activity
-		p, err := decode[hostapi.ActivityCountsParams](hostapi.MethodActivityCounts, raw)
-		if err != nil {
-			return nil, err
-		}
-		if p.Since.IsZero() {
-			p.Since = time.Now().Add(-24 * time.Hour)
-		}
-		out := hostapi.ActivityCountsResult{Since: p.Since, Servers: []hostapi.ActivityCounts{}, ActivityStatus: a.apiStatus()}
-		l := a.log.Load()
-		if l == nil {
-			return out, nil
-		}
-		flushBeforeRead(ctx, l)
-		cs, err := l.Counts(ctx, p.Since, p.Until)
-		if err != nil {
-			return nil, fmt.Errorf("the activity log %s cannot be read: %w", out.Path, err)
-		}
-		for _, c := range cs {
-			out.Servers = append(out.Servers, hostapi.ActivityCounts{Server: c.Server, Calls: c.Calls, Errors: c.Errors,
-				P50Ms: float64(c.P50) / float64(time.Millisecond)})
-		}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 1000
+	}
+	flushBeforeRead(ctx, l)
+	rs, err := l.Query(ctx, activity.Filter{Server: p.Server, App: p.App, Tool: p.Tool, Since: p.Since, Until: p.Until,
+		ErrorsOnly: p.ErrorsOnly, AfterID: p.AfterID, Limit: min(limit, maxQueryLimit)})
+	if err != nil {
+		return hostapi.ActivityQueryResult{}, fmt.Errorf("the activity log %s cannot be read: %w", out.Path, err)
+	}
+	for _, r := range rs {
+		out.Records = append(out.Records, hostapi.ActivityRecord{ID: r.ID, Time: r.Time, App: r.App, Conn: r.Conn,
+			Server: r.Server, Kind: string(r.Kind), Target: r.Target, ArgBytes: r.ArgBytes, ResultBytes: r.ResultBytes,
+			Preview: r.Preview, DurationMs: float64(r.Duration) / float64(time.Millisecond), Outcome: string(r.Outcome),
+			Code: r.Code, Approval: r.Approval, WaitMs: float64(r.Wait) / float64(time.Millisecond)})
+	}
+	return out, nil
+}
+
+// activityCounts answers activity.counts.
+func (h *Host) activityCounts(ctx context.Context, _ *api.ConnInfo, p hostapi.ActivityCountsParams) (hostapi.ActivityCountsResult, error) {
+	a := h.mgr.activity
+	if p.Since.IsZero() {
+		p.Since = time.Now().Add(-24 * time.Hour)
+	}
+	out := hostapi.ActivityCountsResult{Since: p.Since, Servers: []hostapi.ActivityCounts{}, ActivityStatus: a.apiStatus()}
+	l := a.log.Load()
+	if l == nil {
 		return out, nil
 	}
-	return ms
+	flushBeforeRead(ctx, l)
+	cs, err := l.Counts(ctx, p.Since, p.Until)
+	if err != nil {
+		return hostapi.ActivityCountsResult{}, fmt.Errorf("the activity log %s cannot be read: %w", out.Path, err)
+	}
+	for _, c := range cs {
+		out.Servers = append(out.Servers, hostapi.ActivityCounts{Server: c.Server, Calls: c.Calls, Errors: c.Errors,
+			P50Ms: float64(c.P50) / float64(time.Millisecond)})
+	}
+	return out, nil
 }
 
 // apiStatus is the log's state as the API tells it.

@@ -20,14 +20,14 @@ func TestActivityQuerySeesEndedCalls(t *testing.T) {
 	})
 	th.waitRunning(t, "b")
 	for i := range 3 {
-		th.must(t, hostapi.MethodCall, hostapi.CallParams{Name: "b", Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}, nil)
+		th.must(t, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: "b", Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}, nil)
 		var q hostapi.ActivityQueryResult
-		th.must(t, hostapi.MethodActivityQuery, hostapi.ActivityQueryParams{Server: "b"}, &q)
+		th.must(t, hostapi.MethodActivityQuery.Name, hostapi.ActivityQueryParams{Server: "b"}, &q)
 		if len(q.Records) != i+1 {
 			t.Fatalf("after %d calls, activity.query has %d records: %+v", i+1, len(q.Records), q.Records)
 		}
 		var c hostapi.ActivityCountsResult
-		th.must(t, hostapi.MethodActivityCounts, hostapi.ActivityCountsParams{}, &c)
+		th.must(t, hostapi.MethodActivityCounts.Name, hostapi.ActivityCountsParams{}, &c)
 		if len(c.Servers) != 1 || c.Servers[0].Calls != i+1 {
 			t.Fatalf("after %d calls, activity.counts: %+v", i+1, c.Servers)
 		}

@@ -27,7 +27,7 @@ func TestInfoAIClients(t *testing.T) {
 	info := func() hostapi.Info {
 		t.Helper()
 		var inf hostapi.Info
-		th.must(t, hostapi.MethodInfo, nil, &inf)
+		th.must(t, hostapi.MethodHostInfo.Name, nil, &inf)
 		return inf
 	}
 	waitInfo := func(what string, cond func(hostapi.Info) bool) hostapi.Info {

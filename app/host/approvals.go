@@ -1,10 +1,6 @@
 package host
 
 import (
-	"context"
-	"encoding/json"
-
-	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/approvals"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
@@ -49,27 +45,6 @@ func (h *Host) configureApprovals(f *config.File) {
 		h.log.Error("the approvals settings cannot be used; destructive tools ask", "error", err)
 	}
 	h.approvals.SetRules(rules, a.AskDestructive)
-}
-
-// withApprovals adds the approvals' methods to the host's.
-func (h *Host) withApprovals(ms api.Methods) api.Methods {
-	ms[hostapi.MethodApprovals] = func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
-		if h.approvals == nil {
-			return []hostapi.Approval{}, nil
-		}
-		return h.approvals.List(), nil
-	}
-	ms[hostapi.MethodApprovalDecide] = func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-		p, err := decode[hostapi.DecideParams](hostapi.MethodApprovalDecide, raw)
-		if err != nil {
-			return nil, err
-		}
-		if h.approvals == nil {
-			return nil, &hostapi.Error{Code: hostapi.CodeNotFound, Message: "this host has no approvals"}
-		}
-		return nil, h.approvals.Decide(p.ID, p.Decision)
-	}
-	return ms
 }
 
 // toolDestructive reports whether a tool of a server says it is

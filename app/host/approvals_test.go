@@ -65,7 +65,7 @@ func TestApprovalsEveryEntryPoint(t *testing.T) {
 			}
 		}})
 	var info hostapi.GatewayInfo
-	th.must(t, hostapi.MethodGatewayTools, nil, &info)
+	th.must(t, hostapi.MethodGatewayTools.Name, nil, &info)
 	token, err := gateway.Token(store)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestApprovalsEveryEntryPoint(t *testing.T) {
 		{"servers.call", func(tool string, args map[string]any) (string, bool) {
 			raw, _ := json.Marshal(args)
 			var res mcp.CallToolResult
-			if err := th.call(t, hostapi.MethodCall, hostapi.CallParams{Name: "fs", Tool: tool, Arguments: raw}, &res); err != nil {
+			if err := th.call(t, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: "fs", Tool: tool, Arguments: raw}, &res); err != nil {
 				return "CALL FAILED: " + err.Error(), true
 			}
 			return gwText(&res), res.IsError
@@ -126,7 +126,7 @@ func TestApprovalsEveryEntryPoint(t *testing.T) {
 		if p.name == "lean" {
 			testkit.Eventually(t, "progress while the call waits", func() (bool, string) { return progress.Load() >= 2, "" })
 		}
-		th.must(t, hostapi.MethodApprovalDecide, hostapi.DecideParams{ID: l[0].ID, Decision: hostapi.DecideOnce}, nil)
+		th.must(t, hostapi.MethodApprovalsDecide.Name, hostapi.DecideParams{ID: l[0].ID, Decision: hostapi.DecideOnce}, nil)
 		var o outcome
 		select {
 		case o = <-done:

@@ -33,7 +33,7 @@ func TestHostKeepsLastGoodConfig(t *testing.T) {
 	}
 	status := func() hostapi.ConfigStatus {
 		var st hostapi.ConfigStatus
-		th.must(t, hostapi.MethodConfig, nil, &st)
+		th.must(t, hostapi.MethodConfigStatus.Name, nil, &st)
 		return st
 	}
 	waitError := func(what, want string) {
@@ -76,7 +76,7 @@ func TestHostKeepsLastGoodConfig(t *testing.T) {
 	waitError("removed", path+` was removed: restore it`)
 	// A change through the host writes the config in force back, plus the change.
 	raw, _ := json.Marshal(helperEntry("modern", "b"))
-	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil)
+	th.must(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil)
 	if st := status(); !st.OK {
 		t.Errorf("after servers.put on a removed file: %+v", st)
 	}
@@ -96,7 +96,7 @@ func TestHostKeepsLastGoodConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitError("a FIFO", "is not a regular file (a named pipe)")
-	if err := th.call(t, hostapi.MethodPut, hostapi.PutParams{Name: "c", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if err := th.call(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "c", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("servers.put on a FIFO: %v", err)
 	}
 	os.Remove(path)

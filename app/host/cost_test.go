@@ -77,7 +77,7 @@ func settledCost(t *testing.T, th *testHost, p hostapi.CostParams) hostapi.Cost 
 	deadline := time.Now().Add(wait)
 	for {
 		var c hostapi.Cost
-		th.must(t, hostapi.MethodToolsCost, p, &c)
+		th.must(t, hostapi.MethodToolsCost.Name, p, &c)
 		if len(c.Pending) == 0 {
 			return c
 		}
@@ -169,7 +169,7 @@ func TestToolsCost(t *testing.T) {
 	}
 
 	for _, p := range []hostapi.CostParams{{Tools: []string{"["}}, {ToolMode: "some"}} {
-		if err := th.call(t, hostapi.MethodToolsCost, p, nil); apiCode(err) != api.CodeBadRequest {
+		if err := th.call(t, hostapi.MethodToolsCost.Name, p, nil); apiCode(err) != api.CodeBadRequest {
 			t.Errorf("tools.cost %+v: %v, want a bad request", p, err)
 		}
 	}

@@ -344,28 +344,6 @@ func (h *Host) configureGateway(f *config.File) {
 	}
 }
 
-// withGateway adds the gateway's method to the host's.
-func (h *Host) withGateway(ms api.Methods) api.Methods {
-	ms[hostapi.MethodGatewayTools] = func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
-		info := hostapi.GatewayInfo{Socket: h.gwPath}
-		if h.gw == nil {
-			return info, nil
-		}
-		info.Mapping = h.gw.Mapping()
-		if a := h.gw.HTTPAddr(); a != "" {
-			info.HTTP = "http://" + a + gateway.HTTPPath
-		}
-		return info, nil
-	}
-	ms[hostapi.MethodGatewayReloadToken] = func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
-		if h.gw == nil {
-			return nil, nil
-		}
-		return nil, h.gw.ReloadHTTPToken()
-	}
-	return h.withCost(ms) // cost.go
-}
-
 // tokenChanged reloads the HTTP endpoint's token when a secret change
 // through the host (secret set, secret delete) is the token's.
 func (h *Host) tokenChanged(name string) {

@@ -94,7 +94,7 @@ func TestGatewaySearchMode(t *testing.T) {
 
 			// The activity log has the real tools, never the meta-tools.
 			var q hostapi.ActivityQueryResult
-			th.must(t, hostapi.MethodActivityQuery, hostapi.ActivityQueryParams{}, &q)
+			th.must(t, hostapi.MethodActivityQuery.Name, hostapi.ActivityQueryParams{}, &q)
 			var sums int
 			for _, r := range q.Records {
 				if r.Target == "find_tools" || r.Target == "call_tool" {
@@ -221,7 +221,7 @@ func searchMode(t *testing.T, th *testHost, search gateway.Filter, version strin
 	}
 	testkit.Eventually(t, "the server reports the cancelled sleep", func() bool {
 		var logs hostapi.LogsResult
-		th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
+		th.must(t, hostapi.MethodServersLogs.Name, hostapi.NameParams{Name: "m"}, &logs)
 		c := 0
 		for _, l := range logs.Lines {
 			if l == "gwmodern: sleep cancelled" {

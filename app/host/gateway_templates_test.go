@@ -193,7 +193,7 @@ func TestGatewayTemplatesAndCompletions(t *testing.T) {
 	}
 
 	var info hostapi.GatewayInfo
-	th.must(t, hostapi.MethodGatewayTools, nil, &info)
+	th.must(t, hostapi.MethodGatewayTools.Name, nil, &info)
 	found := false
 	for _, c := range info.Mapping.Conflicts {
 		if c.URI == "gw://shared/{id}" && c.Template && slices.Equal(c.Servers, []string{"t1", "t2"}) {

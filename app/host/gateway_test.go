@@ -219,7 +219,7 @@ func gwEntry(role string, extra ...string) map[string]any {
 func (th *testHost) sleeps(t *testing.T) int {
 	t.Helper()
 	var logs hostapi.LogsResult
-	th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
+	th.must(t, hostapi.MethodServersLogs.Name, hostapi.NameParams{Name: "m"}, &logs)
 	n := 0
 	for _, l := range logs.Lines {
 		if l == "gwmodern: sleeping" {
@@ -409,7 +409,7 @@ func TestGatewayConformance(t *testing.T) {
 				}
 				var logs hostapi.LogsResult
 				testkit.Eventually(t, "the server reports the cancelled sleep", func() (bool, string) {
-					th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
+					th.must(t, hostapi.MethodServersLogs.Name, hostapi.NameParams{Name: "m"}, &logs)
 					n := 0
 					for _, l := range logs.Lines {
 						if l == "gwmodern: sleep cancelled" {
@@ -471,7 +471,7 @@ func TestGatewayRestart(t *testing.T) {
 	n := th.sleeps(t)
 	go func() { res <- gwCall(t, cs, "m__sleep", nil) }()
 	th.awaitSleep(t, n)
-	th.must(t, hostapi.MethodRestart, hostapi.NameParams{Name: "m"}, nil)
+	th.must(t, hostapi.MethodServersRestart.Name, hostapi.NameParams{Name: "m"}, nil)
 	select {
 	case r := <-res:
 		if !r.IsError || !strings.Contains(gwText(r), `Switchboard server "m"`) || !strings.Contains(gwText(r), "stopped while") {
@@ -515,7 +515,7 @@ func TestGatewayRestart(t *testing.T) {
 	})
 
 	// Stopped by the user: not listed, a call says how to start it.
-	th.must(t, hostapi.MethodStopServer, hostapi.NameParams{Name: "m", Wait: true}, nil)
+	th.must(t, hostapi.MethodServersStop.Name, hostapi.NameParams{Name: "m", Wait: true}, nil)
 	r := gwCall(t, cs, "m__echo", nil)
 	if !r.IsError || !strings.Contains(gwText(r), "switchboard servers start m") {
 		t.Errorf("a call to the stopped server: %q", gwText(r))
@@ -540,7 +540,7 @@ func TestGatewayCallTimeout(t *testing.T) {
 	}
 	var logs hostapi.LogsResult
 	testkit.Eventually(t, "the server got the cancellation", func() (bool, string) {
-		th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
+		th.must(t, hostapi.MethodServersLogs.Name, hostapi.NameParams{Name: "m"}, &logs)
 		return slices.Contains(logs.Lines, "gwmodern: sleep cancelled"), strings.Join(logs.Lines, " | ")
 	})
 
@@ -561,7 +561,7 @@ func TestGatewayFirstList(t *testing.T) {
 		t.Errorf("the first list: %v", got)
 	}
 	var info hostapi.GatewayInfo
-	th.must(t, hostapi.MethodGatewayTools, nil, &info)
+	th.must(t, hostapi.MethodGatewayTools.Name, nil, &info)
 	if info.Socket != th.gwSocket() {
 		t.Errorf("socket %q", info.Socket)
 	}
@@ -669,7 +669,7 @@ func TestGatewayHTTP(t *testing.T) {
 	th := runHostWith(t, store, map[string]any{"m": gwEntry("gwmodern")}, func(o *Options) { o.GatewayHTTPPort = -1 })
 	th.waitRunning(t, "m")
 	var info hostapi.GatewayInfo
-	th.must(t, hostapi.MethodGatewayTools, nil, &info)
+	th.must(t, hostapi.MethodGatewayTools.Name, nil, &info)
 	if !strings.HasPrefix(info.HTTP, "http://127.0.0.1:") || !strings.HasSuffix(info.HTTP, gateway.HTTPPath) {
 		t.Fatalf("HTTP endpoint %q", info.HTTP)
 	}

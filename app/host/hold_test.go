@@ -64,7 +64,7 @@ func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 			t.Cleanup(func() { holdFor.Store(old) })
 			holdFor.Store(int64(testkit.Deadline))
 			closeGate()
-			th.must(t, hostapi.MethodRestart, hostapi.NameParams{Name: "m"}, nil)
+			th.must(t, hostapi.MethodServersRestart.Name, hostapi.NameParams{Name: "m"}, nil)
 			during := th.waitServer(t, "m", "between its two runs", func(s hostapi.ServerStatus) bool { return s.State != "running" })
 			before := heldCalls()
 			type answer struct {
@@ -106,7 +106,7 @@ func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 			// until the call has its answer.
 			holdFor.Store(int64(200 * time.Millisecond))
 			closeGate()
-			th.must(t, hostapi.MethodRestart, hostapi.NameParams{Name: "m"}, nil)
+			th.must(t, hostapi.MethodServersRestart.Name, hostapi.NameParams{Name: "m"}, nil)
 			th.waitServer(t, "m", "between its two runs", func(s hostapi.ServerStatus) bool { return s.State != "running" })
 			r := gwCall(t, cs, "m__pid", nil)
 			text := gwText(r)
@@ -118,7 +118,7 @@ func TestGatewayHoldsCallsDuringRestart(t *testing.T) {
 			th.waitRunning(t, "m")
 
 			// Stopped by the user: not held, and says how to start it.
-			th.must(t, hostapi.MethodStopServer, hostapi.NameParams{Name: "m", Wait: true}, nil)
+			th.must(t, hostapi.MethodServersStop.Name, hostapi.NameParams{Name: "m", Wait: true}, nil)
 			r = gwCall(t, cs, "m__pid", nil)
 			if !r.IsError || !strings.Contains(gwText(r), "switchboard servers start m") {
 				t.Errorf("a call to the stopped server: %q", gwText(r))

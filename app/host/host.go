@@ -7,7 +7,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -173,7 +172,7 @@ func Run(ctx context.Context, o Options) error {
 	defer unregister()
 
 	h.pins = h.openPins(o.PinsPath)
-	h.srv = api.NewServer(h.withActivity(h.withApprovals(h.withTrust(h.withGateway(h.withProfiles(h.withOAuth(h.methods())))))), api.Options{Logger: h.log, PeerGuard: h.peerGuard})
+	h.srv = api.NewServer(h.handlers(), api.Options{Logger: h.log, PeerGuard: h.peerGuard, APIVersion: hostapi.APIVersion})
 	var resolver engine.SecretResolver
 	if o.Secrets != nil {
 		resolver = o.Secrets
@@ -486,12 +485,6 @@ func (h *Host) info() hostapi.Info {
 	}
 	inf.Activity = h.mgr.activity.apiStatus()
 	return inf
-}
-
-func decode[T any](method string, raw json.RawMessage) (T, error) {
-	var v T
-	err := api.DecodeParams(method, raw, &v)
-	return v, err
 }
 
 // startOptions are how the host starts its servers: in the login PATH,

@@ -139,7 +139,7 @@ func (th *testHost) must(t *testing.T, method string, params, result any) {
 func (th *testHost) list(t *testing.T) []hostapi.ServerStatus {
 	t.Helper()
 	var out []hostapi.ServerStatus
-	th.must(t, hostapi.MethodList, nil, &out)
+	th.must(t, hostapi.MethodServersList.Name, nil, &out)
 	return out
 }
 
@@ -196,54 +196,57 @@ func apiCode(err error) string {
 func TestHostMethods(t *testing.T) {
 	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
 	th := runHost(t, store, map[string]any{"a": helperEntry("modern", "a")})
+	if v := th.c.HostAPI(); v != hostapi.APIVersion {
+		t.Errorf("the host's greeting states API %q, want %q (hostapi.APIVersion)", v, hostapi.APIVersion)
+	}
 
 	var info hostapi.Info
-	th.must(t, hostapi.MethodInfo, nil, &info)
+	th.must(t, hostapi.MethodHostInfo.Name, nil, &info)
 	if info.PID != os.Getpid() || info.Socket != th.opts.SocketPath || info.ConfigPath != th.opts.ConfigPath || !info.Config.OK || info.Clients != 1 {
 		t.Fatalf("host.info: %+v", info)
 	}
 	a := th.waitRunning(t, "a")
 
 	// servers.stop (by name, waiting), start, restart, --all.
-	th.must(t, hostapi.MethodStopServer, hostapi.NameParams{Name: "a", Wait: true}, nil)
+	th.must(t, hostapi.MethodServersStop.Name, hostapi.NameParams{Name: "a", Wait: true}, nil)
 	if st := th.waitServer(t, "a", "stopped", func(s hostapi.ServerStatus) bool { return s.State == "stopped" }); !st.UserStopped || !testkit.Gone(a.PID) {
 		t.Fatalf("after servers.stop with wait: %+v, pid %d gone %v", st, a.PID, testkit.Gone(a.PID))
 	}
-	th.must(t, hostapi.MethodStart, hostapi.NameParams{Name: "a"}, nil)
+	th.must(t, hostapi.MethodServersStart.Name, hostapi.NameParams{Name: "a"}, nil)
 	a2 := th.waitRunning(t, "a")
-	th.must(t, hostapi.MethodRestart, hostapi.NameParams{All: true}, nil)
+	th.must(t, hostapi.MethodServersRestart.Name, hostapi.NameParams{All: true}, nil)
 	a3 := th.waitServer(t, "a", "restarted", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.PID != 0 && s.PID != a2.PID })
-	th.must(t, hostapi.MethodStopServer, hostapi.NameParams{All: true, Wait: true}, nil)
+	th.must(t, hostapi.MethodServersStop.Name, hostapi.NameParams{All: true, Wait: true}, nil)
 	if !testkit.Gone(a3.PID) {
 		t.Fatal("servers.stop --all with wait returned before the ladder finished")
 	}
-	th.must(t, hostapi.MethodStart, hostapi.NameParams{All: true}, nil)
+	th.must(t, hostapi.MethodServersStart.Name, hostapi.NameParams{All: true}, nil)
 	th.waitRunning(t, "a")
-	if err := th.call(t, hostapi.MethodStopServer, hostapi.NameParams{Name: "nope"}, nil); apiCode(err) != api.CodeNotFound {
+	if err := th.call(t, hostapi.MethodServersStop.Name, hostapi.NameParams{Name: "nope"}, nil); apiCode(err) != api.CodeNotFound {
 		t.Fatalf("servers.stop of an unknown server: %v (code %q)", err, apiCode(err))
 	}
-	if err := th.call(t, hostapi.MethodStart, hostapi.NameParams{}, nil); apiCode(err) != api.CodeBadRequest {
+	if err := th.call(t, hostapi.MethodServersStart.Name, hostapi.NameParams{}, nil); apiCode(err) != api.CodeBadRequest {
 		t.Fatalf("servers.start without a name: %v", err)
 	}
 
 	// servers.put (create), get, call, tools, logs.
 	b := helperEntry("modern", "b")
 	raw, _ := json.Marshal(b)
-	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil)
-	if err := th.call(t, hostapi.MethodPut, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "already exists") {
+	th.must(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil)
+	if err := th.call(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("servers.put of an existing name: %v", err)
 	}
 	bad, _ := json.Marshal(with(b, "cwd", "relative/dir"))
-	err := th.call(t, hostapi.MethodPut, hostapi.PutParams{Name: "c", Entry: bad, Create: true}, nil)
+	err := th.call(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "c", Entry: bad, Create: true}, nil)
 	if err == nil || !strings.Contains(err.Error(), "mcpServers.c.cwd") {
 		t.Fatalf("servers.put of an invalid entry: %v", err)
 	}
-	if err := th.call(t, hostapi.MethodPut, hostapi.PutParams{Name: "Bad_Name", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), `"bad-name"`) {
+	if err := th.call(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "Bad_Name", Entry: raw, Create: true}, nil); err == nil || !strings.Contains(err.Error(), `"bad-name"`) {
 		t.Fatalf("servers.put with an invalid name: %v", err)
 	}
 	th.waitRunning(t, "b")
 	var er hostapi.EntryResult
-	th.must(t, hostapi.MethodGet, hostapi.NameParams{Name: "b"}, &er)
+	th.must(t, hostapi.MethodServersGet.Name, hostapi.NameParams{Name: "b"}, &er)
 	if !strings.Contains(string(er.Entry), testExe) {
 		t.Fatalf("servers.get: %s", er.Entry)
 	}
@@ -252,18 +255,18 @@ func TestHostMethods(t *testing.T) {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	th.must(t, hostapi.MethodCall, hostapi.CallParams{Name: "b", Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}, &res)
+	th.must(t, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: "b", Tool: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)}, &res)
 	if len(res.Content) != 1 || res.Content[0].Text != "echo: hi b" {
 		t.Fatalf("servers.call: %+v", res)
 	}
 	var tr hostapi.ToolsResult
 	testkit.Eventually(t, "servers.tools lists b's tools", func() (bool, string) {
-		th.must(t, hostapi.MethodTools, hostapi.NameParams{Name: "b"}, &tr)
+		th.must(t, hostapi.MethodServersTools.Name, hostapi.NameParams{Name: "b"}, &tr)
 		return len(tr.Tools) == 5, fmt.Sprint(len(tr.Tools))
 	})
 
 	var lr hostapi.LogsResult
-	th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "b"}, &lr)
+	th.must(t, hostapi.MethodServersLogs.Name, hostapi.NameParams{Name: "b"}, &lr)
 	if !slices.Contains(lr.Lines, "modern helper: serving b") {
 		t.Fatalf("servers.logs: %q", lr.Lines)
 	}
@@ -275,20 +278,20 @@ func TestHostMethods(t *testing.T) {
 			t.Errorf("servers.logs: line %d (%q) read at %v: want a time, not after now nor before the line above", i, lr.Lines[i], at)
 		}
 	}
-	if err := th.call(t, hostapi.MethodCall, hostapi.CallParams{Name: "nope", Tool: "echo"}, nil); apiCode(err) != api.CodeNotFound {
+	if err := th.call(t, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: "nope", Tool: "echo"}, nil); apiCode(err) != api.CodeNotFound {
 		t.Fatalf("servers.call of an unknown server: %v", err)
 	}
 
 	// disable, enable, remove: in the file.
-	th.must(t, hostapi.MethodDisable, hostapi.NameParams{Name: "b"}, nil)
+	th.must(t, hostapi.MethodServersDisable.Name, hostapi.NameParams{Name: "b"}, nil)
 	th.waitServer(t, "b", "disabled", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateDisabled })
 	f, err := config.Load(th.opts.ConfigPath)
 	if err != nil || !f.Servers["b"].Disabled {
 		t.Fatalf("disable is not in the file: %v", err)
 	}
-	th.must(t, hostapi.MethodEnable, hostapi.NameParams{Name: "b"}, nil)
+	th.must(t, hostapi.MethodServersEnable.Name, hostapi.NameParams{Name: "b"}, nil)
 	th.waitRunning(t, "b")
-	th.must(t, hostapi.MethodRemove, hostapi.NameParams{Name: "b"}, nil)
+	th.must(t, hostapi.MethodServersRemove.Name, hostapi.NameParams{Name: "b"}, nil)
 	if slices.ContainsFunc(th.list(t), func(s hostapi.ServerStatus) bool { return s.Name == "b" }) {
 		t.Fatal("b listed after servers.remove")
 	}
@@ -304,10 +307,10 @@ func TestHostMethods(t *testing.T) {
 	s := helperEntry("modern", "s")
 	s["env"].(map[string]string)["TOKEN"] = "${keyring:tok}"
 	raw, _ = json.Marshal(s)
-	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "s", Entry: raw, Create: true}, nil)
+	th.must(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "s", Entry: raw, Create: true}, nil)
 	th.waitServer(t, "s", "waiting for secret", func(st hostapi.ServerStatus) bool { return st.State == hostapi.State(supervisor.WaitingSecret) })
 	var restarted map[string][]string
-	th.must(t, hostapi.MethodSecretSet, hostapi.SecretParams{Name: "tok", Value: value}, &restarted)
+	th.must(t, hostapi.MethodSecretsSet.Name, hostapi.SecretParams{Name: "tok", Value: value}, &restarted)
 	if !slices.Equal(restarted["restarted"], []string{"s"}) {
 		t.Fatalf("secrets.set: %v", restarted)
 	}
@@ -316,12 +319,12 @@ func TestHostMethods(t *testing.T) {
 		t.Fatal("the secret is not in the server's environment")
 	}
 	var list []hostapi.SecretInfo
-	th.must(t, hostapi.MethodSecretList, nil, &list)
+	th.must(t, hostapi.MethodSecretsList.Name, nil, &list)
 	if len(list) != 1 || list[0].Name != "tok" || !slices.Equal(list[0].UsedBy, []string{"s"}) {
 		t.Fatalf("secrets.list: %+v", list)
 	}
-	th.must(t, hostapi.MethodSecretDelete, hostapi.SecretParams{Name: "tok"}, nil)
-	th.must(t, hostapi.MethodSecretList, nil, &list)
+	th.must(t, hostapi.MethodSecretsDelete.Name, hostapi.SecretParams{Name: "tok"}, nil)
+	th.must(t, hostapi.MethodSecretsList.Name, nil, &list)
 	if len(list) != 0 {
 		t.Fatalf("secrets.list after delete: %+v", list)
 	}
@@ -339,7 +342,7 @@ func TestHostMethods(t *testing.T) {
 	}
 
 	var cs hostapi.ConfigStatus
-	th.must(t, hostapi.MethodConfig, nil, &cs)
+	th.must(t, hostapi.MethodConfigStatus.Name, nil, &cs)
 	if !cs.OK || cs.Path != th.opts.ConfigPath {
 		t.Fatalf("config.status: %+v", cs)
 	}
@@ -351,7 +354,7 @@ func TestHostMethods(t *testing.T) {
 			pids = append(pids, st.PID)
 		}
 	}
-	th.must(t, hostapi.MethodStop, nil, nil)
+	th.must(t, hostapi.MethodHostStop.Name, nil, nil)
 	select {
 	case err := <-th.done:
 		th.done <- err // for the cleanup
@@ -377,7 +380,7 @@ func TestHostReloadAfterOwnWrite(t *testing.T) {
 	}
 	th.waitRunning(t, "a")
 	raw, _ := json.Marshal(helperEntry("modern", "b"))
-	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil)
+	th.must(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "b", Entry: raw, Create: true}, nil)
 	th.waitRunning(t, "b")
 	tmp := th.opts.ConfigPath + ".new"
 	if err := os.WriteFile(tmp, before, 0o600); err != nil {

@@ -31,7 +31,7 @@ func (th *testHost) try(t *testing.T, server, probe, arg string) string {
 	t.Helper()
 	var res json.RawMessage
 	args, _ := json.Marshal(map[string]string{"probe": probe, "arg": arg})
-	th.must(t, hostapi.MethodCall, hostapi.CallParams{Name: server, Tool: "try", Arguments: args}, &res)
+	th.must(t, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: server, Tool: "try", Arguments: args}, &res)
 	var out struct {
 		Content []struct{ Text string } `json:"content"`
 	}

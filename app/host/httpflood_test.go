@@ -127,7 +127,7 @@ func TestGatewayHTTPFlood(t *testing.T) {
 	th := runHostWith(t, store, map[string]any{"m": gwEntry("gwmodern")}, func(o *Options) { o.GatewayHTTPPort = -1 })
 	th.waitRunning(t, "m")
 	var info hostapi.GatewayInfo
-	th.must(t, hostapi.MethodGatewayTools, nil, &info)
+	th.must(t, hostapi.MethodGatewayTools.Name, nil, &info)
 	u, err := url.Parse(info.HTTP)
 	if err != nil || u.Host == "" {
 		t.Fatalf("HTTP endpoint %q", info.HTTP)
@@ -172,7 +172,7 @@ func TestGatewayHTTPFlood(t *testing.T) {
 		sample()
 		var list []hostapi.ServerStatus
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
-		err := th.c.Call(ctx, hostapi.MethodList, nil, &list)
+		err := th.c.Call(ctx, hostapi.MethodServersList.Name, nil, &list)
 		cancel()
 		if err != nil || len(list) != 1 {
 			t.Fatalf("round %d: status over the API during the flood: %v %v", round, list, err)
@@ -202,7 +202,7 @@ func TestGatewayHTTPTokenReload(t *testing.T) {
 	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
 	th := runHostWith(t, store, map[string]any{"m": gwEntry("gwmodern")}, func(o *Options) { o.GatewayHTTPPort = -1 })
 	var info hostapi.GatewayInfo
-	th.must(t, hostapi.MethodGatewayTools, nil, &info)
+	th.must(t, hostapi.MethodGatewayTools.Name, nil, &info)
 	status := func(token string) int {
 		t.Helper()
 		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
@@ -231,7 +231,7 @@ func TestGatewayHTTPTokenReload(t *testing.T) {
 	if code := status(renewed); code != http.StatusUnauthorized {
 		t.Errorf("a new token the host was not told of: %d", code)
 	}
-	th.must(t, hostapi.MethodGatewayReloadToken, nil, nil)
+	th.must(t, hostapi.MethodGatewayReloadToken.Name, nil, nil)
 	if code := status(renewed); code != http.StatusOK {
 		t.Errorf("the new token after gateway.reloadToken: %d", code)
 	}
@@ -239,7 +239,7 @@ func TestGatewayHTTPTokenReload(t *testing.T) {
 		t.Errorf("the old token after gateway.reloadToken: %d", code)
 	}
 	chosen := strings.Repeat("ab", 32)
-	th.must(t, hostapi.MethodSecretSet, hostapi.SecretParams{Name: gateway.TokenName, Value: chosen}, nil)
+	th.must(t, hostapi.MethodSecretsSet.Name, hostapi.SecretParams{Name: gateway.TokenName, Value: chosen}, nil)
 	if code := status(chosen); code != http.StatusOK {
 		t.Errorf("a token set with secrets.set: %d", code)
 	}

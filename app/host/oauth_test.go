@@ -72,7 +72,7 @@ func TestOAuthSignIn(t *testing.T) {
 	login := func() string {
 		t.Helper()
 		var res hostapi.LoginResult
-		th.must(t, hostapi.MethodLogin, hostapi.NameParams{Name: "o"}, &res)
+		th.must(t, hostapi.MethodServersLogin.Name, hostapi.NameParams{Name: "o"}, &res)
 		u, err := url.Parse(res.URL)
 		if err != nil || !strings.HasPrefix(res.URL, rig.AS.AuthorizationEndpoint()) {
 			t.Fatalf("login URL %q: not the authorization endpoint %s", res.URL, rig.AS.AuthorizationEndpoint())
@@ -222,7 +222,7 @@ func TestOAuthSignIn(t *testing.T) {
 
 	// Logout deletes the tokens.
 	var out hostapi.LogoutResult
-	th.must(t, hostapi.MethodLogout, hostapi.NameParams{Name: "o"}, &out)
+	th.must(t, hostapi.MethodServersLogout.Name, hostapi.NameParams{Name: "o"}, &out)
 	if _, err := store.Get(OAuthSecret("o")); err == nil {
 		t.Error("the tokens are still in the keyring after the logout")
 	}
@@ -243,7 +243,7 @@ func TestOAuthDynamicRegistration(t *testing.T) {
 	th := runHost(t, store, map[string]any{"d": map[string]any{"url": rig.MCPURL, "oauth": map[string]any{}}})
 	th.waitServer(t, "d", "sign-in needed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateSignInNeeded })
 	var res hostapi.LoginResult
-	th.must(t, hostapi.MethodLogin, hostapi.NameParams{Name: "d"}, &res)
+	th.must(t, hostapi.MethodServersLogin.Name, hostapi.NameParams{Name: "d"}, &res)
 	remotetest.Browse(t, res.URL, nil)
 	th.waitServer(t, "d", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 1 })
 	if n := rig.Registered.Load(); n != 1 {
@@ -270,7 +270,7 @@ func TestOAuthDynamicRegistration(t *testing.T) {
 	// names a revocation endpoint (read from its metadata at the sign-in:
 	// the rig names one from now on, so sign in again), then deletes it.
 	rig.Revocation.Store(true)
-	th.must(t, hostapi.MethodLogin, hostapi.NameParams{Name: "d"}, &res)
+	th.must(t, hostapi.MethodServersLogin.Name, hostapi.NameParams{Name: "d"}, &res)
 	remotetest.Browse(t, res.URL, nil)
 	testkit.Eventually(t, "the second sign-in's record", func() bool {
 		v, err := store.Get(OAuthSecret("d"))
@@ -282,7 +282,7 @@ func TestOAuthDynamicRegistration(t *testing.T) {
 	var rec2 tokenRecord
 	_ = json.Unmarshal([]byte(v.Reveal()), &rec2)
 	var out hostapi.LogoutResult
-	th.must(t, hostapi.MethodLogout, hostapi.NameParams{Name: "d"}, &out)
+	th.must(t, hostapi.MethodServersLogout.Name, hostapi.NameParams{Name: "d"}, &out)
 	if !out.Revoked || rig.Revoked.Load() != 1 || !rig.IsRevoked(rec2.RefreshToken) {
 		t.Errorf("logout: revoked %v, %d revocations, the refresh token revoked %v", out.Revoked, rig.Revoked.Load(), rig.IsRevoked(rec2.RefreshToken))
 	}
@@ -325,7 +325,7 @@ func TestOAuthClientMetadataDocument(t *testing.T) {
 			th := runHost(t, store, map[string]any{"m": map[string]any{"url": rig.MCPURL, "oauth": map[string]any{"clientMetadataUrl": docURL}}})
 			th.waitServer(t, "m", "sign-in needed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateSignInNeeded })
 			var res hostapi.LoginResult
-			th.must(t, hostapi.MethodLogin, hostapi.NameParams{Name: "m"}, &res)
+			th.must(t, hostapi.MethodServersLogin.Name, hostapi.NameParams{Name: "m"}, &res)
 			u, err := url.Parse(res.URL)
 			if err != nil {
 				t.Fatal(err)

@@ -24,29 +24,29 @@ func TestProfilesMethods(t *testing.T) {
 	th := runHost(t, store, map[string]any{"a": helperEntry("modern", "a")})
 	a := th.waitRunning(t, "a")
 
-	th.must(t, hostapi.MethodProfilePut, hostapi.ProfilePutParams{Name: "coding",
+	th.must(t, hostapi.MethodProfilesPut.Name, hostapi.ProfilePutParams{Name: "coding",
 		Profile: hostapi.ProfileEntry{Servers: []string{"a", "gone"}, Deny: []string{"a__write_*"}}}, nil)
 	var list []hostapi.ProfileInfo
-	th.must(t, hostapi.MethodProfiles, nil, &list)
+	th.must(t, hostapi.MethodProfilesList.Name, nil, &list)
 	if len(list) != 1 || list[0].Name != "coding" || !slices.Equal(list[0].Missing, []string{"gone"}) ||
 		len(list[0].Problems) != 1 || !list[0].Problems[0].Warning || !strings.Contains(list[0].Problems[0].Message, `"gone"`) {
 		t.Fatalf("profiles.list: %+v", list)
 	}
 	var st hostapi.ConfigStatus
-	th.must(t, hostapi.MethodConfig, nil, &st)
+	th.must(t, hostapi.MethodConfigStatus.Name, nil, &st)
 	if !st.OK || len(st.Problems) != 1 || !st.Problems[0].Warning || st.Problems[0].Key != "profiles.coding.servers" {
 		t.Errorf("config.status: %+v", st)
 	}
 
-	err := th.call(t, hostapi.MethodProfilePut, hostapi.ProfilePutParams{Name: "bad", Profile: hostapi.ProfileEntry{Allow: []string{"[x"}}}, nil)
+	err := th.call(t, hostapi.MethodProfilesPut.Name, hostapi.ProfilePutParams{Name: "bad", Profile: hostapi.ProfileEntry{Allow: []string{"[x"}}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "not a valid pattern") {
 		t.Errorf("a malformed pattern: %v", err)
 	}
-	if err := th.call(t, hostapi.MethodProfilePut, hostapi.ProfilePutParams{Name: "Bad Name"}, nil); err == nil {
+	if err := th.call(t, hostapi.MethodProfilesPut.Name, hostapi.ProfilePutParams{Name: "Bad Name"}, nil); err == nil {
 		t.Error("an invalid name was accepted")
 	}
-	th.must(t, hostapi.MethodProfileRename, hostapi.RenameParams{Name: "coding", NewName: "dev"}, nil)
-	if err := th.call(t, hostapi.MethodProfileRemove, hostapi.NameParams{Name: "coding"}, nil); err == nil || !strings.Contains(err.Error(), "not in the config") {
+	th.must(t, hostapi.MethodProfilesRename.Name, hostapi.RenameParams{Name: "coding", NewName: "dev"}, nil)
+	if err := th.call(t, hostapi.MethodProfilesRemove.Name, hostapi.NameParams{Name: "coding"}, nil); err == nil || !strings.Contains(err.Error(), "not in the config") {
 		t.Errorf("removing the old name: %v", err)
 	}
 	f, err := config.Load(th.opts.ConfigPath)
@@ -62,10 +62,10 @@ func TestProfilesMethods(t *testing.T) {
 	}
 	testkit.Eventually(t, "the hand edit is reloaded", func() bool {
 		var l []hostapi.ProfileInfo
-		th.must(t, hostapi.MethodProfiles, nil, &l)
+		th.must(t, hostapi.MethodProfilesList.Name, nil, &l)
 		return len(l) == 1 && l[0].Name == "review"
 	})
-	th.must(t, hostapi.MethodProfileRemove, hostapi.NameParams{Name: "review"}, nil)
+	th.must(t, hostapi.MethodProfilesRemove.Name, hostapi.NameParams{Name: "review"}, nil)
 	if now := th.waitRunning(t, "a"); now.PID != a.PID || now.Restarts != a.Restarts {
 		t.Errorf("a change of profiles restarted the server: pid %d -> %d, restarts %d -> %d", a.PID, now.PID, a.Restarts, now.Restarts)
 	}

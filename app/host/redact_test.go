@@ -40,7 +40,7 @@ func TestRemoteTokensRedacted(t *testing.T) {
 		func(o *Options) { o.StateDir = filepath.Join(filepath.Dir(o.RuntimeDir), "state") })
 	th.waitServer(t, "o", "sign-in needed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateSignInNeeded })
 	var login hostapi.LoginResult
-	th.must(t, hostapi.MethodLogin, hostapi.NameParams{Name: "o"}, &login)
+	th.must(t, hostapi.MethodServersLogin.Name, hostapi.NameParams{Name: "o"}, &login)
 	remotetest.Browse(t, login.URL, nil)
 	th.waitServer(t, "o", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 4 })
 	// The authorization server's clock moves on: the tokens it mints
@@ -67,7 +67,7 @@ func TestRemoteTokensRedacted(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()
 		var res mcp.CallToolResult
-		err := th.c.Call(ctx, hostapi.MethodCall, hostapi.CallParams{Name: "o", Tool: tool}, &res)
+		err := th.c.Call(ctx, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: "o", Tool: tool}, &res)
 		return &res, err
 	}
 	leaks := func(what, s string) {
@@ -108,7 +108,7 @@ func TestRemoteTokensRedacted(t *testing.T) {
 	var rec hostapi.ActivityRecord
 	testkit.Eventually(t, "the call's record", func() bool {
 		var q hostapi.ActivityQueryResult
-		th.must(t, hostapi.MethodActivityQuery, hostapi.ActivityQueryParams{Server: "o"}, &q)
+		th.must(t, hostapi.MethodActivityQuery.Name, hostapi.ActivityQueryParams{Server: "o"}, &q)
 		for _, r := range q.Records {
 			if r.Target == "token-fault" && strings.Contains(r.Preview, "note") {
 				rec = r

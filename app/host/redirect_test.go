@@ -112,7 +112,7 @@ func TestRemoteRedirectKeepsCredentials(t *testing.T) {
 		return s.State == hostapi.StateRunning && s.Tools == 1
 	})
 	var res mcp.CallToolResult
-	th.must(t, hostapi.MethodCall, hostapi.CallParams{Name: "r", Tool: "landed"}, &res)
+	th.must(t, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: "r", Tool: "landed"}, &res)
 	for _, v := range []string{token, key} {
 		if found, n := front.saw(v); len(found) == 0 {
 			t.Errorf("the entry's own origin got %d requests, none with %q; want the credentials there", n, v)
@@ -162,19 +162,19 @@ func TestRemoteRedirectKeepsOAuthToken(t *testing.T) {
 		"oauth": map[string]any{"clientId": rig.AS.ClientID, "clientSecret": "${keyring:o-client}"}}})
 	th.waitServer(t, "o", "sign-in needed", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateSignInNeeded })
 	var login hostapi.LoginResult
-	th.must(t, hostapi.MethodLogin, hostapi.NameParams{Name: "o"}, &login)
+	th.must(t, hostapi.MethodServersLogin.Name, hostapi.NameParams{Name: "o"}, &login)
 	remotetest.Browse(t, login.URL, nil)
 	th.waitServer(t, "o", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 1 })
 
 	to := land.URL + "/mcp"
 	rig.RedirectTo.Store(&to)
-	th.must(t, hostapi.MethodRestart, hostapi.NameParams{Name: "o"}, nil)
+	th.must(t, hostapi.MethodServersRestart.Name, hostapi.NameParams{Name: "o"}, nil)
 	th.waitServer(t, "o", "running through the redirect", func(s hostapi.ServerStatus) bool {
 		_, n := land.saw()
 		return n > 0 && s.State == hostapi.StateRunning && s.Tools == 1
 	})
 	var res mcp.CallToolResult
-	th.must(t, hostapi.MethodCall, hostapi.CallParams{Name: "o", Tool: "landed"}, &res)
+	th.must(t, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: "o", Tool: "landed"}, &res)
 	found, n := land.saw(rig.Issued()...)
 	if n == 0 {
 		t.Fatal("the redirect was not followed: the other origin got no request")

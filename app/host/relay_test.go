@@ -62,7 +62,7 @@ func TestRelayEveryEntryPoint(t *testing.T) {
 			th := runHostWith(t, store, map[string]any{"m": with(gwEntry("gwmodern"), "callTimeout", 300)}, func(o *Options) { o.GatewayHTTPPort = -1 })
 			th.waitRunning(t, "m")
 			var info hostapi.GatewayInfo
-			th.must(t, hostapi.MethodGatewayTools, nil, &info)
+			th.must(t, hostapi.MethodGatewayTools.Name, nil, &info)
 			token, err := gateway.Token(store)
 			if err != nil {
 				t.Fatal(err)
@@ -102,7 +102,7 @@ func TestRelayEveryEntryPoint(t *testing.T) {
 
 			points := []entryPoint{
 				{"servers.call (API)", func(t *testing.T, tool string) (string, *jsonrpc.Error) {
-					err := th.call(t, hostapi.MethodCall, hostapi.CallParams{Name: "m", Tool: tool, Arguments: json.RawMessage(`{}`)}, nil)
+					err := th.call(t, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: "m", Tool: tool, Arguments: json.RawMessage(`{}`)}, nil)
 					if err == nil {
 						t.Fatal("servers.call: no error")
 					}
@@ -114,7 +114,7 @@ func TestRelayEveryEntryPoint(t *testing.T) {
 			}
 			var logs hostapi.LogsResult
 			cancelled := func() int {
-				th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "m"}, &logs)
+				th.must(t, hostapi.MethodServersLogs.Name, hostapi.NameParams{Name: "m"}, &logs)
 				n := 0
 				for _, l := range logs.Lines {
 					if l == "gwmodern: sleep cancelled" {

@@ -178,7 +178,7 @@ func TestRemoteServer(t *testing.T) {
 	}
 	// servers.call takes the same path.
 	var call json.RawMessage
-	th.must(t, hostapi.MethodCall, hostapi.CallParams{Name: "r", Tool: "echo", Arguments: json.RawMessage(`{"text": "api"}`)}, &call)
+	th.must(t, hostapi.MethodServersCall.Name, hostapi.CallParams{Name: "r", Tool: "echo", Arguments: json.RawMessage(`{"text": "api"}`)}, &call)
 	if !strings.Contains(string(call), "remote: api") {
 		t.Errorf("servers.call = %s", call)
 	}
@@ -295,7 +295,7 @@ func TestRemoteActivityAndPolicy(t *testing.T) {
 		t.Errorf("the server got %d requests for a denied call", after-before)
 	}
 	var q hostapi.ActivityQueryResult
-	th.must(t, hostapi.MethodActivityQuery, hostapi.ActivityQueryParams{Server: "r"}, &q)
+	th.must(t, hostapi.MethodActivityQuery.Name, hostapi.ActivityQueryParams{Server: "r"}, &q)
 	outcomes := map[string]hostapi.ActivityRecord{}
 	for _, r := range q.Records {
 		outcomes[r.Target] = r
@@ -358,7 +358,7 @@ func TestRemoteApprovalProgress(t *testing.T) {
 		return len(held) == 1 && held[0].Tool == "echo", fmt.Sprint(held)
 	})
 	testkit.Eventually(t, "progress while the call waits", func() (bool, string) { return progress.Load() >= 2, fmt.Sprint(progress.Load()) })
-	th.must(t, hostapi.MethodApprovalDecide, hostapi.DecideParams{ID: held[0].ID, Decision: hostapi.DecideOnce}, nil)
+	th.must(t, hostapi.MethodApprovalsDecide.Name, hostapi.DecideParams{ID: held[0].ID, Decision: hostapi.DecideOnce}, nil)
 	select {
 	case got := <-done:
 		if got != "remote: held" {

@@ -35,7 +35,7 @@ func TestHostRename(t *testing.T) {
 	th := runHost(t, store, map[string]any{"a": helperEntry("modern", "a"), "old": old, "z": helperEntry("modern", "z")})
 	before := th.waitRunning(t, "old")
 
-	th.must(t, hostapi.MethodRename, hostapi.RenameParams{Name: "old", NewName: "new"}, nil)
+	th.must(t, hostapi.MethodServersRename.Name, hostapi.RenameParams{Name: "old", NewName: "new"}, nil)
 	after := th.waitRunning(t, "new")
 	if after.PID == before.PID {
 		t.Fatalf("the renamed server kept pid %d: it was not started under its new name", before.PID)
@@ -51,7 +51,7 @@ func TestHostRename(t *testing.T) {
 	// new name's run.
 	testkit.Eventually(t, "new's logs hold old's run and the rename", func() (bool, string) {
 		var logs hostapi.LogsResult
-		th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: "new"}, &logs)
+		th.must(t, hostapi.MethodServersLogs.Name, hostapi.NameParams{Name: "new"}, &logs)
 		i := slices.Index(logs.Lines, fmt.Sprintf("--- started, pid %d ---", before.PID))
 		j := slices.Index(logs.Lines, "--- renamed from old to new ---")
 		k := slices.Index(logs.Lines, fmt.Sprintf("--- started, pid %d ---", after.PID))
@@ -76,7 +76,7 @@ func TestHostRename(t *testing.T) {
 
 	testkit.Eventually(t, "the gateway names the tools new__*", func() (bool, string) {
 		var info hostapi.GatewayInfo
-		th.must(t, hostapi.MethodGatewayTools, nil, &info)
+		th.must(t, hostapi.MethodGatewayTools.Name, nil, &info)
 		var names []string
 		for _, n := range info.Mapping.Tools {
 			names = append(names, n.Exposed)
@@ -94,7 +94,7 @@ func TestHostRename(t *testing.T) {
 		{hostapi.RenameParams{Name: "new", NewName: "Bad_Name"}, hostapi.CodeInvalidName},
 		{hostapi.RenameParams{Name: "new"}, api.CodeBadRequest},
 	} {
-		if err := th.call(t, hostapi.MethodRename, c.p, nil); apiCode(err) != c.code {
+		if err := th.call(t, hostapi.MethodServersRename.Name, c.p, nil); apiCode(err) != c.code {
 			t.Errorf("servers.rename %+v: %v (code %q), want code %q", c.p, err, apiCode(err), c.code)
 		}
 	}
@@ -103,12 +103,12 @@ func TestHostRename(t *testing.T) {
 	}
 
 	// A server the user stopped stays stopped under its new name.
-	th.must(t, hostapi.MethodStopServer, hostapi.NameParams{Name: "new", Wait: true}, nil)
-	th.must(t, hostapi.MethodRename, hostapi.RenameParams{Name: "new", NewName: "newer"}, nil)
+	th.must(t, hostapi.MethodServersStop.Name, hostapi.NameParams{Name: "new", Wait: true}, nil)
+	th.must(t, hostapi.MethodServersRename.Name, hostapi.RenameParams{Name: "new", NewName: "newer"}, nil)
 	st := th.waitServer(t, "newer", "listed", func(hostapi.ServerStatus) bool { return true })
 	if st.State != hostapi.StateStopped || !st.UserStopped || st.PID != 0 {
 		t.Fatalf("a stopped server renamed: %+v", st)
 	}
-	th.must(t, hostapi.MethodStart, hostapi.NameParams{Name: "newer"}, nil)
+	th.must(t, hostapi.MethodServersStart.Name, hostapi.NameParams{Name: "newer"}, nil)
 	th.waitRunning(t, "newer")
 }

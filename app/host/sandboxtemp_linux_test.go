@@ -74,14 +74,14 @@ func TestSandboxTempWithEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	th.must(t, hostapi.MethodRemove, hostapi.NameParams{Name: "confined"}, nil)
+	th.must(t, hostapi.MethodServersRemove.Name, hostapi.NameParams{Name: "confined"}, nil)
 	testkit.Eventually(t, "the removed entry's temp folder is gone", func() bool {
 		_, err := os.Stat(mine)
 		return os.IsNotExist(err)
 	})
 
 	raw, _ := json.Marshal(e)
-	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "confined", Entry: raw, Create: true}, nil)
+	th.must(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "confined", Entry: raw, Create: true}, nil)
 	st = th.waitRunning(t, "confined")
 	if got := envOf(t, st.PID)["TMPDIR"]; got != mine {
 		t.Errorf("TMPDIR after re-adding = %q", got)
@@ -101,7 +101,7 @@ func TestSandboxTempWithEntry(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(other, "old"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "other", Entry: raw, Create: true}, nil)
+	th.must(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "other", Entry: raw, Create: true}, nil)
 	th.waitRunning(t, "other")
 	if des, err := os.ReadDir(other); err != nil || len(des) != 0 {
 		t.Errorf("a new entry's temp folder: %v %v", des, err)
@@ -111,8 +111,8 @@ func TestSandboxTempWithEntry(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(mine, "old"), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	th.must(t, hostapi.MethodRemove, hostapi.NameParams{Name: "confined"}, nil)
-	th.must(t, hostapi.MethodPut, hostapi.PutParams{Name: "confined", Entry: raw, Create: true}, nil)
+	th.must(t, hostapi.MethodServersRemove.Name, hostapi.NameParams{Name: "confined"}, nil)
+	th.must(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "confined", Entry: raw, Create: true}, nil)
 	th.waitServer(t, "confined", "running again", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.PID != st.PID })
 	if des, _ := os.ReadDir(mine); slices.ContainsFunc(des, func(d os.DirEntry) bool { return d.Name() == "old" }) {
 		t.Errorf("the entry added back finds the old one's file")
@@ -132,7 +132,7 @@ func TestSandboxWideGrantNeverConfined(t *testing.T) {
 	// The host's own runtime folder, known only to this host.
 	own["sandbox"] = map[string]any{"preset": "files", "read": []string{th.opts.RuntimeDir}}
 	raw, _ := json.Marshal(own)
-	err := th.call(t, hostapi.MethodPut, hostapi.PutParams{Name: "own", Entry: raw, Create: true}, nil)
+	err := th.call(t, hostapi.MethodServersPut.Name, hostapi.PutParams{Name: "own", Entry: raw, Create: true}, nil)
 	if err == nil || !strings.Contains(err.Error(), "sandbox.read[0]") {
 		t.Errorf("granting the runtime folder: %v", err)
 	}

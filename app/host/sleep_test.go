@@ -82,7 +82,7 @@ var startedRe = regexp.MustCompile(`^--- started, pid (\d+) ---$`)
 func (th *testHost) startedPIDs(t *testing.T, name string) []int {
 	t.Helper()
 	var logs hostapi.LogsResult
-	th.must(t, hostapi.MethodLogs, hostapi.NameParams{Name: name}, &logs)
+	th.must(t, hostapi.MethodServersLogs.Name, hostapi.NameParams{Name: name}, &logs)
 	var pids []int
 	for _, l := range logs.Lines {
 		if m := startedRe.FindStringSubmatch(l); m != nil {
@@ -161,7 +161,7 @@ func TestSleepWakeAndIdle(t *testing.T) {
 		t.Fatalf("%d runs after the call, want 2", n)
 	}
 	var q hostapi.ActivityQueryResult
-	th.must(t, hostapi.MethodActivityQuery, hostapi.ActivityQueryParams{Server: "s"}, &q)
+	th.must(t, hostapi.MethodActivityQuery.Name, hostapi.ActivityQueryParams{Server: "s"}, &q)
 	if len(q.Records) != 1 || q.Records[0].Target != "alpha" || q.Records[0].Outcome != "ok" || q.Records[0].WaitMs <= 0 {
 		t.Fatalf("activity: %+v, want one ok call of alpha that waited", q.Records)
 	}

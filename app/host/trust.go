@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"maps"
 	"sync"
@@ -157,60 +156,50 @@ func (h *Host) renamePins(old, new string) {
 
 var noPins = &hostapi.Error{Code: hostapi.CodeBadRequest, Message: "this host pins no tool definitions (it was started without a pin file)"}
 
-// withTrust adds the pin store's methods.
-func (h *Host) withTrust(ms api.Methods) api.Methods {
-	ms[hostapi.MethodToolsReview] = func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-		p, err := decode[hostapi.NameParams](hostapi.MethodToolsReview, raw)
-		if err != nil {
-			return nil, err
+// reviewTools answers tools.review.
+func (h *Host) reviewTools(_ context.Context, _ *api.ConnInfo, p hostapi.NameParams) (hostapi.ReviewResult, error) {
+	if h.pins.store == nil {
+		return hostapi.ReviewResult{Held: []trust.Held{}}, nil
+	}
+	if p.Name != "" {
+		if _, err := h.mgr.get(p.Name); err != nil {
+			return hostapi.ReviewResult{}, notFound(err)
+		}
+		if h.pins.store.Pins(p.Name) == nil {
+			return hostapi.ReviewResult{Enabled: true, Held: []trust.Held{}}, nil // not listed yet
+		}
+	}
+	held, err := h.pins.store.Review(p.Name)
+	if err != nil {
+		return hostapi.ReviewResult{}, err
+	}
+	if held == nil {
+		held = []trust.Held{}
+	}
+	return hostapi.ReviewResult{Enabled: true, Held: held}, nil
+}
+
+// decideTool answers tools.accept and tools.reject, with op the pin
+// store's decision.
+func (h *Host) decideTool(method string, op func(server, tool string) error) func(context.Context, *api.ConnInfo, hostapi.ToolParams) (hostapi.None, error) {
+	return func(_ context.Context, _ *api.ConnInfo, p hostapi.ToolParams) (hostapi.None, error) {
+		if p.Name == "" || p.Tool == "" {
+			return none, api.Errorf(api.CodeBadRequest, "%s needs the server's name and the tool's", method)
 		}
 		if h.pins.store == nil {
-			return hostapi.ReviewResult{Held: []trust.Held{}}, nil
+			return none, noPins
 		}
-		if p.Name != "" {
-			if _, err := h.mgr.get(p.Name); err != nil {
-				return nil, notFound(err)
-			}
-			if h.pins.store.Pins(p.Name) == nil {
-				return hostapi.ReviewResult{Enabled: true, Held: []trust.Held{}}, nil // not listed yet
-			}
+		if _, err := h.mgr.get(p.Name); err != nil {
+			return none, notFound(err)
 		}
-		held, err := h.pins.store.Review(p.Name)
-		if err != nil {
-			return nil, err
+		if err := op(p.Name, p.Tool); err != nil {
+			return none, &hostapi.Error{Code: hostapi.CodeBadRequest, Message: err.Error(), Err: err}
 		}
-		if held == nil {
-			held = []trust.Held{}
-		}
-		return hostapi.ReviewResult{Enabled: true, Held: held}, nil
+		h.log.Info("tool reviewed", "method", method, "server", p.Name, "tool", p.Tool)
+		// Observed again and the view rebuilt before the answer: the
+		// clients' list_changed is on its way when the caller hears.
+		h.gw.Retrust(p.Name)
+		h.trustChanged()
+		return none, nil
 	}
-	decide := func(method string, op func(server, tool string) error) api.Method {
-		return func(ctx context.Context, _ *api.ConnInfo, raw json.RawMessage) (any, error) {
-			p, err := decode[hostapi.ToolParams](method, raw)
-			if err != nil {
-				return nil, err
-			}
-			if p.Name == "" || p.Tool == "" {
-				return nil, api.Errorf(api.CodeBadRequest, "%s needs the server's name and the tool's", method)
-			}
-			if h.pins.store == nil {
-				return nil, noPins
-			}
-			if _, err := h.mgr.get(p.Name); err != nil {
-				return nil, notFound(err)
-			}
-			if err := op(p.Name, p.Tool); err != nil {
-				return nil, &hostapi.Error{Code: hostapi.CodeBadRequest, Message: err.Error(), Err: err}
-			}
-			h.log.Info("tool reviewed", "method", method, "server", p.Name, "tool", p.Tool)
-			// Observed again and the view rebuilt before the answer: the
-			// clients' list_changed is on its way when the caller hears.
-			h.gw.Retrust(p.Name)
-			h.trustChanged()
-			return nil, nil
-		}
-	}
-	ms[hostapi.MethodToolsAccept] = decide(hostapi.MethodToolsAccept, func(s, t string) error { return h.pins.store.Accept(s, t) })
-	ms[hostapi.MethodToolsReject] = decide(hostapi.MethodToolsReject, func(s, t string) error { return h.pins.store.Reject(s, t) })
-	return ms
 }

@@ -2,12 +2,6 @@ package hostapi
 
 import "time"
 
-// The activity log's methods (issue 14 §1, docs/activity.md).
-const (
-	MethodActivityQuery  = "activity.query"  // ActivityQueryParams -> ActivityQueryResult
-	MethodActivityCounts = "activity.counts" // ActivityCountsParams -> ActivityCountsResult
-)
-
 // ActivityQueryParams select records, as app/activity's Filter: zero
 // fields select everything. Tool is a glob on the tool name or URI (*, ?,
 // [...], case-sensitive). Limit 0 is the host's default (1000); at most

@@ -6,10 +6,9 @@ import (
 )
 
 // Approvals (issue 14): a call whose policy says "ask" waits in the host
-// until a person decides. Its methods and event:
+// until a person decides (its methods: approvals.list, approvals.decide).
+// Its event:
 const (
-	MethodApprovals      = "approvals.list"   // none -> []Approval, oldest first
-	MethodApprovalDecide = "approvals.decide" // DecideParams -> none
 	// TopicApprovals carries the whole set of waiting requests
 	// ([]Approval, oldest first) each time it changes. A connection
 	// subscribed to it by name (not "*") is an approver: while none is

@@ -1,10 +1,5 @@
 package hostapi
 
-// MethodToolsCost returns a [Cost]: what an AI app pays in tokens for the
-// tools and prompts the gateway gives it (docs/toolsearch.md). Its params
-// are [CostParams].
-const MethodToolsCost = "tools.cost"
-
 // CostMethod is how the host counts: the method string of every [Cost].
 const CostMethod = "o200k_base BPE, approximate for non-OpenAI models"
 

@@ -2,11 +2,20 @@
 // clients (app/client, and through it the command line, the tray and the
 // window): every method of the host's local API with its params and
 // result, the event topics with their payloads, and the states of a
-// server with what each allows. It holds types and constants only; the
-// host implements them, app/client calls them. Nothing here imports the
-// host, the engine or a screen, so a client that imports this package
-// does not drag the host in (the dependency test in
-// internal/deptest says so).
+// server with what each allows. It holds types, constants and the
+// methods' descriptors only; the host implements them, app/client calls
+// them. Nothing here imports the host, the engine or a screen, so a
+// client that imports this package does not drag the host in (the
+// dependency test in internal/deptest says so).
+//
+// # Methods
+//
+// Each method is a [Method] descriptor (contract.go) whose type
+// parameters are its params and result: [MethodServersStart] is a
+// Method[NameParams, None]. The host's handler table and app/client's
+// Call are typed by the descriptor, so neither can disagree with it, and
+// [Methods] lists them all for the contract test. [APIVersion] is stated
+// in the host's greeting and checked by app/client.
 //
 // # States
 //

@@ -7,38 +7,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The method names of the host's local API. Each one's params and result
-// are given beside it; "none" is a null or absent params, or a null
-// result.
-const (
-	MethodInfo         = "host.info"       // none -> Info
-	MethodStop         = "host.stop"       // none -> StopResult
-	MethodConfig       = "config.status"   // none -> ConfigStatus
-	MethodList         = "servers.list"    // none -> []ServerStatus, sorted by name
-	MethodStart        = "servers.start"   // NameParams (Name or All) -> none
-	MethodStopServer   = "servers.stop"    // NameParams (Name or All; Wait) -> none
-	MethodRestart      = "servers.restart" // NameParams (Name or All) -> none
-	MethodPut          = "servers.put"     // PutParams -> none
-	MethodGet          = "servers.get"     // NameParams (Name) -> EntryResult
-	MethodRemove       = "servers.remove"  // NameParams (Name) -> none
-	MethodRename       = "servers.rename"  // RenameParams -> none
-	MethodEnable       = "servers.enable"  // NameParams (Name) -> none
-	MethodDisable      = "servers.disable" // NameParams (Name) -> none
-	MethodLogs         = "servers.logs"    // NameParams (Name) -> LogsResult
-	MethodTools        = "servers.tools"   // NameParams (Name) -> ToolsResult
-	MethodCall         = "servers.call"    // CallParams -> the server's CallToolResult, as it sent it
-	MethodSecretSet    = "secrets.set"     // SecretParams -> SecretSetResult
-	MethodSecretDelete = "secrets.delete"  // SecretParams (Name) -> none
-	MethodSecretList   = "secrets.list"    // none -> []SecretInfo
-	// MethodGatewayTools returns a [GatewayInfo].
-	MethodGatewayTools = "gateway.tools"
-	// MethodGatewayReloadToken makes the HTTP endpoint read its bearer
-	// token from the keyring again: 'switchboard gateway token --new'
-	// calls it after storing a new token. The endpoint reads the keyring
-	// only then and when it starts, never on a request.
-	MethodGatewayReloadToken = "gateway.reloadToken"
-)
-
 // NameParams name one server, or all of them.
 type NameParams struct {
 	Name string `json:"name,omitempty"`

@@ -1,14 +1,5 @@
 package hostapi
 
-// The methods of profiles (the config's top-level "profiles": named
-// selections of servers and tools that a bridge asks for with --profile).
-const (
-	MethodProfiles      = "profiles.list"   // none -> []ProfileInfo, in the file's order
-	MethodProfilePut    = "profiles.put"    // ProfilePutParams -> none
-	MethodProfileRemove = "profiles.remove" // NameParams (Name) -> none
-	MethodProfileRename = "profiles.rename" // RenameParams -> none
-)
-
 // ProfileEntry is one profile as written. Servers null (nil) means every
 // server; an empty list, none. Allow and Deny are path.Match patterns on
 // the names the apps see (SERVER__TOOL). ToolMode is "", "all" or

@@ -5,15 +5,11 @@ import (
 	"time"
 )
 
-// The pinned tool definitions' methods (docs/trust.md): a tool whose
-// definition is new on a known server, or changed, is held (apps do not
-// see it) until the user accepts it; a rejected one stays hidden until its
-// definition changes again.
-const (
-	MethodToolsReview = "tools.review" // NameParams (Name; "" for every server) -> ReviewResult
-	MethodToolsAccept = "tools.accept" // ToolParams -> none
-	MethodToolsReject = "tools.reject" // ToolParams -> none
-)
+// The pinned tool definitions (docs/trust.md; their methods are
+// tools.review, tools.accept, tools.reject): a tool whose definition is
+// new on a known server, or changed, is held (apps do not see it) until
+// the user accepts it; a rejected one stays hidden until its definition
+// changes again.
 
 // ToolParams name one tool of a server, by the server's own name of it.
 type ToolParams struct {

@@ -44,6 +44,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/host"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -187,7 +188,7 @@ func (h *child) info() (hostInfo, error) {
 	var inf hostInfo
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err := h.c.Call(ctx, "host.info", nil, &inf)
+	err := h.c.Call(ctx, hostapi.MethodHostInfo.Name, nil, &inf)
 	return inf, err
 }
 
@@ -339,7 +340,7 @@ func flood(self, dir, label string, n int, hold time.Duration) {
 		t0 := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		var list []json.RawMessage
-		err := h.c.Call(ctx, "servers.list", nil, &list)
+		err := h.c.Call(ctx, hostapi.MethodServersList.Name, nil, &list)
 		cancel()
 		calls++
 		if err != nil {

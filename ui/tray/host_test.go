@@ -424,12 +424,12 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 	var lastMu sync.Mutex
 	last := srv("a", "running", 1)
 	as := api.NewServer(api.Methods{
-		hostapi.MethodInfo: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+		hostapi.MethodHostInfo.Name: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
 			return hostapi.Info{PID: 7, Clients: 1, Config: hostapi.ConfigStatus{OK: true}}, nil
 		},
 		// The list is the state as of now, as a real host's is: a client
 		// dropped as slow during the burst resynchronises from it.
-		hostapi.MethodList: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
+		hostapi.MethodServersList.Name: func(ctx context.Context, _ *api.ConnInfo, _ json.RawMessage) (any, error) {
 			lastMu.Lock()
 			defer lastMu.Unlock()
 			return []hostapi.ServerStatus{last}, nil
