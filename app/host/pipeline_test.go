@@ -84,7 +84,7 @@ func TestPipelineEveryRequest(t *testing.T) {
 	}
 	var q hostapi.ActivityQueryResult
 	testkit.Eventually(t, "the records", func() (bool, string) {
-		th.must(t, hostapi.MethodActivityQuery, hostapi.ActivityQueryParams{}, &q)
+		th.must(t, hostapi.MethodActivityQuery.Name, hostapi.ActivityQueryParams{}, &q)
 		got := map[string]bool{}
 		for _, r := range q.Records {
 			got[fmt.Sprintf("%s %s %s %s", r.Server, r.Kind, r.Target, r.Outcome)] = true
@@ -155,10 +155,10 @@ func TestPipelineApprovalOfRead(t *testing.T) {
 		t.Fatalf("the read ended before the approval: %q", got)
 	default:
 	}
-	if err := th.call(t, hostapi.MethodApprovalDecide, hostapi.DecideParams{ID: l[0].ID, Decision: hostapi.DecideAlways}, nil); err == nil {
+	if err := th.call(t, hostapi.MethodApprovalsDecide.Name, hostapi.DecideParams{ID: l[0].ID, Decision: hostapi.DecideAlways}, nil); err == nil {
 		t.Error("a read was always allowed: a policy names tools only")
 	}
-	th.must(t, hostapi.MethodApprovalDecide, hostapi.DecideParams{ID: l[0].ID, Decision: hostapi.DecideOnce}, nil)
+	th.must(t, hostapi.MethodApprovalsDecide.Name, hostapi.DecideParams{ID: l[0].ID, Decision: hostapi.DecideOnce}, nil)
 	if got := <-read; got != "modern resource" {
 		t.Errorf("the approved read: %q", got)
 	}
@@ -172,7 +172,7 @@ func TestPipelineApprovalOfRead(t *testing.T) {
 	if len(l) != 1 || l[0].Kind != "prompts/get" || l[0].Tool != "hello" {
 		t.Fatalf("waiting: %+v", l)
 	}
-	th.must(t, hostapi.MethodApprovalDecide, hostapi.DecideParams{ID: l[0].ID, Decision: hostapi.DecideDeny}, nil)
+	th.must(t, hostapi.MethodApprovalsDecide.Name, hostapi.DecideParams{ID: l[0].ID, Decision: hostapi.DecideDeny}, nil)
 	if err := <-prompt; err == nil || !strings.Contains(err.Error(), "the user denied it") {
 		t.Errorf("the denied prompt: %v", err)
 	}
