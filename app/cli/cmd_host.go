@@ -193,7 +193,7 @@ func (e *env) status(*argv) error {
 		if s.PID != 0 {
 			pid = fmt.Sprint(s.PID)
 		}
-		if !s.StartedAt.IsZero() && s.State == "running" {
+		if !s.StartedAt.IsZero() && s.State == hostapi.StateRunning {
 			up = time.Since(s.StartedAt).Round(time.Second).String()
 		}
 		cmd := s.Resolved

@@ -68,18 +68,16 @@ func (b *gatewayBackend) Servers() []gateway.Server {
 		gs := gateway.Server{Name: c.Name, UserStopped: userStopped, Disabled: c.Disabled, Filter: c.Tools, Trust: trust.Mode(c.Trust),
 			StartTimeout: spec.ProbeTimeout + spec.HandshakeTimeout}
 		if p.sup == nil {
-			gs.State = string(hostapi.StateInvalid)
+			gs.State, _ = PublicState(p.s.facts(nil))
 			out = append(out, gs)
 			continue
 		}
 		st := p.sup.Status()
-		gs.State, gs.LastError = string(st.State), st.LastError
-		if st.State == supervisor.Stopped && c.Disabled {
-			gs.State = string(hostapi.StateDisabled)
-		}
-		if p.s.sleeping() {
+		var why string
+		gs.State, why = PublicState(p.s.facts(&st))
+		gs.LastError = p.s.shownError(st.LastError, why) // as the status says it, redacted
+		if gs.State == hostapi.StateSleeping {
 			// Asleep (sleep.go): its lists from the cache; a call wakes it.
-			gs.State = string(hostapi.StateSleeping)
 			p.s.cacheMu.Lock()
 			if lc := p.s.slept; lc != nil {
 				gs.Cached = true
@@ -119,10 +117,11 @@ func (b *gatewayBackend) lookup(name string) (*server, *supervisor.Supervisor, e
 	}
 	m.mu.Unlock()
 	if !ok {
-		return nil, nil, &gateway.NotRunningError{Server: name, State: "removed"}
+		return nil, nil, &gateway.NotRunningError{Server: name, State: hostapi.StateRemoved}
 	}
 	if sup == nil {
-		return nil, nil, &gateway.NotRunningError{Server: name, State: string(hostapi.StateInvalid)}
+		state, _ := PublicState(s.facts(nil)) // invalid, or disabled
+		return nil, nil, &gateway.NotRunningError{Server: name, State: state}
 	}
 	return s, sup, nil
 }
@@ -176,7 +175,7 @@ func waitSession(ctx context.Context, m *Manager, s *server, sup *supervisor.Sup
 		if cs := live(s, sup); cs != nil {
 			return cs
 		}
-		m.wake(s)
+		s.wake()
 		if !comingBack(s, sup) || !time.Now().Before(deadline) {
 			return nil
 		}
@@ -189,14 +188,11 @@ func waitSession(ctx context.Context, m *Manager, s *server, sup *supervisor.Sup
 }
 
 // notRunning is the error of a request to a server without a session.
-func notRunning(name string, s *server, sup *supervisor.Supervisor) error {
-	c, userStopped := s.config()
+func (b *gatewayBackend) notRunning(name string, s *server, sup *supervisor.Supervisor) error {
+	_, userStopped := s.config()
 	st := sup.Status()
-	state := string(st.State)
-	if st.State == supervisor.Stopped && c.Disabled {
-		state = string(hostapi.StateDisabled)
-	}
-	return &gateway.NotRunningError{Server: name, State: state, LastError: st.LastError, UserStopped: userStopped}
+	state, why := PublicState(s.facts(&st))
+	return &gateway.NotRunningError{Server: name, State: state, LastError: s.shownError(st.LastError, why), UserStopped: userStopped}
 }
 
 // The gateway's requests to a server: every one goes through the relay
@@ -377,7 +373,7 @@ func (b *gatewayBackend) StartToolCall(name string, c *relay.Call) (func(), erro
 	if err != nil {
 		return nil, err
 	}
-	release := b.m.busy(s)
+	release := s.busy()
 	if done := c.Done; done != nil {
 		c.Done = func(res *relay.Result, err error) {
 			release()
@@ -416,9 +412,9 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 		r = b.relayFor(name, s, conn, cs)
 	}
 	if r == nil {
-		b.m.wake(s)
+		s.wake()
 		if !comingBack(s, sup) {
-			return nil, notRunning(name, s, sup)
+			return nil, b.notRunning(name, s, sup)
 		}
 		return b.holdToolCall(name, s, sup, c, asked), nil
 	}
@@ -430,11 +426,11 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 	case errors.As(err, &rpc):
 		return nil, err // the arguments, or a hook's refusal as an error answer
 	case errors.Is(err, relay.ErrClosed):
-		return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping)}
+		return nil, &gateway.NotRunningError{Server: name, State: hostapi.StateStopping}
 	}
 	var ce *stdio.CloseError
 	if errors.As(err, &ce) {
-		return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping), LastError: err.Error()}
+		return nil, &gateway.NotRunningError{Server: name, State: hostapi.StateStopping, LastError: err.Error()}
 	}
 	return nil, err
 }
@@ -465,7 +461,7 @@ func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Su
 				return
 			}
 		} else {
-			err = notRunning(name, s, sup)
+			err = b.notRunning(name, s, sup)
 		}
 		if ctx.Err() == nil {
 			c.Done(nil, err)
@@ -538,7 +534,8 @@ func stateAfterClose(s *server, gone func() bool) string {
 		if sup := s.sup; sup != nil && gone() {
 			st := sup.Status()
 			if st.State != supervisor.Running {
-				state = string(st.State)
+				ps, _ := PublicState(s.facts(&st))
+				state = string(ps)
 			}
 			break
 		}
