@@ -71,6 +71,9 @@ type Manager struct {
 	// listsDir keeps the list caches of on-demand servers (sleep.go); "":
 	// no cache on disk.
 	listsDir string
+	// connect, if set, connects every server instead of its runner
+	// (runner.go): a test's in-memory server. nil in the host.
+	connect func(context.Context) (mcp.Transport, error)
 
 	mu      sync.Mutex
 	servers map[string]*server

@@ -29,7 +29,13 @@ type runner interface {
 }
 
 // runnerFor returns the runner of an entry: remote when it has a URL.
+// A Manager's connect, if set, runs every entry instead (the tests on
+// virtual time: an in-memory server, as no process runs in a synctest
+// bubble).
 func (s *server) runnerFor(c ServerConfig) runner {
+	if s.reg.connect != nil {
+		return connectRunner{s.reg.connect}
+	}
 	if c.Remote != nil {
 		return remoteRunner{s}
 	}
@@ -71,3 +77,15 @@ func (remoteRunner) where(c ServerConfig, st *hostapi.ServerStatus) error {
 }
 
 func (remoteRunner) issue(ServerConfig, error) *hostapi.Problem { return nil }
+
+// connectRunner runs a server over the transports its connect gives
+// (Manager.connect): nothing to resolve, nothing the user fixes.
+type connectRunner struct {
+	connect func(context.Context) (mcp.Transport, error)
+}
+
+func (r connectRunner) transport() func(context.Context) (mcp.Transport, error) { return r.connect }
+
+func (connectRunner) where(ServerConfig, *hostapi.ServerStatus) error { return nil }
+
+func (connectRunner) issue(ServerConfig, error) *hostapi.Problem { return nil }
