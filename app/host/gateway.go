@@ -404,7 +404,7 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 	// one's over its go-sdk session (sessionconn.go).
 	cs := live(s, sup)
 	var r *relay.Relay
-	if cfg, _ := s.config(); cfg.Remote != nil {
+	if cfg, _ := s.config(); s.overSession(cfg) {
 		if cs != nil && sup.Session() == cs {
 			r = b.remoteRelay(name, s, cs)
 		}

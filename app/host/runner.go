@@ -42,6 +42,13 @@ func (s *server) runnerFor(c ServerConfig) runner {
 	return localRunner{s}
 }
 
+// overSession reports whether the relay of c's requests runs over the
+// go-sdk session (sessionconn.go) rather than a local process's stdio
+// connection: a remote server, or one a Manager's connect runs.
+func (s *server) overSession(c ServerConfig) bool {
+	return c.Remote != nil || s.reg.connect != nil
+}
+
 // localRunner runs a server as a local process over stdio.
 type localRunner struct{ s *server }
 
