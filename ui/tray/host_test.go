@@ -127,7 +127,9 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	off := helperEntry("mcp")
 	off["disabled"] = true
 	missing := map[string]any{"command": "switchboard-test-no-such-command", "maxReconnects": 0}
-	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash, "off": off, "missing": missing})
+	// Started on demand, as this app starts a host when none runs: Quit
+	// stops it (TestQuitLeavesUsersHost has one the user started).
+	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash, "off": off, "missing": missing}, onDemand)
 	l, detach := live(t, th.Opts.SocketPath)
 
 	app := test.NewTempApp(t)
@@ -260,7 +262,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	// Quit while an AI app is connected through the gateway: asked, naming
 	// the app, and no means no.
 	leave := aiApp(t, th.Opts.SocketPath, "claude-ai")
-	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
+	find(t, BuildMenu(l.Snapshot(), actions), LabelQuitAndStop).Action()
 	testkit.Eventually(t, "the question", func() bool { return len(asked()) == 1 })
 	if q := asked()[0]; !strings.HasPrefix(q, "Claude Desktop is connected through Switchboard.") {
 		t.Fatalf("question: %q", q)
@@ -281,7 +283,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	})
 
 	pid = server(l.Snapshot(), "everything").PID
-	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
+	find(t, BuildMenu(l.Snapshot(), actions), LabelQuitAndStop).Action()
 	select {
 	case <-th.Done():
 	case <-time.After(wait):
@@ -357,6 +359,53 @@ func processGone(pid int) error {
 		return nil
 	}
 	return fmt.Errorf("server pid %d outlived the host", pid)
+}
+
+// onDemand runs the host as `serve --on-demand`, as this app (or a
+// bridge) starts one when none runs.
+func onDemand(o *host.Options) { o.OnDemand = true }
+
+// TestQuitLeavesUsersHost: a host the user started (`switchboard serve` in
+// a terminal, as doctor advises without systemd) is theirs. The menu says
+// plain Quit, and Quit with no AI app connected closes the tray and
+// leaves the host and its servers running.
+func TestQuitLeavesUsersHost(t *testing.T) {
+	th := runHost(t, map[string]any{"a": helperEntry("mcp")})
+	l, detach := live(t, th.Opts.SocketPath)
+	s := waitSnap(t, l, "a running", state("a", "running"))
+	pid := server(s, "a").PID
+	detached := make(chan struct{})
+	var errs errorLog
+	var asked atomic.Int32
+	actions := HostActions(l, test.NewTempApp(t), HostOptions{
+		OnError: errs.add,
+		Confirm: func(string, func(bool)) { asked.Add(1) },
+		Detach:  func() { detach(); close(detached) },
+	})
+	m := BuildMenu(l.Snapshot(), actions)
+	if last := m.Items[len(m.Items)-1]; last.Label != LabelQuit {
+		t.Fatalf("the quit item for the user's host is %q, want %q", last.Label, LabelQuit)
+	}
+	find(t, m, LabelQuit).Action()
+	select {
+	case <-detached:
+	case <-time.After(wait):
+		t.Fatal("Quit did not close the tray")
+	}
+	select {
+	case <-th.Done():
+		t.Fatalf("Quit stopped a host the tray did not start: %v", th.Err())
+	case <-time.After(300 * time.Millisecond):
+	}
+	// The host still serves, with its server running as before.
+	l2, _ := live(t, th.Opts.SocketPath)
+	s = waitSnap(t, l2, "connected", func(s client.Snapshot) bool { return s.Connected })
+	if st := server(s, "a"); st.State != hostapi.StateRunning || st.PID != pid {
+		t.Fatalf("after Quit the server is %s (pid %d), want running (pid %d)", st.State, st.PID, pid)
+	}
+	if asked.Load() != 0 || len(errs.take()) != 0 {
+		t.Fatal("Quit asked or reported an error")
+	}
 }
 
 // TestQuitAsServiceLeavesHost: under a service manager, Quit closes the
