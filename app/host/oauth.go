@@ -501,14 +501,14 @@ func (s *server) login(ctx context.Context, r *config.RemoteSpec, flow *loginFlo
 	return m.saveTokens(r.Name, rec)
 }
 
-// ClientMetadataDocument is Switchboard's client ID metadata document
+// clientMetadataDocument is Switchboard's client ID metadata document
 // (draft-ietf-oauth-client-id-metadata-document, which the MCP
 // authorization spec prefers to dynamic registration) for the address it
 // is served from, clientID: an entry's "oauth.clientMetadataUrl". The
 // client is public (PKCE, no secret), and its redirect is the host's
 // loopback listener, whose port is chosen at each sign-in: a loopback
 // redirect's port is not compared (RFC 8252 section 7.3).
-func ClientMetadataDocument(clientID string) []byte {
+func clientMetadataDocument(clientID string) []byte {
 	b, _ := json.MarshalIndent(map[string]any{
 		"client_id":                  clientID,
 		"client_name":                "Switchboard",
