@@ -361,6 +361,42 @@ func processGone(pid int) error {
 	return fmt.Errorf("server pid %d outlived the host", pid)
 }
 
+// TestBrokenServerFromRealHost (issue 27 §13): a real host with a server
+// whose command is not found, retrying (its backoff long enough to watch
+// it): from its first attempt the host marks it broken, and the menu says
+// why and what to do rather than "restarting".
+func TestBrokenServerFromRealHost(t *testing.T) {
+	th := runHost(t, map[string]any{"missing": map[string]any{"command": "switchboard-test-no-such-command"}},
+		func(o *host.Options) { o.Policy.Initial, o.Policy.Max = time.Minute, time.Minute })
+	l, _ := live(t, th.Opts.SocketPath)
+	s := waitSnap(t, l, "missing on its way", func(s client.Snapshot) bool {
+		st := server(s, "missing").State
+		return s.Connected && (st == hostapi.StateRestarting || st == hostapi.StateStarting)
+	})
+	st := server(s, "missing")
+	if !st.Broken {
+		t.Fatalf("a server whose command is not found is %s, not broken: %+v", st.State, st)
+	}
+	if got, want := Summary(s), "1 broken"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	var r recorder
+	m := BuildMenu(s, r.actions())
+	want := "missing — broken — " + string(st.State)
+	for _, it := range m.Items {
+		if it.Label != want {
+			continue
+		}
+		sub := labels(it.ChildMenu)
+		if len(sub) < 2 || sub[0] != short(`"switchboard-test-no-such-command" was not found in the PATH the host gives servers`) ||
+			!strings.HasPrefix(sub[1], "Install switchboard-test-no-such-command, or add the folder") {
+			t.Fatalf("the submenu %q: want why, then what to do", sub)
+		}
+		return
+	}
+	t.Fatalf("no line %q in\n%s", want, signature(m))
+}
+
 // onDemand runs the host as `serve --on-demand`, as this app (or a
 // bridge) starts one when none runs.
 func onDemand(o *host.Options) { o.OnDemand = true }

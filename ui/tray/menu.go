@@ -123,9 +123,15 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 }
 
 // ServerLabel is a server's line in the menu: "name — state", with the
-// tool count while it runs.
+// tool count while it runs, and "name — broken — restarting" for a
+// broken server (ServerStatus.Broken).
 func ServerLabel(st hostapi.ServerStatus) string {
 	state := st.State.Label()
+	if st.Broken {
+		// Its retries cannot succeed until the user acts: its submenu
+		// says why ([FailureReason]) and what to do ([BrokenRemedy]).
+		state = "broken — " + state
+	}
 	if st.State == hostapi.StateRunning {
 		if st.Tools == 1 {
 			state = "running (1 tool)"
@@ -146,7 +152,11 @@ func serverItem(st hostapi.ServerStatus, a Actions) *fyne.MenuItem {
 	}
 	var items []*fyne.MenuItem
 	if reason := FailureReason(st); reason != "" {
-		items = append(items, disabled(reason), fyne.NewMenuItemSeparator())
+		items = append(items, disabled(reason))
+		if r := BrokenRemedy(st); r != "" {
+			items = append(items, disabled(short(r)))
+		}
+		items = append(items, fyne.NewMenuItemSeparator())
 	}
 	items = append(items,
 		item(LabelStart, with(a.Start), st.State.CanStart()),
