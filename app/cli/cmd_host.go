@@ -4,18 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/english"
-	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/english"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
+
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -193,7 +193,7 @@ func (e *env) status(*argv) error {
 		if s.PID != 0 {
 			pid = fmt.Sprint(s.PID)
 		}
-		if !s.StartedAt.IsZero() && s.State == "running" {
+		if !s.StartedAt.IsZero() && s.State == hostapi.StateRunning {
 			up = time.Since(s.StartedAt).Round(time.Second).String()
 		}
 		cmd := s.Resolved
@@ -323,7 +323,7 @@ func (e *env) doctor(*argv) error {
 			file = f
 			if r := f.Report(); r.Len() > 0 {
 				for _, p := range r.Problems() {
-					bad("config: %s", problemLine(configedit.ProblemOf(p)))
+					bad("config: %s", problemLine(p))
 				}
 			} else {
 				ok("config %s: %s, no problems", path, english.Plural(len(f.Servers), "server"))

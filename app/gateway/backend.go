@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/app/trust"
 )
@@ -36,8 +37,11 @@ type Backend interface {
 
 // Server is one configured server as the gateway sees it.
 type Server struct {
-	Name        string
-	State       string // the supervisor's state ("running", "restarting", ...), "disabled" or "invalid"
+	Name string
+	// State is the server's public state, the one the host's status
+	// gives (app/host's PublicState): the gateway tells an AI app the
+	// same words a person sees in 'switchboard status'.
+	State       hostapi.State
 	LastError   string
 	UserStopped bool // stopped by the user ('switchboard servers stop'); stays stopped across reloads
 	Disabled    bool
@@ -63,27 +67,10 @@ type Server struct {
 	Trust trust.Mode
 }
 
-// The states the gateway reads (the supervisor's and the host's).
-const (
-	stateRunning    = "running"
-	stateStarting   = "starting"
-	stateRestarting = "restarting"
-	stateStopping   = "stopping"
-	stateStopped    = "stopped"
-	stateSecret     = "waiting for secret"
-	stateFailed     = "failed"
-	stateDisabled   = "disabled"
-	stateInvalid    = "invalid"
-	// stateSleeping is an on-demand server that is not running (the
-	// host's, docs/sleep.md): its lists (Cached) come from the host's
-	// cache, and a call to it wakes it.
-	stateSleeping = "sleeping"
-)
-
 // NotRunningError is what a call to a server that is not running gets.
 type NotRunningError struct {
 	Server    string
-	State     string
+	State     hostapi.State
 	LastError string
 	// UserStopped: the user stopped it ('switchboard servers stop'); a
 	// stopped server that is not is between two runs (a restart).
@@ -96,29 +83,37 @@ func (e *NotRunningError) Error() string {
 
 // notRunningText tells the model (and the person reading its transcript)
 // why a server cannot take a call, and what brings it back.
-func notRunningText(server, state, lastErr string, userStopped, disabled bool) string {
+func notRunningText(server string, state hostapi.State, lastErr string, userStopped, disabled bool) string {
 	why := ""
 	if lastErr != "" {
 		why = " (" + lastErr + ")"
 	}
 	switch {
-	case disabled || state == stateDisabled:
+	case disabled || state == hostapi.StateDisabled:
 		return fmt.Sprintf("Switchboard server %q is disabled: enable it with 'switchboard servers enable %s'", server, server)
-	case state == stateInvalid:
+	case state == hostapi.StateInvalid:
 		return fmt.Sprintf("Switchboard server %q cannot run: its config entry has problems; 'switchboard status' lists them", server)
 	case userStopped:
 		return fmt.Sprintf("Switchboard server %q is stopped: start it with 'switchboard servers start %s'", server, server)
-	case state == stateStopped || state == stateRestarting:
+	case state == hostapi.StateStopped || state == hostapi.StateRestarting:
 		// Not stopped by the user: between the two runs of a restart (or
 		// a change of its entry), or waiting to try again after a crash.
 		return fmt.Sprintf("Switchboard server %q is restarting%s: try again in a moment", server, why)
-	case state == stateFailed:
+	case state == hostapi.StateFailed:
 		return fmt.Sprintf("Switchboard server %q has failed%s and is not restarted any more: fix it, then run 'switchboard servers restart %s'", server, why, server)
-	case state == stateSecret:
+	case state == hostapi.StateWaiting:
 		return fmt.Sprintf("Switchboard server %q is waiting for a secret%s: set it with 'switchboard secret set NAME'", server, why)
-	case state == stateSleeping:
+	case state == hostapi.StateSignInNeeded:
+		return fmt.Sprintf("Switchboard server %q needs a sign-in%s: the user signs in with 'switchboard servers login %s'", server, why, server)
+	case state == hostapi.StateSigningIn:
+		return fmt.Sprintf("Switchboard server %q is waiting for the user to finish signing in: try again once they have", server)
+	case state == hostapi.StateUnauthorized:
+		return fmt.Sprintf("Switchboard server %q refused the credentials of its entry%s: fix the secret its headers use, then run 'switchboard servers restart %s'", server, why, server)
+	case state == hostapi.StateUnreachable:
+		return fmt.Sprintf("Switchboard server %q cannot be reached%s; it is retried: try again in a moment", server, why)
+	case state == hostapi.StateSleeping:
 		return fmt.Sprintf("Switchboard server %q is sleeping and could not be started for the call%s: try again, or see 'switchboard status'", server, why)
-	case state == stateStarting || state == stateStopping:
+	case state == hostapi.StateStarting || state == hostapi.StateStopping:
 		return fmt.Sprintf("Switchboard server %q is %s%s: try again in a moment", server, state, why)
 	}
 	return fmt.Sprintf("Switchboard server %q is %s%s", server, state, why)

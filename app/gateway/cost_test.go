@@ -196,7 +196,7 @@ func TestCostCache(t *testing.T) {
 
 	// A server starting for the first time is pending, and out of the
 	// totals.
-	h.fake.set(Server{Name: "slow", State: stateStarting, StartTimeout: time.Hour})
+	h.fake.set(Server{Name: "slow", State: hostapi.StateStarting, StartTimeout: time.Hour})
 	pass(t, h.g)
 	c3 := h.g.Cost(Filter{})
 	sc, ok := serverCost(c3, "slow")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
 )
 
@@ -443,7 +444,7 @@ func (f *facade) resolveTool(ctx context.Context, exposed string) (*entry, *down
 	f.g.waitStarted(ctx, Filter{Servers: []string{down.st.Name}})
 	v := f.g.current()
 	e, down = f.lookupTool(v, exposed)
-	if down != nil && down.st.State == stateRunning {
+	if down != nil && down.st.State == hostapi.StateRunning {
 		if server, name, ok := SplitName(exposed); ok && server == down.st.Name {
 			return &entry{server: server, name: name}, nil
 		}
@@ -582,7 +583,7 @@ func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.Com
 	default:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown reference type %q", p.Ref.Type)}
 	}
-	if st := v.servers[server]; st != nil && st.State == stateRunning && st.Cached && !st.Completions {
+	if st := v.servers[server]; st != nil && st.State == hostapi.StateRunning && st.Cached && !st.Completions {
 		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 	}
 	fp := &mcp.CompleteParams{Meta: userMeta(p.Meta), Argument: p.Argument, Context: p.Context, Ref: ref}
@@ -617,7 +618,7 @@ func (g *Gateway) rpcError(ctx context.Context, err error) error {
 // downText names a server's state as the current view knows it (it may be
 // newer than the error's).
 func (g *Gateway) downText(nr *NotRunningError) string {
-	if st := g.current().servers[nr.Server]; st != nil && st.State != stateRunning {
+	if st := g.current().servers[nr.Server]; st != nil && st.State != hostapi.StateRunning {
 		return notRunningText(nr.Server, st.State, st.LastError, st.UserStopped, st.Disabled)
 	}
 	return nr.Error()

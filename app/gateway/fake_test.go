@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"io"
 	"net"
 	"os"
@@ -54,7 +55,7 @@ func newFake(servers ...Server) *fake {
 
 // running is a server that runs with these tools.
 func running(name string, tools ...string) Server {
-	s := Server{Name: name, State: stateRunning, Cached: true, StartTimeout: 5 * time.Second}
+	s := Server{Name: name, State: hostapi.StateRunning, Cached: true, StartTimeout: 5 * time.Second}
 	for _, t := range tools {
 		s.Tools = append(s.Tools, &mcp.Tool{Name: t, InputSchema: map[string]any{"type": "object"}})
 	}
@@ -107,7 +108,7 @@ func (f *fake) check(server string) error {
 	if !ok {
 		return &NotRunningError{Server: server, State: "removed"}
 	}
-	if s.State != stateRunning {
+	if s.State != hostapi.StateRunning {
 		return &NotRunningError{Server: server, State: s.State, LastError: s.LastError}
 	}
 	return nil

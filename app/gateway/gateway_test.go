@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"io"
 	"reflect"
 	"slices"
@@ -119,12 +120,12 @@ func TestConformance(t *testing.T) {
 
 func conformance(t *testing.T, mode, version string) {
 	stopped := running("off", "tool")
-	stopped.State, stopped.UserStopped, stopped.Cached = stateStopped, true, false
+	stopped.State, stopped.UserStopped, stopped.Cached = hostapi.StateStopped, true, false
 	h := newHarness(t, mode, running("alpha", "echo", "fail", "rpcerr", "slow", "progress", "rich"), stopped)
 	// The server "off" was running once (its tools are known), then stopped.
-	h.fake.update("off", func(s *Server) { s.State, s.UserStopped, s.Cached = stateRunning, false, true })
+	h.fake.update("off", func(s *Server) { s.State, s.UserStopped, s.Cached = hostapi.StateRunning, false, true })
 	h.notify()
-	h.fake.update("off", func(s *Server) { s.State, s.UserStopped, s.Cached = stateStopped, true, false })
+	h.fake.update("off", func(s *Server) { s.State, s.UserStopped, s.Cached = hostapi.StateStopped, true, false })
 	h.notify()
 
 	slowStarted, slowCancelled := make(chan struct{}), make(chan struct{})
@@ -284,7 +285,7 @@ func TestConformanceWire(t *testing.T) {
 				if mode != "sdk" {
 					compared = append(compared, mode)
 				}
-				h := newHarness(t, mode, running("alpha", "echo", "rpcerr", "rich"), Server{Name: "down", State: stateFailed, LastError: "exit 1"})
+				h := newHarness(t, mode, running("alpha", "echo", "rpcerr", "rich"), Server{Name: "down", State: hostapi.StateFailed, LastError: "exit 1"})
 				h.fake.setOnCall(func(ctx context.Context, server string, p *mcp.CallToolParams, _ func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
 					switch p.Name {
 					case "rpcerr":
@@ -440,7 +441,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 	}
 	// A server that restarts keeps its prompt listed; getting it says why
 	// it fails.
-	h.fake.update("a", func(s *Server) { s.State, s.Cached, s.LastError = stateRestarting, false, "exit status 1" })
+	h.fake.update("a", func(s *Server) { s.State, s.Cached, s.LastError = hostapi.StateRestarting, false, "exit status 1" })
 	h.notify()
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "a__greet"}); err == nil || !strings.Contains(err.Error(), `"a" is restarting`) {
 		t.Errorf("prompt of a restarting server: %v", err)
@@ -450,7 +451,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 // TestFirstListWaits: the first tools/list of a session waits for a server
 // that is starting for the first time; a later list does not.
 func TestFirstListWaits(t *testing.T) {
-	h := newHarness(t, "raw", running("up", "a"), Server{Name: "slow", State: stateStarting, StartTimeout: 10 * time.Second})
+	h := newHarness(t, "raw", running("up", "a"), Server{Name: "slow", State: hostapi.StateStarting, StartTimeout: 10 * time.Second})
 	go func() {
 		time.Sleep(400 * time.Millisecond)
 		h.fake.set(running("slow", "b"))
@@ -466,7 +467,7 @@ func TestFirstListWaits(t *testing.T) {
 	}
 
 	// A server that never comes: the wait ends at its start timeout.
-	h2 := newHarness(t, "raw", running("up", "a"), Server{Name: "stuck", State: stateStarting, StartTimeout: 300 * time.Millisecond})
+	h2 := newHarness(t, "raw", running("up", "a"), Server{Name: "stuck", State: hostapi.StateStarting, StartTimeout: 300 * time.Millisecond})
 	cs2 := h2.connect(t, nil, "", nil)
 	start = time.Now()
 	if got := toolNames(t, cs2); !slices.Equal(got, []string{"up__a"}) {
@@ -476,7 +477,7 @@ func TestFirstListWaits(t *testing.T) {
 		t.Errorf("the wait for a stuck server took %v, want about 300 ms", d)
 	}
 	// A filter that leaves the starting server out does not wait for it.
-	h3 := newHarness(t, "raw", running("up", "a"), Server{Name: "stuck", State: stateStarting, StartTimeout: wait})
+	h3 := newHarness(t, "raw", running("up", "a"), Server{Name: "stuck", State: hostapi.StateStarting, StartTimeout: wait})
 	cs3 := h3.connect(t, &Filter{Servers: []string{"up"}}, "", nil)
 	start = time.Now()
 	toolNames(t, cs3)
@@ -525,7 +526,7 @@ func TestListChanged(t *testing.T) {
 
 			// Restarting: still listed, a call is a tool error.
 			h.fake.update("a", func(s *Server) {
-				s.State, s.Cached, s.Tools, s.LastError = stateRestarting, false, nil, "exit status 2"
+				s.State, s.Cached, s.Tools, s.LastError = hostapi.StateRestarting, false, nil, "exit status 2"
 			})
 			h.g.Notify()
 			// A call says so once the gateway has the news; the tools stay.
@@ -544,7 +545,9 @@ func TestListChanged(t *testing.T) {
 				return err == nil && !res.IsError, fmt.Sprintf("%v %+v", err, res)
 			})
 			// Failed: gone from the list, a call says so.
-			h.fake.update("a", func(s *Server) { s.State, s.Cached, s.Tools, s.LastError = stateFailed, false, nil, "exit status 3" })
+			h.fake.update("a", func(s *Server) {
+				s.State, s.Cached, s.Tools, s.LastError = hostapi.StateFailed, false, nil, "exit status 3"
+			})
 			h.g.Notify()
 			wait("a failed server", []string{"b__x"})
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "a__two"})

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -185,7 +186,7 @@ func BenchmarkSearchIndex208(b *testing.B) {
 	}
 	var ss []Server
 	for _, s := range servers {
-		ss = append(ss, Server{Name: s.Server, State: stateRunning, Cached: true, Tools: s.Tools, StartTimeout: time.Second})
+		ss = append(ss, Server{Name: s.Server, State: hostapi.StateRunning, Cached: true, Tools: s.Tools, StartTimeout: time.Second})
 	}
 	g := New(Options{Backend: newFake(ss...), Version: "bench"})
 	defer g.Close()

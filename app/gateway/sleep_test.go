@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"slices"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 // cache) every client gets list_changed and the new list.
 func TestSleepingListed(t *testing.T) {
 	asleep := running("s", "a")
-	asleep.State = stateSleeping
+	asleep.State = hostapi.StateSleeping
 	h := newHarness(t, "raw", asleep)
 	changed := make(chan struct{}, 16)
 	cs := h.connect(t, nil, "2025-11-25", &mcp.ClientOptions{

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"slices"
 	"strings"
 	"testing"
@@ -160,7 +161,7 @@ func TestTemplatesFollowTheServer(t *testing.T) {
 	waitFor("a new template", []string{"a://more/{y}", "a://{x}", "b://{x}"})
 
 	h.fake.update("a", func(s *Server) {
-		s.State, s.Cached, s.Templates, s.LastError = stateRestarting, false, nil, "exit status 1"
+		s.State, s.Cached, s.Templates, s.LastError = hostapi.StateRestarting, false, nil, "exit status 1"
 	})
 	h.notify()
 	if got := templateNames(t, cs); !slices.Contains(got, "a://{x}") {
@@ -169,7 +170,7 @@ func TestTemplatesFollowTheServer(t *testing.T) {
 	if _, err := readText(t, cs, "a://1"); err == nil || !strings.Contains(err.Error(), `"a" is restarting (exit status 1)`) {
 		t.Errorf("a read during a restart: %v", err)
 	}
-	h.fake.update("a", func(s *Server) { s.State = stateFailed })
+	h.fake.update("a", func(s *Server) { s.State = hostapi.StateFailed })
 	h.g.Notify()
 	waitFor("a failed server", []string{"b://{x}"})
 	if _, err := readText(t, cs, "a://1"); err == nil {
@@ -267,12 +268,12 @@ func TestCompletions(t *testing.T) {
 				t.Error("--servers b completed a's prompt")
 			}
 			// A server that is down: an error naming it and its state.
-			h.fake.update("a", func(s *Server) { s.State, s.Cached, s.LastError = stateRestarting, false, "exit status 1" })
+			h.fake.update("a", func(s *Server) { s.State, s.Cached, s.LastError = hostapi.StateRestarting, false, "exit status 1" })
 			h.notify()
 			if _, err := completion(cs, &mcp.CompleteReference{Type: "ref/prompt", Name: "a__greet"}, "x", "", nil); err == nil || !strings.Contains(err.Error(), `"a" is restarting`) {
 				t.Errorf("a restarting server: %v", err)
 			}
-			h.fake.update("a", func(s *Server) { s.State, s.LastError = stateFailed, "exit status 2" })
+			h.fake.update("a", func(s *Server) { s.State, s.LastError = hostapi.StateFailed, "exit status 2" })
 			h.notify()
 			if _, err := completion(cs, &mcp.CompleteReference{Type: "ref/prompt", Name: "a__greet"}, "x", "", nil); err == nil || !strings.Contains(err.Error(), `"a" has failed (exit status 2)`) {
 				t.Errorf("a failed server: %v", err)

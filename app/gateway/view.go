@@ -113,12 +113,15 @@ type memo struct {
 type Observer func(server string, mode trust.Mode, tools []*mcp.Tool) *trust.Verdict
 
 // transient reports whether a server is between two runs, and comes back by
-// itself: its last lists stay listed meanwhile.
+// itself or once the user acts (a secret stored, a sign-in): its last lists
+// stay listed meanwhile. A remote server that cannot be reached or was
+// refused is retrying (the supervisor's restarting).
 func transient(s *Server) bool {
 	switch s.State {
-	case stateStarting, stateRestarting, stateStopping, stateSecret, stateRunning, stateSleeping:
+	case hostapi.StateStarting, hostapi.StateRestarting, hostapi.StateStopping, hostapi.StateWaiting, hostapi.StateRunning, hostapi.StateSleeping,
+		hostapi.StateUnreachable, hostapi.StateUnauthorized, hostapi.StateSigningIn, hostapi.StateSignInNeeded:
 		return true
-	case stateStopped:
+	case hostapi.StateStopped:
 		return !s.UserStopped && !s.Disabled
 	}
 	return false
@@ -161,7 +164,7 @@ func build(servers []Server, memos map[string]*memo, now time.Time, observe Obse
 		// A sleeping server's lists are the host's cache: listed as a
 		// running server's are, and a started server that lists otherwise
 		// replaces them (every client whose lists change gets list_changed).
-		if (s.State == stateRunning || s.State == stateSleeping) && s.Cached {
+		if (s.State == hostapi.StateRunning || s.State == hostapi.StateSleeping) && s.Cached {
 			if !m.have || !slices.Equal(m.tools, s.Tools) {
 				m.toolCopy = exposeTools(s.Name, s.Tools, m.toolCopy)
 				m.trust = nil // observed again below
@@ -181,8 +184,8 @@ func build(servers []Server, memos map[string]*memo, now time.Time, observe Obse
 		st.listed = m.have && transient(&s)
 		// The first list waits for a server that is on its way up and has
 		// never listed anything: a first start, not a restart.
-		st.pending = !m.have && (s.State == stateStarting || s.State == stateRunning ||
-			s.State == stateStopped && !s.UserStopped && !s.Disabled)
+		st.pending = !m.have && (s.State == hostapi.StateStarting || s.State == hostapi.StateRunning ||
+			s.State == hostapi.StateStopped && !s.UserStopped && !s.Disabled)
 		if st.pending {
 			if m.since.IsZero() {
 				m.since = now
@@ -338,11 +341,11 @@ func build(servers []Server, memos map[string]*memo, now time.Time, observe Obse
 func stateText(s *Server) string {
 	switch {
 	case s.Disabled:
-		return stateDisabled
+		return string(hostapi.StateDisabled)
 	case s.UserStopped:
 		return "stopped by the user"
 	}
-	return s.State
+	return string(s.State)
 }
 
 // exposeTools returns the exposed copies of tools. A tool that is the

@@ -66,18 +66,16 @@ func (b *gatewayBackend) Servers() []gateway.Server {
 		gs := gateway.Server{Name: c.Name, UserStopped: userStopped, Disabled: c.Disabled, Filter: c.Tools, Trust: trust.Mode(c.Trust),
 			StartTimeout: spec.ProbeTimeout + spec.HandshakeTimeout}
 		if p.sup == nil {
-			gs.State = string(hostapi.StateInvalid)
+			gs.State, _ = PublicState(p.s.facts(nil))
 			out = append(out, gs)
 			continue
 		}
 		st := p.sup.Status()
-		gs.State, gs.LastError = string(st.State), st.LastError
-		if st.State == supervisor.Stopped && c.Disabled {
-			gs.State = string(hostapi.StateDisabled)
-		}
-		if p.s.sleeping() {
+		var why string
+		gs.State, why = PublicState(p.s.facts(&st))
+		gs.LastError = p.s.shownError(st.LastError, why) // as the status says it, redacted
+		if gs.State == hostapi.StateSleeping {
 			// Asleep (sleep.go): its lists from the cache; a call wakes it.
-			gs.State = string(hostapi.StateSleeping)
 			p.s.cacheMu.Lock()
 			if lc := p.s.slept; lc != nil {
 				gs.Cached = true
@@ -117,10 +115,11 @@ func (b *gatewayBackend) lookup(name string) (*server, *supervisor.Supervisor, e
 	}
 	m.mu.Unlock()
 	if !ok {
-		return nil, nil, &gateway.NotRunningError{Server: name, State: "removed"}
+		return nil, nil, &gateway.NotRunningError{Server: name, State: hostapi.StateRemoved}
 	}
 	if sup == nil {
-		return nil, nil, &gateway.NotRunningError{Server: name, State: string(hostapi.StateInvalid)}
+		state, _ := PublicState(s.facts(nil)) // invalid, or disabled
+		return nil, nil, &gateway.NotRunningError{Server: name, State: state}
 	}
 	return s, sup, nil
 }
@@ -174,7 +173,7 @@ func waitSession(ctx context.Context, m *Manager, s *server, sup *supervisor.Sup
 		if cs := live(s, sup); cs != nil {
 			return cs
 		}
-		m.wake(s)
+		s.wake()
 		if !comingBack(s, sup) || !time.Now().Before(deadline) {
 			return nil
 		}
@@ -187,14 +186,11 @@ func waitSession(ctx context.Context, m *Manager, s *server, sup *supervisor.Sup
 }
 
 // notRunning is the error of a request to a server without a session.
-func notRunning(name string, s *server, sup *supervisor.Supervisor) error {
-	c, userStopped := s.config()
+func (b *gatewayBackend) notRunning(name string, s *server, sup *supervisor.Supervisor) error {
+	_, userStopped := s.config()
 	st := sup.Status()
-	state := string(st.State)
-	if st.State == supervisor.Stopped && c.Disabled {
-		state = string(hostapi.StateDisabled)
-	}
-	return &gateway.NotRunningError{Server: name, State: state, LastError: st.LastError, UserStopped: userStopped}
+	state, why := PublicState(s.facts(&st))
+	return &gateway.NotRunningError{Server: name, State: state, LastError: s.shownError(st.LastError, why), UserStopped: userStopped}
 }
 
 // session returns a running server's session and its callTimeout. A
@@ -204,14 +200,14 @@ func (b *gatewayBackend) session(ctx context.Context, s *server, sup *supervisor
 	cs = live(s, sup)
 	if cs == nil {
 		start := time.Now()
-		b.m.wake(s)
+		s.wake()
 		if comingBack(s, sup) {
 			cs = waitSession(ctx, b.m, s, sup)
 		}
 		waited = time.Since(start)
 	}
 	if cs == nil {
-		return nil, 0, waited, notRunning(name, s, sup)
+		return nil, 0, waited, b.notRunning(name, s, sup)
 	}
 	return cs, callTimeout(s), waited, nil
 }
@@ -245,9 +241,9 @@ func (b *gatewayBackend) failed(ctx, cctx context.Context, name, tool, what stri
 	}
 	if s.sup != nil && s.sup.Session() != cs {
 		st := s.sup.Status()
-		state := string(st.State)
+		state, _ := PublicState(s.facts(&st))
 		if st.State == supervisor.Running {
-			state = "restarting"
+			state = hostapi.StateRestarting
 		}
 		//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
 		return fmt.Errorf("Switchboard server %q stopped while %s was running (%v); it is %s now: try again in a moment", name, what, err, state)
@@ -322,7 +318,7 @@ func forward[R any](b *gatewayBackend, ctx context.Context, name, tool string, w
 	if err != nil {
 		return nil, err
 	}
-	defer b.m.busy(s)() // an on-demand server is not stopped idle under it
+	defer s.busy()() // an on-demand server is not stopped idle under it
 	cs, timeout, waited, err := b.session(ctx, s, sup, name)
 	if err != nil {
 		return nil, err
@@ -411,11 +407,11 @@ func (h *Host) tokenChanged(name string) {
 // session's connection, or holds the call while its server comes back.
 
 // callTimeout is how long a call to s may take: its entry's callTimeout,
-// whose one default is config.DefaultCallTimeout.
+// whose one default is the option table's.
 func callTimeout(s *server) time.Duration {
 	c, _ := s.config()
 	if c.CallTimeout <= 0 {
-		return config.DefaultCallTimeout
+		return config.DefaultDuration("callTimeout")
 	}
 	return c.CallTimeout
 }
@@ -428,7 +424,7 @@ func (b *gatewayBackend) StartToolCall(name string, c *relay.Call) (func(), erro
 	if err != nil {
 		return nil, err
 	}
-	release := b.m.busy(s)
+	release := s.busy()
 	if done := c.Done; done != nil {
 		c.Done = func(res *relay.Result, err error) {
 			release()
@@ -461,9 +457,9 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 	}
 	conn := sup.Conn()
 	if cs == nil || conn == nil || sup.Session() != cs {
-		b.m.wake(s)
+		s.wake()
 		if !comingBack(s, sup) {
-			return nil, notRunning(name, s, sup)
+			return nil, b.notRunning(name, s, sup)
 		}
 		return b.holdToolCall(name, s, sup, c, asked), nil
 	}
@@ -476,11 +472,11 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 	case errors.As(err, &rpc):
 		return nil, err // the arguments, or a hook's refusal as an error answer
 	case errors.Is(err, relay.ErrClosed):
-		return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping)}
+		return nil, &gateway.NotRunningError{Server: name, State: hostapi.StateStopping}
 	}
 	var ce *stdio.CloseError
 	if errors.As(err, &ce) {
-		return nil, &gateway.NotRunningError{Server: name, State: string(supervisor.Stopping), LastError: err.Error()}
+		return nil, &gateway.NotRunningError{Server: name, State: hostapi.StateStopping, LastError: err.Error()}
 	}
 	return nil, err
 }
@@ -511,7 +507,7 @@ func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Su
 				return
 			}
 		} else {
-			err = notRunning(name, s, sup)
+			err = b.notRunning(name, s, sup)
 		}
 		if ctx.Err() == nil {
 			c.Done(nil, err)
@@ -573,7 +569,8 @@ func stateAfterClose(s *server, conn *stdio.Conn) string {
 		if sup := s.sup; sup != nil && sup.Conn() != conn {
 			st := sup.Status()
 			if st.State != supervisor.Running {
-				state = string(st.State)
+				ps, _ := PublicState(s.facts(&st))
+				state = string(ps)
 			}
 			break
 		}

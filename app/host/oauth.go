@@ -132,7 +132,8 @@ func (m *Manager) oauthConfig(ctx context.Context, r *config.RemoteSpec, rec *to
 // tokenSource returns the token source of a signed-in server: its token
 // until refreshEarly before it expires, then a refreshed one, saved to the
 // keyring.
-func (m *Manager) tokenSource(ctx context.Context, s *server, r *config.RemoteSpec, rec *tokenRecord) (oauth2.TokenSource, error) {
+func (s *server) tokenSource(ctx context.Context, r *config.RemoteSpec, rec *tokenRecord) (oauth2.TokenSource, error) {
+	m := s.reg
 	cfg, err := m.oauthConfig(ctx, r, rec)
 	if err != nil {
 		return nil, err
@@ -301,10 +302,10 @@ func (m *Manager) Login(ctx context.Context, name string) (string, error) {
 	fctx, cancel := context.WithTimeout(context.Background(), loginTimeout)
 	s.signingIn = cancel
 	s.cacheMu.Unlock()
-	m.publishState(s)
+	s.publishState()
 	flow := &loginFlow{url: make(chan string, 1), done: make(chan error, 1)}
 	go func() {
-		err := m.login(fctx, s, c.Remote, flow)
+		err := s.login(fctx, c.Remote, flow)
 		s.cacheMu.Lock()
 		s.signingIn = nil
 		s.cacheMu.Unlock()
@@ -323,7 +324,7 @@ func (m *Manager) Login(ctx context.Context, name string) (string, error) {
 				}
 			}
 		}
-		m.publishState(s)
+		s.publishState()
 		flow.done <- err
 	}()
 	select {
@@ -337,7 +338,8 @@ func (m *Manager) Login(ctx context.Context, name string) (string, error) {
 }
 
 // login runs one sign-in.
-func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, flow *loginFlow) error {
+func (s *server) login(ctx context.Context, r *config.RemoteSpec, flow *loginFlow) error {
+	m := s.reg
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("no loopback port for the browser to come back to: %w", err)
@@ -499,14 +501,14 @@ func (m *Manager) login(ctx context.Context, s *server, r *config.RemoteSpec, fl
 	return m.saveTokens(r.Name, rec)
 }
 
-// ClientMetadataDocument is Switchboard's client ID metadata document
+// clientMetadataDocument is Switchboard's client ID metadata document
 // (draft-ietf-oauth-client-id-metadata-document, which the MCP
 // authorization spec prefers to dynamic registration) for the address it
 // is served from, clientID: an entry's "oauth.clientMetadataUrl". The
 // client is public (PKCE, no secret), and its redirect is the host's
 // loopback listener, whose port is chosen at each sign-in: a loopback
 // redirect's port is not compared (RFC 8252 section 7.3).
-func ClientMetadataDocument(clientID string) []byte {
+func clientMetadataDocument(clientID string) []byte {
 	b, _ := json.MarshalIndent(map[string]any{
 		"client_id":                  clientID,
 		"client_name":                "Switchboard",
@@ -586,7 +588,7 @@ func (m *Manager) Logout(ctx context.Context, name string) (revoked bool, err er
 			sup.Restart() // its next connection has no token
 		}
 	}
-	m.publishState(s)
+	s.publishState()
 	return revoked, nil
 }
 

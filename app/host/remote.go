@@ -58,7 +58,8 @@ func (w *remoteWatch) get() (hostapi.State, string) {
 
 // remoteTransport is the supervisor's Options.Transport of a remote
 // server: each attempt reads the server's current entry.
-func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Transport, error) {
+func (s *server) remoteTransport() func(ctx context.Context) (mcp.Transport, error) {
+	m := s.reg
 	return func(ctx context.Context) (mcp.Transport, error) {
 		c, _ := s.config()
 		r := c.Remote
@@ -71,7 +72,7 @@ func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Tran
 		}
 		w := s.remoteWatch()
 		rt := &remoteRoundTripper{base: remoteBase, headers: headers, watch: w, name: c.Name,
-			origin: originOf(r.URL), broken: func() { m.remoteBroken(s) }}
+			origin: originOf(r.URL), broken: s.remoteBroken}
 		if r.OAuth != nil {
 			rec, err := m.loadTokens(c.Name)
 			if err != nil {
@@ -92,7 +93,7 @@ func (m *Manager) remoteTransport(s *server) func(ctx context.Context) (mcp.Tran
 			}
 			// A server that echoes its token shows it redacted (redact.go).
 			m.activity.tokensSeen(c.Name, rec.AccessToken, rec.RefreshToken)
-			if rt.token, err = m.tokenSource(ctx, s, r, rec); err != nil {
+			if rt.token, err = s.tokenSource(ctx, r, rec); err != nil {
 				return nil, err
 			}
 		}
@@ -259,7 +260,7 @@ func shownURL(u *url.URL) string {
 // no longer reach it, so that the supervisor notices at once and retries
 // with its backoff (a Streamable HTTP session has no connection whose end
 // would say so).
-func (m *Manager) remoteBroken(s *server) {
+func (s *server) remoteBroken() {
 	sup := s.sup
 	if sup == nil || sup.Status().State != supervisor.Running {
 		return
@@ -277,30 +278,4 @@ func (s *server) remoteWatch() *remoteWatch {
 		s.remote = &remoteWatch{}
 	}
 	return s.remote
-}
-
-// remoteState is the state of a remote server whose supervisor reports
-// st: why it retries (unreachable, unauthorized, sign-in needed), or st.
-func remoteState(c ServerConfig, st hostapi.State, w *remoteWatch) (hostapi.State, string) {
-	why, what := w.get()
-	if why == "" {
-		return st, ""
-	}
-	switch st {
-	case hostapi.StateSignInNeeded: // the supervisor waits for a sign-in
-		return st, what
-	case hostapi.StateRestarting, hostapi.StateStarting:
-	case hostapi.StateFailed:
-		// It gave up: failed, unless a sign-in would help.
-		if why == hostapi.StateSignInNeeded || why == hostapi.StateUnauthorized && c.Remote.OAuth != nil {
-			return hostapi.StateSignInNeeded, what
-		}
-		return st, what
-	default:
-		return st, ""
-	}
-	if why == hostapi.StateUnauthorized && c.Remote.OAuth != nil {
-		return hostapi.StateSignInNeeded, what
-	}
-	return why, what
 }

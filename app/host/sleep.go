@@ -74,31 +74,31 @@ func cacheKey(c ServerConfig) string {
 
 // cachePath is the file of a server's cache, "" without a lists
 // directory.
-func (m *Manager) cachePath(name string) string {
-	if m.listsDir == "" {
+func (s *server) cachePath(name string) string {
+	if s.reg.listsDir == "" {
 		return ""
 	}
-	return filepath.Join(m.listsDir, name+".json")
+	return filepath.Join(s.reg.listsDir, name+".json")
 }
 
 // loadCache reads the cache of c, or nil: none, of another version of
 // the entry, or unreadable (then the server is started once to learn its
 // lists again).
-func (m *Manager) loadCache(c ServerConfig) *listCache {
-	p := m.cachePath(c.Name)
+func (s *server) loadCache(c ServerConfig) *listCache {
+	p := s.cachePath(c.Name)
 	if p == "" {
 		return nil
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
 		if !os.IsNotExist(err) {
-			m.log.Warn("the list cache of an on-demand server cannot be read; it is started to list again", "server", c.Name, "error", err)
+			s.reg.log.Warn("the list cache of an on-demand server cannot be read; it is started to list again", "server", c.Name, "error", err)
 		}
 		return nil
 	}
 	var lc listCache
 	if err := json.Unmarshal(b, &lc); err != nil {
-		m.log.Warn("the list cache of an on-demand server is damaged; it is started to list again", "server", c.Name, "path", p, "error", err)
+		s.reg.log.Warn("the list cache of an on-demand server is damaged; it is started to list again", "server", c.Name, "path", p, "error", err)
 		return nil
 	}
 	if lc.Version != listCacheVersion || lc.Key != cacheKey(c) {
@@ -110,13 +110,13 @@ func (m *Manager) loadCache(c ServerConfig) *listCache {
 // saveCache writes lc for the server name: atomically (a temporary file
 // renamed over it), mode 0600. A failure is logged; the server then
 // simply learns its lists again at the next start.
-func (m *Manager) saveCache(name string, lc *listCache) {
-	p := m.cachePath(name)
+func (s *server) saveCache(name string, lc *listCache) {
+	p := s.cachePath(name)
 	if p == "" {
 		return
 	}
 	if err := writeAtomic(p, lc); err != nil {
-		m.log.Warn("the list cache of an on-demand server cannot be saved; it is started at the next host start to list again", "server", name, "error", err)
+		s.reg.log.Warn("the list cache of an on-demand server cannot be saved; it is started at the next host start to list again", "server", name, "error", err)
 	}
 }
 
@@ -199,15 +199,15 @@ func (s *server) sleeping() bool {
 	st := s.sup.Status().State
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
-	return s.cfg.OnDemand && !s.cfg.Disabled && !s.userStopped && st == supervisor.Stopped && s.slept != nil
+	return asleep(st, s.cfg.OnDemand, s.cfg.Disabled, s.userStopped, s.slept != nil)
 }
 
 // wake starts a sleeping server for a call and reports whether it slept.
-func (m *Manager) wake(s *server) bool {
+func (s *server) wake() bool {
 	if !s.sleeping() {
 		return false
 	}
-	m.log.Info("waking an on-demand server for a call", "server", s.name())
+	s.reg.log.Info("waking an on-demand server for a call", "server", s.name())
 	s.sup.Start()
 	return true
 }
@@ -215,7 +215,7 @@ func (m *Manager) wake(s *server) bool {
 // busy counts a request to s from its start (before any wait) to its end:
 // a server with a request in flight is never stopped idle. The returned
 // function ends it; it may be called more than once.
-func (m *Manager) busy(s *server) func() {
+func (s *server) busy() func() {
 	s.cacheMu.Lock()
 	s.inflight++
 	if s.idle != nil {
@@ -232,14 +232,14 @@ func (m *Manager) busy(s *server) func() {
 		done = true
 		s.inflight--
 		s.cacheMu.Unlock()
-		m.armIdle(s, 0)
+		s.armIdle(0)
 	}
 }
 
 // armIdle (re)starts the idle timer of an on-demand server that runs with
 // no request in flight: after d (0: its idleStop) it is stopped and
 // sleeps. It does nothing for an "always" server.
-func (m *Manager) armIdle(s *server, d time.Duration) {
+func (s *server) armIdle(d time.Duration) {
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
 	if s.idle != nil {
@@ -254,11 +254,12 @@ func (m *Manager) armIdle(s *server, d time.Duration) {
 	if d <= 0 {
 		d = 10 * time.Minute
 	}
-	s.idle = time.AfterFunc(d, func() { m.idleStop(s) })
+	s.idle = time.AfterFunc(d, s.idleStop)
 }
 
 // idleStop stops an on-demand server that is still idle.
-func (m *Manager) idleStop(s *server) {
+func (s *server) idleStop() {
+	m := s.reg
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closing || m.servers[s.name()] != s || s.sup == nil {
@@ -286,7 +287,7 @@ func (m *Manager) idleStop(s *server) {
 		return
 	}
 	m.log.Info("stopped an idle on-demand server; it sleeps until its next call", "server", name)
-	m.publishState(s)
+	s.publishState()
 }
 
 // live is the session a new request of s goes to: sup's live session,
@@ -325,7 +326,7 @@ func holdTime(s *server) time.Duration {
 // "always" one does; an on-demand one only to learn its lists (it has none
 // under this entry, or the server's ttlMs has passed), and it sleeps
 // once they are saved.
-func (m *Manager) mustStart(s *server, c ServerConfig) bool {
+func (s *server) mustStart(c ServerConfig) bool {
 	if !c.OnDemand {
 		return true
 	}
@@ -343,7 +344,7 @@ func (m *Manager) mustStart(s *server, c ServerConfig) bool {
 // "always" that sleeps is started; one made on-demand that runs keeps
 // running until it is idle (its lists become its cache), and a new
 // idleStop counts from now.
-func (m *Manager) startModeChanged(s *server, c ServerConfig, userStopped bool) {
+func (s *server) startModeChanged(c ServerConfig, userStopped bool) {
 	if !c.OnDemand {
 		s.cacheMu.Lock()
 		if s.idle != nil {
@@ -359,11 +360,11 @@ func (m *Manager) startModeChanged(s *server, c ServerConfig, userStopped bool) 
 	lc := s.slept
 	s.cacheMu.Unlock()
 	if lc != nil {
-		m.saveCache(c.Name, lc)
+		s.saveCache(c.Name, lc)
 	}
 	switch s.sup.Status().State {
 	case supervisor.Running, supervisor.Starting, supervisor.Backoff:
-		m.armIdle(s, 0)
+		s.armIdle(0)
 	}
 }
 

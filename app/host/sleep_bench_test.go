@@ -92,7 +92,7 @@ func BenchmarkSleepFirstCall(b *testing.B) {
 				for range b.N {
 					if mode == "asleep" {
 						b.StopTimer()
-						m.armIdle(s, time.Millisecond)
+						s.armIdle(time.Millisecond)
 						benchWait(b, m, "s", func(st hostapi.ServerStatus) bool { return st.State == hostapi.StateSleeping && st.PID == 0 })
 						b.StartTimer()
 					}

@@ -112,7 +112,7 @@ func (h *Host) trustChanged() {
 	h.pins.mu.Unlock()
 	for _, n := range changed {
 		if s, err := h.mgr.get(n); err == nil {
-			h.mgr.publishState(s)
+			s.publishState()
 		}
 	}
 }

@@ -315,7 +315,8 @@ func (w *warmer) close() {
 // reports whether the server's start (or update) is left to the warm-up,
 // which settles the server on its entry of that moment when it ends. A
 // server whose warm-up already runs is always left to it. Under m.mu.
-func (m *Manager) deferForWarm(s *server, c ServerConfig) bool {
+func (s *server) deferForWarm(c ServerConfig) bool {
+	m := s.reg
 	if s.warmingNow() != "" {
 		return true
 	}
@@ -326,7 +327,7 @@ func (m *Manager) deferForWarm(s *server, c ServerConfig) bool {
 	s.setWarming(strings.Join(pkgs, ", "))
 	go func() {
 		m.warm.run(ws, key, pkgs, s.logs)
-		m.settle(s, key)
+		s.settle(key)
 	}()
 	return true
 }
@@ -336,26 +337,27 @@ func (m *Manager) deferForWarm(s *server, c ServerConfig) bool {
 // with it), and the server starts unless it is disabled or the user
 // stopped it. An entry changed meanwhile to another package is warmed
 // first; one whose warm-up failed is not warmed again here.
-func (m *Manager) settle(s *server, key string) {
+func (s *server) settle(key string) {
+	m := s.reg
 	m.mu.Lock()
-	defer m.publishState(s)
+	defer s.publishState()
 	defer m.mu.Unlock()
 	s.setWarming("")
 	c, userStopped := s.config()
 	if m.closing || m.servers[c.Name] != s || s.sup == nil {
 		return
 	}
-	if _, k, _, ok := m.warm.needs(c.Spec); ok && k != key && m.deferForWarm(s, c) {
+	if _, k, _, ok := m.warm.needs(c.Spec); ok && k != key && s.deferForWarm(c) {
 		return // changed meanwhile to another package
 	}
 	s.sup.Update(c.Spec)
-	if !c.Disabled && !userStopped && m.mustStart(s, c) {
+	if !c.Disabled && !userStopped && s.mustStart(c) {
 		s.sup.Start() // an on-demand server with lists to learn too (sleep.go)
 	}
 }
 
 // preparing says what the server waits for before its start, if anything.
-func (m *Manager) preparing(s *server) string {
+func (s *server) preparing() string {
 	if w := s.warmingNow(); w != "" {
 		return "fetching the npm package " + w
 	}

@@ -21,9 +21,13 @@
 //
 // A server's [State] is the supervisor's (stopped, starting, running,
 // restarting, waiting for secret, failed, stopping) or the host's own
-// (disabled, invalid; removed only in a [TopicState] event). Every front
-// end reads what a state allows from its predicates, so the tray and the
-// window agree:
+// (disabled, invalid, sleeping, and a remote server's unreachable,
+// unauthorized, signing in, sign-in needed; removed only in a
+// [TopicState] event). The host decides it in one place (app/host's
+// PublicState), and the status API, the gateway (what an AI app is
+// told) and 'switchboard status' without a host all give that one.
+// Every front end reads what a state allows from its predicates, so the
+// tray and the window agree:
 //
 //   - [State.CanStart]: stopped or failed. A disabled server is enabled
 //     first, an invalid entry fixed first.

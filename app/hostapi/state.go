@@ -5,8 +5,12 @@ package hostapi
 type State string
 
 // The states. The first seven are the supervisor's (engine/supervisor,
-// written out here so that a client does not import the engine); a test
-// in app/host checks that they match.
+// written out here so that a client does not import the engine); the
+// rest are the host's. app/host's PublicState is the one mapping from a
+// server's facts (its supervisor's state, its entry, sleep, warm-up, a
+// remote server's sign-in and last answer) to these, and its tests
+// iterate supervisor.States(): a supervisor state without a name here
+// fails them.
 const (
 	StateStopped    State = "stopped"            // not running, and not meant to
 	StateStarting   State = "starting"           // process started, handshake under way

@@ -95,14 +95,11 @@ func LoginPath(ctx context.Context, timeout time.Duration) (string, error) {
 func Statuses(f *config.File, path, pathName string) []hostapi.ServerStatus {
 	var out []hostapi.ServerStatus
 	for _, c := range host.ServerConfigs(f) {
-		st := hostapi.ServerStatus{Name: c.Name, State: hostapi.StateStopped, Command: c.Command, Args: c.Spec.Args,
+		st := hostapi.ServerStatus{Name: c.Name, Command: c.Command, Args: c.Spec.Args,
 			Disabled: c.Disabled, Problems: c.Problems, Secrets: c.Secrets}
-		if c.Disabled {
-			st.State = hostapi.StateDisabled
-		}
-		if len(c.Problems) > 0 {
-			st.State = hostapi.StateInvalid
-		}
+		// No host: no supervisor. The state a host would show for it
+		// before its start (the one mapping, app/host's PublicState).
+		st.State, _ = host.PublicState(host.StateFacts{Disabled: c.Disabled, Problems: len(c.Problems) > 0})
 		if c.Remote != nil { // a remote server: no command (docs/remote.md)
 			st.URL, st.Transport = config.ShownURL(c.Remote.URL), c.Remote.Type
 		} else if l, err := engine.Resolve(&c.Spec, path); err != nil {

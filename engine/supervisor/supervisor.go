@@ -37,6 +37,13 @@ const (
 	Stopping      State = "stopping"           // the stop ladder is running
 )
 
+// States lists every state a supervisor can report, in the order of a
+// server's life. A new state goes here too: the host's tests iterate
+// this list, so a state the host does not map fails them.
+func States() []State {
+	return []State{Stopped, Starting, Running, Backoff, WaitingSecret, WaitingUser, Failed, Stopping}
+}
+
 // Eras of the MCP protocol, as a server speaks it.
 const (
 	EraModern = "modern" // 2026-07-28 and later: server/discover

@@ -2,6 +2,7 @@ package tray
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
@@ -19,11 +20,12 @@ const (
 
 // Summary is the host's health in words, for the tooltip and the menu's
 // header: "3 running, 1 failed", "No servers yet", "Not connected to
-// Switchboard's host". The servers are counted by their state's
-// [hostapi.Severity], as [Health] (and the window's colours) count them:
-// running, on their way ("starting"), needing a secret, failed (a failed
-// server and an invalid entry alike), and last the ones not meant to run
-// ("stopped", disabled ones included).
+// Switchboard's host". The servers are counted by their state, the one
+// the host gives (app/host's PublicState), in the groups of [tallies]:
+// running, on their way ("starting"), needing the user (a secret, a
+// sign-in), unreachable, failed (a failed server and an invalid entry
+// alike), sleeping, and last the ones not meant to run ("stopped",
+// disabled ones included).
 func Summary(s client.Snapshot) string {
 	if !s.Connected {
 		return SummaryNotConnected
@@ -31,32 +33,48 @@ func Summary(s client.Snapshot) string {
 	if len(s.Servers) == 0 {
 		return SummaryNoServers
 	}
-	var n [hostapi.SeverityFailed + 1]int
-	sleeping := 0 // idle, but counted apart: they start on first use
+	n := make([]int, len(tallies))
 	for _, st := range s.Servers {
-		if st.State == hostapi.StateSleeping {
-			sleeping++
-			continue
-		}
-		if sv := st.State.Severity(); sv >= 0 && int(sv) < len(n) {
-			n[sv]++
+		if i := tallyOf(st.State); i >= 0 {
+			n[i]++
 		}
 	}
 	var parts []string
-	add := func(k int, words string) {
-		if k > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", k, words))
+	for i, t := range tallies {
+		if n[i] > 0 {
+			parts = append(parts, english.Plural(n[i], t.one, t.many))
 		}
 	}
-	add(n[hostapi.SeverityOK], "running")
-	add(n[hostapi.SeverityProgress], "starting")
-	if k := n[hostapi.SeverityWarning]; k > 0 {
-		parts = append(parts, english.Plural(k, "needs a secret", "need a secret"))
-	}
-	add(n[hostapi.SeverityFailed], "failed")
-	add(sleeping, "sleeping")
-	add(n[hostapi.SeverityIdle], "stopped")
 	return strings.Join(parts, ", ")
+}
+
+// tallies are the groups [Summary] counts servers in, in its order. Each
+// state of hostapi.States() is in exactly one, and a group's states have
+// the same severity (TestSummaryCountsEveryState).
+var tallies = []struct {
+	one, many string
+	states    []hostapi.State
+}{
+	{"running", "running", []hostapi.State{hostapi.StateRunning}},
+	{"starting", "starting", []hostapi.State{hostapi.StateStarting, hostapi.StateRestarting, hostapi.StateStopping}},
+	{"signing in", "signing in", []hostapi.State{hostapi.StateSigningIn}},
+	{"needs a secret", "need a secret", []hostapi.State{hostapi.StateWaiting}},
+	{"needs a sign-in", "need a sign-in", []hostapi.State{hostapi.StateSignInNeeded}},
+	{"unreachable", "unreachable", []hostapi.State{hostapi.StateUnreachable}},
+	{"failed", "failed", []hostapi.State{hostapi.StateFailed, hostapi.StateInvalid, hostapi.StateUnauthorized}},
+	{"sleeping", "sleeping", []hostapi.State{hostapi.StateSleeping}}, // idle, but counted apart: they start on first use
+	{"stopped", "stopped", []hostapi.State{hostapi.StateStopped, hostapi.StateDisabled}},
+}
+
+// tallyOf is the index in tallies of a state's group; -1 for a state it
+// does not know.
+func tallyOf(s hostapi.State) int {
+	for i, t := range tallies {
+		if slices.Contains(t.states, s) {
+			return i
+		}
+	}
+	return -1
 }
 
 // Tooltip is the tray icon's tooltip: the app's name and its [Summary].
