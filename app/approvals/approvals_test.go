@@ -6,11 +6,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const wait = 10 * time.Second
@@ -189,20 +191,38 @@ func TestDecisions(t *testing.T) {
 	}
 }
 
+// TestTimeoutDenies: a request no one answers is denied at its timeout,
+// not a moment sooner, and leaves the list; the list gives its deadline.
+// On the fake clock of a synctest bubble, with a timeout of two minutes.
 func TestTimeoutDenies(t *testing.T) {
-	f := newFixture(t, map[string]Rules{"fs": {Policy: &config.Policy{Default: config.PolicyAsk}, Timeout: 50 * time.Millisecond}}, false)
-	i := info("fs", "write", 1)
-	if err := f.Before(i); err != nil {
-		t.Fatal(err)
-	}
-	w, err := decided(t, i.Hold)
-	var de *relay.DeniedError
-	if w != WordsTimedOut || !errors.As(err, &de) || !strings.Contains(de.Reason, "within 50ms") {
-		t.Fatalf("timeout: %q %v", w, err)
-	}
-	if len(f.List()) != 0 {
-		t.Fatal("a timed-out request is still waiting")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 2 * time.Minute
+		f := newFixture(t, map[string]Rules{"fs": {Policy: &config.Policy{Default: config.PolicyAsk}, Timeout: timeout}}, false)
+		i := info("fs", "write", 1)
+		start := time.Now()
+		if err := f.Before(i); err != nil {
+			t.Fatal(err)
+		}
+		if l := f.List(); len(l) != 1 || !l[0].Since.Equal(start) || !l[0].Deadline.Equal(start.Add(timeout)) {
+			t.Fatalf("the waiting request: %+v, want since %v, deadline %v", l, start, start.Add(timeout))
+		}
+		testkit.Advance(timeout - time.Millisecond)
+		select {
+		case <-i.Hold.Decided():
+			w, err := i.Hold.Decision()
+			t.Fatalf("decided %v after the request, before its timeout of %v: %q %v", time.Since(start), timeout, w, err)
+		default:
+		}
+		testkit.Advance(time.Millisecond)
+		w, err := decided(t, i.Hold)
+		var de *relay.DeniedError
+		if w != WordsTimedOut || !errors.As(err, &de) || !strings.Contains(de.Reason, "within 2m0s") {
+			t.Fatalf("timeout: %q %v", w, err)
+		}
+		if len(f.List()) != 0 {
+			t.Fatal("a timed-out request is still waiting")
+		}
+	})
 }
 
 func TestNoApproverDeniesAtOnce(t *testing.T) {
@@ -261,5 +281,50 @@ func TestLastApproverGoneDenies(t *testing.T) {
 	var de *relay.DeniedError
 	if w != WordsNoApprover || !errors.As(err, &de) || !strings.Contains(de.Reason, "went away") {
 		t.Fatalf("the last approver gone: %q %v", w, err)
+	}
+}
+
+// TestRequestKinds: a resources/read, prompts/get or completion/complete
+// gets its server's default policy: deny refuses it, ask holds it (the
+// approval names its kind, and cannot be always allowed: a policy names
+// tools), allow or none lets it go; a tools entry named like its target
+// and askDestructive say nothing of it.
+func TestRequestKinds(t *testing.T) {
+	f := newFixture(t, map[string]Rules{
+		"deny":  {Policy: &config.Policy{Default: config.PolicyDeny, Tools: map[string]string{"file:///a": config.PolicyAllow}}},
+		"ask":   {Policy: &config.Policy{Default: config.PolicyAsk}},
+		"allow": {Policy: &config.Policy{Tools: map[string]string{"*": config.PolicyDeny}}},
+	}, true)
+	for _, kind := range []string{relay.KindResourceRead, relay.KindPromptGet, relay.KindComplete} {
+		c := info("deny", "file:///a", 1)
+		c.Kind = kind
+		var de *relay.DeniedError
+		if err := f.Before(c); !errors.As(err, &de) || de.Kind != kind || c.Approval != WordsDeniedByPolicy {
+			t.Errorf("%s under deny: %v (%q)", kind, err, c.Approval)
+		}
+		c = info("allow", "rm", 1)
+		c.Kind = kind
+		if err := f.Before(c); err != nil || c.Hold != nil {
+			t.Errorf("%s under a tools entry and askDestructive: %v, held %v", kind, err, c.Hold != nil)
+		}
+	}
+	c := info("ask", "file:///a", 1)
+	c.Kind = relay.KindResourceRead
+	if err := f.Before(c); err != nil || c.Hold == nil {
+		t.Fatalf("a read under ask: %v, held %v", err, c.Hold != nil)
+	}
+	l := f.changed(t)
+	if len(l) != 1 || l[0].Kind != relay.KindResourceRead || l[0].Tool != "file:///a" {
+		t.Fatalf("waiting: %+v", l)
+	}
+	if err := f.Decide(l[0].ID, hostapi.DecideAlways); err == nil || len(f.always) != 0 {
+		t.Errorf("a read always allowed: %v %v", err, f.always)
+	}
+	if err := f.Decide(l[0].ID, hostapi.DecideOnce); err != nil {
+		t.Fatal(err)
+	}
+	<-c.Hold.Decided()
+	if words, err := c.Hold.Decision(); err != nil || words != WordsOnce {
+		t.Errorf("decision: %q %v", words, err)
 	}
 }

@@ -139,7 +139,14 @@ func (s *server) tokenSource(ctx context.Context, r *config.RemoteSpec, rec *tok
 		return nil, err
 	}
 	rs := &refresher{m: m, s: s, gen: s.oauthGen.Load(), name: r.Name, cfg: cfg, rec: *rec}
-	return oauth2.ReuseTokenSourceWithExpiry(rec.token(), rs, refreshEarly), nil
+	return renewing(rec, rs), nil
+}
+
+// renewing is the token source of rec: its token until refreshEarly
+// before the token's expiry, then renew's, each kept until refreshEarly
+// before its own expiry.
+func renewing(rec *tokenRecord, renew oauth2.TokenSource) oauth2.TokenSource {
+	return oauth2.ReuseTokenSourceWithExpiry(rec.token(), renew, refreshEarly)
 }
 
 // refresher refreshes a token with its refresh token, and saves the new

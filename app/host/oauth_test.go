@@ -51,7 +51,8 @@ func TestOAuthSignIn(t *testing.T) {
 	th.waitServer(t, "o", "sign-in needed", func(s hostapi.ServerStatus) bool {
 		return s.State == hostapi.StateSignInNeeded && strings.Contains(s.LastError, "servers login o")
 	})
-	time.Sleep(500 * time.Millisecond) // many backoff delays of the test host
+	// Never retried on a timer while it waits: the supervisor's
+	// TestWaitingForUser runs an hour of a synctest bubble's clock.
 	if st := th.statusOf(t, "o"); st.State != hostapi.StateSignInNeeded || st.Failures != 0 || st.Restarts != 0 {
 		t.Errorf("a server waiting for a sign-in: %s, %d failures, %d restarts; want it waiting, never retried", st.State, st.Failures, st.Restarts)
 	}

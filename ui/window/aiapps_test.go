@@ -304,12 +304,7 @@ func TestAppsPermissionDenied(t *testing.T) {
 	w, q := goldenWindow(t)
 	pump := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(wait); !cond(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %v", what, wait)
-			}
-			q.pump()
-		}
+		pumpUntil(t, q, what, cond)
 	}
 	w.showPlace(placeApps)
 	v := w.apps
