@@ -367,7 +367,10 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 			worst = max(worst, d)
 		}
 		// Pace the bursts to the healthy client, which must not be dropped.
-		testkit.Eventually(t, "the healthy client", func() bool { return count() >= i+burst })
+		testkit.Eventually(t, "the healthy client", func() (bool, string) {
+			return count() >= i+burst, fmt.Sprintf("%d of %d events received; the server's connections owe %v messages; the healthy client's error: %v",
+				count(), i+burst, h.srv.Pending(), good.Err())
+		})
 	}
 	t.Logf("%d events: %v in Publish, the slowest %v", total, inPublish, worst)
 	// Generous bounds: the race detector and a busy machine slow every
