@@ -312,6 +312,13 @@ func TestSubscribeDeliversInOrder(t *testing.T) {
 type Event = api.Event
 
 func TestSlowSubscriberIsDropped(t *testing.T) {
+	if testkit.UnderWine() {
+		// docs/testing.md, "Known flake": about 1 run in 5 a read on
+		// Wine's named pipe never completes after a burst (every event
+		// written, none lost by the client's pump). The dropping is the
+		// same code on every OS and runs on Linux.
+		t.Skip("Wine: a read on a named pipe loses its completion after a burst")
+	}
 	const queue = 256
 	h := startHost(t, echoMethods(), api.Options{QueueMessages: queue})
 	ctx := ctxT(t)
