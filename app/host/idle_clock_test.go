@@ -2,12 +2,14 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
@@ -46,8 +48,12 @@ func TestIdleStopOnTheClock(t *testing.T) {
 			return ct, nil
 		}
 		defer m.StopAll()
-		m.Apply(configs(t, map[string]any{"idle": map[string]any{
-			"command": "in-memory", "start": "on-demand", "idleStop": idle.Milliseconds(), "callTimeout": int64(24 * time.Hour / time.Millisecond)}}))
+		f, err := config.Parse(fmt.Appendf(nil, `{"version": 1, "mcpServers": {"idle": {"command": "in-memory", "start": "on-demand", "idleStop": %d, "callTimeout": %d}}}`,
+			idle.Milliseconds(), (24 * time.Hour).Milliseconds()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Apply(ServerConfigs(f))
 		s, err := m.get("idle")
 		if err != nil {
 			t.Fatal(err)
@@ -86,7 +92,7 @@ func TestIdleStopOnTheClock(t *testing.T) {
 		}
 
 		// A call wakes it, and it serves the call.
-		end := call("echo", "echo ok")
+		call("echo", "echo ok")
 		if runs.Load() != 2 {
 			t.Fatalf("the call woke the server %d times, want once", runs.Load()-1)
 		}
@@ -95,7 +101,7 @@ func TestIdleStopOnTheClock(t *testing.T) {
 		if st := state(); st != supervisor.Running {
 			t.Fatalf("a second before its idleStop: state %q, want running", st)
 		}
-		end = call("echo", "echo ok")
+		end := call("echo", "echo ok")
 		stopsAt(end, "a call at idleStop-1s")
 		if runs.Load() != 2 {
 			t.Fatalf("%d runs, want 2: the second call went to the running server", runs.Load())
