@@ -128,7 +128,7 @@ a flag): its flags are its own.
 				{name: "for-app", kind: boolFlag, help: "also allow this tool for the same app until it disconnects"},
 				{name: "always", kind: boolFlag, help: "always allow this tool (saved in the server's policy)"},
 			}, run: func(e *env, a *argv) error { return e.decide(a, true) }},
-		{name: "deny", group: "Approvals", args: "ID", summary: "refuse a waiting call (the app is told that you did not approve it)",
+		{name: "deny", group: "Approvals", args: "ID", summary: "refuse a waiting call (the app is told that you denied it)",
 			run: func(e *env, a *argv) error { return e.decide(a, false) }},
 		{name: "profiles", group: "AI apps", summary: "named selections of servers and tools that an app's bridge asks for (--profile)", dflt: "list", help: profilesHelp},
 		{name: "profiles list", summary: "every profile: its servers, tool rules, tool mode and problems", noArgs: true, run: (*env).profilesList},
