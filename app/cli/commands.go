@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -42,7 +43,7 @@ func commandTable() []*command {
 		return &command{name: "servers " + verb, aliases: aliases, args: "NAME", summary: summary,
 			run: func(e *env, a *argv) error { return e.serversFileOp(a, done) }}
 	}
-	return []*command{
+	rows := []*command{
 		{name: "tray", group: "The tray app", summary: "the tray app: the servers' states in the menu bar, and a window to manage them",
 			help: `'switchboard' with no arguments runs it with its window open;
 'switchboard --background' (how the login item starts it: 'switchboard
@@ -201,6 +202,9 @@ user's and every project's; without either they are listed, not moved.
 		{name: "version", group: "Diagnostics", summary: "print the version (also: --version, -v)", noArgs: true, run: (*env).version},
 		{name: "help", group: "Diagnostics", args: "[COMMAND...]", summary: "this overview, or a command's help", run: (*env).helpCmd},
 	}
+	// The words of tools (cmd_trust.go), after it.
+	i := slices.IndexFunc(rows, func(c *command) bool { return c.name == "tools" })
+	return slices.Insert(rows, i+1, toolsWordRows...)
 }
 
 var (
