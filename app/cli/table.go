@@ -34,7 +34,7 @@ type command struct {
 	// group ("tools review"): listed in help under its parent, and routed
 	// to when the parent's first argument is its word (resolve).
 	word bool
-	run        func(e *env, a *argv) error
+	run  func(e *env, a *argv) error
 }
 
 // flagDef is a flag of a command.
