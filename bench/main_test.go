@@ -18,7 +18,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -61,26 +60,20 @@ var helpers = map[string]func() int{
 	// ignore-eof never reads stdin; SIGTERM ends it (Go's default action).
 	"ignore-eof": func() int {
 		os.Stdout.WriteString(readyLine)
-		sleepForever()
+		testkit.Hang()
 		return 0
 	},
 	// ignore-term ignores EOF and SIGTERM: only SIGKILL ends it.
 	"ignore-term": func() int {
 		signal.Ignore(syscall.SIGTERM)
 		os.Stdout.WriteString(readyLine)
-		sleepForever()
+		testkit.Hang()
 		return 0
 	},
 }
 
 type echoIn struct {
 	Text string `json:"text"`
-}
-
-func sleepForever() {
-	for {
-		time.Sleep(time.Hour)
-	}
 }
 
 // echo copies r to w line by line through large buffers, flushing when the

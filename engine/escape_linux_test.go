@@ -119,7 +119,7 @@ func runSubhost([]string) int {
 	<-p.Stop()
 	wg.Wait()
 	_ = json.NewEncoder(os.Stdout).Encode(rep)
-	sleepForever()
+	testkit.Hang()
 	return 0
 }
 

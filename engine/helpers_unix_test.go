@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {
 		// stdout and stderr unbuffered (or flush), so nothing is lost.
 		syscall.Exit(h(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(testkit.Run(m))
 }
 
 // pids is what the forking helpers print: their own pid and their child's.
@@ -85,14 +85,14 @@ var helpers = map[string]func(args []string) int{
 	// ignore-eof never reads stdin; SIGTERM ends it (Go's default action).
 	"ignore-eof": func([]string) int {
 		ready()
-		sleepForever()
+		testkit.Hang()
 		return 0
 	},
 	// ignore-term ignores EOF and SIGTERM: only SIGKILL ends it.
 	"ignore-term": func([]string) int {
 		signal.Ignore(syscall.SIGTERM)
 		ready()
-		sleepForever()
+		testkit.Hang()
 		return 0
 	},
 	// fork starts a grandchild that ignores EOF and SIGTERM and shares its
@@ -118,7 +118,7 @@ var helpers = map[string]func(args []string) int{
 		if os.Getenv(leaderEnv) == "exit" {
 			return 0
 		}
-		sleepForever()
+		testkit.Hang()
 		return 0
 	},
 	// escape is "fork" whose grandchild leaves the process group and the
@@ -143,13 +143,13 @@ var helpers = map[string]func(args []string) int{
 		if os.Getenv(leaderEnv) == "exit" {
 			return 0
 		}
-		sleepForever()
+		testkit.Hang()
 		return 0
 	},
 	"grandchild": func([]string) int {
 		signal.Ignore(syscall.SIGTERM)
 		os.NewFile(3, "ready").Close()
-		sleepForever()
+		testkit.Hang()
 		return 0
 	},
 	// exit exits at once with the code in codeEnv.
@@ -219,18 +219,12 @@ var helpers = map[string]func(args []string) int{
 			return 96
 		}
 		os.Stdout.WriteString(line)
-		sleepForever()
+		testkit.Hang()
 		return 0
 	},
 }
 
 func ready() { fmt.Println("ready") }
-
-func sleepForever() {
-	for {
-		time.Sleep(time.Hour)
-	}
-}
 
 // Short graces keep the ladder tests fast; the bounds on timings are loose.
 const (

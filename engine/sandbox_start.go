@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // probeSandbox is sandbox.Probe; tests replace nothing, they cap the ABI
@@ -41,7 +42,7 @@ func (s *Spec) checkSandbox(bad func(key, format string, args ...any)) {
 			bad("sandbox.net", `lists no endpoint: write ["host:port", ...], or "none" or "outbound"`)
 		}
 		for i, e := range p.NetAllow {
-			if len(sandbox.AllowPorts([]string{e})) == 0 {
+			if len(serverspec.AllowPorts([]string{e})) == 0 {
 				bad(fmt.Sprintf("sandbox.net[%d]", i), `%q is not "host:port" with a port from 1 to 65535`, e)
 			}
 		}
@@ -65,7 +66,7 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 		return launch, env, &st, nil
 	}
 	home, _ := lookupEnv(env, "HOME", goosName)
-	protected := sandbox.Protected(home, opts.Protected...)
+	protected := serverspec.Protected(home, opts.Protected...)
 	// The config refuses these first; a spec from elsewhere is refused
 	// here all the same: a grant of HOME or of a credential file is no
 	// sandbox.
@@ -74,7 +75,7 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 		paths []string
 	}{{"sandbox.read", pol.Read}, {"sandbox.write", pol.Write}, {"sandbox.unix", pol.Unix}} {
 		for i, p := range l.paths {
-			if why := sandbox.WideGrant(p, home, protected); why != "" {
+			if why := serverspec.WideGrant(p, home, protected); why != "" {
 				return nil, nil, nil, fmt.Errorf(`server %q: %s[%d]: %q cannot be given to a sandboxed server: %s; name a narrower folder, or set "sandbox": "off" to run it unconfined`, spec.Name, l.key, i, p, why)
 			}
 		}

@@ -1,16 +1,13 @@
 package engine
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // Defaults of a [Spec], as in the reference transport design.
@@ -57,47 +54,18 @@ type Stderr struct {
 }
 
 // EnvValue is the value of one environment variable: literal text and
-// references to secrets, joined in order. Secret references are resolved
-// only when the process is spawned, through a [SecretResolver].
-type EnvValue []EnvPart
+// references to secrets, resolved only when the process is spawned,
+// through a [SecretResolver].
+type EnvValue = serverspec.EnvValue
 
-// EnvPart is a piece of an [EnvValue]: literal Text, or the name of a
-// Secret when Secret is not empty.
-type EnvPart struct {
-	Text   string
-	Secret string
-}
+// EnvPart is a piece of an [EnvValue].
+type EnvPart = serverspec.EnvPart
 
 // Literal returns an [EnvValue] of plain text.
 func Literal(s string) EnvValue { return EnvValue{{Text: s}} }
 
 // SecretRef returns an [EnvValue] that is the whole value of the named secret.
 func SecretRef(name string) EnvValue { return EnvValue{{Secret: name}} }
-
-// Secrets returns the names of the secrets the value refers to.
-func (v EnvValue) Secrets() []string {
-	var names []string
-	for _, p := range v {
-		if p.Secret != "" {
-			names = append(names, p.Secret)
-		}
-	}
-	return names
-}
-
-// String shows the value with each secret as ${secret:NAME}; it never
-// contains a secret's value, so it is safe to log.
-func (v EnvValue) String() string {
-	var b strings.Builder
-	for _, p := range v {
-		if p.Secret != "" {
-			b.WriteString("${secret:" + p.Secret + "}")
-		} else {
-			b.WriteString(p.Text)
-		}
-	}
-	return b.String()
-}
 
 // Spec describes one stdio MCP server: what to run and the limits of its
 // transport. Build one with the fields set and call [Spec.Check], which fills
@@ -174,29 +142,12 @@ func (s *Spec) Check() error {
 		errs = append(errs, &SpecError{Server: s.Name, Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 
-	switch {
-	case s.Command == "":
-		bad("command", "is required: name the executable (a name found in PATH, or an absolute path)")
-	case strings.IndexFunc(s.Command, unicode.IsSpace) >= 0 && !isExistingFile(s.Command):
-		// An absolute path to an existing file may hold spaces
-		// (C:\Program Files\nodejs\node.exe): it is never split. Anything
-		// else with whitespace is a command line pasted into command.
-		fields := strings.Fields(s.Command)
-		if len(fields) > 1 {
-			args, _ := json.Marshal(fields[1:]) // as the config file writes it
-			bad("command", "%q contains whitespace: put only the executable in command (%q) and the rest in args (%s)",
-				s.Command, fields[0], args)
-		} else {
-			bad("command", "%q contains whitespace: put only the executable in command and its arguments in args", s.Command)
-		}
-	case strings.ContainsRune(s.Command, 0):
-		bad("command", "contains a NUL byte")
-	case !filepath.IsAbs(s.Command) && strings.ContainsAny(s.Command, `/\`):
-		bad("command", "%q is a relative path: give an absolute path, or a bare name to look up in PATH", s.Command)
+	if msg := serverspec.CommandProblem(s.Command); msg != "" {
+		bad("command", "%s", msg)
 	}
 	for i, a := range s.Args {
-		if strings.ContainsRune(a, 0) {
-			bad(fmt.Sprintf("args[%d]", i), "contains a NUL byte, which no process can receive")
+		if msg := serverspec.ArgProblem(a); msg != "" {
+			bad(fmt.Sprintf("args[%d]", i), "%s", msg)
 		}
 	}
 	for name, v := range s.Env {
@@ -214,14 +165,8 @@ func (s *Spec) Check() error {
 			bad("inheritEnv", "variable name %q is invalid: it must be non-empty and contain no '=' or NUL", name)
 		}
 	}
-	if s.Cwd != "" {
-		if !filepath.IsAbs(s.Cwd) {
-			bad("cwd", "%q is not absolute: give an absolute path", s.Cwd)
-		} else if fi, err := os.Stat(s.Cwd); err != nil {
-			bad("cwd", "%q does not exist: create it or choose another directory", s.Cwd)
-		} else if !fi.IsDir() {
-			bad("cwd", "%q is not a directory", s.Cwd)
-		}
+	if msg := serverspec.CwdProblem(s.Cwd); msg != "" {
+		bad("cwd", "%s", msg)
 	}
 	switch s.Stderr.Kind {
 	case "":
@@ -231,10 +176,8 @@ func (s *Spec) Check() error {
 			bad("stderr", "a path is only allowed with \"file\"")
 		}
 	case StderrFile:
-		if !filepath.IsAbs(s.Stderr.Path) {
-			bad("stderr.file", "%q is not an absolute path: give an absolute path to append to", s.Stderr.Path)
-		} else if fi, err := os.Stat(filepath.Dir(s.Stderr.Path)); err != nil || !fi.IsDir() {
-			bad("stderr.file", "the directory of %q does not exist: create it first", s.Stderr.Path)
+		if msg := serverspec.StderrFileProblem(s.Stderr.Path); msg != "" {
+			bad("stderr.file", "%s", msg)
 		}
 	default:
 		bad("stderr", "%q is not one of inherit, discard, capture, or {\"file\": \"/absolute/path\"}", s.Stderr.Kind)
@@ -285,14 +228,4 @@ func durOpt(v *time.Duration, def, lo, hi time.Duration, checked bool, key strin
 	if *v < lo || *v > hi {
 		bad(key, "%d ms is out of range: use %d to %d ms", v.Milliseconds(), lo.Milliseconds(), hi.Milliseconds())
 	}
-}
-
-// isExistingFile reports whether p is an absolute path to an existing
-// regular file.
-func isExistingFile(p string) bool {
-	if !filepath.IsAbs(p) {
-		return false
-	}
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }

@@ -59,7 +59,7 @@ func runHelper(name string) int {
 	case "ignore-stdin":
 		// A server that never reads its stdin and never exits by itself.
 		fmt.Println("ready")
-		time.Sleep(time.Hour)
+		testkit.Hang()
 		return 0
 	case "host-nojob":
 		// The control of "host": starts the same stubborn tree with plain
@@ -86,11 +86,11 @@ func runHelper(name string) int {
 			return 2
 		}
 		fmt.Printf("pids %d %s\n", os.Getpid(), strings.TrimPrefix(strings.TrimSpace(line), "pids "))
-		time.Sleep(time.Hour)
+		testkit.Hang()
 		return 0
 	case "sleep":
 		// A grandchild that ignores stdin (it has none) and never exits.
-		time.Sleep(time.Hour)
+		testkit.Hang()
 		return 0
 	case "exit-on-eof":
 		// A well-behaved server: exits with SWITCHBOARD_WIN_CODE when stdin
@@ -118,7 +118,7 @@ func runHelper(name string) int {
 		}
 		fmt.Printf("pids %d %d\n", os.Getpid(), gc.Process.Pid)
 		if os.Getenv("SWITCHBOARD_WIN_STUBBORN") == "1" {
-			time.Sleep(time.Hour)
+			testkit.Hang()
 		}
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		return 0
@@ -151,7 +151,7 @@ func runHelper(name string) int {
 		}
 		fmt.Printf("pids %d %d\n", os.Getpid(), gc.Process.Pid)
 		if os.Getenv("SWITCHBOARD_WIN_STUBBORN") == "1" {
-			time.Sleep(time.Hour)
+			testkit.Hang()
 		}
 		return 0
 	case "host":
@@ -180,7 +180,7 @@ func runHelper(name string) int {
 			return 2
 		}
 		fmt.Printf("pids %d %s\n", os.Getpid(), strings.TrimPrefix(strings.TrimSpace(line), "pids "))
-		time.Sleep(time.Hour)
+		testkit.Hang()
 		return 0
 	}
 	fmt.Fprintf(os.Stderr, "unknown helper %q\n", name)

@@ -125,16 +125,14 @@ func childMemScan(t *testing.T) {
 // /proc/PID/environ reads empty, so an empty read is tried again.
 func environHas(t *testing.T, pid int, prefix string, m *testkit.Masked) bool {
 	var b []byte
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+	testkit.Poll(5*time.Second, func() bool {
 		var err error
 		b, err = os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b) > 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return len(b) > 0
+	})
 	defer clear(b)
 	for len(b) > 0 {
 		e := b

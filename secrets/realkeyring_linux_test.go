@@ -19,6 +19,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,22 +137,16 @@ func runChild(t *testing.T, exe, scenario string, bus bool) {
 // to end, kills those that do not, and returns their descriptions.
 func survivors(mark string, d time.Duration) []string {
 	find := func() map[int]string { return testkit.ProcsWithEnv(envMark + "=" + mark) }
-	deadline := time.Now().Add(d)
-	for {
-		found := find()
-		if len(found) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			var out []string
-			for pid, desc := range found {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-				out = append(out, desc)
-			}
-			return out
-		}
-		time.Sleep(100 * time.Millisecond)
+	var found map[int]string
+	if testkit.Poll(d, func() bool { found = find(); return len(found) == 0 }) {
+		return nil
 	}
+	var out []string
+	for pid, desc := range found {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		out = append(out, desc)
+	}
+	return out
 }
 
 // TestRealKeyringChild is the scenario named by SWITCHBOARD_KEYRING_TEST,
@@ -266,23 +261,16 @@ func startKeyring(t *testing.T, conn *dbus.Conn) {
 		}
 		t.Logf("gnome-keyring-daemon (pid %d) stopped", cmd.Process.Pid)
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testkit.EventuallyWithin(t, "gnome-keyring-daemon owns org.freedesktop.secrets", 10*time.Second, func() (bool, string) {
 		var has bool
 		err := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.freedesktop.secrets").Store(&has)
-		if err == nil && has {
-			break
-		}
 		select {
 		case <-done:
 			t.Fatalf("gnome-keyring-daemon exited: %s", out.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gnome-keyring-daemon did not take org.freedesktop.secrets: %v %s", err, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err == nil && has, fmt.Sprintf("%v %s", err, out.String())
+	})
 	t.Logf("gnome-keyring-daemon pid %d owns org.freedesktop.secrets", cmd.Process.Pid)
 }
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/zalando/go-keyring"
 )
 
@@ -33,8 +32,6 @@ type Store struct {
 	checkBus  func() error // nil: no session-bus check (memory stores)
 	mock      bool         // go-keyring's in-memory mock (NewMemoryStore)
 }
-
-var _ engine.SecretResolver = (*Store)(nil)
 
 // NewStore returns a Store for service (DefaultService if empty) whose index
 // of names is the file indexPath (DefaultIndexPath() if empty).
@@ -220,7 +217,8 @@ func (s *Store) List() ([]string, error) {
 }
 
 // Resolve returns the value of name in a new slice that is the caller's
-// to zero; it makes a *Store an engine.SecretResolver. On Linux it reads
+// to zero; it makes a *Store the engine's SecretResolver (app/host checks
+// it). On Linux it reads
 // the value from the Secret Service as bytes, with no string copy (see
 // getBytes). If ctx ends first (the keyring may be waiting for an unlock
 // prompt), it returns an error wrapping ctx.Err(), and the value, if it

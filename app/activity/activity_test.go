@@ -404,7 +404,7 @@ func TestRetentionByAge(t *testing.T) {
 	l.Add(rec("s", "a", "edge", t0.Add(-47*time.Hour), OK), nil)
 	l.Add(rec("s", "a", "new", t0, OK), nil)
 	flush(t, l)
-	if err := l.Prune(context.Background()); err != nil {
+	if err := l.prune(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	rs, _ := l.Query(context.Background(), Filter{})
@@ -434,7 +434,7 @@ func TestRetentionBySize(t *testing.T) {
 	}
 	flush(t, l)
 	before, _ := os.Stat(path)
-	if err := l.Prune(context.Background()); err != nil {
+	if err := l.prune(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	used, err := l.usedBytes(context.Background())
@@ -486,7 +486,7 @@ func burstHelper() int {
 	args := []byte(`{"text":"` + strings.Repeat("z", 300) + `"}`)
 	for i := 0; ; i++ {
 		for !l.Add(rec("burst", "a", fmt.Sprintf("t%07d", i), t0.Add(time.Duration(i)), OK), args) {
-			time.Sleep(time.Millisecond)
+			_ = l.Flush(context.Background()) // the queue is full: wait for the writer
 		}
 	}
 }

@@ -110,8 +110,10 @@ func benchDB(b *testing.B) string {
 			r := rec(fmt.Sprintf("server-%02d", i%20), "claude-ai", fmt.Sprintf("tool_%d", i%7),
 				start.Add(time.Duration(i)*step), o)
 			r.Duration = time.Duration(i%1000) * time.Microsecond
-			for !l.Add(r, args) {
-				time.Sleep(time.Millisecond)
+			for !l.Add(r, args) { // the queue is full: wait for the writer
+				if benchErr = l.Flush(context.Background()); benchErr != nil {
+					return
+				}
 			}
 		}
 		if benchErr = l.Flush(context.Background()); benchErr == nil {

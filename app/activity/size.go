@@ -87,7 +87,7 @@ type work struct {
 	// shrunk says a step gave pages back: a checkpoint ends the work (see
 	// endWork).
 	shrunk  bool
-	waiters []chan error // Prune calls waiting for the work to end
+	waiters []chan error // prune calls waiting for the work to end
 	// rows is the number of records while counted (see Log.rows).
 	rows    int64
 	counted bool
@@ -126,13 +126,13 @@ func (l *Log) rows(ctx context.Context) (int64, error) {
 	return l.w.rows, nil
 }
 
-// Prune applies retention now and returns when it is done: records older
+// prune applies retention now and returns when it is done: records older
 // than RetainDays go, then, when the live pages are past the log's high
 // mark, the oldest down to its low mark; free pages beyond what the next
 // records will reuse go back to the file system. The writer does the
 // same by itself: at Open (in the background), every PruneEvery (age),
 // and as it writes (size).
-func (l *Log) Prune(ctx context.Context) error { return l.ask(ctx, l.prunes) }
+func (l *Log) prune(ctx context.Context) error { return l.ask(ctx, l.prunes) }
 
 // wrote counts a committed batch's bytes and, every lim.check bytes,
 // has the size looked at; then it takes pending pruning steps.
@@ -167,7 +167,7 @@ func (l *Log) step() {
 	}
 }
 
-// endWork answers the Prune calls waiting and, after the first pass,
+// endWork answers the prune calls waiting and, after the first pass,
 // closes settled. A pass that gave pages back ends with a checkpoint that
 // truncates the database file to its pages and the -wal to nothing (the
 // vacuum's moves may have grown it past journal_size_limit, and no commit

@@ -1,6 +1,6 @@
 package activity
 
-// The size benchmarks use only the API (Open, Add, Flush, Prune, Close),
+// The size benchmarks use only the API (Open, Add, Flush, prune, Close),
 // so that the same file measures an earlier version too (docs/activity.md,
 // "Size").
 
@@ -195,7 +195,7 @@ func copyFile(dst, src string) error {
 
 // BenchmarkOpenOversized is a host's start on a log far over its
 // MaxBytes (2 MiB): a copy of a 32 MB or 234 MB log (the issue's) is
-// opened (open-ms: Open's wall time), then Prune waits for retention to
+// opened (open-ms: Open's wall time), then prune waits for retention to
 // be done (prune-ms: the time from Open's return until the log is within
 // its limit: 0 when Open did it all) and the files' size is taken
 // (after-MB). Run it with -benchtime 3x.
@@ -216,7 +216,7 @@ func BenchmarkOpenOversized(b *testing.B) {
 					b.Fatal(err)
 				}
 				opened := time.Now()
-				if err := l.Prune(context.Background()); err != nil {
+				if err := l.prune(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 				open += opened.Sub(start)

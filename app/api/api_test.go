@@ -171,7 +171,9 @@ func TestConcurrentCallsOnOneConnection(t *testing.T) {
 			if err := json.Unmarshal(params, &n); err != nil {
 				return nil, err
 			}
-			time.Sleep(time.Duration(rand.IntN(2000)) * time.Microsecond) // answers out of order
+			for range rand.IntN(100) { // answers out of order
+				runtime.Gosched()
+			}
 			return 2 * n, nil
 		},
 	}, api.Options{})

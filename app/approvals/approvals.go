@@ -64,12 +64,12 @@ const (
 // Rules are what decides the calls of one server.
 type Rules struct {
 	Policy  *config.Policy
-	Timeout time.Duration // approvalTimeout; <= 0: the default of 120 s
+	Timeout time.Duration // approvalTimeout; <= 0: its default (DefaultTimeout)
 }
 
 // DefaultTimeout is how long a request waits when its server's rules give
-// no timeout.
-const DefaultTimeout = 120 * time.Second
+// no timeout: approvalTimeout's default in the option table.
+var DefaultTimeout = config.DefaultDuration("approvalTimeout")
 
 // Options connect a [Stage] to its host.
 type Options struct {

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const wait = 10 * time.Second
@@ -190,21 +192,39 @@ func TestDecisions(t *testing.T) {
 	}
 }
 
+// TestTimeoutDenies: a request no one answers is denied at its timeout,
+// not a moment sooner, and leaves the list; the list gives its deadline.
+// On the fake clock of a synctest bubble, with a timeout of two minutes.
 func TestTimeoutDenies(t *testing.T) {
-	f := newFixture(t, map[string]Rules{"fs": {Policy: &config.Policy{Default: config.PolicyAsk}, Timeout: 50 * time.Millisecond}}, false)
-	i := info("fs", "write", 1)
-	if err := f.Before(i); err != nil {
-		t.Fatal(err)
-	}
-	w, err := decided(t, i.Hold)
-	var de *relay.DeniedError
-	if w != WordsTimedOut || !errors.As(err, &de) || !strings.Contains(de.Reason, "within 50ms") ||
-		!strings.Contains(de.Reason, "timed out") || strings.Contains(de.Reason, "user denied") || strings.Contains(de.Reason, "did not approve") {
-		t.Fatalf("timeout: %q %v", w, err)
-	}
-	if len(f.List()) != 0 {
-		t.Fatal("a timed-out request is still waiting")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 2 * time.Minute
+		f := newFixture(t, map[string]Rules{"fs": {Policy: &config.Policy{Default: config.PolicyAsk}, Timeout: timeout}}, false)
+		i := info("fs", "write", 1)
+		start := time.Now()
+		if err := f.Before(i); err != nil {
+			t.Fatal(err)
+		}
+		if l := f.List(); len(l) != 1 || !l[0].Since.Equal(start) || !l[0].Deadline.Equal(start.Add(timeout)) {
+			t.Fatalf("the waiting request: %+v, want since %v, deadline %v", l, start, start.Add(timeout))
+		}
+		testkit.Advance(timeout - time.Millisecond)
+		select {
+		case <-i.Hold.Decided():
+			w, err := i.Hold.Decision()
+			t.Fatalf("decided %v after the request, before its timeout of %v: %q %v", time.Since(start), timeout, w, err)
+		default:
+		}
+		testkit.Advance(time.Millisecond)
+		w, err := decided(t, i.Hold)
+		var de *relay.DeniedError
+		if w != WordsTimedOut || !errors.As(err, &de) || !strings.Contains(de.Reason, "within 2m0s") ||
+			!strings.Contains(de.Reason, "timed out") || strings.Contains(de.Reason, "user denied") || strings.Contains(de.Reason, "did not approve") {
+			t.Fatalf("timeout: %q %v", w, err)
+		}
+		if len(f.List()) != 0 {
+			t.Fatal("a timed-out request is still waiting")
+		}
+	})
 }
 
 func TestNoApproverDeniesAtOnce(t *testing.T) {

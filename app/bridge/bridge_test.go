@@ -140,14 +140,14 @@ func TestSibling(t *testing.T) {
 func TestExecutable(t *testing.T) {
 	dir := t.TempDir()
 	sb := filepath.Join(dir, "switchboard"+exeSuffix)
-	if got := Executable(sb); got != sb {
+	if got := beside(sb); got != sb {
 		t.Errorf("without the bridge: %q", got)
 	}
 	br := filepath.Join(dir, Name+exeSuffix)
 	if err := os.WriteFile(br, []byte("x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if got := Executable(sb); got != br {
+	if got := beside(sb); got != br {
 		t.Errorf("with the bridge: %q, want %q", got, br)
 	}
 }

@@ -228,11 +228,37 @@ func sibling(self, name string) (string, error) {
 	return "", fmt.Errorf("there is no %s next to it (%s): reinstall Switchboard, or start the host yourself ('switchboard serve', or the tray app)", name, strings.Join(tried, ", "))
 }
 
-// Executable returns the program that an AI app's entry should run to
-// reach Switchboard, given sb, the absolute path of the switchboard
-// executable: the small switchboard-bridge installed next to it, else sb
-// itself (run as `switchboard bridge`).
-func Executable(sb string) string {
+// Executable returns the absolute path, symbolic links resolved, of the
+// program an AI app's entry runs to reach Switchboard, as `switchboard
+// clients connect` and the window's AI apps panel write it: the small
+// switchboard-bridge installed next to this program, else this program
+// (run as `switchboard bridge`). On Windows the tray may run as the GUI
+// switchboard-tray.exe: without switchboard-bridge.exe an app runs the
+// console switchboard.exe beside it (the one an AI app can talk to over
+// stdio, and that app/aiapps recognizes as the bridge).
+func Executable() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the path of the switchboard program: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return "", err
+	}
+	if strings.EqualFold(filepath.Base(exe), "switchboard-tray.exe") {
+		console := filepath.Join(filepath.Dir(exe), "switchboard.exe")
+		if _, err := os.Stat(console); err == nil {
+			exe = console
+		}
+	}
+	return beside(exe), nil
+}
+
+// beside returns the switchboard-bridge installed next to sb, the
+// absolute path of the switchboard executable, else sb itself.
+func beside(sb string) string {
 	p := filepath.Join(filepath.Dir(sb), Name+exeSuffix)
 	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
 		return p

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/tailscale/hujson"
 )
 
@@ -526,6 +527,7 @@ func TestClientsImportDeclineAndExisting(t *testing.T) {
 // host's API (which starts it), and the app's entry now runs this very
 // binary's bridge by its absolute path; `clients list` says so.
 func TestE2EClientsImportThroughHost(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	sb.serve(t)
 	appPath := filepath.Join(sb.configHome, "Claude", "claude_desktop_config.json")

@@ -27,23 +27,8 @@ func pathExists(p string) bool {
 	return err == nil
 }
 
-// bridgeExecutable is the absolute path, symbolic links resolved, of the
-// program an app's entry runs: the small switchboard-bridge when it is
-// installed next to this binary (it starts in a millisecond), else this
-// binary (run as `switchboard bridge`); tests replace it.
-var bridgeExecutable = func() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("cannot find the path of the switchboard binary: %w", err)
-	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	if exe, err = filepath.Abs(exe); err != nil {
-		return "", err
-	}
-	return bridge.Executable(exe), nil
-}
+// bridgeExecutable is [bridge.Executable]; tests replace it.
+var bridgeExecutable = bridge.Executable
 
 // clientApp parses the app argument and finds its config file.
 func (e *env) clientApp(verb string, pos []string) (*aiapps.App, aiapps.Location, error) {

@@ -4,18 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-mcp/switchboard/internal/english"
-	"github.com/switchboard-mcp/switchboard/internal/termtext"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/internal/english"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
+
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -323,7 +323,7 @@ func (e *env) doctor(*argv) error {
 			file = f
 			if r := f.Report(); r.Len() > 0 {
 				for _, p := range r.Problems() {
-					bad("config: %s", problemLine(configedit.ProblemOf(p)))
+					bad("config: %s", problemLine(p))
 				}
 			} else {
 				ok("config %s: %s, no problems", path, english.Plural(len(f.Servers), "server"))

@@ -207,7 +207,7 @@ func (e *env) serversPut(a *argv, create bool) error {
 	}
 	if s, err := config.ParseServer(name, raw); err == nil {
 		for _, n := range s.Notes(name) {
-			fmt.Fprintf(e.stdout, "note: %s: %s\n", n.Path(), termtext.Escape(n.Msg))
+			fmt.Fprintf(e.stdout, "note: %s: %s\n", n.Path(), termtext.Escape(n.Message))
 		}
 	}
 	return nil

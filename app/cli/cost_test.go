@@ -4,13 +4,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 func TestThousands(t *testing.T) {
@@ -45,19 +46,13 @@ func TestToolsCostCLI(t *testing.T) {
 	}
 
 	var c hostapi.Cost
-	deadline := time.Now().Add(wait)
-	for {
+	testkit.Eventually(t, "tools --cost --json settled", func() (bool, string) {
+		c = hostapi.Cost{}
 		if err := json.Unmarshal([]byte(sb.cli(t, "tools", "--cost", "--json")), &c); err != nil {
 			t.Fatal(err)
 		}
-		if len(c.Pending) == 0 && len(c.Apps) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tools --cost --json never settled: %+v", c)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(c.Pending) == 0 && len(c.Apps) > 0, fmt.Sprintf("%+v", c)
+	})
 	if len(c.Servers) != 1 || c.Servers[0].Server != "srv" || c.Servers[0].Tools != 1 || c.Servers[0].Tokens == 0 || c.Total.Tokens <= c.Servers[0].Tokens {
 		t.Errorf("tools --cost --json: %+v", c)
 	}

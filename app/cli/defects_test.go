@@ -20,6 +20,7 @@ import (
 // TestE2EDefectsFoundByUse: one host, the defects of issue 12 that need
 // one, each a subtest.
 func TestE2EDefectsFoundByUse(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	// The host's login shell adds a directory to PATH that the CLI's own
 	// environment (another HOME, so another profile) does not have.

@@ -27,6 +27,7 @@ import (
 // the servers they should; a broken file keeps the last good config; the
 // file and runtime commands work; `stop` leaves no process behind.
 func TestE2E(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	everything := testkit.NpmServer(t, "mcp-server-everything")
 	filesystem := testkit.NpmServer(t, "mcp-server-filesystem")
 	sb := newSandbox(t)
@@ -248,6 +249,7 @@ func (s *sandbox) shortLadders(t *testing.T) {
 // host sweeps it. A second `serve` while one runs is refused with the pid
 // and socket of the running one, and kills nothing.
 func TestE2EKilledHost(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	gcFile := filepath.Join(sb.root, "grandchild")
 	// Added with no host: the CLI writes the file itself.
@@ -333,6 +335,7 @@ func TestE2EKilledHost(t *testing.T) {
 // TestE2ELockAndSocket: the single-instance lock, SWITCHBOARD_RUNTIME_DIR,
 // and the refusal of a --config other than the running host's.
 func TestE2ELockAndSocket(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	h := sb.serve(t)
 
@@ -415,6 +418,7 @@ func TestE2ELockAndSocket(t *testing.T) {
 // timeout with no client, stopping its servers; a connected client (a
 // `logs -f`) keeps it alive.
 func TestE2EOnDemandIdle(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	sb.cli(t, sb.helperArgs("idle", "modern")...)
 	const idle = 2 * time.Second
@@ -500,6 +504,7 @@ func startFollower(t *testing.T, sb *sandbox, name string) *follower {
 // ignores EOF and SIGTERM, so that its ladder runs to SIGKILL, and one with
 // such a grandchild) before it exits.
 func TestE2ESigterm(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	sb.cli(t, sb.helperArgs("stubborn", "modern", "--env", stayEnv+"=term")...)
 	sb.cli(t, "servers", "set", "stubborn", "--env", "X=1") // servers set keeps the rest

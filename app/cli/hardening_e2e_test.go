@@ -47,17 +47,16 @@ func init() {
 		return 0
 	}
 	// escapee ignores SIGTERM, writes its pid and start time to
-	// gcFileEnv, and sleeps (a timer, not select{}: with nothing else to
-	// run, the runtime would end a bare select{} as a deadlock).
+	// gcFileEnv, and hangs (testkit.Hang: with nothing else to run, the
+	// runtime would end a bare select{} as a deadlock).
 	helpers["escapee"] = func() int {
 		signal.Ignore(syscall.SIGTERM)
 		me := os.Getpid()
 		if err := os.WriteFile(os.Getenv(gcFileEnv), fmt.Appendf(nil, "%d %d\n", me, procStart(me)), 0o600); err != nil {
 			return 1
 		}
-		for {
-			time.Sleep(time.Hour)
-		}
+		testkit.Hang()
+		return 0
 	}
 }
 
@@ -99,6 +98,7 @@ func ppidOf(pid int) int {
 // left; among the servers one whose grandchild escaped its process group
 // and was adopted by the host.
 func TestE2ESighup(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	sb.cli(t, sb.helperArgs("stubborn", "modern", "--env", stayEnv+"=term")...)
 	gcFile := filepath.Join(sb.root, "grandchild")
@@ -149,6 +149,7 @@ func TestE2ESighup(t *testing.T) {
 // survives its next log lines, keeps writing them to host.log, and still
 // answers.
 func TestE2EClosedStderr(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -227,6 +228,7 @@ func TestE2EClosedStderr(t *testing.T) {
 // TestE2ELoginShellOnlyHost: `status` without a host does not run the
 // login shell (a profile may be slow, or start processes); the host does.
 func TestE2ELoginShellOnlyHost(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	marker := filepath.Join(sb.root, "shell-ran")
 	shell := filepath.Join(sb.root, "fakesh")

@@ -149,6 +149,7 @@ var switches = []string{
 // on demand. The host holds none of the app's descriptors and has none of
 // its switches; the host's server has only stdin, stdout and stderr.
 func TestBridgeOnDemandHostInheritsNothing(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSessionSandbox(t)
 	env := append(only(sb.env, sdkDefaultEnvNames...), switches...)
 	cfg := filepath.Join(sb.home, ".config", "switchboard", "config.json") // HOME's: the app passes no XDG_CONFIG_HOME
@@ -221,6 +222,7 @@ func TestBridgeOnDemandHostInheritsNothing(t *testing.T) {
 // (SWITCHBOARD_GATEWAY_SDK_ONLY ignored), and doctor reports the kernel's
 // Landlock ABI (SWITCHBOARD_LANDLOCK_ABI ignored).
 func TestServeInheritsNothing(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	fdFile := filepath.Join(sb.root, "server-fds")
 	sb.cli(t, sb.helperArgs("srv", "fdlister", "--env", fdFileEnv+"="+fdFile)...)

@@ -29,6 +29,7 @@ func privateKeyring(t *testing.T, sb *sandbox) string {
 // value is nowhere else: not in the config, the log, the status or any
 // output of the CLI.
 func TestE2ESecretRealKeyring(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	addr := privateKeyring(t, sb)
 	sb.env = sb.with("DBUS_SESSION_BUS_ADDRESS=" + addr)

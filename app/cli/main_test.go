@@ -68,7 +68,7 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
-		return m.Run()
+		return testkit.Run(m)
 	}()
 	os.Exit(code)
 }
@@ -245,12 +245,8 @@ func newSandbox(t *testing.T) *sandbox {
 		"GORACE=atexit_sleep_ms=0") // a -race binary sleeps a second at exit by default
 	t.Cleanup(func() {
 		// The tests' own cleanups (stopping hosts) ran first.
-		deadline := time.Now().Add(10 * time.Second)
-		left := marked(s.mark)
-		for len(left) > 0 && time.Now().Before(deadline) {
-			time.Sleep(100 * time.Millisecond)
-			left = marked(s.mark)
-		}
+		var left map[int]string
+		testkit.Poll(10*time.Second, func() bool { left = marked(s.mark); return len(left) == 0 })
 		for pid := range left {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -98,7 +97,7 @@ func problemPath(p hostapi.Problem) string {
 	case p.Key == "" && p.Server == "":
 		return ""
 	}
-	return config.Problem{Server: p.Server, Key: p.Key}.Path()
+	return p.Path()
 }
 
 // remedyText phrases a problem's remedy as what to run or do on the
@@ -157,11 +156,11 @@ func printSkip(w io.Writer, s config.Skip) {
 	case 0:
 		fmt.Fprintln(w, "skipped:", s)
 	case 1:
-		fmt.Fprintf(w, "skipped: %q: not imported: %s\n", s.Name, problemLine(configedit.ProblemOf(s.Problems[0])))
+		fmt.Fprintf(w, "skipped: %q: not imported: %s\n", s.Name, problemLine(s.Problems[0]))
 	default:
 		fmt.Fprintf(w, "skipped: %q: not imported: %d problems:\n", s.Name, len(s.Problems))
 		for _, p := range s.Problems {
-			fmt.Fprintln(w, "  "+problemLine(configedit.ProblemOf(p)))
+			fmt.Fprintln(w, "  "+problemLine(p))
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 // editing the profile through the host changes the connected app's list
 // with list_changed, without restarting a server.
 func TestBridgeProfileStrippedEnv(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSessionSandbox(t)
 	sb.serve(t)
 	sb.cli(t, sb.helperArgs("srv", "modern")...)

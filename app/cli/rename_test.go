@@ -25,6 +25,7 @@ func entryOf(t *testing.T, sb *sandbox, name string) map[string]any {
 // the new), and 'servers set --allow-tool/--deny-tool/--clear-tool-filter'
 // in the file and in what the gateway exposes.
 func TestE2ERenameAndToolFilter(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	sb.cli(t, sb.helperArgs("first", "modern", "--env", "KEEP=1")...)
 	sb.cli(t, sb.helperArgs("other", "modern")...)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestE2EServersSetSandbox: 'servers set --sandbox...' writes the entry's
@@ -18,6 +19,7 @@ import (
 // running host's API, keeps the entry's other keys, and refuses bad
 // values with the remedy and nothing written.
 func TestE2EServersSetSandbox(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	sb.cli(t, sb.helperArgs("box", "modern", "--env", "KEEP=1", "--disabled")...)
 	sandboxOf := func() string {
@@ -74,6 +76,7 @@ func TestE2EServersSetSandbox(t *testing.T) {
 // valid and not held back); a too-wide grant (--sandbox-read ~) is
 // refused with its key and the remedy, nothing written.
 func TestE2ESandboxUnixAndStrictNote(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	dir := filepath.Join(sb.home, "Projects")
 	if err := os.MkdirAll(dir, 0o700); err != nil {

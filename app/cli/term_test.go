@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // hostileStderr is what the "hostile" helper writes before it exits: a
@@ -34,6 +35,7 @@ func init() {
 // `logs --json` exactly (as JSON escapes); the crash's error shows the
 // line that says what went wrong, not the usage footer.
 func TestE2EServerBytesEscaped(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	sb.serve(t)
 	sb.cli(t, sb.helperArgs("hostile", "hostile", "--stderr", "capture")...)
@@ -96,6 +98,7 @@ func TestE2EServerBytesEscaped(t *testing.T) {
 // TestE2EFreshHostOnBrokenFile: a host started on a file it cannot use
 // has no last good config: status says so, and that nothing runs.
 func TestE2EFreshHostOnBrokenFile(t *testing.T) {
+	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	if err := os.MkdirAll(strings.TrimSuffix(sb.configPath(), "/config.json"), 0o700); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/trust"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // descFileEnv names the file the "described" helper reads its tool's
@@ -226,17 +227,10 @@ func TestTrustThroughBridge(t *testing.T) {
 	}
 	write("Fetches a URL, version 4.")
 	restart()
-	deadline := time.Now().Add(wait)
-	for {
+	testkit.Eventually(t, "the rejected tool's new definition held for review", func() (bool, string) {
 		out := sb.cli(t, "tools", "review", "web")
-		if strings.Contains(out, "+ Fetches a URL, version 4.") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the rejected tool's new definition is not held for review:\n%s", out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return strings.Contains(out, "+ Fetches a URL, version 4."), out
+	})
 	if got := b.tools(t); len(got) != 0 {
 		t.Errorf("tools with fetch held again: %v", got)
 	}

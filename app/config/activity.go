@@ -42,20 +42,20 @@ func (f *File) Activity() (ActivitySettings, error) {
 	}
 	ms, _, err := decodeObject(raw)
 	if err != nil {
-		return ActivitySettings{}, Problem{Key: "activity", Msg: fmt.Sprintf(`%s is neither a switch nor an object: write false to turn the activity log off, or {"retainDays": 30, "maxBytes": 200000000}`, rawString(raw))}
+		return ActivitySettings{}, Problem{Key: "activity", Message: fmt.Sprintf(`%s is neither a switch nor an object: write false to turn the activity log off, or {"retainDays": 30, "maxBytes": 200000000}`, rawString(raw))}
 	}
 	for _, m := range ms {
 		switch m.Key {
 		case "retainDays":
 			var d int
 			if err := json.Unmarshal(m.Value, &d); err != nil || d < 1 || d > 36500 {
-				return ActivitySettings{}, Problem{Key: "activity.retainDays", Msg: fmt.Sprintf("%s is not a number of days: write a whole number from 1 to 36500 (default 30)", rawString(m.Value))}
+				return ActivitySettings{}, Problem{Key: "activity.retainDays", Message: fmt.Sprintf("%s is not a number of days: write a whole number from 1 to 36500 (default 30)", rawString(m.Value))}
 			}
 			a.RetainDays = d
 		case "maxBytes":
 			var n int64
 			if err := json.Unmarshal(m.Value, &n); err != nil || n < 1<<20 {
-				return ActivitySettings{}, Problem{Key: "activity.maxBytes", Msg: fmt.Sprintf("%s is not a size the log can keep: write a whole number of bytes, at least 1048576 (1 MiB; default 200000000)", rawString(m.Value))}
+				return ActivitySettings{}, Problem{Key: "activity.maxBytes", Message: fmt.Sprintf("%s is not a size the log can keep: write a whole number of bytes, at least 1048576 (1 MiB; default 200000000)", rawString(m.Value))}
 			}
 			a.MaxBytes = n
 		}
@@ -72,7 +72,7 @@ func (f *File) activityProblems() []Problem {
 		if errors.As(err, &p) {
 			return []Problem{p}
 		}
-		return []Problem{{Key: "activity", Msg: err.Error()}}
+		return []Problem{{Key: "activity", Message: err.Error()}}
 	}
 	raw, ok := f.extra["activity"]
 	if !ok || isNull(raw) {
@@ -85,7 +85,7 @@ func (f *File) activityProblems() []Problem {
 	var ps []Problem
 	for _, m := range ms {
 		if m.Key != "retainDays" && m.Key != "maxBytes" {
-			ps = append(ps, Problem{Key: "activity." + m.Key, Msg: "is not a known key: the activity log's settings are " + activityKeys})
+			ps = append(ps, Problem{Key: "activity." + m.Key, Message: "is not a known key: the activity log's settings are " + activityKeys})
 		}
 	}
 	return ps

@@ -4,64 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
-	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
-// DefaultCallTimeout is how long a tool call may take when callTimeout is
-// not set.
-const DefaultCallTimeout = 300 * time.Second
-
 // Problem is one thing wrong with the file: with an entry (Server set) or
-// with the file as a whole.
-type Problem struct {
-	Server string // the entry's name; "" for a problem of the whole file
-	Key    string // the key within the entry (e.g. "cwd", "env.TOKEN"), or of the file
-	Msg    string // what is wrong and the remedy
-	// Fact is what is wrong without the remedy's words, and Remedy the
-	// remedy as data, where the remedy is one a front end can phrase (a
-	// command to run, a button): both empty otherwise. Msg says it all in
-	// words either way.
-	Fact   string
-	Remedy *Remedy
-	// Warning marks a problem that stops nothing (a profile that names a
-	// server mcpServers lacks): it is reported, and everything runs.
-	Warning bool
-}
+// with the file as a whole. It is the host API's problem (app/hostapi), so
+// a front end gets it as the config reports it: Message says what is
+// wrong and the remedy in words; Fact and Remedy, where the remedy is one
+// a front end can phrase (a command to run, a button), say it as data;
+// Warning marks one that stops nothing. Error() writes its path and
+// message: `mcpServers.files.cwd: "/srv/x" does not exist: create it or
+// choose another directory`.
+type Problem = hostapi.Problem
 
-// Remedy is what to do about a [Problem], as data. Its kinds are the host
-// API's (app/hostapi: "rename_key", "set_secret", ...); the host passes
-// them on as they are.
-type Remedy struct {
-	Kind     string
-	From, To string // rename_key: the key as written, the known key meant
-}
-
-// Path names where the problem is, as a path into the file:
-// mcpServers.files.cwd.
-func (p Problem) Path() string {
-	if p.Server == "" && p.Key == "" {
-		return "config"
-	}
-	if p.Server == "" {
-		return p.Key
-	}
-	s := "mcpServers." + p.Server
-	if !ValidServerName(p.Server) {
-		s = "mcpServers[" + strconv.Quote(p.Server) + "]"
-	}
-	if p.Key != "" {
-		s += "." + p.Key
-	}
-	return s
-}
-
-// Error returns the path and the message:
-// `mcpServers.files.cwd: "/srv/x" does not exist: create it or choose another directory`.
-func (p Problem) Error() string { return p.Path() + ": " + p.Msg }
+// Remedy is what to do about a [Problem], as data (app/hostapi's kinds:
+// "rename_key", "keyring_ref", ...).
+type Remedy = hostapi.Remedy
 
 // Report is every problem found in a file: those of the file as a whole and
 // those of each entry. An entry with problems is not started; the others
@@ -127,124 +88,91 @@ func (r *Report) add(name string, ps []Problem) {
 	r.Servers[name] = append(r.Servers[name], ps...)
 }
 
-// Spec returns the engine spec of the entry, named name, with the file's
-// defaults filled in (stderr "capture", the numeric defaults, durations
-// converted from ms) and an explicit 0 turned into the engine's -1. The spec
-// is not yet checked (engine.Start checks it), but Spec runs the same check
-// on a copy: the error, if any, joins a [Problem] for everything wrong with
-// the entry, as [File.Check] reports it.
-func (s *Server) Spec(name string) (engine.Spec, error) {
-	spec, ps := s.validate(name)
-	if len(ps) > 0 {
-		errs := make([]error, len(ps))
-		for i, p := range ps {
-			errs[i] = p
-		}
-		return spec, errors.Join(errs...)
-	}
-	return spec, nil
-}
-
-// validate checks the entry as named name and returns its spec and
-// problems: those found while reading it, those of the config's own rules,
-// and those of [engine.Spec.Check] with the engine's keys turned into the
-// file's paths.
-func (s *Server) validate(name string) (engine.Spec, []Problem) {
+// validate checks the entry as named name and returns its problems: those
+// found while reading it, those of the config's own rules, and those of
+// the rules a server's spec obeys wherever it runs (internal/serverspec,
+// which the engine checks again when it starts the server). The host
+// builds the engine's spec of an entry without problems (app/host,
+// spec.go).
+func (s *Server) validate(name string) []Problem {
 	var ps []Problem
 	bad := func(key, format string, args ...any) {
-		ps = append(ps, Problem{Server: name, Key: key, Msg: fmt.Sprintf(format, args...)})
+		ps = append(ps, Problem{Server: name, Key: key, Message: fmt.Sprintf(format, args...)})
+	}
+	// spec reports a rule of the spec, unless the key was already found
+	// wrong while reading it (the rule would only add that it is missing).
+	spec := func(key, msg string) {
+		if msg != "" && !slices.ContainsFunc(ps, func(p Problem) bool { return p.Key == key }) {
+			bad(key, "%s", msg)
+		}
 	}
 	if !ValidServerName(name) {
 		bad("", "the name %q is not valid: %s (for example %q)", name, serverNameMsg, NormalizeName(name))
 	}
 	for _, p := range s.decodeProblems {
 		p.Server = name
+		if p.Remedy != nil {
+			r := *p.Remedy
+			r.Server = name
+			p.Remedy = &r
+		}
 		ps = append(ps, p)
 	}
 	if s.raw != nil {
-		return engine.Spec{Name: name}, ps
+		return ps
 	}
 	if s.IsRemote() {
 		return s.validateRemote(name, ps)
 	}
 
-	spec := engine.Spec{
-		Name:            name,
-		Command:         s.Command,
-		Args:            nonEmpty(s.Args),
-		InheritEnv:      nonEmpty(s.InheritEnv),
-		Cwd:             s.Cwd,
-		Stderr:          engine.Stderr{Kind: engine.StderrCapture},
-		AllowBatchFiles: s.AllowBatchFiles,
-	}
 	for _, name := range s.InheritEnv {
 		if err := CheckEnvName(name); err != nil {
 			bad("inheritEnv", "%v", err)
 		}
 	}
-	if len(s.Env) > 0 {
-		spec.Env = make(map[string]engine.EnvValue, len(s.Env))
-		for _, k := range sortedKeys(s.Env) {
-			if err := CheckEnvName(k); err != nil {
-				bad("env", "%v", err)
-			}
-			v, err := ParseEnvValue(s.Env[k])
-			if err != nil {
-				bad("env."+k, "%v", err)
-				continue
-			}
-			spec.Env[k] = v
+	for _, k := range sortedKeys(s.Env) {
+		if err := CheckEnvName(k); err != nil {
+			bad("env", "%v", err)
+		}
+		if _, err := ParseEnvValue(s.Env[k]); err != nil {
+			bad("env."+k, "%v", err)
+		} else if strings.ContainsRune(s.Env[k], 0) {
+			bad("env."+k, "contains a NUL byte")
 		}
 	}
-	if s.Stderr != nil {
-		spec.Stderr = engine.Stderr{Kind: engine.StderrKind(s.Stderr.Kind), Path: s.Stderr.File}
-		if s.Stderr.Kind == "file" {
-			spec.Stderr.Kind = engine.StderrFile
-		}
-	}
-	s.numbers(&spec, bad)
-	pol, sps := s.SandboxPolicy()
+	s.checkNumbers(bad)
+	_, sps := s.SandboxPolicy()
 	for _, p := range sps {
 		p.Server = name
 		ps = append(ps, p)
 	}
-	spec.Sandbox = pol
 	ps = append(ps, s.toolProblems(name)...)
 
-	check := spec // Check fills in defaults; the caller gets the spec as the file says
-	if err := check.Check(); err != nil {
-		// A key that could not be read was reported as such; the engine
-		// would only add that it is missing. A key checked here (numbers,
-		// variable names) the engine would report again in its words.
-		for _, p := range specProblems(name, err) {
-			if p.Key == "" || !slices.ContainsFunc(ps, func(d Problem) bool { return d.Key == p.Key }) {
-				ps = append(ps, p)
-			}
+	spec("command", serverspec.CommandProblem(s.Command))
+	for i, a := range s.Args {
+		spec(fmt.Sprintf("args[%d]", i), serverspec.ArgProblem(a))
+	}
+	spec("cwd", serverspec.CwdProblem(s.Cwd))
+	if s.Stderr != nil {
+		switch s.Stderr.Kind {
+		case "inherit", "discard", "capture":
+		case "file":
+			spec("stderr.file", serverspec.StderrFileProblem(s.Stderr.File))
+		default:
+			spec("stderr", fmt.Sprintf(`%q is not one of inherit, discard, capture, or {"file": "/absolute/path"}`, s.Stderr.Kind))
 		}
 	}
 	sortProblems(ps)
-	return spec, ps
+	return ps
 }
 
-// specProblems turns the engine's *SpecErrors into Problems: the engine names
-// keys as the file does, so only the path is added.
-func specProblems(name string, err error) []Problem {
-	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	} else {
-		errs = []error{err}
+// problemsErr joins an entry's problems into one error, or nil.
+func problemsErr(ps []Problem) error {
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		errs[i] = p
 	}
-	var ps []Problem
-	for _, e := range errs {
-		var se *engine.SpecError
-		if errors.As(e, &se) {
-			ps = append(ps, Problem{Server: name, Key: se.Key, Msg: se.Msg})
-		} else {
-			ps = append(ps, Problem{Server: name, Msg: e.Error()})
-		}
-	}
-	return ps
+	return errors.Join(errs...)
 }
 
 // sortProblems orders an entry's problems by the position of their key in
@@ -262,13 +190,6 @@ func sortProblems(ps []Problem) {
 		return len(knownKeys)
 	}
 	slices.SortStableFunc(ps, func(a, b Problem) int { return rank(a.Key) - rank(b.Key) })
-}
-
-func nonEmpty(s []string) []string {
-	if len(s) == 0 {
-		return nil
-	}
-	return slices.Clone(s)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

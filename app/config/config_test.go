@@ -8,9 +8,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/switchboard-mcp/switchboard/engine"
 )
 
 func TestDefaultPath(t *testing.T) {
@@ -229,13 +226,12 @@ func TestLoadKeepsGoodServers(t *testing.T) {
 	if f.Servers["good"].Problems() != nil || !f.Servers["good"].Valid() || f.Servers["bad"].Valid() {
 		t.Error("Valid/Problems")
 	}
-	if _, err := f.Servers["good"].Spec("good"); err != nil {
-		t.Errorf("good Spec: %v", err)
+	if err := problemsErr(f.Servers["good"].validate("good")); err != nil {
+		t.Errorf("good: %v", err)
 	}
-	_, err = f.Servers["bad"].Spec("bad")
 	var p Problem
-	if !errors.As(err, &p) || p.Server != "bad" {
-		t.Errorf("bad Spec error = %v, want a Problem", err)
+	if err := problemsErr(f.Servers["bad"].validate("bad")); !errors.As(err, &p) || p.Server != "bad" {
+		t.Errorf("bad: error = %v, want a Problem", err)
 	}
 	if got := f.Servers["web"].Remote(); got != "https://example.com/mcp" {
 		t.Errorf("Remote = %q", got)
@@ -332,75 +328,6 @@ func TestMigrations(t *testing.T) {
 	}
 	if len(migrations) != CurrentVersion || migrations[len(migrations)-1].to != CurrentVersion {
 		t.Errorf("the migrations do not end at version %d", CurrentVersion)
-	}
-}
-
-func TestSpec(t *testing.T) {
-	dir := t.TempDir()
-	tests := []struct {
-		name   string
-		server string
-		want   engine.Spec
-		callTO time.Duration
-	}{
-		{"defaults", `{"command": "npx", "args": ["-y", "pkg"]}`, engine.Spec{
-			Name: "s", Command: "npx", Args: []string{"-y", "pkg"}, Stderr: engine.Stderr{Kind: engine.StderrCapture},
-			MaxMessageBytes: 8388608, WriteQueueBytes: 16777216, MaxJunkLines: 10, MaxReconnects: 5,
-			StdinGrace: 2 * time.Second, TermGrace: 2 * time.Second, ProbeTimeout: 3 * time.Second, HandshakeTimeout: time.Minute,
-		}, 300 * time.Second},
-		{"everything", `{"command": "/usr/bin/node", "args": [], "env": {"A": "1", "AUTH": "Bearer ${keyring:gh}", "L": "$${x}"},
-			"cwd": ` + jsonString(dir) + `, "stderr": {"file": ` + jsonString(filepath.Join(dir, "log")) + `}, "inheritEnv": ["HTTPS_PROXY"],
-			"allowBatchFiles": true, "maxMessageBytes": 2048, "writeQueueBytes": 4096, "maxJunkLines": 0, "maxReconnects": 0,
-			"stdinGrace": 0, "termGrace": 150, "probeTimeout": 250, "handshakeTimeout": 1000, "callTimeout": 5000}`, engine.Spec{
-			Name: "s", Command: "/usr/bin/node",
-			Env: map[string]engine.EnvValue{
-				"A": {{Text: "1"}}, "AUTH": {{Text: "Bearer "}, {Secret: "gh"}}, "L": {{Text: "${x}"}},
-			},
-			InheritEnv: []string{"HTTPS_PROXY"}, Cwd: dir,
-			Stderr:          engine.Stderr{Kind: engine.StderrFile, Path: filepath.Join(dir, "log")},
-			AllowBatchFiles: true, MaxMessageBytes: 2048, WriteQueueBytes: 4096, MaxJunkLines: -1, MaxReconnects: -1,
-			StdinGrace: -1, TermGrace: 150 * time.Millisecond, ProbeTimeout: 250 * time.Millisecond, HandshakeTimeout: time.Second,
-		}, 5 * time.Second},
-		{"stderr inherit", `{"command": "x", "stderr": "inherit", "termGrace": 2000}`, engine.Spec{
-			Name: "s", Command: "x", Stderr: engine.Stderr{Kind: engine.StderrInherit},
-			MaxMessageBytes: 8388608, WriteQueueBytes: 16777216, MaxJunkLines: 10, MaxReconnects: 5,
-			StdinGrace: 2 * time.Second, TermGrace: 2 * time.Second, ProbeTimeout: 3 * time.Second, HandshakeTimeout: time.Minute,
-		}, 300 * time.Second},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f, err := Parse([]byte(`{"mcpServers": {"s": ` + tt.server + `}}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := f.Servers["s"]
-			got, err := s.Spec("s")
-			if err != nil {
-				t.Fatal(err)
-			}
-			// What reserved options feed is checked by
-			// TestOptionsAgreeWithEngine.
-			for _, o := range Options {
-				if o.Reserved != "" && o.spec != nil {
-					reflect.ValueOf(o.spec(&got)).Elem().SetZero()
-				}
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("Spec:\n got %+v\nwant %+v", got, tt.want)
-			}
-			if err := got.Check(); err != nil {
-				t.Errorf("engine Check of the spec: %v", err)
-			}
-			if got.TermGrace < 0 || got.StdinGrace < 0 || got.MaxJunkLines < 0 {
-				t.Errorf("Check left a -1: %+v", got)
-			}
-			if s.CallTimeout() != tt.callTO {
-				t.Errorf("CallTimeout = %v, want %v", s.CallTimeout(), tt.callTO)
-			}
-		})
-	}
-	if d := (&Server{Numbers: map[string]int{"callTimeout": 0}}).CallTimeout(); d != DefaultCallTimeout {
-		t.Errorf("CallTimeout of an invalid 0 = %v", d)
 	}
 }
 

@@ -89,7 +89,7 @@
 // The file never holds a secret, only references: an env value may embed
 // ${keyring:NAME} ("Bearer ${keyring:gh}"), resolved from the OS keyring when
 // the server is spawned; "$${" is a literal "${". [ParseEnvValue] turns a
-// value into an [engine.EnvValue]. Any other ${...} form is an error.
+// value into a [serverspec.EnvValue]. Any other ${...} form is an error.
 //
 // # Checking
 //
@@ -107,7 +107,8 @@
 //	mcpServers.files.cwd: "/srv/x" does not exist: create it or choose another directory
 //
 // An entry with problems is marked invalid ([Server.Problems]) and not run;
-// the other entries are usable ([Server.Valid], [Server.Spec]).
+// the other entries are usable ([Server.Valid]; the host builds their engine
+// spec, app/host/spec.go).
 //
 // The top-level "profiles" ([Profile], profiles.go) names selections of
 // servers and tools that a bridge asks for with --profile. Its problems

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 var (
@@ -49,19 +49,19 @@ const (
 // secret: "${keyring:NAME}".
 func KeyringRef(name string) string { return keyringOpen + name + "}" }
 
-// ParseEnvValue parses an env value of the config file into an
-// [engine.EnvValue]: literal text, with "${keyring:NAME}" referring to the
+// ParseEnvValue parses an env value of the config file into a
+// [serverspec.EnvValue]: literal text, with "${keyring:NAME}" referring to the
 // secret NAME and "$${" standing for a literal "${" (scanned left to right,
 // so a literal "$" cannot directly precede a reference). Any other "${...}"
 // form, an unterminated reference, or an invalid secret name is an error.
 // The messages quote the offending reference only, never the whole value,
 // which may be a literal secret.
-func ParseEnvValue(s string) (engine.EnvValue, error) {
-	v := engine.EnvValue{}
+func ParseEnvValue(s string) (serverspec.EnvValue, error) {
+	v := serverspec.EnvValue{}
 	var text strings.Builder
 	flush := func() {
 		if text.Len() > 0 {
-			v = append(v, engine.EnvPart{Text: text.String()})
+			v = append(v, serverspec.EnvPart{Text: text.String()})
 			text.Reset()
 		}
 	}
@@ -84,7 +84,7 @@ func ParseEnvValue(s string) (engine.EnvValue, error) {
 				return nil, fmt.Errorf("secret name %q is not valid: %s", shorten(name, 64), secretNameMsg)
 			}
 			flush()
-			v = append(v, engine.EnvPart{Secret: name})
+			v = append(v, serverspec.EnvPart{Secret: name})
 			i += end + 1
 		case strings.HasPrefix(rest, "${"):
 			end := strings.IndexByte(rest, '}')

@@ -5,24 +5,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 func TestParseEnvValue(t *testing.T) {
 	tests := []struct {
 		in      string
-		want    engine.EnvValue
+		want    serverspec.EnvValue
 		wantErr string
 	}{
-		{"", engine.EnvValue{}, ""},
-		{"plain", engine.EnvValue{{Text: "plain"}}, ""},
-		{"${keyring:gh}", engine.EnvValue{{Secret: "gh"}}, ""},
-		{"Bearer ${keyring:gh}", engine.EnvValue{{Text: "Bearer "}, {Secret: "gh"}}, ""},
-		{"${keyring:a}:${keyring:B.c_d-1}/x", engine.EnvValue{{Secret: "a"}, {Text: ":"}, {Secret: "B.c_d-1"}, {Text: "/x"}}, ""},
-		{"$${keyring:gh}", engine.EnvValue{{Text: "${keyring:gh}"}}, ""},
-		{"a $${HOME} b", engine.EnvValue{{Text: "a ${HOME} b"}}, ""},
-		{"$$${keyring:x}", engine.EnvValue{{Text: "$${keyring:x}"}}, ""},
-		{"cost: $5, pa$$word, $HOME, {x}, $", engine.EnvValue{{Text: "cost: $5, pa$$word, $HOME, {x}, $"}}, ""},
+		{"", serverspec.EnvValue{}, ""},
+		{"plain", serverspec.EnvValue{{Text: "plain"}}, ""},
+		{"${keyring:gh}", serverspec.EnvValue{{Secret: "gh"}}, ""},
+		{"Bearer ${keyring:gh}", serverspec.EnvValue{{Text: "Bearer "}, {Secret: "gh"}}, ""},
+		{"${keyring:a}:${keyring:B.c_d-1}/x", serverspec.EnvValue{{Secret: "a"}, {Text: ":"}, {Secret: "B.c_d-1"}, {Text: "/x"}}, ""},
+		{"$${keyring:gh}", serverspec.EnvValue{{Text: "${keyring:gh}"}}, ""},
+		{"a $${HOME} b", serverspec.EnvValue{{Text: "a ${HOME} b"}}, ""},
+		{"$$${keyring:x}", serverspec.EnvValue{{Text: "$${keyring:x}"}}, ""},
+		{"cost: $5, pa$$word, $HOME, {x}, $", serverspec.EnvValue{{Text: "cost: $5, pa$$word, $HOME, {x}, $"}}, ""},
 		{"${keyring:gh", nil, `"${keyring:" at byte 0 is not closed: end the reference with "}"`},
 		{"Bearer ${keyring:", nil, `"${keyring:" at byte 7 is not closed: end the reference with "}"`},
 		{"${keyring:}", nil, `"${keyring:}" names no secret: write ${keyring:NAME}`},

@@ -78,7 +78,7 @@ func Parse(data []byte) (*File, error) {
 		}
 	}
 	if doc.version > CurrentVersion {
-		return nil, Problem{Key: "version", Msg: fmt.Sprintf("%d is newer than this Switchboard understands (%d): update Switchboard", doc.version, CurrentVersion)}
+		return nil, Problem{Key: "version", Message: fmt.Sprintf("%d is newer than this Switchboard understands (%d): update Switchboard", doc.version, CurrentVersion)}
 	}
 	if err := migrate(doc); err != nil {
 		return nil, err
@@ -86,7 +86,7 @@ func Parse(data []byte) (*File, error) {
 
 	f := &File{Servers: map[string]*Server{}, extra: map[string]json.RawMessage{}, sum: sum}
 	for _, d := range dups {
-		f.fileProblems = append(f.fileProblems, Problem{Key: d, Msg: "appears more than once: keep one (the last one is used)"})
+		f.fileProblems = append(f.fileProblems, Problem{Key: d, Message: "appears more than once: keep one (the last one is used)"})
 	}
 	for _, m := range doc.members {
 		f.top = append(f.top, m.Key)
@@ -108,7 +108,7 @@ func Parse(data []byte) (*File, error) {
 func parseVersion(raw json.RawMessage) (int, error) {
 	var v int
 	if err := json.Unmarshal(raw, &v); err != nil || v < 0 {
-		return 0, Problem{Key: "version", Msg: fmt.Sprintf(`%s is not a version: write "version": %d`, rawString(raw), CurrentVersion)}
+		return 0, Problem{Key: "version", Message: fmt.Sprintf(`%s is not a version: write "version": %d`, rawString(raw), CurrentVersion)}
 	}
 	return v, nil
 }
@@ -119,14 +119,14 @@ func parseVersion(raw json.RawMessage) (int, error) {
 // the config it has.
 func (f *File) readServers(raw json.RawMessage) error {
 	if isNull(raw) {
-		return Problem{Key: "mcpServers", Msg: `is null, not an object of servers: write "mcpServers": {} for no servers, or put the entries back`}
+		return Problem{Key: "mcpServers", Message: `is null, not an object of servers: write "mcpServers": {} for no servers, or put the entries back`}
 	}
 	ms, dups, err := decodeObject(raw)
 	if err != nil {
-		return Problem{Key: "mcpServers", Msg: fmt.Sprintf(`is %s, not an object of servers by name: write it like {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem"]}}`, jsonKind(raw))}
+		return Problem{Key: "mcpServers", Message: fmt.Sprintf(`is %s, not an object of servers by name: write it like {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem"]}}`, jsonKind(raw))}
 	}
 	for _, d := range dups {
-		f.fileProblems = append(f.fileProblems, Problem{Key: "mcpServers", Msg: fmt.Sprintf("the server %q appears more than once: keep one (the last one is used)", d)})
+		f.fileProblems = append(f.fileProblems, Problem{Key: "mcpServers", Message: fmt.Sprintf("the server %q appears more than once: keep one (the last one is used)", d)})
 	}
 	for _, m := range ms {
 		f.order = append(f.order, m.Key)
@@ -194,7 +194,7 @@ func (f *File) Check() *Report {
 		if s == nil {
 			continue
 		}
-		_, ps := s.validate(name)
+		ps := s.validate(name)
 		s.problems, s.checked = ps, true
 		r.add(name, ps)
 		for _, n := range s.notices {

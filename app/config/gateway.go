@@ -27,14 +27,14 @@ func (f *File) Gateway() (GatewaySettings, error) {
 	}
 	ms, _, err := decodeObject(raw)
 	if err != nil {
-		return GatewaySettings{}, Problem{Key: "gateway", Msg: `is not an object: write {"httpPort": 8765}, or remove it`}
+		return GatewaySettings{}, Problem{Key: "gateway", Message: `is not an object: write {"httpPort": 8765}, or remove it`}
 	}
 	for _, m := range ms {
 		switch m.Key {
 		case "httpPort":
 			var p int
 			if err := json.Unmarshal(m.Value, &p); err != nil || p < 0 || p > 65535 {
-				return GatewaySettings{}, Problem{Key: "gateway.httpPort", Msg: fmt.Sprintf("%s is not a port: write a number from 1 to 65535, or 0 to turn the HTTP endpoint off", rawString(m.Value))}
+				return GatewaySettings{}, Problem{Key: "gateway.httpPort", Message: fmt.Sprintf("%s is not a port: write a number from 1 to 65535, or 0 to turn the HTTP endpoint off", rawString(m.Value))}
 			}
 			g.HTTPPort = p
 		}
@@ -51,7 +51,7 @@ func (f *File) gatewayProblems() []Problem {
 		if errors.As(err, &p) {
 			return []Problem{p}
 		}
-		return []Problem{{Key: "gateway", Msg: err.Error()}}
+		return []Problem{{Key: "gateway", Message: err.Error()}}
 	}
 	raw, ok := f.extra["gateway"]
 	if !ok || isNull(raw) {
@@ -61,7 +61,7 @@ func (f *File) gatewayProblems() []Problem {
 	var ps []Problem
 	for _, m := range ms {
 		if m.Key != "httpPort" {
-			ps = append(ps, Problem{Key: "gateway." + m.Key, Msg: `is not a known key: the gateway's only setting is "httpPort"`})
+			ps = append(ps, Problem{Key: "gateway." + m.Key, Message: `is not a known key: the gateway's only setting is "httpPort"`})
 		}
 	}
 	return ps

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/switchboard-mcp/switchboard/engine"
 )
 
 //go:generate go test -run TestOptionDocs . -update
 
 // OptionType says what a numeric option measures, and so its unit in the
-// file and the type of the engine field it feeds.
+// file and the type of the field it feeds in the engine's spec.
 type OptionType string
 
 // The types of numeric options.
@@ -22,10 +20,11 @@ const (
 )
 
 // Option is one numeric option of a server entry. [Options] is the one
-// place each is declared: decoding, validation, the engine spec, the
-// window's form and the docs' tables (README.md and this package's
-// comment, checked by a test) are derived from it. Adding an option is a
-// row of [Options] plus the engine field it feeds.
+// place each is declared, with its default: decoding, validation, the
+// engine's spec (app/host, spec.go), the window's form and the docs'
+// tables (README.md and this package's comment, checked by a test) are
+// derived from it. Adding an option is a row of [Options], plus the
+// engine field it feeds in app/host's specFields.
 type Option struct {
 	Key  string     // the key in an entry, e.g. "termGrace"
 	Type OptionType // what it measures: Duration, Bytes or Count
@@ -44,58 +43,47 @@ type Option struct {
 	// read, checked and put in the spec, but not acted on yet. The form
 	// leaves it out and the docs mark it.
 	Reserved string
-	// spec returns the engine field the option feeds: an *int, or a
-	// *time.Duration for a Duration. Nil for an option the app reads
-	// itself ([Server.CallTimeout]).
-	spec func(*engine.Spec) any
 }
 
 // Options are the numeric options of an entry, in the order a new entry
-// writes them. Their defaults and ranges are the engine's (a test checks
-// each bound against [engine.Spec.Check]).
+// writes them. The defaults are the app's: the host puts every option in
+// the engine's spec, so the engine's own defaults never apply (app/host's
+// tests check each bound against the engine's check).
 var Options = []Option{
 	{Key: "maxMessageBytes", Type: Bytes, Unit: "bytes",
-		Default: engine.DefaultMaxMessageBytes, Min: 1 << 10, Max: 1 << 30,
+		Default: 8 << 20, Min: 1 << 10, Max: 1 << 30,
 		Label: "Largest message (bytes)",
-		Help:  "A line longer than this on the server's stdout closes the connection (the server is restarted).",
-		spec:  func(s *engine.Spec) any { return &s.MaxMessageBytes }},
+		Help:  "A line longer than this on the server's stdout closes the connection (the server is restarted)."},
 	{Key: "writeQueueBytes", Type: Bytes, Unit: "bytes",
-		Default: engine.DefaultWriteQueueBytes, Min: 1 << 10, Max: 1 << 30,
+		Default: 16 << 20, Min: 1 << 10, Max: 1 << 30,
 		Label: "Write queue (bytes)",
-		Help:  "Bytes sent to the server but not yet read by it; past this the connection is closed.",
-		spec:  func(s *engine.Spec) any { return &s.WriteQueueBytes }},
+		Help:  "Bytes sent to the server but not yet read by it; past this the connection is closed."},
 	{Key: "maxJunkLines", Type: Count, Unit: "lines",
-		Default: engine.DefaultMaxJunkLines, Min: 0, Max: 1_000_000,
+		Default: 10, Min: 0, Max: 1_000_000,
 		Label: "Non-JSON stdout lines allowed",
-		Help:  "Lines in a row on stdout that are not JSON-RPC (logs printed to the wrong stream) before the connection is closed.",
-		spec:  func(s *engine.Spec) any { return &s.MaxJunkLines }},
+		Help:  "Lines in a row on stdout that are not JSON-RPC (logs printed to the wrong stream) before the connection is closed."},
 	{Key: "maxReconnects", Type: Count, Unit: "attempts",
-		Default: engine.DefaultMaxReconnects, Min: 0, Max: 1000,
+		Default: 5, Min: 0, Max: 1000,
 		Label: "Restarts before giving up",
-		Help:  "Failed starts in a row before the server is marked failed; 0 tries once.",
-		spec:  func(s *engine.Spec) any { return &s.MaxReconnects }},
+		Help:  "Failed starts in a row before the server is marked failed; 0 tries once."},
 	{Key: "stdinGrace", Type: Duration, Unit: "ms",
-		Default: ms(engine.DefaultStdinGrace), Min: 0, Max: ms(10 * time.Minute),
+		Default: 2000, Min: 0, Max: ms(10 * time.Minute),
 		Label: "Wait after closing stdin (ms)",
-		Help:  "On stop, how long the server may take to exit after its stdin is closed, before SIGTERM.",
-		spec:  func(s *engine.Spec) any { return &s.StdinGrace }},
+		Help:  "On stop, how long the server may take to exit after its stdin is closed, before SIGTERM."},
 	{Key: "termGrace", Type: Duration, Unit: "ms",
-		Default: ms(engine.DefaultTermGrace), Min: 0, Max: ms(10 * time.Minute),
+		Default: 2000, Min: 0, Max: ms(10 * time.Minute),
 		Label: "Wait after SIGTERM (ms)",
-		Help:  "On stop, how long the server may take to exit after SIGTERM, before SIGKILL.",
-		spec:  func(s *engine.Spec) any { return &s.TermGrace }},
+		Help:  "On stop, how long the server may take to exit after SIGTERM, before SIGKILL."},
 	{Key: "probeTimeout", Type: Duration, Unit: "ms",
-		Default: ms(engine.DefaultProbeTimeout), Min: 1, Max: ms(10 * time.Minute),
+		Default: 3000, Min: 1, Max: ms(10 * time.Minute),
 		Label: "Protocol probe timeout (ms)",
-		Help:  "How long to wait for an answer to server/discover before falling back to initialize.",
-		spec:  func(s *engine.Spec) any { return &s.ProbeTimeout }},
+		Help:  "How long to wait for an answer to server/discover before falling back to initialize."},
 	{Key: "handshakeTimeout", Type: Duration, Unit: "ms",
-		Default: ms(engine.DefaultHandshakeTimeout), Min: 1, Max: ms(time.Hour),
+		Default: 60000, Min: 1, Max: ms(time.Hour),
 		Label: "Handshake timeout (ms)",
-		Help:  "How long to wait for the answer to initialize; past it the start has failed.",
-		spec:  func(s *engine.Spec) any { return &s.HandshakeTimeout }},
+		Help:  "How long to wait for the answer to initialize; past it the start has failed."},
 	{Key: "callTimeout", Type: Duration, Unit: "ms",
-		Default: ms(DefaultCallTimeout), Min: 1, Max: ms(24 * time.Hour),
+		Default: 300000, Min: 1, Max: ms(24 * time.Hour),
 		Label: "Tool call timeout (ms)",
 		Help:  "A tool call that runs longer is cancelled and answered with an error."},
 	{Key: "approvalTimeout", Type: Duration, Unit: "ms",
@@ -110,6 +98,18 @@ var Options = []Option{
 
 // ms returns d in whole milliseconds.
 func ms(d time.Duration) int { return int(d / time.Millisecond) }
+
+// DefaultDuration returns the default of the Duration option key, as a
+// duration: what the app uses when nothing else says (the relay's call
+// timeout, the approvals' wait). It panics for a key of no Duration
+// option.
+func DefaultDuration(key string) time.Duration {
+	o, ok := OptionByKey(key)
+	if !ok || o.Type != Duration {
+		panic("config: no duration option " + strconv.Quote(key))
+	}
+	return time.Duration(o.Default) * time.Millisecond
+}
 
 // OptionByKey returns the numeric option named key.
 func OptionByKey(key string) (Option, bool) {
@@ -171,10 +171,6 @@ func (o Option) human(v int) string {
 	return ""
 }
 
-// maxDurationMS keeps ms*1e6 far from overflowing a time.Duration: a
-// larger value is not even put in the spec.
-const maxDurationMS = 1 << 40
-
 // check returns what is wrong with the value v of the option, naming the
 // value, the range and the remedy, or "".
 func (o Option) check(v int) string {
@@ -209,44 +205,19 @@ func (s *Server) Number(key string) int {
 	return o.Default
 }
 
-// numbers checks the numeric options of the entry, reporting each
-// problem with bad, and sets the engine fields they feed: the default for
-// an omitted key, -1 for an explicit 0 that is a value. A value out of
-// range is passed on as it is (the entry is invalid anyway); a negative
-// one, a 0 that is not allowed and a duration too long to convert leave
-// the field 0.
-func (s *Server) numbers(spec *engine.Spec, bad func(key, format string, args ...any)) {
+// checkNumbers checks the numeric options of the entry, reporting each
+// problem with bad.
+func (s *Server) checkNumbers(bad func(key, format string, args ...any)) {
 	for k := range s.Numbers {
 		if _, ok := OptionByKey(k); !ok {
 			bad(k, "is not a numeric option: remove it")
 		}
 	}
 	for _, o := range Options {
-		v, set := s.Numbers[o.Key]
-		if !set {
-			v = o.Default
-		} else if msg := o.check(v); msg != "" {
-			bad(o.Key, "%s", msg)
-			if v <= 0 || o.Type == Duration && v > maxDurationMS {
-				continue
+		if v, set := s.Numbers[o.Key]; set {
+			if msg := o.check(v); msg != "" {
+				bad(o.Key, "%s", msg)
 			}
-		}
-		if o.spec == nil {
-			continue
-		}
-		switch f := o.spec(spec).(type) {
-		case *int:
-			*f = v
-			if v == 0 {
-				*f = -1 // the engine's "zero, not default"
-			}
-		case *time.Duration:
-			*f = time.Duration(v) * time.Millisecond
-			if v == 0 {
-				*f = -1
-			}
-		default:
-			panic(fmt.Sprintf("config: option %s feeds a %T", o.Key, f))
 		}
 	}
 }

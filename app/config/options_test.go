@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -9,8 +8,6 @@ import (
 	"testing"
 	"text/tabwriter"
 	"time"
-
-	"github.com/switchboard-mcp/switchboard/engine"
 )
 
 // TestOptionRows: every row of the table is complete and consistent.
@@ -31,142 +28,13 @@ func TestOptionRows(t *testing.T) {
 		if o.Min < 0 || o.Min > o.Default || o.Default > o.Max {
 			t.Errorf("%s: default %d outside its range %d to %d", o.Key, o.Default, o.Min, o.Max)
 		}
-		if o.Type == Duration && o.Max > maxDurationMS {
+		if o.Type == Duration && o.Max > 1<<40 {
 			t.Errorf("%s: a maximum of %d ms overflows a duration", o.Key, o.Max)
 		}
 		if !slices.Contains(knownKeys, o.Key) {
 			t.Errorf("%s: not a known key", o.Key)
 		}
-		if o.spec == nil && o.Reserved != "" {
-			t.Errorf("%s: reserved, but feeds nothing", o.Key)
-		}
 	}
-}
-
-// TestOptionsAgreeWithEngine: the table's defaults and ranges are the
-// engine's: each bound is accepted by the config and by engine.Spec.Check,
-// one past it is refused by both, the config's message naming the key, the
-// value, the range and the remedy; an omitted key gives the engine's own
-// default; an explicit 0 where the range starts at 0 reaches the engine as
-// 0, not as the default.
-func TestOptionsAgreeWithEngine(t *testing.T) {
-	entry := func(key string, v int) *Server {
-		t.Helper()
-		f, err := Parse(fmt.Appendf(nil, `{"mcpServers": {"s": {"command": "node", %q: %d}}}`, key, v))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f.Servers["s"]
-	}
-	// engineAccepts sets the field the option feeds to v, as the
-	// config would, and checks the spec.
-	engineAccepts := func(o Option, v int) (bool, any) {
-		spec := engine.Spec{Name: "s", Command: "node"}
-		f := o.spec(&spec)
-		switch f := f.(type) {
-		case *int:
-			*f = v
-		case *time.Duration:
-			*f = time.Duration(v) * time.Millisecond
-		}
-		err := spec.Check()
-		var se *engine.SpecError
-		if err != nil && (!errors.As(err, &se) || se.Key != o.Key) {
-			t.Fatalf("%s = %d: the engine names another key: %v", o.Key, v, err)
-		}
-		return err == nil, f
-	}
-	for _, o := range Options {
-		t.Run(o.Key, func(t *testing.T) {
-			for _, v := range []int{o.Min, o.Max, o.Default} {
-				s := entry(o.Key, v)
-				if !s.Valid() {
-					t.Errorf("%d refused: %v", v, s.Problems())
-				}
-				if got := s.Number(o.Key); got != v {
-					t.Errorf("Number = %d, want %d", got, v)
-				}
-				if spec, err := s.Spec("s"); err == nil && o.spec != nil && v != 0 {
-					want := any(v)
-					if o.Type == Duration {
-						want = time.Duration(v) * time.Millisecond
-					}
-					if got := deref(o.spec(&spec)); got != want {
-						t.Errorf("%d reaches the spec as %v", v, got)
-					}
-				}
-				if o.spec != nil && o.Reserved == "" && v != 0 {
-					if ok, _ := engineAccepts(o, v); !ok {
-						t.Errorf("%d: the config accepts it, the engine does not", v)
-					}
-				}
-			}
-			for _, v := range []int{o.Min - 1, o.Max + 1} {
-				s := entry(o.Key, v)
-				ps := s.Problems()
-				if len(ps) != 1 || ps[0].Key != o.Key || !strings.Contains(ps[0].Msg, fmt.Sprint(v)) ||
-					!strings.Contains(ps[0].Msg, "remove the key for the default") ||
-					v > o.Max && !strings.Contains(ps[0].Msg, fmt.Sprintf("use %d to %d %s", o.Min, o.Max, o.Unit)) {
-					t.Errorf("%d: problems %v, want one naming %s, the value, the range and the remedy", v, ps, o.Key)
-				}
-				if s.Number(o.Key) != o.Default {
-					t.Errorf("%d: Number = %d, want the default", v, s.Number(o.Key))
-				}
-				if o.spec != nil && o.Reserved == "" && v > 0 {
-					if ok, _ := engineAccepts(o, v); ok {
-						t.Errorf("%d: the config refuses it, the engine does not", v)
-					}
-				}
-			}
-			s := entry("unrelated", 1)
-			spec, err := s.Spec("s")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.Number(o.Key) != o.Default {
-				t.Errorf("omitted: Number = %d, want %d", s.Number(o.Key), o.Default)
-			}
-			if o.spec == nil {
-				return
-			}
-			want := any(o.Default)
-			if o.Type == Duration {
-				want = time.Duration(o.Default) * time.Millisecond
-			}
-			if got := deref(o.spec(&spec)); got != want {
-				t.Errorf("omitted: the spec has %v, want the default %v", got, want)
-			}
-			if o.Reserved == "" {
-				var zero engine.Spec
-				_ = zero.Check()
-				if got := deref(o.spec(&zero)); got != want {
-					t.Errorf("the engine's default is %v, the table's %v", got, want)
-				}
-			}
-			if o.ZeroIsValue() {
-				spec, err := entry(o.Key, 0).Spec("s")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := spec.Check(); err != nil {
-					t.Fatal(err)
-				}
-				if got := deref(o.spec(&spec)); got != any(0) && got != any(time.Duration(0)) {
-					t.Errorf("0 reaches the engine as %v", got)
-				}
-			}
-		})
-	}
-}
-
-func deref(p any) any {
-	switch p := p.(type) {
-	case *int:
-		return *p
-	case *time.Duration:
-		return *p
-	}
-	return nil
 }
 
 // TestMisspelledKeys: a key within two edits of a known one is a problem
@@ -324,4 +192,23 @@ func (o Option) docDefault() string {
 		s += " (" + h + ")"
 	}
 	return s
+}
+
+// TestDefaultDuration: a Duration option's default as a duration is the
+// table's; another key is a programming error.
+func TestDefaultDuration(t *testing.T) {
+	for _, o := range Options {
+		if o.Type != Duration {
+			continue
+		}
+		if got := DefaultDuration(o.Key); got != time.Duration(o.Default)*time.Millisecond {
+			t.Errorf("%s: %v, the table says %d ms", o.Key, got, o.Default)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("DefaultDuration of a count did not panic")
+		}
+	}()
+	DefaultDuration("maxReconnects")
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // StatePaths are where Switchboard keeps its own state (issue 25,
@@ -186,5 +186,5 @@ func OwnState() []string {
 // home: the credential files of sandbox.Protected and Switchboard's own
 // state ([OwnState]), symbolic links resolved beside their names.
 func ProtectedPaths(home string) []string {
-	return sandbox.Protected(home, OwnState()...)
+	return serverspec.Protected(home, OwnState()...)
 }

@@ -209,12 +209,12 @@ func (f *File) Approvals() (ApprovalSettings, error) {
 	}
 	ms, _, err := decodeObject(raw)
 	if err != nil {
-		return a, Problem{Key: "approvals", Msg: `is not an object: write {"askDestructive": true}, or remove it`}
+		return a, Problem{Key: "approvals", Message: `is not an object: write {"askDestructive": true}, or remove it`}
 	}
 	for _, m := range ms {
 		if m.Key == "askDestructive" {
 			if err := json.Unmarshal(m.Value, &a.AskDestructive); err != nil {
-				return ApprovalSettings{AskDestructive: true}, Problem{Key: "approvals.askDestructive", Msg: fmt.Sprintf("must be true or false, not %s", rawString(m.Value))}
+				return ApprovalSettings{AskDestructive: true}, Problem{Key: "approvals.askDestructive", Message: fmt.Sprintf("must be true or false, not %s", rawString(m.Value))}
 			}
 		}
 	}
@@ -229,7 +229,7 @@ func (f *File) approvalsProblems() []Problem {
 		if errors.As(err, &p) {
 			return []Problem{p}
 		}
-		return []Problem{{Key: "approvals", Msg: err.Error()}}
+		return []Problem{{Key: "approvals", Message: err.Error()}}
 	}
 	raw, ok := f.extra["approvals"]
 	if !ok || isNull(raw) {
@@ -239,7 +239,7 @@ func (f *File) approvalsProblems() []Problem {
 	var ps []Problem
 	for _, m := range ms {
 		if m.Key != "askDestructive" {
-			ps = append(ps, Problem{Key: "approvals." + m.Key, Msg: `is not a known key: the approvals' only setting is "askDestructive" (each server has "policy" and "approvalTimeout")`})
+			ps = append(ps, Problem{Key: "approvals." + m.Key, Message: `is not a known key: the approvals' only setting is "askDestructive" (each server has "policy" and "approvalTimeout")`})
 		}
 	}
 	return ps

@@ -100,7 +100,7 @@ func TestPolicyProblems(t *testing.T) {
 		ps := f.Servers["s"].Problems()
 		found := false
 		for _, p := range ps {
-			if p.Key == c.key && strings.Contains(p.Msg, c.says) {
+			if p.Key == c.key && strings.Contains(p.Message, c.says) {
 				found = true
 			}
 		}

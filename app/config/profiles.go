@@ -114,7 +114,7 @@ func (f *File) profileMembers() ([]member, []string, error) {
 	}
 	ms, dups, err := decodeObject(raw)
 	if err != nil {
-		return nil, nil, Problem{Key: "profiles", Msg: fmt.Sprintf(`is %s, not an object of profiles by name: write it like {"coding": %s}`, jsonKind(raw), profileExample)}
+		return nil, nil, Problem{Key: "profiles", Message: fmt.Sprintf(`is %s, not an object of profiles by name: write it like {"coding": %s}`, jsonKind(raw), profileExample)}
 	}
 	return ms, dups, nil
 }
@@ -170,7 +170,7 @@ func profileKey(name, key string) string {
 func parseProfile(name string, raw json.RawMessage) *Profile {
 	p := &Profile{}
 	bad := func(key, format string, args ...any) {
-		p.problems = append(p.problems, Problem{Key: profileKey(name, key), Msg: fmt.Sprintf(format, args...)})
+		p.problems = append(p.problems, Problem{Key: profileKey(name, key), Message: fmt.Sprintf(format, args...)})
 	}
 	if !ValidServerName(name) {
 		bad("", "the name %q is not valid: %s (for example %q)", name, serverNameMsg, NormalizeName(name))
@@ -255,11 +255,11 @@ func (f *File) ProfileProblems() []Problem {
 		if errors.As(err, &p) {
 			return []Problem{p}
 		}
-		return []Problem{{Key: "profiles", Msg: err.Error()}}
+		return []Problem{{Key: "profiles", Message: err.Error()}}
 	}
 	var ps []Problem
 	for _, d := range dups {
-		ps = append(ps, Problem{Key: "profiles", Msg: fmt.Sprintf("the profile %q appears more than once: keep one (the last one is used)", d)})
+		ps = append(ps, Problem{Key: "profiles", Message: fmt.Sprintf("the profile %q appears more than once: keep one (the last one is used)", d)})
 	}
 	for _, m := range ms {
 		p := parseProfile(m.Key, m.Value)
@@ -279,7 +279,7 @@ func (f *File) missingServers(name string, p *Profile) []Problem {
 		}
 		ps = append(ps, Problem{Key: profileKey(name, "servers"), Warning: true,
 			Fact: fmt.Sprintf("profile %q names the server %q, which is not in mcpServers", name, s),
-			Msg: fmt.Sprintf("profile %q names the server %q, which is not in mcpServers: the profile works with its other servers, and %q shows up in it once added; add it, or take it out of the profile ('switchboard profiles set %s --servers ...')",
+			Message: fmt.Sprintf("profile %q names the server %q, which is not in mcpServers: the profile works with its other servers, and %q shows up in it once added; add it, or take it out of the profile ('switchboard profiles set %s --servers ...')",
 				name, s, s, name)})
 	}
 	return ps

@@ -68,8 +68,8 @@ func TestProfilesParseAndValidate(t *testing.T) {
 			t.Errorf("no problem at %s; problems: %v", key, f.Report().File)
 			continue
 		}
-		if !strings.Contains(p.Msg, want) {
-			t.Errorf("%s: %q lacks %q", key, p.Msg, want)
+		if !strings.Contains(p.Message, want) {
+			t.Errorf("%s: %q lacks %q", key, p.Message, want)
 		}
 	}
 	if !byKey["profiles.coding.servers"].Warning || byKey["profiles.broken.toolMode"].Warning {
@@ -90,7 +90,7 @@ func TestProfilesNotAnObject(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps := f.ProfileProblems()
-	if len(ps) != 1 || ps[0].Key != "profiles" || !strings.Contains(ps[0].Msg, "not an object") {
+	if len(ps) != 1 || ps[0].Key != "profiles" || !strings.Contains(ps[0].Message, "not an object") {
 		t.Fatalf("problems %v", ps)
 	}
 	if !f.Servers["git"].Valid() {

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -73,9 +72,3 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string { return e.Path + ": " + e.Msg }
-
-// IsFileError reports whether err is a [*FileError].
-func IsFileError(err error) bool {
-	var fe *FileError
-	return errors.As(err, &fe)
-}

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // Remote servers (issue 17, docs/remote.md): an entry with "url" instead of
@@ -49,7 +49,7 @@ var remoteTypes = map[string]string{
 // ClientSecret, for a confidential client, is a ${keyring:NAME}
 // reference, never the secret itself. ClientMetadataURL is the https
 // address of a client ID metadata document describing Switchboard
-// (host.ClientMetadataDocument writes it): where the authorization server
+// (app/host's clientMetadataDocument writes it): where the authorization server
 // accepts such documents, it is the client ID, and nothing is registered;
 // elsewhere ClientID, else dynamic registration, is used.
 type OAuth struct {
@@ -74,7 +74,7 @@ func (o *OAuth) ClientSecretRef() string {
 
 // RemoteSpec is a remote entry as the host connects to it. The engine runs
 // processes and knows nothing of it: the host's ServerConfig carries it
-// next to an engine.Spec that holds only the entry's numeric options
+// next to an engine spec that holds only the entry's numeric options
 // (maxReconnects, handshakeTimeout), which the supervisor reads for both
 // kinds. Its JSON (the host's fingerprint of the entry) names the secrets
 // of the headers, never their values.
@@ -84,8 +84,8 @@ type RemoteSpec struct {
 	Type string `json:"type"` // RemoteHTTP or RemoteSSE
 	// Headers are sent with every request; their ${keyring:NAME}
 	// references are resolved when the host connects.
-	Headers map[string]engine.EnvValue `json:"headers,omitempty"`
-	OAuth   *OAuth                     `json:"oauth,omitempty"`
+	Headers map[string]serverspec.EnvValue `json:"headers,omitempty"`
+	OAuth   *OAuth                         `json:"oauth,omitempty"`
 }
 
 // Secrets returns the names of the keyring secrets the headers (and the
@@ -113,18 +113,18 @@ func (s *Server) IsRemote() bool {
 }
 
 // RemoteSpec returns the remote spec of the entry named name, or nil for a
-// local entry; the error joins the entry's problems, as [Server.Spec]'s.
+// local entry; the error joins the entry's problems.
 func (s *Server) RemoteSpec(name string) (*RemoteSpec, error) {
 	if !s.IsRemote() || s.raw != nil {
 		return nil, nil
 	}
-	_, err := s.Spec(name)
+	err := problemsErr(s.validate(name))
 	r := &RemoteSpec{Name: name, URL: s.URL, Type: remoteTypes[s.Type]}
 	if r.Type == "" {
 		r.Type = RemoteHTTP
 	}
 	if len(s.Headers) > 0 {
-		r.Headers = map[string]engine.EnvValue{}
+		r.Headers = map[string]serverspec.EnvValue{}
 		for k, v := range s.Headers {
 			if ev, perr := ParseEnvValue(v); perr == nil {
 				r.Headers[k] = ev
@@ -149,9 +149,9 @@ var transportHeaders = []string{"Host", "Content-Length", "Content-Type", "Accep
 
 // validateRemote checks a remote entry (see validate), with ps the
 // problems found while reading it.
-func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Problem) {
+func (s *Server) validateRemote(name string, ps []Problem) []Problem {
 	bad := func(key, format string, args ...any) {
-		ps = append(ps, Problem{Server: name, Key: key, Msg: fmt.Sprintf(format, args...)})
+		ps = append(ps, Problem{Server: name, Key: key, Message: fmt.Sprintf(format, args...)})
 	}
 	if s.Command != "" {
 		bad("command", `an entry has either "url" (a remote server) or "command" (a local one), not both: remove one`)
@@ -208,8 +208,8 @@ func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Probl
 			}
 			fact := "holds a literal secret: the file holds only references to the keyring"
 			ps = append(ps, Problem{Server: name, Key: key, Fact: fact,
-				Msg:    fmt.Sprintf("%s: store the value with 'switchboard secret set %s' and write %q", fact, secret, ref),
-				Remedy: &Remedy{Kind: "keyring_ref", From: key, To: secret}})
+				Message: fmt.Sprintf("%s: store the value with 'switchboard secret set %s' and write %q", fact, secret, ref),
+				Remedy:  &Remedy{Kind: "keyring_ref", Server: name, From: key, To: secret}})
 		}
 	}
 	if s.OAuth != nil {
@@ -223,8 +223,8 @@ func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Probl
 			fact := "must be a reference to the keyring, not the secret itself"
 			secret := SuggestSecretName(name, "oauth-client")
 			ps = append(ps, Problem{Server: name, Key: "oauth.clientSecret", Fact: fact,
-				Msg:    fmt.Sprintf("%s: store it with 'switchboard secret set %s' and write %q", fact, secret, KeyringRef(secret)),
-				Remedy: &Remedy{Kind: "keyring_ref", From: "oauth.clientSecret", To: secret}})
+				Message: fmt.Sprintf("%s: store it with 'switchboard secret set %s' and write %q", fact, secret, KeyringRef(secret)),
+				Remedy:  &Remedy{Kind: "keyring_ref", Server: name, From: "oauth.clientSecret", To: secret}})
 		}
 		if s.OAuth.ClientSecret != "" && s.OAuth.ClientID == "" {
 			bad("oauth.clientSecret", `needs "clientId": a client secret belongs to a registered client`)
@@ -240,11 +240,10 @@ func (s *Server) validateRemote(name string, ps []Problem) (engine.Spec, []Probl
 			}
 		}
 	}
-	spec := engine.Spec{Name: name}
-	s.numbers(&spec, bad)
+	s.checkNumbers(bad)
 	ps = append(ps, s.toolProblems(name)...)
 	sortProblems(ps)
-	return spec, ps
+	return ps
 }
 
 // checkClientMetadataURL returns what is wrong with a client ID metadata
@@ -333,7 +332,7 @@ func (s *Server) toolProblems(name string) []Problem {
 		for i, p := range l.patterns {
 			if _, err := path.Match(p, "x"); err != nil {
 				ps = append(ps, Problem{Server: name, Key: fmt.Sprintf("%s[%d]", l.key, i),
-					Msg: fmt.Sprintf("%q is not a valid pattern: use * and ? wildcards, and close every [", p)})
+					Message: fmt.Sprintf("%q is not a valid pattern: use * and ? wildcards, and close every [", p)})
 			}
 		}
 	}

@@ -111,8 +111,8 @@ func TestRemoteLiteralSecretRemedy(t *testing.T) {
 	if r := ps[0].Remedy; r.Kind != "keyring_ref" || r.From != "headers.Authorization" || r.To != "gh-authorization" {
 		t.Errorf("remedy = %+v", r)
 	}
-	if strings.Contains(ps[0].Msg, "TOPSECRET") || strings.Contains(ps[0].Fact, "TOPSECRET") {
-		t.Errorf("the problem shows the secret: %s", ps[0].Msg)
+	if strings.Contains(ps[0].Message, "TOPSECRET") || strings.Contains(ps[0].Fact, "TOPSECRET") {
+		t.Errorf("the problem shows the secret: %s", ps[0].Message)
 	}
 }
 
@@ -144,9 +144,8 @@ func TestRemoteSpec(t *testing.T) {
 	if got := gh.CallTimeout(); got != 1500*time.Millisecond {
 		t.Errorf("CallTimeout = %v", got)
 	}
-	spec, err := gh.Spec("gh")
-	if err != nil || spec.MaxReconnects != 2 {
-		t.Errorf("Spec = %+v, %v: want the numeric options, no error", spec, err)
+	if n, err := gh.Number("maxReconnects"), problemsErr(gh.validate("gh")); err != nil || n != 2 {
+		t.Errorf("maxReconnects = %d, %v: want the numeric options, no error", n, err)
 	}
 	fp, _ := json.Marshal(r)
 	if !strings.Contains(string(fp), `"Secret":"gh-token"`) || !strings.Contains(string(fp), "core") {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // Sandbox is an entry's "sandbox" (issue 16, docs/sandbox.md): a preset
@@ -42,8 +42,18 @@ type Sandbox struct {
 	NetAllow []string
 }
 
-// SandboxPresets are the values of "sandbox" as a string.
-var SandboxPresets = []string{"off", "strict", "files", "network"}
+// The sandbox presets an entry's "sandbox" names (issue 16,
+// docs/sandbox.md).
+const (
+	SandboxOff     = "off"
+	SandboxStrict  = "strict"
+	SandboxFiles   = "files"
+	SandboxNetwork = "network"
+)
+
+// SandboxPresets are the values of "sandbox" as a string, in the order
+// the CLI and the window offer them.
+var SandboxPresets = []string{SandboxOff, SandboxStrict, SandboxFiles, SandboxNetwork}
 
 const sandboxExample = `"strict", or {"preset": "files", "write": ["~/Projects"]}`
 
@@ -147,24 +157,24 @@ func (s *Server) decodeSandbox(raw json.RawMessage) bool {
 	return ok
 }
 
-// SandboxPolicy returns the entry's sandbox as the engine's policy (the
+// SandboxPolicy returns the entry's sandbox as a policy (the engine's; the
 // runtime's own needs are added by the engine), and its problems, each
 // keyed as in the file. A nil or "off" sandbox is the zero policy.
-func (s *Server) SandboxPolicy() (sandbox.Policy, []Problem) {
+func (s *Server) SandboxPolicy() (serverspec.Policy, []Problem) {
 	var ps []Problem
 	bad := func(key, format string, args ...any) {
-		ps = append(ps, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
+		ps = append(ps, Problem{Key: key, Message: fmt.Sprintf(format, args...)})
 	}
 	b := s.Sandbox
 	if b == nil || b.Preset == "off" {
-		return sandbox.Policy{}, nil // sandboxRequired alone requires nothing
+		return serverspec.Policy{}, nil // sandboxRequired alone requires nothing
 	}
-	p := sandbox.Policy{Enabled: true, Preset: b.Preset, Net: sandbox.NetNone, Required: true}
+	p := serverspec.Policy{Enabled: true, Preset: b.Preset, Net: serverspec.NetNone, Required: true}
 	if s.SandboxRequired != nil {
 		p.Required = *s.SandboxRequired
 	}
 	if b.Preset == "network" {
-		p.Net = sandbox.NetOutbound
+		p.Net = serverspec.NetOutbound
 	}
 	home, _ := os.UserHomeDir()
 	protected := ProtectedPaths(home)
@@ -206,17 +216,17 @@ func (s *Server) SandboxPolicy() (sandbox.Policy, []Problem) {
 	}
 	switch {
 	case b.NetAllow != nil:
-		p.Net, p.NetAllow = sandbox.NetAllow, b.NetAllow
+		p.Net, p.NetAllow = serverspec.NetAllow, b.NetAllow
 		if len(b.NetAllow) == 0 {
 			bad("sandbox.net", `is an empty list: write "none" for no network, or list "host:port" endpoints`)
 		}
 		for i, e := range b.NetAllow {
-			if len(sandbox.AllowPorts([]string{e})) == 0 || strings.HasPrefix(e, ":") {
+			if len(serverspec.AllowPorts([]string{e})) == 0 || strings.HasPrefix(e, ":") {
 				bad(fmt.Sprintf("sandbox.net[%d]", i), `%q is not "host:port" with a port from 1 to 65535, like "api.example.com:443"`, e)
 			}
 		}
 	case b.Net != "":
-		p.Net = sandbox.NetMode(b.Net)
+		p.Net = serverspec.NetMode(b.Net)
 	}
 	return p, ps
 }
@@ -232,12 +242,12 @@ func argDir(a, home string) (string, bool) {
 }
 
 // wideGrant says why path must not be granted to a sandboxed server
-// (sandbox.WideGrant: /, the home folder or one that holds it, a shared
+// (serverspec.WideGrant: /, the home folder or one that holds it, a shared
 // install prefix such as ~/.local, a folder that holds a credential file
 // or Switchboard's own state), or that it lies inside one of those
 // protected paths; "" when it may be granted.
 func wideGrant(path, home string, protected []string) string {
-	if why := sandbox.WideGrant(path, home, protected); why != "" {
+	if why := serverspec.WideGrant(path, home, protected); why != "" {
 		return why
 	}
 	ps := []string{filepath.Clean(path)}
@@ -300,7 +310,7 @@ func (s *Server) StrictNote() string {
 // nothing ([Problem.Warning]): for now, [Server.StrictNote].
 func (s *Server) Notes(name string) []Problem {
 	if n := s.StrictNote(); n != "" {
-		return []Problem{{Server: name, Key: "sandbox", Msg: n, Warning: true}}
+		return []Problem{{Server: name, Key: "sandbox", Message: n, Warning: true}}
 	}
 	return nil
 }

@@ -8,17 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
-func sandboxEntry(t *testing.T, entry string) (*Server, sandbox.Policy) {
+func sandboxEntry(t *testing.T, entry string) (*Server, serverspec.Policy) {
 	t.Helper()
 	s, err := ParseServer("srv", []byte(entry))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _ := s.validate("srv")
-	return s, spec.Sandbox
+	p, _ := s.SandboxPolicy()
+	return s, p
 }
 
 func TestSandboxPresets(t *testing.T) {
@@ -27,21 +27,21 @@ func TestSandboxPresets(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
 		entry string
-		want  sandbox.Policy
+		want  serverspec.Policy
 	}{
-		{`{"command": "x"}`, sandbox.Policy{}},
-		{`{"command": "x", "sandbox": "off"}`, sandbox.Policy{}},
-		{`{"command": "x", "sandbox": "strict"}`, sandbox.Policy{Enabled: true, Preset: "strict", Net: "none", Required: true}},
-		{`{"command": "x", "sandbox": "network"}`, sandbox.Policy{Enabled: true, Preset: "network", Net: "outbound", Required: true}},
-		{`{"command": "x", "sandbox": "strict", "sandboxRequired": false}`, sandbox.Policy{Enabled: true, Preset: "strict", Net: "none"}},
+		{`{"command": "x"}`, serverspec.Policy{}},
+		{`{"command": "x", "sandbox": "off"}`, serverspec.Policy{}},
+		{`{"command": "x", "sandbox": "strict"}`, serverspec.Policy{Enabled: true, Preset: "strict", Net: "none", Required: true}},
+		{`{"command": "x", "sandbox": "network"}`, serverspec.Policy{Enabled: true, Preset: "network", Net: "outbound", Required: true}},
+		{`{"command": "x", "sandbox": "strict", "sandboxRequired": false}`, serverspec.Policy{Enabled: true, Preset: "strict", Net: "none"}},
 		{`{"command": "x", "args": ["-y", "pkg", "` + dir + `", "/does/not/exist"], "sandbox": "files"}`,
-			sandbox.Policy{Enabled: true, Preset: "files", Net: "none", Required: true, Write: []string{dir}}},
+			serverspec.Policy{Enabled: true, Preset: "files", Net: "none", Required: true, Write: []string{dir}}},
 		{`{"command": "x", "args": ["` + dir + `"], "sandbox": {"preset": "files", "read": ["~/notes", "${HOME}/docs"], "write": ["/srv/out/"]}}`,
-			sandbox.Policy{Enabled: true, Preset: "files", Net: "none", Required: true,
+			serverspec.Policy{Enabled: true, Preset: "files", Net: "none", Required: true,
 				Read: []string{filepath.Join(home, "notes"), filepath.Join(home, "docs")}, Write: []string{"/srv/out"}}},
-		{`{"command": "x", "sandbox": {"preset": "network", "net": "none"}}`, sandbox.Policy{Enabled: true, Preset: "network", Net: "none", Required: true}},
+		{`{"command": "x", "sandbox": {"preset": "network", "net": "none"}}`, serverspec.Policy{Enabled: true, Preset: "network", Net: "none", Required: true}},
 		{`{"command": "x", "sandbox": {"net": ["api.example.com:443", "10.0.0.1:8080"]}}`,
-			sandbox.Policy{Enabled: true, Net: "allow", NetAllow: []string{"api.example.com:443", "10.0.0.1:8080"}, Required: true}},
+			serverspec.Policy{Enabled: true, Net: "allow", NetAllow: []string{"api.example.com:443", "10.0.0.1:8080"}, Required: true}},
 	}
 	for _, c := range cases {
 		s, got := sandboxEntry(t, c.entry)
@@ -75,7 +75,7 @@ func TestSandboxProblems(t *testing.T) {
 	for _, c := range cases {
 		s, _ := sandboxEntry(t, c.entry)
 		ps := s.Problems()
-		if !slices.ContainsFunc(ps, func(p Problem) bool { return p.Key == c.key && strings.Contains(p.Msg, c.words) }) {
+		if !slices.ContainsFunc(ps, func(p Problem) bool { return p.Key == c.key && strings.Contains(p.Message, c.words) }) {
 			t.Errorf("%s: problems %v, want %s: ...%s...", c.entry, ps, c.key, c.words)
 		}
 		if len(ps) > 0 && !strings.HasPrefix(ps[0].Error(), "mcpServers.srv.") {
@@ -99,14 +99,12 @@ func TestSandboxRoundTrip(t *testing.T) {
 			t.Errorf("round trip of %s = %s (%v)", entry, out, err)
 		}
 	}
-	a, _ := sandboxEntry(t, `{"command":"x","sandbox":"strict"}`)
-	b, _ := sandboxEntry(t, `{"command":"x","sandbox":"network"}`)
-	sa, _ := a.Spec("srv")
-	sb, _ := b.Spec("srv")
-	ja, _ := json.Marshal(sa)
-	jb, _ := json.Marshal(sb)
+	_, pa := sandboxEntry(t, `{"command":"x","sandbox":"strict"}`)
+	_, pb := sandboxEntry(t, `{"command":"x","sandbox":"network"}`)
+	ja, _ := json.Marshal(pa)
+	jb, _ := json.Marshal(pb)
 	if string(ja) == string(jb) {
-		t.Errorf("the spec does not change with the sandbox: %s", ja)
+		t.Errorf("the policy does not change with the sandbox: %s", ja)
 	}
 	// A new entry gets the key in the usual order.
 	s := &Server{Command: "x", Sandbox: &Sandbox{Preset: "network"}}
@@ -145,7 +143,7 @@ func TestSandboxUnix(t *testing.T) {
 		{`{"command":"x","sandbox":{"unix":"/a.sock"}}`, "sandbox.unix", ""},
 	} {
 		s, _ := sandboxEntry(t, c.entry)
-		if !slices.ContainsFunc(s.Problems(), func(p Problem) bool { return p.Key == c.key && strings.Contains(p.Msg, c.words) }) {
+		if !slices.ContainsFunc(s.Problems(), func(p Problem) bool { return p.Key == c.key && strings.Contains(p.Message, c.words) }) {
 			t.Errorf("%s: problems %v, want one on %s", c.entry, s.Problems(), c.key)
 		}
 	}
@@ -206,7 +204,7 @@ func TestSandboxWideGrants(t *testing.T) {
 		s, pol := sandboxEntry(t, entry)
 		key := "sandbox." + c.list + "[0]"
 		if !slices.ContainsFunc(s.Problems(), func(p Problem) bool {
-			return p.Key == key && strings.Contains(p.Msg, c.words) && strings.Contains(p.Msg, `"sandbox": "off"`) && strings.Contains(p.Msg, "narrower folder")
+			return p.Key == key && strings.Contains(p.Message, c.words) && strings.Contains(p.Message, `"sandbox": "off"`) && strings.Contains(p.Message, "narrower folder")
 		}) {
 			t.Errorf("%s: problems %v, want one on %s saying %q with the remedy", entry, s.Problems(), key, c.words)
 		}
@@ -216,7 +214,7 @@ func TestSandboxWideGrants(t *testing.T) {
 	}
 	// The bare "files" with the home folder as an arg.
 	s, _ := sandboxEntry(t, `{"command":"x","args":["`+home+`"],"sandbox":"files"}`)
-	if s.Valid() || !strings.Contains(s.Problems()[0].Msg, "home folder") || s.Problems()[0].Key != "sandbox" {
+	if s.Valid() || !strings.Contains(s.Problems()[0].Message, "home folder") || s.Problems()[0].Key != "sandbox" {
 		t.Errorf("files with home in args: %v", s.Problems())
 	}
 	// Narrow folders are fine.
@@ -253,7 +251,7 @@ func TestStrictNote(t *testing.T) {
 			t.Errorf("%s: notes %v, want a note: %v", c.entry, ns, c.note)
 			continue
 		}
-		if c.note && (!ns[0].Warning || ns[0].Key != "sandbox" || !strings.Contains(ns[0].Msg, `strict gives the server none of its folders: "files" does`) || !strings.Contains(ns[0].Msg, dir)) {
+		if c.note && (!ns[0].Warning || ns[0].Key != "sandbox" || !strings.Contains(ns[0].Message, `strict gives the server none of its folders: "files" does`) || !strings.Contains(ns[0].Message, dir)) {
 			t.Errorf("%s: note %+v", c.entry, ns[0])
 		}
 	}

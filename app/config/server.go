@@ -195,7 +195,7 @@ func remoteOf(ms []member) string {
 
 // bad records a problem found while reading key of the entry.
 func (s *Server) bad(key, format string, args ...any) {
-	s.decodeProblems = append(s.decodeProblems, Problem{Key: key, Msg: fmt.Sprintf(format, args...)})
+	s.decodeProblems = append(s.decodeProblems, Problem{Key: key, Message: fmt.Sprintf(format, args...)})
 }
 
 // decodeKey decodes one member into its field; false keeps it raw (unknown
@@ -369,7 +369,7 @@ func (s *Server) decodeStderr(raw json.RawMessage) bool {
 			s.bad("stderr", `"file" needs a path: write {"file": "/absolute/path"}`)
 			return false
 		}
-		s.Stderr = &Stderr{Kind: kind} // the engine checks the kind
+		s.Stderr = &Stderr{Kind: kind} // validate checks the kind
 		return true
 	}
 	ms, _, err := decodeObject(raw)
@@ -669,7 +669,7 @@ func ParseServer(name string, data []byte) (*Server, error) {
 		return nil, fmt.Errorf("mcpServers.%s: the entry is not a JSON object: %v", name, err)
 	}
 	s := parseServer(json.RawMessage(data))
-	_, ps := s.validate(name)
+	ps := s.validate(name)
 	s.problems, s.checked = ps, true
 	return s, nil
 }

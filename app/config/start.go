@@ -54,7 +54,7 @@ func (f *File) defaults() (Defaults, []Problem) {
 	}
 	ms, _, err := decodeObject(raw)
 	if err != nil {
-		return d, []Problem{{Key: "defaults", Msg: fmt.Sprintf(`%s is not an object: write {"start": "on-demand", "idleStop": 600000}, or remove it`, rawString(raw))}}
+		return d, []Problem{{Key: "defaults", Message: fmt.Sprintf(`%s is not an object: write {"start": "on-demand", "idleStop": 600000}, or remove it`, rawString(raw))}}
 	}
 	var ps []Problem
 	for _, m := range ms {
@@ -62,7 +62,7 @@ func (f *File) defaults() (Defaults, []Problem) {
 		case "start":
 			var v string
 			if json.Unmarshal(m.Value, &v) != nil || !ValidStart(v) {
-				ps = append(ps, Problem{Key: "defaults.start", Msg: fmt.Sprintf("%s is not a start mode: %s", rawString(m.Value), startMsg)})
+				ps = append(ps, Problem{Key: "defaults.start", Message: fmt.Sprintf("%s is not a start mode: %s", rawString(m.Value), startMsg)})
 				continue
 			}
 			d.Start = v
@@ -70,16 +70,16 @@ func (f *File) defaults() (Defaults, []Problem) {
 			o, _ := OptionByKey("idleStop")
 			var v int64
 			if err := json.Unmarshal(m.Value, &v); err != nil {
-				ps = append(ps, Problem{Key: "defaults.idleStop", Msg: fmt.Sprintf("%s is not a whole number: give a number of milliseconds, like %d", rawString(m.Value), o.Default)})
+				ps = append(ps, Problem{Key: "defaults.idleStop", Message: fmt.Sprintf("%s is not a whole number: give a number of milliseconds, like %d", rawString(m.Value), o.Default)})
 				continue
 			}
 			if msg := o.check(int(v)); msg != "" {
-				ps = append(ps, Problem{Key: "defaults.idleStop", Msg: msg})
+				ps = append(ps, Problem{Key: "defaults.idleStop", Message: msg})
 				continue
 			}
 			d.IdleStop = int(v)
 		default:
-			ps = append(ps, Problem{Key: "defaults." + m.Key, Msg: "is not a known key: the defaults are " + defaultsKeys})
+			ps = append(ps, Problem{Key: "defaults." + m.Key, Message: "is not a known key: the defaults are " + defaultsKeys})
 		}
 	}
 	return d, ps
@@ -98,17 +98,12 @@ func (f *File) defaultsProblems() []Problem {
 func (s *Server) decodeStart(raw json.RawMessage) bool {
 	var v string
 	if json.Unmarshal(raw, &v) != nil || !ValidStart(v) {
-		s.notices = append(s.notices, Problem{Key: "start", Msg: fmt.Sprintf("%s is not a start mode: %s", rawString(raw), startMsg)})
+		s.notices = append(s.notices, Problem{Key: "start", Message: fmt.Sprintf("%s is not a start mode: %s", rawString(raw), startMsg)})
 		return false // kept as written
 	}
 	s.Start = v
 	return true
 }
-
-// Notices returns what the last [File.Check] found wrong with the entry
-// that does not stop it from running (a "start" that is not a start
-// mode): they are in the [Report] with the problems.
-func (s *Server) Notices() []Problem { return append([]Problem(nil), s.notices...) }
 
 // StartMode returns how the entry starts under the file's defaults d: its
 // own "start", else the default's, else "always". An entry whose "start"

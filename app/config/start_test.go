@@ -61,8 +61,8 @@ func TestStartTypo(t *testing.T) {
 		t.Errorf("StartMode = %q, want always", got)
 	}
 	ps := f.Report().Problems()
-	if len(ps) != 1 || ps[0].Path() != "mcpServers.a.start" || !strings.Contains(ps[0].Msg, `"on-demand "`) ||
-		!strings.Contains(ps[0].Msg, `use "always"`) {
+	if len(ps) != 1 || ps[0].Path() != "mcpServers.a.start" || !strings.Contains(ps[0].Message, `"on-demand "`) ||
+		!strings.Contains(ps[0].Message, `use "always"`) {
 		t.Fatalf("problems %v, want one on mcpServers.a.start naming the value and the remedy", ps)
 	}
 	out, err := f.Marshal()

@@ -32,7 +32,7 @@ func TestTrustKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		ps := s.Problems()
-		if len(ps) != 1 || ps[0].Key != "trust" || !strings.Contains(ps[0].Msg, `use "pin"`) {
+		if len(ps) != 1 || ps[0].Key != "trust" || !strings.Contains(ps[0].Message, `use "pin"`) {
 			t.Errorf("trust %s: problems %+v", raw, ps)
 		}
 		if b, _ := json.Marshal(s); !strings.Contains(string(b), `"trust":`+raw) {

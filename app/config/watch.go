@@ -172,25 +172,8 @@ func (w *Watcher) Run(ctx context.Context) error {
 		w.ready()
 	}
 
-	var (
-		timer   = time.NewTimer(time.Hour)
-		pending bool
-		first   time.Time
-		maxWait = 10 * w.debounce
-	)
-	timer.Stop()
-	defer timer.Stop()
-	schedule := func() {
-		now := time.Now()
-		if !pending {
-			pending, first = true, now
-		}
-		wait := w.debounce
-		if left := maxWait - now.Sub(first); left < wait {
-			wait = max(left, 0)
-		}
-		timer.Reset(wait)
-	}
+	db := newDebounce(w.debounce)
+	defer db.stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -202,17 +185,17 @@ func (w *Watcher) Run(ctx context.Context) error {
 			switch name := filepath.Clean(ev.Name); {
 			case filepath.Base(name) == base:
 				follow()
-				schedule()
+				db.change()
 			case target != "" && name == target:
-				schedule()
+				db.change()
 			}
 		case _, ok := <-fw.Errors:
 			if !ok {
 				return errors.New("the file watcher stopped")
 			}
-			schedule() // an overflow may have lost events: look anyway
-		case <-timer.C:
-			pending = false
+			db.change() // an overflow may have lost events: look anyway
+		case <-db.C():
+			db.fired()
 			w.check()
 		}
 	}

@@ -65,28 +65,6 @@ func SetDisabled(f *config.File, name string, disabled bool) error {
 	return f.SetDisabled(name, disabled)
 }
 
-// ProblemOf turns a config problem into the API's.
-func ProblemOf(p config.Problem) hostapi.Problem {
-	hp := hostapi.Problem{Server: p.Server, Key: p.Key, Message: p.Msg, Warning: p.Warning}
-	if p.Remedy != nil {
-		hp.Fact = p.Fact
-		hp.Remedy = &hostapi.Remedy{Kind: p.Remedy.Kind, Server: p.Server, From: p.Remedy.From, To: p.Remedy.To}
-	}
-	return hp
-}
-
-// ProblemsOf turns config problems into the API's.
-func ProblemsOf(ps []config.Problem) []hostapi.Problem {
-	if len(ps) == 0 {
-		return nil
-	}
-	out := make([]hostapi.Problem, len(ps))
-	for i, p := range ps {
-		out[i] = ProblemOf(p)
-	}
-	return out
-}
-
 // NotInConfig is the error for a name the config does not have; known
 // are the names it has, for a "did you mean" when name is near one.
 func NotInConfig(name string, known []string) error {
@@ -110,7 +88,7 @@ func NotSaved(name string, ps []config.Problem) error {
 	}
 	return &hostapi.Error{Code: hostapi.CodeInvalidConfig,
 		Message:  fmt.Sprintf("server %q was not saved: %s", name, strings.Join(msgs, "; ")),
-		Problems: ProblemsOf(ps)}
+		Problems: ps}
 }
 
 // ListSecrets lists the stored secrets and the servers that use each (in

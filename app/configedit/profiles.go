@@ -23,7 +23,7 @@ func ListProfiles(f *config.File) []hostapi.ProfileInfo {
 		for _, pr := range all {
 			if pr.Key == prefix || strings.HasPrefix(pr.Key, prefix+".") || strings.HasPrefix(pr.Key, prefix+"[") ||
 				strings.HasPrefix(pr.Key, fmt.Sprintf("profiles[%q]", name)) {
-				info.Problems = append(info.Problems, ProblemOf(pr))
+				info.Problems = append(info.Problems, pr)
 			}
 		}
 		out = append(out, info)
@@ -76,7 +76,7 @@ func PutProfile(f *config.File, name string, e hostapi.ProfileEntry) error {
 		}
 		return &hostapi.Error{Code: hostapi.CodeInvalidConfig,
 			Message:  fmt.Sprintf("profile %q was not saved: %s", name, strings.Join(msgs, "; ")),
-			Problems: ProblemsOf(ps)}
+			Problems: ps}
 	}
 	if err := f.SetProfile(name, p); err != nil {
 		return &hostapi.Error{Code: hostapi.CodeInvalidConfig, Message: err.Error() + ": correct the file's \"profiles\" first"}

@@ -15,19 +15,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-// The sandbox presets an entry's "sandbox" names (issue 16,
-// docs/sandbox.md).
-const (
-	SandboxOff     = "off"
-	SandboxStrict  = "strict"
-	SandboxFiles   = "files"
-	SandboxNetwork = "network"
-)
-
-// SandboxPresets are the presets in the order the CLI and the window
-// offer them.
-var SandboxPresets = []string{SandboxOff, SandboxStrict, SandboxFiles, SandboxNetwork}
-
 // Sandbox is an entry's "sandbox" value as the CLI and the window edit
 // it: a preset alone is written as a string ("strict"), anything more as
 // the object {"preset", "read", "write", "unix", "net"}. Keys of the object this
@@ -46,7 +33,7 @@ type Sandbox struct {
 
 // Off says the sandbox confines nothing: no key, "off", or an object
 // whose preset is "off".
-func (s Sandbox) Off() bool { return s.Preset == SandboxOff || s.isZero() }
+func (s Sandbox) Off() bool { return s.Preset == config.SandboxOff || s.isZero() }
 
 func (s Sandbox) isZero() bool {
 	return s.Preset == "" && len(s.Read) == 0 && len(s.Write) == 0 && len(s.Unix) == 0 && s.Net == "" && len(s.NetAllow) == 0 && len(s.extra) == 0
@@ -62,7 +49,7 @@ func ReadSandbox(raw json.RawMessage) (Sandbox, error) {
 	}
 	var preset string
 	if err := json.Unmarshal(raw, &preset); err == nil {
-		if !slices.Contains(SandboxPresets, preset) {
+		if !slices.Contains(config.SandboxPresets, preset) {
 			return Sandbox{}, fmt.Errorf(`the entry's "sandbox" %q is not a preset: use off, strict, files or network`, preset)
 		}
 		return Sandbox{Preset: preset}, nil
@@ -177,21 +164,21 @@ func (c SandboxChange) Empty() bool {
 // current directory, as a shell user means them); "off" with paths or a
 // network is refused, as the paths would be dropped.
 func (c SandboxChange) Apply(s Sandbox) (Sandbox, error) {
-	if c.Preset != "" && !slices.Contains(SandboxPresets, c.Preset) {
+	if c.Preset != "" && !slices.Contains(config.SandboxPresets, c.Preset) {
 		return s, fmt.Errorf("--sandbox %q: use off (no confinement), strict (its own files only, no network), files (strict plus the folders of --sandbox-read and --sandbox-write) or network (strict plus outbound connections)", c.Preset)
 	}
-	if c.Preset == SandboxOff {
+	if c.Preset == config.SandboxOff {
 		if len(c.Read)+len(c.Write)+len(c.Unix) > 0 || c.Net != "" {
 			return s, fmt.Errorf("--sandbox off confines nothing: give --sandbox-read, --sandbox-write, --sandbox-unix and --sandbox-net with strict, files or network")
 		}
-		return Sandbox{Preset: SandboxOff}, nil
+		return Sandbox{Preset: config.SandboxOff}, nil
 	}
 	if c.Preset != "" {
-		if s.Preset == SandboxOff {
+		if s.Preset == config.SandboxOff {
 			s = Sandbox{}
 		}
 		s.Preset = c.Preset
-	} else if s.Preset == SandboxOff && !c.Empty() {
+	} else if s.Preset == config.SandboxOff && !c.Empty() {
 		return s, fmt.Errorf("the sandbox is off: give --sandbox strict, files or network with the paths and network")
 	}
 	for _, p := range c.Read {
@@ -287,10 +274,10 @@ func addOnce(list []string, v string) []string {
 	return append(list, v)
 }
 
-// ChangeSandbox applies c to the "sandbox" of the entry name in f, keeping
+// changeSandbox applies c to the "sandbox" of the entry name in f, keeping
 // every other key of the entry as written; the entry is then checked as
 // PutServer checks it. Its errors are *hostapi.Error.
-func ChangeSandbox(f *config.File, name string, c SandboxChange) error {
+func changeSandbox(f *config.File, name string, c SandboxChange) error {
 	s, ok := f.Servers[name]
 	if !ok || s == nil {
 		return NotInConfig(name, f.Names())

@@ -88,11 +88,11 @@ func TestSandboxChangeApply(t *testing.T) {
 	}
 }
 
-// ChangeSandbox writes the key and keeps the entry's other keys, unknown
+// changeSandbox writes the key and keeps the entry's other keys, unknown
 // ones included, and the rest of the file.
 func TestChangeSandbox(t *testing.T) {
 	f := parse(t)
-	if err := ChangeSandbox(f, "files", SandboxChange{Preset: "files", Write: []string{"/tmp"}}); err != nil {
+	if err := changeSandbox(f, "files", SandboxChange{Preset: "files", Write: []string{"/tmp"}}); err != nil {
 		t.Fatal(err)
 	}
 	out, err := f.Marshal()
@@ -104,11 +104,11 @@ func TestChangeSandbox(t *testing.T) {
 			t.Errorf("the file lacks %s:\n%s", want, out)
 		}
 	}
-	if err := ChangeSandbox(f, "nope", SandboxChange{Preset: "strict"}); code(err) != "not_found" {
+	if err := changeSandbox(f, "nope", SandboxChange{Preset: "strict"}); code(err) != "not_found" {
 		t.Errorf("a missing entry: %v", err)
 	}
 	before, _ := f.Marshal()
-	if err := ChangeSandbox(f, "a", SandboxChange{Preset: "bogus"}); code(err) != "invalid_config" {
+	if err := changeSandbox(f, "a", SandboxChange{Preset: "bogus"}); code(err) != "invalid_config" {
 		t.Errorf("a bad preset: %v", err)
 	}
 	if after, _ := f.Marshal(); string(after) != string(before) {

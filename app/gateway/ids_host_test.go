@@ -37,7 +37,7 @@ const helperEnv = "GATEWAY_TEST_HELPER"
 
 func TestMain(m *testing.M) {
 	testkit.HelperMain(&testExe, helperEnv, map[string]func() int{"mcp": echoServer})
-	os.Exit(m.Run())
+	os.Exit(testkit.Run(m))
 }
 
 // echoServer is a real stdio MCP server with one tool, echo.
@@ -141,17 +141,10 @@ func TestIDsComeBackByteForByte(t *testing.T) {
 	}
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	// The server is listed once it runs.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testkit.Eventually(t, "the server's tool listed", func() bool {
 		c.send(`{"jsonrpc":"2.0","id":"wait","method":"tools/list"}`)
-		if bytes.Contains(c.response(), []byte(`ids__echo`)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server's tool is not listed")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return bytes.Contains(c.response(), []byte(`ids__echo`))
+	})
 	for _, id := range testIDs {
 		for _, req := range []string{
 			`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`,
@@ -233,16 +226,10 @@ func TestHTTPIDsComeBackByteForByte(t *testing.T) {
 		t.Fatalf("initialize: id %s, want 1.5e0: %s", id, resp)
 	}
 	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, resp := post(`{"jsonrpc":"2.0","id":"wait","method":"tools/list"}`); strings.Contains(resp, "ids__echo") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server's tool is not listed")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, "the server's tool listed", func() bool {
+		_, resp := post(`{"jsonrpc":"2.0","id":"wait","method":"tools/list"}`)
+		return strings.Contains(resp, "ids__echo")
+	})
 	for _, id := range testIDs {
 		for _, req := range []string{
 			`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`,

@@ -41,10 +41,8 @@ func TestLeanSlowCallLogged(t *testing.T) {
 	}
 	// The line is written once the answer has gone to the client (it
 	// gives that step's time too), so it may come just after the answer.
-	out := logs.String()
-	for deadline := time.Now().Add(wait); !strings.Contains(out, "took long") && time.Now().Before(deadline); out = logs.String() {
-		time.Sleep(10 * time.Millisecond)
-	}
+	var out string
+	testkit.Eventually(t, "the slow-call line", func() bool { out = logs.String(); return strings.Contains(out, "took long") })
 	if n := strings.Count(out, "a tool call through the gateway took long"); n != 1 {
 		t.Fatalf("%d slow-call lines, want 1 (for alpha__slow):\n%s", n, out)
 	}

@@ -4,6 +4,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestInfoAIClients: host.info counts the AI apps' connections to the
@@ -32,17 +34,12 @@ func TestInfoAIClients(t *testing.T) {
 	}
 	waitInfo := func(what string, cond func(hostapi.Info) bool) hostapi.Info {
 		t.Helper()
-		deadline := time.Now().Add(wait)
-		for {
-			inf := info()
-			if cond(inf) {
-				return inf
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %v; host.info: clients %d, aiClients %d, aiApps %q", what, wait, inf.Clients, inf.AIClients, inf.AIApps)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		var inf hostapi.Info
+		testkit.Eventually(t, what, func() (bool, string) {
+			inf = info()
+			return cond(inf), fmt.Sprintf("host.info: clients %d, aiClients %d, aiApps %q", inf.Clients, inf.AIClients, inf.AIApps)
+		})
+		return inf
 	}
 
 	// A `switchboard logs --follow`: a second API client with a

@@ -4,6 +4,7 @@ package host
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -74,18 +75,13 @@ func envelope(t *testing.T) int {
 // in the background).
 func settledCost(t *testing.T, th *testHost, p hostapi.CostParams) hostapi.Cost {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		var c hostapi.Cost
+	var c hostapi.Cost
+	testkit.Eventually(t, "tools.cost counted every server", func() (bool, string) {
+		c = hostapi.Cost{}
 		th.must(t, hostapi.MethodToolsCost.Name, p, &c)
-		if len(c.Pending) == 0 {
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tools.cost still counts %v after %v", c.Pending, wait)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(c.Pending) == 0, fmt.Sprintf("still counting %v", c.Pending)
+	})
+	return c
 }
 
 // TestToolsCost: with server-everything and a go-sdk server, tools.cost's

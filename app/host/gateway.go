@@ -407,11 +407,11 @@ func (h *Host) tokenChanged(name string) {
 // session's connection, or holds the call while its server comes back.
 
 // callTimeout is how long a call to s may take: its entry's callTimeout,
-// whose one default is config.DefaultCallTimeout.
+// whose one default is the option table's.
 func callTimeout(s *server) time.Duration {
 	c, _ := s.config()
 	if c.CallTimeout <= 0 {
-		return config.DefaultCallTimeout
+		return config.DefaultDuration("callTimeout")
 	}
 	return c.CallTimeout
 }

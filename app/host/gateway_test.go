@@ -50,12 +50,7 @@ func init() {
 	if gate := os.Getenv(gwGateEnv); gate != "" {
 		// The test holds this run back (not running, no session) for as
 		// long as it needs, however slow the machine.
-		for {
-			if _, err := os.Stat(gate); err != nil {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		testkit.Poll(24*time.Hour, func() bool { _, err := os.Stat(gate); return err != nil })
 	}
 	switch role {
 	case "gwmodern":

@@ -22,10 +22,10 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/approvals"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
+	"github.com/switchboard-mcp/switchboard/app/service"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/secrets"
@@ -150,6 +150,10 @@ func Run(ctx context.Context, o Options) error {
 	if err := engine.BecomeSubreaper(); err != nil {
 		subreaper = false
 		h.log.Warn("cannot adopt the orphans of servers; a process that leaves its server's group is still found by its token", "error", err)
+	} else {
+		// A host started from here (the tray's on-demand start, in the
+		// same process) is left to its Wait by the orphan reaper.
+		service.SetStartChild(engine.StartChild)
 	}
 	h.log.Info("a server's processes are tracked by " + engine.Tracking(subreaper))
 
@@ -426,7 +430,7 @@ func (h *Host) configStatus() hostapi.ConfigStatus {
 		st.Error = h.cfgErr.Error()
 	}
 	if h.file != nil {
-		st.Problems = configedit.ProblemsOf(h.file.Report().Problems())
+		st.Problems = h.file.Report().Problems()
 	}
 	return st
 }

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 	}
 	sandboxtest.Main()
 	testkit.HelperMain(&testExe, helperEnv, map[string]func() int{"modern": runModern, "legacy": runLegacy})
-	os.Exit(m.Run())
+	os.Exit(testkit.Run(m))
 }
 
 // runModern is a go-sdk server (the 2026-07-28 era). It starts with one

@@ -139,7 +139,14 @@ func (s *server) tokenSource(ctx context.Context, r *config.RemoteSpec, rec *tok
 		return nil, err
 	}
 	rs := &refresher{m: m, s: s, gen: s.oauthGen.Load(), name: r.Name, cfg: cfg, rec: *rec}
-	return oauth2.ReuseTokenSourceWithExpiry(rec.token(), rs, refreshEarly), nil
+	return renewing(rec, rs), nil
+}
+
+// renewing is the token source of rec: its token until refreshEarly
+// before the token's expiry, then renew's, each kept until refreshEarly
+// before its own expiry.
+func renewing(rec *tokenRecord, renew oauth2.TokenSource) oauth2.TokenSource {
+	return oauth2.ReuseTokenSourceWithExpiry(rec.token(), renew, refreshEarly)
 }
 
 // refresher refreshes a token with its refresh token, and saves the new
@@ -501,14 +508,14 @@ func (s *server) login(ctx context.Context, r *config.RemoteSpec, flow *loginFlo
 	return m.saveTokens(r.Name, rec)
 }
 
-// ClientMetadataDocument is Switchboard's client ID metadata document
+// clientMetadataDocument is Switchboard's client ID metadata document
 // (draft-ietf-oauth-client-id-metadata-document, which the MCP
 // authorization spec prefers to dynamic registration) for the address it
 // is served from, clientID: an entry's "oauth.clientMetadataUrl". The
 // client is public (PKCE, no secret), and its redirect is the host's
 // loopback listener, whose port is chosen at each sign-in: a loopback
 // redirect's port is not compared (RFC 8252 section 7.3).
-func ClientMetadataDocument(clientID string) []byte {
+func clientMetadataDocument(clientID string) []byte {
 	b, _ := json.MarshalIndent(map[string]any{
 		"client_id":                  clientID,
 		"client_name":                "Switchboard",

@@ -51,7 +51,8 @@ func TestOAuthSignIn(t *testing.T) {
 	th.waitServer(t, "o", "sign-in needed", func(s hostapi.ServerStatus) bool {
 		return s.State == hostapi.StateSignInNeeded && strings.Contains(s.LastError, "servers login o")
 	})
-	time.Sleep(500 * time.Millisecond) // many backoff delays of the test host
+	// Never retried on a timer while it waits: the supervisor's
+	// TestWaitingForUser runs an hour of a synctest bubble's clock.
 	if st := th.statusOf(t, "o"); st.State != hostapi.StateSignInNeeded || st.Failures != 0 || st.Restarts != 0 {
 		t.Errorf("a server waiting for a sign-in: %s, %d failures, %d restarts; want it waiting, never retried", st.State, st.Failures, st.Restarts)
 	}
@@ -295,7 +296,7 @@ func TestOAuthDynamicRegistration(t *testing.T) {
 // TestOAuthClientMetadataDocument: an entry with "clientMetadataUrl"
 // signs in with that address as its client ID where the authorization
 // server takes client ID metadata documents (the server fetches the
-// document Switchboard writes, ClientMetadataDocument, and checks the
+// document Switchboard writes, clientMetadataDocument, and checks the
 // loopback redirect against it), registering nothing although it could;
 // the tokens renew as that public client. Where the server does not take
 // documents, the same entry falls back to dynamic registration.
@@ -306,7 +307,7 @@ func TestOAuthClientMetadataDocument(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(ClientMetadataDocument("https://" + r.Host + r.URL.Path))
+		_, _ = w.Write(clientMetadataDocument("https://" + r.Host + r.URL.Path))
 	}))
 	t.Cleanup(docs.Close)
 	docURL := docs.URL + "/switchboard/client.json"
@@ -375,7 +376,7 @@ func TestClientMetadataDocument(t *testing.T) {
 		GrantTypes   []string `json:"grant_types"`
 		AuthMethod   string   `json:"token_endpoint_auth_method"`
 	}
-	if err := json.Unmarshal(ClientMetadataDocument("https://sb.example/c.json"), &doc); err != nil {
+	if err := json.Unmarshal(clientMetadataDocument("https://sb.example/c.json"), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if doc.ClientID != "https://sb.example/c.json" || doc.AuthMethod != "none" ||

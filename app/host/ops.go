@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
@@ -21,14 +20,14 @@ func ServerConfigs(f *config.File) []ServerConfig {
 			continue
 		}
 		c := ServerConfig{Name: name, Disabled: s.Disabled, CallTimeout: s.CallTimeout(), Secrets: s.SecretRefs()}
-		c.Problems = configedit.ProblemsOf(s.Problems())
-		spec, err := s.Spec(name)
+		c.Problems = s.Problems()
+		spec, err := specOf(s, name)
 		if err != nil && len(c.Problems) == 0 {
 			c.Problems = append(c.Problems, hostapi.Problem{Server: name, Message: err.Error()})
 		}
 		c.Spec = spec
 		if len(c.Problems) == 0 {
-			c.Notes = configedit.ProblemsOf(s.Notes(name))
+			c.Notes = s.Notes(name)
 		}
 		c.Command = s.Command
 		c.Tools = s.Tools

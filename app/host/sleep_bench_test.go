@@ -39,17 +39,10 @@ func benchManager(b *testing.B, lists string) *Manager {
 
 func benchWait(b *testing.B, m *Manager, name string, cond func(hostapi.ServerStatus) bool) {
 	b.Helper()
-	deadline := time.Now().Add(wait)
-	for {
-		if st, ok := statusOf(m, name); ok && cond(st) {
-			return
-		}
-		if time.Now().After(deadline) {
-			st, _ := statusOf(m, name)
-			b.Fatalf("server %s: %+v", name, st)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(b, "server "+name, func() (bool, string) {
+		st, ok := statusOf(m, name)
+		return ok && cond(st), fmt.Sprintf("%+v", st)
+	})
 }
 
 func BenchmarkSleepFirstCall(b *testing.B) {

@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/trust"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -71,13 +71,7 @@ func TestPinsHost(t *testing.T) {
 	}
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(wait)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("waiting for %s", what)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testkit.Eventually(t, what, cond)
 	}
 	waitFor("a's tools, trusted on first use", func() bool { m, ok := mapped("a__echo"); return ok && m.Hidden == "" })
 

@@ -104,9 +104,9 @@ func (w problemsWire) problems() []Problem {
 }
 
 // Path names where a problem is as a path into the config file
-// (mcpServers.files.cwd, mcpServers.files, gateway.httpPort), as
-// app/config's Problem.Path does; "" for a problem that says nothing of
-// where it is (an older host's sentence, which names it itself).
+// (mcpServers.files.cwd, mcpServers.files, gateway.httpPort); "" for a
+// problem that says nothing of where it is (the file as a whole, or an
+// older host's sentence, which names it itself).
 func (p Problem) Path() string {
 	if p.Server == "" {
 		if p.Key == KeyName {
@@ -124,14 +124,24 @@ func (p Problem) Path() string {
 	return s
 }
 
-// Sentence is the problem as one line with where it is, as app/config's
-// Problem.Error words it: `mcpServers.files.cwd: "x" is not absolute: ...`.
+// Sentence is the problem as one line with where it is:
+// `mcpServers.files.cwd: "x" is not absolute: ...`.
 // It is what an older client shows, and the log.
 func (p Problem) Sentence() string {
 	if where := p.Path(); where != "" {
 		return where + ": " + p.Message
 	}
 	return p.Message
+}
+
+// Error is the problem as app/config reports it (a Problem is an error
+// there): the Sentence, with "config" as the place of a problem of the
+// file as a whole.
+func (p Problem) Error() string {
+	if p.Server == "" && p.Key == "" {
+		return "config: " + p.Message
+	}
+	return p.Sentence()
 }
 
 // validServerName is app/config's ValidServerName (1 to 31 lower-case

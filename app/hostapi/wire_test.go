@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -101,22 +102,29 @@ func roundTrip(t *testing.T, v, into any) {
 	}
 }
 
-// TestProblemPath: a problem's path and sentence are app/config's, so
-// that a sentence reads as it did when the host sent config.Problem's
-// Error.
+// TestProblemPath: a problem's path quotes a server's name exactly when
+// app/config would refuse the name (the package's own validServerName is
+// config.ValidServerName), and Error is the sentence, with "config" for
+// the file as a whole.
 func TestProblemPath(t *testing.T) {
-	for _, c := range []config.Problem{
-		{Server: "files", Key: "cwd", Msg: "m"},
-		{Server: "files", Msg: "m"},
-		{Server: "Bad Name", Key: "cwd", Msg: "m"},
-		{Server: "-x", Msg: "m"},
-		{Server: "a234567890123456789012345678901", Msg: "m"},
-		{Server: "a2345678901234567890123456789012", Msg: "m"},
-		{Key: "gateway.httpPort", Msg: "m"},
+	for _, c := range []struct {
+		p          hostapi.Problem
+		path, errs string
+	}{
+		{hostapi.Problem{Server: "files", Key: "cwd", Message: "m"}, "mcpServers.files.cwd", "mcpServers.files.cwd: m"},
+		{hostapi.Problem{Server: "files", Message: "m"}, "mcpServers.files", "mcpServers.files: m"},
+		{hostapi.Problem{Server: "Bad Name", Key: "cwd", Message: "m"}, `mcpServers["Bad Name"].cwd`, `mcpServers["Bad Name"].cwd: m`},
+		{hostapi.Problem{Server: "-x", Message: "m"}, `mcpServers["-x"]`, `mcpServers["-x"]: m`},
+		{hostapi.Problem{Server: "a234567890123456789012345678901", Message: "m"}, "mcpServers.a234567890123456789012345678901", "mcpServers.a234567890123456789012345678901: m"},
+		{hostapi.Problem{Server: "a2345678901234567890123456789012", Message: "m"}, `mcpServers["a2345678901234567890123456789012"]`, `mcpServers["a2345678901234567890123456789012"]: m`},
+		{hostapi.Problem{Key: "gateway.httpPort", Message: "m"}, "gateway.httpPort", "gateway.httpPort: m"},
+		{hostapi.Problem{Message: "m"}, "", "config: m"},
 	} {
-		p := hostapi.Problem{Server: c.Server, Key: c.Key, Message: c.Msg}
-		if p.Path() != c.Path() || p.Sentence() != c.Error() {
-			t.Errorf("%+v: path %q, sentence %q; config says %q, %q", c, p.Path(), p.Sentence(), c.Path(), c.Error())
+		if c.p.Path() != c.path || c.p.Error() != c.errs {
+			t.Errorf("%+v: path %q, error %q; want %q, %q", c.p, c.p.Path(), c.p.Error(), c.path, c.errs)
+		}
+		if c.p.Server != "" && strings.HasPrefix(c.p.Path(), "mcpServers[") == config.ValidServerName(c.p.Server) {
+			t.Errorf("%q: quoted %v, but config.ValidServerName says %v", c.p.Server, strings.HasPrefix(c.p.Path(), "mcpServers["), config.ValidServerName(c.p.Server))
 		}
 	}
 }

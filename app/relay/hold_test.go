@@ -6,7 +6,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // testHold is a Hold the test decides.
@@ -169,27 +172,30 @@ func TestHeldCallProgress(t *testing.T) {
 
 // A call held then let through gets its whole callTimeout from the
 // moment it is sent: the wait does not count (Started, from which the
-// deadline is counted, is after the decision).
+// deadline is counted, is after the decision). On the fake clock of a
+// synctest bubble, the user takes an hour to decide.
 func TestHeldCallTimeoutStartsWhenSent(t *testing.T) {
-	p := newPeer(t)
-	h := &holder{hold: newTestHold(), approval: make(chan string, 1)}
-	started := make(chan time.Time, 1)
-	r := New("s", p.conn, Options{Hook: Chain(h, afterFunc(func(c *Info) { started <- c.Started }))})
-	c, out := call("delete", `{}`)
-	if _, err := r.Start(c, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(20 * time.Millisecond)
-	decided := time.Now()
-	h.hold.decide("allowed once by the user", nil)
-	m := p.next()
-	p.write(`{"jsonrpc":"2.0","id":"` + m["id"].(string) + `","result":{"content":[]}}`)
-	if o := <-out; o.err != nil {
-		t.Fatalf("the held call: %v", o.err)
-	}
-	if s := <-started; s.Before(decided) {
-		t.Fatalf("the call's time was counted from %v, before its decision at %v", s, decided)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := newPeer(t)
+		h := &holder{hold: newTestHold(), approval: make(chan string, 1)}
+		started := make(chan time.Time, 1)
+		r := New("s", p.conn, Options{Hook: Chain(h, afterFunc(func(c *Info) { started <- c.Started }))})
+		c, out := call("delete", `{}`)
+		if _, err := r.Start(c, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		testkit.Advance(time.Hour)
+		decided := time.Now()
+		h.hold.decide("allowed once by the user", nil)
+		m := p.next()
+		p.write(`{"jsonrpc":"2.0","id":"` + m["id"].(string) + `","result":{"content":[]}}`)
+		if o := <-out; o.err != nil {
+			t.Fatalf("the held call: %v", o.err)
+		}
+		if s := <-started; !s.Equal(decided) {
+			t.Fatalf("the call's time was counted from %v, before its decision at %v", s, decided)
+		}
+	})
 }
 
 type afterFunc func(c *Info)

@@ -23,7 +23,7 @@
 // # Timeout and cancellation
 //
 // Every call is bounded by the timeout its caller gives: the entry's
-// callTimeout, whose one default is config.DefaultCallTimeout (5 minutes).
+// callTimeout, whose one default is the option table's (config.Options).
 // Past it the server gets notifications/cancelled and the caller a
 // [*TimeoutError]. The calls of a relay share one timer, armed for the
 // earliest deadline (a timer per call woke a second thread of the Go
@@ -78,7 +78,7 @@ const IDPrefix = "sbgw-"
 
 // DefaultTimeout bounds a call whose caller gives no timeout: the default
 // of the entry's callTimeout.
-const DefaultTimeout = config.DefaultCallTimeout
+var DefaultTimeout = config.DefaultDuration("callTimeout")
 
 // maxArgsDepth is how deep a call's arguments may nest (encoding/json's
 // limit, which the relay kept when it re-encoded them).
@@ -371,16 +371,6 @@ func New(server string, conn *stdio.Conn, opts Options) *Relay {
 		r.closeAll()
 	}()
 	return r
-}
-
-// Closed reports whether the relay's connection has closed.
-func (r *Relay) Closed() bool {
-	select {
-	case <-r.conn.Done():
-		return true
-	default:
-		return false
-	}
 }
 
 // Start sends c and returns at once; Done gets the answer. timeout bounds

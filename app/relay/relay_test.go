@@ -11,10 +11,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/switchboard-mcp/switchboard/engine/stdio"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 const wait = 10 * time.Second
@@ -93,10 +95,10 @@ func (h *recorder) After(c *Info, res *Result, err error) {
 // waitAfters waits until After has run n times (it runs after Done).
 func (h *recorder) waitAfters(t *testing.T, n int) []error {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for len(h.afters()) < n && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(t, fmt.Sprintf("the hook's After run %d times", n), func() (bool, string) {
+		a := h.afters()
+		return len(a) >= n, fmt.Sprint(a)
+	})
 	return h.afters()
 }
 
@@ -178,79 +180,97 @@ func TestRelayAnswer(t *testing.T) {
 }
 
 // TestRelayTimeout: a call past its timeout gets the one wording, the
-// server gets notifications/cancelled, and a late answer is dropped.
+// server gets notifications/cancelled, and a late answer is dropped. On
+// the fake clock of a synctest bubble: the call ends at its timeout, not
+// a moment sooner.
 func TestRelayTimeout(t *testing.T) {
-	p := newPeer(t)
-	h := &recorder{}
-	r := New("s", p.conn, Options{Hook: h})
-	c, ch := call("sleep", "")
-	if _, err := r.Start(c, 50*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	id := p.next()["id"].(string)
-	o := got(t, ch)
-	want := `Switchboard server "s": tool "sleep" did not answer within 50ms (its callTimeout); the call was cancelled`
-	var te *TimeoutError
-	if !errors.As(o.err, &te) || o.err.Error() != want {
-		t.Fatalf("the error: %v", o.err)
-	}
-	cancelled := p.next()
-	if cancelled["method"] != "notifications/cancelled" || cancelled["params"].(map[string]any)["requestId"] != id {
-		t.Fatalf("the server got %v", cancelled)
-	}
-	p.write(`{"jsonrpc":"2.0","id":"` + id + `","result":{"content":[]}}`)
-	p.write(`{"jsonrpc":"2.0","id":8,"result":{}}`) // a marker: the late answer was handled before it
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	if m, err := p.conn.Read(ctx); err != nil || m.(*jsonrpc.Response).ID.Raw() != int64(8) {
-		t.Fatalf("after the late answer: %v %v", m, err)
-	}
-	select {
-	case o := <-ch:
-		t.Fatalf("Done ran twice: %+v", o)
-	default:
-	}
-	if a := h.waitAfters(t, 1); len(a) != 1 || !errors.As(a[0], &te) {
-		t.Fatalf("the hook's After: %v", a)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p := newPeer(t)
+		h := &recorder{}
+		r := New("s", p.conn, Options{Hook: h})
+		c, ch := call("sleep", "")
+		start := time.Now()
+		if _, err := r.Start(c, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		id := p.next()["id"].(string)
+		testkit.Advance(time.Minute - time.Millisecond)
+		if len(ch) != 0 {
+			t.Fatalf("the call ended %v after its start, before its timeout of 1m: %+v", time.Since(start), <-ch)
+		}
+		o := got(t, ch)
+		if d := time.Since(start); d != time.Minute {
+			t.Errorf("the call timed out after %v, want 1m", d)
+		}
+		want := `Switchboard server "s": tool "sleep" did not answer within 1m0s (its callTimeout); the call was cancelled`
+		var te *TimeoutError
+		if !errors.As(o.err, &te) || o.err.Error() != want {
+			t.Fatalf("the error: %v", o.err)
+		}
+		cancelled := p.next()
+		if cancelled["method"] != "notifications/cancelled" || cancelled["params"].(map[string]any)["requestId"] != id {
+			t.Fatalf("the server got %v", cancelled)
+		}
+		p.write(`{"jsonrpc":"2.0","id":"` + id + `","result":{"content":[]}}`)
+		p.write(`{"jsonrpc":"2.0","id":8,"result":{}}`) // a marker: the late answer was handled before it
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		if m, err := p.conn.Read(ctx); err != nil || m.(*jsonrpc.Response).ID.Raw() != int64(8) {
+			t.Fatalf("after the late answer: %v %v", m, err)
+		}
+		select {
+		case o := <-ch:
+			t.Fatalf("Done ran twice: %+v", o)
+		default:
+		}
+		if a := h.waitAfters(t, 1); len(a) != 1 || !errors.As(a[0], &te) {
+			t.Fatalf("the hook's After: %v", a)
+		}
+	})
 }
 
 // TestRelayTimeoutsShareTimer: the calls of a relay share one timer, armed
 // for the earliest deadline: a short call that comes after a long one
 // times out on time, the long one stays pending and is answered, and a
 // call made after the timer fired times out too (the timer is armed
-// again).
+// again). On the fake clock of a synctest bubble.
 func TestRelayTimeoutsShareTimer(t *testing.T) {
-	p := newPeer(t)
-	r := New("s", p.conn, Options{})
-	long, longCh := call("long", "")
-	if _, err := r.Start(long, time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	longID := p.next()["id"].(string)
-	for i := range 2 {
-		short, shortCh := call("short", "")
-		if _, err := r.Start(short, 50*time.Millisecond); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPeer(t)
+		r := New("s", p.conn, Options{})
+		long, longCh := call("long", "")
+		if _, err := r.Start(long, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		shortID := p.next()["id"].(string)
-		var te *TimeoutError
-		if o := got(t, shortCh); !errors.As(o.err, &te) || te.Tool != "short" {
-			t.Fatalf("call %d: the short call: %+v", i, o)
+		longID := p.next()["id"].(string)
+		for i := range 2 {
+			short, shortCh := call("short", "")
+			start := time.Now()
+			if _, err := r.Start(short, 5*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			shortID := p.next()["id"].(string)
+			var te *TimeoutError
+			if o := got(t, shortCh); !errors.As(o.err, &te) || te.Tool != "short" {
+				t.Fatalf("call %d: the short call: %+v", i, o)
+			}
+			if d := time.Since(start); d != 5*time.Second {
+				t.Errorf("call %d: the short call timed out after %v, want 5s", i, d)
+			}
+			if m := p.next(); m["method"] != "notifications/cancelled" || m["params"].(map[string]any)["requestId"] != shortID {
+				t.Fatalf("call %d: the server got %v", i, m)
+			}
 		}
-		if m := p.next(); m["method"] != "notifications/cancelled" || m["params"].(map[string]any)["requestId"] != shortID {
-			t.Fatalf("call %d: the server got %v", i, m)
+		select {
+		case o := <-longCh:
+			t.Fatalf("the long call ended with the short ones: %+v", o)
+		default:
 		}
-	}
-	select {
-	case o := <-longCh:
-		t.Fatalf("the long call ended with the short ones: %+v", o)
-	default:
-	}
-	p.write(`{"jsonrpc":"2.0","id":"` + longID + `","result":{"content":[]}}`)
-	if o := got(t, longCh); o.err != nil || o.raw != `{"content":[]}` {
-		t.Fatalf("the long call: %+v", o)
-	}
+		p.write(`{"jsonrpc":"2.0","id":"` + longID + `","result":{"content":[]}}`)
+		if o := got(t, longCh); o.err != nil || o.raw != `{"content":[]}` {
+			t.Fatalf("the long call: %+v", o)
+		}
+	})
 }
 
 // TestRelayWithdraw: a withdrawn call tells the server, and Done never

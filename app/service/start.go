@@ -6,11 +6,30 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/api"
-	"github.com/switchboard-mcp/switchboard/engine"
 )
+
+// childStarter is what a host process installs with [SetStartChild].
+var childStarter atomic.Pointer[func(*exec.Cmd) (func(), error)]
+
+// SetStartChild makes StartHost start the detached host with start: a
+// process that is also a host (a child subreaper, app/host) installs the
+// engine's StartChild, so that its orphan reaper leaves the child, in a
+// session of its own, to StartHost's Wait. Elsewhere it is cmd.Start.
+func SetStartChild(start func(cmd *exec.Cmd) (release func(), err error)) {
+	childStarter.Store(&start)
+}
+
+// startChild starts cmd through what [SetStartChild] installed.
+func startChild(cmd *exec.Cmd) (release func(), err error) {
+	if f := childStarter.Load(); f != nil {
+		return (*f)(cmd)
+	}
+	return func() {}, cmd.Start()
+}
 
 // StartHost starts a host and waits until its API answers (the tray's and
 // the bridge's on-demand start; app/client's Live calls it through its
@@ -38,10 +57,7 @@ func StartHostEnv(ctx context.Context, exe, socket string, env []string) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil // the null device
 	cmd.Env = env
 	cmd.SysProcAttr = detached()
-	// Through engine.StartChild: in a process that is also a host (a
-	// child subreaper), the orphan reaper must leave this child, in a
-	// session of its own, to the Wait below.
-	release, err := engine.StartChild(cmd)
+	release, err := startChild(cmd)
 	if err != nil {
 		return fmt.Errorf("starting a Switchboard host (%s serve): %w", exe, err)
 	}

@@ -620,9 +620,9 @@ func split(def json.RawMessage) (desc, rest string) {
 	return desc, indented(b)
 }
 
-// ParseMode reads a server's config "trust" value: "" and "pin" are
+// parseMode reads a server's config "trust" value: "" and "pin" are
 // [ModePin], "auto" is [ModeAuto].
-func ParseMode(s string) (Mode, error) {
+func parseMode(s string) (Mode, error) {
 	switch Mode(s) {
 	case "", ModePin:
 		return ModePin, nil

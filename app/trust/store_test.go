@@ -497,11 +497,11 @@ func TestHeldCountsAndMode(t *testing.T) {
 		t.Errorf("held counts %s", got)
 	}
 	for in, want := range map[string]Mode{"": ModePin, "pin": ModePin, "auto": ModeAuto} {
-		if m, err := ParseMode(in); err != nil || m != want {
-			t.Errorf("ParseMode(%q) = %q, %v", in, m, err)
+		if m, err := parseMode(in); err != nil || m != want {
+			t.Errorf("parseMode(%q) = %q, %v", in, m, err)
 		}
 	}
-	if _, err := ParseMode("trusting"); err == nil || !strings.Contains(err.Error(), `"pin"`) {
-		t.Errorf("ParseMode of a bad value: %v", err)
+	if _, err := parseMode("trusting"); err == nil || !strings.Contains(err.Error(), `"pin"`) {
+		t.Errorf("parseMode of a bad value: %v", err)
 	}
 }

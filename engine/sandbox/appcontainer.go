@@ -105,10 +105,10 @@ func AppContainerSID(name string) string {
 	return b.String()
 }
 
-// AppContainerPlanFor turns a server's Policy and the runtime's needs
+// appContainerPlanFor turns a server's Policy and the runtime's needs
 // into the AppContainer plan. A disabled policy has no plan (nil): the
 // server starts as it always has.
-func AppContainerPlanFor(server string, p Policy, n Needs) *AppContainerPlan {
+func appContainerPlanFor(server string, p Policy, n Needs) *AppContainerPlan {
 	if !p.Enabled {
 		return nil
 	}

@@ -58,7 +58,7 @@ func TestAppContainerName(t *testing.T) {
 }
 
 func TestAppContainerPlan(t *testing.T) {
-	if AppContainerPlanFor("x", Policy{Read: []string{`C:\x`}}, Needs{}) != nil {
+	if appContainerPlanFor("x", Policy{Read: []string{`C:\x`}}, Needs{}) != nil {
 		t.Fatal("a disabled policy has a plan")
 	}
 	n := Needs{
@@ -79,14 +79,14 @@ func TestAppContainerPlan(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			golden(t, "appcontainer/"+c.name+".txt", AppContainerPlanFor("fs", c.p, n).String())
+			golden(t, "appcontainer/"+c.name+".txt", appContainerPlanFor("fs", c.p, n).String())
 		})
 	}
 }
 
 // The network mode's capabilities, and the notes of what is widened.
 func TestAppContainerPlanNetwork(t *testing.T) {
-	plan := func(p Policy) *AppContainerPlan { p.Enabled = true; return AppContainerPlanFor("s", p, Needs{}) }
+	plan := func(p Policy) *AppContainerPlan { p.Enabled = true; return appContainerPlanFor("s", p, Needs{}) }
 	if c := plan(Policy{Net: NetNone}).Capabilities; len(c) != 0 {
 		t.Errorf("none has capabilities %v", c)
 	}
@@ -101,7 +101,7 @@ func TestAppContainerPlanNetwork(t *testing.T) {
 
 // A path both read and written is granted modify once, not read too.
 func TestAppContainerPlanGrantsOnce(t *testing.T) {
-	p := AppContainerPlanFor("s", Policy{Enabled: true, Read: []string{`C:\d`}, Write: []string{`c:\D\`}}, Needs{})
+	p := appContainerPlanFor("s", Policy{Enabled: true, Read: []string{`C:\d`}, Write: []string{`c:\D\`}}, Needs{})
 	if len(p.Grants) != 1 || p.Grants[0].Access != AccessModify {
 		t.Fatalf("grants = %+v, want one modify", p.Grants)
 	}

@@ -35,11 +35,11 @@ type securityCapabilities struct {
 	Reserved        uint32
 }
 
-// EnsureAppContainer creates the plan's AppContainer profile, or finds it
+// ensureAppContainer creates the plan's AppContainer profile, or finds it
 // when it exists, and returns its SID (free it with windows.FreeSid).
 // It has been compiled for Windows and run under Wine only: see
 // docs/sandbox.md for what Wine does with it.
-func EnsureAppContainer(plan *AppContainerPlan) (*windows.SID, error) {
+func ensureAppContainer(plan *AppContainerPlan) (*windows.SID, error) {
 	if plan == nil {
 		return nil, errors.New("sandbox: no AppContainer plan (the policy is off)")
 	}
@@ -69,10 +69,10 @@ func EnsureAppContainer(plan *AppContainerPlan) (*windows.SID, error) {
 	return sid, nil
 }
 
-// GrantPaths adds the plan's grants to each path's DACL for sid, inherited
+// grantPaths adds the plan's grants to each path's DACL for sid, inherited
 // by what a directory holds (SetNamedSecurityInfo, merged with the ACL the
 // path has). A path that does not exist is an error naming it.
-func GrantPaths(sid *windows.SID, grants []Grant) error {
+func grantPaths(sid *windows.SID, grants []Grant) error {
 	for _, g := range grants {
 		sd, err := windows.GetNamedSecurityInfo(g.Path, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION)
 		if err != nil {
@@ -143,14 +143,14 @@ func AppContainerAttributes(plan *AppContainerPlan, sid *windows.SID, handles []
 	return al, func() { al.Delete(); runtime.KeepAlive(sc); runtime.KeepAlive(caps); runtime.KeepAlive(handles) }, nil
 }
 
-// StartInAppContainer creates the process cmdLine (its executable app)
+// startInAppContainer creates the process cmdLine (its executable app)
 // suspended, inside the plan's container, with std handles in, out and
 // errw (inheritable; the only handles it inherits), and returns it: the caller puts it in its job object and resumes
 // its thread, as the engine does for every server. This is the call path
 // the engine will take for a sandboxed server on Windows; it is not wired
 // into engine.Start yet (docs/sandbox.md): a server whose sandbox is "off"
 // never reaches it.
-func StartInAppContainer(plan *AppContainerPlan, sid *windows.SID, app, cmdLine, dir string, env []uint16, in, out, errw windows.Handle) (*windows.ProcessInformation, error) {
+func startInAppContainer(plan *AppContainerPlan, sid *windows.SID, app, cmdLine, dir string, env []uint16, in, out, errw windows.Handle) (*windows.ProcessInformation, error) {
 	var inherit []windows.Handle
 	for _, h := range []windows.Handle{in, out, errw} {
 		if h != 0 && !slices.Contains(inherit, h) {

@@ -25,16 +25,16 @@ func TestGrantPathsWindows(t *testing.T) {
 	if err := os.Mkdir(rw, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	plan := AppContainerPlanFor("grant-test", Policy{Enabled: true, Read: []string{dir}, Write: []string{rw}}, Needs{})
+	plan := appContainerPlanFor("grant-test", Policy{Enabled: true, Read: []string{dir}, Write: []string{rw}}, Needs{})
 	sid, err := windows.StringToSid(plan.SID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := GrantPaths(sid, []Grant{{Path: filepath.Join(dir, "missing"), Access: AccessModify}}); err == nil || !strings.Contains(err.Error(), "missing") {
+	if err := grantPaths(sid, []Grant{{Path: filepath.Join(dir, "missing"), Access: AccessModify}}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("a missing path: %v", err)
 	}
 	before := aces(t, rw)
-	if err := GrantPaths(sid, plan.Grants); err != nil {
+	if err := grantPaths(sid, plan.Grants); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range plan.Grants {
@@ -91,8 +91,8 @@ func aces(t *testing.T, path string) map[string]uint32 {
 // AppContainer profiles (errAppContainerUnavailable), the test says so
 // and skips; any other error fails it.
 func TestAppContainerProfileWindows(t *testing.T) {
-	plan := AppContainerPlanFor("profile-test", Policy{Enabled: true, Net: NetOutbound}, Needs{})
-	sid, err := EnsureAppContainer(plan)
+	plan := appContainerPlanFor("profile-test", Policy{Enabled: true, Net: NetOutbound}, Needs{})
+	sid, err := ensureAppContainer(plan)
 	if err != nil {
 		// Only the gap docs/sandbox.md names: any other error fails.
 		if testkit.UnderWine() && errors.Is(err, errAppContainerUnavailable) {
@@ -105,7 +105,7 @@ func TestAppContainerProfileWindows(t *testing.T) {
 		t.Fatalf("Windows gave the container %s the SID %s; AppContainerSID says %s", plan.Name, sid, plan.SID)
 	}
 	// Created twice: found.
-	again, err := EnsureAppContainer(plan)
+	again, err := ensureAppContainer(plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,13 +117,13 @@ func TestAppContainerProfileWindows(t *testing.T) {
 // attribute (UpdateProcThreadAttribute: ERROR_NOT_SUPPORTED, "Request
 // not supported"): the test says so and skips; any other error fails it.
 func TestStartInAppContainerWindows(t *testing.T) {
-	plan := AppContainerPlanFor("start-test", Policy{Enabled: true}, Needs{})
+	plan := appContainerPlanFor("start-test", Policy{Enabled: true}, Needs{})
 	sid, err := windows.StringToSid(plan.SID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := filepath.Join(os.Getenv("SystemRoot"), "System32", "cmd.exe")
-	pi, err := StartInAppContainer(plan, sid, cmd, `cmd.exe /c exit 7`, "", nil, 0, 0, 0)
+	pi, err := startInAppContainer(plan, sid, cmd, `cmd.exe /c exit 7`, "", nil, 0, 0, 0)
 	if err != nil {
 		// Only the gap docs/sandbox.md names (the attribute refused with
 		// ERROR_NOT_SUPPORTED): any other error fails.

@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // Landlock's filesystem rights by ABI: v1 the first 13, v2 adds refer,
@@ -84,7 +86,7 @@ func landlock(p Policy, s Support) error {
 		}
 	}
 	if p.Net == NetAllow && s.ABI >= 4 {
-		for _, port := range AllowPorts(p.NetAllow) {
+		for _, port := range serverspec.AllowPorts(p.NetAllow) {
 			r := netPortAttr{allowed: unix.LANDLOCK_ACCESS_NET_CONNECT_TCP, port: uint64(port)}
 			if _, _, e := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, ruleNetPort, uintptr(unsafe.Pointer(&r)), 0, 0, 0); e != 0 {
 				return fmt.Errorf("landlock rule for TCP port %d: %w", port, e)

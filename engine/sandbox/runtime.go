@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // Runtime is what the engine knows of a server when it adds the
@@ -79,7 +81,7 @@ func (r Runtime) Needs() (read, write []string) {
 			}
 		}
 		for _, q := range ps {
-			if WideGrant(q, r.Home, r.Protected) != "" {
+			if serverspec.WideGrant(q, r.Home, r.Protected) != "" {
 				return // ~/.local for ~/.local/bin/x, a credential file: never
 			}
 		}

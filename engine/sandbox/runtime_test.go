@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // TestRuntimeNeeds: the executable's install, a script's interpreter and
@@ -41,7 +43,7 @@ func TestRuntimeNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	prot := Protected(home)
+	prot := serverspec.Protected(home)
 	read, write := Runtime{Exe: tool, Args: []string{script, "relative", home}, Home: home, Path: nodeBin + ":/usr/bin", Temp: tmp, Net: NetNone, Protected: prot}.Needs()
 	for _, want := range []string{tool, filepath.Join(home, ".nvm", "versions", "node", "v22"), filepath.Join(home, "proj", "node_modules"), "/usr", procRead(), filepath.Join(home, ".npm")} {
 		if !slices.Contains(read, want) {
@@ -79,38 +81,6 @@ func TestRuntimeNeeds(t *testing.T) {
 	read, _ = Runtime{Exe: "/bin/true", Home: home, Net: NetOutbound}.Needs()
 	if !slices.Contains(read, "/etc/hosts") {
 		t.Errorf("outbound lacks the resolver's files: %v", read)
-	}
-}
-
-// TestWideGrant: what may never be in a list, after .. and links.
-func TestWideGrant(t *testing.T) {
-	home := t.TempDir()
-	for _, d := range []string{".ssh", "Projects/app", ".config/switchboard", ".local/share/keyrings"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink(home, filepath.Join(home, "Projects", "up")); err != nil {
-		t.Fatal(err)
-	}
-	prot := Protected(home, filepath.Join(home, ".config", "switchboard"))
-	for _, p := range []string{"/", home, filepath.Dir(home), home + "/Projects/..", home + "/Projects/up", home + "/.local", home + "/.cargo", home + "/go",
-		home + "/.ssh", home + "/.ssh/id_rsa", home + "/.config", home + "/.config/switchboard", home + "/.local/share", home + "/.npmrc"} {
-		if WideGrant(p, home, prot) == "" {
-			t.Errorf("%s was allowed", p)
-		}
-	}
-	for _, p := range []string{home + "/Projects/app", home + "/Projects", "/srv/data", home + "/.local/share/uv/tools/x"} {
-		if why := WideGrant(p, home, prot); why != "" {
-			t.Errorf("%s was refused: %s", p, why)
-		}
-	}
-}
-
-func TestAllowPorts(t *testing.T) {
-	got := AllowPorts([]string{"api.example.com:443", "[::1]:8080", "x:443", "nope", "h:0", "h:65536", "h:08"})
-	if !slices.Equal(got, []uint16{443, 8080}) {
-		t.Errorf("AllowPorts = %v", got)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // SeatbeltExec is the macOS program that runs a command under an SBPL
@@ -61,7 +63,7 @@ func seatbeltPlan(p Policy, s Support) Status {
 	case NetOutbound:
 		st.Enforced = append(st.Enforced, "network: outbound IP connections only, no listening (Seatbelt)")
 	case NetAllow:
-		st.Enforced = append(st.Enforced, fmt.Sprintf("network: TCP connect only to ports %s, no UDP, no listening (Seatbelt)", joinPorts(AllowPorts(p.NetAllow))))
+		st.Enforced = append(st.Enforced, fmt.Sprintf("network: TCP connect only to ports %s, no UDP, no listening (Seatbelt)", joinPorts(serverspec.AllowPorts(p.NetAllow))))
 		st.NotEnforced = append(st.NotEnforced, "hosts: SBPL filters name no host but localhost (any host on an allowed port is reachable)")
 	default:
 		st.Enforced = append(st.Enforced, "network: no sockets but Unix ones (Seatbelt)")
@@ -397,11 +399,11 @@ func first(argv []string) string {
 	return argv[0]
 }
 
-// SeatbeltNotes says what of p a Seatbelt profile cannot enforce as asked,
+// seatbeltNotes says what of p a Seatbelt profile cannot enforce as asked,
 // in words for the server's status: an allow-list host other than the
 // local machine is widened to its port on every host, as SBPL's network
 // filters name only "*" or "localhost" as the host.
-func SeatbeltNotes(p Policy) []string {
+func seatbeltNotes(p Policy) []string {
 	if !p.Enabled || p.Net != NetAllow {
 		return nil
 	}

@@ -104,7 +104,7 @@ func TestSeatbeltProfileNetwork(t *testing.T) {
 	if has(allow, "(remote ip") || !has(allow, `(remote tcp "*:443")`) {
 		t.Error("allow-list is not port 443 only")
 	}
-	if n := SeatbeltNotes(allow); len(n) != 1 || !strings.Contains(n[0], "example.com:443") {
+	if n := seatbeltNotes(allow); len(n) != 1 || !strings.Contains(n[0], "example.com:443") {
 		t.Errorf("notes = %q, want one naming example.com:443", n)
 	}
 	// An allow-list with nothing valid in it allows nothing (an allow

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // ABIEnv, for tests only, caps the Landlock ABI [Probe] reports on Linux
@@ -129,7 +131,7 @@ func Plan(p Policy, s Support) Status {
 		st.Enforced = append(st.Enforced, "network: outbound only, no TCP listening (Landlock)")
 		st.Net = "landlock"
 	case net == NetAllow:
-		ports := AllowPorts(p.NetAllow)
+		ports := serverspec.AllowPorts(p.NetAllow)
 		st.Enforced = append(st.Enforced, fmt.Sprintf("network: TCP connect only to ports %s, no TCP listening (Landlock)", joinPorts(ports)))
 		st.NotEnforced = append(st.NotEnforced, "hosts: Landlock filters TCP ports, not hosts (any host on an allowed port is reachable)",
 			"UDP (DNS must work; Landlock ABI < 10 does not filter UDP)")
@@ -153,30 +155,6 @@ func Plan(p Policy, s Support) Status {
 		st.NotEnforced = append(st.NotEnforced, "signal and abstract-socket scoping (Landlock ABI 6)")
 	}
 	return st
-}
-
-// AllowPorts returns the TCP ports of "host:port" endpoints, each once;
-// endpoints without a valid port are skipped (the config refuses them).
-func AllowPorts(endpoints []string) []uint16 {
-	var out []uint16
-	for _, e := range endpoints {
-		i := strings.LastIndexByte(e, ':')
-		if i < 0 {
-			continue
-		}
-		var port int
-		if _, err := fmt.Sscanf(e[i+1:], "%d", &port); err != nil || port < 1 || port > 65535 || fmt.Sprint(port) != e[i+1:] {
-			continue
-		}
-		dup := false
-		for _, p := range out {
-			dup = dup || p == uint16(port)
-		}
-		if !dup {
-			out = append(out, uint16(port))
-		}
-	}
-	return out
 }
 
 func joinPorts(ps []uint16) string {
@@ -230,7 +208,7 @@ func EncodePolicy(p Policy, s Support) string {
 		}
 	}
 	if net == NetAllow {
-		for _, port := range AllowPorts(p.NetAllow) {
+		for _, port := range serverspec.AllowPorts(p.NetAllow) {
 			fmt.Fprintf(&b, "port %d\n", port)
 		}
 	}

@@ -5,6 +5,8 @@ package sandbox
 import (
 	"slices"
 	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 )
 
 // TestPolicyWire: the shim reads back what the host writes, paths with %
@@ -16,7 +18,7 @@ func TestPolicyWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.ABI != 6 || got.Net != NetAllow || !slices.Equal(got.Read, p.Read) || !slices.Equal(got.Write, p.Write) ||
-		!slices.Equal(AllowPorts(got.NetAllow), []uint16{443, 80}) {
+		!slices.Equal(serverspec.AllowPorts(got.NetAllow), []uint16{443, 80}) {
 		t.Errorf("round trip: %+v %+v", got, s)
 	}
 	// Every mode carries the program (Unix sockets are closed in every

@@ -191,8 +191,8 @@ func (c *Conn) SetLineTap(tap func(line []byte) bool) {
 // probe timed out and were dropped before the SDK saw them.
 func (c *Conn) LateProbeAnswers() int64 { return c.lateN.Load() }
 
-// JunkLines counts the non-JSON-RPC lines dropped so far.
-func (c *Conn) JunkLines() int64 { return c.junkDropped.Load() }
+// junkLines counts the non-JSON-RPC lines dropped so far.
+func (c *Conn) junkLines() int64 { return c.junkDropped.Load() }
 
 // Read returns the next message from the server, or the [*CloseError] once
 // the connection has closed.

@@ -191,8 +191,8 @@ func TestConnFraming(t *testing.T) {
 			}
 			err := readErr(t, c, 10*time.Second, 1)
 			RequireClose(t, err, ReasonExited)
-			if c.JunkLines() != 0 {
-				t.Errorf("JunkLines = %d; want 0", c.JunkLines())
+			if c.junkLines() != 0 {
+				t.Errorf("junkLines = %d; want 0", c.junkLines())
 			}
 		})
 	}
@@ -321,8 +321,8 @@ func TestJunk(t *testing.T) {
 		wantRequest(t, readMsg(t, c, 10*time.Second), "test/one")
 		// 3 + 3 junk lines with a limit of 3: only a reset lets test/two through.
 		wantRequest(t, readMsg(t, c, 10*time.Second), "test/two")
-		if n := c.JunkLines(); n != 6 {
-			t.Errorf("JunkLines = %d; want 6", n)
+		if n := c.junkLines(); n != 6 {
+			t.Errorf("junkLines = %d; want 6", n)
 		}
 		if err := c.Err(); err != nil {
 			t.Fatalf("closed: %v", err)
@@ -336,8 +336,8 @@ func TestJunk(t *testing.T) {
 		if !strings.Contains(ce.Detail, "j4") {
 			t.Errorf("detail %q does not quote the last line", ce.Detail)
 		}
-		if n := c.JunkLines(); n != 4 {
-			t.Errorf("JunkLines = %d; want 4", n)
+		if n := c.junkLines(); n != 4 {
+			t.Errorf("junkLines = %d; want 4", n)
 		}
 		WaitDone(t, c.Process(), 10*time.Second)
 		if PidExists(c.Process().Pid()) {
@@ -349,8 +349,8 @@ func TestJunk(t *testing.T) {
 		spec.MaxJunkLines = -1
 		c := StartConn(t, &Transport{Spec: spec})
 		RequireClose(t, readErr(t, c, 10*time.Second, 1), ReasonJunkOutput)
-		if n := c.JunkLines(); n != 1 {
-			t.Errorf("JunkLines = %d; want 1", n)
+		if n := c.junkLines(); n != 1 {
+			t.Errorf("junkLines = %d; want 1", n)
 		}
 		WaitDone(t, c.Process(), 10*time.Second)
 	})

@@ -61,6 +61,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // HelperEnv selects the helper role of a re-executed test binary.
@@ -96,7 +97,7 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	TestExe = exe
-	os.Exit(m.Run())
+	os.Exit(testkit.Run(m))
 }
 
 // HelperSpec returns a spec that runs the helper role with args, its stderr

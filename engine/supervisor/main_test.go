@@ -46,7 +46,7 @@ var testExe string
 
 func TestMain(m *testing.M) {
 	testkit.HelperMain(&testExe, helperEnv, helpers)
-	os.Exit(m.Run())
+	os.Exit(testkit.Run(m))
 }
 
 var helpers = map[string]func() int{
@@ -106,15 +106,7 @@ func stay() {
 		fallthrough
 	case "eof":
 		event("stay")
-		sleepForever()
-	}
-}
-
-// sleepForever blocks for good; unlike select {}, it is never taken for a
-// deadlock when no other goroutine is left.
-func sleepForever() {
-	for {
-		time.Sleep(time.Hour)
+		testkit.Hang()
 	}
 }
 
@@ -140,7 +132,7 @@ func runModern() int {
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		event("block")
-		sleepForever() // a hung handler: not even its context ends it
+		testkit.Hang() // a hung handler: not even its context ends it
 		return nil, nil, nil
 	})
 	err := s.Run(context.Background(), t)
@@ -386,7 +378,7 @@ func (r *recorder) changes() []change {
 // and returns it and its index.
 func (r *recorder) waitFor(t *testing.T, from int, what string, ok func(supervisor.Status) bool) (change, int) {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testkit.Deadline) // on a synctest bubble's clock too: longer than its backoffs
 	for {
 		all := r.changes()
 		for i := from; i < len(all); i++ {
@@ -508,17 +500,12 @@ func (f *fixture) evs(t *testing.T) []ev { return readEvents(t, f.events) }
 // waitEvent waits until the events file has at least n events of kind what.
 func (f *fixture) waitEvent(t *testing.T, what string, n int) []ev {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		evs := f.evs(t)
-		if countEvents(evs, what) >= n {
-			return evs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %d %q events; have %v", n, what, evs)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	var evs []ev
+	testkit.Eventually(t, fmt.Sprintf("%d %q events", n, what), func() (bool, string) {
+		evs = f.evs(t)
+		return countEvents(evs, what) >= n, fmt.Sprint(evs)
+	})
+	return evs
 }
 
 func textOf(t *testing.T, res *mcp.CallToolResult) string {

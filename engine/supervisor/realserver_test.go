@@ -120,7 +120,15 @@ func TestRealEverything(t *testing.T) {
 	// server-everything asks for the client's roots (roots/list) 350 ms
 	// after the handshake and logs when it has them.
 	rootsSynced := make(chan struct{}, 4)
+	// The long-running operation's progress says that a call reached it.
+	progressed := make(chan struct{}, 1)
 	client := mcp.NewClient(&mcp.Implementation{Name: "switchboard-test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case progressed <- struct{}{}:
+			default:
+			}
+		},
 		//lint:ignore SA1019 server-everything says it has the roots only in a log message: the (deprecated, still functional) logging handler is how to hear it
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			if msg, _ := req.Params.Data.(string); strings.HasPrefix(msg, "Roots updated") {
@@ -153,10 +161,16 @@ func TestRealEverything(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	callErr := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: long, Arguments: map[string]any{"duration": 30, "steps": 30}})
+		p := &mcp.CallToolParams{Name: long, Arguments: map[string]any{"duration": 30, "steps": 30}}
+		p.SetProgressToken("long")
+		_, err := cs.CallTool(ctx, p)
 		callErr <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // let the call reach the server
+	select { // the call reached the server: its first step's progress
+	case <-progressed:
+	case <-time.After(testkit.Deadline):
+		t.Fatal("no progress from the long-running operation")
+	}
 	t0 := time.Now()
 	cancel()
 	select {

@@ -53,18 +53,15 @@ type rule struct {
 // rules are the house's walls.
 var rules = []rule{
 	{
-		name:    "a front end (ui/...) and the API client (app/client) never depend on the host, the gateway or the engine's supervisor and transport",
+		// The UI is a client of the app's API: it may read and edit the
+		// config file, but what runs servers (the host, its wiring, the
+		// call pipeline, the gateway) and the engine are not in its build.
+		name:    "a front end (ui/...) and the API client (app/client) depend on nothing of the engine, the host, the relay or the gateway",
 		applies: func(p string) bool { return under(p, "ui") || p == "app/client" },
 		forbidden: func(d string) bool {
-			return under(d, "app/host") || d == "app/hostrun" || under(d, "app/gateway") ||
-				under(d, "engine/supervisor") || under(d, "engine/stdio")
+			return under(d, "engine") || under(d, "app/host") || d == "app/hostrun" ||
+				under(d, "app/relay") || under(d, "app/gateway")
 		},
-	},
-	{
-		name:      "a front end (ui/...) and the API client (app/client) import nothing of the engine themselves",
-		applies:   func(p string) bool { return under(p, "ui") || p == "app/client" },
-		direct:    true,
-		forbidden: func(d string) bool { return under(d, "engine") },
 	},
 	{
 		name:    "the API client (app/client) depends on the local API and the contract only",
@@ -74,8 +71,8 @@ var rules = []rule{
 		forbidden: func(d string) bool { return d != "" && d != "app/api" && d != "app/hostapi" && d != "internal/accept" },
 	},
 	{
-		name:      "the contract (app/hostapi) and the accept loop (internal/accept) depend on nothing of the module",
-		applies:   func(p string) bool { return p == "app/hostapi" || p == "internal/accept" },
+		name:      "the contract (app/hostapi), the accept loop (internal/accept) and the rules of a server's spec (internal/serverspec) depend on nothing of the module",
+		applies:   func(p string) bool { return p == "app/hostapi" || p == "internal/accept" || p == "internal/serverspec" },
 		forbidden: func(d string) bool { return d != "" },
 	},
 	{
@@ -129,9 +126,13 @@ func violations(pkgs []pkg) []string {
 			if ru.direct {
 				deps = p.Imports
 			}
+			verb := " depends on "
+			if ru.direct {
+				verb = " imports "
+			}
 			for _, d := range deps {
 				if ru.forbidden(rel(d)) {
-					out = append(out, r+" imports "+rel(d)+": "+ru.name)
+					out = append(out, r+verb+rel(d)+": "+ru.name)
 				}
 			}
 		}
@@ -173,9 +174,13 @@ func TestRulesBite(t *testing.T) {
 		{"ui/tray", "app/host", false},
 		{"ui/window", "engine/supervisor", false},
 		{"app/client", "app/gateway", false},
-		{"ui/window", "engine", true},
+		{"ui/window", "engine", false},
+		{"ui/tray", "engine/sandbox", false},
+		{"ui", "app/relay", false},
+		{"app/client", "app/hostrun", false},
 		{"app/client", "app/config", false},
 		{"app/hostapi", "app/api", false},
+		{"internal/serverspec", "engine", false},
 		{"app/cli", "app/host", true},
 		{"app/service", "app/host", true},
 		{"engine/stdio", "app/api", false},
@@ -193,7 +198,7 @@ func TestRulesBite(t *testing.T) {
 	ok := []pkg{
 		{ImportPath: m("app/client"), Imports: []string{m("app/api"), m("app/hostapi")}, Deps: []string{m("app/api"), m("app/hostapi"), "encoding/json"}},
 		{ImportPath: m("app/hostrun"), Imports: []string{m("app/host")}, Deps: []string{m("app/host"), m("engine")}},
-		{ImportPath: m("ui/window"), Imports: []string{m("app/config")}, Deps: []string{m("app/config"), m("engine")}},
+		{ImportPath: m("ui/window"), Imports: []string{m("app/config")}, Deps: []string{m("app/config"), m("app/hostapi")}},
 	}
 	if v := violations(ok); len(v) > 0 {
 		t.Errorf("allowed imports rejected: %q", v)

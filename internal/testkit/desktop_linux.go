@@ -27,6 +27,7 @@ const desktopWait = 30 * time.Second
 // Xvfb the test skips (fails under CI=true).
 func Xvfb(t testing.TB) string {
 	t.Helper()
+	SkipShort(t, "a test on a virtual X server (Xvfb)")
 	if _, err := exec.LookPath("Xvfb"); err != nil {
 		SkipOrFail(t, "Xvfb is not installed (apt-get install xvfb)")
 	}

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -30,18 +31,47 @@ func eventually[C func() bool | func() (bool, string)](t testing.TB, what string
 		}
 		panic("unreachable")
 	}
+	var last string
+	if Poll(d, func() (ok bool) { ok, last = check(); return ok }) {
+		return
+	}
+	if last != "" {
+		t.Fatalf("%s: not within %v; last: %s", what, d, last)
+	}
+	t.Fatalf("%s: not within %v", what, d)
+}
+
+// Poll calls done every 10 ms until it returns true or d has passed, and
+// reports whether it did: for a wait whose failure is not the test's (a
+// cleanup that then kills what is left).
+func Poll(d time.Duration, done func() bool) bool {
 	deadline := time.Now().Add(d)
 	for {
-		ok, last := check()
-		if ok {
-			return
+		if done() {
+			return true
 		}
 		if time.Now().After(deadline) {
-			if last != "" {
-				t.Fatalf("%s: not within %v; last: %s", what, d, last)
-			}
-			t.Fatalf("%s: not within %v", what, d)
+			return false
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// EventuallyWithin is [Eventually] with its own deadline d: for a test
+// that must fail sooner than [Deadline] (a helper process that could hang
+// a parent test), or a wait known to be longer.
+func EventuallyWithin[C func() bool | func() (bool, string)](t testing.TB, what string, d time.Duration, cond C) {
+	t.Helper()
+	eventually(t, what, cond, d)
+}
+
+// Advance moves a testing/synctest bubble's fake clock on by d and
+// returns once every goroutine of the bubble is durably blocked again:
+// what the timers due by then do has been done. It must run inside a
+// bubble (synctest.Test): it panics elsewhere, before waiting, so it
+// cannot become a real sleep.
+func Advance(d time.Duration) {
+	synctest.Wait() // panics outside a bubble
+	time.Sleep(d)
+	synctest.Wait()
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // SkipOrFail skips a test that lacks a system piece (a program, a
@@ -34,6 +35,7 @@ func SkipOrFail(t testing.TB, format string, args ...any) {
 // (CI=true), which installs them, it fails it.
 func NpmServer(t testing.TB, bin string) string {
 	t.Helper()
+	SkipShort(t, "a test of an npm server")
 	if _, err := exec.LookPath("node"); err != nil {
 		SkipOrFail(t, "node is not installed (%v): install Node.js 20 or later", err)
 	}
@@ -106,5 +108,25 @@ func HelperMain(exe *string, env string, helpers map[string]func() int) {
 			os.Exit(99)
 		}
 		os.Exit(h())
+	}
+}
+
+// Hang blocks a helper process for good: a server that never answers or
+// never exits, until its test kills it. Unlike select {}, it is never
+// taken for a deadlock when no other goroutine is left. It is for helper
+// processes only: a test waits for an event, not for time.
+func Hang() {
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// SkipShort skips a test of the long lane under go test -short: one that
+// runs npm servers, a virtual X server (Xvfb), Wine or the program end to
+// end (docs/testing.md). what names it in the skip.
+func SkipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: %s is in the long lane (go test without -short)", what)
 	}
 }

@@ -2,12 +2,15 @@ package testkit
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -76,8 +79,11 @@ var testExe string
 func TestMain(m *testing.M) {
 	HelperMain(&testExe, "TESTKIT_HELPER", map[string]func() int{
 		"exe": func() int { fmt.Print(testExe); return 7 }, // testExe is set before a helper runs
+		// stdin reads its stdin to the end: it runs as long as the
+		// process that holds the pipe's other end.
+		"stdin": func() int { _, _ = io.Copy(io.Discard, os.Stdin); return 0 },
 	})
-	os.Exit(m.Run())
+	os.Exit(Run(m))
 }
 
 func TestHelperMain(t *testing.T) {
@@ -138,4 +144,91 @@ func (f *fatalTB) Helper() {}
 func (f *fatalTB) Fatalf(format string, args ...any) {
 	f.msg = fmt.Sprintf(format, args...)
 	runtime.Goexit()
+}
+
+// TestRunNamesALeftChild runs TestLeaveAChild in a child test binary: it
+// starts a helper and leaves it running, so Run must fail the binary that
+// passed its tests and name the helper. A binary whose test stops its
+// child passes.
+func TestRunNamesALeftChild(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Run checks children on Linux only")
+	}
+	for _, leave := range []bool{true, false} {
+		cmd := exec.Command(testExe, "-test.run=^TestLeaveAChild$", "-test.v")
+		cmd.Env = append(os.Environ(), "TESTKIT_LEAVE_CHILD="+fmt.Sprint(leave))
+		out, err := cmd.CombinedOutput()
+		code := cmd.ProcessState.ExitCode()
+		if !strings.Contains(string(out), "--- PASS: TestLeaveAChild") {
+			t.Fatalf("leave=%v: the child binary's test did not pass (%v):\n%s", leave, err, out)
+		}
+		named := strings.Contains(string(out), "still running after the tests") && strings.Contains(string(out), "TESTKIT_HELPER=stdin")
+		if leave && (code != 1 || !named) {
+			t.Errorf("a binary that left its child running exited %d; want 1, naming the child:\n%s", code, out)
+		}
+		if !leave && (code != 0 || named) {
+			t.Errorf("a binary that stopped its child exited %d; want 0:\n%s", code, out)
+		}
+	}
+}
+
+// TestLeaveAChild is TestRunNamesALeftChild's: run alone with
+// TESTKIT_LEAVE_CHILD set, it starts a helper reading a pipe whose other
+// end it keeps, and leaves it running (true) or stops it (false). The
+// helper ends when this binary exits and the pipe closes.
+func TestLeaveAChild(t *testing.T) {
+	leave := os.Getenv("TESTKIT_LEAVE_CHILD")
+	if leave == "" {
+		t.Skip("run by TestRunNamesALeftChild")
+	}
+	childGrace = 200 * time.Millisecond
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(testExe)
+	cmd.Env = append(os.Environ(), "TESTKIT_HELPER=stdin")
+	cmd.Stdin = r
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	Eventually(t, "the helper among Children", func() (bool, string) {
+		c := Children()
+		return slices.ContainsFunc(c, func(s string) bool { return strings.HasPrefix(s, fmt.Sprint(cmd.Process.Pid)+" ") }), fmt.Sprint(c)
+	})
+	if leave == "false" {
+		w.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	leftPipe = w // kept open until the binary exits
+}
+
+var leftPipe *os.File
+
+// TestAdvance: in a bubble, Advance runs the timers due within d (and
+// not those after), on the bubble's clock, at once.
+func TestAdvance(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		fired := make(chan time.Duration, 2)
+		time.AfterFunc(time.Hour, func() { fired <- time.Since(start) })
+		time.AfterFunc(3*time.Hour, func() { fired <- time.Since(start) })
+		Advance(2 * time.Hour)
+		if len(fired) != 1 {
+			t.Fatalf("%d timers fired after 2h, want 1", len(fired))
+		}
+		if d := <-fired; d != time.Hour {
+			t.Errorf("the timer fired at %v, want 1h", d)
+		}
+	})
+	defer func() {
+		if recover() == nil {
+			t.Error("Advance outside a bubble did not panic")
+		}
+	}()
+	Advance(time.Hour)
 }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/internal/testhooks"
 )
@@ -25,22 +26,22 @@ type fit struct {
 // files with the directories the user picks; those that drive a browser
 // stay off (a browser needs its profile, its GPU and its own sandbox).
 var fits = map[string]fit{
-	"filesystem":          {preset: configedit.SandboxFiles, write: []string{"dirs"}},
-	"memory":              {preset: configedit.SandboxFiles, write: []string{"file"}},
-	"fetch":               {preset: configedit.SandboxNetwork},
-	"git":                 {preset: configedit.SandboxFiles, write: []string{"repository"}},
-	"time":                {preset: configedit.SandboxStrict},
-	"everything":          {preset: configedit.SandboxStrict},
-	"sequential-thinking": {preset: configedit.SandboxStrict},
-	"brave-search":        {preset: configedit.SandboxNetwork},
-	"chrome-devtools":     {preset: configedit.SandboxOff, why: "it drives a Chrome browser, which needs its own profile and sandbox"},
-	"context7":            {preset: configedit.SandboxNetwork},
-	"firecrawl":           {preset: configedit.SandboxNetwork},
-	"notion":              {preset: configedit.SandboxNetwork},
-	"playwright":          {preset: configedit.SandboxOff, why: "it downloads and drives a browser, which needs its own profile and sandbox"},
-	"sentry":              {preset: configedit.SandboxNetwork},
-	"slack":               {preset: configedit.SandboxNetwork},
-	"tavily":              {preset: configedit.SandboxNetwork},
+	"filesystem":          {preset: config.SandboxFiles, write: []string{"dirs"}},
+	"memory":              {preset: config.SandboxFiles, write: []string{"file"}},
+	"fetch":               {preset: config.SandboxNetwork},
+	"git":                 {preset: config.SandboxFiles, write: []string{"repository"}},
+	"time":                {preset: config.SandboxStrict},
+	"everything":          {preset: config.SandboxStrict},
+	"sequential-thinking": {preset: config.SandboxStrict},
+	"brave-search":        {preset: config.SandboxNetwork},
+	"chrome-devtools":     {preset: config.SandboxOff, why: "it drives a Chrome browser, which needs its own profile and sandbox"},
+	"context7":            {preset: config.SandboxNetwork},
+	"firecrawl":           {preset: config.SandboxNetwork},
+	"notion":              {preset: config.SandboxNetwork},
+	"playwright":          {preset: config.SandboxOff, why: "it downloads and drives a browser, which needs its own profile and sandbox"},
+	"sentry":              {preset: config.SandboxNetwork},
+	"slack":               {preset: config.SandboxNetwork},
+	"tavily":              {preset: config.SandboxNetwork},
 }
 
 // enforcedHere says this OS enforces a sandbox (Linux, with Landlock).
@@ -57,25 +58,16 @@ var enforcedHere = runtime.GOOS == "linux"
 // Like the engine, only a test build reads it (internal/testhooks).
 func enforced() bool { return enforcedHere && testhooks.Getenv("SWITCHBOARD_LANDLOCK_ABI") != "0" }
 
-// SandboxPreset is the preset the template's server is added with: off,
-// strict, files or network.
-func (s Server) SandboxPreset() string {
-	if f, ok := fits[s.Name]; ok {
-		return f.preset
-	}
-	return configedit.SandboxOff
-}
-
 // SandboxWords says in a sentence what the server may do once added, for
 // the catalog's row and the template's page.
 func (s Server) SandboxWords() string {
 	f := fits[s.Name]
 	switch f.preset {
-	case configedit.SandboxStrict:
+	case config.SandboxStrict:
 		return "Sandbox: can read only its own program files; no internet; writes only to its own temporary folder."
-	case configedit.SandboxNetwork:
+	case config.SandboxNetwork:
 		return "Sandbox: can connect to the internet; reads only its own program files and writes only to its own temporary folder."
-	case configedit.SandboxFiles:
+	case config.SandboxFiles:
 		if len(f.write) > 0 && s.fieldOptional(f.write[0]) {
 			return "Sandbox: if you choose a folder or file when you add it, it can read and write only that and its own program files, with no internet; without one it is not confined."
 		}
@@ -100,11 +92,11 @@ func (s Server) fieldOptional(id string) bool {
 // know what a sandbox is.
 func PresetSentence(preset string) string {
 	switch preset {
-	case configedit.SandboxStrict:
+	case config.SandboxStrict:
 		return "Can read only its own program files; no internet; writes only to its own temporary folder."
-	case configedit.SandboxFiles:
+	case config.SandboxFiles:
 		return "Can use only its own program files and the folders you choose below; no internet."
-	case configedit.SandboxNetwork:
+	case config.SandboxNetwork:
 		return "Can connect to the internet; reads only its own program files and writes only to its own temporary folder."
 	default:
 		return "Runs with all your rights: it can read and change any of your files and use the network."
@@ -116,7 +108,7 @@ func PresetSentence(preset string) string {
 // its write fields (a file's directory).
 func (s Server) sandboxOf(v Values) json.RawMessage {
 	f := fits[s.Name]
-	if f.preset == "" || f.preset == configedit.SandboxOff {
+	if f.preset == "" || f.preset == config.SandboxOff {
 		return nil
 	}
 	sb := configedit.Sandbox{Preset: f.preset}
@@ -137,7 +129,7 @@ func (s Server) sandboxOf(v Values) json.RawMessage {
 			sb.Write = appendOnce(sb.Write, filepath.Clean(p))
 		}
 	}
-	if f.preset == configedit.SandboxFiles && len(sb.Write) == 0 {
+	if f.preset == config.SandboxFiles && len(sb.Write) == 0 {
 		// Nothing chosen for an optional path (memory's file, git's
 		// repository): the server works wherever it is told, so "files"
 		// with no folder would break it, and the config refuses a bare

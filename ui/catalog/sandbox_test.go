@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/configedit"
 )
 
 // Every template has a sandbox decision, and only known templates do.
@@ -19,7 +18,7 @@ func TestEveryTemplateHasASandbox(t *testing.T) {
 			t.Errorf("template %q has no sandbox fit: add it to fits", s.Name)
 			continue
 		}
-		if !slices.Contains(configedit.SandboxPresets, f.preset) {
+		if !slices.Contains(config.SandboxPresets, f.preset) {
 			t.Errorf("%s: preset %q", s.Name, f.preset)
 		}
 		for _, id := range f.write {
@@ -29,7 +28,7 @@ func TestEveryTemplateHasASandbox(t *testing.T) {
 				t.Errorf("%s: write field %q is not one of its path fields", s.Name, id)
 			}
 		}
-		if f.preset == configedit.SandboxOff && f.why == "" {
+		if f.preset == config.SandboxOff && f.why == "" {
 			t.Errorf("%s is off without a reason", s.Name)
 		}
 		if w := s.SandboxWords(); !strings.HasPrefix(w, "Sandbox: ") || len(w) < 20 {
@@ -108,7 +107,7 @@ func TestTemplateSandboxOptionalElsewhere(t *testing.T) {
 
 func TestPresetSentence(t *testing.T) {
 	seen := map[string]bool{}
-	for _, p := range configedit.SandboxPresets {
+	for _, p := range config.SandboxPresets {
 		s := PresetSentence(p)
 		if seen[s] || !strings.HasSuffix(s, ".") {
 			t.Errorf("%s: %q", p, s)

@@ -3,6 +3,7 @@
 package journey
 
 import (
+	"flag"
 	"fmt"
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"os"
@@ -38,7 +39,8 @@ func TestMain(m *testing.M) {
 			missing = fmt.Sprintf("%s is not installed (apt-get install %s): the journeys need it", p.prog, p.pkg)
 		}
 	}
-	if missing != "" {
+	flag.Parse()
+	if missing != "" || testing.Short() {
 		os.Exit(m.Run())
 	}
 	display, stop, err := testkit.StartXvfb(screen)
@@ -75,6 +77,7 @@ func TestMain(m *testing.M) {
 // be driven here.
 func need(t *testing.T) {
 	t.Helper()
+	testkit.SkipShort(t, "a journey (Xvfb, xdotool, the whole app)")
 	if missing != "" {
 		testkit.SkipOrFail(t, "%s", missing)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -520,89 +521,109 @@ func (r *rebuilds) get() (int, client.Snapshot) {
 // The tray sets the menu and icon at once, then only when they change: the
 // icon when the health changes, the menu when its text does.
 func TestTraySetsMenuAndIcon(t *testing.T) {
-	app := &deskApp{App: test.NewTempApp(t)}
-	var r recorder
-	src := newFakeSource(client.Snapshot{})
-	var rb rebuilds
-	tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
-	ended := tr.start(app, src, r.actions())
-	defer func() { tr.Close(); <-ended }()
+	synctest.Test(t, func(t *testing.T) {
+		app := &deskApp{App: test.NewTempApp(t)}
+		var r recorder
+		src := newFakeSource(client.Snapshot{})
+		var rb rebuilds
+		tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
+		ended := tr.start(app, src, r.actions())
+		defer func() { tr.Close(); <-ended }()
 
-	menus, icons, m, icon := app.counts()
-	if menus != 1 || icons != 1 || m.Items[0].Label != LabelNotConnected || icon != Icon(LevelNone) {
-		t.Fatalf("at start: %d menus, %d icons, first item %q, icon %s", menus, icons, m.Items[0].Label, icon.Name())
-	}
-	src.set(connected(srv("a", "starting", 0)))
-	testkit.Eventually(t, "the starting menu", func() bool { n, _, _, _ := app.counts(); return n == 2 })
-	_, icons, m, icon = app.counts()
-	if icons != 2 || icon != Icon(LevelStarting) || m.Items[2].Label != "a — starting" {
-		t.Fatalf("starting: %d icons, %s, %q", icons, icon.Name(), m.Items[2].Label)
-	}
-	// Same menu text, same health (a new pid, an uptime): no rebuild.
-	s := connected(srv("a", "starting", 0))
-	s.Servers[0].PID = 1234
-	src.set(s)
-	time.Sleep(10 * DefaultSettle)
-	if n, _ := rb.get(); n != 2 {
-		t.Fatalf("%d rebuilds after a change that shows nothing new, want 2", n)
-	}
-	// Running with tools: menu and icon.
-	src.set(connected(srv("a", "running", 4)))
-	testkit.Eventually(t, "the running menu", func() bool { n, _, _, _ := app.counts(); return n == 3 })
-	_, icons, m, icon = app.counts()
-	if icons != 3 || icon != Icon(LevelRunning) || m.Items[2].Label != "a — running (4 tools)" {
-		t.Fatalf("running: %d icons, %s, %q", icons, icon.Name(), m.Items[2].Label)
-	}
-	// A second running server: the menu changes, the icon does not.
-	src.set(connected(srv("a", "running", 4), srv("b", "running", 1)))
-	testkit.Eventually(t, "the two-server menu", func() bool { n, _, _, _ := app.counts(); return n == 4 })
-	if _, icons, _, _ = app.counts(); icons != 3 {
-		t.Fatalf("%d icons after a change of the menu only, want 3", icons)
-	}
-	// The menu's actions are the ones given.
-	_, _, m, _ = app.counts()
-	find(t, m, "b — running (1 tool)", LabelStop).Action()
-	if got := r.take(); !slices.Equal(got, []string{"stop b"}) {
-		t.Fatalf("Stop b called %q", got)
-	}
+		menus, icons, m, icon := app.counts()
+		if menus != 1 || icons != 1 || m.Items[0].Label != LabelNotConnected || icon != Icon(LevelNone) {
+			t.Fatalf("at start: %d menus, %d icons, first item %q, icon %s", menus, icons, m.Items[0].Label, icon.Name())
+		}
+		src.set(connected(srv("a", "starting", 0)))
+		testkit.Eventually(t, "the starting menu", func() bool { n, _, _, _ := app.counts(); return n == 2 })
+		_, icons, m, icon = app.counts()
+		if icons != 2 || icon != Icon(LevelStarting) || m.Items[2].Label != "a — starting" {
+			t.Fatalf("starting: %d icons, %s, %q", icons, icon.Name(), m.Items[2].Label)
+		}
+		// Same menu text, same health (a new pid, an uptime): no rebuild.
+		s := connected(srv("a", "starting", 0))
+		s.Servers[0].PID = 1234
+		src.set(s)
+		testkit.Advance(time.Hour)
+		if n, _ := rb.get(); n != 2 {
+			t.Fatalf("%d rebuilds after a change that shows nothing new, want 2", n)
+		}
+		// Running with tools: menu and icon.
+		src.set(connected(srv("a", "running", 4)))
+		testkit.Eventually(t, "the running menu", func() bool { n, _, _, _ := app.counts(); return n == 3 })
+		_, icons, m, icon = app.counts()
+		if icons != 3 || icon != Icon(LevelRunning) || m.Items[2].Label != "a — running (4 tools)" {
+			t.Fatalf("running: %d icons, %s, %q", icons, icon.Name(), m.Items[2].Label)
+		}
+		// A second running server: the menu changes, the icon does not.
+		src.set(connected(srv("a", "running", 4), srv("b", "running", 1)))
+		testkit.Eventually(t, "the two-server menu", func() bool { n, _, _, _ := app.counts(); return n == 4 })
+		if _, icons, _, _ = app.counts(); icons != 3 {
+			t.Fatalf("%d icons after a change of the menu only, want 3", icons)
+		}
+		// The menu's actions are the ones given.
+		_, _, m, _ = app.counts()
+		find(t, m, "b — running (1 tool)", LabelStop).Action()
+		if got := r.take(); !slices.Equal(got, []string{"stop b"}) {
+			t.Fatalf("Stop b called %q", got)
+		}
+	})
 }
 
-// A burst of 1000 changes costs one rebuild (or very few).
+// A burst of 1000 changes costs one rebuild: on a synctest bubble's
+// clock the burst takes no time, so exactly one. Spread over a second,
+// they cost one rebuild per settle window.
 func TestTrayBurst(t *testing.T) {
-	src := newFakeSource(connected(srv("a", "running", 0)))
-	var rb rebuilds
-	tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
-	var r recorder
-	ended := tr.start(test.NewTempApp(t), src, r.actions())
-	defer func() { tr.Close(); <-ended }()
-	if n, _ := rb.get(); n != 1 {
-		t.Fatalf("%d rebuilds at start, want 1", n)
-	}
-	// The snapshots are built first, so that the burst is a burst.
-	states := []hostapi.State{"starting", "running", "restarting", "failed", "stopping", "stopped"}
-	burst := make([]client.Snapshot, 1000)
-	for i := range burst {
-		s := connected(srv("a", states[i%len(states)], i))
-		for j := range 20 {
-			s.Servers = append(s.Servers, srv(fmt.Sprintf("s%02d", j), states[(i+j)%len(states)], j))
+	synctest.Test(t, func(t *testing.T) {
+		src := newFakeSource(connected(srv("a", "running", 0)))
+		var rb rebuilds
+		tr := &Tray{OnRebuild: rb.hook, Notify: func(*fyne.Notification) {}}
+		var r recorder
+		ended := tr.start(test.NewTempApp(t), src, r.actions())
+		defer func() { tr.Close(); <-ended }()
+		if n, _ := rb.get(); n != 1 {
+			t.Fatalf("%d rebuilds at start, want 1", n)
 		}
-		burst[i] = s
-	}
-	start := time.Now()
-	for _, s := range burst {
-		src.set(s)
-	}
-	final := connected(srv("a", "running", 99))
-	src.set(final)
-	testkit.Eventually(t, "the final state shown", func() bool {
-		_, last := rb.get()
-		return len(last.Servers) == 1 && last.Servers[0].Tools == 99
-	})
+		// The snapshots are built first, so that the burst is a burst.
+		states := []hostapi.State{"starting", "running", "restarting", "failed", "stopping", "stopped"}
+		burst := make([]client.Snapshot, 1000)
+		for i := range burst {
+			s := connected(srv("a", states[i%len(states)], i))
+			for j := range 20 {
+				s.Servers = append(s.Servers, srv(fmt.Sprintf("s%02d", j), states[(i+j)%len(states)], j))
+			}
+			burst[i] = s
+		}
+		for _, s := range burst {
+			src.set(s)
+		}
+		final := connected(srv("a", "running", 99))
+		src.set(final)
+		testkit.Eventually(t, "the final state shown", func() bool {
+			_, last := rb.get()
+			return len(last.Servers) == 1 && last.Servers[0].Tools == 99
+		})
 
-	elapsed := time.Since(start)
-	time.Sleep(10 * DefaultSettle)
-	n, _ := rb.get()
-	checkBurst(t, n-1, elapsed)
+		// On the bubble's clock the burst takes no time: it is within one
+		// settle window, one rebuild.
+		testkit.Advance(time.Hour)
+		if n, _ := rb.get(); n-1 != 1 {
+			t.Fatalf("the burst cost %d rebuilds, want 1", n-1)
+		}
+
+		// Paced, one change a millisecond for a second: one rebuild per
+		// settle window.
+		before, _ := rb.get()
+		for _, s := range burst {
+			src.set(s)
+			testkit.Advance(time.Millisecond)
+		}
+		testkit.Advance(time.Hour)
+		n, _ := rb.get()
+		if most := int(time.Second/DefaultSettle) + 2; n-before < 2 || n-before > most {
+			t.Fatalf("a second of paced changes cost %d rebuilds, want 2 to %d (one per %v)", n-before, most, DefaultSettle)
+		}
+	})
 }
 
 // checkBurst: a burst costs one rebuild per settle window it spans, plus

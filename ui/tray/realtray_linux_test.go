@@ -98,9 +98,7 @@ func runTrayApp(late bool) int {
 	})
 	tr.Run(a, live, actions)
 	if late {
-		for deadline := time.Now().Add(testkit.Deadline); !live.Snapshot().Connected && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
-		}
+		testkit.Poll(testkit.Deadline, func() bool { return live.Snapshot().Connected })
 		// The Tray's rebuild for the connection is queued for the loop
 		// meanwhile (no assertion hangs on this wait; the test passes
 		// in either order once the Tray is right).
@@ -347,17 +345,13 @@ func testRealTray(t *testing.T, role string) {
 	// waitMenu polls the menu until cond holds.
 	waitMenu := func(what string, cond func(menuNode) bool) menuNode {
 		t.Helper()
-		deadline := time.Now().Add(testkit.Deadline)
-		for {
-			m, err := layout()
-			if err == nil && cond(m) {
-				return m
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %v; last menu (err %v):\n%s", what, testkit.Deadline, err, m)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		var m menuNode
+		testkit.Eventually(t, what, func() (bool, string) {
+			var err error
+			m, err = layout()
+			return err == nil && cond(m), fmt.Sprintf("last menu (err %v):\n%s", err, m)
+		})
+		return m
 	}
 	has := func(labels ...string) func(menuNode) bool {
 		return func(m menuNode) bool {
@@ -477,11 +471,10 @@ func testRealTray(t *testing.T, role string) {
 			!strings.Contains(call.Err.Error(), "disconnected from message bus without replying") {
 			t.Fatalf("clicking %q: %v", first.Label, call.Err) // the tray may be gone before its reply (Quit)
 		}
-		deadline := time.Now().Add(testkit.Deadline)
 		next := time.Now().Add(5 * time.Second)
-		for !done() {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %v of the click", what, testkit.Deadline)
+		testkit.Eventually(t, what+" (after the click)", func() bool {
+			if done() {
+				return true
 			}
 			lost := strings.Contains(logs.String(), fmt.Sprintf("no menu item with ID %d\n", clicked))
 			if role != "systray" && (lost || repeatable && time.Now().After(next)) {
@@ -494,8 +487,8 @@ func testRealTray(t *testing.T, role string) {
 				}
 				next = time.Now().Add(5 * time.Second)
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return false
+		})
 	}
 	if n := notices.Calls(); len(n) != 0 {
 		t.Fatalf("the failure from before the tray connected was notified: %+v", n)

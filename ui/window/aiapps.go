@@ -48,37 +48,8 @@ var localAppFiles = func() appFiles {
 		exists: func(p string) bool { _, err := os.Stat(p); return err == nil },
 		read:   aiapps.ReadFile,
 		write:  aiapps.WriteFile,
-		exe:    bridgeExecutable,
+		exe:    bridge.Executable,
 	}
-}
-
-// bridgeExecutable is the absolute path, symbolic links resolved, of the
-// program an app's entry runs, as `switchboard clients connect` writes it:
-// the small switchboard-bridge installed next to this program, else this
-// program. On Windows the tray may run as the GUI switchboard-tray.exe:
-// without switchboard-bridge.exe an app runs the console switchboard.exe
-// beside it (the one an AI app can talk to over stdio, and that
-// app/aiapps recognizes as the bridge).
-func bridgeExecutable() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("cannot find the path of the switchboard program: %w", err)
-	}
-	if r, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = r
-	}
-	if exe, err = filepath.Abs(exe); err != nil {
-		return "", err
-	}
-	if strings.EqualFold(filepath.Base(exe), "switchboard-tray.exe") {
-		console := filepath.Join(filepath.Dir(exe), "switchboard.exe")
-		if _, err := os.Stat(console); err == nil {
-			exe = console
-		}
-	}
-	// The small switchboard-bridge beside it, as `switchboard clients
-	// connect` writes it (app/bridge).
-	return bridge.Executable(exe), nil
 }
 
 // samePath compares two paths of this OS (without case on Windows and

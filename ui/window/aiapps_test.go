@@ -21,6 +21,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
+	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
@@ -99,7 +100,7 @@ func TestAppsConnect(t *testing.T) {
 	if c := v.rows["cursor"]; c == nil || c.found.Text != "Not found" || c.pathNote.Text != "(no file yet)" {
 		t.Errorf("an app that is not here: %+v", c)
 	}
-	exe := must(bridgeExecutable())
+	exe := must(bridge.Executable())
 	if v.exe != exe {
 		t.Errorf("the entry would run %q; want %q", v.exe, exe)
 	}
@@ -303,12 +304,7 @@ func TestAppsPermissionDenied(t *testing.T) {
 	w, q := goldenWindow(t)
 	pump := func(what string, cond func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(wait); !cond(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within %v", what, wait)
-			}
-			q.pump()
-		}
+		pumpUntil(t, q, what, cond)
 	}
 	w.showPlace(placeApps)
 	v := w.apps

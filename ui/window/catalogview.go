@@ -362,7 +362,7 @@ func (v *templateView) fieldOfEnv(variable string) string {
 // came from.
 func (v *templateView) showProblem(p config.Problem, b catalog.Built) {
 	if p.Key == hostapi.KeyName {
-		v.showError("name", p.Msg)
+		v.showError("name", p.Message)
 		return
 	}
 	field := ""
@@ -378,7 +378,7 @@ func (v *templateView) showProblem(p config.Problem, b catalog.Built) {
 		v.showError("", p.Error())
 		return
 	}
-	v.showError(field, p.Msg)
+	v.showError(field, p.Message)
 }
 
 func (v *templateView) showError(key, msg string) {

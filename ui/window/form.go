@@ -823,34 +823,34 @@ func (f *serverForm) showProblem(p config.Problem) {
 	field := fieldOf(p.Key)
 	switch {
 	case p.Key == "":
-		f.showError("", p.Msg)
+		f.showError("", p.Message)
 	case p.Key == hostapi.KeyName:
-		f.showError("name", p.Msg)
+		f.showError("name", p.Message)
 	case field == "env":
 		if name, isVar := strings.CutPrefix(p.Key, "env."); isVar {
 			if r := f.env.row(name); r != nil {
-				r.showError(p.Msg)
+				r.showError(p.Message)
 				return
 			}
 		} else if rs := f.env.badNames(); len(rs) > 0 {
 			// A variable's name is wrong (the key is "env" itself): the
 			// rows whose names the config refuses are the ones it means.
 			for _, r := range rs {
-				r.showError(p.Msg)
+				r.showError(p.Message)
 			}
 			return
 		}
-		f.showError("env", p.Msg)
+		f.showError("env", p.Message)
 	case field == "headers" && f.headers != nil && f.headers.showProblem(p):
 		// under the header's row (remoteheaders.go)
 	case field == "headers" && p.Key != "headers":
-		f.showError("headers", p.Key+": "+p.Msg)
+		f.showError("headers", p.Key+": "+p.Message)
 	case field == "args" && p.Key != "args":
-		f.showError("args", p.Key+": "+p.Msg)
+		f.showError("args", p.Key+": "+p.Message)
 	case f.errs[field] != nil && field != "":
-		f.showError(field, p.Msg)
+		f.showError(field, p.Message)
 	default:
-		f.showError("", p.Key+": "+p.Msg)
+		f.showError("", p.Key+": "+p.Message)
 	}
 }
 

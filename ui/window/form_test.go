@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -16,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -23,14 +23,13 @@ import (
 // checks after a pause in the typing come through it.
 func pumpUntil(t *testing.T, q *uiQueue, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, wait)
+	testkit.Eventually(t, what, func() bool {
+		if cond() {
+			return true
 		}
-		time.Sleep(10 * time.Millisecond)
 		q.pump()
-	}
+		return false
+	})
 }
 
 // TestFormChecksAsTyped: a bad value's message appears under its field

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -298,12 +297,7 @@ func TestAppsFollowFiles(t *testing.T) {
 // waitQueue runs a golden window's queue until cond holds.
 func waitQueue(t *testing.T, q *uiQueue, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(wait); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, wait)
-		}
-		q.pump()
-	}
+	pumpUntil(t, q, what, cond)
 }
 
 // TestFitsSmallScreen: no page asks the window for more than 800x600, so

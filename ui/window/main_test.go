@@ -30,6 +30,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/host/hosttest"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -168,17 +169,13 @@ func startWith(t *testing.T, cfg map[string]any, opts []func(*host.Options), env
 // until runs the UI queue until cond holds, failing the test after wait.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(wait)
-	for {
+	testkit.Eventually(h.t, what, func() (bool, string) {
 		h.q.pump()
 		if cond() {
-			return
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			h.t.Fatalf("%s: not within %v (status line: %q; %s)", what, wait, h.w.statusLine.Text, h.describeAll())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("status line: %q; %s", h.w.statusLine.Text, h.describeAll())
+	})
 }
 
 // call calls the host directly, as another client would.

@@ -14,7 +14,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/ui/phrase"
@@ -192,7 +191,7 @@ func skipWords(s config.Skip) string {
 	if len(s.Problems) == 0 {
 		return s.String()
 	}
-	return fmt.Sprintf("%q: not imported: %s", s.Name, phrase.Problems(configedit.ProblemsOf(s.Problems)))
+	return fmt.Sprintf("%q: not imported: %s", s.Name, phrase.Problems(s.Problems))
 }
 
 // showRefused shows the servers an import did not take, each with the

@@ -34,7 +34,7 @@ func hostError(err error) (*hostapi.Error, bool) {
 // give it, for the forms that place both the same way, in the window's
 // words (ui/phrase: its remedy as a person does it, not as a command).
 func configProblem(p hostapi.Problem) config.Problem {
-	return config.Problem{Server: p.Server, Key: p.Key, Msg: phrase.Beside(p)}
+	return config.Problem{Server: p.Server, Key: p.Key, Message: phrase.Beside(p)}
 }
 
 // remedyAction returns the button's label and what it does, for a remedy

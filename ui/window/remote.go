@@ -288,7 +288,7 @@ func (f *remoteForm) validate() (json.RawMessage, []pendingSecret, bool) {
 		if (f.all || f.touched["headers"]) && f.headers.showProblem(p) {
 			continue
 		}
-		msg := p.Msg
+		msg := p.Message
 		if (f.errs[key] == nil || key == "") && p.Key != "" {
 			msg = p.Key + ": " + msg // shown in the bar: say which key
 		}

@@ -432,7 +432,7 @@ func (t *headerTable) showProblem(p config.Problem) bool {
 			r.useBox.Show()
 			continue
 		}
-		r.showError(p.Msg)
+		r.showError(p.Message)
 	}
 	return shown
 }

@@ -18,10 +18,10 @@ import (
 
 // The Sandbox section's choices, as a person reads them, by preset.
 var sandboxChoices = []struct{ label, preset string }{
-	{"Off", configedit.SandboxOff},
-	{"Strict", configedit.SandboxStrict},
-	{"Files", configedit.SandboxFiles},
-	{"Network", configedit.SandboxNetwork},
+	{"Off", config.SandboxOff},
+	{"Strict", config.SandboxStrict},
+	{"Files", config.SandboxFiles},
+	{"Network", config.SandboxNetwork},
 }
 
 // customChoice is offered only for an entry whose "sandbox" is an object
@@ -178,10 +178,10 @@ func (s *sandboxSection) update() {
 	} else {
 		setText(s.sentence, catalog.PresetSentence(p))
 	}
-	off := p == configedit.SandboxOff
+	off := p == config.SandboxOff
 	// The folders: for Files, and whenever some are listed (none is lost
 	// by choosing another preset).
-	if !off && (p == configedit.SandboxFiles || p == "" || len(s.read.values())+len(s.write.values()) > 0) {
+	if !off && (p == config.SandboxFiles || p == "" || len(s.read.values())+len(s.write.values()) > 0) {
 		s.folders.Show()
 	} else {
 		s.folders.Hide()
@@ -219,9 +219,9 @@ func (s *sandboxSection) apply(e map[string]json.RawMessage) {
 		}
 	}
 	p := s.preset()
-	if p == configedit.SandboxOff {
+	if p == config.SandboxOff {
 		if s.had {
-			e["sandbox"] = configedit.Sandbox{Preset: configedit.SandboxOff}.JSON()
+			e["sandbox"] = configedit.Sandbox{Preset: config.SandboxOff}.JSON()
 		} else {
 			delete(e, "sandbox")
 		}
@@ -259,7 +259,7 @@ func (s *sandboxSection) problem() string {
 		return ""
 	}
 	s.updateNote()
-	if s.preset() == configedit.SandboxOff {
+	if s.preset() == config.SandboxOff {
 		return ""
 	}
 	if s.net.Selected == netAllow {
@@ -295,7 +295,7 @@ func (s *sandboxSection) updateNote() {
 		return
 	}
 	p := s.preset()
-	if p != configedit.SandboxStrict {
+	if p != config.SandboxStrict {
 		setText(s.note, "")
 		return
 	}

@@ -47,7 +47,7 @@ func checkEntry(name string, entry []byte) (nameMsg string, ps []config.Problem)
 	}
 	s, err := config.ParseServer(vname, entry)
 	if err != nil {
-		return nameMsg, []config.Problem{{Server: vname, Msg: err.Error()}}
+		return nameMsg, []config.Problem{{Server: vname, Message: err.Error()}}
 	}
 	return nameMsg, s.Problems()
 }

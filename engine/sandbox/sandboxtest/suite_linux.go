@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
+	"github.com/switchboard-mcp/switchboard/internal/serverspec"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -80,7 +81,7 @@ func newFixture(t *testing.T) *fixture {
 		write(filepath.Join(f.home, p), "secret "+p)
 	}
 	write(filepath.Join(f.state, "activity.db"), "state")
-	f.protected = sandbox.Protected(f.home, f.state)
+	f.protected = serverspec.Protected(f.home, f.state)
 	// The payload lives in ~/.local/bin, as a uv or pipx tool would: its
 	// grant must be its own file, not ~/.local.
 	exe, err := os.Executable()

@@ -1,6 +1,7 @@
-package sandbox
+package serverspec
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,4 +120,28 @@ func tildePath(p string, homes []string) string {
 		}
 	}
 	return p
+}
+
+// AllowPorts returns the TCP ports of "host:port" endpoints, each once;
+// endpoints without a valid port are skipped (the config refuses them).
+func AllowPorts(endpoints []string) []uint16 {
+	var out []uint16
+	for _, e := range endpoints {
+		i := strings.LastIndexByte(e, ':')
+		if i < 0 {
+			continue
+		}
+		var port int
+		if _, err := fmt.Sscanf(e[i+1:], "%d", &port); err != nil || port < 1 || port > 65535 || fmt.Sprint(port) != e[i+1:] {
+			continue
+		}
+		dup := false
+		for _, p := range out {
+			dup = dup || p == uint16(port)
+		}
+		if !dup {
+			out = append(out, uint16(port))
+		}
+	}
+	return out
 }
