@@ -366,27 +366,68 @@ func TestServersImport(t *testing.T) {
 
 	// Again: every name exists now, so nothing is imported (exit 1).
 	r := u.main("", "servers", "import", block)
-	if r.code != 1 || !strings.Contains(r.stdout, "not imported: github") || !strings.Contains(r.stdout, "1 value looks like a secret and stays in the config") {
+	if r.code != 1 || !strings.Contains(r.stdout, "not imported: github") || !strings.Contains(r.stdout, "not imported: My Files") {
 		t.Fatalf("a second import: %s", r)
 	}
 
-	// From stdin, without --move-secrets: the value stays, with a note.
+	// From stdin, without --move-secrets: one rule for env and headers
+	// (issue 27 §16): the entry with a literal secret is not imported,
+	// with the remedy; the others are (exit 1).
 	u2 := newUnit(t)
-	out = u2.ok(t, claudeDesktop, "servers", "import", "-")
-	if !strings.Contains(out, "1 value looks like a secret and stays in the config as plain text") || !strings.Contains(out, "--move-secrets") {
-		t.Fatalf("import without --move-secrets:\n%s", out)
+	r = u2.main(claudeDesktop, "servers", "import", "-")
+	if r.code != 1 || !strings.Contains(r.stdout, "not imported: github: env.GITHUB_PERSONAL_ACCESS_TOKEN looks like a secret, and a secret is kept only in the keyring") ||
+		!strings.Contains(r.stdout, "--move-secrets") || !strings.Contains(r.stdout, "imported My Files as my-files") {
+		t.Fatalf("import without --move-secrets: %s", r)
+	}
+	if b, _ := os.ReadFile(u2.configPath()); bytes.Contains(b, []byte("ghp_literal")) || u2.load(t, u2.configPath()).Servers["github"] != nil {
+		t.Fatalf("a literal secret was imported as plain text:\n%s", b)
 	}
 	if names, _ := u2.store.List(); len(names) != 0 {
 		t.Fatalf("secrets stored without --move-secrets: %v", names)
 	}
-	// --move-secrets without --yes asks; "n" keeps the literal.
+	// --move-secrets without --yes asks; "n": not moved, so not imported.
 	u3 := newUnit(t)
-	out = u3.ok(t, "n\n", "servers", "import", block, "--move-secrets")
-	if !strings.Contains(out, "move github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as") || !strings.Contains(out, "[y/N]") {
-		t.Fatalf("import --move-secrets did not ask:\n%s", out)
+	r = u3.main("n\n", "servers", "import", block, "--move-secrets")
+	if !strings.Contains(r.stdout, "move github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as") || !strings.Contains(r.stdout, "[y/N]") ||
+		!strings.Contains(r.stdout, "not imported: github: env.GITHUB_PERSONAL_ACCESS_TOKEN looks like a secret") {
+		t.Fatalf("import --move-secrets answered no: %s", r)
 	}
 	if names, _ := u3.store.List(); len(names) != 0 {
 		t.Fatalf("a secret moved though the answer was no: %v", names)
+	}
+	if b, _ := os.ReadFile(u3.configPath()); bytes.Contains(b, []byte("ghp_literal")) {
+		t.Fatalf("a literal secret was imported as plain text:\n%s", b)
+	}
+}
+
+// TestServersImportDryRun: --dry-run says what would be moved and
+// imported, and writes neither the config nor the keyring.
+func TestServersImportDryRun(t *testing.T) {
+	u := newUnit(t)
+	block := filepath.Join(u.dir, "claude_desktop_config.json")
+	if err := os.WriteFile(block, []byte(claudeDesktop), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := u.ok(t, "", "servers", "import", block, "--move-secrets", "--yes", "--dry-run")
+	for _, want := range []string{"would move github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as ", "would import github as github\n",
+		"would import My Files as my-files\n", "dry run: nothing was written"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("import --dry-run lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ghp_literal") {
+		t.Error("the token is in the output")
+	}
+	if _, err := os.Stat(u.configPath()); err == nil {
+		t.Error("import --dry-run wrote the config")
+	}
+	if names, _ := u.store.List(); len(names) != 0 {
+		t.Errorf("import --dry-run stored secrets: %v", names)
+	}
+	// A name taken: would not be imported.
+	u.ok(t, "", "servers", "add", "github", "--", "/bin/cat")
+	if r := u.main("", "servers", "import", block, "--move-secrets", "--yes", "-n"); r.code != 1 || !strings.Contains(r.stdout, "would not import: github:") {
+		t.Errorf("import --dry-run over a taken name: %s", r)
 	}
 }
 

@@ -84,8 +84,9 @@ one can be opened; otherwise open the printed URL on this machine.
 			run: (*env).serversLogout},
 		{name: "servers import", args: "FILE|-", summary: "add the servers of a Claude-style mcpServers block (a file, or - for stdin)",
 			flags: []flagDef{
-				{name: "move-secrets", kind: boolFlag, help: "offer to move the values that look like secrets into the keyring"},
+				{name: "move-secrets", kind: boolFlag, help: "offer to move the values that look like secrets (env or headers) into the keyring; an entry with one not moved is not imported"},
 				{name: "yes", short: "y", kind: boolFlag, help: "answer yes to every question"},
+				dryRunFlag,
 			}, run: (*env).serversImport},
 
 		{name: "secret", aliases: []string{"secrets"}, group: "Secrets", summary: "the secrets of the keyring that servers' environments refer to", dflt: "list"},
