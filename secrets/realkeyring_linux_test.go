@@ -101,8 +101,17 @@ func runChild(t *testing.T, exe, scenario string, bus bool) {
 	}
 	env = append(env, "HOME="+home, "XDG_RUNTIME_DIR="+run, envScenario+"="+scenario, envMark+"="+mark)
 
-	args := []string{"-test.run=^TestRealKeyringChild$", "-test.v", "-test.count=1", "-test.timeout=100s"}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	// The child may take as long as this test may (go test -timeout): a
+	// scenario takes seconds, many more with -race on a busy machine, and
+	// a clock of its own would fail a slow run that is not stuck. It times
+	// out first, so that its own report (the stacks) shows.
+	args := []string{"-test.run=^TestRealKeyringChild$", "-test.v", "-test.count=1", "-test.timeout=0"}
+	ctx, cancel := context.WithCancel(context.Background())
+	if deadline, ok := t.Deadline(); ok {
+		left := time.Until(deadline)
+		args[len(args)-1] = "-test.timeout=" + (left * 8 / 10).String()
+		ctx, cancel = context.WithDeadline(context.Background(), deadline.Add(-left/10))
+	}
 	defer cancel()
 	var cmd *exec.Cmd
 	if bus {

@@ -312,6 +312,13 @@ func TestSubscribeDeliversInOrder(t *testing.T) {
 type Event = api.Event
 
 func TestSlowSubscriberIsDropped(t *testing.T) {
+	if testkit.UnderWine() {
+		// docs/testing.md, "Known flake": about 1 run in 5 a read on
+		// Wine's named pipe never completes after a burst (every event
+		// written, none lost by the client's pump). The dropping is the
+		// same code on every OS and runs on Linux.
+		t.Skip("Wine: a read on a named pipe loses its completion after a burst")
+	}
 	const queue = 256
 	h := startHost(t, echoMethods(), api.Options{QueueMessages: queue})
 	ctx := ctxT(t)
@@ -367,7 +374,10 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 			worst = max(worst, d)
 		}
 		// Pace the bursts to the healthy client, which must not be dropped.
-		testkit.Eventually(t, "the healthy client", func() bool { return count() >= i+burst })
+		testkit.Eventually(t, "the healthy client", func() (bool, string) {
+			return count() >= i+burst, fmt.Sprintf("%d of %d events received; the server's connections owe %v messages; the healthy client's error: %v",
+				count(), i+burst, h.srv.Pending(), good.Err())
+		})
 	}
 	t.Logf("%d events: %v in Publish, the slowest %v", total, inPublish, worst)
 	// Generous bounds: the race detector and a busy machine slow every

@@ -9,3 +9,18 @@ func SetClientLimit(n int) (restore func()) {
 }
 
 var ParsePasswd = parsePasswd
+
+// Pending returns, for each connection, how many of its messages are
+// queued or being written: what a client that stopped receiving is owed by
+// the server, as opposed to what is on its way.
+func (s *Server) Pending() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []int
+	for c := range s.conns {
+		c.out.mu.Lock()
+		out = append(out, c.out.n)
+		c.out.mu.Unlock()
+	}
+	return out
+}

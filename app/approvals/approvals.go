@@ -38,8 +38,8 @@ import (
 // user's, or no one's in time), so that neither the model nor the user
 // reading its answer takes a rule for a decision about this call.
 const (
-	ReasonPolicy     = "Switchboard's policy for this server denies this tool (a standing rule, not a decision about this call)"
-	ReasonDenied     = "the user denied this call in Switchboard"
+	ReasonPolicy     = "Switchboard's policy for this server denies it (a standing rule, not a decision about this request)"
+	ReasonDenied     = "the user denied this request in Switchboard"
 	ReasonNoApprover = "it needs the user's approval, and no Switchboard window, tray or 'switchboard approvals -f' is open to ask"
 	ReasonGone       = "it needed the user's approval, and the last Switchboard window, tray or 'switchboard approvals -f' that could ask went away"
 )
@@ -159,16 +159,40 @@ func (s *Stage) action(server, tool string) (action, why string, timeout time.Du
 	return a, why, timeout
 }
 
+// requestAction is what the rules say of a request other than a
+// tools/call (a resources/read, prompts/get or completion/complete): its
+// server's default policy, which the tools entries (tool names) and
+// askDestructive (a tool's annotation) say nothing about. A default of
+// deny refuses it, ask asks.
+func (s *Stage) requestAction(server string) (action, why string, timeout time.Duration) {
+	r := s.cfg.Load().rules[server]
+	timeout = r.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if r.Policy == nil || (r.Policy.Default != config.PolicyDeny && r.Policy.Default != config.PolicyAsk) {
+		return config.PolicyAllow, "", timeout
+	}
+	return r.Policy.Default, "the policy of the server is ask", timeout
+}
+
 // Before implements relay.Hook: it lets the call go, refuses it with a
-// *relay.DeniedError, or holds it (c.Hold).
+// *relay.DeniedError, or holds it (c.Hold). A tools/call gets what its
+// tool's policy says; another request (c.Kind) its server's default.
 func (s *Stage) Before(c *relay.Info) error {
-	a, why, timeout := s.action(c.Server, c.Tool)
+	var a, why string
+	var timeout time.Duration
+	if c.Kind == "" || c.Kind == relay.KindToolCall {
+		a, why, timeout = s.action(c.Server, c.Tool)
+	} else {
+		a, why, timeout = s.requestAction(c.Server)
+	}
 	switch a {
 	case config.PolicyAllow:
 		return nil
 	case config.PolicyDeny:
 		c.Approval = WordsDeniedByPolicy
-		return &relay.DeniedError{Server: c.Server, Tool: c.Tool, Reason: ReasonPolicy}
+		return &relay.DeniedError{Server: c.Server, Tool: c.Tool, Kind: c.Kind, Reason: ReasonPolicy}
 	}
 	g := grant{c.Caller.ID, c.Server, c.Tool}
 	s.mu.Lock()
@@ -180,28 +204,36 @@ func (s *Stage) Before(c *relay.Info) error {
 	s.mu.Unlock()
 	if s.o.Approvers() == 0 {
 		c.Approval = WordsNoApprover
-		return &relay.DeniedError{Server: c.Server, Tool: c.Tool, Reason: ReasonNoApprover}
+		return &relay.DeniedError{Server: c.Server, Tool: c.Tool, Kind: c.Kind, Reason: ReasonNoApprover}
 	}
 	now := time.Now()
 	r := &request{s: s, grant: g, decided: make(chan struct{}), a: hostapi.Approval{
-		Server: c.Server, Tool: c.Tool, App: c.Caller.App, Conn: c.Caller.Conn,
+		Server: c.Server, Tool: c.Tool, Kind: kindOf(c.Kind), App: c.Caller.App, Conn: c.Caller.Conn,
 		ArgumentBytes: len(c.Arguments), Why: why, Since: now, Deadline: now.Add(timeout)}}
 	if len(c.Arguments) <= hostapi.MaxApprovalArguments {
 		r.a.Arguments = bytes.Clone(c.Arguments) // valid during Before only
 	}
-	server, tool := c.Server, c.Tool
+	server, tool, kind := c.Server, c.Tool, c.Kind
 	s.mu.Lock()
 	s.seq++
 	r.a.ID = strconv.FormatUint(s.seq, 10)
 	s.pending[r.a.ID] = r
 	r.timer = time.AfterFunc(timeout, func() {
-		r.decide(WordsTimedOut, &relay.DeniedError{Server: server, Tool: tool,
+		r.decide(WordsTimedOut, &relay.DeniedError{Server: server, Tool: tool, Kind: kind,
 			Reason: ReasonTimedOut(timeout)})
 	})
 	s.mu.Unlock()
 	c.Hold = r
 	s.o.Changed()
 	return nil
+}
+
+// kindOf is an approval request's Kind: "" for a tools/call.
+func kindOf(kind string) string {
+	if kind == relay.KindToolCall {
+		return ""
+	}
+	return kind
 }
 
 // After implements relay.Hook; the stage has nothing to do then.
@@ -252,12 +284,16 @@ func (s *Stage) Decide(id, decision string) error {
 		if s.o.Always == nil {
 			return &hostapi.Error{Code: hostapi.CodeBadRequest, Message: "this host cannot save an always allow"}
 		}
+		if r.a.Kind != "" {
+			return &hostapi.Error{Code: hostapi.CodeBadRequest, Message: fmt.Sprintf(
+				"%q cannot be always allowed: a policy names tools, and this is a %s request; allow it once or for this app", r.a.Tool, r.a.Kind)}
+		}
 		if err := s.o.Always(r.a.Server, r.a.Tool); err != nil {
 			return err // still waiting: the user may allow it once
 		}
 		r.decide(WordsAlways, nil)
 	case hostapi.DecideDeny:
-		r.decide(WordsDenied, &relay.DeniedError{Server: r.a.Server, Tool: r.a.Tool, Reason: ReasonDenied})
+		r.decide(WordsDenied, &relay.DeniedError{Server: r.a.Server, Tool: r.a.Tool, Kind: r.a.Kind, Reason: ReasonDenied})
 	default:
 		return &hostapi.Error{Code: hostapi.CodeBadRequest, Message: fmt.Sprintf(
 			"%q is not a decision: use %q, %q, %q or %q", decision, hostapi.DecideOnce, hostapi.DecideApp, hostapi.DecideAlways, hostapi.DecideDeny)}
@@ -279,7 +315,7 @@ func (s *Stage) ApproversChanged() {
 	}
 	s.mu.Unlock()
 	for _, r := range rs {
-		r.decide(WordsNoApprover, &relay.DeniedError{Server: r.a.Server, Tool: r.a.Tool, Reason: ReasonGone})
+		r.decide(WordsNoApprover, &relay.DeniedError{Server: r.a.Server, Tool: r.a.Tool, Kind: r.a.Kind, Reason: ReasonGone})
 	}
 }
 

@@ -137,7 +137,7 @@ func TestDecisions(t *testing.T) {
 	}
 	w, err := decided(t, i.Hold)
 	var de *relay.DeniedError
-	if w != WordsDenied || !errors.As(err, &de) || !strings.Contains(de.Reason, "the user denied this call") {
+	if w != WordsDenied || !errors.As(err, &de) || !strings.Contains(de.Reason, "the user denied this request") {
 		t.Fatalf("deny: %q %v", w, err)
 	}
 	f.changed(t)
@@ -283,5 +283,50 @@ func TestLastApproverGoneDenies(t *testing.T) {
 	var de *relay.DeniedError
 	if w != WordsNoApprover || !errors.As(err, &de) || !strings.Contains(de.Reason, "went away") {
 		t.Fatalf("the last approver gone: %q %v", w, err)
+	}
+}
+
+// TestRequestKinds: a resources/read, prompts/get or completion/complete
+// gets its server's default policy: deny refuses it, ask holds it (the
+// approval names its kind, and cannot be always allowed: a policy names
+// tools), allow or none lets it go; a tools entry named like its target
+// and askDestructive say nothing of it.
+func TestRequestKinds(t *testing.T) {
+	f := newFixture(t, map[string]Rules{
+		"deny":  {Policy: &config.Policy{Default: config.PolicyDeny, Tools: map[string]string{"file:///a": config.PolicyAllow}}},
+		"ask":   {Policy: &config.Policy{Default: config.PolicyAsk}},
+		"allow": {Policy: &config.Policy{Tools: map[string]string{"*": config.PolicyDeny}}},
+	}, true)
+	for _, kind := range []string{relay.KindResourceRead, relay.KindPromptGet, relay.KindComplete} {
+		c := info("deny", "file:///a", 1)
+		c.Kind = kind
+		var de *relay.DeniedError
+		if err := f.Before(c); !errors.As(err, &de) || de.Kind != kind || c.Approval != WordsDeniedByPolicy {
+			t.Errorf("%s under deny: %v (%q)", kind, err, c.Approval)
+		}
+		c = info("allow", "rm", 1)
+		c.Kind = kind
+		if err := f.Before(c); err != nil || c.Hold != nil {
+			t.Errorf("%s under a tools entry and askDestructive: %v, held %v", kind, err, c.Hold != nil)
+		}
+	}
+	c := info("ask", "file:///a", 1)
+	c.Kind = relay.KindResourceRead
+	if err := f.Before(c); err != nil || c.Hold == nil {
+		t.Fatalf("a read under ask: %v, held %v", err, c.Hold != nil)
+	}
+	l := f.changed(t)
+	if len(l) != 1 || l[0].Kind != relay.KindResourceRead || l[0].Tool != "file:///a" {
+		t.Fatalf("waiting: %+v", l)
+	}
+	if err := f.Decide(l[0].ID, hostapi.DecideAlways); err == nil || len(f.always) != 0 {
+		t.Errorf("a read always allowed: %v %v", err, f.always)
+	}
+	if err := f.Decide(l[0].ID, hostapi.DecideOnce); err != nil {
+		t.Fatal(err)
+	}
+	<-c.Hold.Decided()
+	if words, err := c.Hold.Decision(); err != nil || words != WordsOnce {
+		t.Errorf("decision: %q %v", words, err)
 	}
 }

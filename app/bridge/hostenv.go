@@ -9,8 +9,7 @@ import (
 // must not decide how it runs for the others: it gets the variables that
 // say who the user is and where the user's files, session and host are,
 // and nothing else. Not the switches that change what the host enforces
-// (SWITCHBOARD_LANDLOCK_ABI, SWITCHBOARD_GATEWAY_SDK_ONLY: test builds'
-// only, and never from a bridge), not SWITCHBOARD_CPUPROFILE (a file the
+// (SWITCHBOARD_LANDLOCK_ABI: test builds' only, and never from a bridge), not SWITCHBOARD_CPUPROFILE (a file the
 // host would overwrite), SWITCHBOARD_IDLE_TIMEOUT, the engine's own
 // SWITCHBOARD_SANDBOX_POLICY and SWITCHBOARD_SERVER_TOKEN, nor what would
 // change the host's code (LD_PRELOAD, DYLD_*, GODEBUG) or its servers'

@@ -161,7 +161,7 @@ func TestApprovals(t *testing.T) {
 	if out := sb.cli(t, "deny", w.ID); !strings.Contains(out, "denied srv's tool echo for bridge-test (bridge pid ") || !strings.Contains(out, "this call only") {
 		t.Errorf("deny printed %q", out)
 	}
-	if got := recv(t, res); !strings.HasPrefix(got, "ERROR: ") || !strings.Contains(got, "the user denied this call") {
+	if got := recv(t, res); !strings.HasPrefix(got, "ERROR: ") || !strings.Contains(got, "the user denied this request") {
 		t.Fatalf("denied: %q", got)
 	}
 

@@ -162,7 +162,11 @@ func (e *env) decide(a *argv, approve bool) error {
 func decidedLine(id string, ap *hostapi.Approval, decision string) string {
 	what, app := "call "+id, "its app"
 	if ap != nil {
-		what = fmt.Sprintf("%s's tool %s", termtext.Escape(ap.Server), termtext.Escape(ap.Tool))
+		kind := "tool"
+		if ap.Kind != "" {
+			kind = ap.Kind // "resources/read" ...
+		}
+		what = fmt.Sprintf("%s's %s %s", termtext.Escape(ap.Server), kind, termtext.Escape(ap.Tool))
 		if ap.App != "" {
 			app = termtext.Escape(ap.App)
 		}

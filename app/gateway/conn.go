@@ -343,8 +343,8 @@ type sockConn struct {
 
 	ss  atomic.Pointer[mcp.ServerSession]
 	app atomic.Pointer[string] // the app's name, once known (caller)
-	// rb relays the lean path's calls; nil turns the lean path off (the
-	// SDKOnly diagnostic, or a backend that cannot relay).
+	// rb relays the lean path's calls; nil turns the lean path off (a
+	// backend that cannot relay: only tests' doubles).
 	rb RawBackend
 
 	// ids are the stand-ins of the ids the go-sdk would not give back as
@@ -374,7 +374,7 @@ func newSockConn(g *Gateway, f *facade, nc net.Conn, in stream, out sink, br *bu
 		msgs:      make(chan jsonrpc.Message), readDone: make(chan struct{}), writeDone: make(chan struct{}),
 		lean: map[jsonrpc.ID]*leanEntry{}}
 	c.q.init(g.opts.QueueBytes)
-	if rb, ok := g.backend.(RawBackend); ok && !g.opts.SDKOnly {
+	if rb, ok := g.backend.(RawBackend); ok {
 		c.rb = rb
 	}
 	c.direct = directWriter(out)

@@ -58,8 +58,10 @@
 // server wrote it too, never decoded into go-sdk types; see rawresult.go.
 // Every tools/call, on every path, goes through app/relay (ids, the
 // answer's tap, timeout, cancellation, error wording, the hook), through
-// the backend's [RawBackend]; SDKOnly (SWITCHBOARD_GATEWAY_SDK_ONLY=1) is
-// the tests' switch (honoured by test builds only) that goes through the go-sdk's client instead.
+// the backend's [RawBackend]; a backend without it (tests' doubles only)
+// gets its calls through Backend.CallTool. The host's backend sends
+// resources/read, prompts/get and completion/complete through the relay
+// too (app/host/pipeline.go).
 //
 // Streamable HTTP on 127.0.0.1 is off unless "gateway": {"httpPort": N} is
 // in the config. Every request needs "Authorization: Bearer TOKEN" with the

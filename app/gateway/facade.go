@@ -311,7 +311,7 @@ func (f *facade) call(ctx context.Context, caller relay.Caller, exposed string, 
 	if e == nil {
 		return nil, unknownTool(exposed)
 	}
-	if rb, ok := f.g.backend.(RawBackend); ok && !f.g.opts.SDKOnly {
+	if rb, ok := f.g.backend.(RawBackend); ok {
 		return f.callRaw(ctx, rb, caller, e, args, meta, deliver)
 	}
 	params := &mcp.CallToolParams{Name: e.name}

@@ -218,8 +218,8 @@ func (r fakeRaw) StartToolCall(server string, c *relay.Call) (func(), error) {
 	return func() { stopped.Store(true); cancel() }, nil
 }
 
-// The modes the conformance tests run in: the go-sdk's path (the
-// SDKOnly diagnostic, over the fake's CallTool), the lean path over a
+// The modes the conformance tests run in: the go-sdk's path (a plain
+// Backend, the fake's CallTool: a test double, no program has it), the lean path over a
 // RawBackend (the host's kind), and that with the client's pipes handed
 // over as a bridge does (fds). (A lean path over a plain Backend, a
 // goroutine per call, was reached only by tests: it is gone, and a
@@ -246,7 +246,7 @@ func newHarness(t *testing.T, mode string, servers ...Server) *harness {
 	if mode == "fds" && !handOffHere {
 		t.Skip("handing the stdin and stdout over is Unix-only (SCM_RIGHTS): on this system the bridge relays the bytes")
 	}
-	g := New(Options{Backend: b, Version: "test", SDKOnly: mode == "sdk"})
+	g := New(Options{Backend: b, Version: "test"})
 	l, sock := testListen(t)
 	go func() { _ = g.Serve(l) }()
 	t.Cleanup(g.Close)

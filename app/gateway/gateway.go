@@ -14,15 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/internal/accept"
-	"github.com/switchboard-mcp/switchboard/internal/testhooks"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
-
-// SDKOnlyEnv, set to 1 in the host's environment, turns the lean path off
-// (the tests' and the benchmark's comparison). Only a test binary or a
-// build with the switchboard_testhooks tag reads it (internal/testhooks):
-// the shipped program ignores it (docs/environment.md).
-const SDKOnlyEnv = "SWITCHBOARD_GATEWAY_SDK_ONLY"
 
 // DefaultMaxMessageSize bounds a message from a socket client (the
 // newline included), like the engine's default for a server's messages.
@@ -42,10 +35,6 @@ type Options struct {
 	// PeerGuard, if set, refuses socket peers the uid check admits (the
 	// host's sandboxed servers: api.Options.PeerGuard).
 	PeerGuard func(pid int) error
-	// SDKOnly turns the lean tools/call path of the socket off, so that
-	// every message goes through the go-sdk (benchmarks and the
-	// conformance tests compare both).
-	SDKOnly bool
 	// MaxMessageSize bounds a socket client's message (default
 	// DefaultMaxMessageSize).
 	MaxMessageSize int
@@ -110,10 +99,6 @@ func New(o Options) *Gateway {
 	}
 	if o.QueueBytes <= 0 {
 		o.QueueBytes = 4 * o.MaxMessageSize
-	}
-	if testhooks.Getenv(SDKOnlyEnv) == "1" {
-		o.SDKOnly = true
-		o.Logger.Warn("the gateway's lean path is off: " + SDKOnlyEnv + "=1, a test switch")
 	}
 	g := &Gateway{
 		opts: o, backend: o.Backend, log: o.Logger.With("part", "gateway"),

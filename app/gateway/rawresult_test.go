@@ -61,8 +61,8 @@ func (c *capture) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestHTTPRawResultWire: the HTTP endpoint sends a relayed result as the
 // server wrote it (rawToolResult, never decoded into go-sdk types), and
-// what it writes is, as a JSON value, what the go-sdk's path (the SDKOnly
-// diagnostic) writes for the same calls: the server's own _meta entries
+// what it writes is, as a JSON value, what the go-sdk's path (a plain
+// Backend, a test double) writes for the same calls: the server's own _meta entries
 // kept and the protocol's dropped, structured content, the error flag,
 // and for a 2026-07-28 client the gateway's serverInfo and the result
 // type; errors unchanged.
@@ -92,7 +92,7 @@ func TestHTTPRawResultWire(t *testing.T) {
 				if mode == "raw" {
 					b = fakeRaw{f}
 				}
-				g := New(Options{Backend: b, Secrets: store, Version: "test", SDKOnly: mode == "sdk"})
+				g := New(Options{Backend: b, Secrets: store, Version: "test"})
 				defer g.Close()
 				if err := g.SetHTTP(-1); err != nil {
 					t.Fatal(err)

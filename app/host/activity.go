@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/activity"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -270,76 +268,6 @@ func outcomeOf(toolError bool, err error) (activity.Outcome, int) {
 		return activity.ProtocolError, int(rpc.Code)
 	}
 	return activity.ProtocolError, int(jsonrpc.CodeInternalError)
-}
-
-// forwarded is a request the host forwards through the go-sdk's client
-// (resources/read, prompts/get, completion/complete; tools/call on the
-// gateway's go-sdk-only path), for the log.
-type forwarded struct {
-	kind   activity.Kind
-	target string
-	params any // encoded for the preview
-	// waited is how long it waited for its server to have a session (a
-	// wake, a restart held) before it was sent.
-	waited time.Duration
-}
-
-// recordForward adds the record of a forwarded request: started when it
-// was sent, res its result (nil if err), timedOut when its callTimeout
-// ended it.
-func (a *activityLog) recordForward(ctx context.Context, server string, fw forwarded, started time.Time, res any, err error, timedOut bool) {
-	l := a.log.Load()
-	if l == nil {
-		return
-	}
-	c := relay.CallerFrom(ctx)
-	var args []byte
-	if fw.params != nil {
-		if b, err := json.Marshal(fw.params); err == nil && string(b) != "null" {
-			args = b
-		}
-	}
-	r := activity.Record{Time: started, App: c.App, Conn: c.Conn, Server: server, Kind: fw.kind, Target: fw.target,
-		ArgBytes: len(args), Duration: time.Since(started), ResultBytes: resultSize(res), Wait: fw.waited}
-	toolErr := false
-	if ct, ok := res.(*mcp.CallToolResult); ok && ct != nil {
-		toolErr = ct.IsError
-	}
-	switch {
-	case timedOut:
-		r.Outcome = activity.TimedOut
-	case err != nil && ctx.Err() != nil:
-		r.Outcome = activity.Cancelled
-	default:
-		r.Outcome, r.Code = outcomeOf(toolErr, err)
-	}
-	l.Add(r, args)
-}
-
-// resultSize is the size of a forwarded request's result: its encoding,
-// but for a resource the size of its contents (not encoded a second time
-// for the log).
-func resultSize(res any) int {
-	switch r := res.(type) {
-	case nil:
-		return 0
-	case *mcp.ReadResourceResult:
-		if r == nil {
-			return 0
-		}
-		n := 0
-		for _, c := range r.Contents {
-			if c != nil {
-				n += len(c.Text) + len(c.Blob) + len(c.URI) + len(c.MIMEType)
-			}
-		}
-		return n
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return 0
-	}
-	return len(b)
 }
 
 // apiCaller is who makes a servers.call: Switchboard's own API client

@@ -11,10 +11,11 @@ import (
 // relay's chain of hooks, its rules from the config, its approvers (the
 // API connections subscribed to the approvals event) and its methods.
 
-// newApprovals makes the host's approval stage; h.srv and h.mgr exist.
+// newApprovals makes the host's approval stage; h.srv exists, h.mgr is
+// made next (the stage asks it only once calls come).
 func (h *Host) newApprovals() *approvals.Stage {
 	h.approvals = approvals.New(approvals.Options{
-		Destructive: h.mgr.toolDestructive,
+		Destructive: func(server, tool string) bool { return h.mgr.toolDestructive(server, tool) },
 		Approvers:   func() int { return h.srv.Subscribers(hostapi.TopicApprovals) },
 		Changed: func() {
 			_ = h.srv.Publish(hostapi.TopicApprovals, h.approvals.List())

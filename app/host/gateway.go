@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/switchboard-mcp/switchboard/app/activity"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
@@ -39,8 +37,12 @@ func (m *Manager) GatewayBackend() gateway.RawBackend {
 type gatewayBackend struct {
 	m *Manager
 
-	mu     sync.Mutex
-	relays map[*stdio.Conn]*relay.Relay
+	mu sync.Mutex
+	// relays are the relays of the servers' connections: a local
+	// server's *stdio.Conn, a remote one's *sessionConn (sessionconn.go).
+	relays map[relay.Conn]*relay.Relay
+	// sessions are the remote servers' connections, by session.
+	sessions map[*mcp.ClientSession]*sessionConn
 
 	profiles atomic.Pointer[map[string]*config.Profile] // the config's profiles (profiles.go)
 }
@@ -193,163 +195,110 @@ func (b *gatewayBackend) notRunning(name string, s *server, sup *supervisor.Supe
 	return &gateway.NotRunningError{Server: name, State: state, LastError: s.shownError(st.LastError, why), UserStopped: userStopped}
 }
 
-// session returns a running server's session and its callTimeout. A
-// sleeping server is woken; a server that is coming back (a restart, a
-// wake) is waited for, up to holdTime; waited is how long that took.
-func (b *gatewayBackend) session(ctx context.Context, s *server, sup *supervisor.Supervisor, name string) (cs *mcp.ClientSession, timeout, waited time.Duration, err error) {
-	cs = live(s, sup)
-	if cs == nil {
-		start := time.Now()
-		s.wake()
-		if comingBack(s, sup) {
-			cs = waitSession(ctx, b.m, s, sup)
-		}
-		waited = time.Since(start)
-	}
-	if cs == nil {
-		return nil, 0, waited, b.notRunning(name, s, sup)
-	}
-	return cs, callTimeout(s), waited, nil
-}
+// The gateway's requests to a server: every one goes through the relay
+// (pipeline.go), a tools/call as any other. CallTool is the go-sdk path's
+// (a backend without the lean path: only tests' doubles); ReadResource,
+// GetPrompt and Complete are every path's.
 
-// failed turns the error of a forwarded request into what the gateway
-// expects: the context's error, the server's JSON-RPC error, a
-// NotRunningError when the server's session ended under the request, or a
-// sentence naming the server.
-func (b *gatewayBackend) failed(ctx, cctx context.Context, name, tool, what string, timeout time.Duration, s *server, cs *mcp.ClientSession, err error) error {
-	if errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		if tool != "" {
-			return &relay.TimeoutError{Server: name, Tool: tool, Timeout: timeout} // as the relay words it
-		}
-		//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
-		return fmt.Errorf("Switchboard server %q: %s did not answer within %v (its callTimeout); the request was cancelled", name, what, timeout)
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	var rpc *jsonrpc.Error
-	if errors.As(err, &rpc) {
-		return err
-	}
-	// The connection broke: the server exited or was stopped. Give the
-	// supervisor a moment to say so.
-	ended := make(chan struct{})
-	go func() { _ = cs.Wait(); close(ended) }()
-	select {
-	case <-ended:
-	case <-time.After(500 * time.Millisecond):
-	}
-	if s.sup != nil && s.sup.Session() != cs {
-		st := s.sup.Status()
-		state, _ := PublicState(s.facts(&st))
-		if st.State == supervisor.Running {
-			state = hostapi.StateRestarting
-		}
-		//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
-		return fmt.Errorf("Switchboard server %q stopped while %s was running (%v); it is %s now: try again in a moment", name, what, err, state)
-	}
-	//lint:ignore ST1005 the sentence begins with the product's name, a proper noun
-	return fmt.Errorf("Switchboard server %q: %s failed: %w", name, what, err)
-}
-
-// CallTool implements [gateway.Backend].
+// CallTool implements [gateway.Backend]: the call through the relay.
 func (b *gatewayBackend) CallTool(ctx context.Context, name string, p *mcp.CallToolParams, progress func(*mcp.ProgressNotificationParams)) (*mcp.CallToolResult, error) {
-	what := func() string { return fmt.Sprintf("tool %q", p.Name) }
-	fw := forwarded{kind: activity.ToolCall, target: p.Name, params: p.Arguments}
-	return forward(b, ctx, name, p.Name, what, fw, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CallToolResult, error) {
-		if progress != nil {
-			tok := "switchboard-" + strconv.FormatUint(b.m.progressSeq.Add(1), 10)
-			b.m.progress.Store(tok, progress)
-			// The go-sdk's client handles notifications on a goroutine of
-			// its own, after the response at times: the route outlives the
-			// call a little.
-			defer time.AfterFunc(time.Second, func() { b.m.progress.Delete(tok) })
-			meta := make(mcp.Meta, len(p.Meta)+1)
-			maps.Copy(meta, p.Meta)
-			meta["progressToken"] = tok
-			p.Meta = meta
+	c := &relay.Call{Tool: p.Name, Caller: relay.CallerFrom(ctx)}
+	if p.Arguments != nil {
+		args, err := json.Marshal(p.Arguments)
+		if err != nil {
+			return nil, relay.ArgumentsError(name, p.Name, err)
 		}
-		return cs.CallTool(cctx, p)
-	})
+		c.Arguments = args
+	}
+	c.Meta = metaMembers(p.Meta)
+	if progress != nil {
+		c.Progress = func(raw json.RawMessage) {
+			var pp mcp.ProgressNotificationParams
+			if json.Unmarshal(raw, &pp) == nil {
+				if tok, ok := p.Meta["progressToken"]; ok {
+					pp.ProgressToken = tok // the caller's, not the relay's
+				}
+				progress(&pp)
+			}
+		}
+	}
+	return request[mcp.CallToolResult](ctx, b, name, c)
 }
 
 // GetPrompt implements [gateway.Backend].
 func (b *gatewayBackend) GetPrompt(ctx context.Context, name string, p *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
-	what := func() string { return fmt.Sprintf("prompt %q", p.Name) }
-	fw := forwarded{kind: activity.PromptGet, target: p.Name, params: p.Arguments}
-	return forward(b, ctx, name, "", what, fw, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.GetPromptResult, error) {
-		return cs.GetPrompt(cctx, p)
-	})
+	c := &relay.Call{Method: relay.KindPromptGet, Tool: p.Name, Caller: relay.CallerFrom(ctx), Meta: metaMembers(p.Meta)}
+	if len(p.Arguments) > 0 {
+		c.Arguments, _ = json.Marshal(p.Arguments)
+	}
+	c.Params = paramsMembers(&mcp.GetPromptParams{Name: p.Name, Arguments: p.Arguments})
+	return request[mcp.GetPromptResult](ctx, b, name, c)
 }
 
 // ReadResource implements [gateway.Backend].
 func (b *gatewayBackend) ReadResource(ctx context.Context, name string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
-	what := func() string { return fmt.Sprintf("resource %q", p.URI) }
-	fw := forwarded{kind: activity.ResourceRead, target: p.URI}
-	return forward(b, ctx, name, "", what, fw, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.ReadResourceResult, error) {
-		return cs.ReadResource(cctx, p)
-	})
+	c := &relay.Call{Method: relay.KindResourceRead, Tool: p.URI, Caller: relay.CallerFrom(ctx), Meta: metaMembers(p.Meta)}
+	c.Params = paramsMembers(&mcp.ReadResourceParams{URI: p.URI})
+	return request[mcp.ReadResourceResult](ctx, b, name, c)
 }
 
 // Complete implements [gateway.Backend].
 func (b *gatewayBackend) Complete(ctx context.Context, name string, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
-	what := func() string {
-		if p.Ref != nil {
-			return fmt.Sprintf("a completion of %q", p.Ref.Name+p.Ref.URI)
-		}
-		return "completion/complete"
-	}
-	fw := forwarded{kind: activity.Complete, params: p.Argument}
+	c := &relay.Call{Method: relay.KindComplete, Caller: relay.CallerFrom(ctx), Meta: metaMembers(p.Meta)}
 	if p.Ref != nil {
-		fw.target = p.Ref.Name + p.Ref.URI
+		c.Tool = p.Ref.Name + p.Ref.URI
 	}
-	return forward(b, ctx, name, "", what, fw, func(cctx context.Context, cs *mcp.ClientSession) (*mcp.CompleteResult, error) {
-		return cs.Complete(cctx, p)
-	})
+	c.Arguments, _ = json.Marshal(p.Argument)
+	q := *p
+	q.Meta = nil
+	c.Params = paramsMembers(&q)
+	return request[mcp.CompleteResult](ctx, b, name, c)
 }
 
-// forward sends one request to a running server's session within its
-// callTimeout; what names the request in the error when it fails (see
-// failed), tool the tool of a tools/call ("" for other requests); fw is
-// the request for the activity log, which records it once a server's
-// session took it.
-func forward[R any](b *gatewayBackend, ctx context.Context, name, tool string, what func() string, fw forwarded, send func(context.Context, *mcp.ClientSession) (*R, error)) (*R, error) {
-	s, sup, err := b.lookup(name)
+// request makes c through the relay, waiting for its answer (relay.Do),
+// and decodes the server's result.
+func request[R any](ctx context.Context, b *gatewayBackend, name string, c *relay.Call) (*R, error) {
+	raw, _, err := relay.Do(ctx, b, name, c)
 	if err != nil {
 		return nil, err
 	}
-	defer s.busy()() // an on-demand server is not stopped idle under it
-	cs, timeout, waited, err := b.session(ctx, s, sup, name)
-	if err != nil {
-		return nil, err
+	res := new(R)
+	if err := json.Unmarshal(raw, res); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+			"Switchboard server %q answered %s with a result that does not decode: %v", name, relay.What(c.Method, c.Tool), err)}
 	}
-	fw.waited = waited
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	started := time.Now()
-	res, err := send(cctx, cs)
-	if err != nil {
-		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-		b.m.activity.recordForward(ctx, name, fw, started, nil, err, timedOut)
-		return nil, b.failed(ctx, cctx, name, tool, what(), timeout, s, cs, err)
-	}
-	b.m.activity.recordForward(ctx, name, fw, started, res, nil, false)
 	return res, nil
 }
 
-// onProgress routes a server's progress notification to the gateway call
-// that set its token.
-func (m *Manager) onProgress(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-	if r == nil || r.Params == nil {
-		return
+// metaMembers is a request's _meta as the relay carries it: JSON object
+// members without the braces, never a progress token (the relay sets its
+// own); nil for none.
+func metaMembers(m mcp.Meta) []byte {
+	if len(m) == 0 {
+		return nil
 	}
-	tok, ok := r.Params.ProgressToken.(string)
-	if !ok {
-		return
+	if _, ok := m["progressToken"]; ok {
+		m = maps.Clone(m)
+		delete(m, "progressToken")
+		if len(m) == 0 {
+			return nil
+		}
 	}
-	if f, ok := m.progress.Load(tok); ok {
-		f.(func(*mcp.ProgressNotificationParams))(r.Params)
+	b, err := json.Marshal(m)
+	if err != nil || len(b) < 2 {
+		return nil
 	}
+	return b[1 : len(b)-1]
+}
+
+// paramsMembers is a request's params (without _meta) as JSON object
+// members without the braces.
+func paramsMembers(p any) []byte {
+	b, err := json.Marshal(p)
+	if err != nil || len(b) < 2 {
+		return nil
+	}
+	return b[1 : len(b)-1]
 }
 
 // startGateway makes the gateway and its socket; the caller serves it.
@@ -451,19 +400,24 @@ func (b *gatewayBackend) startToolCall(name string, c *relay.Call, asked time.Ti
 	}
 	// The connection of the running session: a session is set only after
 	// its connection, and cleared before the next one exists.
+	// A local server's relay runs over its stdio connection; a remote
+	// one's over its go-sdk session (sessionconn.go).
 	cs := live(s, sup)
-	if cfg, _ := s.config(); cfg.Remote != nil && cs != nil {
-		return b.startRemoteCall(name, s, cs, c) // no stdio connection: its session (remotecall.go)
+	var r *relay.Relay
+	if cfg, _ := s.config(); cfg.Remote != nil {
+		if cs != nil && sup.Session() == cs {
+			r = b.remoteRelay(name, s, cs)
+		}
+	} else if conn := sup.Conn(); cs != nil && conn != nil && sup.Session() == cs {
+		r = b.relayFor(name, s, conn, cs)
 	}
-	conn := sup.Conn()
-	if cs == nil || conn == nil || sup.Session() != cs {
+	if r == nil {
 		s.wake()
 		if !comingBack(s, sup) {
 			return nil, b.notRunning(name, s, sup)
 		}
 		return b.holdToolCall(name, s, sup, c, asked), nil
 	}
-	r := b.relayFor(name, s, conn, cs)
 	stop, err := r.Start(c, callTimeout(s))
 	var rpc *jsonrpc.Error
 	switch {
@@ -540,15 +494,25 @@ func protoMeta(cs *mcp.ClientSession, impl *mcp.Implementation) []byte {
 	return b[1 : len(b)-1]
 }
 
-// relayFor returns the relay of a connection, making it on the first call.
-func (b *gatewayBackend) relayFor(name string, s *server, conn *stdio.Conn, cs *mcp.ClientSession) *relay.Relay {
+// relayFor returns the relay of a connection of session cs (a local
+// server's *stdio.Conn, a remote one's *sessionConn), making it on the
+// first call: the per-call path allocates nothing here.
+func (b *gatewayBackend) relayFor(name string, s *server, conn relay.Conn, cs *mcp.ClientSession) *relay.Relay {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if r := b.relays[conn]; r != nil {
 		return r
 	}
-	r := relay.New(name, conn, relay.Options{ProtoMeta: protoMeta(cs, b.m.impl), Hook: b.m.relayHook,
-		StateAfterClose: func() string { return stateAfterClose(s, conn) }})
+	// gone reports that the server no longer runs on conn (for the state
+	// the calls that its close cut are told).
+	gone := func() bool { return s.sup.Session() != cs }
+	var proto []byte
+	if sc, ok := conn.(*stdio.Conn); ok {
+		gone = func() bool { return s.sup.Conn() != sc }
+		proto = protoMeta(cs, b.m.impl)
+	} // a remote server's session adds the per-request _meta itself
+	r := relay.New(name, conn, relay.Options{ProtoMeta: proto, Hook: b.m.relayHook,
+		StateAfterClose: func() string { return stateAfterClose(s, gone) }})
 	b.relays[conn] = r
 	go func() {
 		<-conn.Done()
@@ -559,14 +523,15 @@ func (b *gatewayBackend) relayFor(name string, s *server, conn *stdio.Conn, cs *
 	return r
 }
 
-// stateAfterClose is the state of a server whose connection conn closed
-// under calls: it waits (briefly) for the supervisor to say so, so that
-// the calls' error names the state the server is in.
-func stateAfterClose(s *server, conn *stdio.Conn) string {
+// stateAfterClose is the state of a server whose connection closed under
+// calls (gone: it no longer runs on it): it waits (briefly) for the
+// supervisor to say so, so that the calls' error names the state the
+// server is in.
+func stateAfterClose(s *server, gone func() bool) string {
 	state := "restarting"
 	deadline := time.Now().Add(500 * time.Millisecond)
 	for time.Now().Before(deadline) {
-		if sup := s.sup; sup != nil && sup.Conn() != conn {
+		if sup := s.sup; sup != nil && gone() {
 			st := sup.Status()
 			if st.State != supervisor.Running {
 				ps, _ := PublicState(s.facts(&st))

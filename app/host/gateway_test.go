@@ -294,15 +294,21 @@ func gwCall(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.Cal
 }
 
 // setGatewayPath makes the hosts the test starts take calls on the lean
-// path ("lean") or through the go-sdk only ("sdk").
+// path ("lean") or through the gateway's go-sdk server only ("sdk": its
+// backend, a test double, hides the lean path; its calls still go through
+// the call pipeline, pipeline.go).
 func setGatewayPath(t *testing.T, path string) {
 	t.Helper()
-	v := ""
-	if path == "sdk" {
-		v = "1"
+	t.Setenv("SHELL", "/bin/sh") // as runHost: no t.Parallel with a package variable set
+	if path != "sdk" {
+		return
 	}
-	t.Setenv(gateway.SDKOnlyEnv, v)
+	testBackend = func(b gateway.RawBackend) gateway.Backend { return sdkOnly{b} }
+	t.Cleanup(func() { testBackend = nil })
 }
+
+// sdkOnly is a backend without the lean path: the gateway's go-sdk path.
+type sdkOnly struct{ gateway.Backend }
 
 // gwHost runs a host with a modern and a legacy server, on the lean path
 // or (sdk) with it off, and waits until the gateway lists both.

@@ -24,7 +24,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
-	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/app/service"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
@@ -202,14 +201,13 @@ func Run(ctx context.Context, o Options) error {
 				h.gw.Notify()
 			}
 		},
+		Approvals: h.newApprovals(), // the call pipeline's stage after the activity log (pipeline.go)
 	})
-	// The relay's stages, in order: the activity log first (it records
-	// what a later stage refuses), then approvals.
-	h.mgr.relayHook = relay.Chain(
-		h.mgr.activity,   // activity log (issue 14 §1)
-		h.newApprovals(), // approvals (issue 14 §3)
-	)
-	h.gw = gateway.New(gateway.Options{Backend: h.mgr.GatewayBackend(), Version: o.Version, Logger: h.log, Secrets: o.Secrets,
+	var backend gateway.Backend = h.mgr.GatewayBackend()
+	if testBackend != nil {
+		backend = testBackend(h.mgr.GatewayBackend())
+	}
+	h.gw = gateway.New(gateway.Options{Backend: backend, Version: o.Version, Logger: h.log, Secrets: o.Secrets,
 		Observe: h.observer(), PeerGuard: h.peerGuard})
 	defer h.gw.Close()
 

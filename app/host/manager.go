@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -20,7 +19,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
 	"github.com/switchboard-mcp/switchboard/engine"
-	"github.com/switchboard-mcp/switchboard/engine/stdio"
 	"github.com/switchboard-mcp/switchboard/engine/supervisor"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/secrets"
@@ -86,17 +84,14 @@ type Manager struct {
 	// server's kept stderr (see Host.rename).
 	inherit map[string]inheritedLogs
 
-	progress    sync.Map      // progress token -> func(*mcp.ProgressNotificationParams) (gateway calls)
-	progressSeq atomic.Uint64 // makes the tokens
-
-	// gw relays every tools/call (the gateway's and servers.call) through
-	// one relay per server connection (app/relay); relayHook, if set,
-	// sees each of those calls.
+	// gw relays every request to a server (the gateway's tools/call,
+	// resources/read, prompts/get and completion/complete, and
+	// servers.call) through one relay per server connection (app/relay);
+	// relayHook, the call pipeline's hooks (pipeline.go), sees each.
 	gw        *gatewayBackend
 	relayHook relay.Hook
 	// activity is the activity log (issue 14 §1): the first of the relay's
-	// hooks, and the recorder of the requests forwarded through the
-	// go-sdk's client.
+	// hooks.
 	activity *activityLog
 	// warm fetches an npx entry's package before its first start (warm.go).
 	warm *warmer
@@ -124,6 +119,9 @@ type ManagerOptions struct {
 	// Tokens is the keyring of the OAuth tokens of remote servers
 	// (oauth.go); nil: they cannot sign in.
 	Tokens *secrets.Store
+	// Approvals is the approval stage of the call pipeline (pipeline.go);
+	// nil: every call goes (a Manager without a Host: tests).
+	Approvals relay.Hook
 	// ListsDir keeps the list caches of on-demand servers (the host's
 	// StateDir/lists); "": none, an on-demand server starts once at the
 	// host's start to learn its lists.
@@ -141,15 +139,11 @@ func NewManager(o ManagerOptions) *Manager {
 	m := &Manager{start: o.Start, policy: o.Policy, tokens: o.Tokens, log: o.Logger, publish: o.Publish, held: o.Held, listsDir: o.ListsDir,
 		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
 		servers: map[string]*server{}, temps: sandboxTemps{root: o.Start.SandboxTemp}}
-	m.gw = &gatewayBackend{m: m, relays: map[*stdio.Conn]*relay.Relay{}}
+	m.gw = &gatewayBackend{m: m, relays: map[relay.Conn]*relay.Relay{}, sessions: map[*mcp.ClientSession]*sessionConn{}}
 	m.activity = newActivityLog(o.Logger)
 	m.start.Secrets = m.activity.resolver(o.Start.Secrets)
 	m.warm = newWarmer(o.Start, o.Logger, o.WarmPath)
-	// The relay's stages, in order. The activity log comes first, so that
-	// it records the calls a later stage refuses (relay.Chain).
-	m.relayHook = relay.Chain(
-		m.activity, // activity log (issue 14 §1)
-	)
+	m.relayHook = pipeline(m.activity, o.Approvals)
 	return m
 }
 

@@ -27,9 +27,9 @@ import (
 // and restart limit. Each attempt resolves the headers' secrets, makes an
 // HTTP client that sends them, and connects the go-sdk's client over
 // Streamable HTTP (or SSE). The session then serves the Manager's caches
-// and the gateway as a local server's does; tools/call, which goes to a
-// local server's stdio connection through app/relay, goes to a remote
-// one's session (remotecall.go), with the same hooks.
+// and the gateway as a local server's does; its requests go through
+// app/relay as a local server's, the relay running over the session
+// (sessionconn.go) instead of a stdio connection: the same hooks.
 
 // remoteWatch is what the HTTP client of a remote server saw last: why the
 // last attempt or request failed, which the host's state says

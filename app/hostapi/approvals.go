@@ -33,9 +33,13 @@ const MaxApprovalArguments = 64 << 10
 type Approval struct {
 	ID     string `json:"id"`
 	Server string `json:"server"`
-	Tool   string `json:"tool"`           // the server's own name of the tool
-	App    string `json:"app,omitempty"`  // the app's clientInfo name
-	Conn   string `json:"conn,omitempty"` // its connection: "bridge pid N", "http"
+	Tool   string `json:"tool"` // the server's own name of the tool; for another request, what it names
+	// Kind is the request, when it is not a tools/call: "resources/read"
+	// (Tool is the resource's URI), "prompts/get" (the prompt's name) or
+	// "completion/complete" (the prompt or resource template it completes).
+	Kind string `json:"kind,omitempty"`
+	App  string `json:"app,omitempty"`  // the app's clientInfo name
+	Conn string `json:"conn,omitempty"` // its connection: "bridge pid N", "http"
 	// Arguments are the call's, as the app sent them; omitted over
 	// MaxApprovalArguments (ArgumentBytes says how large they are).
 	Arguments     json.RawMessage `json:"arguments,omitempty"`

@@ -1,13 +1,14 @@
-// Package relay owns a tools/call relayed to a server's stdio connection,
-// end to end: the ids it gets on the server's connection (and the
-// caller's that come back), the tap that takes the answers, the timeout,
-// the cancellation in both directions, the error wording, and the hook
-// that sees every call. Every production path that calls a tool goes
-// through it: the gateway's lean path (a bridge's tools/call), the
-// gateway's go-sdk server (HTTP, and a socket request the lean path
-// leaves to the go-sdk) and the host API's servers.call. Only the
-// diagnostic SWITCHBOARD_GATEWAY_SDK_ONLY=1 goes through the go-sdk's
-// client instead.
+// Package relay owns a request relayed to a server's connection ([Conn]:
+// a local server's stdio connection, or a remote server's go-sdk session
+// behind the same interface), end to end: the ids it gets on the
+// server's connection (and the caller's that come back), the tap that
+// takes the answers, the timeout, the cancellation in both directions,
+// the error wording, and the hook that sees every call. Every production
+// path that sends a server a request for an app or a person goes through
+// it: the gateway's lean path (a bridge's tools/call), the gateway's
+// go-sdk server (HTTP, a socket request the lean path leaves to the
+// go-sdk, and every resources/read, prompts/get and completion/complete:
+// [Call.Method]) and the host API's servers.call. There is no other.
 //
 // # Ids
 //
@@ -15,10 +16,10 @@
 // id never leaves the caller, which puts it back on the answer (the
 // gateway splices it into the response line as the client wrote it). The
 // go-sdk's client of the same connection uses numbers, so the two never
-// meet. The connection's line tap ([stdio.Conn.SetLineTap]) takes the
+// meet. The connection's line tap ([Conn.SetLineTap]) takes the
 // answers to those ids before anything decodes them, in one pass over
 // their bytes ([Result]); progress notifications about them come through
-// the message tap ([stdio.Conn.SetTap]).
+// the message tap ([Conn.SetTap]).
 //
 // # Timeout and cancellation
 //
@@ -70,7 +71,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/engine/stdio"
 )
 
 // IDPrefix starts the ids of relayed calls on a server's connection.
@@ -104,11 +104,24 @@ type Caller struct {
 	ID uint64
 }
 
-// Call is one tools/call to relay.
+// Call is one request to relay: a tools/call, or (Method set) a
+// resources/read, prompts/get or completion/complete.
 type Call struct {
-	Tool      string          // the server's own name of the tool
-	Caller    Caller          // who made it
-	Arguments json.RawMessage // as the caller has them; nil means {}
+	// Method is the request's method: "" is tools/call; else one of
+	// [KindResourceRead], [KindPromptGet], [KindComplete].
+	Method string
+	// Tool is the server's own name of the tool; for another method, what
+	// the request names (a resource's URI, a prompt's name, the prompt or
+	// resource a completion is for), for the hooks and the errors.
+	Tool   string
+	Caller Caller // who made it
+	// Arguments are the tool's, as the caller has them (nil means {}); for
+	// another method, what the hooks see of its arguments (nil: none).
+	Arguments json.RawMessage
+	// Params are the params of a method other than tools/call: JSON
+	// object members without the braces, as the caller made them (never
+	// _meta); ignored for tools/call.
+	Params []byte
 	// Meta holds the caller's own _meta entries as JSON object members
 	// without the braces (`"k":1,"j":"v"`), forwarded as they are; never
 	// the protocol's keys nor a progress token. nil: none.
@@ -142,7 +155,7 @@ type Result struct {
 
 // Info describes a call to a [Hook].
 type Info struct {
-	Kind    string // the request's method: KindToolCall
+	Kind    string // the request's method: KindToolCall, KindResourceRead, KindPromptGet, KindComplete
 	Server  string
 	Tool    string
 	Caller  Caller
@@ -254,13 +267,38 @@ func (hs chain) After(c *Info, res *Result, err error) {
 // caller gets it as a tool error whose text tells the model why.
 type DeniedError struct {
 	Server, Tool string
+	// Kind is the request's method ("" or KindToolCall: a tools/call).
+	Kind string
 	// Reason is the text for the model and the user: "the user did not
 	// approve this call".
 	Reason string
 }
 
 func (e *DeniedError) Error() string {
-	return fmt.Sprintf("Switchboard server %q: tool %q was not run: %s", e.Server, e.Tool, e.Reason)
+	if isTool(e.Kind) {
+		return fmt.Sprintf("Switchboard server %q: tool %q was not run: %s", e.Server, e.Tool, e.Reason)
+	}
+	return fmt.Sprintf("Switchboard server %q: %s was not sent to the server: %s", e.Server, What(e.Kind, e.Tool), e.Reason)
+}
+
+// isTool reports whether kind is a tools/call's.
+func isTool(kind string) bool { return kind == "" || kind == KindToolCall }
+
+// What names a request of kind for target in an error: `tool "x"`,
+// `resource "file:///a"`, `prompt "p"`, `a completion of "p"`.
+func What(kind, target string) string {
+	switch kind {
+	case KindResourceRead:
+		return fmt.Sprintf("resource %q", target)
+	case KindPromptGet:
+		return fmt.Sprintf("prompt %q", target)
+	case KindComplete:
+		if target == "" {
+			return "completion/complete"
+		}
+		return fmt.Sprintf("a completion of %q", target)
+	}
+	return fmt.Sprintf("tool %q", target)
 }
 
 // ErrWithdrawn is what a Hook's After gets for a call its caller
@@ -274,11 +312,15 @@ var ErrClosed = errors.New("the server's connection has closed")
 // to cancel it.
 type TimeoutError struct {
 	Server, Tool string
+	Kind         string // the request's method ("": tools/call)
 	Timeout      time.Duration
 }
 
 func (e *TimeoutError) Error() string {
-	return fmt.Sprintf("Switchboard server %q: tool %q did not answer within %v (its callTimeout); the call was cancelled", e.Server, e.Tool, e.Timeout)
+	if isTool(e.Kind) {
+		return fmt.Sprintf("Switchboard server %q: tool %q did not answer within %v (its callTimeout); the call was cancelled", e.Server, e.Tool, e.Timeout)
+	}
+	return fmt.Sprintf("Switchboard server %q: %s did not answer within %v (its callTimeout); the request was cancelled", e.Server, What(e.Kind, e.Tool), e.Timeout)
 }
 
 // StoppedError is a call whose server stopped (exited, or was stopped or
@@ -286,13 +328,23 @@ func (e *TimeoutError) Error() string {
 // have run.
 type StoppedError struct {
 	Server, Tool string
+	Kind         string // the request's method ("": tools/call)
 	Reason       string // why the connection closed
 	State        string // the server's state since
 }
 
 func (e *StoppedError) Error() string {
-	return fmt.Sprintf("Switchboard server %q stopped while tool %q was running (%s); it is %s now: try again in a moment", e.Server, e.Tool, e.Reason, e.State)
+	return fmt.Sprintf("Switchboard server %q stopped while %s was running (%s); it is %s now: try again in a moment", e.Server, What(e.Kind, e.Tool), e.Reason, e.State)
 }
+
+// SendError is what a [Conn] that sends asynchronously (a remote
+// server's: an HTTP request per message) reports of a request it could
+// not deliver: it gives its tap a response to the request's id whose
+// Error is a *SendError. The call fails as a [*StoppedError].
+type SendError struct{ Err error }
+
+func (e *SendError) Error() string { return e.Err.Error() }
+func (e *SendError) Unwrap() error { return e.Err }
 
 // ArgumentsError is the error of a call whose arguments cannot be passed
 // on: not JSON, or nested too deeply.
@@ -322,7 +374,7 @@ type Options struct {
 // Relay is the relayed calls of one server connection.
 type Relay struct {
 	server string
-	conn   *stdio.Conn
+	conn   Conn
 	opts   Options
 	seq    atomic.Uint64
 
@@ -362,7 +414,7 @@ func (p *pending) stop() {
 // New makes the relay of a server's connection: it installs the
 // connection's taps and fails the calls in flight when the connection
 // closes. One relay per connection.
-func New(server string, conn *stdio.Conn, opts Options) *Relay {
+func New(server string, conn Conn, opts Options) *Relay {
 	r := &Relay{server: server, conn: conn, opts: opts, pending: map[uint64]*pending{}, answers: newAnswerScanner()}
 	conn.SetLineTap(r.lineTap)
 	conn.SetTap(r.tap)
@@ -382,13 +434,19 @@ func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	kind := KindToolCall
 	args := bytes.TrimSpace(c.Arguments)
-	if len(args) == 0 {
+	switch {
+	case c.Method != "" && c.Method != KindToolCall:
+		kind = c.Method // made by the host: its Params are valid JSON
+	case len(args) == 0:
 		args = []byte("{}")
-	} else if err := validValue(args, maxArgsDepth); err != nil {
-		return nil, ArgumentsError(r.server, c.Tool, err)
+	default:
+		if err := validValue(args, maxArgsDepth); err != nil {
+			return nil, ArgumentsError(r.server, c.Tool, err)
+		}
 	}
-	p := &pending{c: c, r: r, info: Info{Kind: KindToolCall, Server: r.server, Tool: c.Tool, Caller: c.Caller, Timeout: timeout, Started: time.Now(), Waited: c.Waited, Arguments: args, Meta: c.Meta}}
+	p := &pending{c: c, r: r, info: Info{Kind: kind, Server: r.server, Tool: c.Tool, Caller: c.Caller, Timeout: timeout, Started: time.Now(), Waited: c.Waited, Arguments: args, Meta: c.Meta}}
 	p.deadline = p.info.Started.Add(timeout)
 	if h := r.opts.Hook; h != nil {
 		if err := h.Before(&p.info); err != nil {
@@ -512,7 +570,7 @@ func (r *Relay) waitHeld(h *held, args []byte) {
 		if r.opts.StateAfterClose != nil {
 			state = r.opts.StateAfterClose()
 		}
-		r.finish(p, nil, &StoppedError{Server: r.server, Tool: c.Tool, Reason: "it stopped while the call waited for approval", State: state})
+		r.finish(p, nil, &StoppedError{Server: r.server, Tool: c.Tool, Kind: c.Method, Reason: "it stopped while the call waited for approval", State: state})
 		return
 	}
 	r.pending[p.n] = p
@@ -557,9 +615,12 @@ func idNumber(id []byte) (uint64, bool) {
 // requestLine is the call's line on the server's connection: what the
 // go-sdk's client would send for it.
 func (r *Relay) requestLine(c *Call, id uint64, args []byte) []byte {
-	out := make([]byte, 0, len(args)+len(c.Tool)+len(c.Meta)+len(r.opts.ProtoMeta)+128)
+	out := make([]byte, 0, len(args)+len(c.Tool)+len(c.Meta)+len(r.opts.ProtoMeta)+len(c.Params)+128)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = appendID(out, id)
+	if c.Method != "" && c.Method != KindToolCall {
+		return r.otherLine(out, c, id)
+	}
 	out = append(out, `,"method":"tools/call","params":{`...)
 	n := 0
 	sep := func() {
@@ -590,6 +651,35 @@ func (r *Relay) requestLine(c *Call, id uint64, args []byte) []byte {
 	out = appendString(out, c.Tool)
 	out = append(out, `,"arguments":`...)
 	out = append(out, args...)
+	return append(out, "}}\n"...)
+}
+
+// otherLine ends the line of a request other than tools/call: its
+// method, then params with the _meta members and c.Params.
+func (r *Relay) otherLine(out []byte, c *Call, id uint64) []byte {
+	out = append(out, `,"method":`...)
+	out = appendString(out, c.Method)
+	out = append(out, `,"params":{`...)
+	n := 0
+	for _, m := range [][]byte{c.Meta, r.opts.ProtoMeta} {
+		if len(m) == 0 {
+			continue
+		}
+		if n == 0 {
+			out = append(out, `"_meta":{`...)
+		} else {
+			out = append(out, ',')
+		}
+		n++
+		out = append(out, m...)
+	}
+	if n > 0 {
+		out = append(out, '}')
+		if len(c.Params) > 0 {
+			out = append(out, ',')
+		}
+	}
+	out = append(out, c.Params...)
 	return append(out, "}}\n"...)
 }
 
@@ -647,7 +737,7 @@ func (r *Relay) expire() {
 	r.mu.Unlock()
 	for _, p := range late {
 		r.cancelUpstream(p.n, "callTimeout")
-		r.finish(p, nil, &TimeoutError{Server: r.server, Tool: p.c.Tool, Timeout: p.info.Timeout})
+		r.finish(p, nil, &TimeoutError{Server: r.server, Tool: p.c.Tool, Kind: p.c.Method, Timeout: p.info.Timeout})
 	}
 }
 
@@ -847,7 +937,16 @@ func (r *Relay) tap(msg jsonrpc.Message) bool {
 			p = r.take(n)
 		}
 		if p != nil {
-			if m.Error != nil {
+			var se *SendError
+			if m.Error != nil && errors.As(m.Error, &se) {
+				// The connection could not send the request (a remote
+				// server's HTTP request failed).
+				state := "restarting"
+				if r.opts.StateAfterClose != nil {
+					state = r.opts.StateAfterClose()
+				}
+				r.finish(p, nil, &StoppedError{Server: r.server, Tool: p.c.Tool, Kind: p.c.Method, Reason: se.Error(), State: state})
+			} else if m.Error != nil {
 				var rpc *jsonrpc.Error
 				if !errors.As(m.Error, &rpc) {
 					rpc = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: m.Error.Error()}
@@ -916,7 +1015,7 @@ func (r *Relay) closeAll() {
 		state = r.opts.StateAfterClose()
 	}
 	for _, p := range calls {
-		r.finish(p, nil, &StoppedError{Server: r.server, Tool: p.c.Tool, Reason: reason, State: state})
+		r.finish(p, nil, &StoppedError{Server: r.server, Tool: p.c.Tool, Kind: p.c.Method, Reason: reason, State: state})
 	}
 }
 

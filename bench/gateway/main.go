@@ -13,9 +13,6 @@
 //   - bridge relay+gateway: the same with the bridge relaying the bytes
 //     (SWITCHBOARD_BRIDGE_RELAY=1; what runs where descriptors cannot be
 //     handed over, e.g. Windows);
-//   - bridge+gateway (go-sdk): the lean path off
-//     (SWITCHBOARD_GATEWAY_SDK_ONLY=1 in the host's environment), every
-//     message through the go-sdk's server and client;
 //   - lean, host GOMAXPROCS=1 (-gomaxprocs1, on by default): the lean
 //     path with the host's Go scheduler on one thread, for reference
 //     (the bridge always runs on one).
@@ -142,9 +139,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	sb := filepath.Join(c.work, "bin", "switchboard")
 	server := filepath.Join(c.work, "bin", "mcpserver")
 	for _, b := range [][2]string{{sb, "."}, {server, "./bench/host/mcpserver"}, {tinyPath(sb), "./bench/bridgestart/tinyserver"}} {
-		// The tag makes the host honour SWITCHBOARD_GATEWAY_SDK_ONLY (the
-		// go-sdk rows): the shipped build ignores it (internal/testhooks).
-		cmd := exec.Command("go", "build", "-tags", "switchboard_testhooks", "-o", b[0], b[1])
+		cmd := exec.Command("go", "build", "-o", b[0], b[1])
 		cmd.Dir = c.repo
 		cmd.Env = append(os.Environ(), "CGO_ENABLED="+map[bool]string{true: "0", false: "1"}[b[0] == tinyPath(sb)])
 		if o, err := cmd.CombinedOutput(); err != nil {
@@ -160,11 +155,6 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		return err
 	}
 	defer lean.stop()
-	sdk, err := startHost(ctx, c, sb, server, "sdk", []string{"SWITCHBOARD_GATEWAY_SDK_ONLY=1"})
-	if err != nil {
-		return err
-	}
-	defer sdk.stop()
 	var nolog *host
 	if c.activity {
 		if nolog, err = startHost(ctx, c, sb, server, "lean"+noLogSuffix, nil); err != nil {
@@ -185,7 +175,6 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		{name: "direct (stdio)", cmd: func() *exec.Cmd { return exec.Command(server) }},
 		{name: "bridge+gateway", cmd: func() *exec.Cmd { return lean.bridge() }, h: lean},
 		{name: "bridge relay+gateway", cmd: func() *exec.Cmd { return lean.bridge("SWITCHBOARD_BRIDGE_RELAY=1") }, h: lean},
-		{name: "bridge+gateway, go-sdk", cmd: func() *exec.Cmd { return sdk.bridge() }, h: sdk},
 	}
 	if one != nil {
 		paths = append(paths, &path{name: "bridge+gateway, host GOMAXPROCS=1", cmd: func() *exec.Cmd { return one.bridge() }, h: one})
@@ -320,7 +309,6 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	load, _ = os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(out, "load after: %s\n", strings.Join(strings.Fields(string(load))[:3], " "))
 	lean.stop()
-	sdk.stop()
 	if one != nil {
 		one.stop()
 	}

@@ -1,7 +1,6 @@
 // Package testhooks gates the switches that weaken Switchboard's
 // enforcement for tests (SWITCHBOARD_LANDLOCK_ABI, which makes the
-// sandbox unavailable, and SWITCHBOARD_GATEWAY_SDK_ONLY, which takes the
-// gateway off its own path): they are read only in a test binary (go
+// sandbox unavailable): they are read only in a test binary (go
 // test's, [testing.Testing]) or in a program built with the tag
 // switchboard_testhooks (a benchmark's host). The shipped program never
 // reads them, so no environment (an AI app's bridge's, which a host

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,6 +57,31 @@ func runHost(t *testing.T, servers map[string]any, opts ...func(*host.Options)) 
 		o.Policy.Max = 500 * time.Millisecond
 	}}, opts...)...)
 	return th
+}
+
+// crashGate listens on loopback for crash helpers (gateEnv): each waits
+// until open is called (those that connect after it, not at all). It
+// returns the address for gateEnv.
+func crashGate(t *testing.T) (addr string, open func()) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan struct{})
+	var once sync.Once
+	open = func() { once.Do(func() { close(opened) }) }
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { <-opened; c.Close() }()
+		}
+	}()
+	t.Cleanup(func() { open(); ln.Close() })
+	return ln.Addr().String(), open
 }
 
 // live connects a client.Live to the host; it ends with the test or
@@ -124,6 +150,8 @@ func (e *errorLog) take() []string {
 func TestMenuDrivesRealHost(t *testing.T) {
 	crash := helperEntry("crash")
 	crash["maxReconnects"] = 0
+	gateAddr, openGate := crashGate(t)
+	crash["env"].(map[string]string)[gateEnv] = gateAddr
 	off := helperEntry("mcp")
 	off["disabled"] = true
 	missing := map[string]any{"command": "switchboard-test-no-such-command", "maxReconnects": 0}
@@ -157,6 +185,15 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	})
 	tr.Run(app, l, actions)
 	defer tr.Close()
+	// crash fails once the tray has its first snapshot of the host (the
+	// baseline, which is never notified), so that its failure is a change
+	// the tray sees: without the gate it could fail before the tray had
+	// connected.
+	testkit.Eventually(t, "the tray connected, crash not yet failed", func() bool {
+		_, last := rb.get()
+		return last.Connected && server(last, "crash").Name == "crash"
+	})
+	openGate()
 
 	s := waitSnap(t, l, "everything running with its tools, crash and missing failed", func(s client.Snapshot) bool {
 		return s.Connected && server(s, "everything").State == "running" && server(s, "everything").Tools == 2 &&

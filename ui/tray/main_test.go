@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"io"
+	"net"
 	"os"
 	"testing"
 
@@ -71,8 +72,21 @@ func runMCP() int {
 	return 0
 }
 
+// gateEnv, if set, is a loopback address where runCrash waits before it
+// fails: until the test closes the connection (see crashGate).
+const gateEnv = "SWITCHBOARD_TRAY_TEST_GATE"
+
 // runCrash fails before any handshake, saying why on stderr.
 func runCrash() int {
+	if addr := os.Getenv(gateEnv); addr != "" {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tray test server: cannot reach the test's gate:", err)
+			return 4
+		}
+		_, _ = io.Copy(io.Discard, c) // until the test opens the gate
+		c.Close()
+	}
 	fmt.Fprintln(os.Stderr, "tray test server: cannot open the database /nonexistent/db")
 	return 3
 }

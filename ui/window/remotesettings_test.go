@@ -181,8 +181,11 @@ func TestRemoteSettingsOAuth(t *testing.T) {
 	if e := h.entry("r"); e["oauth"] != nil || e["url"] != deadAddress || e["headers"] == nil {
 		t.Errorf("the host's entry after OAuth was turned off: %v", e)
 	}
+	// The save closes the form (w.form nil) and the tab opens again once
+	// the host returns the entry: until then d.remote is the old fields,
+	// which the tap above unticked. Wait for the new form.
 	h.until("the settings again, OAuth off", func() bool {
-		return w.form != f && w.servers.detail.remote != nil && !w.servers.detail.remote.oauth.Checked
+		return w.form != nil && w.form != f && w.servers.detail.remote != nil && !w.servers.detail.remote.oauth.Checked
 	})
 	if ov := w.servers.detail.ov; ov.oauth == nil || *ov.oauth || ov.signOut.Visible() {
 		t.Error("the Overview still takes the server for one that signs in with OAuth")
