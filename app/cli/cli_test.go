@@ -297,12 +297,52 @@ func TestServersAddNoHost(t *testing.T) {
 	if err := json.Unmarshal([]byte(u.ok(t, "", "status", "--json", "--config", other)), &st); err != nil || st.Host != nil || len(st.Servers) != 3 {
 		t.Fatalf("status --json with no host: %v %+v", err, st)
 	}
-	// A command not found with no host was looked up in this terminal's
-	// PATH, and status says so (not "the PATH the host gives servers").
-	u.ok(t, "", "--config", other, "servers", "add", "ghost", "--", "sb-no-such-command")
+	// A command not found with no host was looked up in the PATH a host
+	// gives servers (the login shell's), and status says so; add warns.
+	out = u.ok(t, "", "--config", other, "servers", "add", "ghost", "--", "sb-no-such-command")
+	if !strings.Contains(out, "warning: the host will not find this server's command") {
+		t.Errorf("servers add of a command not found printed:\n%s", out)
+	}
 	out = u.ok(t, "", "--config", other, "status")
-	if !strings.Contains(out, `"sb-no-such-command" was not found in this terminal's PATH`) || strings.Contains(out, "the PATH the host gives servers") {
+	if !strings.Contains(out, `"sb-no-such-command" was not found in the PATH a host gives servers`) || strings.Contains(out, "this terminal's PATH") {
 		t.Errorf("status with no host, a command not found:\n%s", out)
+	}
+}
+
+// TestOneResolutionWithoutHost: with no host, status and servers add
+// resolve a command in the PATH a host would give servers (the login
+// shell's), not this terminal's: a command only this terminal's PATH
+// has is reported as not found, and add warns (issue 27 §12).
+func TestOneResolutionWithoutHost(t *testing.T) {
+	u := newUnit(t)
+	bin := filepath.Join(u.dir, "termbin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "sb-terminal-only"), []byte("#!/bin/sh\nexec cat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A login shell that sets its own PATH (as /etc/profile or
+	// path_helper do; run as SHELL -l -c SCRIPT); this terminal's has bin
+	// too.
+	shell := filepath.Join(u.dir, "loginsh")
+	if err := os.WriteFile(shell, []byte("#!/bin/sh\nPATH=/usr/bin:/bin; export PATH; exec /bin/sh -c \"$3\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SHELL", shell)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := u.ok(t, "", "servers", "add", "term", "--", "sb-terminal-only")
+	if !strings.Contains(out, "warning: the host will not find this server's command") || !strings.Contains(out, "sb-terminal-only") {
+		t.Errorf("servers add of a command only this terminal finds printed:\n%s", out)
+	}
+	out = u.ok(t, "", "status")
+	if !strings.Contains(out, `"sb-terminal-only" was not found in the PATH a host gives servers`) {
+		t.Errorf("status with no host resolved in this terminal's PATH:\n%s", out)
+	}
+	// A command the login shell's PATH has: no warning.
+	out = u.ok(t, "", "servers", "add", "cat", "--", "cat")
+	if strings.Contains(out, "warning") {
+		t.Errorf("servers add of cat warned:\n%s", out)
 	}
 }
 

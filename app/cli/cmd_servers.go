@@ -12,10 +12,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
+	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
@@ -210,8 +212,37 @@ func (e *env) serversPut(a *argv, create bool) error {
 		for _, n := range s.Notes(name) {
 			fmt.Fprintf(e.stdout, "note: %s: %s\n", n.Path(), termtext.Escape(n.Message))
 		}
+		e.warnNotFound(b, name, s)
 	}
 	return nil
+}
+
+// warnNotFound says when the host will not find the entry's command: it
+// resolves it as the host does, in the PATH the host gives servers (the
+// running host's; with none, the login shell's, which a host started now
+// would use), not this terminal's.
+func (e *env) warnNotFound(b backend, name string, s *config.Server) {
+	if s.IsRemote() || s.Command == "" {
+		return
+	}
+	ctx := context.Background()
+	var path string
+	if hb, ok := b.(*hostBackend); ok {
+		hi, err := hb.c.Info(hb.ctx)
+		if err != nil {
+			return
+		}
+		path = hi.Path
+	} else {
+		path, _ = hostrun.LoginPath(ctx, 5*time.Second)
+	}
+	f := config.New()
+	f.Servers[name] = s
+	for _, st := range hostrun.Statuses(f, path, "") {
+		if st.Name == name && st.ResolveError != "" {
+			fmt.Fprintf(e.stdout, "warning: the host will not find this server's command: %s ('switchboard doctor' shows the PATH the host gives servers)\n", termtext.Escape(st.ResolveError))
+		}
+	}
 }
 
 // setToolFilter applies --clear-tool-filter, then --allow-tool and
