@@ -339,6 +339,7 @@ func (s *server) status() hostapi.ServerStatus {
 		st.Issues = append(st.Issues, *p)
 	}
 	st.Issues = append(st.Issues, c.Notes...) // last: what needs the user comes first
+	st.Broken = Broken(st.State, st.Issues)
 	s.cacheMu.Lock()
 	st.Tools, st.Prompts, st.Resources = len(s.tools), len(s.prompts), len(s.resources)
 	if st.State == hostapi.StateSleeping && s.slept != nil {

@@ -116,6 +116,25 @@ func PublicState(f StateFacts) (hostapi.State, string) {
 	return st, ""
 }
 
+// Broken reports whether a server in the public state st, with these
+// issues, is broken: on its way (starting, restarting) while an issue
+// that needs the user (not a note, Warning) stops every attempt, as a
+// command not found in the PATH the host gives servers does. Its state
+// stays what [PublicState] says (the host retries: the user may install
+// the command meanwhile); ServerStatus.Broken tells the front ends to say
+// why at once rather than "restarting" for the retries' 25 s.
+func Broken(st hostapi.State, issues []hostapi.Problem) bool {
+	if st != hostapi.StateStarting && st != hostapi.StateRestarting {
+		return false
+	}
+	for _, p := range issues {
+		if !p.Warning && p.Remedy != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // supervisorState is the public name of a supervisor's state. Every
 // state of supervisor.States() has one (TestPublicStateCoversSupervisor).
 func supervisorState(s supervisor.State) hostapi.State {

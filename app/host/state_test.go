@@ -108,3 +108,26 @@ func TestWithWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestBroken: a server on its way whose issue needs the user (its command
+// not found) is broken; a note, another state or no issue is not.
+func TestBroken(t *testing.T) {
+	install := hostapi.Problem{Key: "command", Remedy: &hostapi.Remedy{Kind: hostapi.RemedyInstall, Command: "uvx"}}
+	note := hostapi.Problem{Key: "sandbox", Warning: true, Message: "strict gives it none of its folders"}
+	for _, c := range []struct {
+		state  hostapi.State
+		issues []hostapi.Problem
+		want   bool
+	}{
+		{hostapi.StateRestarting, []hostapi.Problem{install}, true},
+		{hostapi.StateStarting, []hostapi.Problem{note, install}, true},
+		{hostapi.StateRestarting, nil, false},                     // a crash: its retry may work
+		{hostapi.StateRestarting, []hostapi.Problem{note}, false}, // a note stops nothing
+		{hostapi.StateFailed, []hostapi.Problem{install}, false},  // failed says it already
+		{hostapi.StateRunning, []hostapi.Problem{install}, false}, // found since
+	} {
+		if got := Broken(c.state, c.issues); got != c.want {
+			t.Errorf("Broken(%s, %v) = %v, want %v", c.state, c.issues, got, c.want)
+		}
+	}
+}

@@ -108,6 +108,12 @@ type ServerStatus struct {
 	// the Remedy install. A front end offers the remedy rather than read
 	// LastError or ResolveError.
 	Issues []Problem `json:"issues,omitempty"`
+	// Broken: the server is starting or restarting, but an issue that
+	// needs the user (its command not found) stops every attempt, so its
+	// retries cannot succeed until the user acts (app/host's Broken). A
+	// front end says so and why at once, from the first attempt, rather
+	// than "restarting".
+	Broken bool `json:"broken,omitempty"`
 	// Held is the number of its tools held for the user's review (a new
 	// or changed definition: docs/trust.md), which apps do not see until
 	// the user accepts them; 0 from a host without a pin store (or older).

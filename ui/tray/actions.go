@@ -51,7 +51,8 @@ type HostOptions struct {
 // HostActions returns the menu's actions, carried out through the host's
 // API on live: servers.start, servers.stop and servers.restart with
 // [hostapi.NameParams] (Start all and Stop all with All set), and Quit as
-// [QuitPlan] decides: host.stop, then the app quits. The calls run off the
+// [QuitPlan] decides: host.stop when the host was started on demand, then
+// the app quits. The calls run off the
 // UI thread; a failure is reported through OnError.
 //
 // Stop background service stops the service through StopService (the OS
@@ -150,7 +151,7 @@ func (h *hostActions) quit(stopService bool) {
 			return
 		}
 		info = withAIClients(raw, info)
-		stop, ask := QuitPlan(info, info.Service && !stopService)
+		stop, ask := QuitPlan(info, stopService)
 		if ask == "" {
 			h.finish(stop, stopService)
 			return
@@ -231,7 +232,7 @@ func ConfirmWindow(app fyne.App, question string, answer func(bool)) {
 	}
 	msg := widget.NewLabel(question)
 	msg.Wrapping = fyne.TextWrapWord
-	quit := widget.NewButton("Quit and stop the servers", func() { reply(true) })
+	quit := widget.NewButton(LabelQuitAndStop, func() { reply(true) })
 	quit.Importance = widget.DangerImportance
 	cancel := widget.NewButton("Cancel", func() { reply(false) })
 	w.SetContent(container.NewBorder(nil, container.NewHBox(cancel, quit), nil, nil, msg))

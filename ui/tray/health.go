@@ -53,6 +53,10 @@ func Health(s client.Snapshot) Level {
 	}
 	running, busy, failed := 0, 0, 0
 	for _, st := range s.Servers {
+		if st.Broken {
+			failed++ // it retries, but no attempt can succeed: red, as the header says "broken"
+			continue
+		}
 		switch st.State.Severity() {
 		case hostapi.SeverityOK:
 			running++

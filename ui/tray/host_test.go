@@ -155,7 +155,9 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	off := helperEntry("mcp")
 	off["disabled"] = true
 	missing := map[string]any{"command": "switchboard-test-no-such-command", "maxReconnects": 0}
-	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash, "off": off, "missing": missing})
+	// Started on demand, as this app starts a host when none runs: Quit
+	// stops it (TestQuitLeavesUsersHost has one the user started).
+	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash, "off": off, "missing": missing}, onDemand)
 	l, detach := live(t, th.Opts.SocketPath)
 
 	app := test.NewTempApp(t)
@@ -297,7 +299,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	// Quit while an AI app is connected through the gateway: asked, naming
 	// the app, and no means no.
 	leave := aiApp(t, th.Opts.SocketPath, "claude-ai")
-	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
+	find(t, BuildMenu(l.Snapshot(), actions), LabelQuitAndStop).Action()
 	testkit.Eventually(t, "the question", func() bool { return len(asked()) == 1 })
 	if q := asked()[0]; !strings.HasPrefix(q, "Claude Desktop is connected through Switchboard.") {
 		t.Fatalf("question: %q", q)
@@ -318,7 +320,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	})
 
 	pid = server(l.Snapshot(), "everything").PID
-	find(t, BuildMenu(l.Snapshot(), actions), LabelQuit).Action()
+	find(t, BuildMenu(l.Snapshot(), actions), LabelQuitAndStop).Action()
 	select {
 	case <-th.Done():
 	case <-time.After(wait):
@@ -394,6 +396,89 @@ func processGone(pid int) error {
 		return nil
 	}
 	return fmt.Errorf("server pid %d outlived the host", pid)
+}
+
+// TestBrokenServerFromRealHost (issue 27 §13): a real host with a server
+// whose command is not found, retrying (its backoff long enough to watch
+// it): from its first attempt the host marks it broken, and the menu says
+// why and what to do rather than "restarting".
+func TestBrokenServerFromRealHost(t *testing.T) {
+	th := runHost(t, map[string]any{"missing": map[string]any{"command": "switchboard-test-no-such-command"}},
+		func(o *host.Options) { o.Policy.Initial, o.Policy.Max = time.Minute, time.Minute })
+	l, _ := live(t, th.Opts.SocketPath)
+	s := waitSnap(t, l, "missing on its way", func(s client.Snapshot) bool {
+		st := server(s, "missing").State
+		return s.Connected && (st == hostapi.StateRestarting || st == hostapi.StateStarting)
+	})
+	st := server(s, "missing")
+	if !st.Broken {
+		t.Fatalf("a server whose command is not found is %s, not broken: %+v", st.State, st)
+	}
+	if got, want := Summary(s), "1 broken"; got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	var r recorder
+	m := BuildMenu(s, r.actions())
+	want := "missing — broken — " + string(st.State)
+	for _, it := range m.Items {
+		if it.Label != want {
+			continue
+		}
+		sub := labels(it.ChildMenu)
+		if len(sub) < 2 || sub[0] != short(`"switchboard-test-no-such-command" was not found in the PATH the host gives servers`) ||
+			!strings.HasPrefix(sub[1], "Install switchboard-test-no-such-command, or add the folder") {
+			t.Fatalf("the submenu %q: want why, then what to do", sub)
+		}
+		return
+	}
+	t.Fatalf("no line %q in\n%s", want, signature(m))
+}
+
+// onDemand runs the host as `serve --on-demand`, as this app (or a
+// bridge) starts one when none runs.
+func onDemand(o *host.Options) { o.OnDemand = true }
+
+// TestQuitLeavesUsersHost: a host the user started (`switchboard serve` in
+// a terminal, as doctor advises without systemd) is theirs. The menu says
+// plain Quit, and Quit with no AI app connected closes the tray and
+// leaves the host and its servers running.
+func TestQuitLeavesUsersHost(t *testing.T) {
+	th := runHost(t, map[string]any{"a": helperEntry("mcp")})
+	l, detach := live(t, th.Opts.SocketPath)
+	s := waitSnap(t, l, "a running", state("a", "running"))
+	pid := server(s, "a").PID
+	detached := make(chan struct{})
+	var errs errorLog
+	var asked atomic.Int32
+	actions := HostActions(l, test.NewTempApp(t), HostOptions{
+		OnError: errs.add,
+		Confirm: func(string, func(bool)) { asked.Add(1) },
+		Detach:  func() { detach(); close(detached) },
+	})
+	m := BuildMenu(l.Snapshot(), actions)
+	if last := m.Items[len(m.Items)-1]; last.Label != LabelQuit {
+		t.Fatalf("the quit item for the user's host is %q, want %q", last.Label, LabelQuit)
+	}
+	find(t, m, LabelQuit).Action()
+	select {
+	case <-detached:
+	case <-time.After(wait):
+		t.Fatal("Quit did not close the tray")
+	}
+	select {
+	case <-th.Done():
+		t.Fatalf("Quit stopped a host the tray did not start: %v", th.Err())
+	case <-time.After(300 * time.Millisecond):
+	}
+	// The host still serves, with its server running as before.
+	l2, _ := live(t, th.Opts.SocketPath)
+	s = waitSnap(t, l2, "connected", func(s client.Snapshot) bool { return s.Connected })
+	if st := server(s, "a"); st.State != hostapi.StateRunning || st.PID != pid {
+		t.Fatalf("after Quit the server is %s (pid %d), want running (pid %d)", st.State, st.PID, pid)
+	}
+	if asked.Load() != 0 || len(errs.take()) != 0 {
+		t.Fatal("Quit asked or reported an error")
+	}
 }
 
 // TestQuitAsServiceLeavesHost: under a service manager, Quit closes the

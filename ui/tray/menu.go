@@ -51,6 +51,7 @@ const (
 	LabelStopAll       = "Stop all"
 	LabelStopService   = "Stop background service"
 	LabelQuit          = "Quit"
+	LabelQuitAndStop   = "Quit and stop all servers"
 	LabelStart         = "Start"
 	LabelStop          = "Stop"
 	LabelRestart       = "Restart"
@@ -71,7 +72,8 @@ const maxDetail = 80
 // Open Switchboard;
 // Start all and Stop all; Stop background service when the host is a
 // service; and Quit, the last item, marked IsQuit so that Fyne adds no
-// second one. Not connected, it says so (with the reason) above Open
+// second one ("Quit and stop all servers" when it stops a host started on
+// demand, [QuitLabel]). Not connected, it says so (with the reason) above Open
 // Switchboard and Quit. An invalid config file adds a line saying that
 // the last good one is in force.
 func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
@@ -83,7 +85,7 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 		}
 		// The window shows the same, and what to do about it.
 		items = append(items, fyne.NewMenuItemSeparator(), item(LabelOpen, a.Open, true),
-			fyne.NewMenuItemSeparator(), quitItem(a))
+			fyne.NewMenuItemSeparator(), quitItem(s, a))
 		return fyne.NewMenu("Switchboard", items...)
 	}
 	if it := approvalsItem(s, a); it != nil { // approvals.go
@@ -116,14 +118,20 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 	if s.Info.Service {
 		items = append(items, item(LabelStopService, a.StopService, true))
 	}
-	items = append(items, quitItem(a))
+	items = append(items, quitItem(s, a))
 	return fyne.NewMenu("Switchboard", items...)
 }
 
 // ServerLabel is a server's line in the menu: "name — state", with the
-// tool count while it runs.
+// tool count while it runs, and "name — broken — restarting" for a
+// broken server (ServerStatus.Broken).
 func ServerLabel(st hostapi.ServerStatus) string {
 	state := st.State.Label()
+	if st.Broken {
+		// Its retries cannot succeed until the user acts: its submenu
+		// says why ([FailureReason]) and what to do ([BrokenRemedy]).
+		state = "broken — " + state
+	}
 	if st.State == hostapi.StateRunning {
 		if st.Tools == 1 {
 			state = "running (1 tool)"
@@ -144,7 +152,11 @@ func serverItem(st hostapi.ServerStatus, a Actions) *fyne.MenuItem {
 	}
 	var items []*fyne.MenuItem
 	if reason := FailureReason(st); reason != "" {
-		items = append(items, disabled(reason), fyne.NewMenuItemSeparator())
+		items = append(items, disabled(reason))
+		if r := BrokenRemedy(st); r != "" {
+			items = append(items, disabled(short(r)))
+		}
+		items = append(items, fyne.NewMenuItemSeparator())
 	}
 	items = append(items,
 		item(LabelStart, with(a.Start), st.State.CanStart()),
@@ -169,9 +181,10 @@ func disabled(label string) *fyne.MenuItem {
 	return &fyne.MenuItem{Label: label, Disabled: true}
 }
 
-// quitItem is always enabled: with no action, Fyne's own quit runs.
-func quitItem(a Actions) *fyne.MenuItem {
-	it := fyne.NewMenuItem(LabelQuit, a.Quit)
+// quitItem is always enabled: with no action, Fyne's own quit runs. Its
+// label says whether it stops the servers too ([QuitLabel]).
+func quitItem(s client.Snapshot, a Actions) *fyne.MenuItem {
+	it := fyne.NewMenuItem(QuitLabel(s.Connected, s.Info), a.Quit)
 	it.IsQuit = true
 	return it
 }

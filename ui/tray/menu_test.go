@@ -106,7 +106,7 @@ func checkQuit(t *testing.T, m *fyne.Menu) {
 	}
 	walk(m)
 	last := m.Items[len(m.Items)-1]
-	if n != 1 || !last.IsQuit || last.Label != LabelQuit || last.Disabled {
+	if n != 1 || !last.IsQuit || last.Label != LabelQuit && last.Label != LabelQuitAndStop || last.Disabled {
 		t.Fatalf("%d quit items; the last item: %+v", n, last)
 	}
 }
@@ -234,6 +234,38 @@ func TestBuildMenuAllButtons(t *testing.T) {
 			}
 			checkQuit(t, m)
 		})
+	}
+}
+
+// The quit item says that it stops the servers only when it does: for a
+// host started on demand (by this app or a bridge), not for one the user
+// started (`switchboard serve` in a terminal) nor for a service's.
+func TestBuildMenuQuitLabel(t *testing.T) {
+	for _, c := range []struct {
+		name              string
+		onDemand, service bool
+		connected         bool
+		want              string
+	}{
+		{"started on demand", true, false, true, LabelQuitAndStop},
+		{"started by the user", false, false, true, LabelQuit},
+		{"a service's", false, true, true, LabelQuit},
+		{"not connected", true, false, false, LabelQuit},
+	} {
+		var r recorder
+		s := connected(srv("a", "running", 3))
+		s.Connected = c.connected
+		s.Info.OnDemand, s.Info.Service = c.onDemand, c.service
+		m := BuildMenu(s, r.actions())
+		checkQuit(t, m)
+		last := m.Items[len(m.Items)-1]
+		if last.Label != c.want {
+			t.Errorf("%s: the quit item is %q, want %q", c.name, last.Label, c.want)
+		}
+		last.Action()
+		if got := r.take(); !slices.Equal(got, []string{"quit"}) {
+			t.Errorf("%s: the quit item called %q", c.name, got)
+		}
 	}
 }
 
@@ -395,34 +427,42 @@ func TestIcons(t *testing.T) {
 func TestQuitPlan(t *testing.T) {
 	const tail = " connected through Switchboard. Quitting stops every server, and "
 	for _, c := range []struct {
-		name    string
-		info    hostapi.Info
-		service bool
-		stop    bool
-		ask     string // "": no question
+		name        string
+		info        hostapi.Info
+		stopService bool
+		stop        bool
+		ask         string // "": no question
 	}{
-		{"alone", hostapi.Info{Clients: 1}, false, true, ""},
+		{"alone", hostapi.Info{OnDemand: true, Clients: 1}, false, true, ""},
 		// API clients (a logs follower, a test's probe) are not AI apps.
-		{"logs followers and the window", hostapi.Info{Clients: 4}, false, true, ""},
-		{"one bridge", hostapi.Info{Clients: 1, AIClients: 1}, false, true,
+		{"logs followers and the window", hostapi.Info{OnDemand: true, Clients: 4}, false, true, ""},
+		{"one bridge", hostapi.Info{OnDemand: true, Clients: 1, AIClients: 1}, false, true,
 			"An AI app is" + tail + "it loses these servers' tools. Quit anyway?"},
-		{"three bridges", hostapi.Info{Clients: 1, AIClients: 3}, false, true,
+		{"three bridges", hostapi.Info{OnDemand: true, Clients: 1, AIClients: 3}, false, true,
 			"3 AI apps are" + tail + "they lose these servers' tools. Quit anyway?"},
-		{"named", hostapi.Info{AIClients: 2, AIApps: []string{"claude-ai", "cursor-vscode"}}, false, true,
+		{"named", hostapi.Info{OnDemand: true, AIClients: 2, AIApps: []string{"claude-ai", "cursor-vscode"}}, false, true,
 			"Claude Desktop and Cursor are" + tail + "they lose these servers' tools. Quit anyway?"},
-		{"one app, two sessions", hostapi.Info{AIClients: 2, AIApps: []string{"claude-code"}}, false, true,
+		{"one app, two sessions", hostapi.Info{OnDemand: true, AIClients: 2, AIApps: []string{"claude-code"}}, false, true,
 			"Claude Code is" + tail + "it loses these servers' tools. Quit anyway?"},
-		{"unknown names as given, sorted", hostapi.Info{AIClients: 3, AIApps: []string{"zed-thing", "Visual Studio Code", "aider"}}, false, true,
+		{"unknown names as given, sorted", hostapi.Info{OnDemand: true, AIClients: 3, AIApps: []string{"zed-thing", "Visual Studio Code", "aider"}}, false, true,
 			"VS Code, aider and zed-thing are" + tail + "they lose these servers' tools. Quit anyway?"},
-		{"two names for one app", hostapi.Info{AIClients: 2, AIApps: []string{"Cursor", "cursor-vscode"}}, false, true,
+		{"two names for one app", hostapi.Info{OnDemand: true, AIClients: 2, AIApps: []string{"Cursor", "cursor-vscode"}}, false, true,
 			"Cursor is" + tail + "it loses these servers' tools. Quit anyway?"},
-		{"many", hostapi.Info{AIClients: 6, AIApps: []string{"a", "b", "c", "d", "e", "f"}}, false, true,
+		{"many", hostapi.Info{OnDemand: true, AIClients: 6, AIApps: []string{"a", "b", "c", "d", "e", "f"}}, false, true,
 			"a, b, c and 3 other AI apps are" + tail + "they lose these servers' tools. Quit anyway?"},
-		{"names but no count", hostapi.Info{AIApps: []string{"claude-ai"}}, false, true, ""},
-		{"service", hostapi.Info{Clients: 1}, true, false, ""},
-		{"service with bridges", hostapi.Info{Clients: 1, AIClients: 5, AIApps: []string{"claude-ai"}}, true, false, ""},
+		{"names but no count", hostapi.Info{OnDemand: true, AIApps: []string{"claude-ai"}}, false, true, ""},
+		// A host the user started (`switchboard serve` in a terminal) is
+		// left running, with or without AI apps.
+		{"the user's host", hostapi.Info{Clients: 1}, false, false, ""},
+		{"the user's host with bridges", hostapi.Info{Clients: 1, AIClients: 2, AIApps: []string{"claude-ai"}}, false, false, ""},
+		{"service", hostapi.Info{Service: true, Clients: 1}, false, false, ""},
+		{"service with bridges", hostapi.Info{Service: true, Clients: 1, AIClients: 5, AIApps: []string{"claude-ai"}}, false, false, ""},
+		// Stop background service stops it, asking like Quit.
+		{"stop the service", hostapi.Info{Service: true, Clients: 1}, true, true, ""},
+		{"stop the service with a bridge", hostapi.Info{Service: true, AIClients: 1, AIApps: []string{"claude-ai"}}, true, true,
+			"Claude Desktop is" + tail + "it loses these servers' tools. Quit anyway?"},
 	} {
-		stop, ask := QuitPlan(c.info, c.service)
+		stop, ask := QuitPlan(c.info, c.stopService)
 		if stop != c.stop {
 			t.Errorf("%s: stopHost %v, want %v", c.name, stop, c.stop)
 		}
@@ -757,7 +797,7 @@ func TestWithAIClients(t *testing.T) {
 	}
 	// And the old host's count makes Quit ask.
 	var info hostapi.Info
-	raw := json.RawMessage(`{"pid": 1, "clients": 2}`)
+	raw := json.RawMessage(`{"pid": 1, "clients": 2, "onDemand": true}`)
 	_ = json.Unmarshal(raw, &info)
 	if _, ask := QuitPlan(withAIClients(raw, info), false); ask == "" {
 		t.Error("Quit with an older host and another client did not ask")

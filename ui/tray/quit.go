@@ -8,20 +8,42 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-// QuitPlan decides what Quit does, from a fresh host.info.
+// QuitStopsHost reports whether Quit stops the host (and with it every
+// server): only a host started on demand (`serve --on-demand`, as this
+// app or a bridge starts one when none runs; info.OnDemand) that is not
+// the OS service manager's. A host the user started (`switchboard serve`
+// in a terminal, as `doctor` advises without systemd) is theirs: Quit
+// closes the tray and leaves it serving. The menu's item says so:
+// "Quit and stop all servers" when it stops them ([QuitLabel]).
+func QuitStopsHost(info hostapi.Info) bool {
+	return info.OnDemand && !info.Service
+}
+
+// QuitLabel is the quit item's label for the host's state: [LabelQuit],
+// or [LabelQuitAndStop] when Quit stops the host ([QuitStopsHost]).
+func QuitLabel(connected bool, info hostapi.Info) string {
+	if connected && QuitStopsHost(info) {
+		return LabelQuitAndStop
+	}
+	return LabelQuit
+}
+
+// QuitPlan decides what Quit does, from a fresh host.info; stopService is
+// the user's "Stop background service" (shown for a service's host).
 //
-// Under the OS service manager (service), Quit closes the tray only: the
-// servers keep serving the AI apps, and "Stop background service" is the
-// way to stop them. Otherwise Quit stops the host, which stops every
-// server and waits for their stop ladders before it exits.
+// Quit stops the host only when [QuitStopsHost]: under the OS service
+// manager Quit closes the tray only (the servers keep serving the AI
+// apps, and "Stop background service" is the way to stop them), and a
+// host the user started themselves is left running. Stopping the host
+// stops every server and waits for their stop ladders before it exits.
 //
 // Before stopping the host, Quit asks (ask is the question) when AI apps
 // are connected through the gateway (info.AIClients). The question names
 // the apps when they gave their names (info.AIApps), else counts the
 // connections. Clients of the host's API (this app, the CLI, a
 // `switchboard logs --follow`) do not count.
-func QuitPlan(info hostapi.Info, service bool) (stopHost bool, ask string) {
-	if service {
+func QuitPlan(info hostapi.Info, stopService bool) (stopHost bool, ask string) {
+	if !stopService && !QuitStopsHost(info) {
 		return false, ""
 	}
 	n := info.AIClients

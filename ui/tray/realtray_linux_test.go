@@ -280,7 +280,7 @@ func testRealTray(t *testing.T, role string) {
 
 	crash := helperEntry("crash")
 	crash["maxReconnects"] = 0
-	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash})
+	th := runHost(t, map[string]any{"everything": helperEntry("mcp"), "crash": crash}, onDemand) // as the tray starts one
 	// crash's first failure comes before the tray connects, so that the
 	// tray takes it as its baseline: shown by the icon, never notified.
 	testkit.Eventually(t, "crash failed", func() bool { return hostState(t, th.Opts.SocketPath, "crash").State == hostapi.StateFailed })
@@ -363,7 +363,7 @@ func testRealTray(t *testing.T, role string) {
 			return true
 		}
 	}
-	m := waitMenu("the servers in the menu", has("1 running, 1 failed", "crash — failed", "everything — running (2 tools)", LabelOpen, LabelStartAll, LabelStopAll, LabelQuit))
+	m := waitMenu("the servers in the menu", has("1 running, 1 failed", "crash — failed", "everything — running (2 tools)", LabelOpen, LabelStartAll, LabelStopAll, LabelQuitAndStop))
 	t.Logf("the menu over D-Bus:\n%s", m)
 	// The header: the health in words, first and not clickable.
 	if h := m.Children[0]; h.Label != "1 running, 1 failed" || h.Enabled {
@@ -394,7 +394,7 @@ func testRealTray(t *testing.T, role string) {
 	// One Quit only: ours.
 	quits := 0
 	for _, c := range m.Children {
-		if c.Label == LabelQuit {
+		if c.Label == LabelQuitAndStop {
 			quits++
 		}
 	}
@@ -546,7 +546,7 @@ func testRealTray(t *testing.T, role string) {
 	m = waitMenu("the menu shows it stopped, Start enabled", func(m menuNode) bool {
 		ev, _ := m.find("everything — stopped")
 		c, _ := ev.find(LabelStart)
-		return c.Enabled && has(LabelQuit)(m)
+		return c.Enabled && has(LabelQuitAndStop)(m)
 	})
 	sameItems("running, then stopped", m)
 	ev, _ = m.find("everything — stopped")
@@ -562,18 +562,18 @@ func testRealTray(t *testing.T, role string) {
 		ev, _ := m.find("everything — stopped")
 		return ev.find(LabelStart)
 	}, true, func() bool { return hostState(t, th.Opts.SocketPath, "everything").State != "stopped" })
-	m = waitMenu("the menu shows it running again", has("everything — running (2 tools)", LabelQuit))
+	m = waitMenu("the menu shows it running again", has("everything — running (2 tools)", LabelQuitAndStop))
 	sameItems("stopped, then running again", m)
 
 	// Click Quit while an AI app is connected through the gateway: the
 	// tray asks first (its question window stays unanswered), so the host
 	// and the tray keep running.
 	leave := aiApp(t, th.Opts.SocketPath, "cursor-vscode")
-	quit, _ := m.find(LabelQuit)
+	quit, _ := m.find(LabelQuitAndStop)
 	asked := func() bool {
 		return strings.Contains(logs.String(), "QUESTION: Cursor is connected through Switchboard.")
 	}
-	clickUntil("Quit asks about Cursor", quit, func(m menuNode) (menuNode, bool) { return m.find(LabelQuit) }, true, asked)
+	clickUntil("Quit asks about Cursor", quit, func(m menuNode) (menuNode, bool) { return m.find(LabelQuitAndStop) }, true, asked)
 	// It asked, and did nothing more: the tray and the host still run.
 	time.Sleep(time.Second)
 	select {
@@ -609,11 +609,11 @@ func testRealTray(t *testing.T, role string) {
 	pid = hostState(t, th.Opts.SocketPath, "everything").PID
 	// Fyne's tray makes new item ids with every change: take Quit's from a
 	// whole menu read now.
-	m = waitMenu("the menu before Quit", has("everything — running (2 tools)", LabelOpen, LabelQuit))
-	quit, _ = m.find(LabelQuit)
+	m = waitMenu("the menu before Quit", has("everything — running (2 tools)", LabelOpen, LabelQuitAndStop))
+	quit, _ = m.find(LabelQuitAndStop)
 	// The tray may be gone before its reply to this click is: a panel
 	// does not wait for one either.
-	clickUntil("Quit stops the host", quit, func(m menuNode) (menuNode, bool) { return m.find(LabelQuit) }, true, func() bool {
+	clickUntil("Quit stops the host", quit, func(m menuNode) (menuNode, bool) { return m.find(LabelQuitAndStop) }, true, func() bool {
 		select {
 		case <-th.Done():
 			return true

@@ -35,6 +35,10 @@ func Summary(s client.Snapshot) string {
 	}
 	n := make([]int, len(tallies))
 	for _, st := range s.Servers {
+		if st.Broken {
+			n[brokenTally]++
+			continue
+		}
 		if i := tallyOf(st.State); i >= 0 {
 			n[i]++
 		}
@@ -48,23 +52,29 @@ func Summary(s client.Snapshot) string {
 	return strings.Join(parts, ", ")
 }
 
+type tally struct {
+	one, many string
+	states    []hostapi.State
+}
+
 // tallies are the groups [Summary] counts servers in, in its order. Each
 // state of hostapi.States() is in exactly one, and a group's states have
 // the same severity (TestSummaryCountsEveryState).
-var tallies = []struct {
-	one, many string
-	states    []hostapi.State
-}{
+var tallies = []tally{
 	{"running", "running", []hostapi.State{hostapi.StateRunning}},
 	{"starting", "starting", []hostapi.State{hostapi.StateStarting, hostapi.StateRestarting, hostapi.StateStopping}},
 	{"signing in", "signing in", []hostapi.State{hostapi.StateSigningIn}},
 	{"needs a secret", "need a secret", []hostapi.State{hostapi.StateWaiting}},
 	{"needs a sign-in", "need a sign-in", []hostapi.State{hostapi.StateSignInNeeded}},
 	{"unreachable", "unreachable", []hostapi.State{hostapi.StateUnreachable}},
+	{"broken", "broken", nil}, // ServerStatus.Broken: on its way, but no attempt can succeed
 	{"failed", "failed", []hostapi.State{hostapi.StateFailed, hostapi.StateInvalid, hostapi.StateUnauthorized}},
 	{"sleeping", "sleeping", []hostapi.State{hostapi.StateSleeping}}, // idle, but counted apart: they start on first use
 	{"stopped", "stopped", []hostapi.State{hostapi.StateStopped, hostapi.StateDisabled}},
 }
+
+// brokenTally is the index in tallies of the broken servers.
+var brokenTally = slices.IndexFunc(tallies, func(t tally) bool { return t.one == "broken" })
 
 // tallyOf is the index in tallies of a state's group; -1 for a state it
 // does not know.
@@ -82,8 +92,9 @@ func Tooltip(s client.Snapshot) string {
 	return "Switchboard — " + Summary(s)
 }
 
-// FailureReason is why a server is failed (or waits for the user), in
-// words short enough for a menu line; "" when its state needs no reason.
+// FailureReason is why a server is failed (or waits for the user, or is
+// broken: ServerStatus.Broken), in words short enough for a menu line; ""
+// when its state needs no reason.
 // It is built from the status's data where there is some (the problem's
 // remedy, the missing command, how the connection ended) and falls back
 // on the first line of the host's message (LastError) without its
@@ -92,9 +103,26 @@ func FailureReason(st hostapi.ServerStatus) string {
 	switch st.State.Severity() {
 	case hostapi.SeverityFailed, hostapi.SeverityWarning:
 	default:
-		return ""
+		if !st.Broken {
+			return ""
+		}
 	}
 	return short(termtext.Escape(reasonOf(st))) // it may quote the server's stderr
+}
+
+// BrokenRemedy is what the user can do about a broken server
+// (ServerStatus.Broken), in the window's words (phrase.Remedy); "" for a
+// server that is not broken or whose issue has no remedy.
+func BrokenRemedy(st hostapi.ServerStatus) string {
+	if !st.Broken {
+		return ""
+	}
+	for _, p := range st.Issues {
+		if !p.Warning && p.Remedy != nil {
+			return phrase.Remedy(*p.Remedy)
+		}
+	}
+	return ""
 }
 
 func reasonOf(st hostapi.ServerStatus) string {
@@ -139,6 +167,10 @@ func problemWords(st hostapi.ServerStatus, p hostapi.Problem) string {
 		case hostapi.RemedyUnlockKeyring:
 			return "The keyring is locked"
 		case hostapi.RemedyInstall:
+			if st.Broken && p.Fact != "" {
+				// It retries: say why from the first attempt, as status does.
+				return capital(p.Fact)
+			}
 			if r.Command != "" {
 				return "Command not found: " + r.Command
 			}

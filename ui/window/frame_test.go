@@ -206,6 +206,10 @@ func TestSummaries(t *testing.T) {
 		"needs the secret gh":       {State: hostapi.StateWaiting, Issues: []hostapi.Problem{{Remedy: &hostapi.Remedy{Kind: hostapi.RemedySetSecret, Secret: "gh"}}}},
 		"invalid entry: cwd: bad":   {State: hostapi.StateInvalid, Problems: []hostapi.Problem{{Key: "cwd", Message: "bad"}}},
 		"disabled":                  {State: hostapi.StateDisabled},
+		// Broken (issue 27 §13): it retries, but says why from the first attempt.
+		`broken — restarting: "uvx" was not found in the PATH the host gives servers`: {State: hostapi.StateRestarting, Failures: 1, Broken: true,
+			Issues: []hostapi.Problem{{Key: "command", Fact: `"uvx" was not found in the PATH the host gives servers`, Remedy: &hostapi.Remedy{Kind: hostapi.RemedyInstall, Command: "uvx"}}}},
+		"restarting after 1 failure": {State: hostapi.StateRestarting, Failures: 1},
 	}
 	for want, st := range cases {
 		if got := summary(st); got != want {

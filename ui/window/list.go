@@ -68,6 +68,16 @@ func setDot(c *canvas.Circle, state hostapi.State) {
 // summary is a server's line in the list: what a person wants to know at
 // a glance (how many tools it offers, or why it does not run).
 func summary(st hostapi.ServerStatus) string {
+	if st.Broken {
+		// It retries, but no attempt can succeed until the user acts: why,
+		// from the first attempt (the overview adds what to do).
+		for _, p := range st.Issues {
+			if !p.Warning && p.Fact != "" {
+				return "broken — " + st.State.Label() + ": " + p.Fact
+			}
+		}
+		return "broken — " + st.State.Label()
+	}
 	switch st.State {
 	case hostapi.StateRunning:
 		if st.Held > 0 {
@@ -142,7 +152,11 @@ func (sp *serversPage) newServerList() *widget.List {
 			if s := summary(st); sum.Text != s {
 				sum.SetText(s)
 			}
-			if imp := summaryImportance(st.State); sum.Importance != imp {
+			imp := summaryImportance(st.State)
+			if st.Broken {
+				imp = widget.DangerImportance
+			}
+			if sum.Importance != imp {
 				sum.Importance = imp
 				sum.Refresh()
 			}

@@ -103,6 +103,10 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 	}
 	o.state.Text = state
 	o.state.Importance = stateImportance(st.State)
+	if st.Broken { // it retries, but cannot start until the user acts (its problem below says why)
+		o.state.Text = "broken — " + state
+		o.state.Importance = widget.DangerImportance
+	}
 	o.state.Refresh()
 
 	var proc []string
