@@ -20,9 +20,9 @@ import (
 // It builds only the launch (no OS call but the temp directory and the
 // symbolic links' resolution), so it is tested on Linux; it has never run
 // on a Mac (docs/sandbox.md, "macOS").
-func seatbeltLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, path string, sup sandbox.Support, home string, protected []string) (*Launch, []string, *sandbox.Status, error) {
+func seatbeltLaunch(spec *Spec, launch *Launch, args []string, opts StartOptions, env []string, path string, sup sandbox.Support, home string, protected []string) (*Launch, []string, *sandbox.Status, error) {
 	pol := spec.Sandbox
-	rt, env, err := sandboxRuntime(spec, launch, opts, env, path, home, protected)
+	rt, env, err := sandboxRuntime(spec, launch, args, opts, env, path, home, protected)
 	if err != nil {
 		return nil, nil, nil, err
 	}

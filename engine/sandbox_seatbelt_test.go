@@ -58,7 +58,7 @@ func mac(p string) string {
 // policy in the environment, and a status that says Seatbelt.
 func TestSeatbeltLaunch(t *testing.T) {
 	spec, launch, opts, env, home, dir := seatbeltCase(t)
-	run, env, st, err := seatbeltLaunch(&spec, launch, opts, env, "/usr/bin", seatbeltSupport, home, serverspec.Protected(home, opts.Protected...))
+	run, env, st, err := seatbeltLaunch(&spec, launch, spec.Args, opts, env, "/usr/bin", seatbeltSupport, home, serverspec.Protected(home, opts.Protected...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,8 +80,14 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 			}
 		}
 	}
+	args := spec.Args
+	if d, ok := npxDirect(spec, launch, env, home); ok {
+		// The package the host's warm-up installed, run without npx
+		// (sandbox_npx.go); status still shows the entry's command.
+		args, launch = d.Args[1:], &Launch{Path: d.Path, Args: d.Args, Resolved: launch.Resolved}
+	}
 	if sup.Mechanism == sandbox.MechanismSeatbelt { // macOS: sandbox-exec, no shim (sandbox_seatbelt.go)
-		return seatbeltLaunch(spec, launch, opts, env, path, sup, home, protected)
+		return seatbeltLaunch(spec, launch, args, opts, env, path, sup, home, protected)
 	}
 	if sup.NetNone == "" && pol.Required {
 		// Without seccomp a server could open any Unix socket of the user
@@ -91,7 +97,7 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 	if opts.Shim == "" {
 		return nil, nil, nil, fmt.Errorf("server %q: the sandbox needs the exec shim, and StartOptions.Shim is not set", spec.Name)
 	}
-	rt, env, err := sandboxRuntime(spec, launch, opts, env, path, home, protected)
+	rt, env, err := sandboxRuntime(spec, launch, args, opts, env, path, home, protected)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -109,13 +115,13 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 // needs are added to the policy, the socket variables removed from env,
 // and npm told to keep off its read-only cache and, under net none, off
 // the registry.
-func sandboxRuntime(spec *Spec, launch *Launch, opts StartOptions, env []string, path, home string, protected []string) (sandbox.Runtime, []string, error) {
+func sandboxRuntime(spec *Spec, launch *Launch, args []string, opts StartOptions, env []string, path, home string, protected []string) (sandbox.Runtime, []string, error) {
 	pol := spec.Sandbox
 	tmp, err := privateTemp(opts.SandboxTemp, spec.Name)
 	if err != nil {
 		return sandbox.Runtime{}, nil, fmt.Errorf("server %q: the sandbox's private temp directory: %w", spec.Name, err)
 	}
-	rt := sandbox.Runtime{Exe: launch.Path, Args: spec.Args, Cwd: spec.Cwd, Home: home, Path: path, Temp: tmp, Net: pol.Net, Protected: protected}
+	rt := sandbox.Runtime{Exe: launch.Path, Args: args, Cwd: spec.Cwd, Home: home, Path: path, Temp: tmp, Net: pol.Net, Protected: protected}
 	for _, k := range []string{"TMPDIR", "TMP", "TEMP"} {
 		env = setEnv(env, k, tmp)
 	}
@@ -128,11 +134,13 @@ func sandboxRuntime(spec *Spec, launch *Launch, opts StartOptions, env []string,
 	if b := filepath.Base(launch.Resolved); b == "npx" || b == "npm" {
 		// The npm cache is read-only to the server: its logs go to its
 		// own temp, and nothing asks to write beside the cache. With no
-		// registry to ask (net none), npx runs the package from its cache
-		// (the host's warm-up fetched it) instead of failing on the lookup.
+		// registry to ask (net none), npm is offline: a lookup is answered
+		// from the cache or fails at once, where prefer_offline (which
+		// npx overrides for a package named without a version) let it
+		// retry the registry for a minute, past the handshake timeout.
 		set := [][2]string{{"npm_config_logs_dir", filepath.Join(tmp, "npm-logs")}, {"npm_config_update_notifier", "false"}}
 		if pol.Net == sandbox.NetNone {
-			set = append(set, [2]string{"npm_config_prefer_offline", "true"})
+			set = append(set, [2]string{"npm_config_offline", "true"})
 		}
 		for _, kv := range set {
 			if _, ok := lookupEnv(env, kv[0], goosName); !ok {
