@@ -33,9 +33,22 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/relay"
 )
 
-// NotApproved is the start of the text a refused call's tool error gives
-// the model.
-const NotApproved = "the user did not approve this call"
+// The reasons a refused call's tool error gives the model (after "tool
+// X was not run: "): each says whose decision it was (the policy's, the
+// user's, or no one's in time), so that neither the model nor the user
+// reading its answer takes a rule for a decision about this call.
+const (
+	ReasonPolicy     = "Switchboard's policy for this server denies it (a standing rule, not a decision about this request)"
+	ReasonDenied     = "the user denied this request in Switchboard"
+	ReasonNoApprover = "it needs the user's approval, and no Switchboard window, tray or 'switchboard approvals -f' is open to ask"
+	ReasonGone       = "it needed the user's approval, and the last Switchboard window, tray or 'switchboard approvals -f' that could ask went away"
+)
+
+// ReasonTimedOut is the reason of a call whose approval request no one
+// answered within timeout.
+func ReasonTimedOut(timeout time.Duration) string {
+	return fmt.Sprintf("its approval request in Switchboard timed out: no one answered within %v", timeout)
+}
 
 // The decisions in words, for the activity log (relay.Info.Approval).
 const (
@@ -179,7 +192,7 @@ func (s *Stage) Before(c *relay.Info) error {
 		return nil
 	case config.PolicyDeny:
 		c.Approval = WordsDeniedByPolicy
-		return &relay.DeniedError{Server: c.Server, Tool: c.Tool, Kind: c.Kind, Reason: NotApproved + ": its policy in Switchboard denies it"}
+		return &relay.DeniedError{Server: c.Server, Tool: c.Tool, Kind: c.Kind, Reason: ReasonPolicy}
 	}
 	g := grant{c.Caller.ID, c.Server, c.Tool}
 	s.mu.Lock()
@@ -191,8 +204,7 @@ func (s *Stage) Before(c *relay.Info) error {
 	s.mu.Unlock()
 	if s.o.Approvers() == 0 {
 		c.Approval = WordsNoApprover
-		return &relay.DeniedError{Server: c.Server, Tool: c.Tool, Kind: c.Kind, Reason: NotApproved +
-			": it needs the user's approval, and no Switchboard window, tray or 'switchboard approvals -f' is open to ask"}
+		return &relay.DeniedError{Server: c.Server, Tool: c.Tool, Kind: c.Kind, Reason: ReasonNoApprover}
 	}
 	now := time.Now()
 	r := &request{s: s, grant: g, decided: make(chan struct{}), a: hostapi.Approval{
@@ -208,7 +220,7 @@ func (s *Stage) Before(c *relay.Info) error {
 	s.pending[r.a.ID] = r
 	r.timer = time.AfterFunc(timeout, func() {
 		r.decide(WordsTimedOut, &relay.DeniedError{Server: server, Tool: tool, Kind: kind,
-			Reason: fmt.Sprintf("%s: no one answered its approval request in Switchboard within %v", NotApproved, timeout)})
+			Reason: ReasonTimedOut(timeout)})
 	})
 	s.mu.Unlock()
 	c.Hold = r
@@ -281,7 +293,7 @@ func (s *Stage) Decide(id, decision string) error {
 		}
 		r.decide(WordsAlways, nil)
 	case hostapi.DecideDeny:
-		r.decide(WordsDenied, &relay.DeniedError{Server: r.a.Server, Tool: r.a.Tool, Kind: r.a.Kind, Reason: NotApproved + ": the user denied it in Switchboard"})
+		r.decide(WordsDenied, &relay.DeniedError{Server: r.a.Server, Tool: r.a.Tool, Kind: r.a.Kind, Reason: ReasonDenied})
 	default:
 		return &hostapi.Error{Code: hostapi.CodeBadRequest, Message: fmt.Sprintf(
 			"%q is not a decision: use %q, %q, %q or %q", decision, hostapi.DecideOnce, hostapi.DecideApp, hostapi.DecideAlways, hostapi.DecideDeny)}
@@ -303,8 +315,7 @@ func (s *Stage) ApproversChanged() {
 	}
 	s.mu.Unlock()
 	for _, r := range rs {
-		r.decide(WordsNoApprover, &relay.DeniedError{Server: r.a.Server, Tool: r.a.Tool, Kind: r.a.Kind, Reason: NotApproved +
-			": the last Switchboard window, tray or 'switchboard approvals -f' that could ask the user went away"})
+		r.decide(WordsNoApprover, &relay.DeniedError{Server: r.a.Server, Tool: r.a.Tool, Kind: r.a.Kind, Reason: ReasonGone})
 	}
 }
 

@@ -85,7 +85,8 @@ func TestPolicyDecidesWithoutAsking(t *testing.T) {
 		if got := errors.As(err, &de); got != c.denied || i.Hold != nil {
 			t.Errorf("%s/%s: %v (hold %v)", c.server, c.tool, err, i.Hold)
 		}
-		if c.denied && (i.Approval != WordsDeniedByPolicy || !strings.Contains(err.Error(), NotApproved)) {
+		// A policy's refusal is the policy's: never worded as the user's.
+		if c.denied && (i.Approval != WordsDeniedByPolicy || !strings.Contains(err.Error(), "policy") || strings.Contains(err.Error(), "user")) {
 			t.Errorf("%s/%s: approval %q, error %v", c.server, c.tool, i.Approval, err)
 		}
 	}
@@ -136,7 +137,7 @@ func TestDecisions(t *testing.T) {
 	}
 	w, err := decided(t, i.Hold)
 	var de *relay.DeniedError
-	if w != WordsDenied || !errors.As(err, &de) || !strings.Contains(de.Reason, NotApproved) {
+	if w != WordsDenied || !errors.As(err, &de) || !strings.Contains(de.Reason, "the user denied this request") {
 		t.Fatalf("deny: %q %v", w, err)
 	}
 	f.changed(t)
@@ -216,7 +217,8 @@ func TestTimeoutDenies(t *testing.T) {
 		testkit.Advance(time.Millisecond)
 		w, err := decided(t, i.Hold)
 		var de *relay.DeniedError
-		if w != WordsTimedOut || !errors.As(err, &de) || !strings.Contains(de.Reason, "within 2m0s") {
+		if w != WordsTimedOut || !errors.As(err, &de) || !strings.Contains(de.Reason, "within 2m0s") ||
+			!strings.Contains(de.Reason, "timed out") || strings.Contains(de.Reason, "user denied") || strings.Contains(de.Reason, "did not approve") {
 			t.Fatalf("timeout: %q %v", w, err)
 		}
 		if len(f.List()) != 0 {

@@ -129,7 +129,7 @@ func TestApprovals(t *testing.T) {
 
 	// Headless: no approver is attached, the call is denied at once.
 	if got := b.call(t, "srv__echo", map[string]any{"message": "alone"}); !strings.HasPrefix(got, "ERROR: ") ||
-		!strings.Contains(got, "did not approve") || !strings.Contains(got, "switchboard approvals -f") {
+		!strings.Contains(got, "needs the user's approval") || !strings.Contains(got, "switchboard approvals -f") {
 		t.Fatalf("with no approver: %q", got)
 	}
 
@@ -144,7 +144,9 @@ func TestApprovals(t *testing.T) {
 	if out := sb.cli(t, "approvals"); !strings.Contains(out, w.ID+"  bridge-test") || !strings.Contains(out, `"message": "hi"`) {
 		t.Errorf("switchboard approvals:\n%s", out)
 	}
-	sb.cli(t, "approve", w.ID)
+	if out := sb.cli(t, "approve", w.ID); !strings.Contains(out, "allowed srv's tool echo for bridge-test (bridge pid ") || !strings.Contains(out, "this call only") {
+		t.Errorf("approve printed %q", out)
+	}
 	if got := recv(t, res); got != "echo: hi" {
 		t.Fatalf("approved: %q", got)
 	}
@@ -156,8 +158,10 @@ func TestApprovals(t *testing.T) {
 	// Denied.
 	res = b.callAsync(t, "srv__echo", map[string]any{"message": "no"})
 	w = a.waiting(t, "srv", "echo")
-	sb.cli(t, "deny", w.ID)
-	if got := recv(t, res); !strings.HasPrefix(got, "ERROR: ") || !strings.Contains(got, "did not approve") || !strings.Contains(got, "denied it") {
+	if out := sb.cli(t, "deny", w.ID); !strings.Contains(out, "denied srv's tool echo for bridge-test (bridge pid ") || !strings.Contains(out, "this call only") {
+		t.Errorf("deny printed %q", out)
+	}
+	if got := recv(t, res); !strings.HasPrefix(got, "ERROR: ") || !strings.Contains(got, "the user denied this request") {
 		t.Fatalf("denied: %q", got)
 	}
 
@@ -187,7 +191,9 @@ func TestApprovals(t *testing.T) {
 	// Always: saved in the config; the next call goes at once.
 	res = b.callAsync(t, "srv__echo", map[string]any{"message": "always"})
 	w = a.waiting(t, "srv", "echo")
-	sb.cli(t, "approve", "--always", w.ID)
+	if out := sb.cli(t, "approve", "--always", w.ID); !strings.Contains(out, "allowed srv's tool echo for every app, always") {
+		t.Errorf("approve --always printed %q", out)
+	}
 	if got := recv(t, res); got != "echo: always" {
 		t.Fatalf("always: %q", got)
 	}

@@ -297,12 +297,52 @@ func TestServersAddNoHost(t *testing.T) {
 	if err := json.Unmarshal([]byte(u.ok(t, "", "status", "--json", "--config", other)), &st); err != nil || st.Host != nil || len(st.Servers) != 3 {
 		t.Fatalf("status --json with no host: %v %+v", err, st)
 	}
-	// A command not found with no host was looked up in this terminal's
-	// PATH, and status says so (not "the PATH the host gives servers").
-	u.ok(t, "", "--config", other, "servers", "add", "ghost", "--", "sb-no-such-command")
+	// A command not found with no host was looked up in the PATH a host
+	// gives servers (the login shell's), and status says so; add warns.
+	out = u.ok(t, "", "--config", other, "servers", "add", "ghost", "--", "sb-no-such-command")
+	if !strings.Contains(out, "warning: the host will not find this server's command") {
+		t.Errorf("servers add of a command not found printed:\n%s", out)
+	}
 	out = u.ok(t, "", "--config", other, "status")
-	if !strings.Contains(out, `"sb-no-such-command" was not found in this terminal's PATH`) || strings.Contains(out, "the PATH the host gives servers") {
+	if !strings.Contains(out, `"sb-no-such-command" was not found in the PATH a host gives servers`) || strings.Contains(out, "this terminal's PATH") {
 		t.Errorf("status with no host, a command not found:\n%s", out)
+	}
+}
+
+// TestOneResolutionWithoutHost: with no host, status and servers add
+// resolve a command in the PATH a host would give servers (the login
+// shell's), not this terminal's: a command only this terminal's PATH
+// has is reported as not found, and add warns (issue 27 §12).
+func TestOneResolutionWithoutHost(t *testing.T) {
+	u := newUnit(t)
+	bin := filepath.Join(u.dir, "termbin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "sb-terminal-only"), []byte("#!/bin/sh\nexec cat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A login shell that sets its own PATH (as /etc/profile or
+	// path_helper do; run as SHELL -l -c SCRIPT); this terminal's has bin
+	// too.
+	shell := filepath.Join(u.dir, "loginsh")
+	if err := os.WriteFile(shell, []byte("#!/bin/sh\nPATH=/usr/bin:/bin; export PATH; exec /bin/sh -c \"$3\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SHELL", shell)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := u.ok(t, "", "servers", "add", "term", "--", "sb-terminal-only")
+	if !strings.Contains(out, "warning: the host will not find this server's command") || !strings.Contains(out, "sb-terminal-only") {
+		t.Errorf("servers add of a command only this terminal finds printed:\n%s", out)
+	}
+	out = u.ok(t, "", "status")
+	if !strings.Contains(out, `"sb-terminal-only" was not found in the PATH a host gives servers`) {
+		t.Errorf("status with no host resolved in this terminal's PATH:\n%s", out)
+	}
+	// A command the login shell's PATH has: no warning.
+	out = u.ok(t, "", "servers", "add", "cat", "--", "cat")
+	if strings.Contains(out, "warning") {
+		t.Errorf("servers add of cat warned:\n%s", out)
 	}
 }
 
@@ -366,27 +406,68 @@ func TestServersImport(t *testing.T) {
 
 	// Again: every name exists now, so nothing is imported (exit 1).
 	r := u.main("", "servers", "import", block)
-	if r.code != 1 || !strings.Contains(r.stdout, "not imported: github") || !strings.Contains(r.stdout, "1 value looks like a secret and stays in the config") {
+	if r.code != 1 || !strings.Contains(r.stdout, "not imported: github") || !strings.Contains(r.stdout, "not imported: My Files") {
 		t.Fatalf("a second import: %s", r)
 	}
 
-	// From stdin, without --move-secrets: the value stays, with a note.
+	// From stdin, without --move-secrets: one rule for env and headers
+	// (issue 27 §16): the entry with a literal secret is not imported,
+	// with the remedy; the others are (exit 1).
 	u2 := newUnit(t)
-	out = u2.ok(t, claudeDesktop, "servers", "import", "-")
-	if !strings.Contains(out, "1 value looks like a secret and stays in the config as plain text") || !strings.Contains(out, "--move-secrets") {
-		t.Fatalf("import without --move-secrets:\n%s", out)
+	r = u2.main(claudeDesktop, "servers", "import", "-")
+	if r.code != 1 || !strings.Contains(r.stdout, "not imported: github: env.GITHUB_PERSONAL_ACCESS_TOKEN looks like a secret, and a secret is kept only in the keyring") ||
+		!strings.Contains(r.stdout, "--move-secrets") || !strings.Contains(r.stdout, "imported My Files as my-files") {
+		t.Fatalf("import without --move-secrets: %s", r)
+	}
+	if b, _ := os.ReadFile(u2.configPath()); bytes.Contains(b, []byte("ghp_literal")) || u2.load(t, u2.configPath()).Servers["github"] != nil {
+		t.Fatalf("a literal secret was imported as plain text:\n%s", b)
 	}
 	if names, _ := u2.store.List(); len(names) != 0 {
 		t.Fatalf("secrets stored without --move-secrets: %v", names)
 	}
-	// --move-secrets without --yes asks; "n" keeps the literal.
+	// --move-secrets without --yes asks; "n": not moved, so not imported.
 	u3 := newUnit(t)
-	out = u3.ok(t, "n\n", "servers", "import", block, "--move-secrets")
-	if !strings.Contains(out, "move github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as") || !strings.Contains(out, "[y/N]") {
-		t.Fatalf("import --move-secrets did not ask:\n%s", out)
+	r = u3.main("n\n", "servers", "import", block, "--move-secrets")
+	if !strings.Contains(r.stdout, "move github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as") || !strings.Contains(r.stdout, "[y/N]") ||
+		!strings.Contains(r.stdout, "not imported: github: env.GITHUB_PERSONAL_ACCESS_TOKEN looks like a secret") {
+		t.Fatalf("import --move-secrets answered no: %s", r)
 	}
 	if names, _ := u3.store.List(); len(names) != 0 {
 		t.Fatalf("a secret moved though the answer was no: %v", names)
+	}
+	if b, _ := os.ReadFile(u3.configPath()); bytes.Contains(b, []byte("ghp_literal")) {
+		t.Fatalf("a literal secret was imported as plain text:\n%s", b)
+	}
+}
+
+// TestServersImportDryRun: --dry-run says what would be moved and
+// imported, and writes neither the config nor the keyring.
+func TestServersImportDryRun(t *testing.T) {
+	u := newUnit(t)
+	block := filepath.Join(u.dir, "claude_desktop_config.json")
+	if err := os.WriteFile(block, []byte(claudeDesktop), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := u.ok(t, "", "servers", "import", block, "--move-secrets", "--yes", "--dry-run")
+	for _, want := range []string{"would move github.env.GITHUB_PERSONAL_ACCESS_TOKEN into the keyring as ", "would import github as github\n",
+		"would import My Files as my-files\n", "dry run: nothing was written"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("import --dry-run lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ghp_literal") {
+		t.Error("the token is in the output")
+	}
+	if _, err := os.Stat(u.configPath()); err == nil {
+		t.Error("import --dry-run wrote the config")
+	}
+	if names, _ := u.store.List(); len(names) != 0 {
+		t.Errorf("import --dry-run stored secrets: %v", names)
+	}
+	// A name taken: would not be imported.
+	u.ok(t, "", "servers", "add", "github", "--", "/bin/cat")
+	if r := u.main("", "servers", "import", block, "--move-secrets", "--yes", "-n"); r.code != 1 || !strings.Contains(r.stdout, "would not import: github:") {
+		t.Errorf("import --dry-run over a taken name: %s", r)
 	}
 }
 

@@ -244,7 +244,7 @@ func (e *env) clientsImport(a *argv) error {
 			if !fresh[i] {
 				continue
 			}
-			_, ok, err := e.importOne(b, plan.Entries[i].Name, plan.Entries[i].Server, moved[i])
+			_, ok, err := e.importOne(b, plan.Entries[i].Name, plan.Entries[i].Server, moved[i], false)
 			if err != nil {
 				return err
 			}

@@ -141,5 +141,47 @@ func (e *env) decide(a *argv, approve bool) error {
 		return err
 	}
 	defer c.Close()
-	return c.Decide(ctx, a.pos[0], decision)
+	// The request as it waits, read before: after the decision it is gone.
+	var ap *hostapi.Approval
+	if list, err := c.Approvals(ctx); err == nil {
+		for i := range list {
+			if list[i].ID == a.pos[0] {
+				ap = &list[i]
+			}
+		}
+	}
+	if err := c.Decide(ctx, a.pos[0], decision); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, decidedLine(a.pos[0], ap, decision))
+	return nil
+}
+
+// decidedLine says what a decision did: allowed or denied, which tool of
+// which server, for which app, for how long.
+func decidedLine(id string, ap *hostapi.Approval, decision string) string {
+	what, app := "call "+id, "its app"
+	if ap != nil {
+		kind := "tool"
+		if ap.Kind != "" {
+			kind = ap.Kind // "resources/read" ...
+		}
+		what = fmt.Sprintf("%s's %s %s", termtext.Escape(ap.Server), kind, termtext.Escape(ap.Tool))
+		if ap.App != "" {
+			app = termtext.Escape(ap.App)
+		}
+		if ap.Conn != "" {
+			app += " (" + termtext.Escape(ap.Conn) + ")"
+		}
+	}
+	switch decision {
+	case hostapi.DecideOnce:
+		return fmt.Sprintf("allowed %s for %s: this call only (the next one asks again)", what, app)
+	case hostapi.DecideApp:
+		return fmt.Sprintf("allowed %s for %s: this call and the next ones of this connection, until it ends", what, app)
+	case hostapi.DecideAlways:
+		return fmt.Sprintf("allowed %s for every app, always: the server's policy in the config now allows it", what)
+	default:
+		return fmt.Sprintf("denied %s for %s: this call only (the app is told that you denied it; the next one asks again)", what, app)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/bridge"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // clientsEnv is the environment the apps' paths are computed from.
@@ -227,6 +228,9 @@ func (e *env) clientsConnect(a *argv) error {
 	if err != nil {
 		return err
 	}
+	if err := e.knownProfile("clients connect", profile); err != nil {
+		return err
+	}
 	var names []string
 	for _, s := range servers {
 		for _, n := range strings.Split(s, ",") {
@@ -295,6 +299,35 @@ func (e *env) noteServers(names []string) {
 
 // noteProfile warns about a --profile that is not in the config (yet),
 // and about the servers the profile names that the config lacks.
+// knownProfile refuses a profile the config does not have: an app's entry
+// that names it would see no tools. A near name is guessed ("codng":
+// coding); the remedy is to add the profile first.
+func (e *env) knownProfile(cmd, name string) error {
+	if name == "" {
+		return nil
+	}
+	path, _, err := e.configPath()
+	if err != nil {
+		return err
+	}
+	f, err := config.Load(path)
+	if errors.Is(err, os.ErrNotExist) {
+		f, err = config.New(), nil
+	}
+	if err != nil {
+		return err
+	}
+	if f.Profile(name) != nil {
+		return nil
+	}
+	if near := english.Nearest(name, f.ProfileNames()); near != "" {
+		return usagef("%s: --profile: no profile is named %q: did you mean %q? (an app whose entry names a missing profile sees no tools; 'switchboard profiles' lists them)", cmd, name, near)
+	}
+	return usagef("%s: --profile: no profile is named %q in %s: an app whose entry names it would see no tools; add it first ('switchboard profiles set %s --servers ...'; 'switchboard profiles' lists them)", cmd, name, path, name)
+}
+
+// noteProfile warns about the servers a profile names that the config
+// lacks (knownProfile has refused a missing profile).
 func (e *env) noteProfile(name string) {
 	if name == "" {
 		return
@@ -304,11 +337,7 @@ func (e *env) noteProfile(name string) {
 		return
 	}
 	f, err := config.Load(path)
-	if err != nil {
-		f = config.New()
-	}
-	if f.Profile(name) == nil {
-		fmt.Fprintf(e.stdout, "note: profile %q is not in the config %s (yet): the app sees no tools until it is ('switchboard profiles set %s --servers ...')\n", name, path, name)
+	if err != nil || f.Profile(name) == nil {
 		return
 	}
 	for _, s := range f.MissingServers(name) {

@@ -290,11 +290,16 @@ func (e *env) offlineStatus(ctx context.Context) ([]hostapi.ServerStatus, error)
 	if err != nil {
 		return nil, err
 	}
-	// Only the host asks the login shell for its PATH (a profile may be
-	// slow, or start processes): without one, commands are looked up in
-	// this process's PATH.
-	lp := e.getenv("PATH")
-	return hostrun.Statuses(f, lp, "this terminal's PATH (no host runs: the host may have another)"), nil
+	// One resolution everywhere, the host's (issue 27 §12): without a
+	// host, commands are looked up in the login shell's PATH, which a host
+	// started now would give its servers (as doctor does), not this
+	// terminal's.
+	lp, perr := hostrun.LoginPath(ctx, 5*time.Second)
+	name := "the PATH a host gives servers (the login shell's; no host runs)"
+	if perr != nil {
+		name = "this process's PATH (no host runs, and the login shell's could not be read: " + perr.Error() + ")"
+	}
+	return hostrun.Statuses(f, lp, name), nil
 }
 
 func (e *env) doctor(*argv) error {

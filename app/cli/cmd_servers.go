@@ -12,9 +12,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/configedit"
+	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
@@ -209,8 +212,37 @@ func (e *env) serversPut(a *argv, create bool) error {
 		for _, n := range s.Notes(name) {
 			fmt.Fprintf(e.stdout, "note: %s: %s\n", n.Path(), termtext.Escape(n.Message))
 		}
+		e.warnNotFound(b, name, s)
 	}
 	return nil
+}
+
+// warnNotFound says when the host will not find the entry's command: it
+// resolves it as the host does, in the PATH the host gives servers (the
+// running host's; with none, the login shell's, which a host started now
+// would use), not this terminal's.
+func (e *env) warnNotFound(b backend, name string, s *config.Server) {
+	if s.IsRemote() || s.Command == "" {
+		return
+	}
+	ctx := context.Background()
+	var path string
+	if hb, ok := b.(*hostBackend); ok {
+		hi, err := hb.c.Info(hb.ctx)
+		if err != nil {
+			return
+		}
+		path = hi.Path
+	} else {
+		path, _ = hostrun.LoginPath(ctx, 5*time.Second)
+	}
+	f := config.New()
+	f.Servers[name] = s
+	for _, st := range hostrun.Statuses(f, path, "") {
+		if st.Name == name && st.ResolveError != "" {
+			fmt.Fprintf(e.stdout, "warning: the host will not find this server's command: %s ('switchboard doctor' shows the PATH the host gives servers)\n", termtext.Escape(st.ResolveError))
+		}
+	}
 }
 
 // setToolFilter applies --clear-tool-filter, then --allow-tool and
@@ -384,7 +416,7 @@ func (e *env) serversRuntime(verb string, a *argv) error {
 }
 
 func (e *env) serversImport(a *argv) error {
-	move, yes, pos := a.flag("move-secrets"), a.flag("yes"), a.pos
+	move, yes, dry, pos := a.flag("move-secrets"), a.flag("yes"), a.flag("dry-run"), a.pos
 	var err error
 	if len(pos) != 1 {
 		return usagef("servers import: give FILE, or - for stdin")
@@ -423,29 +455,27 @@ func (e *env) serversImport(a *argv) error {
 		line, _ := in.ReadString('\n')
 		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "y")
 	}
+	// One rule for env and headers (docs/decisions.md): a value that
+	// looks like a secret never lands in the config as plain text. Moved
+	// into the keyring (--move-secrets), or its entry is not imported.
 	moved := map[string]map[string]string{} // server -> var -> secret name
-	if !move {
-		envKept, headerKept := splitKept(candidates)
-		if envKept > 0 {
-			fmt.Fprintf(e.stdout, "%s and stay%s in the config as plain text; run the import with --move-secrets to move %s into the keyring\n",
-				english.Plural(envKept, "value looks like a secret", "values look like secrets"), verbS(envKept), itThem(envKept))
+	kept := map[string][]string{}           // server -> keys not moved
+	for _, c := range candidates {
+		if !move || !ask(fmt.Sprintf("move %s.%s into the keyring as %q?", c.Server, c.Key(), c.Secret)) {
+			kept[c.Server] = append(kept[c.Server], c.Key())
+			continue
 		}
-		headerNote(e, headerKept)
-	}
-	if move {
-		for _, c := range candidates {
-			if !ask(fmt.Sprintf("move %s.%s into the keyring as %q?", c.Server, c.Key(), c.Secret)) {
-				continue
-			}
-			if _, err := b.setSecret(c.Secret, c.Value); err != nil {
-				return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
-			}
-			if moved[c.Server] == nil {
-				moved[c.Server] = map[string]string{}
-			}
-			moved[c.Server][c.Var] = c.Secret
+		if dry {
+			fmt.Fprintf(e.stdout, "would move %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
+		} else if _, err := b.setSecret(c.Secret, c.Value); err != nil {
+			return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
+		} else {
 			fmt.Fprintf(e.stdout, "moved %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
 		}
+		if moved[c.Server] == nil {
+			moved[c.Server] = map[string]string{}
+		}
+		moved[c.Server][c.Var] = c.Secret
 	}
 	names := make([]string, 0, len(servers))
 	for n := range servers {
@@ -454,11 +484,28 @@ func (e *env) serversImport(a *argv) error {
 	sort.Strings(names)
 	failed := 0
 	for _, orig := range names {
-		if _, ok, err := e.importOne(b, orig, servers[orig], moved[orig]); err != nil {
+		if keys := kept[orig]; len(keys) > 0 {
+			remedy := "run the import with --move-secrets to move it into the keyring"
+			if move {
+				remedy = "answer yes to move it into the keyring, or add the server with 'switchboard servers add' and --secret-env"
+			}
+			verb := "look"
+			if len(keys) == 1 {
+				verb = "looks"
+			}
+			fmt.Fprintf(e.stdout, "not imported: %s: %s %s like a secret, and a secret is kept only in the keyring, never as plain text in the config: %s\n",
+				orig, english.List(keys), verb, remedy)
+			failed++
+			continue
+		}
+		if _, ok, err := e.importOne(b, orig, servers[orig], moved[orig], dry); err != nil {
 			return err
 		} else if !ok {
 			failed++
 		}
+	}
+	if dry {
+		fmt.Fprintln(e.stdout, "dry run: nothing was written (the config and the keyring are as they were)")
 	}
 	if failed > 0 {
 		return exitError{1}
@@ -469,7 +516,7 @@ func (e *env) serversImport(a *argv) error {
 // importOne adds one imported entry under its normalized name, with the
 // variables in moved referring to their keyring secrets, and says so. ok
 // is false when the host or the file refused it (reported, not fatal).
-func (e *env) importOne(b backend, orig string, s *config.Server, moved map[string]string) (name string, ok bool, err error) {
+func (e *env) importOne(b backend, orig string, s *config.Server, moved map[string]string, dry bool) (name string, ok bool, err error) {
 	for v, secret := range moved {
 		if err := s.ReferenceSecret(v, secret); err != nil {
 			return "", false, err
@@ -479,6 +526,19 @@ func (e *env) importOne(b backend, orig string, s *config.Server, moved map[stri
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return "", false, err
+	}
+	if dry {
+		// What the put would check: the entry, and that the name is free.
+		err := configedit.PutServer(config.New(), name, raw, true) // on an empty config: the entry's own problems
+		if _, gerr := b.get(name); err == nil && gerr == nil {
+			err = fmt.Errorf("a server named %q is in the config already", name)
+		}
+		if err != nil {
+			printError(e.stdout, "would not import: "+orig+":", err)
+			return name, false, nil
+		}
+		fmt.Fprintf(e.stdout, "would import %s as %s\n", orig, name)
+		return name, true, nil
 	}
 	if err := b.put(name, raw, true); err != nil {
 		// The refusal's problems one a line, each with its remedy.
@@ -491,18 +551,6 @@ func (e *env) importOne(b backend, orig string, s *config.Server, moved map[stri
 		fmt.Fprintf(e.stdout, "imported %s\n", name)
 	}
 	return name, true, nil
-}
-
-// splitKept counts the candidates of env values and of headers.
-func splitKept(cands []config.SecretCandidate) (env, header int) {
-	for _, c := range cands {
-		if c.Header {
-			header++
-		} else {
-			env++
-		}
-	}
-	return env, header
 }
 
 // headerNote says that header secrets left unmoved keep their servers out:

@@ -119,9 +119,6 @@ func (e *env) printLine(l hostapi.LogLine) {
 func (e *env) tools(a *argv) error {
 	pos := a.pos
 	ctx := context.Background()
-	if ok, err := e.toolsTrust(pos); ok {
-		return err
-	}
 	if a.flag("cost") || a.str("profile") != "" {
 		return e.toolsCost(a) // cmd_cost.go
 	}

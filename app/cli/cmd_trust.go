@@ -14,32 +14,33 @@ import (
 
 // The pinned tool definitions on the command line (docs/trust.md):
 // 'switchboard tools review [NAME]', 'tools accept NAME TOOL', 'tools
-// reject NAME TOOL'. They are words of 'tools' rather than commands of
-// their own so that 'tools NAME' keeps listing a server's tools (a server
+// reject NAME TOOL'. They are words of 'tools' (rows with word set: listed
+// in help, routed by resolve when the word follows 'tools') rather than a
+// group, so that 'tools NAME' keeps listing a server's tools (a server
 // named review is reviewed with 'tools review review').
+var toolsWordRows = []*command{
+	{name: "tools review", word: true, args: "[NAME]", summary: "the tools held for review (new or changed since trusted): diffs and flags; every server's, or NAME's",
+		help: toolsTrustHelp, run: func(e *env, a *argv) error {
+			if len(a.pos) > 1 {
+				return usagef("tools review: give one server NAME, or none for every server")
+			}
+			name := ""
+			if len(a.pos) == 1 {
+				name = a.pos[0]
+			}
+			return e.toolsReview(name)
+		}},
+	{name: "tools accept", word: true, args: "NAME TOOL", summary: "trust a held tool as it is now: the AI apps see it again",
+		help: toolsTrustHelp, run: func(e *env, a *argv) error { return e.toolsDecideArgs("accept", a) }},
+	{name: "tools reject", word: true, args: "NAME TOOL", summary: "keep a held tool hidden from the AI apps until its definition changes again",
+		help: toolsTrustHelp, run: func(e *env, a *argv) error { return e.toolsDecideArgs("reject", a) }},
+}
 
-// toolsTrust runs a 'tools' subcommand; ok is false when pos names none.
-func (e *env) toolsTrust(pos []string) (ok bool, err error) {
-	if len(pos) == 0 {
-		return false, nil
+func (e *env) toolsDecideArgs(verb string, a *argv) error {
+	if len(a.pos) != 2 {
+		return usagef("tools %s: give the server's NAME and the TOOL's name (as 'switchboard tools review' shows them)", verb)
 	}
-	switch pos[0] {
-	case "review":
-		if len(pos) > 2 {
-			return true, usagef("tools review: give one server NAME, or none for every server")
-		}
-		name := ""
-		if len(pos) == 2 {
-			name = pos[1]
-		}
-		return true, e.toolsReview(name)
-	case "accept", "reject":
-		if len(pos) != 3 {
-			return true, usagef("tools %s: give the server's NAME and the TOOL's name (as 'switchboard tools review' shows them)", pos[0])
-		}
-		return true, e.toolsDecide(pos[0], pos[1], pos[2])
-	}
-	return false, nil
+	return e.toolsDecide(verb, a.pos[0], a.pos[1])
 }
 
 func (e *env) toolsReview(name string) error {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -42,7 +43,7 @@ func commandTable() []*command {
 		return &command{name: "servers " + verb, aliases: aliases, args: "NAME", summary: summary,
 			run: func(e *env, a *argv) error { return e.serversFileOp(a, done) }}
 	}
-	return []*command{
+	rows := []*command{
 		{name: "tray", group: "The tray app", summary: "the tray app: the servers' states in the menu bar, and a window to manage them",
 			help: `'switchboard' with no arguments runs it with its window open;
 'switchboard --background' (how the login item starts it: 'switchboard
@@ -83,8 +84,9 @@ one can be opened; otherwise open the printed URL on this machine.
 			run: (*env).serversLogout},
 		{name: "servers import", args: "FILE|-", summary: "add the servers of a Claude-style mcpServers block (a file, or - for stdin)",
 			flags: []flagDef{
-				{name: "move-secrets", kind: boolFlag, help: "offer to move the values that look like secrets into the keyring"},
+				{name: "move-secrets", kind: boolFlag, help: "offer to move the values that look like secrets (env or headers) into the keyring; an entry with one not moved is not imported"},
 				{name: "yes", short: "y", kind: boolFlag, help: "answer yes to every question"},
+				dryRunFlag,
 			}, run: (*env).serversImport},
 
 		{name: "secret", aliases: []string{"secrets"}, group: "Secrets", summary: "the secrets of the keyring that servers' environments refer to", dflt: "list"},
@@ -128,7 +130,7 @@ a flag): its flags are its own.
 				{name: "for-app", kind: boolFlag, help: "also allow this tool for the same app until it disconnects"},
 				{name: "always", kind: boolFlag, help: "always allow this tool (saved in the server's policy)"},
 			}, run: func(e *env, a *argv) error { return e.decide(a, true) }},
-		{name: "deny", group: "Approvals", args: "ID", summary: "refuse a waiting call (the app is told that you did not approve it)",
+		{name: "deny", group: "Approvals", args: "ID", summary: "refuse a waiting call (the app is told that you denied it)",
 			run: func(e *env, a *argv) error { return e.decide(a, false) }},
 		{name: "profiles", group: "AI apps", summary: "named selections of servers and tools that an app's bridge asks for (--profile)", dflt: "list", help: profilesHelp},
 		{name: "profiles list", summary: "every profile: its servers, tool rules, tool mode and problems", noArgs: true, run: (*env).profilesList},
@@ -201,6 +203,9 @@ user's and every project's; without either they are listed, not moved.
 		{name: "version", group: "Diagnostics", summary: "print the version (also: --version, -v)", noArgs: true, run: (*env).version},
 		{name: "help", group: "Diagnostics", args: "[COMMAND...]", summary: "this overview, or a command's help", run: (*env).helpCmd},
 	}
+	// The words of tools (cmd_trust.go), after it.
+	i := slices.IndexFunc(rows, func(c *command) bool { return c.name == "tools" })
+	return slices.Insert(rows, i+1, toolsWordRows...)
 }
 
 var (

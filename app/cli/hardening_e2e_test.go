@@ -225,9 +225,10 @@ func TestE2EClosedStderr(t *testing.T) {
 	}
 }
 
-// TestE2ELoginShellOnlyHost: `status` without a host does not run the
-// login shell (a profile may be slow, or start processes); the host does.
-func TestE2ELoginShellOnlyHost(t *testing.T) {
+// TestE2ELoginShellOfStatusAndHost: `status` without a host asks the login shell
+// for the PATH a host gives servers (one resolution everywhere, the
+// host's: issue 27 §12), and the host asks it too.
+func TestE2ELoginShellOfStatusAndHost(t *testing.T) {
 	testkit.SkipShort(t, "an end-to-end test (the built program)")
 	sb := newSandbox(t)
 	marker := filepath.Join(sb.root, "shell-ran")
@@ -241,8 +242,11 @@ func TestE2ELoginShellOnlyHost(t *testing.T) {
 	if out := sb.cli(t, "status"); !strings.Contains(out, "no host is running") {
 		t.Fatalf("status without a host:\n%s", out)
 	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("status without a host ran the login shell")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("status without a host did not ask the login shell")
+	}
+	if err := os.Remove(marker); err != nil {
+		t.Fatal(err)
 	}
 	sb.serve(t)
 	sb.waitRunning(t, "a")

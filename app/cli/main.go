@@ -110,6 +110,9 @@ func (e *env) resolve(args []string) (*command, []string, error) {
 		}
 		c, rest = k, subRest
 	}
+	if k, kRest := c.wordRow(rest); k != nil {
+		c, rest = k, kRest // tools review: a word of a command that is not a group
+	}
 	return c, rest, nil
 }
 

@@ -22,11 +22,21 @@ func TestProfilesWithoutHost(t *testing.T) {
 	u, home := clientsUnit(t)
 	u.ok(t, "", "servers", "add", "git", "--", "git-mcp")
 
-	// Connecting with a profile that does not exist yet: written, noted.
-	out := u.ok(t, "", "clients", "connect", "cursor", "--profile", "coding")
-	if !strings.Contains(out, `profile "coding" is not in the config`) {
-		t.Errorf("connect --profile of a missing profile printed:\n%s", out)
+	// Connecting with a profile that does not exist yet: refused, with
+	// the remedy, and nothing written (issue 27 §17).
+	if r := u.main("", "clients", "connect", "cursor", "--profile", "coding"); r.code != 2 ||
+		!strings.Contains(r.stderr, `no profile is named "coding"`) || !strings.Contains(r.stderr, "profiles set coding --servers") {
+		t.Errorf("connect --profile of a missing profile: %s", r)
 	}
+	if _, err := os.Stat(filepath.Join(home, ".cursor", "mcp.json")); err == nil {
+		t.Error("connect --profile of a missing profile wrote the app's file")
+	}
+	u.ok(t, "", "profiles", "set", "coding", "--servers", "git")
+	// Misspelled: a guess.
+	if r := u.main("", "clients", "connect", "cursor", "--profile", "codng"); r.code != 2 || !strings.Contains(r.stderr, `no profile is named "codng": did you mean "coding"?`) {
+		t.Errorf("connect --profile codng: %s", r)
+	}
+	u.ok(t, "", "clients", "connect", "cursor", "--profile", "coding")
 	var entry struct {
 		MCPServers map[string]struct {
 			Command string   `json:"command"`
@@ -41,8 +51,8 @@ func TestProfilesWithoutHost(t *testing.T) {
 		t.Errorf("the entry's args: %q\n%s", got, data)
 	}
 
-	out = u.ok(t, "", "profiles", "set", "coding", "--servers", "git,files", "--deny", "files__write_*", "--tool-mode", "search")
-	if !strings.Contains(out, "added profile coding") || !strings.Contains(out, `server "files" is not in the config`) {
+	out := u.ok(t, "", "profiles", "set", "coding", "--servers", "git,files", "--deny", "files__write_*", "--tool-mode", "search")
+	if !strings.Contains(out, "changed profile coding") || !strings.Contains(out, `server "files" is not in the config`) {
 		t.Errorf("profiles set printed:\n%s", out)
 	}
 	// A change of one field keeps the others.

@@ -30,7 +30,11 @@ type command struct {
 	flagsFirst bool
 	noArgs     bool   // positional arguments are a usage error
 	dflt       string // a group: the child run when none is named ("" prints the group's help)
-	run        func(e *env, a *argv) error
+	// word: a row named by a word that follows a command that is not a
+	// group ("tools review"): listed in help under its parent, and routed
+	// to when the parent's first argument is its word (resolve).
+	word bool
+	run  func(e *env, a *argv) error
 }
 
 // flagDef is a flag of a command.
@@ -198,7 +202,48 @@ func (c *command) last() string {
 	return c.name
 }
 
-func (c *command) isGroup() bool { return len(children(c.name)) > 0 }
+func (c *command) isGroup() bool {
+	for _, k := range children(c.name) {
+		if !k.word {
+			return true
+		}
+	}
+	return false
+}
+
+// wordRow is the word row (see command.word) that args name after the
+// command c, and the arguments left for it; nil when they name none.
+func (c *command) wordRow(args []string) (*command, []string) {
+	values := map[string]bool{"config": true}
+	for _, d := range c.flags {
+		if d.kind != boolFlag {
+			values[d.name] = true
+			if d.short != "" {
+				values[d.short] = true
+			}
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return nil, args
+		}
+		if strings.HasPrefix(a, "-") && a != "-" {
+			name, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if !hasVal && values[name] {
+				i++
+			}
+			continue
+		}
+		for _, k := range children(c.name) {
+			if k.word && k.last() == a {
+				return k, append(append([]string(nil), args[:i]...), args[i+1:]...)
+			}
+		}
+		return nil, args
+	}
+	return nil, args
+}
 
 // synopsis is the flags in the usage line: "[--cwd DIR] [--env K=V]...".
 func (c *command) synopsis() string {
@@ -368,6 +413,9 @@ Usage: switchboard [--config PATH] [--json] COMMAND ...
 			}
 			if !c.isGroup() {
 				writeEntry(w, c.short(), c)
+				for _, k := range children(c.name) { // its words (tools review)
+					writeEntry(w, k.short(), k)
+				}
 				continue
 			}
 			for _, k := range children(c.name) {

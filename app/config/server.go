@@ -596,15 +596,16 @@ func (s *Server) CallTimeout() time.Duration {
 	return time.Duration(s.Number("callTimeout")) * time.Millisecond
 }
 
-// SecretRefs returns the names of the keyring secrets the entry's env refers
-// to, sorted, each once. Values that do not parse are skipped (Check reports
-// them).
+// SecretRefs returns the names of the keyring secrets the entry refers to,
+// sorted, each once: in its env, its headers and its oauth.clientSecret.
+// Values that do not parse are skipped (Check reports them). The sign-in a
+// remote entry stores is not a reference: [Server.SecretsUsed] adds it.
 func (s *Server) SecretRefs() []string {
 	var names []string
-	for _, v := range s.Env {
+	add := func(v string) {
 		ev, err := ParseEnvValue(v)
 		if err != nil {
-			continue
+			return
 		}
 		for _, n := range ev.Secrets() {
 			if !slices.Contains(names, n) {
@@ -612,7 +613,31 @@ func (s *Server) SecretRefs() []string {
 			}
 		}
 	}
+	for _, v := range s.Env {
+		add(v)
+	}
+	for _, v := range s.Headers {
+		add(v)
+	}
+	if n := s.OAuth.ClientSecretRef(); n != "" && !slices.Contains(names, n) {
+		names = append(names, n)
+	}
 	sort.Strings(names)
+	return names
+}
+
+// SecretsUsed returns the names of every keyring secret the entry named
+// name uses, sorted, each once: its references ([Server.SecretRefs]) and,
+// for a remote entry, its sign-in ([OAuthSecret]). Removing one of them
+// breaks the server: "secret list" and "secret rm" say so from this.
+func (s *Server) SecretsUsed(name string) []string {
+	names := s.SecretRefs()
+	if s.IsRemote() {
+		if n := OAuthSecret(name); !slices.Contains(names, n) {
+			names = append(names, n)
+			sort.Strings(names)
+		}
+	}
 	return names
 }
 

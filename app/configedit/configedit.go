@@ -91,7 +91,8 @@ func NotSaved(name string, ps []config.Problem) error {
 		Problems: ps}
 }
 
-// ListSecrets lists the stored secrets and the servers that use each. A
+// ListSecrets lists the stored secrets and the servers that use each (in
+// env, headers, oauth.clientSecret, or as a remote server's sign-in). A
 // secret the config refers to but the keyring lacks is not listed: the
 // front ends take a listed name as stored (a form offers it without a
 // value), and such a server's status says what is missing.
@@ -106,7 +107,7 @@ func ListSecrets(store *secrets.Store, f *config.File) ([]hostapi.SecretInfo, er
 	used := map[string][]string{}
 	for _, n := range f.Names() {
 		if s := f.Servers[n]; s != nil {
-			for _, ref := range s.SecretRefs() {
+			for _, ref := range s.SecretsUsed(n) {
 				used[ref] = append(used[ref], n)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // ProfileSource is a [Backend] that knows the config's profiles (the
@@ -15,6 +16,12 @@ type ProfileSource interface {
 	// rebuild of the view (the host rebuilds it after every config
 	// change), never on a request.
 	Profile(name string) *config.Profile
+}
+
+// ProfileNamer is what a [ProfileSource] may also do: name every profile,
+// for a "did you mean" when a client asks for one that does not exist.
+type ProfileNamer interface {
+	ProfileNames() []string
 }
 
 // selection is what one client sees: its own [Filter] (a bridge's
@@ -75,7 +82,11 @@ func (g *Gateway) effective(f Filter) (*selection, []string) {
 		switch {
 		case p == nil:
 			s.none = true
-			warnings = append(warnings, fmt.Sprintf("no profile is named %q (yet): the app sees no tools until it is added ('switchboard profiles' lists them; 'switchboard profiles set %s --servers ...' adds it)", f.Profile, f.Profile))
+			guess := ""
+			if pn, ok := g.backend.(ProfileNamer); ok {
+				guess = english.DidYouMean(f.Profile, pn.ProfileNames())
+			}
+			warnings = append(warnings, fmt.Sprintf("no profile is named %q (yet)%s: the app sees no tools until it is added ('switchboard profiles' lists them; 'switchboard profiles set %s --servers ...' adds it)", f.Profile, guess, f.Profile))
 		case !p.Valid():
 			s.none = true
 			msg := fmt.Sprintf("profile %q cannot be read whole, so the app sees no tools until it is corrected", f.Profile)

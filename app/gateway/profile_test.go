@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -27,6 +28,12 @@ func (p *profiled) Profile(name string) *config.Profile {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.profiles[name]
+}
+
+func (p *profiled) ProfileNames() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Sorted(maps.Keys(p.profiles))
 }
 
 func (p *profiled) setProfiles(t *testing.T, js string) {
@@ -132,6 +139,13 @@ func testProfiles(t *testing.T, mode string) {
 	_, w, err = Handshake(nc, Hello{Filter: Filter{Profile: "nosuch"}})
 	if err != nil || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], `no profile is named "nosuch"`) {
 		t.Errorf("an unknown profile's warnings: %v %+v", err, w)
+	}
+	nc.Close()
+	// A misspelled one: a guess among the profiles (issue 27 §17).
+	nc = dialT(t, h.sock)
+	_, w, err = Handshake(nc, Hello{Filter: Filter{Profile: "codng"}})
+	if err != nil || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], `no profile is named "codng" (yet) (did you mean "coding"?)`) {
+		t.Errorf("a misspelled profile's warnings: %v %+v", err, w)
 	}
 	nc.Close()
 	unknown := h.connect(t, &Filter{Profile: "later"}, "", nil)

@@ -1,6 +1,9 @@
 package host
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
@@ -15,6 +18,16 @@ func (b *gatewayBackend) Profile(name string) *config.Profile {
 		return nil
 	}
 	return (*ps)[name]
+}
+
+// ProfileNames implements [gateway.ProfileNamer]: the names of the
+// profiles of the config in force, for a "did you mean".
+func (b *gatewayBackend) ProfileNames() []string {
+	ps := b.profiles.Load()
+	if ps == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(*ps))
 }
 
 // setProfiles keeps the profiles of the config in force. A change of

@@ -22,7 +22,7 @@ const (
 	DecideOnce   = "once"   // allow this call
 	DecideApp    = "app"    // allow this tool for the app's connection until it disconnects
 	DecideAlways = "always" // allow it now and from now on: the server's policy gets the tool as "allow"
-	DecideDeny   = "deny"   // refuse it: the app gets a tool error saying the user did not approve it
+	DecideDeny   = "deny"   // refuse it: the app gets a tool error saying the user denied it
 )
 
 // MaxApprovalArguments is the largest arguments an [Approval] carries; a

@@ -93,7 +93,7 @@ func TestApprovalsPlace(t *testing.T) {
 	res = call("no")
 	c = card()
 	test.Tap(c.no)
-	if r := result(res); r == nil || !r.IsError || !strings.Contains(text(r), "did not approve") {
+	if r := result(res); r == nil || !r.IsError || !strings.Contains(text(r), "the user denied this request") {
 		t.Fatalf("denied: %+v %q", r, text(r))
 	}
 }
