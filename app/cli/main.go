@@ -119,8 +119,18 @@ func (e *env) resolve(args []string) (*command, []string, error) {
 // splitSub is splitCommand for the subcommand word of a group: it skips
 // the values of its commands' flags (servers --cwd /tmp add ...).
 func (c *command) splitSub(args []string) (string, []string) {
+	i := firstWord(args, flagValues(children(c.name)))
+	if i < 0 {
+		return "", args
+	}
+	return args[i], without(args, i)
+}
+
+// flagValues is the flags of cmds that take a value (and "config"), by
+// name and short name: their values are not words.
+func flagValues(cmds []*command) map[string]bool {
 	values := map[string]bool{"config": true}
-	for _, k := range children(c.name) {
+	for _, k := range cmds {
 		for _, d := range k.flags {
 			if d.kind != boolFlag {
 				values[d.name] = true
@@ -130,10 +140,17 @@ func (c *command) splitSub(args []string) (string, []string) {
 			}
 		}
 	}
+	return values
+}
+
+// firstWord is the index of the first argument that is neither a flag
+// nor a flag's value (values names the flags that take one), or -1 when
+// there is none before a "--".
+func firstWord(args []string, values map[string]bool) int {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
-			return "", args
+			return -1
 		}
 		if strings.HasPrefix(a, "-") && a != "-" {
 			name, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
@@ -142,9 +159,14 @@ func (c *command) splitSub(args []string) (string, []string) {
 			}
 			continue
 		}
-		return a, append(append([]string(nil), args[:i]...), args[i+1:]...)
+		return i
 	}
-	return "", args
+	return -1
+}
+
+// without is args less the one at i, in a new slice.
+func without(args []string, i int) []string {
+	return append(append([]string(nil), args[:i]...), args[i+1:]...)
 }
 
 // helpAsked says whether the arguments ask for help (before any "--").

@@ -214,33 +214,14 @@ func (c *command) isGroup() bool {
 // wordRow is the word row (see command.word) that args name after the
 // command c, and the arguments left for it; nil when they name none.
 func (c *command) wordRow(args []string) (*command, []string) {
-	values := map[string]bool{"config": true}
-	for _, d := range c.flags {
-		if d.kind != boolFlag {
-			values[d.name] = true
-			if d.short != "" {
-				values[d.short] = true
-			}
-		}
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return nil, args
-		}
-		if strings.HasPrefix(a, "-") && a != "-" {
-			name, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
-			if !hasVal && values[name] {
-				i++
-			}
-			continue
-		}
-		for _, k := range children(c.name) {
-			if k.word && k.last() == a {
-				return k, append(append([]string(nil), args[:i]...), args[i+1:]...)
-			}
-		}
+	i := firstWord(args, flagValues([]*command{c}))
+	if i < 0 {
 		return nil, args
+	}
+	for _, k := range children(c.name) {
+		if k.word && k.last() == args[i] {
+			return k, without(args, i)
+		}
 	}
 	return nil, args
 }
