@@ -49,7 +49,7 @@ var remoteTypes = map[string]string{
 // ClientSecret, for a confidential client, is a ${keyring:NAME}
 // reference, never the secret itself. ClientMetadataURL is the https
 // address of a client ID metadata document describing Switchboard
-// (app/host's clientMetadataDocument writes it): where the authorization server
+// (docs/remote.md shows it): where the authorization server
 // accepts such documents, it is the client ID, and nothing is registered;
 // elsewhere ClientID, else dynamic registration, is used.
 type OAuth struct {

@@ -508,26 +508,6 @@ func (s *server) login(ctx context.Context, r *config.RemoteSpec, flow *loginFlo
 	return m.saveTokens(r.Name, rec)
 }
 
-// clientMetadataDocument is Switchboard's client ID metadata document
-// (draft-ietf-oauth-client-id-metadata-document, which the MCP
-// authorization spec prefers to dynamic registration) for the address it
-// is served from, clientID: an entry's "oauth.clientMetadataUrl". The
-// client is public (PKCE, no secret), and its redirect is the host's
-// loopback listener, whose port is chosen at each sign-in: a loopback
-// redirect's port is not compared (RFC 8252 section 7.3).
-func clientMetadataDocument(clientID string) []byte {
-	b, _ := json.MarshalIndent(map[string]any{
-		"client_id":                  clientID,
-		"client_name":                "Switchboard",
-		"client_uri":                 "https://github.com/switchboard-mcp/switchboard",
-		"redirect_uris":              []string{"http://127.0.0.1/callback"},
-		"grant_types":                []string{"authorization_code", "refresh_token"},
-		"response_types":             []string{"code"},
-		"token_endpoint_auth_method": "none",
-	}, "", "  ")
-	return append(b, '\n')
-}
-
 // metaSniffer passes requests on and keeps the revocation endpoint of the
 // authorization server's metadata, which the go-sdk fetches but does not
 // return (for servers.logout).

@@ -598,3 +598,15 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 	after, _ := rb.get()
 	checkBurst(t, after-before, elapsed)
 }
+
+// checkBurst: a burst costs one rebuild per settle window it spans, plus
+// one. Here (2 cores) 1000 changes arrive within one or two windows, or
+// three under the race detector: 1000 rebuilds would be the failure.
+func checkBurst(t *testing.T, rebuilds int, elapsed time.Duration) {
+	t.Helper()
+	limit := 2 + int(elapsed/DefaultSettle)
+	t.Logf("the burst: %d rebuilds in %v (limit %d)", rebuilds, elapsed.Round(time.Millisecond), limit)
+	if rebuilds < 1 || rebuilds > limit {
+		t.Fatalf("the burst cost %d rebuilds in %v; want 1 to %d", rebuilds, elapsed, limit)
+	}
+}

@@ -666,18 +666,6 @@ func TestTrayBurst(t *testing.T) {
 	})
 }
 
-// checkBurst: a burst costs one rebuild per settle window it spans, plus
-// one. Here (2 cores) 1000 changes arrive within one or two windows, or
-// three under the race detector: 1000 rebuilds would be the failure.
-func checkBurst(t *testing.T, rebuilds int, elapsed time.Duration) {
-	t.Helper()
-	limit := 2 + int(elapsed/DefaultSettle)
-	t.Logf("the burst: %d rebuilds in %v (limit %d)", rebuilds, elapsed.Round(time.Millisecond), limit)
-	if rebuilds < 1 || rebuilds > limit {
-		t.Fatalf("the burst cost %d rebuilds in %v; want 1 to %d", rebuilds, elapsed, limit)
-	}
-}
-
 // notifications records the tray's notifications: notify is its Notify,
 // took returns those sent since the last call.
 func notifications() (notify func(*fyne.Notification), took func() []*fyne.Notification) {
