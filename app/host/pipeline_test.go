@@ -57,7 +57,7 @@ func TestPipelineEveryRequest(t *testing.T) {
 		if res := gwCall(t, cs, name+"__echo", map[string]any{"text": "hi"}); res.IsError || !strings.Contains(gwText(res), "hi") {
 			t.Errorf("%s__echo (allowed): %q", name, gwText(res))
 		}
-		if res := gwCall(t, cs, name+"__"+map[string]string{"m": "rich", "r": "fail"}[name], map[string]any{}); !res.IsError || !strings.Contains(gwText(res), "policy in Switchboard denies it") {
+		if res := gwCall(t, cs, name+"__"+map[string]string{"m": "rich", "r": "fail"}[name], map[string]any{}); !res.IsError || !strings.Contains(gwText(res), "policy for this server denies it") {
 			t.Errorf("%s: a denied tool: %+v %q", name, res, gwText(res))
 		}
 	}
@@ -65,10 +65,10 @@ func TestPipelineEveryRequest(t *testing.T) {
 	before := len(srv.headers)
 	srv.mu.Unlock()
 	for _, c := range []struct{ prompt, uri string }{{"m__hello", "gw://modern/r"}, {"r__greet", "remote://r"}} {
-		if gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: c.prompt}); err == nil || !strings.Contains(err.Error(), "policy in Switchboard denies it") {
+		if gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: c.prompt}); err == nil || !strings.Contains(err.Error(), "policy for this server denies it") {
 			t.Errorf("prompts/get %s under a deny policy: %+v, %v", c.prompt, gp, err)
 		}
-		if rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: c.uri}); err == nil || !strings.Contains(err.Error(), "policy in Switchboard denies it") {
+		if rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: c.uri}); err == nil || !strings.Contains(err.Error(), "policy for this server denies it") {
 			t.Errorf("resources/read %s under a deny policy: %+v, %v", c.uri, rr, err)
 		}
 	}
@@ -173,7 +173,7 @@ func TestPipelineApprovalOfRead(t *testing.T) {
 		t.Fatalf("waiting: %+v", l)
 	}
 	th.must(t, hostapi.MethodApprovalsDecide.Name, hostapi.DecideParams{ID: l[0].ID, Decision: hostapi.DecideDeny}, nil)
-	if err := <-prompt; err == nil || !strings.Contains(err.Error(), "the user denied it") {
+	if err := <-prompt; err == nil || !strings.Contains(err.Error(), "the user denied this request") {
 		t.Errorf("the denied prompt: %v", err)
 	}
 }
