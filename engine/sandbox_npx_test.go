@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
 // TestNpxDirect: a sandboxed npx entry runs the bin of the package the
@@ -12,7 +14,7 @@ import (
 // the package specs), with the entry's arguments; an entry in another form,
 // or whose package is not there, runs through npx as written.
 func TestNpxDirect(t *testing.T) {
-	home := t.TempDir()
+	home := testkit.TempDir(t, "npx-")
 	// What "npx -y @s/pkg@1.0.0" installed, in the folder npm names it
 	// (node -e: sha512 of the specs, sorted, one a line; hex, first 16).
 	if got := npxHash([]string{"@s/pkg@1.0.0"}); got != "b47276c6770c34bf" {
@@ -83,7 +85,7 @@ func TestNpmNameAndBin(t *testing.T) {
 			t.Errorf("npmName(%q) = %q, want %q", in, got, want)
 		}
 	}
-	dir := t.TempDir()
+	dir := testkit.TempDir(t, "npm-")
 	for _, c := range []struct{ manifest, want string }{
 		{`{"bin":"cli.js"}`, "pkg"},
 		{`{"bin":{"only":"a.js"}}`, "only"},
