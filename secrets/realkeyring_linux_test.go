@@ -24,7 +24,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -254,7 +253,7 @@ func childNoProvider(t *testing.T) {
 func startKeyring(t *testing.T, conn *dbus.Conn) {
 	cmd := exec.Command("gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets")
 	cmd.Stdin = strings.NewReader(keyringPass)
-	var out lockedBuffer // read by the wait below while exec's copier writes it
+	var out testkit.SyncBuffer // read by the wait below while exec's copier writes it
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -282,25 +281,6 @@ func startKeyring(t *testing.T, conn *dbus.Conn) {
 		return err == nil && has, fmt.Sprintf("%v %s", err, out.String())
 	})
 	t.Logf("gnome-keyring-daemon pid %d owns org.freedesktop.secrets", cmd.Process.Pid)
-}
-
-// lockedBuffer is a bytes.Buffer a process's output is copied into while
-// the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func secretTool(args ...string) (string, error) {

@@ -356,11 +356,12 @@ func (h *Host) tokenChanged(name string) {
 // session's connection, or holds the call while its server comes back.
 
 // callTimeout is how long a call to s may take: its entry's callTimeout,
-// whose one default is the option table's.
+// whose one default is the option table's (relay.DefaultTimeout, read
+// from it once rather than per call).
 func callTimeout(s *server) time.Duration {
 	c, _ := s.config()
 	if c.CallTimeout <= 0 {
-		return config.DefaultDuration("callTimeout")
+		return relay.DefaultTimeout
 	}
 	return c.CallTimeout
 }
