@@ -134,7 +134,8 @@ func (ix *Index) Save(dir string) error {
 // SyncOptions are a sync's parameters.
 type SyncOptions struct {
 	Full     bool // ignore Since: read every server, and drop those no longer listed
-	MaxPages int  // 0: 1000 pages (100,000 servers)
+	MaxPages int  // 0: 1000 pages
+	PageSize int  // 0: PageLimit
 	// Progress, if set, is called after each page.
 	Progress func(page, servers int)
 	now      func() time.Time
@@ -175,7 +176,7 @@ func Sync(ctx context.Context, c *Client, ix *Index, o SyncOptions) (SyncResult,
 	entries := ix.Entries
 	listed := map[string]bool{}
 	newest := ix.Since
-	opts := ListOptions{}
+	opts := ListOptions{Limit: o.PageSize}
 	if !full {
 		opts.UpdatedSince = ix.Since
 	}
@@ -183,7 +184,7 @@ func Sync(ctx context.Context, c *Client, ix *Index, o SyncOptions) (SyncResult,
 	var syncErr error
 	for {
 		if res.Pages >= maxPages {
-			syncErr = fmt.Errorf("registry %s: stopped after %d pages: more than %d servers (a registry this large needs a larger limit)", ix.Registry, res.Pages, res.Pages*PageLimit)
+			syncErr = fmt.Errorf("registry %s: stopped after %d pages (%d servers): a registry this large is not supported", ix.Registry, res.Pages, res.Seen)
 			break
 		}
 		page, err := c.List(ctx, opts)
