@@ -57,3 +57,49 @@ func BenchmarkIndex10k(b *testing.B) {
 		registry.NewSearcher(entries)
 	}
 }
+
+// BenchmarkSync10k: a full sync of 10,000 servers (100 pages of 100)
+// from a v0.1 registry on loopback, and saving the index; then an
+// incremental sync after 50 servers changed.
+func BenchmarkSync10k(b *testing.B) {
+	reg := registrytest.New(b)
+	docs := registrytest.Synthetic(10000)
+	for _, d := range docs {
+		reg.Publish(d)
+	}
+	c, err := registry.NewClient(reg.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	b.Run("full", func(b *testing.B) {
+		for b.Loop() {
+			ix := &registry.Index{Registry: "bench", URL: reg.URL, Snapshot: true}
+			res, err := registry.Sync(b.Context(), c, ix, registry.SyncOptions{})
+			if err != nil || res.Added != len(docs) {
+				b.Fatalf("%+v, %v", res, err)
+			}
+			if err := ix.Save(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("incremental-50", func(b *testing.B) {
+		ix := &registry.Index{Registry: "bench", URL: reg.URL, Snapshot: true}
+		if _, err := registry.Sync(b.Context(), c, ix, registry.SyncOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for b.Loop() {
+			b.StopTimer()
+			for i := range 50 {
+				reg.SetStatus(docs[i*7].Name, registry.StatusActive, "")
+			}
+			b.StartTimer()
+			res, err := registry.Sync(b.Context(), c, ix, registry.SyncOptions{})
+			if err != nil || res.Full || res.Updated < 50 {
+				b.Fatalf("%+v, %v", res, err)
+			}
+		}
+	})
+}
