@@ -47,10 +47,6 @@ var snapshot = sync.OnceValues(func() (*Snapshot, error) {
 	return &s, nil
 })
 
-// BuiltIn returns the built-in snapshot (an error only if the program was
-// built with a broken one: a test reads it).
-func BuiltIn() (*Snapshot, error) { return snapshot() }
-
 // SnapshotEntries are the official registry's entries of the built-in
 // snapshot (a copy).
 func SnapshotEntries() []Entry {
