@@ -54,8 +54,8 @@ func TestRegistryCLI(t *testing.T) {
 	if !strings.Contains(out, "local: 7 servers (0 added, 2 updated, 1 removed, 1 newly deprecated)") {
 		t.Fatalf("second sync:\n%s", out)
 	}
-	if q := reg.Requests[len(reg.Requests)-1]; q.Get("updated_since") == "" {
-		t.Errorf("the second sync asked %v: no updated_since", q)
+	if qs := reg.Requests(); len(qs) == 0 || qs[len(qs)-1].Get("updated_since") == "" {
+		t.Errorf("the second sync asked %v: no updated_since", qs)
 	}
 
 	out = sb.cli(t, "registry", "search", "weather")
@@ -113,7 +113,7 @@ func TestRegistryCLI(t *testing.T) {
 	}
 
 	// A registry that fails: exit 1, the progress kept.
-	reg.Fail = func(string) bool { return true }
+	reg.Fail(func(string) bool { return true })
 	r = sb.run(t, "", "registry", "sync")
 	if r.code != 1 || !strings.Contains(r.stderr, "503") || !strings.Contains(r.stderr, "sync again") {
 		t.Errorf("failing sync: %s", r)

@@ -66,7 +66,7 @@ func TestSync(t *testing.T) {
 	if len(ix.Entries) != len(docs) {
 		t.Fatalf("index has %q", names(ix))
 	}
-	for _, q := range reg.Requests {
+	for _, q := range reg.Requests() {
 		if q.Get("version") != "latest" || q.Get("updated_since") != "" || q.Get("limit") != "2" {
 			t.Errorf("first sync asked %v", q)
 		}
@@ -95,7 +95,7 @@ func TestSync(t *testing.T) {
 	reg.Publish(newer)
 	reg.SetStatus("io.github.example/weather-mcp", registry.StatusDeprecated, "Use io.github.example/weather-2 instead")
 	reg.SetStatus("io.github.example/database-manager", registry.StatusDeleted, "malware")
-	reg.Requests = nil
+	reg.Requests()
 	res, err = registry.Sync(context.Background(), c, again, registry.SyncOptions{PageSize: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestSync(t *testing.T) {
 	if res.Full || res.Seen != 3 || res.Removed != 1 || res.Deprecated != 1 || res.Updated != 2 {
 		t.Errorf("second sync: %+v; want incremental, 3 seen, 1 removed, 1 deprecated, 2 updated", res)
 	}
-	for _, q := range reg.Requests {
+	for _, q := range reg.Requests() {
 		if q.Get("updated_since") != since.Format(time.RFC3339) {
 			t.Errorf("second sync asked %v; want updated_since=%s", q, since.Format(time.RFC3339))
 		}
@@ -132,7 +132,7 @@ func TestSyncFailureKeepsProgress(t *testing.T) {
 	}
 	c, _ := registry.NewClient(reg.URL)
 	ix := &registry.Index{Registry: "local", URL: reg.URL, Snapshot: true}
-	reg.Fail = func(cursor string) bool { return cursor != "" }
+	reg.Fail(func(cursor string) bool { return cursor != "" })
 	_, err := registry.Sync(context.Background(), c, ix, registry.SyncOptions{PageSize: 3})
 	var se *registry.StatusError
 	if !errors.As(err, &se) || se.Code != http.StatusServiceUnavailable {
@@ -141,7 +141,7 @@ func TestSyncFailureKeepsProgress(t *testing.T) {
 	if len(ix.Entries) != 3 || !ix.Since.IsZero() || !ix.Snapshot {
 		t.Fatalf("after a failed second page: %q since %v snapshot %v; want the first page's 3, Since zero, still a first sync", names(ix), ix.Since, ix.Snapshot)
 	}
-	reg.Fail = nil
+	reg.Fail(nil)
 	if _, err := registry.Sync(context.Background(), c, ix, registry.SyncOptions{PageSize: 3}); err != nil || len(ix.Entries) != 7 {
 		t.Fatalf("retry: %v, %q", err, names(ix))
 	}

@@ -52,10 +52,25 @@ type Registry struct {
 	mu       sync.Mutex
 	records  []*Record
 	clock    time.Time
-	Requests []url.Values // each list call's query
-	// Fail, if set, answers a list call whose cursor it returns true for
-	// with a 503.
-	Fail func(cursor string) bool
+	requests []url.Values // each list call's query
+	fail     func(cursor string) bool
+}
+
+// Requests returns each list call's query so far, and forgets them.
+func (r *Registry) Requests() []url.Values {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.requests
+	r.requests = nil
+	return out
+}
+
+// Fail makes the list calls whose cursor fail returns true for answer
+// 503 (nil: none).
+func (r *Registry) Fail(fail func(cursor string) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fail = fail
 }
 
 // New starts an empty registry on loopback; the test's end stops it.
@@ -139,9 +154,9 @@ func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
 
 func (r *Registry) list(w http.ResponseWriter, req *http.Request) {
 	q := req.URL.Query()
-	r.Requests = append(r.Requests, q)
+	r.requests = append(r.requests, q)
 	cursor := q.Get("cursor")
-	if r.Fail != nil && r.Fail(cursor) {
+	if r.fail != nil && r.fail(cursor) {
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
 		return
 	}
