@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -68,7 +69,7 @@ func Load(dir, name, url string) (*Index, error) {
 	f, err := os.Open(p)
 	if errors.Is(err, os.ErrNotExist) {
 		ix := &Index{Registry: name, URL: url, Snapshot: true}
-		if url == DefaultURL {
+		if strings.TrimRight(url, "/") == DefaultURL {
 			for _, e := range SnapshotEntries() {
 				e.Registry = name
 				ix.Entries = append(ix.Entries, e)
@@ -91,7 +92,7 @@ func Load(dir, name, url string) (*Index, error) {
 	if err := json.Unmarshal(data, &ix); err != nil {
 		return nil, fmt.Errorf("%s cannot be read (%v): remove it and run 'switchboard registry sync %s'", p, err, name)
 	}
-	if ix.URL != url {
+	if strings.TrimRight(ix.URL, "/") != strings.TrimRight(url, "/") {
 		// The config now names another URL for this registry: what the
 		// file holds came from elsewhere.
 		return &Index{Registry: name, URL: url, Snapshot: true}, nil

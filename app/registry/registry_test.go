@@ -159,6 +159,9 @@ func TestSnapshotOffline(t *testing.T) {
 	if !ix.Snapshot || len(ix.Entries) < 400 {
 		t.Fatalf("the official registry's first index: snapshot %v, %d entries; want the built-in snapshot", ix.Snapshot, len(ix.Entries))
 	}
+	if slash, _ := registry.Load(dir, "official", registry.DefaultURL+"/"); len(slash.Entries) != len(ix.Entries) {
+		t.Errorf("with a trailing slash the official registry's URL has %d entries, not the snapshot's %d", len(slash.Entries), len(ix.Entries))
+	}
 	s := registry.NewSearcher(append(ix.Entries, registry.CatalogEntries()...))
 	for q, want := range map[string]string{
 		"airtable":                    "io.github.domdomegg/airtable-mcp-server",
