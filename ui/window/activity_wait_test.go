@@ -60,6 +60,13 @@ func TestActivityWording(t *testing.T) {
 // record's detail with a complete, redacted preview.
 func TestGoldenActivity(t *testing.T) {
 	w, _ := goldenWindow(t)
+	activityScene(w)
+	assertMarkup(t, w, "activity.xml")
+}
+
+// activityScene shows the Activity place with fixed records (the golden's
+// and the screenshots').
+func activityScene(w *Window) {
 	w.showPlace(placeActivity)
 	v := w.activity
 	v.loc = time.UTC
@@ -75,5 +82,4 @@ func TestGoldenActivity(t *testing.T) {
 	v.list.Select(0)
 	setText(v.err, "") // the golden window's host is never connected
 	w.win.Resize(fyne.NewSize(1120, 720))
-	assertMarkup(t, w, "activity.xml")
 }

@@ -231,6 +231,14 @@ func TestReviewHeldTool(t *testing.T) {
 // fixed data (golden_test.go's mechanism: testdata/review.xml).
 func TestGoldenReview(t *testing.T) {
 	w, _ := goldenWindow(t)
+	reviewScene(t, w)
+	assertMarkup(t, w, "review.xml")
+}
+
+// reviewScene opens the review of fixed held tools (the golden's and the
+// screenshots').
+func reviewScene(t *testing.T, w *Window) {
+	t.Helper()
 	w.servers.choose("everything")
 	v := w.openReview("everything")
 	oldDesc := "Fetches a URL.\nReturns its text."
@@ -250,5 +258,4 @@ func TestGoldenReview(t *testing.T) {
 	if n := len(v.held[0].Flags); n < 3 {
 		t.Fatalf("the golden data has %d flags", n)
 	}
-	assertMarkup(t, w, "review.xml")
 }
