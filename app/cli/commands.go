@@ -76,7 +76,9 @@ again with the new name.
 			help: `The host runs the sign-in (the MCP authorization spec: the server's
 metadata, PKCE, a loopback redirect) and keeps the tokens in the keyring,
 renewing them before they expire. The page opens in your browser where
-one can be opened; otherwise open the printed URL on this machine.
+one can be opened; otherwise open the printed URL on this machine. A
+server whose entry has no "oauth" but that asked for a sign-in (an
+imported mcp-remote entry) gets "oauth": {} first.
 `,
 			flags: []flagDef{{name: "no-browser", kind: boolFlag, help: "only print the page's URL"}},
 			run:   (*env).serversLogin},

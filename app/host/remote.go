@@ -39,6 +39,26 @@ type remoteWatch struct {
 	mu   sync.Mutex
 	why  hostapi.State // StateUnreachable, StateUnauthorized, or "" (the last answer was fine)
 	what string        // the failure, for LastError
+	// asked is the url of an entry without credentials that the server
+	// answered with an OAuth challenge (a 401 with WWW-Authenticate:
+	// Bearer): it asks for a sign-in the entry does not plan, which
+	// `servers login` adds ([Manager.SignInAsked]). "" otherwise.
+	asked string
+}
+
+func (w *remoteWatch) setAsked(url string) {
+	w.mu.Lock()
+	w.asked = url
+	w.mu.Unlock()
+}
+
+func (w *remoteWatch) askedAt(url string) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.asked != "" && w.asked == url
 }
 
 func (w *remoteWatch) set(why hostapi.State, what string) {
@@ -71,8 +91,15 @@ func (s *server) remoteTransport() func(ctx context.Context) (mcp.Transport, err
 			return nil, err
 		}
 		w := s.remoteWatch()
+		creds := carriesCredentials(r)
+		// A server that asked for a sign-in the entry does not plan: no
+		// attempt can succeed until the user signs in ('servers login'
+		// adds "oauth": {}) or gives credentials (a changed entry).
+		if !creds && w.askedAt(r.URL) {
+			return nil, &supervisor.UserError{Err: fmt.Errorf("%w: %s", errSignInNeeded, signInAsked(c.Name))}
+		}
 		rt := &remoteRoundTripper{base: remoteBase, headers: headers, watch: w, name: c.Name,
-			origin: originOf(r.URL), broken: s.remoteBroken}
+			origin: originOf(r.URL), broken: s.remoteBroken, creds: creds, url: r.URL}
 		if r.OAuth != nil {
 			rec, err := m.loadTokens(c.Name)
 			if err != nil {
@@ -179,6 +206,43 @@ type remoteRoundTripper struct {
 	origin  string             // the entry's url's (redirect.go): the only one the credentials go to
 	broken  func()             // the server cannot be reached: end the session
 	token   oauth2.TokenSource // a signed-in server's (oauth.go), or nil
+	creds   bool               // the entry sends credentials (carriesCredentials)
+	url     string             // the entry's url (remoteWatch.asked)
+}
+
+// carriesCredentials reports whether a remote entry sends credentials: a
+// sign-in ("oauth"), or a header that holds a keyring secret or is
+// Authorization. A 401 to an entry without any is not a refusal of
+// credentials: none were sent.
+func carriesCredentials(r *config.RemoteSpec) bool {
+	if r.OAuth != nil {
+		return true
+	}
+	for name, v := range r.Headers {
+		if len(v.Secrets()) > 0 || http.CanonicalHeaderKey(name) == "Authorization" {
+			return true
+		}
+	}
+	return false
+}
+
+// signInAsked says that a server asked for a sign-in, and the one command
+// that does it (the window's Sign in runs the same).
+func signInAsked(name string) string {
+	return fmt.Sprintf("this server asks for a sign-in (it answered HTTP 401 with an OAuth challenge): sign in with 'switchboard servers login %s' (or Sign in in the window)", name)
+}
+
+// oauthChallenge reports whether a 401's WWW-Authenticate is a Bearer
+// challenge (RFC 6750; MCP's authorization spec adds resource_metadata):
+// the server signs its clients in with OAuth.
+func oauthChallenge(h http.Header) bool {
+	for _, v := range h.Values("WWW-Authenticate") {
+		scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+		if strings.EqualFold(scheme, "Bearer") {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -228,8 +292,16 @@ func (t *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	case !own && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
 		t.watch.set(hostapi.StateUnauthorized, fmt.Sprintf("%s answered HTTP %d: it is another origin than the server's %s (a redirect pointed there), and the server's headers and token are never sent to another origin: fix the server's URL in the config to the address it redirects to",
 			shownURL(req.URL), resp.StatusCode, t.origin))
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && t.creds:
 		t.watch.set(hostapi.StateUnauthorized, fmt.Sprintf("%s refused the credentials: HTTP %d", shownURL(req.URL), resp.StatusCode))
+	case resp.StatusCode == http.StatusUnauthorized && oauthChallenge(resp.Header):
+		// None were sent, and the server signs its clients in (an
+		// imported mcp-remote entry: mcp-remote signed in by itself).
+		t.watch.setAsked(t.url)
+		t.watch.set(hostapi.StateSignInNeeded, signInAsked(t.name))
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		t.watch.set(hostapi.StateUnauthorized, fmt.Sprintf("%s answered HTTP %d, and the entry sends no credentials: give it a token ('switchboard servers set %s --bearer SECRET', the token in the keyring with 'switchboard secret set SECRET'), or a header the server expects (--secret-header)",
+			shownURL(req.URL), resp.StatusCode, t.name))
 	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
 		t.watch.set(hostapi.StateUnreachable, fmt.Sprintf("%s answered HTTP %d", shownURL(req.URL), resp.StatusCode))
 	case resp.StatusCode < 300:

@@ -185,7 +185,7 @@ func TestRemoteServer(t *testing.T) {
 
 	// The credentials refused: unauthorized, retried.
 	th.waitServer(t, "bad", "unauthorized", func(s hostapi.ServerStatus) bool {
-		return s.State == hostapi.StateUnauthorized && strings.Contains(s.LastError, "HTTP 401")
+		return s.State == hostapi.StateUnauthorized && strings.Contains(s.LastError, "refused the credentials: HTTP 401")
 	})
 
 	// The server goes away: unreachable, retried; it comes back on its
