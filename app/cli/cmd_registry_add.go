@@ -240,4 +240,3 @@ func (e *env) forgetSecrets(b backend, names []string) {
 		}
 	}
 }
-

@@ -153,6 +153,16 @@ func TestRegistryAddCLI(t *testing.T) {
 		t.Errorf("a version the registry lacks: %s", r)
 	}
 
+	// A runtime the host's PATH lacks: a warning, not a failure.
+	if _, err := exec.LookPath("dnx"); err == nil {
+		t.Log("dnx is installed here: the missing-runtime warning is not checked")
+	} else {
+		out = sb.cli(t, "registry", "add", "time-mcp-nuget")
+		if !strings.Contains(out, "added time-mcp-nuget") || !strings.Contains(out, "warning: dnx (.NET 10 SDK) is not in the PATH the host gives servers: install it from https://dotnet.microsoft.com/download") {
+			t.Errorf("a missing runtime:\n%s", out)
+		}
+	}
+
 	// With a host running: through its API.
 	sb.serve(t)
 	out = sb.cli(t, "registry", "add", "filesystem", "--registry", "local", "--name", "files")
