@@ -192,7 +192,24 @@ func (e *env) registryAdd(a *argv) error {
 		return fmt.Errorf("a server named %q is in the config already: give another name with --name LOCAL (or remove it first: 'switchboard servers remove %s')", local, local)
 	}
 	// The secrets first (the entry refers to them), each under the
-	// entry's name; if the entry is refused, they are removed again.
+	// entry's name; if the entry is refused, those that were new are
+	// removed again. A secret of that name that another server uses is
+	// never replaced.
+	had := map[string]bool{}
+	if len(st.Secrets) > 0 {
+		list, err := b.listSecrets()
+		if err != nil {
+			return fmt.Errorf("reading the keyring's secrets: %w (nothing was added)", err)
+		}
+		for _, si := range list {
+			had[si.Name] = true
+			for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
+				if secretName(key) == si.Name && len(si.UsedBy) > 0 {
+					return fmt.Errorf("the keyring's secret %q, where %s would go, is used by %s: give another name with --name LOCAL (nothing was added)", si.Name, key, strings.Join(si.UsedBy, ", "))
+				}
+			}
+		}
+	}
 	var stored []string
 	for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
 		s := secretName(key)
@@ -200,7 +217,9 @@ func (e *env) registryAdd(a *argv) error {
 			e.forgetSecrets(b, stored)
 			return fmt.Errorf("storing %s in the keyring as %q: %w (nothing was added)", key, s, err)
 		}
-		stored = append(stored, s)
+		if !had[s] {
+			stored = append(stored, s)
+		}
 	}
 	if err := b.put(local, raw, true); err != nil {
 		e.forgetSecrets(b, stored)
@@ -213,8 +232,12 @@ func (e *env) registryAdd(a *argv) error {
 	} else {
 		fmt.Fprintf(e.stdout, "  url:    %s\n", termtext.Escape(st.URL))
 	}
-	for _, s := range stored {
-		fmt.Fprintf(e.stdout, "  secret %s stored in the keyring (the config refers to it)\n", s)
+	for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
+		s, what := secretName(key), "stored"
+		if had[s] {
+			what = "replaced (no server used it)"
+		}
+		fmt.Fprintf(e.stdout, "  secret %s %s in the keyring (the config refers to it)\n", s, what)
 	}
 	if en.Deprecated() {
 		fmt.Fprintf(e.stdout, "warning: its registry marks it deprecated: %s\n", termtext.Escape(en.StatusMessage))

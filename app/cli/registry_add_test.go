@@ -148,6 +148,16 @@ func TestRegistryAddCLI(t *testing.T) {
 	if s := load(t).Servers["weather-mcp"]; s == nil || s.Command != "uvx" || !slices.Equal(s.Args, []string{"weather-mcp-server==0.6.0"}) || s.Env["WEATHER_UNITS"] != "celsius" {
 		t.Errorf("weather-mcp@0.6.0: %+v\n%s", s, out)
 	}
+	// A secret of the name it would take, used by another server: refused, kept.
+	sb.cli(t, "servers", "add", "other", "--secret-env", "K=w2-weather_api_key", "--", "true")
+	if r := sb.run(t, "theirs", "secret", "set", "w2-weather_api_key"); r.code != 0 {
+		t.Fatal(r)
+	}
+	r = sb.run(t, "", "registry", "add", "weather-mcp", "--name", "w2", "--set", "WEATHER_API_KEY=mine")
+	if r.code != 1 || !strings.Contains(r.stderr, `the keyring's secret "w2-weather_api_key", where WEATHER_API_KEY would go, is used by other`) {
+		t.Errorf("a secret of another server: %s", r)
+	}
+	secretIs(t, "w2-weather_api_key", "theirs")
 	r = sb.run(t, "", "registry", "add", "weather-mcp@9.9.9", "--name", "w2", "--set", "WEATHER_API_KEY=w-FAKE")
 	if r.code != 1 || !strings.Contains(r.stderr, "version 9.9.9 of io.github.example/weather-mcp is not in the local index (which has 0.5.0)") || !strings.Contains(r.stderr, "404") {
 		t.Errorf("a version the registry lacks: %s", r)
