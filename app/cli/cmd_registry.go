@@ -40,7 +40,10 @@ local index of its servers' latest versions under Switchboard's state
 directory; 'registry sync' updates it (the registry can take 20 s a page:
 never on a keystroke). Before the official registry's first sync, a
 snapshot built into Switchboard answers. Search and show read the indexes
-and the built-in catalog only, with no network. docs/registry.md says more.
+and the built-in catalog only, with no network. 'registry add' writes an
+entry to the config as 'servers add' does, with the card's exact command
+line; the values of secret inputs given with --set go to the keyring,
+never into the file. docs/registry.md says more.
 `
 
 // registryState is the config's registries and their indexes' folder.
