@@ -92,6 +92,9 @@ func (ts toolState) marks() []string {
 	if ts.hidden {
 		m = append(m, "hidden from apps")
 	}
+	if len(m) > 0 {
+		return m // apps cannot call it now: its policy is in its panel
+	}
 	switch ts.action {
 	case config.PolicyAsk:
 		m = append(m, "asks first")
