@@ -5,12 +5,17 @@ package journey
 import (
 	"context"
 	"fmt"
+	"image/color"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
@@ -47,6 +52,7 @@ func TestJourneySleepAndPolicy(t *testing.T) {
 		got := text(idle)
 		return got == "60000", got
 	})
+	s.shots("settings-start")
 	s.click("Save", s.settingsSave())
 	testkit.Eventually(t, "the entry on disk starts on demand, idle stop 60 s", func() (bool, string) {
 		e := h.entry("files")
@@ -129,6 +135,7 @@ func TestJourneyToolsHiddenAndHeld(t *testing.T) {
 	if !off {
 		t.Fatal("Call echo is enabled on a tool held for review")
 	}
+	s.shots("tools-held")
 	s.click("Review", s.find("Review", buttonText("Review")))
 	s.onlyOne("the review page", labelText("Review the tools of demo"))
 	s.click("Back", s.find("Back", buttonText("Back")))
@@ -147,6 +154,7 @@ func TestJourneyToolsHiddenAndHeld(t *testing.T) {
 		onUI(func() { off = call.(fyne.Disableable).Disabled() })
 		return !off
 	})
+	s.shots("tools-hidden")
 	// The others are as they were.
 	s.click("read_file", s.toolButton("read_file"))
 	call = s.callButton("read_file")
@@ -169,6 +177,39 @@ func startPinnedHost(t *testing.T, cfg map[string]any, pins string) *hostRun {
 	t.Cleanup(func() { lcancel(); <-ldone })
 	testkit.Eventually(t, "the client is connected to the host", func() bool { return h.live.Snapshot().Connected })
 	return h
+}
+
+// shots saves the window in the light and the dark theme as
+// $SWITCHBOARD_SHOTS/NAME-VARIANT-1120.png, when that is set (the
+// screenshots of docs/screenshots; the journey checks nothing by them).
+func (s *screenRun) shots(name string) {
+	s.t.Helper()
+	dir := os.Getenv("SWITCHBOARD_SHOTS")
+	if dir == "" {
+		return
+	}
+	for _, v := range []struct {
+		name string
+		v    fyne.ThemeVariant
+	}{{"light", theme.VariantLight}, {"dark", theme.VariantDark}} {
+		onUI(func() { theApp.Settings().SetTheme(variantTheme{theme.DefaultTheme(), v.v}) })
+		time.Sleep(500 * time.Millisecond) // a frame or two drawn in the new colours
+		out := filepath.Join(dir, name+"-"+v.name+"-1120.png")
+		if b, err := exec.Command("import", "-window", s.xid, out).CombinedOutput(); err != nil {
+			s.t.Fatalf("import: %v: %s", err, b)
+		}
+	}
+	onUI(func() { theApp.Settings().SetTheme(theme.DefaultTheme()) })
+}
+
+// variantTheme is Fyne's default theme in one variant.
+type variantTheme struct {
+	fyne.Theme
+	v fyne.ThemeVariant
+}
+
+func (t variantTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+	return t.Theme.Color(n, t.v)
 }
 
 // The lookups of these journeys (see lookups_linux_test.go).

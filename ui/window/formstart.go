@@ -72,7 +72,7 @@ func (f *serverForm) newStartRow(s *config.Server) fyne.CanvasObject {
 	errL, errObj := reservedError()
 	f.errs["start"] = errL
 	f.idleBox = idle
-	f.startRow = container.NewVBox(f.start, errObj, idle)
+	f.startRow = container.NewVBox(f.start, idle, errObj)
 	return f.startRow
 }
 
