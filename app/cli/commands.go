@@ -205,7 +205,10 @@ user's and every project's; without either they are listed, not moved.
 	}
 	// The words of tools (cmd_trust.go), after it.
 	i := slices.IndexFunc(rows, func(c *command) bool { return c.name == "tools" })
-	return slices.Insert(rows, i+1, toolsWordRows...)
+	rows = slices.Insert(rows, i+1, toolsWordRows...)
+	// The registries (cmd_registry.go), after the servers' import.
+	i = slices.IndexFunc(rows, func(c *command) bool { return c.name == "servers import" })
+	return slices.Insert(rows, i+1, registryRows...)
 }
 
 var (
