@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/host/hosttest"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
+	"github.com/switchboard-mcp/switchboard/ui/window"
 )
 
 // TestJourneySleepAndPolicy is issue 27 item 15 in the window: a person
@@ -188,21 +189,23 @@ func (s *screenRun) shots(name string) {
 	if dir == "" {
 		return
 	}
+	var prev fyne.Theme
+	onUI(func() { prev = theApp.Settings().Theme() })
 	for _, v := range []struct {
 		name string
 		v    fyne.ThemeVariant
 	}{{"light", theme.VariantLight}, {"dark", theme.VariantDark}} {
-		onUI(func() { theApp.Settings().SetTheme(variantTheme{theme.DefaultTheme(), v.v}) })
+		onUI(func() { theApp.Settings().SetTheme(variantTheme{window.Theme(), v.v}) })
 		time.Sleep(500 * time.Millisecond) // a frame or two drawn in the new colours
 		out := filepath.Join(dir, name+"-"+v.name+"-1120.png")
 		if b, err := exec.Command("import", "-window", s.xid, out).CombinedOutput(); err != nil {
 			s.t.Fatalf("import: %v: %s", err, b)
 		}
 	}
-	onUI(func() { theApp.Settings().SetTheme(theme.DefaultTheme()) })
+	onUI(func() { theApp.Settings().SetTheme(prev) })
 }
 
-// variantTheme is Fyne's default theme in one variant.
+// variantTheme is the window's theme in one variant.
 type variantTheme struct {
 	fyne.Theme
 	v fyne.ThemeVariant

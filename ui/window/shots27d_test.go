@@ -24,7 +24,7 @@ import (
 
 var shotsDir = flag.String("shots", "", "where TestShots27d writes its PNGs")
 
-// variantTheme is Fyne's default theme in one variant.
+// variantTheme is the window's theme in one variant.
 type variantTheme struct {
 	fyne.Theme
 	v fyne.ThemeVariant
@@ -60,7 +60,7 @@ func TestShots27d(t *testing.T) {
 		files := goldenAppFiles(t)
 		useAppFiles(t, files)
 		w, _ := goldenWindow(t)
-		fyne.CurrentApp().Settings().SetTheme(variantTheme{theme.DefaultTheme(), v.v})
+		fyne.CurrentApp().Settings().SetTheme(variantTheme{Theme(), v.v})
 		c := goldenCosts()
 		w.costs.all, w.costs.have, w.costs.sel = c.all, c.have, c.sel
 		w.showPlace(placeApps)
