@@ -117,7 +117,7 @@ func TestPrimaryControlByState(t *testing.T) {
 		hostapi.StateUnreachable:  "Stop",
 		hostapi.StateUnauthorized: "Stop",
 		hostapi.StateSigningIn:    "Stop",
-		hostapi.StateSignInNeeded: "Start",
+		hostapi.StateSignInNeeded: "Sign in",
 	}
 	for _, s := range hostapi.States() {
 		label, active := primaryLabel(s)

@@ -185,6 +185,10 @@ func summaryImportance(state hostapi.State) widget.Importance {
 // resolve.
 func problemText(st hostapi.ServerStatus) string {
 	switch {
+	case st.State == hostapi.StateSigningIn:
+		// The user is signing in: the last error (why it needed a
+		// sign-in) is not a problem now.
+		return ""
 	case len(st.Problems) > 0:
 		return phrase.Problems(st.Problems)
 	case len(st.Issues) > 0 && st.State != hostapi.StateRunning:

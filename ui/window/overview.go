@@ -171,8 +171,8 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 func (o *overview) offerFixes(st hostapi.ServerStatus, connected bool) {
 	o.fix.Hide()
 	for _, p := range st.Issues {
-		if p.Remedy == nil {
-			continue
+		if p.Remedy == nil || p.Remedy.Kind == hostapi.RemedySignIn {
+			continue // a sign-in is the Sign in button's (showRemote)
 		}
 		if label, do, ok := o.d.w.remedyAction(*p.Remedy); ok && connected {
 			o.fix.SetText(label)
