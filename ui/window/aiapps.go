@@ -423,6 +423,8 @@ func (r *appRow) throughText() string {
 				n += " (disabled)"
 			case !ok, s.State == "", s.State == hostapi.StateRunning, s.State == hostapi.StateStarting, s.State == hostapi.StateRestarting:
 				// serving, or about to (or the state is unknown)
+			case s.State == hostapi.StateSleeping:
+				n += " (sleeping, starts on first use)" // its Label has parentheses already
 			default: // failed, stopped, invalid, waiting for a secret, stopping
 				n += " (" + s.State.Label() + ")"
 			}
@@ -434,15 +436,18 @@ func (r *appRow) throughText() string {
 	switch {
 	case len(st.bridge.Servers) > 0:
 		text = mark(st.bridge.Servers)
+		if st.bridge.Profile != "" {
+			text += profileNote(st.bridge.Profile, r.v.w.profileNames) // aiapps_profile.go
+		}
+	case st.bridge.Profile != "":
+		// The profile says which servers it reaches (aiapps_profile.go).
+		text = r.profileThrough(st.bridge.Profile, mark, all)
 	case !snap.Connected:
 		text = "Every server"
 	case len(all) == 0:
 		text = "Every server (Switchboard has none yet)"
 	default:
 		text = "Every server: " + mark(all)
-	}
-	if st.bridge.Profile != "" {
-		text += profileNote(st.bridge.Profile, r.v.w.profileNames) // aiapps_profile.go
 	}
 	if r.stale() {
 		text += fmt.Sprintf("\nIts entry runs %s, not this Switchboard (%s): Change… updates it.", st.bridge.Command, r.v.exe)

@@ -111,8 +111,10 @@ type Window struct {
 	approvals *approvalsView // the Approvals place, once shown (approvals.go)
 	profilesV *profilesView  // the Profiles place, while shown (profiles.go)
 	// profileNames are the host's profiles, as last fetched (nil:
-	// unknown), for the AI apps place (aiapps_profile.go).
+	// unknown), for the AI apps place (aiapps_profile.go); profiles are
+	// the profiles themselves (the servers each lets through).
 	profileNames []string
+	profiles     []hostapi.ProfileInfo
 
 	costs costs // the host's token costs (cost.go)
 }
