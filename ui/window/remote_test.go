@@ -107,3 +107,29 @@ func TestRemoteSettingsKeepsURL(t *testing.T) {
 		t.Errorf("the entry has problems: %s %v", nameMsg, ps)
 	}
 }
+
+// TestRemoteFormEmptySave: the remote add form, empty, does not offer
+// Save, and its bar says what to give, as the command form does; Save is
+// offered once the name and the address are valid (issue 27 §22).
+func TestRemoteFormEmptySave(t *testing.T) {
+	w, _ := goldenWindow(t)
+	f, _ := w.addPage(false)
+	if !f.save.Disabled() {
+		t.Errorf("the command form offers Save on an empty form")
+	}
+	r := w.openAddRemote()
+	if !r.save.Disabled() || r.reason.Text != "Give the server a name and an address to save" {
+		t.Errorf("the empty remote form: Save disabled %v, the bar says %q", r.save.Disabled(), r.reason.Text)
+	}
+	if r.errs["name"].Text != "" || r.errs["url"].Text != "" {
+		t.Errorf("an untouched field says what is wrong: %q %q", r.errs["name"].Text, r.errs["url"].Text)
+	}
+	r.name.SetText("corp")
+	if !r.save.Disabled() || r.reason.Text != "Give the address to save" {
+		t.Errorf("without an address: Save disabled %v, the bar says %q", r.save.Disabled(), r.reason.Text)
+	}
+	r.url.SetText("https://mcp.example.com/mcp")
+	if r.save.Disabled() || r.reason.Text != "" {
+		t.Errorf("a valid form: Save disabled %v, the bar says %q", r.save.Disabled(), r.reason.Text)
+	}
+}
