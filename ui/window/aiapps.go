@@ -293,6 +293,9 @@ func (v *appsView) newRow(st *appState) *appRow {
 	r.importB = widget.NewButton("Import…", func() { v.askImport(r) })
 	row := v.tbl.row(r.name, r.found, r.conn, container.NewHBox(r.connect, r.disconnect, r.importB))
 	r.path = selectableLabel(st.loc.Path)
+	// A long home folder's path breaks across lines rather than widen the
+	// window beyond 800 pixels (TestAppsFitSmallScreen).
+	r.path.Wrapping = fyne.TextWrapBreak
 	if st.loc.Path == "" {
 		r.path.SetText("–")
 	}
@@ -313,7 +316,7 @@ func (v *appsView) newRow(st *appState) *appRow {
 	// The details are rows of the table too, so that their values start
 	// at its second column.
 	r.obj = container.NewVBox(row,
-		v.tbl.detail(widget.NewLabel("Config file"), container.NewHBox(r.path, r.pathNote)),
+		v.tbl.detail(widget.NewLabel("Config file"), container.NewVBox(r.path, r.pathNote)),
 		v.tbl.detail(widget.NewLabel("Through Switchboard"), r.through),
 		v.tbl.detail(widget.NewLabel("Tokens"), r.cost),
 		v.tbl.detail(widget.NewLabel("Its own servers"), container.NewVBox(r.own, r.stays)),

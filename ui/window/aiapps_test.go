@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -540,4 +541,7 @@ func TestGoldenAppsProfile(t *testing.T) {
 		}
 	}
 	assertMarkup(t, w, "apps-profile.xml")
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		shoot(t, w, "ai-apps-profile", size, func() {})
+	}
 }
