@@ -280,7 +280,6 @@ func TestSweepEscapee(t *testing.T) {
 	}
 	host.Wait()
 	testkit.Eventually(t, fmt.Sprintf("the server %d gone with its killed host", ids.Pid), func() bool { return !isLive(ids.Pid) })
-	time.Sleep(100 * time.Millisecond)
 	if !isLive(ids.Child) {
 		t.Fatalf("the escapee %d died with the host: this test no longer shows what the sweep is for", ids.Child)
 	}

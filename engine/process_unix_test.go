@@ -164,7 +164,12 @@ func TestStartErrors(t *testing.T) {
 		if _, err := Start(context.Background(), spec, StartOptions{Secrets: fakeSecrets{}}); !errors.As(err, &se) {
 			t.Fatalf("err = %v", err)
 		}
-		time.Sleep(300 * time.Millisecond)
+		// Start returned: a server it spawned would be its child now.
+		for _, c := range testkit.Children() {
+			if strings.Contains(c, marker) {
+				t.Errorf("a server was started although its secret failed: %s", c)
+			}
+		}
 		if _, err := os.Stat(marker); err == nil {
 			t.Error("a server was started although its secret failed")
 		}

@@ -361,7 +361,6 @@ func TestWindowsStopKillsTreeThroughJob(t *testing.T) {
 		t.Fatalf("the server says its pid is %d, the engine says %d", ps[0], p.Pid())
 	}
 	hs, hg := openProc(t, ps[0]), openProc(t, ps[1])
-	time.Sleep(100 * time.Millisecond)
 	if !running(t, hs) || !running(t, hg) {
 		t.Fatal("the server or its grandchild is not running before Stop")
 	}
@@ -450,7 +449,6 @@ func TestWindowsHostDeathKillsServerTree(t *testing.T) {
 		t.Fatalf("expected pids of host %d, server and grandchild, got %v", host.Process.Pid, ps)
 	}
 	hs, hg := openProc(t, ps[1]), openProc(t, ps[2])
-	time.Sleep(300 * time.Millisecond)
 	if !running(t, hs) || !running(t, hg) {
 		t.Fatal("the server or its grandchild is not running before the host is killed")
 	}
@@ -480,7 +478,6 @@ func TestWindowsStopKillsDetachedOrphan(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("the server did not exit after starting its grandchild")
 	}
-	time.Sleep(100 * time.Millisecond)
 	if !running(t, hg) {
 		t.Fatal("the detached grandchild is not running after its parent exited")
 	}
@@ -505,7 +502,6 @@ func TestWindowsHostDeathKillsDetachedGrandchild(t *testing.T) {
 		t.Fatalf("expected pids of host %d, server and grandchild, got %v", host.Process.Pid, ps)
 	}
 	hg := openProc(t, ps[2])
-	time.Sleep(300 * time.Millisecond)
 	if !running(t, hg) {
 		t.Fatal("the detached grandchild is not running before the host is killed")
 	}

@@ -8,13 +8,31 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
 	"syscall"
 )
+
+// parkedInRead waits (at most testkit.Deadline) until a goroutine is
+// parked in the network poller inside a ReadNow's Read: the reader waits
+// for data, not merely about to.
+func parkedInRead() {
+	buf := make([]byte, 1<<20)
+	testkit.Poll(testkit.Deadline, func() bool {
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, "[IO wait") && strings.Contains(g, "(*ReadNow).Read") {
+				return true
+			}
+		}
+		return false
+	})
+}
 
 // TestReadNow: the raw reader of a pipe reads what is written (waiting
 // for it through the poller), reports EOF when the writer closes, and an
@@ -31,7 +49,7 @@ func TestReadNow(t *testing.T) {
 		t.Fatalf("an os.Pipe gets %T", rn)
 	}
 	go func() {
-		time.Sleep(50 * time.Millisecond) // the reader waits for it
+		parkedInRead() // the reader waits for it in the poller
 		_, _ = w.Write([]byte("hello"))
 		big := bytes.Repeat([]byte("x"), 3<<20)
 		_, _ = w.Write(big)
@@ -59,7 +77,7 @@ func TestReadNow(t *testing.T) {
 		_, err := rn2.Read(make([]byte, 10))
 		done <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
+	parkedInRead()
 	r2.Close()
 	select {
 	case err := <-done:

@@ -18,7 +18,7 @@ import (
 // is left sleeps in a helper process or where no event can be awaited.
 // Lower these when a change removes some; never raise them.
 const (
-	maxSleeps        = 41
+	maxSleeps        = 30
 	maxDeadlineLoops = 1
 )
 
