@@ -542,6 +542,9 @@ func TestGoldenAppsProfile(t *testing.T) {
 	}
 	assertMarkup(t, w, "apps-profile.xml")
 	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
-		shoot(t, w, "ai-apps-profile", size, func() {})
+		shoot(t, w, "ai-apps-profile", size, func() {
+			snap.Info.Config.Error = "" // the place, without the golden's broken config file
+			w.apply(snap)
+		})
 	}
 }

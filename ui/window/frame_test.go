@@ -408,4 +408,7 @@ func TestAppsFitSmallScreen(t *testing.T) {
 	if m := w.win.Content().MinSize(); m.Width > 800 || m.Height > 600 {
 		t.Errorf("AI apps with a long home asks for %vx%v", m.Width, m.Height)
 	}
+	snap := goldenSnapshot()
+	snap.Info.Config.Error = ""
+	shoot(t, w, "ai-apps-long-home", fyne.NewSize(800, 600), func() { w.apply(snap) })
 }

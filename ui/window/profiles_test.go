@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -225,5 +226,8 @@ func TestProfileNoteInItsPlace(t *testing.T) {
 	}
 	if h.w.cfgBanner.Visible() {
 		t.Errorf("the Profiles place shows the banner too: %q", h.w.cfgBanner.Text)
+	}
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		shoot(t, h.w, "profiles-note", size, func() {})
 	}
 }

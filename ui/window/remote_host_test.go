@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -83,6 +84,9 @@ func TestSignInWords(t *testing.T) {
 		t.Errorf("a second sign-in button in the overview: %q", ov.fix.Text)
 	}
 
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		shoot(t, h.w, "sign-in-needed", size, func() {})
+	}
 	test.Tap(d.primary)
 	h.until("the sign-in page opened", func() bool { return len(app.opened) == 1 })
 	if !strings.HasPrefix(app.opened[0], rig.AS.AuthorizationEndpoint()) {
@@ -95,4 +99,5 @@ func TestSignInWords(t *testing.T) {
 	remotetest.Browse(t, app.opened[0], nil)
 	h.state("o", hostapi.StateRunning)
 	h.until("Stop", func() bool { return d.primary.Text == "Stop" })
+
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -131,5 +132,13 @@ func TestRemoteFormEmptySave(t *testing.T) {
 	r.url.SetText("https://mcp.example.com/mcp")
 	if r.save.Disabled() || r.reason.Text != "" {
 		t.Errorf("a valid form: Save disabled %v, the bar says %q", r.save.Disabled(), r.reason.Text)
+	}
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		shoot(t, w, "add-remote-empty", size, func() {
+			snap := goldenSnapshot()
+			snap.Info.Config.Error = ""
+			w.apply(snap)
+			w.openAddRemote() // untouched
+		})
 	}
 }

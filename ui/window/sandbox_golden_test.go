@@ -3,6 +3,7 @@ package window
 import (
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
@@ -51,4 +52,10 @@ func TestGoldenOverviewSandbox(t *testing.T) {
 		t.Errorf("the strict note: %q (shown %v, importance %v)", ov.sandboxNote.Text, ov.sandboxNote.Visible(), ov.sandboxNote.Importance)
 	}
 	assertMarkup(t, w, "overview-sandbox.xml")
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		shoot(t, w, "overview-sandbox", size, func() {
+			snap.Info.Config.Error = ""
+			w.apply(snap)
+		})
+	}
 }
