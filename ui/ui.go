@@ -57,6 +57,7 @@ func Run(o Options) error {
 	secrets.PinSessionBus() // no dbus-launch daemon left behind by the tray or Fyne
 	a := app.NewWithID(AppID)
 	a.SetIcon(appicon.Icon)
+	a.Settings().SetTheme(window.Theme()) // readable text in light and dark (issue 27 item 20)
 	return run(a, o, startSystray)
 }
 

@@ -61,11 +61,16 @@ type Record struct {
 	ResultBytes int
 	// Preview is the first [PreviewLimit] bytes of the arguments, redacted
 	// and valid JSON (see [Preview]); set by the store from Add's args.
-	Preview  string
-	Duration time.Duration
-	Outcome  Outcome
-	Code     int    // the JSON-RPC error code of a protocol_error
-	Approval string // the approval decision, empty when none was asked
+	Preview string
+	// PreviewCut says whether Preview holds only part of the arguments;
+	// PreviewCutKnown is false for records written before the log stored
+	// it (issue 27 item 14), whose previews may or may not be cut.
+	PreviewCut      bool
+	PreviewCutKnown bool
+	Duration        time.Duration
+	Outcome         Outcome
+	Code            int    // the JSON-RPC error code of a protocol_error
+	Approval        string // the approval decision, empty when none was asked
 	// Wait is how long the request waited for its server to have a
 	// session before it was sent: a sleeping server's start (docs/sleep.md)
 	// or a restart it was held through; 0 when it went at once. Not part
@@ -173,7 +178,8 @@ CREATE TABLE IF NOT EXISTS calls (
 	outcome      TEXT    NOT NULL,
 	code         INTEGER NOT NULL,
 	approval     TEXT    NOT NULL,
-	wait         INTEGER NOT NULL DEFAULT 0 -- nanoseconds waited for the server before time
+	wait         INTEGER NOT NULL DEFAULT 0, -- nanoseconds waited for the server before time
+	preview_cut  INTEGER NOT NULL DEFAULT -1 -- 1: the preview is cut, 0: whole, -1: not known (older records)
 );
 CREATE INDEX IF NOT EXISTS calls_server_time ON calls(server, time);
 CREATE INDEX IF NOT EXISTS calls_time ON calls(time);
@@ -518,18 +524,18 @@ func (l *Log) setErr(err error) {
 
 // insertRows is how many records one INSERT statement writes at most,
 // insertCols the columns of each.
-const insertRows, insertCols = 32, 14
+const insertRows, insertCols = 32, 15
 
 // insertN is the INSERT statement of n records.
 func insertN(n int) string {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO calls (time, app, conn, server, kind, target,
-	arg_bytes, result_bytes, preview, duration, outcome, code, approval, wait) VALUES `)
+	arg_bytes, result_bytes, preview, duration, outcome, code, approval, wait, preview_cut) VALUES `)
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 	}
 	return b.String()
 }
@@ -538,7 +544,8 @@ func insertN(n int) string {
 // TABLE IF NOT EXISTS leaves an existing table as it is, so each column
 // added since is added here when it is missing, with its default for the
 // records already there. Columns added: wait (issue 15, servers that
-// sleep).
+// sleep), preview_cut (issue 27 item 14; -1, not known, for the records
+// already there).
 func migrate(db *sql.DB) error {
 	rows, err := db.Query(`SELECT name FROM pragma_table_info('calls')`)
 	if err != nil {
@@ -559,6 +566,11 @@ func migrate(db *sql.DB) error {
 	}
 	if !have["wait"] {
 		if _, err := db.Exec(`ALTER TABLE calls ADD COLUMN wait INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return err
+		}
+	}
+	if !have["preview_cut"] {
+		if _, err := db.Exec(`ALTER TABLE calls ADD COLUMN preview_cut INTEGER NOT NULL DEFAULT -1`); err != nil {
 			return err
 		}
 	}
@@ -617,12 +629,12 @@ func (l *Log) write(batch []item) (int64, error) {
 		args = args[:0]
 		for _, it := range batch[:n] {
 			r := it.rec
-			preview := Preview(it.args, it.complete, it.red)
+			preview, cut := PreviewCut(it.args, it.complete, it.red)
 			target := it.red.String(r.Target)
 			bytes += recordBytes(&r, len(preview), len(target))
 			args = append(args, r.Time.UnixNano(), r.App, r.Conn, r.Server, string(r.Kind),
 				target, r.ArgBytes, r.ResultBytes, preview,
-				int64(r.Duration), string(r.Outcome), r.Code, r.Approval, int64(r.Wait))
+				int64(r.Duration), string(r.Outcome), r.Code, r.Approval, int64(r.Wait), boolInt(cut))
 		}
 		if _, err := st.Exec(args...); err != nil {
 			return 0, err
@@ -630,4 +642,11 @@ func (l *Log) write(batch []item) (int64, error) {
 		batch = batch[n:]
 	}
 	return bytes, tx.Commit()
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

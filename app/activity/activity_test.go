@@ -93,6 +93,7 @@ func TestRoundTrip(t *testing.T) {
 	want.ID = g.ID
 	want.ArgBytes = len(args)
 	want.Preview = `{"path":"/tmp/x.txt","n":3}`
+	want.PreviewCutKnown = true // and whole: PreviewCut false
 	if !g.Time.Equal(want.Time) {
 		t.Errorf("time %v, want %v", g.Time, want.Time)
 	}
@@ -129,10 +130,17 @@ func TestRoundTripBatch(t *testing.T) {
 			Target: fmt.Sprintf("t%03d", i), ResultBytes: 10 * i, Duration: time.Duration(i) * time.Microsecond,
 			Outcome: outcomes[i%len(outcomes)], Code: -i, Approval: fmt.Sprintf("a%d", i), Wait: time.Duration(i) * time.Millisecond}
 		args := []byte(fmt.Sprintf(`{"i":%d}`, i))
+		if i%3 == 0 { // a third cut (preview_cut 1), in every statement
+			args = []byte(fmt.Sprintf(`{"i":%d,"s":"%s"}`, i, strings.Repeat("x", 2*PreviewLimit)))
+		}
 		if !l.Add(r, args) {
 			t.Fatalf("Add dropped record %d", i)
 		}
-		r.ArgBytes, r.Preview = len(args), string(args)
+		r.ArgBytes, r.PreviewCutKnown = len(args), true
+		r.Preview, r.PreviewCut = PreviewCut(args, true, nil)
+		if r.PreviewCut != (i%3 == 0) {
+			t.Fatalf("record %d: preview cut %v", i, r.PreviewCut)
+		}
 		want[r.Target] = r
 	}
 	if err := l.Flush(context.Background()); err != nil {
@@ -185,6 +193,9 @@ func TestAddOfACopiedPrefix(t *testing.T) {
 		}
 		if want := `{"a":"x","b":"…"}`; r.Preview != want {
 			t.Errorf("%s: preview %s, want %s", r.Target, r.Preview, want)
+		}
+		if !r.PreviewCut || !r.PreviewCutKnown {
+			t.Errorf("%s: a preview of a copied prefix is not marked cut (cut %v, known %v)", r.Target, r.PreviewCut, r.PreviewCutKnown)
 		}
 	}
 }

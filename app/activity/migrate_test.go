@@ -40,6 +40,10 @@ func TestMigrateWait(t *testing.T) {
 	got := map[string]time.Duration{}
 	for _, r := range rs {
 		got[r.Server] = r.Wait
+		// preview_cut (issue 27 item 14): not known for the old record.
+		if known := r.Server == "new"; r.PreviewCutKnown != known || r.PreviewCut {
+			t.Errorf("%s: preview cut %v, known %v; want known %v", r.Server, r.PreviewCut, r.PreviewCutKnown, known)
+		}
 	}
 	if len(rs) != 2 || got["old"] != 0 || got["new"] != 1200*time.Millisecond {
 		t.Fatalf("records after the migration: %+v", rs)

@@ -122,21 +122,32 @@ func (r *Redactor) Skipped() []string {
 // Text that is not JSON is previewed as a JSON string of its redacted text,
 // cut to fit. Empty args give "".
 func Preview(args []byte, complete bool, r *Redactor) string {
+	out, _ := PreviewCut(args, complete, r)
+	return out
+}
+
+// PreviewCut is [Preview], and whether the preview was cut: false when
+// it holds all of the arguments (redacted, re-encoded compactly), true
+// when something was left out or shortened. The length of the preview
+// beside the arguments' size cannot tell (redaction and compaction change
+// it), so the activity log stores this (issue 27 item 14: a complete
+// argument was labelled "the first 37 bytes").
+func PreviewCut(args []byte, complete bool, r *Redactor) (string, bool) {
 	if len(bytes.TrimSpace(args)) == 0 {
-		return ""
+		return "", !complete
 	}
 	if out, ok := fastPreview(args, complete, r); ok {
-		return out
+		return out, false
 	}
 	p := previewer{r: r}
 	if out, ok := p.run(args, complete); ok {
-		return out
+		return out, p.cut
 	}
 	// Not JSON: a string of its (redacted) text.
 	s := r.String(strings.ToValidUTF8(string(args), "\uFFFD"))
 	var b bytes.Buffer
-	writeCut(&b, s, PreviewLimit)
-	return b.String()
+	cut := writeCut(&b, s, PreviewLimit)
+	return b.String(), cut || !complete
 }
 
 type frame struct {
@@ -146,6 +157,7 @@ type frame struct {
 }
 
 type previewer struct {
+	cut   bool // finish was called: something was left out
 	r     *Redactor
 	out   bytes.Buffer
 	stack []frame
@@ -321,6 +333,7 @@ func (p *previewer) token(tok json.Token) bool {
 // finish closes a cut preview: a marker in the innermost container, then
 // every closer.
 func (p *previewer) finish() string {
+	p.cut = true
 	if len(p.stack) == 0 {
 		if p.out.Len() == 0 {
 			return `"…"`
@@ -362,11 +375,11 @@ func encodeString(s string) string {
 }
 
 // writeCut writes s as a JSON string of at most room bytes, cut on a rune
-// boundary and ending in "…" when it does not fit.
-func writeCut(b *bytes.Buffer, s string, room int) {
+// boundary and ending in "…" when it does not fit; it says whether it cut.
+func writeCut(b *bytes.Buffer, s string, room int) bool {
 	if enc := encodeString(s); len(enc) <= room {
 		b.WriteString(enc)
-		return
+		return false
 	}
 	// Binary search the longest prefix whose encoding fits with "…" (an
 	// encoding is never shorter than its text: room bytes bound it).
@@ -384,6 +397,7 @@ func writeCut(b *bytes.Buffer, s string, room int) {
 	}
 	enc := encodeString(s[:lo] + "…")
 	b.WriteString(enc)
+	return true
 }
 
 // fastPreview is Preview's result for the common case, without decoding

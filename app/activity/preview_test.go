@@ -157,3 +157,38 @@ func TestRedactorMinimumLength(t *testing.T) {
 		t.Errorf("a %d-byte secret is skipped: %v", MinSecretLen, only.Skipped())
 	}
 }
+
+// TestPreviewCut: PreviewCut says whether the preview holds all of the
+// arguments. Whole arguments are not cut however much shorter than the
+// arguments their preview is (compacted, a secret redacted to a shorter
+// name: issue 27 item 14 saw such a one labelled "the first 37 bytes");
+// cut ones are, by the token path, a string cut, and a copied prefix.
+func TestPreviewCut(t *testing.T) {
+	red := NewRedactor(map[string]string{"K": "a-long-secret-value-of-many-bytes"})
+	for _, c := range []struct {
+		name     string
+		in       string
+		complete bool
+		cut      bool
+	}{
+		{"compact", `{"a":1}`, true, false},
+		{"spaced", `{ "a" : 1,   "b" : [ 1, 2 ] }`, true, false},
+		{"redacted", `{"token":"a-long-secret-value-of-many-bytes"}`, true, false},
+		{"escaped, token path", `{"t":"line\nbreak"}`, true, false},
+		{"not JSON", `not json`, true, false},
+		{"empty", ``, true, false},
+		{"long string", `{"s":"` + strings.Repeat("x", 3000) + `"}`, true, true},
+		{"long array", `[` + strings.Repeat(`1,`, 1000) + `1]`, true, true},
+		{"long text", strings.Repeat("not json ", 300), true, true},
+		{"copied prefix", `{"a":1,"s":"abc`, false, true},
+		{"copied prefix, not JSON", `abc`, false, true},
+	} {
+		got, cut := PreviewCut([]byte(c.in), c.complete, red)
+		if cut != c.cut {
+			t.Errorf("%s: PreviewCut(%.40s) = %.60s, cut %v; want cut %v", c.name, c.in, got, cut, c.cut)
+		}
+		if p := Preview([]byte(c.in), c.complete, red); p != got {
+			t.Errorf("%s: Preview %s, PreviewCut %s", c.name, p, got)
+		}
+	}
+}

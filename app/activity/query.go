@@ -53,7 +53,7 @@ func (l *Log) Query(ctx context.Context, f Filter) ([]Record, error) {
 		add("id > ?", f.AfterID)
 	}
 	q := `SELECT id, time, app, conn, server, kind, target, arg_bytes, result_bytes,
-		preview, duration, outcome, code, approval, wait FROM calls`
+		preview, duration, outcome, code, approval, wait, preview_cut FROM calls`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -73,15 +73,16 @@ func (l *Log) Query(ctx context.Context, f Filter) ([]Record, error) {
 	var out []Record
 	for rows.Next() {
 		var r Record
-		var t, d, w int64
+		var t, d, w, cut int64
 		var kind, outcome string
 		if err := rows.Scan(&r.ID, &t, &r.App, &r.Conn, &r.Server, &kind, &r.Target,
-			&r.ArgBytes, &r.ResultBytes, &r.Preview, &d, &outcome, &r.Code, &r.Approval, &w); err != nil {
+			&r.ArgBytes, &r.ResultBytes, &r.Preview, &d, &outcome, &r.Code, &r.Approval, &w, &cut); err != nil {
 			return nil, fmt.Errorf("activity: cannot read %s: %w", l.opts.Path, err)
 		}
 		r.Time = time.Unix(0, t)
 		r.Duration = time.Duration(d)
 		r.Wait = time.Duration(w)
+		r.PreviewCut, r.PreviewCutKnown = cut == 1, cut >= 0
 		r.Kind = Kind(kind)
 		r.Outcome = Outcome(outcome)
 		out = append(out, r)

@@ -150,9 +150,9 @@ func TestActivityThroughBridge(t *testing.T) {
 		t.Errorf("--server other: %+v", got)
 	}
 	human := sb.cli(t, "activity")
-	if lines := strings.Split(strings.TrimSpace(human), "\n"); len(lines) != 6 ||
-		!strings.Contains(lines[1], "srv  echo  ok") || !strings.Contains(lines[1], "bridge-test ("+conn+")") ||
-		!strings.Contains(lines[1], `[secret canary]`) || !strings.Contains(lines[2], "tool_error") {
+	if lines := strings.Split(strings.TrimSpace(human), "\n"); len(lines) != 7 || !strings.HasPrefix(lines[0], "TIME ") ||
+		!regexp.MustCompile(`srv +echo +ok `).MatchString(lines[2]) || !strings.Contains(lines[2], "bridge-test ("+conn+")") ||
+		!strings.Contains(lines[2], `[secret canary]`) || !strings.Contains(lines[3], "tool_error") {
 		t.Errorf("activity printed:\n%s", human)
 	}
 	if strings.Contains(human, canary) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
-	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
 // importFile is one file an import reads and may change: the app's config
@@ -107,6 +107,7 @@ func (e *env) importSources(app *aiapps.App, loc aiapps.Location, projects []str
 
 func (e *env) clientsImport(a *argv) error {
 	move, yes, dry, all := a.flag("move-secrets"), a.flag("yes"), a.flag("dry-run"), a.flag("all-projects")
+	unrunnable := a.flag("replace-unrunnable")
 	projects, pos := a.list("project"), a.pos
 	app, loc, err := e.clientApp("import", pos)
 	if err != nil {
@@ -185,14 +186,10 @@ func (e *env) clientsImport(a *argv) error {
 		fmt.Fprintf(e.stdout, "not imported: %s%s: Switchboard has another server named %s; rename one of them and import again\n", ent.Name, plan.Where(i), ent.As)
 		failed++
 	}
-	var cands []config.SecretCandidate // of the fresh entries, by entry
-	candOf := map[int][]config.SecretCandidate{}
-	for _, i := range importable {
-		if fresh[i] {
-			cands = append(cands, plan.Entries[i].Secrets...)
-			candOf[i] = plan.Entries[i].Secrets
-		}
-	}
+	// An entry whose command the host will not find (the host's one
+	// resolution, in the PATH it gives servers: issue 27 §4) stays in the
+	// app, where it works, unless --replace-unrunnable.
+	e.keepUnrunnable(b, plan, importable, fresh, unrunnable, dry)
 	for _, i := range importable {
 		if !fresh[i] {
 			continue
@@ -201,59 +198,61 @@ func (e *env) clientsImport(a *argv) error {
 			fmt.Fprintf(e.stdout, "%s%s: expanded %s from this environment\n", plan.Entries[i].Name, plan.Where(i), strings.Join(x, ", "))
 		}
 	}
-	if dry {
-		for _, i := range importable {
-			if fresh[i] {
-				fmt.Fprintf(e.stdout, "would import %s%s as %s\n", plan.Entries[i].Name, plan.Where(i), plan.Entries[i].As)
-				taken[i] = true
+	// Values that look like secrets: moved into the keyring, or the entry
+	// is not imported (the one rule of servers import, keptSecrets).
+	moved := map[int]map[string]string{} // entry -> var -> secret name
+	kept := map[int][]string{}           // entry -> keys not moved
+	for _, i := range importable {
+		if !fresh[i] {
+			continue
+		}
+		for _, c := range plan.Entries[i].Secrets {
+			// A dry run asks nothing: it says what --move-secrets would move.
+			if !move || !dry && !ask(fmt.Sprintf("move %s.%s into the keyring as %q?", c.Server, c.Key(), c.Secret)) {
+				kept[i] = append(kept[i], c.Key())
+				continue
 			}
-		}
-		if len(cands) > 0 {
-			fmt.Fprintf(e.stdout, "%s: --move-secrets would move %s into the keyring\n",
-				english.Plural(len(cands), "value looks like a secret", "values look like secrets"), itThem(len(cands)))
-		}
-	} else {
-		var kept, headerKept int
-		moved := map[int]map[string]string{} // entry -> var -> secret name
-		for _, i := range importable {
-			for _, c := range candOf[i] {
-				if !move || !ask(fmt.Sprintf("move %s.%s into the keyring as %q?", c.Server, c.Key(), c.Secret)) {
-					if c.Header {
-						headerKept++
-					} else {
-						kept++
-					}
-					continue
-				}
-				if _, err := b.setSecret(c.Secret, c.Value); err != nil {
-					return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
-				}
-				if moved[i] == nil {
-					moved[i] = map[string]string{}
-				}
-				moved[i][c.Var] = c.Secret
+			if dry {
+				fmt.Fprintf(e.stdout, "would move %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
+			} else if _, err := b.setSecret(c.Secret, c.Value); err != nil {
+				return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
+			} else {
 				fmt.Fprintf(e.stdout, "moved %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
 			}
+			if moved[i] == nil {
+				moved[i] = map[string]string{}
+			}
+			moved[i][c.Var] = c.Secret
 		}
-		if kept > 0 && !move {
-			fmt.Fprintf(e.stdout, "%s and stay%s in Switchboard's config as plain text; run the import with --move-secrets to move %s into the keyring\n",
-				english.Plural(kept, "value looks like a secret", "values look like secrets"), verbS(kept), itThem(kept))
+	}
+	for _, i := range importable {
+		if !fresh[i] {
+			continue
 		}
-		headerNote(e, headerKept)
-		for _, i := range importable {
-			if !fresh[i] {
-				continue
+		ent := plan.Entries[i]
+		if keys := kept[i]; len(keys) > 0 {
+			verb := "not imported"
+			if dry {
+				verb = "would not import"
 			}
-			_, ok, err := e.importOne(b, plan.Entries[i].Name, plan.Entries[i].Server, moved[i], false)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				failed++
-				continue
-			}
+			fmt.Fprintf(e.stdout, "%s: %s%s: %s (it stays in %s)\n", verb, ent.Name, plan.Where(i), keptSecrets(keys, move), app.Name)
+			failed++
+			continue
+		}
+		if dry {
+			fmt.Fprintf(e.stdout, "would import %s%s as %s\n", ent.Name, plan.Where(i), ent.As)
 			taken[i] = true
+			continue
 		}
+		_, ok, err := e.importOne(b, ent.Name, ent.Server, moved[i], false)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			failed++
+			continue
+		}
+		taken[i] = true
 	}
 	for _, i := range importable {
 		if j := plan.Entries[i].SameAs; j >= 0 {
@@ -337,6 +336,53 @@ func (e *env) clientsImport(a *argv) error {
 		return exitError{1}
 	}
 	return nil
+}
+
+// keepUnrunnable takes out of fresh the local entries whose command the
+// host will not find: resolved as the host resolves it, in the PATH it
+// gives servers (the running host's; with none, the login shell's), not
+// this terminal's. Each is named with the command, that PATH and the
+// remedy, and stays in the app, where it works (VS Code's uvx
+// mcp-server-fetch on a host without uvx). With replace (the flag
+// --replace-unrunnable) it is imported anyway, with the same warning.
+func (e *env) keepUnrunnable(b backend, plan *aiapps.ImportPlan, importable []int, fresh map[int]bool, replace, dry bool) {
+	var path string
+	asked, ok := false, false
+	for _, i := range importable {
+		ent := plan.Entries[i]
+		if !fresh[i] || ent.Server.IsRemote() {
+			continue
+		}
+		if !asked {
+			path, ok = e.hostPath(b)
+			asked = true
+		}
+		if !ok {
+			return // the host could not say: its start will
+		}
+		why, remedy := notFound(ent.As, ent.Server, path)
+		if why == "" {
+			continue
+		}
+		why = termtext.Escape(why)
+		if remedy != "" {
+			why += "; " + remedy
+		} else {
+			why += " ('switchboard doctor' shows the PATH the host gives servers)"
+		}
+		if replace {
+			fmt.Fprintf(e.stdout, "warning: %s%s: the host will not find its command, and it is imported anyway (--replace-unrunnable): %s\n",
+				ent.Name, plan.Where(i), why)
+			continue
+		}
+		verb := "not imported"
+		if dry {
+			verb = "would not import"
+		}
+		fmt.Fprintf(e.stdout, "%s: %s%s: the host will not find its command, so it stays in %s, where it runs: %s. Then import again, or import it now with --replace-unrunnable\n",
+			verb, ent.Name, plan.Where(i), plan.App.Name, why)
+		delete(fresh, i)
+	}
 }
 
 // replaceInScope puts the bridge entry in place of the entries drop of one

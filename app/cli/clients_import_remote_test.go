@@ -61,7 +61,9 @@ func TestClientsImportRemoteRealKeyring(t *testing.T) {
 	for _, want := range []string{
 		"would import linear as linear", "would import docs as docs", "would import hf as hf", "would import files as files",
 		`skipped: "odd": not imported: an mcp-remote entry (mcp-remote https://odd.example.com/mcp): mcp-remote's option "--static-oauth-client-info" is not one Switchboard understands`,
-		"3 values look like secrets: --move-secrets would move them into the keyring",
+		`would move linear.headers.Authorization into the keyring as "linear-authorization"`,
+		`would move docs.headers.X-Api-Key into the keyring as "docs-x-api-key"`,
+		`would move hf.headers.Authorization into the keyring as "hf-authorization"`,
 	} {
 		if !strings.Contains(dry, want) {
 			t.Errorf("the dry run lacks %q:\n%s", want, dry)
@@ -180,8 +182,8 @@ func TestClientsImportRemoteKeepsLiteralWithoutMove(t *testing.T) {
 	orig := `{"mcpServers": {"hf": {"url": "https://hf.example/mcp", "headers": {"Authorization": "Bearer hf_FAKE_literal_0123"}}, "open": {"url": "https://open.example/mcp"}}}`
 	writeApp(t, path, orig, 0o600)
 	r := u.main("", "clients", "import", "cursor", "--yes")
-	if r.code != 1 || !strings.Contains(r.stdout, "not imported: hf:") || !strings.Contains(r.stdout, "switchboard secret set hf-authorization") ||
-		!strings.Contains(r.stdout, "imported open") || !strings.Contains(r.stdout, "1 secret in headers not moved: a header's secret is kept only in the keyring, so its server is not imported") || strings.Contains(r.stdout, "config as plain text") || strings.Contains(r.stdout+r.stderr, "hf_FAKE_literal") {
+	if r.code != 1 || !strings.Contains(r.stdout, "not imported: hf: headers.Authorization looks like a secret, and a secret is kept only in the keyring, never as plain text in the config: run the import with --move-secrets to move it into the keyring (it stays in Cursor)") ||
+		!strings.Contains(r.stdout, "imported open") || strings.Contains(r.stdout+r.stderr, "hf_FAKE_literal") {
 		t.Fatalf("%s", r)
 	}
 	b, _ := os.ReadFile(u.configPath())

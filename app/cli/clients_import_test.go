@@ -146,7 +146,11 @@ func TestClientsImportVSCodeDryRunIsTheImport(t *testing.T) {
 	orig := fixture(t, "vscode-mcp.json")
 	writeApp(t, path, orig, 0o600)
 
-	dryOut := u.ok(t, "", "clients", "import", "vscode", "--dry-run")
+	// notes and plain name commands this machine does not have, and
+	// notes' token moves to the keyring: both flags, so that every entry
+	// Switchboard can run is imported (TestClientsImportKeeps covers the
+	// refusals without them).
+	dryOut := u.ok(t, "", "clients", "import", "vscode", "--dry-run", "--replace-unrunnable", "--move-secrets")
 	if b, _ := os.ReadFile(path); string(b) != orig {
 		t.Fatal("the dry run changed the file")
 	}
@@ -155,7 +159,7 @@ func TestClientsImportVSCodeDryRunIsTheImport(t *testing.T) {
 	}
 	dry := parseImport(t, dryOut, true)
 
-	realOut := u.ok(t, "", "clients", "import", "vscode", "--yes")
+	realOut := u.ok(t, "", "clients", "import", "vscode", "--yes", "--replace-unrunnable", "--move-secrets")
 	real := parseImport(t, realOut, false)
 	if !slices.Equal(dry.skipped, real.skipped) || !slices.Equal(dry.imported, real.imported) || !slices.Equal(dry.replaced, real.replaced) {
 		t.Fatalf("the dry run and the import differ:\ndry:  %q\nreal: %q\n--- dry run:\n%s\n--- import:\n%s", dry, real, dryOut, realOut)
@@ -188,11 +192,16 @@ func TestClientsImportVSCodeDryRunIsTheImport(t *testing.T) {
 	f := u.load(t, u.configPath())
 	n := f.Servers["notes"]
 	if n == nil || n.Command != filepath.Join(home, "bin", "notes-mcp") || !slices.Equal(n.Args, []string{"--dir", home + "/notes"}) ||
-		n.Env["NOTES_TOKEN"] != "tok_notes_0123456789" || n.Env["PATTERN"] != "a$${b" || len(f.Servers) != 5 {
+		!strings.HasPrefix(n.Env["NOTES_TOKEN"], "${keyring:") || n.Env["PATTERN"] != "a$${b" || len(f.Servers) != 5 {
 		t.Fatalf("imported %v: notes %+v", f.Names(), n)
 	}
+	if refs := n.SecretRefs(); len(refs) != 1 {
+		t.Fatalf("notes refers to %v", refs)
+	} else if v, err := u.store.Get(refs[0]); err != nil || v.Reveal() != "tok_notes_0123456789" {
+		t.Fatalf("the keyring's %s: %v", refs[0], err)
+	}
 	// Once more: everything left is still left, nothing moves twice.
-	again := parseImport(t, u.ok(t, "", "clients", "import", "vscode", "--dry-run"), true)
+	again := parseImport(t, u.ok(t, "", "clients", "import", "vscode", "--dry-run", "--replace-unrunnable", "--move-secrets"), true)
 	if !slices.Equal(again.skipped, real.skipped) || len(again.imported) != 0 {
 		t.Fatalf("a second dry run: %q", again)
 	}
@@ -224,7 +233,11 @@ func TestClientsImportClaudeCodeProjects(t *testing.T) {
 
 	step := func(args ...string) (importReport, string) {
 		t.Helper()
-		base := append([]string{"clients", "import", "claude-code"}, args...)
+		// The fixture's commands (search-mcp...) are not on this machine,
+		// and search's key moves to the keyring: both flags, so that every
+		// entry Switchboard can run is imported (TestClientsImportKeeps
+		// covers the refusals without them).
+		base := append([]string{"clients", "import", "claude-code", "--replace-unrunnable", "--move-secrets"}, args...)
 		d := u.main("", append(base, "--dry-run")...)
 		r := u.main("", append(base, "--yes")...)
 		if r.code != 0 && r.code != 1 || d.code != r.code {
@@ -332,4 +345,83 @@ func stripBlock(t *testing.T, data []byte, project string) string {
 		})
 	}
 	return string(v.Pack())
+}
+
+// TestClientsImportKeeps (issue 27 §4 and §16): an entry whose command the
+// host will not find (uvx, which only this terminal's PATH has: the host
+// resolves in its own, the login shell's) and an entry with a literal
+// secret in its env stay in the app, where they work, each with why and
+// the remedy; the dry run says the same. With --replace-unrunnable and
+// --move-secrets both are imported (the secret into the keyring) and
+// replaced in the app.
+func TestClientsImportKeeps(t *testing.T) {
+	u, home := clientsUnit(t)
+	termBin, hostBin := filepath.Join(u.dir, "termbin"), filepath.Join(u.dir, "hostbin")
+	for _, d := range []string{termBin, hostBin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(termBin, "uvx"), []byte("#!/bin/sh\nexec cat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/bin/cat", filepath.Join(hostBin, "cat")); err != nil {
+		t.Fatal(err)
+	}
+	// The login shell's PATH, which the host gives servers, has cat only;
+	// this terminal's has uvx too.
+	shell := filepath.Join(u.dir, "loginsh")
+	if err := os.WriteFile(shell, []byte("#!/bin/sh\nPATH="+hostBin+"; export PATH; exec /bin/sh -c \"$3\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SHELL", shell)
+	t.Setenv("PATH", termBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	path := appFile(t, "vscode")
+	orig := `{
+	"servers": {
+		"fetch": {"type": "stdio", "command": "uvx", "args": ["mcp-server-fetch"]},
+		"files": {"type": "stdio", "command": "cat", "args": []},
+		"gh": {"type": "stdio", "command": "/bin/cat", "env": {"GITHUB_TOKEN": "ghp_literal_0123456789"}}
+	}
+}
+`
+	writeApp(t, path, orig, 0o600)
+
+	fetchKept := `fetch: the host will not find its command, so it stays in VS Code, where it runs: server "fetch": command "uvx" was not found in PATH (` + hostBin + `)`
+	uvRemedy := "install uv (which provides uvx"
+	ghKept := "gh: env.GITHUB_TOKEN looks like a secret, and a secret is kept only in the keyring, never as plain text in the config: run the import with --move-secrets to move it into the keyring (it stays in VS Code)"
+	d := u.main("", "clients", "import", "vscode", "--dry-run")
+	r := u.main("", "clients", "import", "vscode", "--yes")
+	for _, c := range []struct {
+		out, verb string
+	}{{d.stdout, "would not import: "}, {r.stdout, "not imported: "}} {
+		for _, want := range []string{c.verb + fetchKept, uvRemedy, "import it now with --replace-unrunnable", c.verb + ghKept} {
+			if !strings.Contains(c.out, want) {
+				t.Errorf("output lacks %q:\n%s", want, c.out)
+			}
+		}
+	}
+	if d.code != 1 || r.code != 1 || !strings.Contains(d.stdout, "would import files as files") || !strings.Contains(r.stdout, "imported files\n") {
+		t.Fatalf("dry run %s\nimport %s", d, r)
+	}
+	after, _ := os.ReadFile(path)
+	checkKept(t, []byte(orig), after, []string{"fetch", "gh"}, []string{"files"}, "servers")
+	f := u.load(t, u.configPath())
+	if b, _ := os.ReadFile(u.configPath()); len(f.Servers) != 1 || f.Servers["files"] == nil || bytes.Contains(b, []byte("ghp_literal")) {
+		t.Fatalf("the config:\n%s", b)
+	}
+
+	// Told to: both are imported, and replaced in the app.
+	r = u.main("", "clients", "import", "vscode", "--yes", "--replace-unrunnable", "--move-secrets")
+	if r.code != 0 || !strings.Contains(r.stdout, "warning: fetch: the host will not find its command, and it is imported anyway (--replace-unrunnable)") ||
+		!strings.Contains(r.stdout, "imported fetch\n") || !strings.Contains(r.stdout, "imported gh\n") {
+		t.Fatalf("import --replace-unrunnable --move-secrets: %s", r)
+	}
+	after, _ = os.ReadFile(path)
+	checkKept(t, []byte(orig), after, nil, []string{"fetch", "gh", "files"}, "servers")
+	f = u.load(t, u.configPath())
+	if f.Servers["fetch"] == nil || f.Servers["gh"] == nil || len(f.Servers["gh"].SecretRefs()) != 1 {
+		t.Fatalf("imported %v", f.Names())
+	}
+	_ = home
 }

@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 var activityFlags = []flagDef{
@@ -75,14 +78,18 @@ func (e *env) activity(a *argv) error {
 	if e.json && !follow {
 		return e.printJSON(r.Records)
 	}
+	headed := false // the table's header is printed once, with the first records
 	print := func(rs []hostapi.ActivityRecord) {
-		for _, rec := range rs {
-			if e.json { // with -f: one JSON object a line
-				b, _ := json.Marshal(rec)
-				fmt.Fprintln(e.stdout, string(b))
-				continue
+		if !e.json {
+			if len(rs) > 0 {
+				printActivity(e.stdout, rs, !headed)
+				headed = true
 			}
-			fmt.Fprintln(e.stdout, activityRecordLine(rec))
+			return
+		}
+		for _, rec := range rs { // with -f: one JSON object a line
+			b, _ := json.Marshal(rec)
+			fmt.Fprintln(e.stdout, string(b))
 		}
 	}
 	print(r.Records)
@@ -143,24 +150,39 @@ func activityNote(st hostapi.ActivityStatus) string {
 // open, or has dropped records.
 func activityLine(st hostapi.ActivityStatus) string { return activityNote(st) }
 
-// activityRecordLine is one record as a line: time, server, what, outcome,
-// duration, who, sizes, the arguments' preview (shortened).
+// activityHeader is the activity table's header line (issue 27 item 14:
+// the table had none).
+const activityHeader = "TIME\tSERVER\tREQUEST\tOUTCOME\tDURATION\tAPP\tIN\tOUT\tARGUMENTS"
+
+// printActivity writes records as rows of the activity table, the header
+// first when header is set; columns line up within one call (with -f,
+// within each batch of new records).
+func printActivity(w io.Writer, rs []hostapi.ActivityRecord, header bool) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	if header {
+		fmt.Fprintln(tw, activityHeader)
+	}
+	for _, r := range rs {
+		fmt.Fprintln(tw, activityRecordLine(r))
+	}
+	_ = tw.Flush()
+}
+
+// activityRecordLine is one record as a row (cells separated by tabs):
+// time, server, what, outcome, duration, who, sizes, the arguments'
+// preview (shortened, and marked when the host cut it).
 func activityRecordLine(r hostapi.ActivityRecord) string {
-	var b strings.Builder
-	b.WriteString(r.Time.Local().Format("2006-01-02 15:04:05.000"))
-	b.WriteString("  ")
-	b.WriteString(r.Server)
-	b.WriteString("  ")
 	what := r.Target
 	if r.Kind != "tools/call" {
 		what = r.Kind + " " + r.Target
 	}
-	b.WriteString(what)
-	b.WriteString("  ")
-	b.WriteString(outcomeText(r.Outcome, r.Code))
-	fmt.Fprintf(&b, "  %s", durationText(r.DurationMs))
+	outcome := outcomeText(r.Outcome, r.Code)
+	if r.Approval != "" {
+		outcome += " [" + r.Approval + "]"
+	}
+	dur := english.DurationMs(r.DurationMs)
 	if r.WaitMs > 0 {
-		fmt.Fprintf(&b, " (after waiting %s for the server to start)", durationText(r.WaitMs))
+		dur += fmt.Sprintf(" (after waiting %s for the server to start)", english.DurationMs(r.WaitMs))
 	}
 	who := r.App
 	if who == "" {
@@ -169,17 +191,16 @@ func activityRecordLine(r hostapi.ActivityRecord) string {
 	if r.Conn != "" {
 		who += " (" + r.Conn + ")"
 	}
-	b.WriteString("  ")
-	b.WriteString(who)
-	fmt.Fprintf(&b, "  %s in, %s out", bytesText(r.ArgBytes), bytesText(r.ResultBytes))
-	if r.Approval != "" {
-		b.WriteString("  [" + r.Approval + "]")
+	args := shorten(r.Preview, 160)
+	if r.PreviewCut != nil && *r.PreviewCut {
+		args += " (cut)"
 	}
-	if r.Preview != "" {
-		b.WriteString("  ")
-		b.WriteString(shorten(r.Preview, 160))
+	cells := []string{r.Time.Local().Format("2006-01-02 15:04:05.000"), r.Server, what, outcome, dur, who,
+		bytesText(r.ArgBytes), bytesText(r.ResultBytes), args}
+	for i, c := range cells {
+		cells[i] = strings.ReplaceAll(c, "\t", " ") // a tab would start a new column
 	}
-	return b.String()
+	return strings.Join(cells, "\t")
 }
 
 func outcomeText(o string, code int) string {
@@ -187,17 +208,6 @@ func outcomeText(o string, code int) string {
 		return fmt.Sprintf("protocol_error %d", code)
 	}
 	return o
-}
-
-func durationText(ms float64) string {
-	d := time.Duration(ms * float64(time.Millisecond))
-	switch {
-	case d < time.Millisecond:
-		return d.Round(time.Microsecond).String()
-	case d < time.Second:
-		return d.Round(100 * time.Microsecond).String()
-	}
-	return d.Round(10 * time.Millisecond).String()
 }
 
 func bytesText(n int) string {

@@ -418,20 +418,3 @@ func sameCommand(stored json.RawMessage, s *config.Server) bool {
 	}
 	return a.Command == s.Command && slices.Equal(a.Args, s.Args) && a.URL == s.URL
 }
-
-// verbS is the -s of a verb whose subject is a count: "1 value stays",
-// "2 values stay".
-func verbS(n int) string {
-	if n == 1 {
-		return "s"
-	}
-	return ""
-}
-
-// itThem is the pronoun for a count of things.
-func itThem(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
-}

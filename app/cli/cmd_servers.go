@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
@@ -222,27 +223,52 @@ func (e *env) serversPut(a *argv, create bool) error {
 // running host's; with none, the login shell's, which a host started now
 // would use), not this terminal's.
 func (e *env) warnNotFound(b backend, name string, s *config.Server) {
-	if s.IsRemote() || s.Command == "" {
+	path, ok := e.hostPath(b)
+	if !ok {
 		return
 	}
-	ctx := context.Background()
-	var path string
-	if hb, ok := b.(*hostBackend); ok {
+	if why, _ := notFound(name, s, path); why != "" {
+		fmt.Fprintf(e.stdout, "warning: the host will not find this server's command: %s ('switchboard doctor' shows the PATH the host gives servers)\n", termtext.Escape(why))
+	}
+}
+
+// hostPath is the PATH the host gives servers: the running host's; with
+// none, the login shell's, which a host started now would use. ok is
+// false when the running host could not say.
+func (e *env) hostPath(b backend) (path string, ok bool) {
+	if hb, isHost := b.(*hostBackend); isHost {
 		hi, err := hb.c.Info(hb.ctx)
 		if err != nil {
-			return
+			return "", false
 		}
-		path = hi.Path
-	} else {
-		path, _ = hostrun.LoginPath(ctx, 5*time.Second)
+		return hi.Path, true
+	}
+	path, _ = hostrun.LoginPath(context.Background(), 5*time.Second)
+	return path, true
+}
+
+// notFound says why the host will not find a local entry's command in
+// path (the one resolution, hostrun.Statuses, as status and doctor say
+// it), and the remedy of its issue (what to install, where), or "" when
+// it will, or when the entry is remote.
+func notFound(name string, s *config.Server, path string) (why, remedy string) {
+	if s.IsRemote() || s.Command == "" {
+		return "", ""
 	}
 	f := config.New()
 	f.Servers[name] = s
 	for _, st := range hostrun.Statuses(f, path, "") {
-		if st.Name == name && st.ResolveError != "" {
-			fmt.Fprintf(e.stdout, "warning: the host will not find this server's command: %s ('switchboard doctor' shows the PATH the host gives servers)\n", termtext.Escape(st.ResolveError))
+		if st.Name != name || st.ResolveError == "" {
+			continue
 		}
+		for _, is := range st.Issues {
+			if is.Remedy != nil && is.Remedy.Kind == hostapi.RemedyInstall {
+				remedy = is.Remedy.Text
+			}
+		}
+		return st.ResolveError, remedy
 	}
+	return "", ""
 }
 
 // setToolFilter applies --clear-tool-filter, then --allow-tool and
@@ -485,16 +511,7 @@ func (e *env) serversImport(a *argv) error {
 	failed := 0
 	for _, orig := range names {
 		if keys := kept[orig]; len(keys) > 0 {
-			remedy := "run the import with --move-secrets to move it into the keyring"
-			if move {
-				remedy = "answer yes to move it into the keyring, or add the server with 'switchboard servers add' and --secret-env"
-			}
-			verb := "look"
-			if len(keys) == 1 {
-				verb = "looks"
-			}
-			fmt.Fprintf(e.stdout, "not imported: %s: %s %s like a secret, and a secret is kept only in the keyring, never as plain text in the config: %s\n",
-				orig, english.List(keys), verb, remedy)
+			fmt.Fprintf(e.stdout, "not imported: %s: %s\n", orig, keptSecrets(keys, move))
 			failed++
 			continue
 		}
@@ -553,15 +570,21 @@ func (e *env) importOne(b backend, orig string, s *config.Server, moved map[stri
 	return name, true, nil
 }
 
-// headerNote says that header secrets left unmoved keep their servers out:
-// a remote entry's header holds only keyring references.
-func headerNote(e *env, n int) {
-	servers := "their servers are"
-	if n == 1 {
-		servers = "its server is"
+// keptSecrets says why an entry with values that look like secrets, not
+// moved into the keyring, is not imported, and the remedy: the one rule of
+// `servers import` and `clients import`, for env and headers alike
+// (docs/decisions.md): a secret never lands in the config as plain text.
+// keys are the entry's keys of those values (env.NAME, headers.NAME);
+// move says whether --move-secrets was given (the user answered no).
+func keptSecrets(keys []string, move bool) string {
+	remedy := "run the import with --move-secrets to move it into the keyring"
+	if move {
+		remedy = "answer yes to move it into the keyring, or add the server with 'switchboard servers add' and --secret-env"
 	}
-	if n > 0 {
-		fmt.Fprintf(e.stdout, "%s in headers not moved: a header's secret is kept only in the keyring, so %s not imported; run the import with --move-secrets\n",
-			english.Plural(n, "secret", "secrets"), servers)
+	verb := "look"
+	if len(keys) == 1 {
+		verb = "looks"
 	}
+	return fmt.Sprintf("%s %s like a secret, and a secret is kept only in the keyring, never as plain text in the config: %s",
+		english.List(keys), verb, remedy)
 }

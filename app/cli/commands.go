@@ -76,7 +76,9 @@ again with the new name.
 			help: `The host runs the sign-in (the MCP authorization spec: the server's
 metadata, PKCE, a loopback redirect) and keeps the tokens in the keyring,
 renewing them before they expire. The page opens in your browser where
-one can be opened; otherwise open the printed URL on this machine.
+one can be opened; otherwise open the printed URL on this machine. A
+server whose entry has no "oauth" but that asked for a sign-in (an
+imported mcp-remote entry) gets "oauth": {} first.
 `,
 			flags: []flagDef{{name: "no-browser", kind: boolFlag, help: "only print the page's URL"}},
 			run:   (*env).serversLogin},
@@ -157,14 +159,21 @@ a flag): its flags are its own.
 		{name: "clients disconnect", args: "APP", summary: "remove that entry; everything else in the file stays",
 			flags: []flagDef{projectFlag, dryRunFlag}, run: (*env).clientsDisconnect},
 		{name: "clients import", args: "APP", summary: "take the servers configured in the app into Switchboard, then offer to replace them in the app with the entry",
-			help: `What Switchboard cannot run as the app does (remote entries,
+			help: `What Switchboard cannot run as the app does (a remote form it does not know,
 ${workspaceFolder}, ${input:...}, unset variables) stays in the app, and is
 listed with why. claude-code: --project DIR imports only that project's
 servers (~/.claude.json's projects, DIR/.mcp.json), --all-projects the
 user's and every project's; without either they are listed, not moved.
+A server whose command the host will not find (not on the PATH the host
+gives servers, which 'switchboard doctor' shows) stays in the app, where
+it runs, with the remedy; --replace-unrunnable imports it anyway. A value
+that looks like a secret (env or headers) is moved into the keyring
+(--move-secrets), or its server stays in the app: a secret is never
+written to Switchboard's config as plain text.
 `,
 			flags: []flagDef{
-				{name: "move-secrets", kind: boolFlag, help: "offer to move the values that look like secrets into the keyring"},
+				{name: "move-secrets", kind: boolFlag, help: "offer to move the values that look like secrets (env or headers) into the keyring; a server with one not moved is not imported"},
+				{name: "replace-unrunnable", kind: boolFlag, help: "import (and replace in the app) the servers whose command the host will not find, too"},
 				{name: "yes", short: "y", kind: boolFlag, help: "answer yes to every question"},
 				dryRunFlag,
 				{name: "all-projects", kind: boolFlag, help: "claude-code: the user's servers and every project's"},
@@ -205,7 +214,10 @@ user's and every project's; without either they are listed, not moved.
 	}
 	// The words of tools (cmd_trust.go), after it.
 	i := slices.IndexFunc(rows, func(c *command) bool { return c.name == "tools" })
-	return slices.Insert(rows, i+1, toolsWordRows...)
+	rows = slices.Insert(rows, i+1, toolsWordRows...)
+	// The registries (cmd_registry.go), after the servers' import.
+	i = slices.IndexFunc(rows, func(c *command) bool { return c.name == "servers import" })
+	return slices.Insert(rows, i+1, registryRows...)
 }
 
 var (

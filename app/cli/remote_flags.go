@@ -15,7 +15,7 @@ import (
 // transport, headers (literal, or from the keyring) and the OAuth sign-in.
 var remoteFlagDefs = []flagDef{
 	{name: "url", kind: stringFlag, arg: "URL", help: "a remote server's address, instead of a command: https://, or http:// for this machine only"},
-	{name: "transport", kind: stringFlag, arg: "TYPE", help: "a remote server's transport: http (Streamable HTTP, the default) or sse (the older HTTP+SSE)"},
+	{name: "transport", kind: stringFlag, arg: "TYPE", help: "a remote server's transport: http-first (the default: Streamable HTTP, then the older HTTP+SSE if the server refuses it), http (Streamable HTTP only) or sse (HTTP+SSE only)"},
 	{name: "header", kind: multiFlag, arg: "'NAME: VALUE'", help: "send a header with every request to the remote server (a literal value: put tokens in the keyring with --bearer or --secret-header)"},
 	{name: "secret-header", kind: multiFlag, arg: "NAME=SECRET", help: "send a header whose value is a secret of the keyring ('switchboard secret set SECRET' stores it)"},
 	{name: "bearer", kind: stringFlag, arg: "SECRET", help: "send Authorization: Bearer with the token stored in the keyring as SECRET"},
@@ -80,12 +80,12 @@ func setRemote(entry map[string]json.RawMessage, a *argv, verb, name string) (se
 	}
 	if t := a.str("transport"); t != "" {
 		switch t {
-		case config.RemoteHTTP:
-			delete(entry, "type") // the default
-		case config.RemoteSSE:
-			set("type", t)
+		case "http-first":
+			delete(entry, "type") // the default: Streamable HTTP, then SSE (docs/remote.md)
+		case config.RemoteHTTP, config.RemoteSSE:
+			set("type", t) // the one transport used, as chosen
 		default:
-			return nil, usagef("--transport %q: give http (Streamable HTTP) or sse (the older HTTP+SSE)", t)
+			return nil, usagef("--transport %q: give http-first (the default: Streamable HTTP, then SSE), http (Streamable HTTP only) or sse (the older HTTP+SSE only)", t)
 		}
 	}
 	headers := map[string]string{}

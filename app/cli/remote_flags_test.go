@@ -40,8 +40,13 @@ func TestServersAddRemote(t *testing.T) {
 	// set: back to http, another scope list; the client ID and the rest stay.
 	u.ok(t, "", "servers", "set", "docs", "--transport", "http", "--scope", "admin")
 	d = u.load(t, u.configPath()).Servers["docs"]
-	if d.Type == config.RemoteSSE || d.OAuth.ClientID != "cid" || strings.Join(d.OAuth.Scopes, " ") != "admin" || d.URL != "http://127.0.0.1:3001/sse" {
+	if d.Type != config.RemoteHTTP || d.OAuth.ClientID != "cid" || strings.Join(d.OAuth.Scopes, " ") != "admin" || d.URL != "http://127.0.0.1:3001/sse" {
 		t.Errorf("docs after set: %+v %+v", d, d.OAuth)
+	}
+	// http-first, the default: no "type" (Streamable HTTP, then SSE).
+	u.ok(t, "", "servers", "set", "docs", "--transport", "http-first")
+	if d = u.load(t, u.configPath()).Servers["docs"]; d.Type != "" {
+		t.Errorf("docs after --transport http-first: type %q", d.Type)
 	}
 	// set: one header off, the others kept; then the last ones, and
 	// "headers" goes.

@@ -57,7 +57,7 @@ const (
 // globalFlags are every command's.
 var globalFlags = []flagDef{
 	{name: "config", kind: stringFlag, arg: "PATH", help: "the config file (default: $SWITCHBOARD_CONFIG, or config.json in the user's config directory)"},
-	{name: "json", kind: boolFlag, help: "print JSON (status, logs, activity, tools, call, secret list, clients list, service status, autostart status)"},
+	{name: "json", kind: boolFlag, help: "print JSON (status, logs, activity, tools, call, secret list, clients list, service status, autostart status, registry search, registry show)"},
 	{name: "help", short: "h", kind: boolFlag, help: "print this help"},
 }
 
@@ -375,7 +375,7 @@ func upperFirst(s string) string {
 }
 
 // groups are the headings of the overview, in order.
-var groups = []string{"The tray app", "Servers", "Secrets", "The host", "Tools", "Approvals", "AI apps", "At login", "Diagnostics"}
+var groups = []string{"The tray app", "Servers", "Registries", "Secrets", "The host", "Tools", "Approvals", "AI apps", "At login", "Diagnostics"}
 
 // writeOverview prints 'switchboard help': every row, by group.
 func writeOverview(w io.Writer) {

@@ -185,7 +185,8 @@ func (f *File) Names() []string {
 func (f *File) Check() *Report {
 	r := &Report{File: slices.Clone(f.fileProblems)}
 	r.File = append(r.File, f.gatewayProblems()...)
-	r.File = append(r.File, f.approvalsProblems()...) // approvals (policy.go)
+	r.File = append(r.File, f.registriesProblems()...) // registries.go
+	r.File = append(r.File, f.approvalsProblems()...)  // approvals (policy.go)
 	r.File = append(r.File, f.activityProblems()...)
 	r.File = append(r.File, f.ProfileProblems()...)  // profiles.go
 	r.File = append(r.File, f.defaultsProblems()...) // defaults (start.go)

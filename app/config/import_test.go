@@ -229,3 +229,32 @@ func TestFromMCPRemote(t *testing.T) {
 		t.Errorf("%s: %v %v", b, checked.Problems(), err)
 	}
 }
+
+// TestMCPRemoteTransports (issue 27 §5): mcp-remote's default, http-first,
+// becomes an entry with no "type" (Streamable HTTP, then SSE: its
+// RemoteSpec says HTTPFirst), as does no --transport; http-only and
+// sse-only become the one transport they name.
+func TestMCPRemoteTransports(t *testing.T) {
+	in := `{"none": {"command": "npx", "args": ["mcp-remote", "https://a.example/sse"]},
+	  "first": {"command": "npx", "args": ["mcp-remote", "https://a.example/sse", "--transport", "http-first"]},
+	  "http": {"command": "npx", "args": ["mcp-remote", "https://a.example/mcp", "--transport", "http-only"]},
+	  "sse": {"command": "npx", "args": ["mcp-remote", "https://a.example/sse", "--transport", "sse-only"]}}`
+	servers, skipped, _, err := ParseImport([]byte(in))
+	if err != nil || len(skipped) != 0 {
+		t.Fatalf("err %v, skipped %v", err, skipped)
+	}
+	for name, want := range map[string]struct {
+		typ, spec string
+		first     bool
+	}{"none": {"", RemoteHTTP, true}, "first": {"", RemoteHTTP, true}, "http": {RemoteHTTP, RemoteHTTP, false}, "sse": {RemoteSSE, RemoteSSE, false}} {
+		s := servers[name]
+		if s == nil || s.Type != want.typ {
+			t.Errorf("%s: %+v, want type %q", name, s, want.typ)
+			continue
+		}
+		r, err := s.RemoteSpec(name)
+		if err != nil || r.Type != want.spec || r.HTTPFirst != want.first {
+			t.Errorf("%s: spec %+v (%v), want type %s, HTTPFirst %v", name, r, err, want.spec, want.first)
+		}
+	}
+}

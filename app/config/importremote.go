@@ -110,12 +110,14 @@ func FromMCPRemote(raw json.RawMessage, escape bool) (entry json.RawMessage, why
 		case a == "--transport":
 			t, _ := val()
 			switch t {
-			case "http-only", "http-first":
+			case "http-first":
+				typ = "" // no "type": Streamable HTTP, then SSE (RemoteSpec.HTTPFirst)
+			case "http-only":
 				typ = RemoteHTTP
 			case "sse-only":
 				typ = RemoteSSE
 			default:
-				return nil, fmt.Sprintf("--transport %q: Switchboard connects with one transport (sse-only or http-only)", t), true
+				return nil, fmt.Sprintf("--transport %q: Switchboard tries Streamable HTTP, then SSE (http-first, its default), or connects with one transport (sse-only or http-only)", t), true
 			}
 		case a == "--host":
 			val() // the OAuth callback's host: Switchboard signs in its own way

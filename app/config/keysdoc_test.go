@@ -79,7 +79,7 @@ func TestConfigKeysDocumented(t *testing.T) {
 		texts = append(texts, string(data))
 	}
 	top := topKeys(t)
-	for _, want := range []string{"profiles", "defaults", "activity", "gateway", "approvals"} {
+	for _, want := range []string{"profiles", "defaults", "activity", "gateway", "approvals", "registries"} {
 		if !slices.Contains(top, want) {
 			t.Errorf("the top-level keys found in the source lack %q: %q (is topKeyRead still how they are read?)", want, top)
 		}

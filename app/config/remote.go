@@ -31,7 +31,7 @@ import (
 
 // The transports of a remote entry: the value of "type".
 const (
-	RemoteHTTP = "http" // Streamable HTTP (the default)
+	RemoteHTTP = "http" // Streamable HTTP (the default, falling back to SSE: RemoteSpec.HTTPFirst)
 	RemoteSSE  = "sse"  // HTTP+SSE, the 2024-11-05 transport
 )
 
@@ -82,6 +82,11 @@ type RemoteSpec struct {
 	Name string `json:"name"`
 	URL  string `json:"url"`
 	Type string `json:"type"` // RemoteHTTP or RemoteSSE
+	// HTTPFirst is set for an entry that names no "type": Streamable
+	// HTTP, and the older HTTP+SSE when the server answers Streamable
+	// HTTP's first requests with 400, 404 or 405 (mcp-remote's default,
+	// http-first). A "type" written is the one transport used.
+	HTTPFirst bool `json:"httpFirst,omitempty"`
 	// Headers are sent with every request; their ${keyring:NAME}
 	// references are resolved when the host connects.
 	Headers map[string]serverspec.EnvValue `json:"headers,omitempty"`
@@ -121,7 +126,7 @@ func (s *Server) RemoteSpec(name string) (*RemoteSpec, error) {
 	err := problemsErr(s.validate(name))
 	r := &RemoteSpec{Name: name, URL: s.URL, Type: remoteTypes[s.Type]}
 	if r.Type == "" {
-		r.Type = RemoteHTTP
+		r.Type, r.HTTPFirst = RemoteHTTP, true
 	}
 	if len(s.Headers) > 0 {
 		r.Headers = map[string]serverspec.EnvValue{}

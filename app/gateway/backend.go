@@ -108,7 +108,10 @@ func notRunningText(server string, state hostapi.State, lastErr string, userStop
 	case state == hostapi.StateSigningIn:
 		return fmt.Sprintf("Switchboard server %q is waiting for the user to finish signing in: try again once they have", server)
 	case state == hostapi.StateUnauthorized:
-		return fmt.Sprintf("Switchboard server %q refused the credentials of its entry%s: fix the secret its headers use, then run 'switchboard servers restart %s'", server, why, server)
+		// why says whether credentials were sent and refused, or none
+		// were (app/host's round tripper): "refused the credentials"
+		// only in the first case (issue 27 §6).
+		return fmt.Sprintf("Switchboard server %q was refused access by the remote server%s: fix the credentials of its entry, then run 'switchboard servers restart %s'", server, why, server)
 	case state == hostapi.StateUnreachable:
 		return fmt.Sprintf("Switchboard server %q cannot be reached%s; it is retried: try again in a moment", server, why)
 	case state == hostapi.StateSleeping:

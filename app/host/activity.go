@@ -303,9 +303,13 @@ func (h *Host) activityQuery(ctx context.Context, _ *api.ConnInfo, p hostapi.Act
 		return hostapi.ActivityQueryResult{}, fmt.Errorf("the activity log %s cannot be read: %w", out.Path, err)
 	}
 	for _, r := range rs {
+		var cut *bool
+		if r.PreviewCutKnown {
+			cut = &r.PreviewCut
+		}
 		out.Records = append(out.Records, hostapi.ActivityRecord{ID: r.ID, Time: r.Time, App: r.App, Conn: r.Conn,
 			Server: r.Server, Kind: string(r.Kind), Target: r.Target, ArgBytes: r.ArgBytes, ResultBytes: r.ResultBytes,
-			Preview: r.Preview, DurationMs: float64(r.Duration) / float64(time.Millisecond), Outcome: string(r.Outcome),
+			Preview: r.Preview, PreviewCut: cut, DurationMs: float64(r.Duration) / float64(time.Millisecond), Outcome: string(r.Outcome),
 			Code: r.Code, Approval: r.Approval, WaitMs: float64(r.Wait) / float64(time.Millisecond)})
 	}
 	return out, nil

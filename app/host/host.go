@@ -403,6 +403,7 @@ func (h *Host) applyFile(f *config.File) {
 	h.cfgErr, h.noGood = nil, false
 	h.mu.Unlock()
 	h.openActivity(f) // before the servers start
+	h.setOwnHosts(f)  // before the servers list their tools
 	added, removed, changed := h.mgr.Apply(ServerConfigs(f))
 	if len(added)+len(removed)+len(changed) > 0 {
 		h.log.Info("servers updated", "added", added, "removed", removed, "changed", changed)

@@ -287,6 +287,25 @@ type loginFlow struct {
 	done chan error
 }
 
+// SignInAsked reports whether the server named name is a remote server
+// whose entry plans no sign-in (no "oauth", no credentials) and that
+// answered with an OAuth challenge: its sign-in first adds "oauth": {} to
+// the entry (Host.login).
+func (m *Manager) SignInAsked(name string) bool {
+	s, err := m.get(name)
+	if err != nil {
+		return false
+	}
+	c, _ := s.config()
+	if c.Remote == nil || carriesCredentials(c.Remote) {
+		return false
+	}
+	s.cacheMu.Lock()
+	w := s.remote
+	s.cacheMu.Unlock()
+	return w.askedAt(c.Remote.URL)
+}
+
 // Login starts the sign-in of a remote server that has "oauth" and
 // returns the authorization page to open in a browser; the sign-in then
 // goes on in the host until the browser comes back to the loopback

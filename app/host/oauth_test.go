@@ -424,3 +424,42 @@ func clientMetadataDocument(clientID string) []byte {
 	}, "", "  ")
 	return append(b, '\n')
 }
+
+// TestSignInAsked (issue 27 §6): a remote entry with no sign-in and no
+// credentials (an imported `npx mcp-remote URL`, which signed in by itself
+// in the app) whose server answers 401 with an OAuth challenge is not said
+// to have "refused the credentials": none were sent. It is "sign-in
+// needed", with the one command that signs in, and waits (not retried);
+// servers.login adds "oauth": {} to its entry and signs in (dynamic
+// registration), after which it runs.
+func TestSignInAsked(t *testing.T) {
+	rig := remotetest.NewOAuthRig(t)
+	rig.DCR.Store(true)
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	setGatewayPath(t, "lean")
+	th := runHost(t, store, map[string]any{"i": map[string]any{"url": rig.MCPURL, "maxReconnects": 1}})
+	st := th.waitServer(t, "i", "sign-in needed", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateSignInNeeded && strings.Contains(s.LastError, "this server asks for a sign-in") &&
+			strings.Contains(s.LastError, "'switchboard servers login i'")
+	})
+	if strings.Contains(st.LastError, "refused the credentials") {
+		t.Errorf("no credentials were sent, yet: %s", st.LastError)
+	}
+	// It waits for the sign-in: with maxReconnects 1, a retried server
+	// would have failed by now.
+	if st := th.statusOf(t, "i"); st.State != hostapi.StateSignInNeeded {
+		t.Errorf("a server that asked for a sign-in: %s (%s)", st.State, st.LastError)
+	}
+
+	var res hostapi.LoginResult
+	th.must(t, hostapi.MethodServersLogin.Name, hostapi.NameParams{Name: "i"}, &res)
+	f, err := config.Load(th.opts.ConfigPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.Servers["i"]; s == nil || s.OAuth == nil || s.URL != rig.MCPURL {
+		t.Fatalf("the entry after servers.login: %+v", s)
+	}
+	remotetest.Browse(t, res.URL, nil)
+	th.waitServer(t, "i", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 1 })
+}

@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -39,6 +41,46 @@ type remoteWatch struct {
 	mu   sync.Mutex
 	why  hostapi.State // StateUnreachable, StateUnauthorized, or "" (the last answer was fine)
 	what string        // the failure, for LastError
+	// asked is the url of an entry without credentials that the server
+	// answered with an OAuth challenge (a 401 with WWW-Authenticate:
+	// Bearer): it asks for a sign-in the entry does not plan, which
+	// `servers login` adds ([Manager.SignInAsked]). "" otherwise.
+	asked string
+	// transport is the one the last attempt connected with, as status
+	// shows it: "http", "sse", or "sse (the server answered Streamable
+	// HTTP with HTTP 405)" after an http-first fallback.
+	transport string
+}
+
+func (w *remoteWatch) setTransport(t string) {
+	w.mu.Lock()
+	w.transport = t
+	w.mu.Unlock()
+}
+
+// usedTransport is the transport of the last attempt, or "".
+func (w *remoteWatch) usedTransport() string {
+	if w == nil {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.transport
+}
+
+func (w *remoteWatch) setAsked(url string) {
+	w.mu.Lock()
+	w.asked = url
+	w.mu.Unlock()
+}
+
+func (w *remoteWatch) askedAt(url string) bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.asked != "" && w.asked == url
 }
 
 func (w *remoteWatch) set(why hostapi.State, what string) {
@@ -71,8 +113,15 @@ func (s *server) remoteTransport() func(ctx context.Context) (mcp.Transport, err
 			return nil, err
 		}
 		w := s.remoteWatch()
+		creds := carriesCredentials(r)
+		// A server that asked for a sign-in the entry does not plan: no
+		// attempt can succeed until the user signs in ('servers login'
+		// adds "oauth": {}) or gives credentials (a changed entry).
+		if !creds && w.askedAt(r.URL) {
+			return nil, &supervisor.UserError{Err: fmt.Errorf("%w: %s", errSignInNeeded, signInAsked(c.Name))}
+		}
 		rt := &remoteRoundTripper{base: remoteBase, headers: headers, watch: w, name: c.Name,
-			origin: originOf(r.URL), broken: s.remoteBroken}
+			origin: originOf(r.URL), broken: s.remoteBroken, creds: creds, url: r.URL}
 		if r.OAuth != nil {
 			rec, err := m.loadTokens(c.Name)
 			if err != nil {
@@ -101,14 +150,68 @@ func (s *server) remoteTransport() func(ctx context.Context) (mcp.Transport, err
 		// (redirect.go): the round tripper adds them there, and the
 		// client drops them, and refuses https to http, on a redirect.
 		hc := &http.Client{Transport: rt, CheckRedirect: redirectPolicy(c.Name, w, slices.Collect(maps.Keys(headers)), false)}
+		sse := &mcp.SSEClientTransport{Endpoint: r.URL, HTTPClient: hc}
 		if r.Type == config.RemoteSSE {
-			return &mcp.SSEClientTransport{Endpoint: r.URL, HTTPClient: hc}, nil
+			w.setTransport(config.RemoteSSE)
+			return sse, nil
 		}
 		// The supervisor retries a dropped connection with its own
 		// backoff: the go-sdk's reconnects of the standalone stream are
 		// kept few, so that a server that went away is seen soon.
-		return &mcp.StreamableClientTransport{Endpoint: r.URL, HTTPClient: hc, MaxRetries: 2}, nil
+		w.setTransport(config.RemoteHTTP)
+		return &streamableFirst{StreamableClientTransport: &mcp.StreamableClientTransport{Endpoint: r.URL, HTTPClient: hc, MaxRetries: 2},
+			rt: rt, sse: sse, fallback: r.HTTPFirst, watch: w, url: shownURLString(r.URL)}, nil
 	}
+}
+
+// streamableFirst is the Streamable HTTP transport of a remote server, a
+// supervisor.FallbackTransport: when the server answered its last POST
+// (the handshake's) with 400, 404 or 405, it does not speak Streamable
+// HTTP at that address. An entry with no "type" (RemoteSpec.HTTPFirst)
+// then tries the older HTTP+SSE, as mcp-remote does by default
+// (http-first); one with "type": "http" fails with the remedy in place of
+// a bare "Bad Request".
+type streamableFirst struct {
+	*mcp.StreamableClientTransport
+	rt       *remoteRoundTripper
+	sse      *mcp.SSEClientTransport
+	fallback bool
+	watch    *remoteWatch
+	url      string // shown
+}
+
+// notStreamable reports whether an HTTP status to Streamable HTTP's POST
+// says the server does not speak it there (the MCP spec's backwards
+// compatibility: 4xx; mcp-remote's http-first: 400, 404, 405).
+func notStreamable(code int) bool {
+	return code == http.StatusBadRequest || code == http.StatusNotFound || code == http.StatusMethodNotAllowed
+}
+
+func (t *streamableFirst) Fallback(err error) (mcp.Transport, error) {
+	code := t.rt.lastPOST.Load()
+	if !notStreamable(int(code)) {
+		return nil, nil
+	}
+	if !t.fallback {
+		return nil, fmt.Errorf("%s answered HTTP %d to Streamable HTTP (the entry's \"type\": \"http\"): if the server speaks the older HTTP+SSE transport, set \"type\": \"sse\" ('switchboard servers set NAME --transport sse'), or remove \"type\" to try Streamable HTTP, then SSE; otherwise check that \"url\" is the server's MCP endpoint (%w)",
+			t.url, code, err)
+	}
+	t.watch.setTransport(config.RemoteSSE + " (the server answered Streamable HTTP with HTTP " + strconv.Itoa(int(code)) + ")")
+	return &sseAfter{SSEClientTransport: t.sse, code: int(code), url: t.url}, nil
+}
+
+// sseAfter is the SSE transport tried after Streamable HTTP was refused
+// (streamableFirst): when it fails too, its error says both and the
+// remedy.
+type sseAfter struct {
+	*mcp.SSEClientTransport
+	code int
+	url  string
+}
+
+func (t *sseAfter) Fallback(err error) (mcp.Transport, error) {
+	return nil, fmt.Errorf("%s speaks neither MCP transport: it answered Streamable HTTP with HTTP %d, and the older HTTP+SSE failed too (%w): check that \"url\" is the server's MCP endpoint (often ending in /mcp for Streamable HTTP, /sse for SSE)",
+		t.url, t.code, err)
 }
 
 // remoteBase is the HTTP transport of every remote server: the default's
@@ -179,6 +282,46 @@ type remoteRoundTripper struct {
 	origin  string             // the entry's url's (redirect.go): the only one the credentials go to
 	broken  func()             // the server cannot be reached: end the session
 	token   oauth2.TokenSource // a signed-in server's (oauth.go), or nil
+	creds   bool               // the entry sends credentials (carriesCredentials)
+	url     string             // the entry's url (remoteWatch.asked)
+	// lastPOST is the HTTP status of the last POST to the entry's origin
+	// (streamableFirst reads the handshake's).
+	lastPOST atomic.Int32
+}
+
+// carriesCredentials reports whether a remote entry sends credentials: a
+// sign-in ("oauth"), or a header that holds a keyring secret or is
+// Authorization. A 401 to an entry without any is not a refusal of
+// credentials: none were sent.
+func carriesCredentials(r *config.RemoteSpec) bool {
+	if r.OAuth != nil {
+		return true
+	}
+	for name, v := range r.Headers {
+		if len(v.Secrets()) > 0 || http.CanonicalHeaderKey(name) == "Authorization" {
+			return true
+		}
+	}
+	return false
+}
+
+// signInAsked says that a server asked for a sign-in, and the one command
+// that does it (the window's Sign in runs the same).
+func signInAsked(name string) string {
+	return fmt.Sprintf("this server asks for a sign-in (it answered HTTP 401 with an OAuth challenge): sign in with 'switchboard servers login %s' (or Sign in in the window)", name)
+}
+
+// oauthChallenge reports whether a 401's WWW-Authenticate is a Bearer
+// challenge (RFC 6750; MCP's authorization spec adds resource_metadata):
+// the server signs its clients in with OAuth.
+func oauthChallenge(h http.Header) bool {
+	for _, v := range h.Values("WWW-Authenticate") {
+		scheme, _, _ := strings.Cut(strings.TrimSpace(v), " ")
+		if strings.EqualFold(scheme, "Bearer") {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -224,12 +367,23 @@ func (t *remoteRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		return nil, err
 	}
+	if own && req.Method == http.MethodPost {
+		t.lastPOST.Store(int32(resp.StatusCode))
+	}
 	switch {
 	case !own && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
 		t.watch.set(hostapi.StateUnauthorized, fmt.Sprintf("%s answered HTTP %d: it is another origin than the server's %s (a redirect pointed there), and the server's headers and token are never sent to another origin: fix the server's URL in the config to the address it redirects to",
 			shownURL(req.URL), resp.StatusCode, t.origin))
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && t.creds:
 		t.watch.set(hostapi.StateUnauthorized, fmt.Sprintf("%s refused the credentials: HTTP %d", shownURL(req.URL), resp.StatusCode))
+	case resp.StatusCode == http.StatusUnauthorized && oauthChallenge(resp.Header):
+		// None were sent, and the server signs its clients in (an
+		// imported mcp-remote entry: mcp-remote signed in by itself).
+		t.watch.setAsked(t.url)
+		t.watch.set(hostapi.StateSignInNeeded, signInAsked(t.name))
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		t.watch.set(hostapi.StateUnauthorized, fmt.Sprintf("%s answered HTTP %d, and the entry sends no credentials: give it a token ('switchboard servers set %s --bearer SECRET', the token in the keyring with 'switchboard secret set SECRET'), or a header the server expects (--secret-header)",
+			shownURL(req.URL), resp.StatusCode, t.name))
 	case resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout:
 		t.watch.set(hostapi.StateUnreachable, fmt.Sprintf("%s answered HTTP %d", shownURL(req.URL), resp.StatusCode))
 	case resp.StatusCode < 300:
@@ -247,6 +401,9 @@ func unreachable(u *url.URL, err error) string {
 	}
 	return fmt.Sprintf("%s cannot be reached: %v", shownURL(u), err)
 }
+
+// shownURLString is an address as logs and states show it.
+func shownURLString(u string) string { return config.ShownURL(u) }
 
 // shownURL is an address as logs and states show it (config.ShownURL).
 func shownURL(u *url.URL) string {

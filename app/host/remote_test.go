@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,7 +186,7 @@ func TestRemoteServer(t *testing.T) {
 
 	// The credentials refused: unauthorized, retried.
 	th.waitServer(t, "bad", "unauthorized", func(s hostapi.ServerStatus) bool {
-		return s.State == hostapi.StateUnauthorized && strings.Contains(s.LastError, "HTTP 401")
+		return s.State == hostapi.StateUnauthorized && strings.Contains(s.LastError, "refused the credentials: HTTP 401")
 	})
 
 	// The server goes away: unreachable, retried; it comes back on its
@@ -367,4 +368,78 @@ func TestRemoteApprovalProgress(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the approved call did not finish")
 	}
+}
+
+// sseOnlyMCP serves a go-sdk MCP server over the older HTTP+SSE transport
+// only (mcp.SSEHandler, as a server of the 2024-11-05 era does): a POST to
+// its endpoint without a session is 400 Bad Request.
+func sseOnlyMCP(t *testing.T) string {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "sse-only", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes its text"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
+			Text string `json:"text"`
+		}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sse: " + in.Text}}}, nil, nil
+		})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)}
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + l.Addr().String() + "/sse"
+}
+
+// TestRemoteHTTPFirst (issue 27 §5): an entry with no "type" (what an
+// imported `npx mcp-remote URL` becomes) connects as mcp-remote does by
+// default: Streamable HTTP, then HTTP+SSE when the server answers 400,
+// 404 or 405. Against real loopback servers: an SSE-only one runs over
+// SSE (status says so, and why), a Streamable one over Streamable HTTP;
+// "type": "http" is honoured (no SSE tried) and its failure names the
+// remedy instead of a bare "Bad Request"; a server that speaks neither
+// says both and what to check.
+func TestRemoteHTTPFirst(t *testing.T) {
+	const token = "first-token"
+	sseURL := sseOnlyMCP(t)
+	streamable := newRemoteMCP(t, token, false)
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	if err := store.Set("f-token", secrets.New(token)); err != nil {
+		t.Fatal(err)
+	}
+	nowhere := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(nowhere.Close)
+	setGatewayPath(t, "lean")
+	th := runHost(t, store, map[string]any{
+		"sse":     map[string]any{"url": sseURL},
+		"stream":  map[string]any{"url": streamable.url(), "headers": map[string]string{"Authorization": "Bearer ${keyring:f-token}"}},
+		"onlyh":   map[string]any{"url": sseURL, "type": "http", "maxReconnects": 1},
+		"neither": map[string]any{"url": nowhere.URL + "/mcp", "maxReconnects": 1},
+	})
+	st := th.waitServer(t, "sse", "running over SSE", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 1 })
+	if st.Transport != "sse (the server answered Streamable HTTP with HTTP 400)" {
+		t.Errorf("the SSE-only server's transport: %q", st.Transport)
+	}
+	if st := th.waitServer(t, "stream", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 2 }); st.Transport != "http" {
+		t.Errorf("the Streamable server's transport: %q", st.Transport)
+	}
+	cs := gwClient(t, th, gateway.Filter{}, "", nil)
+	if got := gwText(gwCall(t, cs, "sse__echo", map[string]any{"text": "hi"})); got != "sse: hi" {
+		t.Errorf("sse__echo = %q", got)
+	}
+	if got := gwText(gwCall(t, cs, "stream__echo", map[string]any{"text": "hi"})); got != "remote: hi" {
+		t.Errorf("stream__echo = %q", got)
+	}
+	th.waitServer(t, "onlyh", "failed with the remedy", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateFailed && strings.Contains(s.LastError, `answered HTTP 400 to Streamable HTTP (the entry's "type": "http")`) &&
+			strings.Contains(s.LastError, `set "type": "sse"`) && strings.Contains(s.LastError, "--transport sse")
+	})
+	if st := th.statusOf(t, "onlyh"); st.Transport != "http" {
+		t.Errorf(`"type": "http" connected with %q`, st.Transport)
+	}
+	th.waitServer(t, "neither", "failed, saying both", func(s hostapi.ServerStatus) bool {
+		return s.State == hostapi.StateFailed && strings.Contains(s.LastError, "speaks neither MCP transport: it answered Streamable HTTP with HTTP 404") &&
+			strings.Contains(s.LastError, `check that "url" is the server's MCP endpoint`)
+	})
 }

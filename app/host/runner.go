@@ -78,8 +78,14 @@ func (r remoteRunner) transport() func(context.Context) (mcp.Transport, error) {
 	return r.s.remoteTransport()
 }
 
-func (remoteRunner) where(c ServerConfig, st *hostapi.ServerStatus) error {
+func (r remoteRunner) where(c ServerConfig, st *hostapi.ServerStatus) error {
 	st.URL, st.Transport = config.ShownURL(c.Remote.URL), c.Remote.Type
+	r.s.cacheMu.Lock()
+	w := r.s.remote
+	r.s.cacheMu.Unlock()
+	if t := w.usedTransport(); t != "" {
+		st.Transport = t // after an http-first fallback: sse, and why
+	}
 	return nil
 }
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net/url"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/gateway"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/trust"
@@ -202,4 +204,28 @@ func (h *Host) decideTool(method string, op func(server, tool string) error) fun
 		h.trustChanged()
 		return none, nil
 	}
+}
+
+// setOwnHosts tells the pin store each server's own hosts, which its
+// definitions' scan does not flag in a URL (trust.KindForeignURL, issue
+// 27 item 21): a remote entry's URL host; a command's none (the host
+// reads no package metadata: docs/trust.md).
+func (h *Host) setOwnHosts(f *config.File) {
+	if h.pins == nil || h.pins.store == nil {
+		return
+	}
+	h.pins.store.SetOwnHosts(ownHosts(f))
+}
+
+func ownHosts(f *config.File) map[string][]string {
+	own := map[string][]string{}
+	for name, s := range f.Servers {
+		if s == nil || s.URL == "" {
+			continue
+		}
+		if u, err := url.Parse(s.URL); err == nil && u.Hostname() != "" {
+			own[name] = []string{u.Hostname()}
+		}
+	}
+	return own
 }

@@ -37,6 +37,10 @@ type ActivityRecord struct {
 	ArgBytes    int    `json:"argBytes"`
 	ResultBytes int    `json:"resultBytes"`
 	Preview     string `json:"preview"`
+	// PreviewCut says whether Preview holds only part of the arguments
+	// (true) or all of them (false); absent for records an earlier
+	// version wrote, which did not say.
+	PreviewCut *bool `json:"previewCut,omitempty"`
 	// DurationMs is the duration in milliseconds (fractional).
 	DurationMs float64 `json:"durationMs"`
 	// Outcome: ok, tool_error, protocol_error (with Code), cancelled,

@@ -15,8 +15,10 @@
 package toolsearch
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -188,14 +190,21 @@ var DefaultParams = Params{
 type Index struct {
 	p      Params
 	docs   []Doc
-	tf     []map[string][numAll]float64 // per doc, per term, per field
 	length [][numAll]float64
 	avg    [numAll]float64
 	df     map[string]int
-	terms  []string          // every indexed term, sorted
-	own    [][]string        // per doc, the distinct terms of the tool's own name
-	post   map[string][]int  // term -> the docs that hold it, in order
-	pairs  []map[string]bool // per doc, adjacent term pairs ("a b") of name, title, description
+	terms  []string             // every indexed term, sorted
+	own    [][]string           // per doc, the distinct terms of the tool's own name
+	post   map[string][]posting // term -> the docs that hold it, in order
+	pairs  []map[string]bool    // per doc, adjacent term pairs ("a b") of name, title, description
+}
+
+// posting is a doc that holds a term, with the term's weighted,
+// length-normalised frequency summed over the doc's fields: it depends
+// on the doc and the term only, so it is computed once, when indexing.
+type posting struct {
+	doc int
+	tf  float64
 }
 
 // Hit is one ranked tool.
@@ -210,13 +219,13 @@ func New(docs []Doc) *Index { return NewWith(docs, DefaultParams) }
 
 // NewWith indexes docs with the given parameters.
 func NewWith(docs []Doc, p Params) *Index {
-	ix := &Index{p: p, docs: docs, df: map[string]int{}, post: map[string][]int{}}
+	ix := &Index{p: p, docs: docs, df: map[string]int{}, post: map[string][]posting{}}
 	if p.LexNear > 0 || p.LexFar > 0 || p.RelatedWeight > 0 {
 		// Unzip the WordNet table now, off the first search's path (once
 		// per process: 60-140 ms on the loaded 2-core machine).
 		lexiconText()
 	}
-	ix.tf = make([]map[string][numAll]float64, len(docs))
+	tfs := make([]map[string][numAll]float64, len(docs)) // per doc, per term, per field
 	ix.length = make([][numAll]float64, len(docs))
 	for i, d := range docs {
 		m := map[string][numAll]float64{}
@@ -242,11 +251,10 @@ func NewWith(docs []Doc, p Params) *Index {
 		}
 		for t := range m {
 			ix.df[t]++
-			ix.post[t] = append(ix.post[t], i)
 		}
 		ix.own = append(ix.own, ownTerms(d))
 		ix.pairs = append(ix.pairs, pairsOf(d.Name, d.Title, d.Description))
-		ix.tf[i] = m
+		tfs[i] = m
 		for f := range numAll {
 			ix.avg[f] += ix.length[i][f]
 		}
@@ -263,7 +271,32 @@ func NewWith(docs []Doc, p Params) *Index {
 			ix.avg[f] = 1
 		}
 	}
+	for i, m := range tfs {
+		for t, v := range m {
+			ix.post[t] = append(ix.post[t], posting{doc: i, tf: ix.fieldTF(i, v)})
+		}
+	}
 	return ix
+}
+
+// fieldTF is BM25F's term frequency of a term in doc i: each field's
+// count, weighted and normalised by the field's length.
+func (ix *Index) fieldTF(i int, tfs [numAll]float64) float64 {
+	var tf float64
+	for f := range numAll {
+		if tfs[f] == 0 {
+			continue
+		}
+		w, b := ix.p.ServerWeight, 0.3
+		if f < numFields {
+			w, b = ix.p.Weights[f], ix.p.B[f]
+		} else if f == fieldRelated {
+			w, b = ix.p.RelatedWeight, 0.5
+		}
+		norm := 1 - b + b*ix.length[i][f]/ix.avg[f]
+		tf += w * tfs[f] / norm
+	}
+	return tf
 }
 
 // Len is the number of tools indexed.
@@ -301,23 +334,8 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			continue
 		}
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, i := range ix.post[term] {
-			tfs := ix.tf[i][term]
-			var tf float64
-			for f := range numAll {
-				if tfs[f] == 0 {
-					continue
-				}
-				w, b := ix.p.ServerWeight, 0.3
-				if f < numFields {
-					w, b = ix.p.Weights[f], ix.p.B[f]
-				} else if f == fieldRelated {
-					w, b = ix.p.RelatedWeight, 0.5
-				}
-				norm := 1 - b + b*ix.length[i][f]/ix.avg[f]
-				tf += w * tfs[f] / norm
-			}
-			scores[i] += q[term] * idf * tf / (ix.p.K1 + tf)
+		for _, p := range ix.post[term] {
+			scores[p.doc] += q[term] * idf * p.tf / (ix.p.K1 + p.tf)
 		}
 	}
 	var hits []Hit
@@ -344,7 +362,14 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			hits = append(hits, Hit{Name: ix.docs[i].Name, Doc: i, Score: score})
 		}
 	}
-	sort.SliceStable(hits, func(a, b int) bool { return hits[a].Score > hits[b].Score })
+	// Best first; ties in the docs' order (hits are in that order: the
+	// same order as a stable sort by score).
+	slices.SortFunc(hits, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Doc, b.Doc)
+	})
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}

@@ -116,8 +116,10 @@ func TestRelatedFieldFromToolNames(t *testing.T) {
 	if h := ix.Search("deal with it", 2); len(h) != 1 || h[0].Name != "pw__browser_handle_dialog" {
 		t.Fatalf("deal did not find handle: %v", h)
 	}
-	if tf := ix.tf[0]["deal"]; tf[fieldRelated] != 1 || tf[FieldName] != 0 {
-		t.Fatalf("deal: related %v, name %v", tf[fieldRelated], tf[FieldName])
+	var related [numAll]float64
+	related[fieldRelated] = 1 // once, in the related field only
+	if post := ix.post["deal"]; len(post) != 1 || post[0].doc != 0 || post[0].tf != ix.fieldTF(0, related) {
+		t.Fatalf("deal: postings %v; want doc 0 with tf %v (the related field's, once)", post, ix.fieldTF(0, related))
 	}
 	p.RelatedWeight = 0
 	if h := NewWith(docs, p).Search("deal with it", 2); len(h) != 0 {

@@ -145,7 +145,9 @@ func TestServerNameIsItsOwnField(t *testing.T) {
 		t.Fatalf("the server's name does not count: %v", h)
 	}
 	// The exposed name's SERVER__ prefix is not counted twice.
-	if tf := ix.tf[0][stem("google")]; tf[FieldName] != 0 || tf[fieldServer] != 1 {
-		t.Fatalf("google in name %v, server %v", tf[FieldName], tf[fieldServer])
+	var server [numAll]float64
+	server[fieldServer] = 1 // once, in the server's field only
+	if post := ix.post[stem("google")]; len(post) != 1 || post[0].doc != 0 || post[0].tf != ix.fieldTF(0, server) {
+		t.Fatalf("google: postings %v; want doc 0 with tf %v (the server field's, once)", post, ix.fieldTF(0, server))
 	}
 }

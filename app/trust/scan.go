@@ -85,9 +85,10 @@ var patterns = []pattern{
 // servers (and, if the caller wants, their exposed names): a definition
 // that names one is flagged, when the name is identifier-like (it has '_',
 // '-', '.', a digit or an inner capital) so that plain words such as
-// "echo" or "search" do not flag. The result is in field, then offset
-// order.
-func Scan(t *mcp.Tool, others []string) []Flag {
+// "echo" or "search" do not flag. own are the server's own hosts: a URL
+// to any other host is flagged (see [OwnHosts]). The result is in field,
+// then offset order.
+func Scan(t *mcp.Tool, others []string, own ...string) []Flag {
 	if t == nil {
 		return nil
 	}
@@ -114,6 +115,9 @@ func Scan(t *mcp.Tool, others []string) []Flag {
 		}
 		if ft.field != "name" {
 			flags = append(flags, scanNames(ft.field, ft.text, names)...)
+		}
+		if strings.Contains(ft.text, "://") && prose(ft.field) {
+			flags = append(flags, scanURLs(ft.field, ft.text, own)...)
 		}
 	}
 	if len(t.Description) > MaxDescription {
@@ -341,4 +345,19 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// prose reports whether a field is text the model reads as words about
+// the tool (its title and description, a schema's "description" and
+// "title" strings), where a URL is a destination the text points the
+// model at. Values (a parameter's "default", "examples", "enum", a JSON
+// Schema's "$schema") are not: a real server's default page to fetch
+// ("https://raw.githubusercontent.com/…/README.md" in the everything
+// server) is its data, not an instruction (TestCorpusRealServersNoFlag).
+func prose(field string) bool {
+	switch field {
+	case "title", "description", "annotations.title":
+		return true
+	}
+	return strings.HasSuffix(field, ".description") || strings.HasSuffix(field, ".title")
 }

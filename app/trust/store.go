@@ -103,6 +103,21 @@ type Store struct {
 	now  func() time.Time // tests
 	mu   sync.Mutex
 	data fileData
+	own  map[string]OwnHosts // each server's own hosts (SetOwnHosts), for the scan
+}
+
+// SetOwnHosts gives each server's own hosts (by server name), which the
+// scan of its new definitions does not flag in a URL ([KindForeignURL]);
+// a server not in own has none. The host sets them from the config before
+// its servers start, and again at each change of it.
+func (s *Store) SetOwnHosts(own map[string][]string) {
+	m := make(map[string]OwnHosts, len(own))
+	for name, hosts := range own {
+		m[name] = OwnHosts(hosts)
+	}
+	s.mu.Lock()
+	s.own = m
+	s.mu.Unlock()
 }
 
 // CorruptError is returned by [Open] for a pin file that cannot be read
@@ -362,7 +377,7 @@ func (s *Store) Observe(server string, mode Mode, tools []*mcp.Tool) (*Verdict, 
 			if !othersDone {
 				others, othersDone = s.otherNames(server), true
 			}
-			def.Flags = Scan(t, others)
+			def.Flags = Scan(t, others, s.own[server]...)
 		}
 		p := sp.Tools[t.Name]
 		tv := ToolVerdict{Name: t.Name, Hash: def.Hash}

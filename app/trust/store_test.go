@@ -437,6 +437,28 @@ func TestFirstUseFlagged(t *testing.T) {
 	}
 }
 
+// TestOwnHostsInObserve: the store scans a server's new definition with
+// the own hosts the host set for it (issue 27 item 21): a remote server's
+// link to its own site is no flag, the same link from another server is.
+func TestOwnHostsInObserve(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "pins.json"))
+	s.SetOwnHosts(map[string][]string{"acme": {"mcp.acme.com"}})
+	desc := "Searches. Results: https://search.acme.com/r?q="
+	for server, want := range map[string]int{"acme": 0, "local": 1} {
+		v := observe(t, s, server, "", tool("search", desc))
+		tv, _ := v.Tool("search")
+		n := 0
+		for _, f := range tv.Flags {
+			if f.Kind == KindForeignURL {
+				n++
+			}
+		}
+		if n != want {
+			t.Errorf("%s: %d foreign-url flags, want %d: %v", server, n, want, tv.Flags)
+		}
+	}
+}
+
 // TestWriteFailureKeepsVerdict: a pin file that cannot be written returns
 // the error, naming the file, with the verdict, and the store holds the
 // state in memory.

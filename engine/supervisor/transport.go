@@ -54,6 +54,18 @@ func (c *closer) close() {
 	}
 }
 
+// A FallbackTransport is a transport of [Options.Transport] that knows
+// what a failed connection over it means. Fallback returns another
+// transport to try within the same attempt (and the same
+// HandshakeTimeout), or nil and the error to report in err's place (nil:
+// err as it is). app/host's remote servers use it for mcp-remote's
+// http-first: Streamable HTTP, then the older HTTP+SSE when the server
+// answers the first with 400, 404 or 405.
+type FallbackTransport interface {
+	mcp.Transport
+	Fallback(err error) (next mcp.Transport, why error)
+}
+
 // errHandshakeTimeout is the failure of a server that did not finish the
 // handshake in time.
 type handshakeTimeoutError struct{ d time.Duration }
@@ -74,46 +86,62 @@ func (s *Supervisor) attemptTransport(ctx context.Context) error {
 		}
 		return err
 	}
-	c := &closer{t: tr}
 	type result struct {
 		cs  *mcp.ClientSession
 		err error
 	}
-	res := make(chan result, 1)
-	go func() {
-		// The run's context: a stop ends the connection (an SSE stream is
-		// bound to the context of its Connect); the handshake's timeout
-		// is the timer's, which would otherwise bind the session too.
-		cs, err := s.opts.Client.Connect(ctx, c, nil)
-		res <- result{cs, err}
-	}()
 	timeout := spec.HandshakeTimeout
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	var c *closer
 	var r result
-	select {
-	case r = <-res:
-	case <-timer.C:
-		c.close()
-		r = <-res
-		if r.cs != nil {
-			go r.cs.Close()
+	for {
+		c = &closer{t: tr}
+		res := make(chan result, 1)
+		go func(c *closer) {
+			// The run's context: a stop ends the connection (an SSE
+			// stream is bound to the context of its Connect); the
+			// handshake's timeout is the timer's, which would otherwise
+			// bind the session too.
+			cs, err := s.opts.Client.Connect(ctx, c, nil)
+			res <- result{cs, err}
+		}(c)
+		select {
+		case r = <-res:
+		case <-timer.C:
+			c.close()
+			r = <-res
+			if r.cs != nil {
+				go r.cs.Close()
+			}
+			return handshakeTimeoutError{timeout}
+		case <-ctx.Done():
+			c.close()
+			r = <-res
+			if r.cs != nil {
+				go r.cs.Close()
+			}
+			return errStopped
 		}
-		return handshakeTimeoutError{timeout}
-	case <-ctx.Done():
-		c.close()
-		r = <-res
-		if r.cs != nil {
-			go r.cs.Close()
+		if r.err == nil {
+			break
 		}
-		return errStopped
-	}
-	if r.err != nil {
 		c.close()
 		if ctx.Err() != nil {
 			return errStopped
 		}
-		return r.err
+		fb, ok := tr.(FallbackTransport)
+		if !ok {
+			return r.err
+		}
+		next, why := fb.Fallback(r.err)
+		if next == nil {
+			if why != nil {
+				return why
+			}
+			return r.err
+		}
+		tr = next
 	}
 	cs := r.cs
 	up := s.running(cs)

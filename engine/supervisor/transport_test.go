@@ -295,3 +295,65 @@ func TestTransportStableAfterResetsFailures(t *testing.T) {
 		}
 	})
 }
+
+// refusing is a transport whose connections fail at once, with a
+// fallback: another transport, or an error to report instead.
+type refusing struct {
+	next mcp.Transport
+	why  error
+	seen *atomic.Value // the error Fallback got
+}
+
+func (r refusing) Connect(context.Context) (mcp.Connection, error) {
+	return nil, errors.New("Bad Request")
+}
+
+func (r refusing) Fallback(err error) (mcp.Transport, error) {
+	r.seen.Store(err)
+	return r.next, r.why
+}
+
+// TestFallbackTransport: a FallbackTransport whose connection fails is
+// followed, within the same attempt, by the transport its Fallback gives
+// (the attempt runs, no failure counted); when Fallback gives none, the
+// attempt fails with the error it gives instead of the connection's.
+func TestFallbackTransport(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "remote", Version: "1"}, nil)
+		var useNext atomic.Bool
+		useNext.Store(true)
+		var seen atomic.Value
+		rec := newRecorder()
+		sup := supervisor.New(supervisor.Options{
+			Client: testClient(),
+			Policy: supervisor.Policy{Initial: 10 * time.Millisecond, Max: 20 * time.Millisecond, StableAfter: time.Minute},
+			Transport: func(ctx context.Context) (mcp.Transport, error) {
+				if !useNext.Load() {
+					return refusing{why: errors.New("worded with the remedy"), seen: &seen}, nil
+				}
+				ct, st := mcp.NewInMemoryTransports()
+				if _, err := srv.Connect(ctx, st, nil); err != nil {
+					return nil, err
+				}
+				return refusing{next: ct, seen: &seen}, nil
+			},
+			OnChange: rec.onChange,
+		})
+		sup.Start()
+		t.Cleanup(func() { <-sup.Stop() })
+		run, wi := rec.waitState(t, 0, supervisor.Running)
+		if run.Sess == nil || run.St.Failures != 0 {
+			t.Fatalf("running over the fallback: session %v, %d failures", run.Sess, run.St.Failures)
+		}
+		if err, _ := seen.Load().(error); err == nil || !strings.Contains(err.Error(), "Bad Request") {
+			t.Errorf("Fallback got %v, want the connection's failure", err)
+		}
+		useNext.Store(false)
+		sup.Restart()
+		w, _ := rec.waitState(t, wi+1, supervisor.Backoff)
+		if w.St.LastError != "worded with the remedy" {
+			t.Errorf("LastError %q, want Fallback's error", w.St.LastError)
+		}
+	})
+}

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
@@ -50,10 +51,11 @@ type activityView struct {
 	gen      int                      // bumped when the filters change: older answers are dropped
 	busy     bool                     // a poll is under way
 	stopped  chan struct{}
+	loc      *time.Location // the zone times are shown in (tests: UTC)
 }
 
 func (w *Window) openActivity() {
-	v := &activityView{w: w, stopped: make(chan struct{})}
+	v := &activityView{w: w, stopped: make(chan struct{}), loc: time.Local}
 	v.server = widget.NewSelect(v.serverOptions(), func(string) { v.reload() })
 	v.server.SetSelected(allServers)
 	v.app = widget.NewEntry()
@@ -73,13 +75,13 @@ func (w *Window) openActivity() {
 		func() fyne.CanvasObject { return widget.NewLabel("") },
 		func(i widget.ListItemID, o fyne.CanvasObject) {
 			if i < len(v.records) {
-				o.(*widget.Label).SetText(activityRow(v.records[i]))
+				o.(*widget.Label).SetText(activityRow(v.records[i], v.loc))
 			}
 		})
 	v.list.OnSelected = func(i widget.ListItemID) {
 		if i < len(v.records) {
 			v.selected = v.records[i].ID
-			v.detail.SetText(activityDetail(v.records[i]))
+			v.detail.SetText(activityDetail(v.records[i], v.loc))
 		}
 	}
 	filters := container.NewBorder(nil, nil, v.server, v.errorsOnly, v.app)
@@ -214,28 +216,22 @@ func activityNote(st hostapi.ActivityStatus) string {
 	return ""
 }
 
-// countsText is the per-server counts of the last day, one line.
+// countsText is the per-server counts of the last day: a heading, then
+// a line a server (not one run-on paragraph: issue 27 item 14).
 func countsText(cs []hostapi.ActivityCounts) string {
 	if len(cs) == 0 {
 		return "Last 24 hours: no calls."
 	}
-	parts := make([]string, len(cs))
-	for i, c := range cs {
-		parts[i] = fmt.Sprintf("%s: %s, %s, median %s", c.Server, plural(c.Calls, "call"), plural(c.Errors, "error"), msText(c.P50Ms))
+	lines := make([]string, 0, len(cs)+1)
+	lines = append(lines, "Last 24 hours:")
+	for _, c := range cs {
+		lines = append(lines, fmt.Sprintf("    %s: %s, %s, median %s", c.Server, plural(c.Calls, "call"), plural(c.Errors, "error"), english.DurationMs(c.P50Ms)))
 	}
-	return "Last 24 hours — " + strings.Join(parts, "; ")
-}
-
-func msText(ms float64) string {
-	d := time.Duration(ms * float64(time.Millisecond))
-	if d < time.Millisecond {
-		return d.Round(time.Microsecond).String()
-	}
-	return d.Round(100 * time.Microsecond).String()
+	return strings.Join(lines, "\n")
 }
 
 // activityRow is a record in the list: time, server, what, outcome, app.
-func activityRow(r hostapi.ActivityRecord) string {
+func activityRow(r hostapi.ActivityRecord, loc *time.Location) string {
 	what := r.Target
 	if r.Kind != "tools/call" {
 		what = strings.TrimPrefix(r.Kind, "resources/") + " " + r.Target
@@ -244,7 +240,7 @@ func activityRow(r hostapi.ActivityRecord) string {
 	if app == "" {
 		app = r.Conn
 	}
-	return termtext.Escape(fmt.Sprintf("%s  %s  %s  %s  %s", r.Time.Local().Format("15:04:05"), r.Server, what, outcomeWords(r), app))
+	return termtext.Escape(fmt.Sprintf("%s  %s  %s  %s  %s", r.Time.In(loc).Format("15:04:05"), r.Server, what, outcomeWords(r), app))
 }
 
 func outcomeWords(r hostapi.ActivityRecord) string {
@@ -264,16 +260,16 @@ func outcomeWords(r hostapi.ActivityRecord) string {
 
 // activityDetail is a record in full, with its arguments' preview
 // pretty-printed.
-func activityDetail(r hostapi.ActivityRecord) string {
+func activityDetail(r hostapi.ActivityRecord, loc *time.Location) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Time      %s\n", r.Time.Local().Format("2006-01-02 15:04:05.000"))
+	fmt.Fprintf(&b, "Time      %s\n", r.Time.In(loc).Format("2006-01-02 15:04:05.000"))
 	fmt.Fprintf(&b, "App       %s (%s)\n", orNone(r.App), orNone(r.Conn))
 	fmt.Fprintf(&b, "Server    %s\n", r.Server)
 	fmt.Fprintf(&b, "Request   %s %s\n", r.Kind, r.Target)
 	fmt.Fprintf(&b, "Outcome   %s\n", outcomeWords(r))
-	fmt.Fprintf(&b, "Duration  %s\n", msText(r.DurationMs))
+	fmt.Fprintf(&b, "Duration  %s\n", english.DurationMs(r.DurationMs))
 	if r.WaitMs > 0 {
-		fmt.Fprintf(&b, "Waited    %s for the server to start first\n", msText(r.WaitMs))
+		fmt.Fprintf(&b, "Waited    %s for the server to start first\n", english.DurationMs(r.WaitMs))
 	}
 	fmt.Fprintf(&b, "Sizes     %d bytes of arguments, %d of result\n", r.ArgBytes, r.ResultBytes)
 	if r.Approval != "" {
@@ -284,9 +280,7 @@ func activityDetail(r hostapi.ActivityRecord) string {
 	case r.Preview == "":
 		b.WriteString(": none\n")
 	default:
-		if r.ArgBytes > len(r.Preview) {
-			fmt.Fprintf(&b, " (the first %d bytes)", len(r.Preview))
-		}
+		b.WriteString(previewWords(r))
 		b.WriteString("\n")
 		var out bytes.Buffer
 		if json.Indent(&out, []byte(r.Preview), "", "  ") == nil {
@@ -301,6 +295,20 @@ func activityDetail(r hostapi.ActivityRecord) string {
 		lines[i] = termtext.Escape(l) // an app's and a server's text, shown escaped
 	}
 	return strings.Join(lines, "\n")
+}
+
+// previewWords says how much of the arguments the preview holds: all of
+// them, or a cut part; the preview's length beside the arguments' size
+// cannot say (redaction and compaction change it: issue 27 item 14), the
+// host's record does. A record an earlier host wrote does not say.
+func previewWords(r hostapi.ActivityRecord) string {
+	switch {
+	case r.PreviewCut == nil:
+		return " (as recorded, secrets redacted: this record does not say whether it is cut)"
+	case *r.PreviewCut:
+		return fmt.Sprintf(" (cut: the first part of %d bytes, secrets redacted)", r.ArgBytes)
+	}
+	return " (complete, secrets redacted)"
 }
 
 func orNone(s string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -35,7 +36,7 @@ func TestActivityPage(t *testing.T) {
 	w.showPlace(placeActivity)
 	h.until("the activity page", func() bool { return w.activity != nil && len(w.activity.records) == 1 })
 	v := w.activity
-	if row := activityRow(v.records[0]); !strings.Contains(row, "alpha  echo  ok  switchboard") {
+	if row := activityRow(v.records[0], time.Local); !strings.Contains(row, "alpha  echo  ok  switchboard") {
 		t.Errorf("the row: %q", row)
 	}
 	h.until("the counts", func() bool { return strings.Contains(v.counts.Text, "alpha: 1 call, 0 errors") })

@@ -45,9 +45,16 @@ func goldenSnapshot() client.Snapshot {
 // goldenWindow is a shown window over a Live that never connects.
 func goldenWindow(t *testing.T) (*Window, *uiQueue) {
 	t.Helper()
+	return goldenWindowIn(t, test.NewTempApp(t))
+}
+
+// goldenWindowIn is goldenWindow in app a (screenshots_test.go's, with
+// the window's theme).
+func goldenWindowIn(t *testing.T, a fyne.App) (*Window, *uiQueue) {
+	t.Helper()
 	q := &uiQueue{}
 	live := client.New(client.Options{Socket: filepath.Join(t.TempDir(), "none.sock")})
-	w := New(test.NewTempApp(t), live, Options{Do: q.do, Now: func() time.Time { return goldenNow }})
+	w := New(a, live, Options{Do: q.do, Now: func() time.Time { return goldenNow }})
 	w.Show()
 	t.Cleanup(w.Close)
 	w.apply(goldenSnapshot())

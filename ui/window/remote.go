@@ -130,6 +130,10 @@ func (r *remoteFields) values() map[string]json.RawMessage {
 	v := map[string]json.RawMessage{"url": marshal(strings.TrimSpace(r.url.Text))}
 	if r.typ.Selected == config.RemoteSSE {
 		v["type"] = marshal(config.RemoteSSE)
+	} else if was, ok := r.was["type"]; ok && string(was) != `"sse"` {
+		// An entry's explicit "type": "http" (Streamable HTTP only) stays;
+		// without one, the host tries Streamable HTTP, then SSE.
+		v["type"] = was
 	}
 	if r.oauth.Checked {
 		o := maps.Clone(r.oauthWas)

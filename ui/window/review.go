@@ -114,10 +114,10 @@ func (v *reviewView) card(h hostapi.HeldTool) fyne.CanvasObject {
 	head := container.NewHBox(bold(termtext.Escape(h.Tool)), widget.NewLabel(what+" · held since "+h.Since.In(v.w.opts.Now().Location()).Format(time.DateTime)))
 	objs := []fyne.CanvasObject{head}
 	if changedLines(h.DescriptionDiff) {
-		objs = append(objs, caption("Description"), diffText(h.DescriptionDiff))
+		objs = append(objs, caption("Description"+diffLegend), diffText(h.DescriptionDiff))
 	}
 	if changedLines(h.SchemaDiff) {
-		objs = append(objs, caption("Name, title, schemas and annotations"), diffText(h.SchemaDiff))
+		objs = append(objs, caption("Name, title, schemas and annotations"+diffLegend), diffText(h.SchemaDiff))
 	}
 	if len(h.Flags) > 0 {
 		objs = append(objs, caption(fmt.Sprintf("Flags (%d): text worth a careful look", len(h.Flags))))
@@ -166,6 +166,9 @@ func (v *reviewView) decide(tool string, accept bool) {
 	})
 }
 
+// diffLegend says what the diff's marks mean: "+" is not "good".
+const diffLegend = " (+ new, not yet accepted; - as you accepted it)"
+
 func caption(text string) *widget.Label {
 	l := widget.NewLabelWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
 	l.SizeName = theme.SizeNameCaptionText
@@ -181,9 +184,11 @@ func changedLines(d []hostapi.DiffLine) bool {
 	return false
 }
 
-// diffText is a diff as monospaced lines: "- " in the error colour, "+ "
-// in the success colour, the lines around them plain; runs of more than
-// two unchanged lines away from a change are left out ("…").
+// diffText is a diff as monospaced lines: "+ " (the new text, not yet
+// accepted) in the warning colour, never the success green, which in a
+// security review reads as safe (issue 27 item 21); "- " (the accepted
+// text) in the disabled colour; the lines around them plain; runs of more
+// than two unchanged lines away from a change are left out ("…").
 func diffText(d []hostapi.DiffLine) *widget.RichText {
 	keep := trust.Around(d, 2)
 	var segs []widget.RichTextSegment
@@ -204,9 +209,9 @@ func diffText(d []hostapi.DiffLine) *widget.RichText {
 		text := termtext.Escape(l.Text)
 		switch l.Op {
 		case "-":
-			line("- "+text, theme.ColorNameError)
+			line("- "+text, theme.ColorNameDisabled)
 		case "+":
-			line("+ "+text, theme.ColorNameSuccess)
+			line("+ "+text, theme.ColorNameWarning)
 		default:
 			line("  "+text, theme.ColorNameForeground)
 		}
@@ -273,6 +278,8 @@ func flagWords(k trust.Kind) string {
 		return "Names another server's tool"
 	case trust.KindLong:
 		return "A very long description"
+	case trust.KindForeignURL:
+		return "A link to a host that is not the server's own"
 	}
 	return string(k)
 }
