@@ -27,7 +27,7 @@ func shoot(t *testing.T, w *Window, name string, size fyne.Size, setup func()) {
 		name    string
 		variant fyne.ThemeVariant
 	}{{"light", theme.VariantLight}, {"dark", theme.VariantDark}} {
-		fyne.CurrentApp().Settings().SetTheme(variantTheme{theme.DefaultTheme(), th.variant})
+		fyne.CurrentApp().Settings().SetTheme(variantTheme{Theme(), th.variant}) // the app's (ui.Run sets it)
 		w.win.Resize(size)
 		setup()
 		w.win.Canvas().Unfocus()
