@@ -773,13 +773,19 @@ func (f *serverForm) submit() {
 
 // renameTo renames the saved entry (servers.rename), then ends the save.
 func (f *serverForm) renameTo(name string) {
+	// The window stays on the server under its new name: the list shows
+	// it once the host lists it (the old name leaves first, or at once).
+	sp := f.w.servers
+	sp.want = name
 	f.w.call(func(ctx context.Context) error {
 		return f.w.live.RenameServer(ctx, f.orig, name)
 	}, func(err error) {
 		if err == nil {
 			f.saved(name, nil)
+			sp.update(f.w.snap)
 			return
 		}
+		sp.want = ""
 		// The fields were saved under the old name; only the name was
 		// refused.
 		f.saving = false
