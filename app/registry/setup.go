@@ -157,7 +157,7 @@ func MakeSetup(s *Server, lookPath func(string) (string, error), o SetupOptions)
 				}
 				why = strings.Join(whys, "; ")
 			}
-			return nil, fmt.Errorf("Switchboard cannot run %s: %s", s.Name, why)
+			return nil, fmt.Errorf("%s cannot be run by Switchboard: %s", s.Name, why)
 		}
 	}
 

@@ -44,8 +44,7 @@ func TestMakeSetup(t *testing.T) {
 	if st.Command != "npx" || !slices.Equal(st.Args, []string{"-y", "b-mcp@1.0.0", "--verbose", "/srv"}) || st.Env["NOTE"] != "a $${b}" || len(st.Secrets) != 0 {
 		t.Errorf("the package: %+v", st)
 	}
-	st, err = registry.MakeSetup(s, nil, setupOpts(map[string]string{"token": "tok-FAKE"}))
-	if err == nil || !strings.Contains(err.Error(), "--set dir=VALUE") {
+	if _, err := registry.MakeSetup(s, nil, setupOpts(map[string]string{"token": "tok-FAKE"})); err == nil || !strings.Contains(err.Error(), "--set dir=VALUE") {
 		t.Errorf("dir missing: %v", err)
 	}
 	o := setupOpts(map[string]string{"token": "tok-FAKE"})
