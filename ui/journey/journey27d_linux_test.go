@@ -9,8 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -196,7 +196,14 @@ func (s *screenRun) shots(name string) {
 		v    fyne.ThemeVariant
 	}{{"light", theme.VariantLight}, {"dark", theme.VariantDark}} {
 		onUI(func() { theApp.Settings().SetTheme(variantTheme{window.Theme(), v.v}) })
-		time.Sleep(500 * time.Millisecond) // a frame or two drawn in the new colours
+		// Drawn in the new colours: a pixel of the window's corner is the
+		// theme's background (at most testkit.Deadline; then shot as is).
+		r, g, b, _ := window.Theme().Color(theme.ColorNameBackground, v.v).RGBA()
+		want := fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8)
+		testkit.Poll(testkit.Deadline, func() bool {
+			px, _ := exec.Command("import", "-window", s.xid, "-crop", "1x1+2+2", "-depth", "8", "txt:-").Output()
+			return strings.Contains(strings.ToUpper(string(px)), want)
+		})
 		out := filepath.Join(dir, name+"-"+v.name+"-1120.png")
 		if b, err := exec.Command("import", "-window", s.xid, out).CombinedOutput(); err != nil {
 			s.t.Fatalf("import: %v: %s", err, b)

@@ -13,13 +13,13 @@ func TestApprovalsInMenu(t *testing.T) {
 	s := client.Snapshot{Connected: true, Info: hostapi.Info{PID: 1}}
 	opened := ""
 	a := Actions{Open: func() { opened = "window" }, OpenApprovals: func() { opened = "approvals" }}
-	for _, it := range BuildMenu(s, a).Items {
+	for _, it := range BuildMenu(s, nil, a).Items {
 		if strings.Contains(it.Label, "waiting") {
 			t.Fatalf("a line for no waiting call: %q", it.Label)
 		}
 	}
 	s.Approvals = []hostapi.Approval{{ID: "1", Server: "fs", Tool: "delete"}}
-	m := BuildMenu(s, a)
+	m := BuildMenu(s, nil, a)
 	if len(m.Items) < 2 || m.Items[1].Label != "1 request waiting: review" || m.Items[1].Disabled {
 		t.Fatalf("the menu's second line: %+v", m.Items[1])
 	}
@@ -29,7 +29,7 @@ func TestApprovalsInMenu(t *testing.T) {
 	}
 	s.Approvals = append(s.Approvals, hostapi.Approval{ID: "2"})
 	a.OpenApprovals = nil
-	m = BuildMenu(s, a)
+	m = BuildMenu(s, nil, a)
 	if m.Items[1].Label != "2 requests waiting: review" {
 		t.Fatalf("two waiting: %q", m.Items[1].Label)
 	}

@@ -201,7 +201,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 		return s.Connected && server(s, "everything").State == "running" && server(s, "everything").Tools == 2 &&
 			server(s, "crash").State == "failed" && server(s, "missing").State == "failed"
 	})
-	m := BuildMenu(s, actions)
+	m := BuildMenu(s, nil, actions)
 	for _, label := range []string{"crash — failed", "everything — running (2 tools)", "off — disabled", "missing — failed"} {
 		find(t, m, label)
 	}
@@ -262,18 +262,18 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	_ = pid
 
 	// Start, Restart, Stop all, Start all.
-	m = BuildMenu(s, actions)
+	m = BuildMenu(s, nil, actions)
 	find(t, m, "everything — stopped", LabelStart).Action()
 	s = waitSnap(t, l, "everything running again", state("everything", "running"))
 	pid = server(s, "everything").PID
-	serverItemOf(t, BuildMenu(s, actions), "everything", LabelRestart).Action()
+	serverItemOf(t, BuildMenu(s, nil, actions), "everything", LabelRestart).Action()
 	s = waitSnap(t, l, "everything restarted", func(s client.Snapshot) bool {
 		st := server(s, "everything")
 		return st.State == "running" && st.PID != 0 && st.PID != pid
 	})
-	find(t, BuildMenu(s, actions), LabelStopAll).Action()
+	find(t, BuildMenu(s, nil, actions), LabelStopAll).Action()
 	s = waitSnap(t, l, "everything stopped by Stop all", state("everything", "stopped"))
-	find(t, BuildMenu(s, actions), LabelStartAll).Action()
+	find(t, BuildMenu(s, nil, actions), LabelStartAll).Action()
 	waitSnap(t, l, "everything and crash started by Start all", func(s client.Snapshot) bool {
 		return server(s, "everything").State == "running" && server(s, "crash").State == "failed" && server(s, "crash").Failures > 0
 	})
@@ -299,7 +299,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	// Quit while an AI app is connected through the gateway: asked, naming
 	// the app, and no means no.
 	leave := aiApp(t, th.Opts.SocketPath, "claude-ai")
-	find(t, BuildMenu(l.Snapshot(), actions), LabelQuitAndStop).Action()
+	find(t, BuildMenu(l.Snapshot(), nil, actions), LabelQuitAndStop).Action()
 	testkit.Eventually(t, "the question", func() bool { return len(asked()) == 1 })
 	if q := asked()[0]; !strings.HasPrefix(q, "Claude Desktop is connected through Switchboard.") {
 		t.Fatalf("question: %q", q)
@@ -320,7 +320,7 @@ func TestMenuDrivesRealHost(t *testing.T) {
 	})
 
 	pid = server(l.Snapshot(), "everything").PID
-	find(t, BuildMenu(l.Snapshot(), actions), LabelQuitAndStop).Action()
+	find(t, BuildMenu(l.Snapshot(), nil, actions), LabelQuitAndStop).Action()
 	select {
 	case <-th.Done():
 	case <-time.After(wait):
@@ -418,7 +418,7 @@ func TestBrokenServerFromRealHost(t *testing.T) {
 		t.Errorf("Summary = %q, want %q", got, want)
 	}
 	var r recorder
-	m := BuildMenu(s, r.actions())
+	m := BuildMenu(s, nil, r.actions())
 	want := "missing — broken — " + string(st.State)
 	for _, it := range m.Items {
 		if it.Label != want {
@@ -455,7 +455,7 @@ func TestQuitLeavesUsersHost(t *testing.T) {
 		Confirm: func(string, func(bool)) { asked.Add(1) },
 		Detach:  func() { detach(); close(detached) },
 	})
-	m := BuildMenu(l.Snapshot(), actions)
+	m := BuildMenu(l.Snapshot(), nil, actions)
 	if last := m.Items[len(m.Items)-1]; last.Label != LabelQuit {
 		t.Fatalf("the quit item for the user's host is %q, want %q", last.Label, LabelQuit)
 	}
@@ -491,7 +491,7 @@ func TestQuitAsServiceLeavesHost(t *testing.T) {
 	waitSnap(t, l, "a running", state("a", "running"))
 	detached := make(chan struct{})
 	actions := HostActions(l, test.NewTempApp(t), HostOptions{Detach: func() { detach(); close(detached) }})
-	m := BuildMenu(l.Snapshot(), actions)
+	m := BuildMenu(l.Snapshot(), nil, actions)
 	find(t, m, LabelStopService) // shown for a service's host
 	find(t, m, LabelQuit).Action()
 	select {
@@ -514,7 +514,7 @@ func TestQuitAsServiceLeavesHost(t *testing.T) {
 		viaManager.Store(true)
 		return l2.StopHost(context.Background())
 	}})
-	find(t, BuildMenu(l2.Snapshot(), actions), LabelStopService).Action()
+	find(t, BuildMenu(l2.Snapshot(), nil, actions), LabelStopService).Action()
 	select {
 	case <-th.Done():
 	case <-time.After(wait):
@@ -591,7 +591,7 @@ func TestTrayBurstFromHostStream(t *testing.T) {
 			return false
 		}
 		_, s := rb.get()
-		return signature(BuildMenu(s, r.actions())) == signature(BuildMenu(final, r.actions()))
+		return signature(BuildMenu(s, nil, r.actions())) == signature(BuildMenu(final, nil, r.actions()))
 	})
 	elapsed := time.Since(start)
 	time.Sleep(10 * DefaultSettle)

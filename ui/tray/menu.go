@@ -75,14 +75,10 @@ const maxDetail = 80
 // second one ("Quit and stop all servers" when it stops a host started on
 // demand, [QuitLabel]). Not connected, it says so (with the reason) above Open
 // Switchboard and Quit. An invalid config file adds a line saying that
-// the last good one is in force.
-func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
-	return BuildMenuWithApps(s, nil, a)
-}
-
-// BuildMenuWithApps is [BuildMenu] with a line for each AI app connected
-// now, below the servers: its tool count and tokens ([AppLabel]).
-func BuildMenuWithApps(s client.Snapshot, apps []hostapi.AppCost, a Actions) *fyne.Menu {
+// the last good one is in force. Below the servers, a line for each AI
+// app in apps (those connected now): its tool count and tokens
+// ([AppLabel]).
+func BuildMenu(s client.Snapshot, apps []hostapi.AppCost, a Actions) *fyne.Menu {
 	var items []*fyne.MenuItem
 	items = append(items, disabled(Summary(s)))
 	if !s.Connected {

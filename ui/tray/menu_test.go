@@ -136,7 +136,7 @@ var allStates = connected(
 
 func TestBuildMenuServers(t *testing.T) {
 	var r recorder
-	m := BuildMenu(allStates, r.actions())
+	m := BuildMenu(allStates, nil, r.actions())
 	want := []string{
 		"2 running, 3 starting, 1 needs a secret, 2 failed, 1 sleeping, 2 stopped", "---",
 		"broken — invalid entry",
@@ -219,7 +219,7 @@ func TestBuildMenuAllButtons(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := BuildMenu(connected(c.servers...), a)
+			m := BuildMenu(connected(c.servers...), nil, a)
 			if m.Items[2].Label != c.wantFirst {
 				t.Fatalf("first item under the header %q, want %q", m.Items[2].Label, c.wantFirst)
 			}
@@ -256,7 +256,7 @@ func TestBuildMenuQuitLabel(t *testing.T) {
 		s := connected(srv("a", "running", 3))
 		s.Connected = c.connected
 		s.Info.OnDemand, s.Info.Service = c.onDemand, c.service
-		m := BuildMenu(s, r.actions())
+		m := BuildMenu(s, nil, r.actions())
 		checkQuit(t, m)
 		last := m.Items[len(m.Items)-1]
 		if last.Label != c.want {
@@ -273,7 +273,7 @@ func TestBuildMenuService(t *testing.T) {
 	var r recorder
 	service := connected(srv("a", "running", 3))
 	service.Info.Service = true // the host says it is a service's
-	m := BuildMenu(service, r.actions())
+	m := BuildMenu(service, nil, r.actions())
 	want := []string{"1 running", "---", "a — running (3 tools)", "---", LabelOpen, "---", LabelStartAll, LabelStopAll, "---", LabelStopService, LabelQuit}
 	if got := labels(m); !slices.Equal(got, want) {
 		t.Fatalf("labels %q, want %q", got, want)
@@ -284,7 +284,7 @@ func TestBuildMenuService(t *testing.T) {
 		t.Fatalf("Stop background service called %q", got)
 	}
 	// Not a service: no such item.
-	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 3)), r.actions())), LabelStopService) {
+	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 3)), nil, r.actions())), LabelStopService) {
 		t.Fatal("Stop background service shown for a host that is not a service")
 	}
 }
@@ -300,7 +300,7 @@ func TestBuildMenuNotConnected(t *testing.T) {
 		{"connection refused", []string{LabelNotConnected, "connection refused", "---", LabelOpen, "---", LabelQuit}},
 		{long, []string{LabelNotConnected, short(long), "---", LabelOpen, "---", LabelQuit}},
 	} {
-		m := BuildMenu(client.Snapshot{Connected: false, Err: c.err, Servers: allStates.Servers}, r.actions())
+		m := BuildMenu(client.Snapshot{Connected: false, Err: c.err, Servers: allStates.Servers}, nil, r.actions())
 		if got := labels(m); !slices.Equal(got, c.want) {
 			t.Fatalf("labels %q, want %q", got, c.want)
 		}
@@ -329,7 +329,7 @@ func TestBuildMenuInvalidConfig(t *testing.T) {
 	var r recorder
 	s := connected(srv("a", "running", 2))
 	s.Info.Config = hostapi.ConfigStatus{OK: false, Error: "config.json: line 3: invalid character '}'"}
-	m := BuildMenu(s, r.actions())
+	m := BuildMenu(s, nil, r.actions())
 	want := []string{"1 running", "---", LabelConfigInvalid, "config.json: line 3: invalid character '}'", "---", "a — running (2 tools)"}
 	if got := labels(m)[:6]; !slices.Equal(got, want) {
 		t.Fatalf("labels %q, want %q", got, want)
@@ -339,7 +339,7 @@ func TestBuildMenuInvalidConfig(t *testing.T) {
 	}
 	checkQuit(t, m)
 	// A valid file: no such line.
-	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 2)), r.actions())), LabelConfigInvalid) {
+	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 2)), nil, r.actions())), LabelConfigInvalid) {
 		t.Fatal("config line shown for a valid config")
 	}
 }
@@ -347,7 +347,7 @@ func TestBuildMenuInvalidConfig(t *testing.T) {
 // A nil action disables its item; Quit stays (Fyne fills in its own
 // action for a quit item without one).
 func TestBuildMenuNilActions(t *testing.T) {
-	m := BuildMenu(allStates, Actions{})
+	m := BuildMenu(allStates, nil, Actions{})
 	var walk func(*fyne.Menu)
 	walk = func(m *fyne.Menu) {
 		for _, it := range m.Items {

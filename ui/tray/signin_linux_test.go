@@ -39,7 +39,7 @@ func TestSignInFromMenu(t *testing.T) {
 	defer tr.Close()
 
 	s := waitSnap(t, l, "o in sign-in needed", state("o", hostapi.StateSignInNeeded))
-	find(t, BuildMenu(s, actions), SignInLabel("o")).Action()
+	find(t, BuildMenu(s, nil, actions), SignInLabel("o")).Action()
 	var page string
 	testkit.Eventually(t, "the sign-in page opened", func() (bool, string) {
 		mu.Lock()
@@ -55,7 +55,7 @@ func TestSignInFromMenu(t *testing.T) {
 	}
 	remotetest.Browse(t, page, nil)
 	s = waitSnap(t, l, "o running", state("o", hostapi.StateRunning))
-	for _, it := range BuildMenu(s, actions).Items {
+	for _, it := range BuildMenu(s, nil, actions).Items {
 		if it.Label == SignInLabel("o") {
 			t.Fatal("the sign-in line stays once signed in")
 		}

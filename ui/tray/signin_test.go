@@ -25,7 +25,7 @@ func TestBuildMenuSignIn(t *testing.T) {
 		hostapi.ServerStatus{Name: "linear", State: hostapi.StateSignInNeeded, URL: "https://mcp.linear.app/mcp"},
 		hostapi.ServerStatus{Name: "web", State: hostapi.StateUnreachable, URL: "https://web.example/mcp"},
 	)
-	m := BuildMenu(s, a)
+	m := BuildMenu(s, nil, a)
 	got := labels(m)
 	want := []string{Summary(s), "---", "linear: sign in needed", "---"}
 	if !slices.Equal(got[:len(want)], want) {
@@ -44,7 +44,7 @@ func TestBuildMenuSignIn(t *testing.T) {
 	}
 	checkQuit(t, m)
 	a.SignIn = nil
-	if it := find(t, BuildMenu(s, a), "linear: sign in needed"); !it.Disabled {
+	if it := find(t, BuildMenu(s, nil, a), "linear: sign in needed"); !it.Disabled {
 		t.Error("with no SignIn action the line is enabled")
 	}
 }

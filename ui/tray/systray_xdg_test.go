@@ -320,10 +320,10 @@ func TestSystrayShape(t *testing.T) {
 	running := connected(srv("a", "running", 3), srv("b", "running", 1))
 	stopped := connected(srv("a", "stopped", 0), srv("b", "running", 1))
 	renamed := connected(srv("a", "running", 3), srv("c", "running", 1))
-	if systrayShape(BuildMenu(running, a)) != systrayShape(BuildMenu(stopped, a)) {
+	if systrayShape(BuildMenu(running, nil, a)) != systrayShape(BuildMenu(stopped, nil, a)) {
 		t.Error("a state change changed the shape")
 	}
-	if systrayShape(BuildMenu(running, a)) == systrayShape(BuildMenu(renamed, a)) {
+	if systrayShape(BuildMenu(running, nil, a)) == systrayShape(BuildMenu(renamed, nil, a)) {
 		t.Error("another server in the same place kept the shape")
 	}
 }

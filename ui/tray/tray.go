@@ -225,7 +225,7 @@ func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func
 	if t.started { // not the first, before the app runs: it would wait for the host
 		t.apps = fetchApps(t.costs, s)
 	}
-	m := BuildMenuWithApps(s, t.apps, actions)
+	m := BuildMenu(s, t.apps, actions)
 	sig, level, tip := signature(m), Health(s), Tooltip(s)
 	if t.started && sig == t.shown && level == t.icon && tip == t.tooltip() {
 		return

@@ -21,7 +21,7 @@ func TestBuildMenuHeld(t *testing.T) {
 		hostapi.ServerStatus{Name: "web", State: hostapi.StateRunning, Tools: 1, Held: 1},
 		hostapi.ServerStatus{Name: "zz", State: hostapi.StateRunning, Tools: 5, Held: 2},
 	)
-	m := BuildMenu(s, a)
+	m := BuildMenu(s, nil, a)
 	got := labels(m)
 	want := []string{Summary(s), "---", "web: 1 tool changed: review", "zz: 2 tools changed: review", "---"}
 	if !slices.Equal(got[:len(want)], want) {
@@ -38,11 +38,11 @@ func TestBuildMenuHeld(t *testing.T) {
 	checkQuit(t, m)
 
 	a.Review = nil
-	if it := find(t, BuildMenu(s, a), "zz: 2 tools changed: review"); !it.Disabled {
+	if it := find(t, BuildMenu(s, nil, a), "zz: 2 tools changed: review"); !it.Disabled {
 		t.Error("with no Review action the line is enabled")
 	}
 	s.Servers[1].Held, s.Servers[2].Held = 0, 0
-	if got := labels(BuildMenu(s, r.actions())); slices.ContainsFunc(got, func(l string) bool { return strings.HasSuffix(l, "changed: review") }) {
+	if got := labels(BuildMenu(s, nil, r.actions())); slices.ContainsFunc(got, func(l string) bool { return strings.HasSuffix(l, "changed: review") }) {
 		t.Errorf("a line for held tools with none held: %q", got)
 	}
 }

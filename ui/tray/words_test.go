@@ -75,7 +75,7 @@ func TestBrokenSaysWhyAtOnce(t *testing.T) {
 			t.Errorf("%s: Health = %v, want failed", state, got)
 		}
 		var r recorder
-		m := BuildMenu(s, r.actions())
+		m := BuildMenu(s, nil, r.actions())
 		var line *fyne.MenuItem
 		for _, it := range m.Items {
 			if strings.HasPrefix(it.Label, "fetch — ") {
