@@ -72,7 +72,7 @@ func (e *env) printCost(c hostapi.Cost, profile string) {
 	}
 	fmt.Fprintln(e.stdout, "\nConnected apps pay, before their first message:")
 	tw = tabwriter.NewWriter(e.stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "  APP\tCONNECTION\tSELECTION\t≈TOKENS")
+	fmt.Fprintln(tw, "  APP\tCONNECTION\tSELECTION\tTOOLS\t≈TOKENS")
 	for _, a := range c.Apps {
 		name := a.App
 		if name == "" {
@@ -82,7 +82,7 @@ func (e *env) printCost(c hostapi.Cost, profile string) {
 		if a.Pending {
 			tok += " (still counting)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", termtext.Escape(name), termtext.Escape(a.Conn), termtext.Escape(selection(a)), tok)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\n", termtext.Escape(name), termtext.Escape(a.Conn), termtext.Escape(selection(a)), a.ToolCount, tok)
 	}
 	_ = tw.Flush()
 }

@@ -52,6 +52,10 @@ func (e *env) serversPut(a *argv, create bool) error {
 	if len(pos) != 1 {
 		return usagef("servers %s: give one server NAME (then -- COMMAND [ARGS...])", verb)
 	}
+	sp, err := parseStartPolicy(a) // startpolicy.go
+	if err != nil {
+		return err
+	}
 	name := pos[0]
 	remote := a.str("url") != ""
 	if create && len(cmdline) == 0 && !remote {
@@ -180,6 +184,12 @@ func (e *env) serversPut(a *argv, create bool) error {
 	if err := setSandbox(entry, a); err != nil {
 		return err
 	}
+	if err := sp.checkPolicyTools(name, e.serverTools(b, name)); err != nil {
+		return err
+	}
+	if err := sp.apply(entry); err != nil {
+		return err
+	}
 	if len(remoteSecrets) > 0 {
 		if len(secretNames) == 0 {
 			if list, err := b.listSecrets(); err == nil {
@@ -206,6 +216,9 @@ func (e *env) serversPut(a *argv, create bool) error {
 	} else {
 		fmt.Fprintf(e.stdout, "updated %s\n", name)
 	}
+	for _, n := range sp.notes(entry) {
+		fmt.Fprintln(e.stdout, n)
+	}
 	for _, s := range missing {
 		fmt.Fprintf(e.stdout, "note: secret %q is not set yet: run 'switchboard secret set %s'\n", s, s)
 	}
@@ -216,6 +229,25 @@ func (e *env) serversPut(a *argv, create bool) error {
 		e.warnNotFound(b, name, s)
 	}
 	return nil
+}
+
+// serverTools are the names of a server's tools as the running host
+// lists them, or nil when they are not known (no host, a server not
+// running).
+func (e *env) serverTools(b backend, name string) []string {
+	hb, ok := b.(*hostBackend)
+	if !ok {
+		return nil
+	}
+	tools, err := hb.c.Tools(hb.ctx, name)
+	if err != nil || len(tools) == 0 { // not running, or not listed yet
+		return nil
+	}
+	names := make([]string, 0, len(tools))
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	return names
 }
 
 // warnNotFound says when the host will not find the entry's command: it

@@ -56,7 +56,7 @@ func TestToolsCostCLI(t *testing.T) {
 	if len(c.Servers) != 1 || c.Servers[0].Server != "srv" || c.Servers[0].Tools != 1 || c.Servers[0].Tokens == 0 || c.Total.Tokens <= c.Servers[0].Tokens {
 		t.Errorf("tools --cost --json: %+v", c)
 	}
-	if len(c.Apps) != 1 || c.Apps[0].App != "bridge-test" || !slices.Equal(c.Apps[0].Servers, []string{"srv"}) || c.Apps[0].Total != c.Total {
+	if len(c.Apps) != 1 || c.Apps[0].App != "bridge-test" || !slices.Equal(c.Apps[0].Servers, []string{"srv"}) || c.Apps[0].Total != c.Total || c.Apps[0].ToolCount != 1 {
 		t.Errorf("the connected bridge: %+v, want --servers srv and the total %+v", c.Apps, c.Total)
 	}
 
@@ -66,7 +66,8 @@ func TestToolsCostCLI(t *testing.T) {
 		`(?m)^srv\s+1\s+0\s+` + regexp.QuoteMeta(thousands(c.Servers[0].Bytes)) + `\s+` + regexp.QuoteMeta(thousands(c.Servers[0].Tokens)) + `\s*$`,
 		`(?m)^Total: ≈ ` + regexp.QuoteMeta(thousands(c.Total.Tokens)) + ` tokens \(o200k\)$`,
 		regexp.QuoteMeta(hostapi.CostMethod),
-		`(?m)^  bridge-test\s+bridge pid \d+\s+--servers srv\s+` + regexp.QuoteMeta(thousands(c.Apps[0].Total.Tokens)) + `$`,
+		`(?m)^  APP\s+CONNECTION\s+SELECTION\s+TOOLS\s+≈TOKENS$`,
+		`(?m)^  bridge-test\s+bridge pid \d+\s+--servers srv\s+1\s+` + regexp.QuoteMeta(thousands(c.Apps[0].Total.Tokens)) + `$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("tools --cost does not match %s:\n%s", re, out)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"runtime"
 	"strings"
 
@@ -60,26 +59,10 @@ func doctorSandbox(file *config.File, ok, bad, info func(string, ...any)) {
 // sandboxLine is what `status` says of a server's sandbox: how it is
 // confined and what is not enforced, or that it runs unconfined; "" for a
 // server without one (and for a refused one: its last error says it).
+// The words are hostapi's (SandboxStatus.Line), which the window shows too.
 func sandboxLine(sb *hostapi.SandboxStatus) string {
-	switch {
-	case sb == nil || sb.Unavailable:
-		return ""
-	case sb.Unconfined:
-		return fmt.Sprintf("sandbox %s NOT enforced, running unconfined (\"sandboxRequired\": false): %s", presetName(sb.Preset), strings.Join(sb.NotEnforced, "; "))
+	if l := sb.Line(); l != "" {
+		return "sandbox " + l
 	}
-	l := fmt.Sprintf("sandbox %s: %s, network by %s", presetName(sb.Preset), sb.Mechanism, sb.Net)
-	if sb.ABI > 0 {
-		l = fmt.Sprintf("sandbox %s: %s ABI %d, network by %s", presetName(sb.Preset), sb.Mechanism, sb.ABI, sb.Net)
-	}
-	if len(sb.NotEnforced) > 0 {
-		l += "; not enforced: " + strings.Join(sb.NotEnforced, "; ")
-	}
-	return l
-}
-
-func presetName(p string) string {
-	if p == "" {
-		return "(custom)"
-	}
-	return p
+	return ""
 }

@@ -274,9 +274,23 @@ func (g *Gateway) Cost(f Filter) hostapi.Cost {
 		a := hostapi.AppCost{App: s.app, Conn: s.conn, Servers: s.sel.req.Servers, Tools: s.sel.req.Tools, Profile: s.sel.req.Profile, ToolMode: s.sel.ToolMode}
 		p := g.price(v, s.sel, false)
 		a.Total, a.Pending = p.Total, len(p.Pending) > 0
+		a.ToolCount = toolCount(p, s.sel.Search())
 		res.Apps = append(res.Apps, a)
 	}
 	return res
+}
+
+// toolCount is how many tools a tools/list priced as p lists: the
+// counted servers' tools, or the two search tools in search mode.
+func toolCount(p hostapi.Cost, search bool) int {
+	if search {
+		return 2
+	}
+	n := 0
+	for _, sc := range p.Servers {
+		n += sc.Tools
+	}
+	return n
 }
 
 // price adds up what v lists to a facade whose client sees f (in its

@@ -219,6 +219,10 @@ func TestCostCache(t *testing.T) {
 	if gitApp == nil || gitApp.App != "gateway-test" || gitApp.Total != gitOnly.Total || gitApp.Conn == "" {
 		t.Errorf("the app with --servers git: %+v, want its total %+v", gitApp, gitOnly.Total)
 	}
+	// Its tool count: the tools of git it sees (issue 27 item 23).
+	if gc, _ := serverCost(gitOnly, "git"); gitApp == nil || gc.Tools == 0 || gitApp.ToolCount != gc.Tools {
+		t.Errorf("the app with --servers git counts %+v tools, want git's %d", gitApp, gc.Tools)
+	}
 
 	// Search mode: the two search tools instead of every tool.
 	meta := toolsListCost([]*mcp.Tool{toolsearch.CallTool(), toolsearch.FindTools()})

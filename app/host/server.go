@@ -338,6 +338,12 @@ func (s *server) status() hostapi.ServerStatus {
 	if p := run.issue(c, rerr); p != nil {
 		st.Issues = append(st.Issues, *p)
 	}
+	if st.State == hostapi.StateSignInNeeded {
+		// What it needs, as data: a front end words the sign-in its own
+		// way (the window's Sign in button), not as the command line's
+		// command in the last error.
+		st.Issues = append([]hostapi.Problem{signInIssue(c.Name, st.LastError)}, st.Issues...)
+	}
 	st.Issues = append(st.Issues, c.Notes...) // last: what needs the user comes first
 	st.Broken = Broken(st.State, st.Issues)
 	s.cacheMu.Lock()
@@ -347,6 +353,20 @@ func (s *server) status() hostapi.ServerStatus {
 	}
 	s.cacheMu.Unlock()
 	return st
+}
+
+// signInIssue is what a server in sign-in needed needs: a sign-in. Its
+// Fact says why without the command line's words (the last error's
+// "run 'switchboard servers login NAME'"); its Message says both.
+func signInIssue(name, lastError string) hostapi.Problem {
+	login := "'switchboard servers login " + name + "'"
+	fact := fmt.Sprintf("server %q needs a sign-in", name)
+	if why := strings.ReplaceAll(lastError, ": run "+login, ""); why != "" {
+		fact += " (" + why + ")"
+	}
+	full := fact + ": sign in with " + login
+	return hostapi.Problem{Server: name, Message: full, Fact: fact,
+		Remedy: &hostapi.Remedy{Kind: hostapi.RemedySignIn, Server: name}}
 }
 
 func (s *server) notRunning() error {
@@ -365,15 +385,8 @@ func (s *server) notRunning() error {
 		}
 	}
 	if st.State == hostapi.StateSignInNeeded {
-		login := "'switchboard servers login " + st.Name + "'"
-		fact := fmt.Sprintf("server %q needs a sign-in", st.Name)
-		if why := strings.ReplaceAll(st.LastError, ": run "+login, ""); why != "" {
-			fact += " (" + why + ")"
-		}
-		full := fact + ": sign in with " + login
-		return &hostapi.Error{Code: hostapi.CodeNotRunning, Message: full, Problems: []hostapi.Problem{{
-			Server: st.Name, Message: full, Fact: fact,
-			Remedy: &hostapi.Remedy{Kind: hostapi.RemedySignIn, Server: st.Name}}}}
+		p := signInIssue(st.Name, st.LastError)
+		return &hostapi.Error{Code: hostapi.CodeNotRunning, Message: p.Message, Problems: []hostapi.Problem{p}}
 	}
 	full := msg + ": start it with 'switchboard servers start " + st.Name + "'"
 	if st.State == hostapi.StateFailed {

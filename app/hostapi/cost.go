@@ -91,6 +91,10 @@ type AppCost struct {
 	// Profile and ToolMode are its bridge's --profile and --tool-mode.
 	Profile  string `json:"profile,omitempty"`
 	ToolMode string `json:"toolMode,omitempty"`
+	// ToolCount is how many tools its tools/list has: the tools of the
+	// servers it sees that it may see (2, find_tools and call_tool, in
+	// tool mode "search"), without those of a pending server.
+	ToolCount int `json:"toolCount"`
 	// Total is its tools/list and prompts/list results.
 	Total Size `json:"total"`
 	// Pending: a server it sees is still being counted; Total leaves it

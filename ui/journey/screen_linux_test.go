@@ -38,9 +38,16 @@ func onUI(f func()) { fyne.DoAndWait(f) }
 // does, and finds it on the screen.
 func openWindow(t *testing.T, h *hostRun) *screenRun {
 	t.Helper()
+	return openWindowOn(t, h, theApp)
+}
+
+// openWindowOn is openWindow with the window's app app: theApp, or one
+// that wraps it (to record the pages it opens in the browser).
+func openWindowOn(t *testing.T, h *hostRun, app fyne.App) *screenRun {
+	t.Helper()
 	s := &screenRun{t: t}
 	onUI(func() {
-		s.w = window.New(theApp, h.live, window.Options{})
+		s.w = window.New(app, h.live, window.Options{})
 		s.w.Show()
 		for _, fw := range theApp.Driver().AllWindows() {
 			if fw.Title() == "Switchboard" {

@@ -77,6 +77,12 @@ const maxDetail = 80
 // Switchboard and Quit. An invalid config file adds a line saying that
 // the last good one is in force.
 func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
+	return BuildMenuWithApps(s, nil, a)
+}
+
+// BuildMenuWithApps is [BuildMenu] with a line for each AI app connected
+// now, below the servers: its tool count and tokens ([AppLabel]).
+func BuildMenuWithApps(s client.Snapshot, apps []hostapi.AppCost, a Actions) *fyne.Menu {
 	var items []*fyne.MenuItem
 	items = append(items, disabled(Summary(s)))
 	if !s.Connected {
@@ -106,6 +112,10 @@ func BuildMenu(s client.Snapshot, a Actions) *fyne.Menu {
 		anyStoppable = anyStoppable || st.State.CanStop()
 	}
 	if len(s.Servers) > 0 {
+		items = append(items, fyne.NewMenuItemSeparator())
+	}
+	if len(apps) > 0 { // apps.go
+		items = append(items, appItems(apps)...)
 		items = append(items, fyne.NewMenuItemSeparator())
 	}
 	items = append(items,

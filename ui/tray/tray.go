@@ -44,6 +44,10 @@ type Tray struct {
 	// OnRebuild, if set, is called after each rebuild with the state shown
 	// (tests count rebuilds with it).
 	OnRebuild func(client.Snapshot)
+	// AppsEvery is how often the tray asks the host which AI apps are
+	// connected, and what each sees (default [DefaultAppsEvery];
+	// negative: never).
+	AppsEvery time.Duration
 	// Host shows the icon and menu. Nil: the app given to Run, when it is
 	// a [desktop.App] (Fyne's own tray), changed on Fyne's UI thread. A
 	// Host set here (a [Systray]) is called from the follower's goroutine
@@ -66,6 +70,10 @@ type Tray struct {
 	failed  map[string]time.Time     // each failed server's FailedAt, as last seen
 
 	asked map[string]bool // the approval requests notified (approvals.go)
+	// costs gives the connected apps' costs (the source, when it can;
+	// apps.go); apps are the last it gave.
+	costs coster
+	apps  []hostapi.AppCost
 	// notifyApproval notifies a waiting call with buttons (nil: a plain
 	// notification through notify).
 	notifyApproval func(hostapi.Approval, Actions)
@@ -149,16 +157,32 @@ func (t *Tray) start(a fyne.App, src source, actions Actions) <-chan struct{} {
 	if settle == 0 {
 		settle = DefaultSettle
 	}
+	if c, ok := src.(coster); ok && t.AppsEvery >= 0 {
+		t.costs = c
+	}
+	every := t.AppsEvery
+	if every <= 0 {
+		every = DefaultAppsEvery
+	}
+	tick := time.NewTicker(every)
+	if t.costs == nil {
+		tick.Stop()
+	}
 	// The first time in the caller's goroutine: before the app runs, Fyne
 	// applies it directly (and so starts the tray).
 	t.update(desk, src.Snapshot(), actions, notify, func(f func()) { f() })
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
+		defer tick.Stop()
 		for {
 			select {
 			case <-t.done:
 				return
+			case <-tick.C:
+				// Which apps are connected: no event says it.
+				t.update(desk, src.Snapshot(), actions, notify, do)
+				continue
 			case <-src.Changed():
 			}
 			if settle > 0 {
@@ -198,7 +222,10 @@ func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func
 			notify(ApprovalNotification(ap))
 		}
 	}
-	m := BuildMenu(s, actions)
+	if t.started { // not the first, before the app runs: it would wait for the host
+		t.apps = fetchApps(t.costs, s)
+	}
+	m := BuildMenuWithApps(s, t.apps, actions)
 	sig, level, tip := signature(m), Health(s), Tooltip(s)
 	if t.started && sig == t.shown && level == t.icon && tip == t.tooltip() {
 		return

@@ -293,6 +293,9 @@ func (v *appsView) newRow(st *appState) *appRow {
 	r.importB = widget.NewButton("Import…", func() { v.askImport(r) })
 	row := v.tbl.row(r.name, r.found, r.conn, container.NewHBox(r.connect, r.disconnect, r.importB))
 	r.path = selectableLabel(st.loc.Path)
+	// A long home folder's path breaks across lines rather than widen the
+	// window beyond 800 pixels (TestAppsFitSmallScreen).
+	r.path.Wrapping = fyne.TextWrapBreak
 	if st.loc.Path == "" {
 		r.path.SetText("–")
 	}
@@ -313,7 +316,7 @@ func (v *appsView) newRow(st *appState) *appRow {
 	// The details are rows of the table too, so that their values start
 	// at its second column.
 	r.obj = container.NewVBox(row,
-		v.tbl.detail(widget.NewLabel("Config file"), container.NewHBox(r.path, r.pathNote)),
+		v.tbl.detail(widget.NewLabel("Config file"), container.NewVBox(r.path, r.pathNote)),
 		v.tbl.detail(widget.NewLabel("Through Switchboard"), r.through),
 		v.tbl.detail(widget.NewLabel("Tokens"), r.cost),
 		v.tbl.detail(widget.NewLabel("Its own servers"), container.NewVBox(r.own, r.stays)),
@@ -423,6 +426,8 @@ func (r *appRow) throughText() string {
 				n += " (disabled)"
 			case !ok, s.State == "", s.State == hostapi.StateRunning, s.State == hostapi.StateStarting, s.State == hostapi.StateRestarting:
 				// serving, or about to (or the state is unknown)
+			case s.State == hostapi.StateSleeping:
+				n += " (sleeping, starts on first use)" // its Label has parentheses already
 			default: // failed, stopped, invalid, waiting for a secret, stopping
 				n += " (" + s.State.Label() + ")"
 			}
@@ -434,15 +439,18 @@ func (r *appRow) throughText() string {
 	switch {
 	case len(st.bridge.Servers) > 0:
 		text = mark(st.bridge.Servers)
+		if st.bridge.Profile != "" {
+			text += profileNote(st.bridge.Profile, r.v.w.profileNames) // aiapps_profile.go
+		}
+	case st.bridge.Profile != "":
+		// The profile says which servers it reaches (aiapps_profile.go).
+		text = r.profileThrough(st.bridge.Profile, mark, all)
 	case !snap.Connected:
 		text = "Every server"
 	case len(all) == 0:
 		text = "Every server (Switchboard has none yet)"
 	default:
 		text = "Every server: " + mark(all)
-	}
-	if st.bridge.Profile != "" {
-		text += profileNote(st.bridge.Profile, r.v.w.profileNames) // aiapps_profile.go
 	}
 	if r.stale() {
 		text += fmt.Sprintf("\nIts entry runs %s, not this Switchboard (%s): Change… updates it.", st.bridge.Command, r.v.exe)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -62,7 +63,7 @@ func (v *appsView) profilePicker(current string) *profilePick {
 			if err != nil {
 				return
 			}
-			v.w.profileNames = profileNamesOf(list)
+			v.w.setProfiles(list)
 			p.sel.Options = profileOptions(v.w.profileNames, current)
 			p.sel.Refresh()
 		})
@@ -99,15 +100,65 @@ func (v *appsView) loadProfiles() {
 		if err != nil || w.apps != v {
 			return
 		}
-		w.profileNames = profileNamesOf(list)
+		w.setProfiles(list)
 		v.stateChanged()
 	})
 }
 
-// profileNote says, in an app's row, the profile its entry names.
+// setProfiles keeps the host's profiles, as fetched.
+func (w *Window) setProfiles(list []hostapi.ProfileInfo) {
+	w.profiles = list
+	w.profileNames = profileNamesOf(list)
+}
+
+// profileOf returns the host's profile of a name, and whether the host
+// has it; known is false while the profiles are not fetched yet.
+func (w *Window) profileOf(name string) (p hostapi.ProfileInfo, ok, known bool) {
+	if w.profileNames == nil {
+		return p, false, false
+	}
+	for _, p := range w.profiles {
+		if p.Name == name {
+			return p, true, true
+		}
+	}
+	return p, false, true
+}
+
+// profileNote says, in an app's row, the profile its entry names, below
+// the servers its --servers names.
 func profileNote(name string, known []string) string {
 	if known != nil && !slices.Contains(known, name) {
 		return fmt.Sprintf("\nProfile %s, which Switchboard does not have: the app sees no tools until it is added (Profiles), or Change… picks another.", name)
 	}
 	return fmt.Sprintf("\nProfile %s: only what it lets through.", name)
+}
+
+// profileThrough says which servers an app reaches through the profile
+// its entry names (and no --servers): the profile's servers, marked as
+// mark marks them (every server: all), and whether its patterns let only
+// some of their tools through.
+func (r *appRow) profileThrough(name string, mark func([]string) string, all []string) string {
+	p, ok, known := r.v.w.profileOf(name)
+	switch {
+	case !known:
+		return "Profile " + name + ": only what it lets through."
+	case !ok:
+		return strings.TrimPrefix(profileNote(name, r.v.w.profileNames), "\n")
+	}
+	text := "Profile " + name + ": "
+	switch {
+	case p.Servers == nil && len(all) == 0:
+		text += "every server (Switchboard has none yet)"
+	case p.Servers == nil:
+		text += "every server: " + mark(all)
+	case len(p.Servers) == 0:
+		text += "no server"
+	default:
+		text += mark(p.Servers)
+	}
+	if len(p.Allow) > 0 || len(p.Deny) > 0 {
+		text += "; only the tools it lets through"
+	}
+	return text
 }

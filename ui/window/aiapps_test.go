@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -501,4 +502,49 @@ func TestGoldenApps(t *testing.T) {
 		t.Fatalf("connecting Cursor: the token must show as ********:\n%s", c.diffText)
 	}
 	assertMarkup(t, w, "apps-connect.xml")
+}
+
+// TestGoldenAppsProfile: an app connected through a profile reaches the
+// profile's servers, and its row says so (not "Every server: …"): a
+// profile with a list of servers names them, marked by state (a sleeping
+// one without doubled parentheses); a profile of every server with
+// patterns says only some tools pass (issue 27 §8).
+func TestGoldenAppsProfile(t *testing.T) {
+	files := goldenAppFiles(t)
+	read := files.read
+	files.read = func(p string) ([]byte, bool, error) {
+		switch p {
+		case "/home/me/.claude.json":
+			return []byte(`{"mcpServers": {"switchboard": {"type": "stdio", "command": "/usr/bin/switchboard", "args": ["bridge", "--profile", "research"]}}}`), true, nil
+		case "/home/me/.cursor/mcp.json":
+			return []byte(`{"mcpServers": {"switchboard": {"command": "/usr/bin/switchboard", "args": ["bridge", "--profile", "lean"]}}}`), true, nil
+		}
+		return read(p)
+	}
+	useAppFiles(t, files)
+	w, _ := goldenWindow(t)
+	snap := goldenSnapshot()
+	snap.Servers = append(snap.Servers, hostapi.ServerStatus{Name: "wiki", State: hostapi.StateSleeping, Command: "wiki-server"})
+	w.apply(snap)
+	w.setProfiles([]hostapi.ProfileInfo{
+		{Name: "research", ProfileEntry: hostapi.ProfileEntry{Servers: []string{"everything", "wiki", "files"}}},
+		{Name: "lean", ProfileEntry: hostapi.ProfileEntry{Allow: []string{"*__read_*"}}},
+	})
+	w.showPlace(placeApps)
+	w.apps.show(loadApps(files), must(files.exe()), nil)
+	for id, want := range map[string]string{
+		"claude-code": "Profile research: everything, wiki (sleeping, starts on first use), files (failed)",
+		"cursor":      "Profile lean: every server: everything, files (failed), github (waiting for secret), memory (disabled), notes (invalid entry), time (stopped), wiki (sleeping, starts on first use); only the tools it lets through",
+	} {
+		if got := w.apps.rows[id].through.Text; got != want {
+			t.Errorf("%s reaches %q\nwant %q", id, got, want)
+		}
+	}
+	assertMarkup(t, w, "apps-profile.xml")
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		shoot(t, w, "ai-apps-profile", size, func() {
+			snap.Info.Config.Error = "" // the place, without the golden's broken config file
+			w.apply(snap)
+		})
+	}
 }

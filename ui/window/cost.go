@@ -275,13 +275,13 @@ func (c *costs) sessionsText() string {
 		if name == "" {
 			name = "An app (no name yet)"
 		}
-		line := fmt.Sprintf("%s (%s): %s", name, a.Conn, aboutTokens(a.Total.Tokens))
+		line := fmt.Sprintf("%s (%s): %s, %s", name, a.Conn, plural(a.ToolCount, "tool"), aboutTokens(a.Total.Tokens))
 		if a.Pending {
 			line += ", still counting"
 		}
 		lines = append(lines, line)
 	}
-	return "Connected now, with what each pays in tool descriptions before its first message:\n" + strings.Join(lines, "\n")
+	return "Connected now (the tools each sees, and their tokens before its first message):\n" + strings.Join(lines, "\n")
 }
 
 // showCost shows a server's token cost, and every server's, on its

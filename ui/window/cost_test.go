@@ -33,8 +33,8 @@ func goldenCosts() costs {
 			Tools: hostapi.Size{Bytes: 52000, Tokens: 12100}, Prompts: hostapi.Size{Bytes: 1003, Tokens: 216}, Total: hostapi.Size{Bytes: 53003, Tokens: 12316},
 			Pending: []string{"files"},
 			Apps: []hostapi.AppCost{
-				{App: "claude-ai", Conn: "bridge pid 4242", Servers: []string{"everything", "files", "gone"}, Total: hostapi.Size{Bytes: 8231, Tokens: 1857}, Pending: true},
-				{App: "cursor-vscode", Conn: "bridge pid 4343", Total: hostapi.Size{Bytes: 53003, Tokens: 12316}, Pending: true},
+				{App: "claude-ai", Conn: "bridge pid 4242", Servers: []string{"everything", "files", "gone"}, ToolCount: 11, Total: hostapi.Size{Bytes: 8231, Tokens: 1857}, Pending: true},
+				{App: "cursor-vscode", Conn: "bridge pid 4343", ToolCount: 40, Total: hostapi.Size{Bytes: 53003, Tokens: 12316}, Pending: true},
 			}},
 		sel: map[string]hostapi.Cost{selKey(aiapps.Bridge{Servers: []string{"files", "everything", "gone"}}): {Total: hostapi.Size{Bytes: 8231, Tokens: 1857}, Pending: []string{"files"}}},
 	}
@@ -74,7 +74,7 @@ func TestGoldenCosts(t *testing.T) {
 	if got := w.apps.rows["cursor"].cost.Text; got != "–" {
 		t.Errorf("Cursor (not connected) pays %q", got)
 	}
-	if got := w.apps.live.Text; !strings.Contains(got, "claude-ai (bridge pid 4242): about 1,860 tokens, still counting") || !strings.Contains(got, "cursor-vscode (bridge pid 4343): about 12,300 tokens") {
+	if got := w.apps.live.Text; !strings.Contains(got, "claude-ai (bridge pid 4242): 11 tools, about 1,860 tokens, still counting") || !strings.Contains(got, "cursor-vscode (bridge pid 4343): 40 tools, about 12,300 tokens") {
 		t.Errorf("the apps connected now: %q", got)
 	}
 	assertMarkup(t, w, "apps-cost.xml")

@@ -84,7 +84,7 @@ var fieldWords = map[string]string{
 	"name": "name", "command": "command", "args": "arguments", "env": "environment",
 	"cwd": "working directory", "stderr": "stderr", "inheritEnv": "variables to pass",
 	"allowBatchFiles": "batch files option", "tools": "tool filter", "trust": "review of changed tools",
-	"sandbox": "sandbox",
+	"sandbox": "sandbox", "start": "start",
 }
 
 // serverForm adds or edits a server. Every field has an error line under
@@ -108,7 +108,11 @@ type serverForm struct {
 	cwdBrowse                    *widget.Button
 	stderr                       *widget.Select
 	allowBatch                   *widget.Check
-	trustAuto                    *widget.Check // "trust": "auto" (docs/trust.md)
+	trustAuto                    *widget.Check  // "trust": "auto" (docs/trust.md)
+	start                        *widget.Select // "start" (formstart.go)
+	startInit                    string         // the start mode as the form opened
+	startRow                     fyne.CanvasObject
+	idleBox                      *fyne.Container // the idle stop, shown for On first use
 	limitEntries                 map[string]*widget.Entry
 	args                         *argList
 	env                          *envTable
@@ -271,6 +275,10 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		}
 		e.OnChanged = changed(o.Key)
 		f.limitEntries[o.Key] = e
+		if o.Key == idleStopKey { // in the Start row (formstart.go)
+			f.errs[o.Key] = errorLabel()
+			continue
+		}
 		adv = append(adv, widget.NewLabel(o.Label), container.NewVBox(e, hintLabel(o.Help), errFor(o.Key)))
 	}
 	f.inheritEnv = widget.NewEntry()
@@ -292,6 +300,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 	f.trustAuto.SetChecked(s.Trust == "auto")
 
 	f.sandbox = newSandboxSection(f, f.base["sandbox"])
+	f.newStartRow(s)
 
 	f.save = widget.NewButtonWithIcon("Save", theme.DocumentSaveIcon(), f.submit)
 	f.save.Importance = widget.HighImportance
@@ -318,6 +327,7 @@ func newServerForm(w *Window, name string, create bool, s *config.Server, base m
 		widget.NewLabel("Environment"), container.NewVBox(f.env.box, container.NewHBox(f.addEnv), errFor("env")),
 		widget.NewLabel("Working directory"), container.NewVBox(container.NewBorder(nil, nil, nil, f.cwdBrowse, f.cwd), errFor("cwd")),
 		widget.NewLabel("Error output"), container.NewVBox(f.stderr, f.stderrFile, errFor("stderr")),
+		widget.NewLabel("Start"), f.startRow,
 		widget.NewLabel("Tools in AI apps"), container.NewVBox(f.tools.obj, errFor("tools"), f.trustAuto, errFor("trust")),
 		widget.NewLabel("Sandbox"), container.NewVBox(f.sandbox.obj, errFor("sandbox")),
 	)
@@ -524,6 +534,7 @@ func (f *serverForm) entry() (json.RawMessage, []pendingSecret, []rowProblem) {
 		delete(e, "trust")
 	}
 	f.sandbox.apply(e)
+	f.applyStart(e)
 	for _, k := range f.dropped {
 		delete(e, k)
 	}
@@ -686,7 +697,7 @@ func (f *serverForm) offerEdit(on bool) {
 // order sorts field keys as the form shows them.
 func (f *serverForm) order(keys []string) []string {
 	rank := func(k string) int {
-		for i, x := range []string{"name", "command", "args", "env", "cwd", "stderr", "tools"} {
+		for i, x := range []string{"name", "command", "args", "env", "cwd", "stderr", "start", "idleStop", "tools"} {
 			if x == k {
 				return i
 			}
@@ -762,13 +773,19 @@ func (f *serverForm) submit() {
 
 // renameTo renames the saved entry (servers.rename), then ends the save.
 func (f *serverForm) renameTo(name string) {
+	// The window stays on the server under its new name: the list shows
+	// it once the host lists it (the old name leaves first, or at once).
+	sp := f.w.servers
+	sp.want = name
 	f.w.call(func(ctx context.Context) error {
 		return f.w.live.RenameServer(ctx, f.orig, name)
 	}, func(err error) {
 		if err == nil {
 			f.saved(name, nil)
+			sp.update(f.w.snap)
 			return
 		}
+		sp.want = ""
 		// The fields were saved under the old name; only the name was
 		// refused.
 		f.saving = false
@@ -813,7 +830,7 @@ func (f *serverForm) showError(key, msg string) {
 		msg = l.Text + "\n" + msg
 	}
 	setText(l, msg)
-	if key != "" && f.errs[key] != nil && slices.ContainsFunc(limits, func(o config.Option) bool { return o.Key == key }) {
+	if key != "" && key != idleStopKey && f.errs[key] != nil && slices.ContainsFunc(limits, func(o config.Option) bool { return o.Key == key }) {
 		f.advanced.Open(0) // show the field the error is next to
 	}
 }

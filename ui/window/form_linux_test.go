@@ -84,3 +84,40 @@ func TestFormRename(t *testing.T) {
 		t.Errorf("a taken name: %q, Save disabled %v, reason %q", f.errs["name"].Text, f.save.Disabled(), f.reason.Text)
 	}
 }
+
+// TestRenameKeepsSelection renames a server that is not the first in the
+// list from its Settings tab: once saved, the window still shows the
+// renamed server, at its Settings tab (issue 27 §3: the selection jumped
+// to the first server while the status line said "Saved NEW", and the
+// next edit landed on the wrong server).
+func TestRenameKeepsSelection(t *testing.T) {
+	h := start(t, map[string]any{"alpha": helperEntry(), "mid": helperEntry()})
+	h.state("alpha", hostapi.StateRunning)
+	d := h.state("mid", hostapi.StateRunning)
+	w := h.w
+	h.tab(d, tabSettings)
+	h.until("mid's settings", func() bool { return w.form != nil && w.form.orig == "mid" })
+	f := w.form
+	f.name.SetText("zed")
+	h.until("Save enabled", func() bool { return !f.save.Disabled() })
+	test.Tap(f.save)
+	h.until("mid renamed zed", func() bool {
+		return w.servers.index("mid") < 0 && w.servers.index("zed") >= 0 && strings.Contains(w.statusLine.Text, "Saved zed")
+	})
+	h.until("the settings of zed", func() bool { return w.form != nil && w.form.orig == "zed" })
+	sp := w.servers
+	if sp.selected != "zed" || sp.detail == nil || sp.detail.name != "zed" || sp.detail.tabs.SelectedIndex() != tabSettings {
+		t.Fatalf("after the rename the window shows %q (detail %v) at tab %d; want zed at its Settings", sp.selected, sp.detail != nil && sp.detail.name == "zed", sp.tab)
+	}
+	if got := sp.list.Length(); got != 2 {
+		t.Errorf("the list has %d rows", got)
+	}
+	// The next edit lands on zed.
+	w.form.limitEntries["callTimeout"].SetText("61000")
+	h.until("Save enabled", func() bool { return !w.form.save.Disabled() })
+	test.Tap(w.form.save)
+	h.until("saved again", func() bool { return h.entry("zed")["callTimeout"] == 61000.0 })
+	if _, ok := h.entry("alpha")["callTimeout"]; ok {
+		t.Errorf("the next edit changed alpha: %v", h.entry("alpha"))
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
@@ -117,7 +118,7 @@ func TestPrimaryControlByState(t *testing.T) {
 		hostapi.StateUnreachable:  "Stop",
 		hostapi.StateUnauthorized: "Stop",
 		hostapi.StateSigningIn:    "Stop",
-		hostapi.StateSignInNeeded: "Start",
+		hostapi.StateSignInNeeded: "Sign in",
 	}
 	for _, s := range hostapi.States() {
 		label, active := primaryLabel(s)
@@ -376,4 +377,38 @@ func TestShowLogs(t *testing.T) {
 	if d := w.servers.detail; d.name != "files" || w.logs == nil || w.logs.server != "files" {
 		t.Errorf("choosing files after the logs of github shows %s, logs %+v", d.name, w.logs)
 	}
+}
+
+// TestAppsFitSmallScreen: the AI apps place fits 800 pixels with a long
+// home folder, as a user's may be (issue 27 §22: the place was cut at the
+// right edge, the window grown to the config files' paths): the paths
+// wrap rather than widen the window.
+func TestAppsFitSmallScreen(t *testing.T) {
+	home := "/home/alexandra.longname/a-synced-folder/with-a-long-name"
+	gf := goldenAppFiles(t)
+	files := gf
+	files.env = aiapps.Env{GOOS: "linux", Getenv: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}}
+	moved := func(p string) string { return strings.Replace(p, home, "/home/me", 1) }
+	files.exists = func(p string) bool { return gf.exists(moved(p)) }
+	files.read = func(p string) ([]byte, bool, error) { return gf.read(moved(p)) }
+	useAppFiles(t, files)
+	capPages = false
+	t.Cleanup(func() { capPages = true })
+	w, _ := goldenWindow(t)
+	w.showPlace(placeApps)
+	w.apps.show(loadApps(files), must(files.exe()), nil)
+	if p := w.apps.rows["claude-desktop"].path.Text; !strings.HasPrefix(p, home) {
+		t.Fatalf("the config file's path %q is not under the long home", p)
+	}
+	if m := w.win.Content().MinSize(); m.Width > 800 || m.Height > 600 {
+		t.Errorf("AI apps with a long home asks for %vx%v", m.Width, m.Height)
+	}
+	snap := goldenSnapshot()
+	snap.Info.Config.Error = ""
+	shoot(t, w, "ai-apps-long-home", fyne.NewSize(800, 600), func() { w.apply(snap) })
 }

@@ -185,10 +185,14 @@ func summaryImportance(state hostapi.State) widget.Importance {
 // resolve.
 func problemText(st hostapi.ServerStatus) string {
 	switch {
+	case st.State == hostapi.StateSigningIn:
+		// The user is signing in: the last error (why it needed a
+		// sign-in) is not a problem now.
+		return ""
 	case len(st.Problems) > 0:
 		return phrase.Problems(st.Problems)
-	case len(st.Issues) > 0 && st.State != hostapi.StateRunning:
-		return phrase.Problems(st.Issues) // with their remedies, in words
+	case len(wrongIssues(st)) > 0 && st.State != hostapi.StateRunning:
+		return phrase.Problems(wrongIssues(st)) // with their remedies, in words
 	case st.LastError != "" && st.State != hostapi.StateRunning:
 		return termtext.Escape(st.LastError) // it may quote the server's stderr
 	case st.ResolveError != "" && st.State != hostapi.StateRunning:
@@ -266,3 +270,18 @@ func statusOf(s client.Snapshot, name string) (hostapi.ServerStatus, bool) {
 	}
 	return hostapi.ServerStatus{}, false
 }
+
+// wrongIssues are the server's issues but the sandbox's note (the strict
+// sandbox of a server given folders), which the Overview's Sandbox row
+// says (overview.go): it stops nothing.
+func wrongIssues(st hostapi.ServerStatus) []hostapi.Problem {
+	var out []hostapi.Problem
+	for _, p := range st.Issues {
+		if !isSandboxNote(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func isSandboxNote(p hostapi.Problem) bool { return p.Warning && p.Key == "sandbox" }

@@ -24,6 +24,7 @@ type overview struct {
 	state, process, offers  *widget.Label
 	command, runs, protocol *widget.Label
 	cost, total             *widget.Label // its token cost, and every server's (cost.go)
+	sandbox, sandboxNote    *widget.Label // what confines it (the host's line), and the strict note
 	problemHead             *widget.Label
 	problem                 *widget.Label
 	fix                     *widget.Button // the remedy of what the server needs (its Issues), when the window can do it
@@ -54,6 +55,10 @@ func newOverview(d *serverDetail) *overview {
 	o.cost = widget.NewLabel("")
 	o.cost.Wrapping = fyne.TextWrapWord
 	o.total = hintLabel("")
+	o.sandbox = widget.NewLabel("")
+	o.sandbox.Wrapping = fyne.TextWrapWord
+	o.sandboxNote = errorLabel()
+	o.sandboxNote.Importance = widget.WarningImportance
 	o.problemHead = bold("What is wrong")
 	o.problem = errorLabel()
 	o.fix = widget.NewButton("", nil)
@@ -80,6 +85,7 @@ func newOverview(d *serverDetail) *overview {
 		o.commandHead, o.command,
 		bold("Runs"), o.runs,
 		bold("Protocol"), o.protocol,
+		bold("Sandbox"), container.NewVBox(o.sandbox, o.sandboxNote),
 		bold("Tokens"), container.NewVBox(o.cost, o.total),
 	)
 	o.obj = pageScroll(container.NewVBox(grid, o.problemHead, o.problem, o.fixes))
@@ -142,6 +148,7 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 		o.protocol.SetText("– (known once it runs)")
 	}
 
+	o.showSandbox(st)
 	o.showRemote(st, connected) // remote.go
 	o.showCost(st)              // cost.go
 
@@ -171,8 +178,8 @@ func (o *overview) update(st hostapi.ServerStatus, now time.Time, connected bool
 func (o *overview) offerFixes(st hostapi.ServerStatus, connected bool) {
 	o.fix.Hide()
 	for _, p := range st.Issues {
-		if p.Remedy == nil {
-			continue
+		if p.Remedy == nil || p.Remedy.Kind == hostapi.RemedySignIn {
+			continue // a sign-in is the Sign in button's (showRemote)
 		}
 		if label, do, ok := o.d.w.remedyAction(*p.Remedy); ok && connected {
 			o.fix.SetText(label)
@@ -205,4 +212,36 @@ func (o *overview) offerFixes(st hostapi.ServerStatus, connected bool) {
 		o.review.Hide()
 	}
 	o.fixes.Refresh()
+}
+
+// showSandbox says what confines the server: the host's line (what
+// 'switchboard status' prints, hostapi.SandboxStatus.Line), and the note
+// of a strict sandbox that gives none of the folders its arguments name.
+func (o *overview) showSandbox(st hostapi.ServerStatus) {
+	sb := st.Sandbox
+	o.sandbox.Importance = widget.MediumImportance
+	switch {
+	case st.URL != "":
+		o.sandbox.Text = "– (a remote server runs elsewhere)"
+	case sb.Line() != "":
+		o.sandbox.Text = sb.Line()
+		if sb.Unconfined {
+			o.sandbox.Importance = widget.WarningImportance
+		}
+	case sb != nil && sb.Unavailable:
+		o.sandbox.Text = "not available on this machine, so it is not started (What is wrong says more)"
+		o.sandbox.Importance = widget.WarningImportance
+	case st.PID > 0 || st.State == hostapi.StateRunning:
+		o.sandbox.Text = "off: it runs with all your rights"
+	default:
+		o.sandbox.Text = "– (known once it runs)"
+	}
+	o.sandbox.Refresh()
+	var notes []string
+	for _, p := range st.Issues {
+		if isSandboxNote(p) { // list.go
+			notes = append(notes, phrase.Beside(p))
+		}
+	}
+	setText(o.sandboxNote, strings.Join(notes, "\n"))
 }

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
 	"github.com/switchboard-mcp/switchboard/app/client"
@@ -189,4 +191,43 @@ func TestGoldenProfiles(t *testing.T) {
 	assertMarkup(t, w, "profiles.xml")
 	v.openEditor(&v.profiles[0])
 	assertMarkup(t, w, "profile-edit.xml")
+}
+
+// TestProfileNoteInItsPlace: a profile that names a server the config
+// lacks is a note (hostapi.Problem.Warning: it stops nothing), not a
+// config problem: no red banner above every place; the note is said in
+// the Profiles place, on the profile's card, in the warning colour; a
+// problem of the file that is not a note still shows in the banner (issue
+// 27 §9).
+func TestProfileNoteInItsPlace(t *testing.T) {
+	h := start(t, map[string]any{"alpha": helperEntry()})
+	h.row("alpha")
+	if err := h.call(func(ctx context.Context, c *client.Live) error {
+		return c.PutProfile(ctx, "research", hostapi.ProfileEntry{Servers: []string{"alpha", "gone"}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h.until("the host's note on the profile", func() bool {
+		for _, p := range h.w.snap.Info.Config.Problems {
+			if p.Warning && strings.Contains(p.Key, "research") {
+				return true
+			}
+		}
+		return false
+	})
+	if h.w.cfgBanner.Visible() {
+		t.Errorf("a note shows as a config problem above every place: %q", h.w.cfgBanner.Text)
+	}
+	v := h.openProfilesPlace()
+	h.until("the research card", func() bool { return v.cards["research"] != nil })
+	c := v.cards["research"]
+	if !c.problems.Visible() || !strings.Contains(c.problems.Text, `"gone" is not one of Switchboard's servers`) || c.problems.Importance != widget.WarningImportance {
+		t.Errorf("the note on the card: %q (shown %v, importance %v)", c.problems.Text, c.problems.Visible(), c.problems.Importance)
+	}
+	if h.w.cfgBanner.Visible() {
+		t.Errorf("the Profiles place shows the banner too: %q", h.w.cfgBanner.Text)
+	}
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		shoot(t, h.w, "profiles-note", size, func() {})
+	}
 }

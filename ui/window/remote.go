@@ -298,19 +298,24 @@ func (f *remoteForm) validate() (json.RawMessage, []pendingSecret, bool) {
 		}
 		show(key, msg)
 	}
-	// Save is offered until it is tapped once; from then on it waits for
-	// the problems to go, and the bar says which fields have them, as the
-	// command form's does.
+	// Save waits for the problems to go, and the bar says which fields
+	// have them, as the command form's does (an empty form too: nothing
+	// to save); the fields' own lines wait until they are touched.
+	url := strings.TrimSpace(f.url.Text)
 	reason := ""
-	if f.all && !ok {
-		reason = saveReason(remoteOrder(bad), func(key string) bool {
-			return key == "name" && name == "" || key == "url" && strings.TrimSpace(f.url.Text) == ""
+	if !ok {
+		bad = remoteOrder(bad)
+		reason = saveReason(bad, func(key string) bool {
+			return key == "name" && name == "" || key == "url" && url == ""
 		})
+		if slices.Equal(bad, []string{"name", "url"}) && name == "" && url == "" {
+			reason = "Give the server a name and an address to save"
+		}
 	}
 	if !f.saving {
 		setText(f.reason, reason)
 	}
-	enable(f.save, !f.saving && (ok || !f.all))
+	enable(f.save, !f.saving && ok)
 	return raw, secrets, ok
 }
 

@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/remotetest"
@@ -50,4 +52,52 @@ func TestRemoteAddAndSignIn(t *testing.T) {
 	test.Tap(ov.signOut)
 	h.state("o", hostapi.StateSignInNeeded)
 	h.until("Sign in again", func() bool { return ov.signIn.Visible() && !ov.signOut.Visible() })
+}
+
+// TestSignInWords: a remote server that needs a sign-in, against a real
+// host and the OAuth rig: its primary control is Sign in (not Start),
+// which does what servers.login does; what the window says of it has no
+// command line words ("run 'switchboard servers login'"), in the warning
+// colour, not red; while the user signs in, nothing says it is wrong (the
+// state says "waiting for you to sign in"), and it runs once signed in
+// (issue 27 §7).
+func TestSignInWords(t *testing.T) {
+	rig := remotetest.NewOAuthRig(t)
+	rig.DCR.Store(true)
+	h := start(t, map[string]any{"o": map[string]any{"url": rig.MCPURL, "oauth": map[string]any{}}})
+	app := &urlApp{App: h.w.app}
+	h.w.app = app
+
+	d := h.state("o", hostapi.StateSignInNeeded)
+	ov := d.ov
+	h.until("the header's Sign in", func() bool { return d.primary.Text == "Sign in" && !d.primary.Disabled() })
+	h.until("what is wrong", func() bool { return ov.problem.Visible() && ov.problem.Text != "" })
+	for _, l := range []*widget.Label{ov.problem, ov.state} {
+		if strings.Contains(l.Text, "switchboard") || strings.Contains(l.Text, "servers login") {
+			t.Errorf("the overview says %q: command line words", l.Text)
+		}
+	}
+	if ov.problem.Importance == widget.DangerImportance || !strings.Contains(ov.problem.Text, "Sign in") {
+		t.Errorf("what is wrong: %q (importance %v)", ov.problem.Text, ov.problem.Importance)
+	}
+	if ov.fix.Visible() {
+		t.Errorf("a second sign-in button in the overview: %q", ov.fix.Text)
+	}
+
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		shoot(t, h.w, "sign-in-needed", size, func() {})
+	}
+	test.Tap(d.primary)
+	h.until("the sign-in page opened", func() bool { return len(app.opened) == 1 })
+	if !strings.HasPrefix(app.opened[0], rig.AS.AuthorizationEndpoint()) {
+		t.Fatalf("opened %q, not the authorization server's page", app.opened[0])
+	}
+	h.until("signing in", func() bool { return d.state.Text == hostapi.StateSigningIn.Label() })
+	if !strings.Contains(ov.state.Text, "waiting for you to sign in") || ov.problem.Visible() || ov.problemHead.Visible() {
+		t.Errorf("while signing in: state %q, what is wrong %q (shown %v)", ov.state.Text, ov.problem.Text, ov.problem.Visible())
+	}
+	remotetest.Browse(t, app.opened[0], nil)
+	h.state("o", hostapi.StateRunning)
+	h.until("Stop", func() bool { return d.primary.Text == "Stop" })
+
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -105,5 +106,39 @@ func TestRemoteSettingsKeepsURL(t *testing.T) {
 	}
 	if nameMsg, ps := checkEntry("linear", out); nameMsg != "" || len(ps) > 0 {
 		t.Errorf("the entry has problems: %s %v", nameMsg, ps)
+	}
+}
+
+// TestRemoteFormEmptySave: the remote add form, empty, does not offer
+// Save, and its bar says what to give, as the command form does; Save is
+// offered once the name and the address are valid (issue 27 §22).
+func TestRemoteFormEmptySave(t *testing.T) {
+	w, _ := goldenWindow(t)
+	f, _ := w.addPage(false)
+	if !f.save.Disabled() {
+		t.Errorf("the command form offers Save on an empty form")
+	}
+	r := w.openAddRemote()
+	if !r.save.Disabled() || r.reason.Text != "Give the server a name and an address to save" {
+		t.Errorf("the empty remote form: Save disabled %v, the bar says %q", r.save.Disabled(), r.reason.Text)
+	}
+	if r.errs["name"].Text != "" || r.errs["url"].Text != "" {
+		t.Errorf("an untouched field says what is wrong: %q %q", r.errs["name"].Text, r.errs["url"].Text)
+	}
+	r.name.SetText("corp")
+	if !r.save.Disabled() || r.reason.Text != "Give the address to save" {
+		t.Errorf("without an address: Save disabled %v, the bar says %q", r.save.Disabled(), r.reason.Text)
+	}
+	r.url.SetText("https://mcp.example.com/mcp")
+	if r.save.Disabled() || r.reason.Text != "" {
+		t.Errorf("a valid form: Save disabled %v, the bar says %q", r.save.Disabled(), r.reason.Text)
+	}
+	for _, size := range []fyne.Size{{Width: 1120, Height: 720}, {Width: 800, Height: 600}} {
+		shoot(t, w, "add-remote-empty", size, func() {
+			snap := goldenSnapshot()
+			snap.Info.Config.Error = ""
+			w.apply(snap)
+			w.openAddRemote() // untouched
+		})
 	}
 }

@@ -447,17 +447,16 @@ func TestRemoteAddWithHeaders(t *testing.T) {
 	h.state("corp", hostapi.StateRunning)
 }
 
-// TestRemoteAddSaveReason: once Save was tapped, the remote form's bar
-// says why it is disabled, naming the fields as the command form's does,
-// and asks for a field left empty.
+// TestRemoteAddSaveReason: the remote form's bar says why Save is
+// disabled, naming the fields as the command form's does, and asks for a
+// field left empty (an untouched form too: issue 27 §22).
 func TestRemoteAddSaveReason(t *testing.T) {
 	h := start(t, map[string]any{})
 	r := h.w.openAddRemote()
-	if r.reason.Visible() {
-		t.Errorf("an untouched form's bar says %q", r.reason.Text)
+	if !r.save.Disabled() || r.reason.Text != "Give the server a name and an address to save" {
+		t.Errorf("an untouched form: Save disabled %v, the bar says %q", r.save.Disabled(), r.reason.Text)
 	}
 	test.Type(r.url, "http://127.0.0.1:9/mcp")
-	test.Tap(r.save)
 	if !r.save.Disabled() || r.reason.Text != "Give the name to save" {
 		t.Errorf("no name: Save disabled %v, the bar's reason %q", r.save.Disabled(), r.reason.Text)
 	}

@@ -134,10 +134,14 @@ func newRemoteSettings(w *Window, name string, s *config.Server, base map[string
 	rows = append(rows,
 		widget.NewLabel("Headers"), headersField,
 	)
+	rows = append(rows, widget.NewLabel("Start"), f.startRow)
 	rows = append(rows,
 		widget.NewLabel("Tools in AI apps"), lines(f.tools.obj, reserveLine(f.errs["tools"]), f.trustAuto, reserveLine(f.errs["trust"])))
 	var adv []fyne.CanvasObject
 	for _, o := range limits {
+		if o.Key == idleStopKey { // in the Start row (formstart.go)
+			continue
+		}
 		adv = append(adv, widget.NewLabel(o.Label), lines(f.limitEntries[o.Key], hintLabel(o.Help), reserveLine(f.errs[o.Key])))
 	}
 	f.advanced = widget.NewAccordion(widget.NewAccordionItem("Advanced: the engine's limits", formGrid(adv...)))

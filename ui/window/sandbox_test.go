@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
 
 // sandboxOfForm is the "sandbox" of the entry the form describes ("" for
@@ -266,5 +268,39 @@ func TestFormSandboxUnixAndNote(t *testing.T) {
 	f = formFor(t, w, `{"command": "npx", "sandbox": {"preset": "strict", "unix": ["/run/a.sock"], "x-later": 1}}`)
 	if got := sandboxOfForm(t, f); got != `{"preset":"strict","unix":["/run/a.sock"],"x-later":1}` {
 		t.Errorf("an entry's sockets came back as %s", got)
+	}
+}
+
+// TestOverviewSandboxFromHost: against a real host, a server whose strict
+// sandbox this machine does not enforce (SWITCHBOARD_LANDLOCK_ABI=0 and
+// "sandboxRequired": false: it runs unconfined) and whose arguments name a
+// folder: its Overview says the host's line for its sandbox (the one
+// 'switchboard status' prints, not one the window composes) and the
+// host's note that strict gives it none of the folders (issue 27 §19).
+func TestOverviewSandboxFromHost(t *testing.T) {
+	dir := t.TempDir()
+	e := helperEntry()
+	e["args"] = []string{dir}
+	e["sandbox"] = "strict"
+	e["sandboxRequired"] = false
+	h := start(t, map[string]any{"boxed": e}, sandbox.ABIEnv, "0")
+	d := h.state("boxed", hostapi.StateRunning)
+	st, _ := statusOf(h.w.snap, "boxed")
+	line := st.Sandbox.Line()
+	if st.Sandbox == nil || !st.Sandbox.Unconfined || line == "" {
+		t.Fatalf("the host's sandbox status: %+v", st.Sandbox)
+	}
+	ov := d.ov
+	if ov.sandbox.Text != line || !strings.Contains(line, "NOT enforced") {
+		t.Errorf("the Sandbox row says %q; the host says %q", ov.sandbox.Text, line)
+	}
+	var note string
+	for _, p := range st.Issues {
+		if p.Warning && p.Key == "sandbox" {
+			note = p.Message
+		}
+	}
+	if note == "" || !strings.Contains(ov.sandboxNote.Text, dir) || !ov.sandboxNote.Visible() {
+		t.Errorf("the strict note: %q (shown %v); the host's: %q", ov.sandboxNote.Text, ov.sandboxNote.Visible(), note)
 	}
 }

@@ -337,12 +337,15 @@ func (d *serverDetail) update(st hostapi.ServerStatus, connected bool) {
 }
 
 // primaryLabel is the label of a server's primary control for its state,
-// and whether it does anything: Stop while it runs or tries to, Start
-// when it can start, Enable when it is disabled, "Fix settings" for an
+// and whether it does anything: Sign in for a remote server that waits
+// for a sign-in (what servers.login does), Stop while it runs or tries
+// to, Start when it can start, Enable when it is disabled, "Fix settings" for an
 // invalid entry. The predicates are the state's own (hostapi.State), as
 // the tray's menu uses them, so the two agree.
 func primaryLabel(s hostapi.State) (label string, active bool) {
 	switch {
+	case s == hostapi.StateSignInNeeded: // a remote server: it starts once signed in
+		return "Sign in", true
 	case s.CanStop():
 		return "Stop", true
 	case s.CanStart():
@@ -371,6 +374,8 @@ func (d *serverDetail) primaryAction(st hostapi.ServerStatus) (string, func()) {
 		}
 	case "Start":
 		return label, func() { w.serverAction(live.Start, name) }
+	case "Sign in":
+		return label, func() { w.signIn(name) }
 	case "Enable":
 		return label, func() { w.serverAction(setDisabled(live, false), name) }
 	}

@@ -14,16 +14,18 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
 // toolInfo is what the window reads of a tool (servers.tools returns the
 // MCP SDK's Tool; only these fields are needed).
 type toolInfo struct {
-	Name        string          `json:"name"`
-	Title       string          `json:"title,omitempty"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	InputSchema json.RawMessage  `json:"inputSchema,omitempty"`
+	Annotations *toolAnnotations `json:"annotations,omitempty"`
 }
 
 // toolsView lists a running server's tools; choosing one shows its
@@ -39,6 +41,12 @@ type toolsView struct {
 	try     *tryPanel
 	err     *widget.Label
 	obj     fyne.CanvasObject
+	// entry is the server's entry (its filter and policy; nil: not
+	// known), held its tools held for review by name, heldSeen the
+	// server's held count when they were fetched (toolmarks.go).
+	entry    *config.Server
+	held     map[string]hostapi.HeldTool
+	heldSeen int
 }
 
 func (w *Window) openTools(name string) {
@@ -55,7 +63,7 @@ func (w *Window) openTools(name string) {
 	w.tools = v
 	for _, st := range w.snap.Servers {
 		if st.Name == name {
-			v.seen = st.Tools
+			v.seen, v.heldSeen = st.Tools, st.Held
 		}
 	}
 	v.fetch()
@@ -66,6 +74,8 @@ func (w *Window) openTools(name string) {
 func (v *toolsView) fetch() {
 	var res struct {
 		Tools []toolInfo
+		Entry *config.Server
+		Held  map[string]hostapi.HeldTool
 	}
 	v.w.call(func(ctx context.Context) error {
 		raws, err := v.w.live.ToolsJSON(ctx, v.server)
@@ -80,6 +90,17 @@ func (v *toolsView) fetch() {
 			}
 			res.Tools = append(res.Tools, t)
 		}
+		// What apps see of them, and what their calls do: no marks when
+		// the entry cannot be read (an older host answers the rest).
+		if raw, err := v.w.live.GetServer(ctx, v.server); err == nil {
+			res.Entry, _ = config.ParseServer(v.server, raw)
+		}
+		if held, _, err := v.w.live.ReviewTools(ctx, v.server); err == nil {
+			res.Held = map[string]hostapi.HeldTool{}
+			for _, h := range held {
+				res.Held[h.Tool] = h
+			}
+		}
 		return nil
 	}, func(err error) {
 		if v.w.tools != v {
@@ -90,6 +111,7 @@ func (v *toolsView) fetch() {
 			return
 		}
 		setText(v.err, "")
+		v.entry, v.held = res.Entry, res.Held
 		v.setTools(res.Tools)
 	})
 }
@@ -106,8 +128,8 @@ func (v *toolsView) stateChanged(s client.Snapshot) {
 			v.seen = -1
 			return
 		}
-		if st.Tools != v.seen {
-			v.seen = st.Tools
+		if st.Tools != v.seen || st.Held != v.heldSeen {
+			v.seen, v.heldSeen = st.Tools, st.Held
 			v.fetch()
 		}
 		return
@@ -121,7 +143,7 @@ func (v *toolsView) setTools(tools []toolInfo) {
 	v.list.Objects = nil
 	v.buttons = map[string]*widget.Button{}
 	for _, t := range tools {
-		b := widget.NewButton(t.Name, func() { v.show(t) })
+		b := widget.NewButton(stateOf(t, v.entry, v.held).listLabel(t.Name), func() { v.show(t) })
 		b.Alignment = widget.ButtonAlignLeading
 		v.buttons[t.Name] = b
 		v.list.Add(b)
@@ -136,6 +158,13 @@ func (v *toolsView) setTools(tools []toolInfo) {
 	}
 	for _, t := range tools {
 		if t.Name == chosen {
+			// Shown again when what the tab says of it changed (its
+			// policy, its review); else kept, with what was typed.
+			if !sameState(stateOf(t, v.entry, v.held), v.try.state) {
+				v.show(t)
+			} else {
+				v.mark(t.Name)
+			}
 			return
 		}
 	}
@@ -150,16 +179,21 @@ func (v *toolsView) setTools(tools []toolInfo) {
 
 // show shows a tool and its Try it panel.
 func (v *toolsView) show(t toolInfo) {
+	v.mark(t.Name)
+	v.try = newTryPanel(v, t)
+	v.detail.Objects = []fyne.CanvasObject{v.try.obj}
+	v.detail.Refresh()
+}
+
+// mark highlights the chosen tool's button.
+func (v *toolsView) mark(name string) {
 	for n, b := range v.buttons {
 		b.Importance = widget.MediumImportance
-		if n == t.Name {
+		if n == name {
 			b.Importance = widget.HighImportance
 		}
 		b.Refresh()
 	}
-	v.try = newTryPanel(v, t)
-	v.detail.Objects = []fyne.CanvasObject{v.try.obj}
-	v.detail.Refresh()
 }
 
 // tryPanel builds a tool's arguments and calls it: a field for each
@@ -175,6 +209,15 @@ type tryPanel struct {
 	call   *widget.Button
 	result *widget.Label
 	obj    fyne.CanvasObject
+	// What the tab says of the tool (toolmarks.go): its state, the
+	// words of a held one, its policy's choice, and what gates Call.
+	state      toolState
+	heldNote   *widget.Label
+	review     *widget.Button
+	policy     *widget.Select
+	policyHint *widget.Label
+	gate       *widget.Label
+	anyway     *widget.Check
 }
 
 // argInput is the field of one property.
@@ -253,7 +296,7 @@ func indentJSON(raw json.RawMessage) string {
 }
 
 func newTryPanel(v *toolsView, t toolInfo) *tryPanel {
-	p := &tryPanel{v: v, tool: t}
+	p := &tryPanel{v: v, tool: t, state: stateOf(t, v.entry, v.held)}
 	head := []fyne.CanvasObject{bold(t.Name)}
 	if t.Title != "" && t.Title != t.Name {
 		head = append(head, widget.NewLabel(t.Title))
@@ -302,8 +345,16 @@ func newTryPanel(v *toolsView, t toolInfo) *tryPanel {
 	p.result = selectableLabel("")
 	p.result.Wrapping = fyne.TextWrapWord
 	p.result.Hide()
-	try := container.NewVBox(bold("Try it"), formGrid(form...), container.NewHBox(p.call), p.result)
-	p.obj = container.NewVBox(container.NewHBox(head...), desc, schema, widget.NewSeparator(), try)
+	tryObjs := []fyne.CanvasObject{bold("Try it"), formGrid(form...)}
+	if g := p.gateTry(); g != nil {
+		tryObjs = append(tryObjs, g)
+	}
+	try := container.NewVBox(append(tryObjs, container.NewHBox(p.call), p.result)...)
+	objs := []fyne.CanvasObject{container.NewHBox(head...)}
+	if b := p.statusBlock(); b != nil { // toolmarks.go
+		objs = append(objs, b)
+	}
+	p.obj = container.NewVBox(append(objs, desc, schema, widget.NewSeparator(), try)...)
 	return p
 }
 
@@ -483,7 +534,9 @@ func (p *tryPanel) run() {
 		}
 		return json.Unmarshal(raw, &res)
 	}, func(err error) {
-		p.call.Enable()
+		if p.mayCall() {
+			p.call.Enable()
+		}
 		switch {
 		case err != nil:
 			p.result.Importance = widget.DangerImportance

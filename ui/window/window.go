@@ -75,6 +75,7 @@ type Window struct {
 	// the status line below.
 	connBanner *widget.Label             // not connected to the host
 	cfgBanner  *widget.Label             // the config file is invalid
+	cfgNote    *widget.Label             // a note on the file (a Warning) that has no place of its own
 	statusLine *widget.Label             // the outcome of the last action
 	followed   string                    // the server whose state the status line says after an action on it (list.go); "" for none
 	remedies   *fyne.Container           // the remedies of the last error, as buttons
@@ -111,8 +112,10 @@ type Window struct {
 	approvals *approvalsView // the Approvals place, once shown (approvals.go)
 	profilesV *profilesView  // the Profiles place, while shown (profiles.go)
 	// profileNames are the host's profiles, as last fetched (nil:
-	// unknown), for the AI apps place (aiapps_profile.go).
+	// unknown), for the AI apps place (aiapps_profile.go); profiles are
+	// the profiles themselves (the servers each lets through).
 	profileNames []string
+	profiles     []hostapi.ProfileInfo
 
 	costs costs // the host's token costs (cost.go)
 }
@@ -202,12 +205,14 @@ func (w *Window) Close() {
 func (w *Window) build() fyne.CanvasObject {
 	w.connBanner = errorLabel()
 	w.cfgBanner = errorLabel()
+	w.cfgNote = errorLabel()
+	w.cfgNote.Importance = widget.WarningImportance
 	w.statusLine = selectableLabel("")
 	w.statusLine.Wrapping = fyne.TextWrapWord
 	w.statusLine.Hide() // until an action has an outcome: hidden, it takes no room
 	w.servers = newServersPage(w)
 	w.center = container.NewStack()
-	top := container.NewVBox(w.connBanner, w.cfgBanner)
+	top := container.NewVBox(w.connBanner, w.cfgBanner, w.cfgNote)
 	w.remedies = newRemedyRow()
 	w.bottom = container.NewVBox(widget.NewSeparator(), w.statusLine, w.remedies)
 	w.bottom.Hide()
@@ -327,12 +332,24 @@ func (w *Window) apply(s client.Snapshot) {
 		setText(w.connBanner, "Connecting to the Switchboard host…")
 	}
 	// The problems of the file that belong to no server (a server's own
-	// show on its row and its Overview).
-	var fileProblems []hostapi.Problem
+	// show on its row and its Overview). A note (Warning: it stops
+	// nothing) is not one: a profile's shows on its card in the Profiles
+	// place (profiles.go), any other in the warning colour.
+	var fileProblems, fileNotes []hostapi.Problem
 	for _, p := range s.Info.Config.Problems {
-		if p.Server == "" {
+		switch {
+		case p.Server != "":
+		case p.Warning && isProfileKey(p.Key):
+		case p.Warning:
+			fileNotes = append(fileNotes, p)
+		default:
 			fileProblems = append(fileProblems, p)
 		}
+	}
+	if s.Connected && len(fileNotes) > 0 {
+		setText(w.cfgNote, "Note: "+phrase.Problems(fileNotes))
+	} else {
+		setText(w.cfgNote, "")
 	}
 	switch {
 	case s.Connected && s.Info.Config.Error != "":
@@ -486,4 +503,10 @@ func (w *Window) callWithin(d time.Duration, method func(ctx context.Context) er
 			}
 		})
 	}()
+}
+
+// isProfileKey says whether a problem's key is within a profile
+// ("profiles.NAME.servers"): the Profiles place shows it.
+func isProfileKey(key string) bool {
+	return strings.HasPrefix(key, "profiles.") || strings.HasPrefix(key, "profiles[")
 }
