@@ -108,16 +108,28 @@ func (w *Written) Forget(path string) { delete(w.Files, path) }
 // Fingerprint is a hash of an entry's content as the app means it: its
 // JSON with the keys sorted and empty values ({}, [], "", null) left out,
 // so that an app that rewrites its file in its own style does not change
-// it.
+// it; the switches the app's own settings turn ([appManaged]) are left out
+// too. What it runs (command, args, env, url, headers, cwd) counts.
 func Fingerprint(s Server) string {
 	var v any
 	if json.Unmarshal(s.JSON, &v) != nil {
 		v = string(s.JSON)
 	}
+	if m, ok := v.(map[string]any); ok {
+		for _, k := range appManaged {
+			delete(m, k)
+		}
+	}
 	b, _ := json.Marshal(pruneEmpty(v))
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:16])
 }
+
+// appManaged are the keys of an entry that the apps change from their own
+// settings (Cline's and Cursor's on/off switch and auto-approved tools,
+// Goose's enabled): turning a server off or on in the app is not
+// reported.
+var appManaged = []string{"disabled", "enabled", "autoApprove", "alwaysAllow", "disabledTools", "timeout"}
 
 func pruneEmpty(v any) any {
 	switch x := v.(type) {
