@@ -447,16 +447,9 @@ func (v *appsView) doImport(r *appRow, d *importDialog, servers map[string]*conf
 			lines = append(lines, fmt.Sprintf("not imported: %s: Switchboard has another server named %s; rename one of them and import again", orig, name))
 		}
 		move = slices.DeleteFunc(move, func(c config.SecretCandidate) bool { return fresh[c.Server] == nil })
-		res := w.importServers(ctx, fresh, move)
+		res := w.importServers(ctx, fresh, move, kept)
 		lines = append(lines, res.lines...)
 		done := res.added
-		for _, c := range kept {
-			// A header's token is never kept as plain text (the config
-			// refuses it): its server is among the refusals instead.
-			if fresh[c.Server] != nil && done[c.Server] != "" && !c.Header {
-				lines = append(lines, fmt.Sprintf("%s.%s stays in Switchboard's config as plain text", c.Server, c.Key()))
-			}
-		}
 		for _, orig := range order {
 			if n, ok := done[orig]; ok {
 				taken, added = append(taken, orig), append(added, n)

@@ -113,9 +113,10 @@ func TestPasteImportProblemsAndSecrets(t *testing.T) {
 	}
 }
 
-// TestPasteKeepsTextWithoutMovedSecrets: a paste whose secrets stay in
-// the text (unticked) keeps its text box, to be changed and imported
-// again.
+// TestPasteKeepsTextWithoutMovedSecrets: a paste whose secret the user
+// unticks is not imported (a secret is kept only in the keyring, the rule
+// of servers import and clients import: issue 27 §16), says so with the
+// remedy, and keeps its text box, to be imported again.
 func TestPasteKeepsTextWithoutMovedSecrets(t *testing.T) {
 	h := start(t, nil)
 	w := h.w
@@ -129,7 +130,17 @@ func TestPasteKeepsTextWithoutMovedSecrets(t *testing.T) {
 	}
 	v.secrets[0].check.SetChecked(false)
 	test.Tap(v.importB)
-	h.until("the import", func() bool { return strings.Contains(v.results.Text, "imported My Helper as my-helper") })
+	h.until("the refusal", func() bool { return anyContains(widgetTexts(v.refused), "Not imported: My Helper") })
+	want := "My Helper.env." + tokenEnv + " looks like a secret, and a secret is kept only in the keyring, never as plain text in the config"
+	if words := widgetTexts(v.refused); !anyContains(words, want) || !anyContains(words, "Move … into the keyring") {
+		t.Errorf("the refusal shows %q; want %q and the remedy", words, want)
+	}
+	if strings.Contains(v.results.Text, "imported My Helper") {
+		t.Errorf("a server with an unmoved literal secret was imported: %q", v.results.Text)
+	}
+	if b, _ := os.ReadFile(h.opts.ConfigPath); strings.Contains(string(b), "tok-kept-0123456789") {
+		t.Errorf("the secret is in the config file:\n%s", b)
+	}
 	if v.text.Text != block || strings.Contains(v.results.Text, "cleared") {
 		t.Errorf("the text box was cleared with no secret moved: %q; results %q", v.text.Text, v.results.Text)
 	}

@@ -148,10 +148,12 @@ func (v *pasteView) doImport() {
 		setText(v.err, err.Error())
 		return
 	}
-	var move []config.SecretCandidate
+	var move, kept []config.SecretCandidate
 	for _, o := range v.secrets {
 		if o.check.Checked {
 			move = append(move, o.c)
+		} else {
+			kept = append(kept, o.c)
 		}
 	}
 	v.importB.Disable()
@@ -162,7 +164,7 @@ func (v *pasteView) doImport() {
 	go func() {
 		ctx, cancel := context.WithTimeout(w.ctx, callTimeout)
 		defer cancel()
-		res := w.importServers(ctx, servers, move)
+		res := w.importServers(ctx, servers, move, kept)
 		w.opts.Do(func() {
 			if w.ctx.Err() != nil {
 				return
@@ -256,9 +258,29 @@ func (w *Window) refusalsBox(rs []importRefusal) *fyne.Container {
 // It runs off the UI goroutine. A server the host refuses (or whose
 // secret could not move) is in the result's refused, with the host's
 // problems as data, for the page to phrase with their remedies.
-func (w *Window) importServers(ctx context.Context, servers map[string]*config.Server, move []config.SecretCandidate) importResult {
+//
+// A server with a literal secret the user chose not to move (kept) is
+// not imported: a secret is kept only in the keyring, never as plain text
+// in the config, the one rule of `servers import` and `clients import`
+// (issue 27 §16).
+func (w *Window) importServers(ctx context.Context, servers map[string]*config.Server, move, kept []config.SecretCandidate) importResult {
 	res := importResult{added: map[string]string{}}
-	failed := map[string]importRefusal{} // server -> its secret could not move
+	failed := map[string]importRefusal{} // server -> its secret could not move, or stays
+	keptKeys := map[string][]string{}
+	for _, c := range kept {
+		if servers[c.Server] != nil {
+			keptKeys[c.Server] = append(keptKeys[c.Server], c.Server+"."+c.Key())
+		}
+	}
+	for server, keys := range keptKeys {
+		verb := "look"
+		if len(keys) == 1 {
+			verb = "looks"
+		}
+		failed[server] = importRefusal{server: server, problems: []hostapi.Problem{{Server: server, Message: fmt.Sprintf(
+			"%s %s like a secret, and a secret is kept only in the keyring, never as plain text in the config: tick \"Move … into the keyring\" and import again",
+			english.List(keys), verb)}}}
+	}
 	moved := map[string]map[string]string{}
 	for _, c := range move {
 		if _, bad := failed[c.Server]; bad {

@@ -405,7 +405,9 @@ func remoteWords(st hostapi.ServerStatus) string {
 	case hostapi.StateUnreachable:
 		return "the server cannot be reached; Switchboard tries again"
 	case hostapi.StateUnauthorized:
-		return "the server refused the credentials; fix the secret its headers use"
+		// Why, in the host's words, is under What is wrong: credentials
+		// refused, none sent, or another origin after a redirect.
+		return "the server turned the request away (What is wrong says why)"
 	case hostapi.StateSigningIn:
 		return "waiting for you to sign in, in your browser"
 	case hostapi.StateSignInNeeded:

@@ -142,3 +142,15 @@ func TestRemoteFormEmptySave(t *testing.T) {
 		})
 	}
 }
+
+// TestRemoteWordsUnauthorized: an unauthorized server's state line says
+// no more than the state does; the host's reason (credentials refused,
+// none sent, another origin) is under What is wrong. It once said "the
+// server refused the credentials" of an entry that sent none (issue 27 §6).
+func TestRemoteWordsUnauthorized(t *testing.T) {
+	w := remoteWords(hostapi.ServerStatus{State: hostapi.StateUnauthorized,
+		LastError: "https://mcp.example.test/ answered HTTP 401, and the entry sends no credentials"})
+	if w == "" || strings.Contains(w, "credentials") || !strings.Contains(w, "What is wrong") {
+		t.Fatalf("the unauthorized state's words: %q", w)
+	}
+}
