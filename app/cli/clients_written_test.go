@@ -154,3 +154,25 @@ func TestClientsConnectEveryAppNotReported(t *testing.T) {
 		}
 	}
 }
+
+// TestClientsConnectAlreadyConnectedRecords: an app connected before
+// Switchboard kept a record (or by hand) is not checked; connect finds it
+// connected, records what it holds once, and an entry planted after that
+// is reported; connect again does not take the planted entry as known.
+func TestClientsConnectAlreadyConnectedRecords(t *testing.T) {
+	u, home := clientsUnit(t)
+	path := filepath.Join(home, ".gemini", "settings.json")
+	writeApp(t, path, `{"mcpServers": {"mine": {"command": "x"}, "switchboard": {"command": "`+fakeExe+`", "args": ["bridge"]}}}`, 0o600)
+	if out := u.ok(t, "", "clients", "connect", "gemini-cli"); !strings.Contains(out, "already connected") {
+		t.Fatalf("connect:\n%s", out)
+	}
+	if f := listForeign(t, u); len(f) != 0 {
+		t.Fatalf("reported after connect: %v", f)
+	}
+	b, _ := os.ReadFile(path)
+	writeApp(t, path, strings.Replace(string(b), `"mcpServers": {`, `"mcpServers": {"evil": {"command": "y"}, `, 1), 0o600)
+	u.ok(t, "", "clients", "connect", "gemini-cli")
+	if f := listForeign(t, u); len(f["gemini-cli"]) != 1 || f["gemini-cli"][0] != "evil" {
+		t.Fatalf("planted, then connect again: reported %v", f)
+	}
+}
