@@ -31,6 +31,7 @@ var registryRows = []*command{
 	{name: "registry show", args: "NAME", summary: "an entry's card: publisher and how verified, repository, version and age, the exact command line, runtime, inputs",
 		flags: []flagDef{{name: "registry", kind: stringFlag, arg: "R", help: "only the registry R's entry (a name in two registries)"}},
 		run:   (*env).registryShow},
+	registryAddRow,
 }
 
 const registryHelp = `The registries are the config's "registries" (the official one,
@@ -39,7 +40,10 @@ local index of its servers' latest versions under Switchboard's state
 directory; 'registry sync' updates it (the registry can take 20 s a page:
 never on a keystroke). Before the official registry's first sync, a
 snapshot built into Switchboard answers. Search and show read the indexes
-and the built-in catalog only, with no network. docs/registry.md says more.
+and the built-in catalog only, with no network. 'registry add' writes an
+entry to the config as 'servers add' does, with the card's exact command
+line; the values of secret inputs given with --set go to the keyring,
+never into the file. docs/registry.md says more.
 `
 
 // registryState is the config's registries and their indexes' folder.
@@ -257,32 +261,11 @@ func (e *env) registryShow(a *argv) error {
 	if len(a.pos) != 1 {
 		return usagef("registry show takes one server NAME (as 'registry search' lists it)")
 	}
-	ixs, err := e.registryIndexes()
+	en, _, err := e.findEntry(a.pos[0], a.str("registry"))
 	if err != nil {
 		return err
 	}
-	all := registryEntries(ixs)
-	if r := a.str("registry"); r != "" {
-		kept := all[:0]
-		for _, en := range all {
-			if en.Registry == r {
-				kept = append(kept, en)
-			}
-		}
-		all = kept
-	}
-	found := registry.Find(all, a.pos[0])
-	switch {
-	case len(found) == 0:
-		return fmt.Errorf("no server named %q in the registries' indexes: 'switchboard registry search WORDS' finds names (and 'registry sync' refreshes the indexes)", a.pos[0])
-	case len(found) > 1:
-		var names []string
-		for _, f := range found {
-			names = append(names, f.Registry+": "+f.Server.Name)
-		}
-		return fmt.Errorf("%q names %d servers: give the whole name, or --registry R (%s)", a.pos[0], len(found), termtext.Escape(strings.Join(names, "; ")))
-	}
-	card := registry.MakeCard(found[0], e.serversLookPath(), time.Now())
+	card := registry.MakeCard(en, e.serversLookPath(), time.Now())
 	if e.json {
 		return e.printJSON(card)
 	}

@@ -120,7 +120,8 @@ func MakeCard(e *Entry, lookPath func(string) (string, error), now time.Time) Ca
 		}
 	}
 	for i := range s.Packages {
-		c.Packages = append(c.Packages, packageCard(&s.Packages[i], lookPath))
+		pc, _ := packageCard(&s.Packages[i], lookPath, nil)
+		c.Packages = append(c.Packages, pc)
 	}
 	for _, r := range s.Remotes {
 		rc := RemoteCard{Type: r.Type, URL: r.URL}
@@ -157,9 +158,15 @@ func verification(ns, registry string) (string, string) {
 	return "none", "not verified: the namespace is neither io.github.OWNER nor a reverse domain name"
 }
 
-// packageCard describes one package.
-func packageCard(p *Package, lookPath func(string) (string, error)) PackageCard {
-	pc := PackageCard{RegistryType: p.RegistryType, Identifier: p.Identifier, Version: p.Version,
+// giveFunc returns the value a person gave for an input's key (ok
+// false: none given). The card is computed with none given (nil).
+type giveFunc func(key string, in Input) (value string, ok bool)
+
+// packageCard describes one package, its argv with the values give
+// returns; missing are the keys whose value is needed and was not given
+// (a <KEY> placeholder in the argv).
+func packageCard(p *Package, lookPath func(string) (string, error), give giveFunc) (pc PackageCard, missing []string) {
+	pc = PackageCard{RegistryType: p.RegistryType, Identifier: p.Identifier, Version: p.Version,
 		Transport: p.Transport.Type, TransportURL: p.Transport.URL, FileSHA256: p.FileSHA256}
 	if pc.Transport == "" {
 		pc.Transport = "stdio"
@@ -174,12 +181,13 @@ func packageCard(p *Package, lookPath func(string) (string, error)) PackageCard 
 		} else {
 			pc.Unsupported = fmt.Sprintf("the package type %q: Switchboard cannot run it", p.RegistryType)
 		}
-		return pc
+		return pc, nil
 	}
 	pc.Runtime, pc.RuntimeURL = rt.program, rt.url
-	rargs, rin := expandArgs(p.RuntimeArguments)
-	pargs, pin := expandArgs(p.PackageArguments)
+	rargs, rin, rmiss := expandArgs(p.RuntimeArguments, give)
+	pargs, pin, pmiss := expandArgs(p.PackageArguments, give)
 	pc.Inputs = append(rin, pin...)
+	missing = append(rmiss, pmiss...)
 	argv := []string{rt.command}
 	switch p.RegistryType {
 	case "npm":
@@ -240,7 +248,7 @@ func packageCard(p *Package, lookPath func(string) (string, error)) PackageCard 
 			pc.RuntimeFound, pc.RuntimePath = true, path
 		}
 	}
-	return pc
+	return pc, missing
 }
 
 // varRef is a {variable} in a value.
@@ -250,10 +258,13 @@ var varRef = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // gives any value: fixed values as they are, defaults where there is
 // one, <NAME> where a required value is missing; an optional argument
 // without a value or default is left out. The inputs are the values a
-// person may give.
-func expandArgs(args []Argument) ([]string, []InputCard) {
-	var argv []string
-	var inputs []InputCard
+// person may give. With give, a value given replaces the default (a
+// named boolean argument is given "true" or "false"); missing are the
+// keys left as <KEY>.
+func expandArgs(args []Argument, give giveFunc) (argv []string, inputs []InputCard, missing []string) {
+	if give == nil {
+		give = func(string, Input) (string, bool) { return "", false }
+	}
 	for _, a := range args {
 		hint := a.ValueHint
 		if hint == "" {
@@ -270,6 +281,15 @@ func expandArgs(args []Argument) ([]string, []InputCard) {
 			}
 			inputs = append(inputs, ic)
 			value = a.Default
+			if v, ok := give(ic.Name, a.Input); ok {
+				if a.Type == "named" && a.Format == "boolean" {
+					if v == "true" {
+						argv = append(argv, a.Name)
+					}
+					continue
+				}
+				value = v
+			}
 		}
 		for _, name := range sortedKeys(a.Variables) {
 			v := a.Variables[name]
@@ -278,14 +298,19 @@ func expandArgs(args []Argument) ([]string, []InputCard) {
 		value = varRef.ReplaceAllStringFunc(value, func(ref string) string {
 			name := ref[1 : len(ref)-1]
 			v, ok := a.Variables[name]
-			switch {
-			case !ok:
+			if !ok {
 				return ref
+			}
+			if given, ok := give(name, v); ok && v.Value == "" {
+				return given
+			}
+			switch {
 			case v.Value != "":
 				return v.Value
 			case v.Default != "":
 				return v.Default
 			}
+			missing = append(missing, name)
 			return "<" + name + ">"
 		})
 		switch {
@@ -294,6 +319,11 @@ func expandArgs(args []Argument) ([]string, []InputCard) {
 		case value == "" && a.Type == "named" && a.Format == "boolean":
 			value = ""
 		case value == "":
+			if a.Type == "named" {
+				missing = append(missing, a.Name)
+			} else {
+				missing = append(missing, hint)
+			}
 			value = "<" + hint + ">"
 		}
 		if a.Type == "named" {
@@ -305,7 +335,7 @@ func expandArgs(args []Argument) ([]string, []InputCard) {
 		}
 		argv = append(argv, value)
 	}
-	return argv, inputs
+	return argv, inputs, missing
 }
 
 func inputCard(name string, in Input) InputCard {
