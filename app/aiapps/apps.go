@@ -49,6 +49,9 @@ type App struct {
 	project func(e Env, dir string) string
 	// projectRestart is Restart for the project's file.
 	projectRestart string
+	// projectDir is the project's directory of an App that [App.Project]
+	// returned ("": the user's config).
+	projectDir string
 }
 
 // member is one key and its value (a string, a bool, []string or
@@ -545,6 +548,7 @@ func (a *App) Project(env Env, dir string) (*App, error) {
 	p.OwnFile = true
 	p.Restart = a.projectRestart
 	p.project = nil
+	p.projectDir = env.clean(dir)
 	p.paths = func(Env) Paths { return Paths{Candidates: []string{file}, Markers: []string{file}} }
 	p.choose = nil
 	return &p, nil

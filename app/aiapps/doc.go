@@ -67,4 +67,13 @@
 // synced, renamed over the file) with the file's mode; a symbolic link
 // stays a link. [Diff] shows a change for --dry-run, with [Redact] hiding
 // the literal secrets [Doc.SecretValues] finds.
+//
+// # Entries Switchboard did not write
+//
+// [Written] (the file [WrittenFile] in Switchboard's state directory)
+// records, per config file that connect or import wrote, a [Fingerprint]
+// of each entry it held then. [Written.Check] and [CheckAll] return the
+// entries not in the record or changed since ([Foreign], with the remedy
+// in its String): a server planted straight into the app's config, or a
+// changed bridge entry.
 package aiapps

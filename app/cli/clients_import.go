@@ -322,6 +322,7 @@ func (e *env) clientsImport(a *argv) error {
 		if err := e.writeClient(file.app, aiapps.Location{Path: file.path}, file.before, after, false, nil); err != nil {
 			return err
 		}
+		e.recordWritten(file.app, file.path, file.doc, false)
 		fmt.Fprintf(e.stdout, "replaced %s in %s with the %q entry\n", english.Plural(len(names), "server"), file.path, aiapps.EntryName)
 		if len(secrets) > 0 {
 			fmt.Fprintf(e.stdout, "note: the backup still holds the old entries with their secrets in plain text: delete it once %s works\n", app.Name)

@@ -18,6 +18,31 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
+// written loads the record of what Switchboard wrote into the apps'
+// configs (aiapps.WrittenFile in the state directory).
+func (e *env) written() (*aiapps.Written, string, error) {
+	dir := config.StateDir(e.getenv)
+	w, err := aiapps.LoadWritten(dir)
+	return w, dir, err
+}
+
+// recordWritten notes the entries of the file Switchboard just wrote (or
+// found connected) as its own; when once is set, only if the record has
+// no entry for the file yet. A failure is a note: the file is written.
+func (e *env) recordWritten(app *aiapps.App, path string, doc *aiapps.Doc, once bool) {
+	w, dir, err := e.written()
+	if err == nil {
+		if once && w.Files[path] != nil {
+			return
+		}
+		w.Record(app, path, doc)
+		err = w.Save(dir)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stdout, "note: cannot record what Switchboard wrote in %s, so entries planted there later are not reported: %v\n", path, err)
+	}
+}
+
 // clientsEnv is the environment the apps' paths are computed from.
 func (e *env) clientsEnv() aiapps.Env {
 	return aiapps.Env{GOOS: runtime.GOOS, Getenv: e.getenv}
@@ -115,7 +140,10 @@ type clientStatus struct {
 	Args         []string `json:"args,omitempty"`
 	Stale        bool     `json:"stale,omitempty"`   // the entry runs another binary than this one
 	Servers      []string `json:"servers,omitempty"` // the app's other entries
-	Error        string   `json:"error,omitempty"`
+	// Foreign are the entries Switchboard did not write in a config it
+	// connected (aiapps.Written.Check).
+	Foreign []aiapps.Foreign `json:"foreign,omitempty"`
+	Error   string           `json:"error,omitempty"`
 }
 
 func (e *env) clientsList(a *argv) error {
@@ -136,6 +164,10 @@ func (e *env) clientsList(a *argv) error {
 		list = in
 	}
 	exe, _ := bridgeExecutable()
+	written, _, werr := e.written()
+	if werr != nil { // the list still lists; nothing is checked
+		written = &aiapps.Written{}
+	}
 	var out []clientStatus
 	for _, app := range list {
 		st := clientStatus{ID: app.ID, Name: app.Name}
@@ -161,6 +193,7 @@ func (e *env) clientsList(a *argv) error {
 						st.Servers = append(st.Servers, s.Name)
 					}
 				}
+				st.Foreign = written.Check(app, loc.Path, doc)
 			}
 		}
 		out = append(out, st)
@@ -194,11 +227,17 @@ func (e *env) clientsList(a *argv) error {
 		if st.Stale {
 			notes = append(notes, fmt.Sprintf("%s: its entry runs %s, not this switchboard (%s): run 'switchboard clients connect %s' to update it", st.ID, st.Command, exe, st.ID))
 		}
+		for _, f := range st.Foreign {
+			notes = append(notes, "WARNING: "+f.String())
+		}
 		if len(st.Servers) > 0 {
 			notes = append(notes, fmt.Sprintf("%s has its own servers (%s): 'switchboard clients import %s' moves them into Switchboard", st.ID, strings.Join(st.Servers, ", "), st.ID))
 		}
 	}
 	tw.Flush()
+	if werr != nil {
+		notes = append(notes, "note: the apps' configs cannot be checked for entries Switchboard did not write: "+werr.Error())
+	}
 	if len(notes) > 0 {
 		fmt.Fprintln(e.stdout)
 		for _, n := range notes {
@@ -259,6 +298,9 @@ func (e *env) clientsConnect(a *argv) error {
 	bridge := aiapps.Bridge{Command: exe, Servers: names, Profile: profile}
 	secrets := doc.SecretValues()
 	if !doc.SetBridge(bridge) {
+		if !dry {
+			e.recordWritten(app, loc.Path, doc, true)
+		}
 		fmt.Fprintf(e.stdout, "%s is already connected: %s runs %s\n", app.Name, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
 		return nil
 	}
@@ -268,6 +310,7 @@ func (e *env) clientsConnect(a *argv) error {
 	if err := e.writeClient(app, loc, before, doc.Bytes(), dry, secrets); err != nil || dry {
 		return err
 	}
+	e.recordWritten(app, loc.Path, doc, false)
 	fmt.Fprintf(e.stdout, "connected %s: the %q entry in %s runs %s\n", app.Name, aiapps.EntryName, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
 	if !loc.Installed {
 		fmt.Fprintf(e.stdout, "note: %s does not look installed (none of its folders exists); the entry is ready for when it is\n", app.Name)
@@ -400,6 +443,10 @@ func (e *env) clientsDisconnect(a *argv) error {
 	if err := e.writeClient(app, loc, before, doc.Bytes(), dry, secrets); err != nil || dry {
 		return err
 	}
+	if w, dir, err := e.written(); err == nil && w.Files[loc.Path] != nil {
+		w.Forget(loc.Path)
+		_ = w.Save(dir)
+	}
 	fmt.Fprintf(e.stdout, "disconnected %s: removed the %q entry from %s\n", app.Name, aiapps.EntryName, loc.Path)
 	fmt.Fprintln(e.stdout, app.Restart)
 	return nil
@@ -417,4 +464,70 @@ func sameCommand(stored json.RawMessage, s *config.Server) bool {
 		return false
 	}
 	return a.Command == s.Command && slices.Equal(a.Args, s.Args) && a.URL == s.URL
+}
+
+func (e *env) clientsTrust(a *argv) error {
+	if len(a.pos) < 2 {
+		return usagef("clients trust: give APP and the NAME of each entry to accept ('switchboard clients list' shows them)")
+	}
+	app, loc, err := e.clientAppIn("trust", a.pos[:1], a.str("project"))
+	if err != nil {
+		return err
+	}
+	if !loc.Exists {
+		return fmt.Errorf("%s's config %s does not exist", app.Name, loc.Path)
+	}
+	_, doc, err := readClient(app, loc)
+	if err != nil {
+		return err
+	}
+	w, dir, err := e.written()
+	if err != nil {
+		return err
+	}
+	if w.Files[loc.Path] == nil {
+		return fmt.Errorf("%s is not connected through Switchboard (%s): 'switchboard clients connect %s' connects it, and takes the entries there now as known", app.Name, loc.Path, app.ID)
+	}
+	for _, name := range a.pos[1:] {
+		if !w.Trust(app, loc.Path, doc, name) {
+			return fmt.Errorf("%s's config %s has no entry %q ('switchboard clients list' shows the ones Switchboard did not write)", app.Name, loc.Path, name)
+		}
+	}
+	if err := w.Save(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "trusted %s in %s: they are no longer reported unless they change\n", english.List(quoted(a.pos[1:])), loc.Path)
+	return nil
+}
+
+func quoted(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%q", n)
+	}
+	return out
+}
+
+// doctorApps reports the entries of the connected apps' configs that
+// Switchboard did not write (aiapps.CheckAll).
+func (e *env) doctorApps(ok, bad func(string, ...any)) {
+	w, _, err := e.written()
+	if err != nil {
+		bad("AI apps: %v", err)
+		return
+	}
+	if len(w.Files) == 0 {
+		return
+	}
+	found, err := aiapps.CheckAll(e.clientsEnv(), config.StateDir(e.getenv))
+	if err != nil {
+		bad("AI apps: %v", err)
+		return
+	}
+	for _, f := range found {
+		bad("%s", f.String())
+	}
+	if len(found) == 0 {
+		ok("AI apps: the configs of %s hold only what Switchboard wrote or you trusted", english.Plural(len(w.Files), "connected app"))
+	}
 }

@@ -336,6 +336,8 @@ func (e *env) doctor(*argv) error {
 		}
 	}
 
+	e.doctorApps(ok, bad)
+
 	c, err := e.dial(ctx)
 	var running *hostapi.Info // the running host's, if one runs
 	switch {

@@ -158,6 +158,16 @@ a flag): its flags are its own.
 			}, run: (*env).clientsConnect},
 		{name: "clients disconnect", args: "APP", summary: "remove that entry; everything else in the file stays",
 			flags: []flagDef{projectFlag, dryRunFlag}, run: (*env).clientsDisconnect},
+		{name: "clients trust", args: "APP NAME...", summary: "accept entries of a connected app's config that Switchboard did not write (they are reported until then)",
+			help: `Switchboard records the entries of each app config it connects or imports
+(in its state directory). An entry added to that file later, by hand or by
+another program (a fake server planted straight into the app's config), or a
+changed entry, is reported by 'clients list', 'doctor' and the tray until it
+is removed, imported ('clients import APP') or trusted here. Trusting
+"switchboard" accepts a changed bridge entry; 'clients connect APP' writes it
+again instead.
+`,
+			flags: []flagDef{projectFlag}, run: (*env).clientsTrust},
 		{name: "clients import", args: "APP", summary: "take the servers configured in the app into Switchboard, then offer to replace them in the app with the entry",
 			help: `What Switchboard cannot run as the app does (a remote form it does not know,
 ${workspaceFolder}, ${input:...}, unset variables) stays in the app, and is

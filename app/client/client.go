@@ -266,6 +266,14 @@ func (l *Live) apply(ev api.Event) {
 		l.mu.Lock()
 		l.snap.Approvals = pending
 		l.mu.Unlock()
+	case hostapi.TopicAppConfigs:
+		var alerts []hostapi.AppConfigAlert
+		if json.Unmarshal(ev.Data, &alerts) != nil {
+			return
+		}
+		l.mu.Lock()
+		l.snap.Info.AppConfigs = alerts
+		l.mu.Unlock()
 	case hostapi.TopicHost:
 		// The host is stopping; the connection ends soon and Run reconnects.
 	}

@@ -102,6 +102,8 @@ type Host struct {
 	pathErr error
 	swept   int
 
+	apps appConfigs // guarded by mu (appconfigs.go)
+
 	quit     chan struct{}
 	quitOnce sync.Once
 }
@@ -251,6 +253,8 @@ func Run(ctx context.Context, o Options) error {
 			h.log.Error("watching the config file stopped; changes to it are not seen until the host restarts", "error", err)
 		}
 	}()
+	h.refreshAppConfigs()
+	go h.watchAppConfigs(wctx)
 	if o.Ready != nil {
 		o.Ready()
 	}
@@ -476,7 +480,7 @@ func (h *Host) info() hostapi.Info {
 	}
 	inf := hostapi.Info{PID: os.Getpid(), Version: h.opts.Version, Socket: h.opts.SocketPath, ConfigPath: h.opts.ConfigPath,
 		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, Service: h.opts.Service, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept,
-		UserEnvFilled: h.opts.UserEnvFilled}
+		UserEnvFilled: h.opts.UserEnvFilled, AppConfigs: h.apps.alerts}
 	h.mu.Unlock()
 	inf.Clients = h.srv.Clients()
 	inf.AIClients = h.gw.Clients()

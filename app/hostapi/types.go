@@ -60,6 +60,26 @@ type Info struct {
 	PinsError string `json:"pinsError,omitempty"`
 	// Activity is the state of the activity log (issue 14 §1).
 	Activity ActivityStatus `json:"activity"`
+	// AppConfigs are the entries of the connected AI apps' configs that
+	// Switchboard did not write (a server planted straight into an app's
+	// config, or a changed entry); a TopicAppConfigs event carries the
+	// list again when it changes.
+	AppConfigs []AppConfigAlert `json:"appConfigs,omitempty"`
+}
+
+// AppConfigAlert is one entry of a connected AI app's config that
+// Switchboard did not write, or that changed since it did
+// (docs/clients.md, "Entries Switchboard did not write").
+type AppConfigAlert struct {
+	App     string `json:"app"`     // the app's ID: "cursor"
+	AppName string `json:"appName"` // "Cursor"
+	Config  string `json:"config"`  // the config file
+	Entry   string `json:"entry"`   // the entry's name
+	Runs    string `json:"runs,omitempty"`
+	Changed bool   `json:"changed,omitempty"` // an entry Switchboard knew, changed
+	Bridge  bool   `json:"bridge,omitempty"`  // Switchboard's own entry, changed
+	Line    string `json:"line"`              // a few words, for a menu line
+	Message string `json:"message"`           // the whole report with what to do
 }
 
 // ServerStatus is what the host tells its clients about a server.
@@ -136,11 +156,14 @@ const (
 	TopicConfig = "config"       // ConfigStatus
 	TopicHost   = "host"         // HostEvent
 	TopicTrust  = "server.trust" // TrustEvent
+	// TopicAppConfigs carries Info.AppConfigs ([]AppConfigAlert) when it
+	// changes.
+	TopicAppConfigs = "apps.configs"
 )
 
 // Topics are every topic, for a client that follows them all.
 func Topics() []string {
-	return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog, TopicApprovals}
+	return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog, TopicApprovals, TopicAppConfigs}
 }
 
 // LogLine is one stderr line of a server.

@@ -97,6 +97,12 @@ func BuildMenu(s client.Snapshot, apps []hostapi.AppCost, a Actions) *fyne.Menu 
 	if e := s.Info.Config.Error; e != "" {
 		items = append(items, disabled(LabelConfigInvalid), disabled(short(e)), fyne.NewMenuItemSeparator())
 	}
+	if lines := appConfigLines(s.Info.AppConfigs); len(lines) > 0 {
+		for _, l := range lines {
+			items = append(items, disabled(l))
+		}
+		items = append(items, fyne.NewMenuItemSeparator())
+	}
 	if held := append(signInItems(s, a), heldItems(s, a)...); len(held) > 0 {
 		items = append(items, held...)
 		items = append(items, fyne.NewMenuItemSeparator())
@@ -206,4 +212,30 @@ func short(s string) string {
 		s = string(r[:maxDetail-1]) + "…"
 	}
 	return s
+}
+
+// LabelAppConfigsHint follows the lines of entries Switchboard did not
+// write into the connected apps' configs: where the remedy is.
+const LabelAppConfigsHint = "'switchboard clients list' says what to do"
+
+// maxAppConfigLines bounds the lines of entries Switchboard did not write.
+const maxAppConfigLines = 3
+
+// appConfigLines are the menu's lines for the entries of the connected
+// apps' configs that Switchboard did not write (Info.AppConfigs: a server
+// planted straight into an app's config), at most maxAppConfigLines and
+// "and N more", then the hint; none without such entries.
+func appConfigLines(alerts []hostapi.AppConfigAlert) []string {
+	if len(alerts) == 0 {
+		return nil
+	}
+	var out []string
+	for i, al := range alerts {
+		if i == maxAppConfigLines {
+			out = append(out, fmt.Sprintf("⚠ and %d more", len(alerts)-i))
+			break
+		}
+		out = append(out, short("⚠ "+al.Line))
+	}
+	return append(out, LabelAppConfigsHint)
 }

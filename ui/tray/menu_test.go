@@ -344,6 +344,32 @@ func TestBuildMenuInvalidConfig(t *testing.T) {
 	}
 }
 
+// TestBuildMenuAppConfigs: an entry Switchboard did not write into a
+// connected app's config is a disabled line, with where to find the
+// remedy; more than three are summed up; none, no line.
+func TestBuildMenuAppConfigs(t *testing.T) {
+	var r recorder
+	s := connected(srv("a", "running", 2))
+	s.Info.AppConfigs = []hostapi.AppConfigAlert{{App: "cursor", Entry: "evil", Line: `Cursor: MCP server "evil" not added by Switchboard`}}
+	m := BuildMenu(s, r.actions())
+	want := []string{"1 running", "---", `⚠ Cursor: MCP server "evil" not added by Switchboard`, LabelAppConfigsHint, "---", "a — running (2 tools)"}
+	if got := labels(m)[:6]; !slices.Equal(got, want) {
+		t.Fatalf("labels %q, want %q", got, want)
+	}
+	if !m.Items[2].Disabled || !m.Items[3].Disabled {
+		t.Fatal("the lines are enabled")
+	}
+	for range 4 {
+		s.Info.AppConfigs = append(s.Info.AppConfigs, s.Info.AppConfigs[0])
+	}
+	if got := labels(BuildMenu(s, r.actions())); !slices.Contains(got, "⚠ and 2 more") || slices.Index(got, LabelAppConfigsHint) != 6 {
+		t.Fatalf("five alerts: %q", got)
+	}
+	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 2)), r.actions())), LabelAppConfigsHint) {
+		t.Fatal("a line without any alert")
+	}
+}
+
 // A nil action disables its item; Quit stays (Fyne fills in its own
 // action for a quit item without one).
 func TestBuildMenuNilActions(t *testing.T) {
