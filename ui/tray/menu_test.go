@@ -351,7 +351,7 @@ func TestBuildMenuAppConfigs(t *testing.T) {
 	var r recorder
 	s := connected(srv("a", "running", 2))
 	s.Info.AppConfigs = []hostapi.AppConfigAlert{{App: "cursor", Entry: "evil", Line: `Cursor: MCP server "evil" not added by Switchboard`}}
-	m := BuildMenu(s, r.actions())
+	m := BuildMenu(s, nil, r.actions())
 	want := []string{"1 running", "---", `⚠ Cursor: MCP server "evil" not added by Switchboard`, LabelAppConfigsHint, "---", "a — running (2 tools)"}
 	if got := labels(m)[:6]; !slices.Equal(got, want) {
 		t.Fatalf("labels %q, want %q", got, want)
@@ -362,10 +362,10 @@ func TestBuildMenuAppConfigs(t *testing.T) {
 	for range 4 {
 		s.Info.AppConfigs = append(s.Info.AppConfigs, s.Info.AppConfigs[0])
 	}
-	if got := labels(BuildMenu(s, r.actions())); !slices.Contains(got, "⚠ and 2 more") || slices.Index(got, LabelAppConfigsHint) != 6 {
+	if got := labels(BuildMenu(s, nil, r.actions())); !slices.Contains(got, "⚠ and 2 more") || slices.Index(got, LabelAppConfigsHint) != 6 {
 		t.Fatalf("five alerts: %q", got)
 	}
-	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 2)), r.actions())), LabelAppConfigsHint) {
+	if slices.Contains(labels(BuildMenu(connected(srv("a", "running", 2)), nil, r.actions())), LabelAppConfigsHint) {
 		t.Fatal("a line without any alert")
 	}
 }
