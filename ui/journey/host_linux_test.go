@@ -35,7 +35,12 @@ func startHost(t *testing.T, cfg map[string]any, env ...string) *hostRun {
 	for i := 0; i+1 < len(env); i += 2 {
 		t.Setenv(env[i], env[i+1])
 	}
-	th := hosttest.Start(t, cfg, func(o *host.Options) { o.Version = "journey" })
+	return followHost(t, hosttest.Start(t, cfg, func(o *host.Options) { o.Version = "journey" }))
+}
+
+// followHost is a started host with a client.Live following it, connected.
+func followHost(t *testing.T, th *hosttest.Host) *hostRun {
+	t.Helper()
 	h := &hostRun{t: t, opts: th.Opts, store: th.Store}
 	h.live = client.New(client.Options{Socket: h.opts.SocketPath})
 	lctx, lcancel := context.WithCancel(context.Background())

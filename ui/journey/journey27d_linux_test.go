@@ -18,7 +18,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/host/hosttest"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
@@ -169,15 +168,7 @@ func TestJourneyToolsHiddenAndHeld(t *testing.T) {
 // lists are pinned, and new or changed ones held for review.
 func startPinnedHost(t *testing.T, cfg map[string]any, pins string) *hostRun {
 	t.Helper()
-	th := hosttest.Start(t, cfg, func(o *host.Options) { o.Version = "journey"; o.PinsPath = pins })
-	h := &hostRun{t: t, opts: th.Opts, store: th.Store}
-	h.live = client.New(client.Options{Socket: h.opts.SocketPath})
-	lctx, lcancel := context.WithCancel(context.Background())
-	ldone := make(chan struct{})
-	go func() { h.live.Run(lctx); close(ldone) }()
-	t.Cleanup(func() { lcancel(); <-ldone })
-	testkit.Eventually(t, "the client is connected to the host", func() bool { return h.live.Snapshot().Connected })
-	return h
+	return followHost(t, hosttest.Start(t, cfg, func(o *host.Options) { o.Version = "journey"; o.PinsPath = pins }))
 }
 
 // shots saves the window in the light and the dark theme as
