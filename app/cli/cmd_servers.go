@@ -613,10 +613,5 @@ func keptSecrets(keys []string, move bool) string {
 	if move {
 		remedy = "answer yes to move it into the keyring, or add the server with 'switchboard servers add' and --secret-env"
 	}
-	verb := "look"
-	if len(keys) == 1 {
-		verb = "looks"
-	}
-	return fmt.Sprintf("%s %s like a secret, and a secret is kept only in the keyring, never as plain text in the config: %s",
-		english.List(keys), verb, remedy)
+	return config.KeptSecrets(keys) + ": " + remedy
 }

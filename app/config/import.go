@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // SecretCandidate is a literal value in an imported entry's env that looks
@@ -28,6 +30,18 @@ func (c SecretCandidate) Key() string {
 		return "headers." + c.Var
 	}
 	return "env." + c.Var
+}
+
+// KeptSecrets says that the keys ("gh.env.TOKEN", ...) hold literal
+// secrets an import did not move into the keyring, and so does not take
+// their entry: the one rule of every import (the command line's and the
+// window's), worded once. The caller adds its remedy after a colon.
+func KeptSecrets(keys []string) string {
+	verb := "look"
+	if len(keys) == 1 {
+		verb = "looks"
+	}
+	return fmt.Sprintf("%s %s like a secret, and a secret is kept only in the keyring, never as plain text in the config", english.List(keys), verb)
 }
 
 // ParseImport reads servers pasted from another client's config: a whole

@@ -273,13 +273,8 @@ func (w *Window) importServers(ctx context.Context, servers map[string]*config.S
 		}
 	}
 	for server, keys := range keptKeys {
-		verb := "look"
-		if len(keys) == 1 {
-			verb = "looks"
-		}
-		failed[server] = importRefusal{server: server, problems: []hostapi.Problem{{Server: server, Message: fmt.Sprintf(
-			"%s %s like a secret, and a secret is kept only in the keyring, never as plain text in the config: tick \"Move … into the keyring\" and import again",
-			english.List(keys), verb)}}}
+		failed[server] = importRefusal{server: server, problems: []hostapi.Problem{{Server: server,
+			Message: config.KeptSecrets(keys) + `: tick "Move … into the keyring" and import again`}}}
 	}
 	moved := map[string]map[string]string{}
 	for _, c := range move {
