@@ -212,12 +212,8 @@ func (e *env) clientsImport(a *argv) error {
 				kept[i] = append(kept[i], c.Key())
 				continue
 			}
-			if dry {
-				fmt.Fprintf(e.stdout, "would move %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
-			} else if _, err := b.setSecret(c.Secret, c.Value); err != nil {
-				return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
-			} else {
-				fmt.Fprintf(e.stdout, "moved %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
+			if err := e.moveSecret(b, c, dry); err != nil {
+				return err
 			}
 			if moved[i] == nil {
 				moved[i] = map[string]string{}

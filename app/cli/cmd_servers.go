@@ -523,12 +523,8 @@ func (e *env) serversImport(a *argv) error {
 			kept[c.Server] = append(kept[c.Server], c.Key())
 			continue
 		}
-		if dry {
-			fmt.Fprintf(e.stdout, "would move %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
-		} else if _, err := b.setSecret(c.Secret, c.Value); err != nil {
-			return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
-		} else {
-			fmt.Fprintf(e.stdout, "moved %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
+		if err := e.moveSecret(b, c, dry); err != nil {
+			return err
 		}
 		if moved[c.Server] == nil {
 			moved[c.Server] = map[string]string{}
@@ -600,6 +596,21 @@ func (e *env) importOne(b backend, orig string, s *config.Server, moved map[stri
 		fmt.Fprintf(e.stdout, "imported %s\n", name)
 	}
 	return name, true, nil
+}
+
+// moveSecret moves an import's literal secret into the keyring (a dry run
+// says it would), saying so; an error says nothing of its server was
+// imported.
+func (e *env) moveSecret(b backend, c config.SecretCandidate, dry bool) error {
+	if dry {
+		fmt.Fprintf(e.stdout, "would move %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
+		return nil
+	}
+	if _, err := b.setSecret(c.Secret, c.Value); err != nil {
+		return fmt.Errorf("moving %s.%s into the keyring: %w (nothing of this server was imported)", c.Server, c.Key(), err)
+	}
+	fmt.Fprintf(e.stdout, "moved %s.%s into the keyring as %q\n", c.Server, c.Key(), c.Secret)
+	return nil
 }
 
 // keptSecrets says why an entry with values that look like secrets, not

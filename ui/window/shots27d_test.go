@@ -12,7 +12,6 @@ package window
 
 import (
 	"flag"
-	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -23,16 +22,6 @@ import (
 )
 
 var shotsDir = flag.String("shots", "", "where TestShots27d writes its PNGs")
-
-// variantTheme is the window's theme in one variant.
-type variantTheme struct {
-	fyne.Theme
-	v fyne.ThemeVariant
-}
-
-func (t variantTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
-	return t.Theme.Color(n, t.v)
-}
 
 func TestShots27d(t *testing.T) {
 	if *shotsDir == "" {
@@ -60,7 +49,7 @@ func TestShots27d(t *testing.T) {
 		files := goldenAppFiles(t)
 		useAppFiles(t, files)
 		w, _ := goldenWindow(t)
-		fyne.CurrentApp().Settings().SetTheme(variantTheme{Theme(), v.v})
+		fyne.CurrentApp().Settings().SetTheme(fixedVariant{Theme(), v.v})
 		c := goldenCosts()
 		w.costs.all, w.costs.have, w.costs.sel = c.all, c.have, c.sel
 		w.showPlace(placeApps)
