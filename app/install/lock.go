@@ -1,0 +1,113 @@
+// Package install installs a registry entry's package into Switchboard's
+// own folder, locked: an npm package at its exact version, with install
+// scripts off, its whole tree's integrity recorded in servers.lock, and
+// started later with `node ENTRY` (no resolver at run time). Verify
+// re-checks an installed tree against its lock and names what changed.
+// docs/registry.md ("Locked installs") describes it.
+package install
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// LockFile is the lock's name in Switchboard's state directory.
+const LockFile = "servers.lock"
+
+// Lock is servers.lock: what each installed server is, by its name in
+// the config.
+type Lock struct {
+	Version int                `json:"version"` // 1
+	Servers map[string]*Locked `json:"servers"`
+}
+
+// Locked is one server's install.
+type Locked struct {
+	Registry     string `json:"registry"`     // the registry's name in the config ("official", "catalog")
+	Entry        string `json:"entry"`        // the server's name in the registry
+	EntryVersion string `json:"entryVersion"` // the server.json version
+	Ecosystem    string `json:"ecosystem"`    // "npm"
+	Package      string `json:"package"`      // the package's name
+	Version      string `json:"version"`      // its exact version
+	Dir          string `json:"dir"`          // the install folder (absolute)
+	Bin          string `json:"bin"`          // the entry point `node` runs (absolute, under Dir)
+	// Packages is how many packages the tree holds (package-lock.json's
+	// packages, the root left out).
+	Packages int `json:"packages"`
+	// TreeIntegrity is "sha256-" and the hex SHA-256 of the tree's
+	// listing (see Listing): every package's integrity from
+	// package-lock.json and every file's SHA-256 under Dir.
+	TreeIntegrity string    `json:"treeIntegrity"`
+	InstalledAt   time.Time `json:"installedAt"`
+	// Tools will hold the tool definitions' hashes of the first start
+	// (a later part of issue 28); empty until then.
+	Tools map[string]string `json:"tools,omitempty"`
+}
+
+// LockPath is servers.lock in the state directory.
+func LockPath(stateDir string) string { return filepath.Join(stateDir, LockFile) }
+
+// ReadLock reads the lock; a missing one is empty.
+func ReadLock(stateDir string) (*Lock, error) {
+	l := &Lock{Version: 1, Servers: map[string]*Locked{}}
+	b, err := os.ReadFile(LockPath(stateDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, l); err != nil {
+		return nil, fmt.Errorf("%s: %w (it is written by 'switchboard registry add': restore it, or remove it and add the servers again)", LockPath(stateDir), err)
+	}
+	if l.Version != 1 {
+		return nil, fmt.Errorf("%s: version %d, this Switchboard reads version 1 (a newer Switchboard wrote it)", LockPath(stateDir), l.Version)
+	}
+	if l.Servers == nil {
+		l.Servers = map[string]*Locked{}
+	}
+	return l, nil
+}
+
+// WriteLock writes the lock atomically (a temporary file renamed over
+// the old one).
+func WriteLock(stateDir string, l *Lock) error {
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(LockPath(stateDir), append(b, '\n'))
+}
+
+// UpdateLock reads the lock, lets f change it and writes it.
+func UpdateLock(stateDir string, f func(*Lock)) error {
+	l, err := ReadLock(stateDir)
+	if err != nil {
+		return err
+	}
+	f(l)
+	return WriteLock(stateDir, l)
+}
+
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
