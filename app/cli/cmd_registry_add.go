@@ -9,11 +9,13 @@ import (
 	"net/textproto"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/app/registry"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
@@ -26,6 +28,7 @@ var registryAddRow = &command{name: "registry add", args: "NAME[@VERSION]",
 		{name: "registry", kind: stringFlag, arg: "R", help: "only the registry R's entry (a name in two registries)"},
 		{name: "package", kind: stringFlag, arg: "N", help: "run the entry's package N (as 'registry show' numbers them; default: the first Switchboard can run)"},
 		{name: "remote", kind: stringFlag, arg: "N", help: "use the entry's remote N instead of a package"},
+		{name: "unlocked", kind: boolFlag, help: "an npm package: run it with 'npx -y PACKAGE@VERSION' (resolved at each start) instead of installing it locked"},
 	},
 	run: (*env).registryAdd}
 
@@ -159,6 +162,21 @@ func (e *env) registryAdd(a *argv) error {
 	if err != nil {
 		return fmt.Errorf("registry add %s: %w", en.Server.Name, err)
 	}
+	// An npm package is installed locked (docs/registry.md, "Locked
+	// installs") unless --unlocked: checked here, installed once the
+	// name is known to be free.
+	var npmPath string
+	locked := st.Package != nil && st.Package.RegistryType == "npm" && !a.flag("unlocked")
+	if locked {
+		if len(st.Package.RuntimeArgs) > 0 {
+			return fmt.Errorf("registry add %s: its package gives npx the arguments %s, which a locked install (run with node) cannot pass: add it with --unlocked to run it with npx",
+				en.Server.Name, termtext.Escape(argvLine(st.Package.RuntimeArgs)))
+		}
+		if npmPath, err = lookPath("npm"); err != nil {
+			return fmt.Errorf("registry add %s: %w: a locked install needs npm (Node.js: %s), or add it with --unlocked to run it with 'npx -y' (which needs Node.js too, and resolves the package's dependencies at each start)",
+				en.Server.Name, install.ErrNoNPM, st.Package.RuntimeURL)
+		}
+	}
 
 	entry := map[string]any{}
 	if st.Package != nil {
@@ -177,11 +195,6 @@ func (e *env) registryAdd(a *argv) error {
 			entry["headers"] = headers
 		}
 	}
-	raw, err := json.Marshal(entry)
-	if err != nil {
-		return err
-	}
-
 	ctx := context.Background()
 	b, err := e.backend(ctx)
 	if err != nil {
@@ -190,6 +203,19 @@ func (e *env) registryAdd(a *argv) error {
 	defer b.close()
 	if _, err := b.get(local); err == nil {
 		return fmt.Errorf("a server named %q is in the config already: give another name with --name LOCAL (or remove it first: 'switchboard servers remove %s')", local, local)
+	}
+	var lk *install.Locked
+	undoInstall := func() {}
+	if locked {
+		if lk, undoInstall, err = e.installNPM(npmPath, local, en, st); err != nil {
+			return fmt.Errorf("registry add %s: %w (nothing was added)", en.Server.Name, err)
+		}
+		entry["command"], entry["args"] = "node", append([]string{lk.Bin}, st.Package.PackageArgs...)
+	}
+	raw, err := json.Marshal(entry)
+	if err != nil {
+		undoInstall()
+		return err
 	}
 	// The secrets first (the entry refers to them), each under the
 	// entry's name; if the entry is refused, those that were new are
@@ -215,6 +241,7 @@ func (e *env) registryAdd(a *argv) error {
 		s := secretName(key)
 		if _, err := b.setSecret(s, st.Secrets[key]); err != nil {
 			e.forgetSecrets(b, stored)
+			undoInstall()
 			return fmt.Errorf("storing %s in the keyring as %q: %w (nothing was added)", key, s, err)
 		}
 		if !had[s] {
@@ -223,13 +250,24 @@ func (e *env) registryAdd(a *argv) error {
 	}
 	if err := b.put(local, raw, true); err != nil {
 		e.forgetSecrets(b, stored)
+		undoInstall()
 		return err
 	}
+	if lk != nil {
+		if err := install.UpdateLock(config.StateDir(e.getenv), func(l *install.Lock) { l.Servers[local] = lk }); err != nil {
+			fmt.Fprintf(e.stderr, "switchboard: %s was added, but its lock could not be written: %v ('switchboard servers verify %s' cannot check it; remove it and add it again)\n", local, err, local)
+		}
+	}
 	fmt.Fprintf(e.stdout, "added %s: %s %s, %s\n", local, termtext.Escape(en.Server.Name), termtext.Escape(en.Server.Version), termtext.Escape(st.Chosen))
-	if st.Package != nil {
+	switch {
+	case lk != nil:
+		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(argvLine(append([]string{"node"}, entry["args"].([]string)...))))
+		fmt.Fprintf(e.stdout, "  locked: %s@%s and %d package(s) in %s, install scripts off; tree %s in %s\n",
+			termtext.Escape(lk.Package), termtext.Escape(lk.Version), lk.Packages-1, termtext.Escape(lk.Dir), lk.TreeIntegrity, install.LockPath(config.StateDir(e.getenv)))
+	case st.Package != nil:
 		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(argvLine(append([]string{st.Command}, st.Args...))))
 		fmt.Fprintf(e.stdout, "  pinned: %s\n", termtext.Escape(st.Package.Pin))
-	} else {
+	default:
 		fmt.Fprintf(e.stdout, "  url:    %s\n", termtext.Escape(st.URL))
 	}
 	for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
@@ -242,7 +280,10 @@ func (e *env) registryAdd(a *argv) error {
 	if en.Deprecated() {
 		fmt.Fprintf(e.stdout, "warning: its registry marks it deprecated: %s\n", termtext.Escape(en.StatusMessage))
 	}
-	if p := st.Package; p != nil && !p.RuntimeFound {
+	if _, err := lookPath("node"); lk != nil && err != nil {
+		fmt.Fprintf(e.stdout, "warning: node (Node.js) is not in the PATH the host gives servers: the server will not start until it is ('switchboard doctor' shows that PATH)\n")
+	}
+	if p := st.Package; p != nil && !p.RuntimeFound && lk == nil {
 		fmt.Fprintf(e.stdout, "warning: %s (%s) is not in the PATH the host gives servers: install it from %s; the server will not start until then ('switchboard doctor' shows that PATH)\n",
 			st.Command, p.Runtime, p.RuntimeURL)
 	}
@@ -252,6 +293,37 @@ func (e *env) registryAdd(a *argv) error {
 		}
 	}
 	return nil
+}
+
+// installNPM installs the npm package of st locked into the state
+// directory and returns its lock entry, and an undo that removes the
+// install again when it was made now (not one another server had).
+func (e *env) installNPM(npmPath, local string, en *registry.Entry, st *registry.Setup) (*install.Locked, func(), error) {
+	state := config.StateDir(e.getenv)
+	p := st.Package
+	dir := install.Folder(state, p.Identifier, p.Version)
+	_, statErr := os.Stat(dir)
+	existed := statErr == nil
+	fmt.Fprintf(e.stderr, "installing %s@%s into %s (npm, install scripts off)…\n", termtext.Escape(p.Identifier), termtext.Escape(p.Version), termtext.Escape(dir))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	environ := os.Environ()
+	if path := filepath.Dir(npmPath); path != "" {
+		// npm's own "#!/usr/bin/env node" finds the node beside it first.
+		environ = append(environ, "PATH="+path+string(os.PathListSeparator)+e.getenv("PATH"))
+	}
+	lk, err := install.InstallNPM(ctx, state, install.NPM{Path: npmPath, Env: environ},
+		install.Request{Server: local, Registry: en.Registry, Entry: en.Server.Name, EntryVersion: en.Server.Version, Package: p.Identifier, Version: p.Version})
+	if err != nil {
+		return nil, nil, err
+	}
+	undo := func() {
+		if !existed {
+			os.RemoveAll(dir)
+			os.Remove(install.ListingPath(dir))
+		}
+	}
+	return lk, undo, nil
 }
 
 // forgetSecrets removes the secrets stored for an entry that was not

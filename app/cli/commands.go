@@ -90,6 +90,7 @@ imported mcp-remote entry) gets "oauth": {} first.
 				{name: "yes", short: "y", kind: boolFlag, help: "answer yes to every question"},
 				dryRunFlag,
 			}, run: (*env).serversImport},
+		serversVerifyRow,
 
 		{name: "secret", aliases: []string{"secrets"}, group: "Secrets", summary: "the secrets of the keyring that servers' environments refer to", dflt: "list"},
 		{name: "secret set", args: "NAME", summary: "store a secret: its value from stdin (one trailing newline stripped) or a hidden prompt, never an argument",

@@ -73,7 +73,7 @@ func TestRegistryAddCLI(t *testing.T) {
 		t.Fatalf("a refused add wrote the config (%v)", err)
 	}
 	const pat = "patFAKE0123.abcdef456789"
-	out := sb.cli(t, "registry", "add", "airtable-mcp-server", "--set", "AIRTABLE_API_KEY="+pat)
+	out := sb.cli(t, "registry", "add", "airtable-mcp-server", "--unlocked", "--set", "AIRTABLE_API_KEY="+pat)
 	if !strings.Contains(out, "added airtable-mcp-server: io.github.domdomegg/airtable-mcp-server 1.7.3, package 1 (npm airtable-mcp-server 1.7.3)") ||
 		!strings.Contains(out, "runs:   npx -y airtable-mcp-server@1.7.3") {
 		t.Errorf("add from the snapshot:\n%s", out)
@@ -175,7 +175,7 @@ func TestRegistryAddCLI(t *testing.T) {
 
 	// With a host running: through its API.
 	sb.serve(t)
-	out = sb.cli(t, "registry", "add", "filesystem", "--registry", "local", "--name", "files")
+	out = sb.cli(t, "registry", "add", "filesystem", "--registry", "local", "--name", "files", "--unlocked")
 	if s := load(t).Servers["files"]; s == nil || s.Command != "npx" || !slices.Equal(s.Args, []string{"-y", "@modelcontextprotocol/server-filesystem@1.0.2", "/Users/username/Desktop"}) || s.Env["LOG_LEVEL"] != "info" {
 		t.Errorf("add through the host: %+v\n%s", s, out)
 	}

@@ -64,6 +64,11 @@ type PackageCard struct {
 	FileSHA256   string      `json:"fileSha256,omitempty"`
 	Inputs       []InputCard `json:"inputs,omitempty"` // the arguments' values a person gives
 	Env          []InputCard `json:"env,omitempty"`
+	// RuntimeArgs and PackageArgs are Argv's runtimeArguments and
+	// packageArguments, expanded (a locked install runs the package's
+	// entry with PackageArgs, not through the runtime's command).
+	RuntimeArgs []string `json:"-"`
+	PackageArgs []string `json:"-"`
 }
 
 // RemoteCard is one remote of a card.
@@ -187,6 +192,7 @@ func packageCard(p *Package, lookPath func(string) (string, error), give giveFun
 	rargs, rin, rmiss := expandArgs(p.RuntimeArguments, give)
 	pargs, pin, pmiss := expandArgs(p.PackageArguments, give)
 	pc.Inputs = append(rin, pin...)
+	pc.RuntimeArgs, pc.PackageArgs = rargs, pargs
 	missing = append(rmiss, pmiss...)
 	argv := []string{rt.command}
 	switch p.RegistryType {

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/install"
+	"github.com/switchboard-mcp/switchboard/internal/termtext"
+)
+
+var serversVerifyRow = &command{name: "servers verify", args: "[NAME]",
+	summary: "re-check a locked install (every one without NAME) against servers.lock and name what changed; exit 1 on a change",
+	help: `A server added with 'registry add' from an npm package is installed
+locked into Switchboard's state directory, and servers.lock holds its
+tree's integrity: every package's integrity from its package-lock.json
+and the SHA-256 of every file of the install. verify computes it again
+and names each package or file added, removed or changed.
+`,
+	run: (*env).serversVerify}
+
+// verifyResult is one server's verify, as --json prints it.
+type verifyResult struct {
+	Server        string   `json:"server"`
+	Package       string   `json:"package"`
+	Version       string   `json:"version"`
+	Dir           string   `json:"dir"`
+	TreeIntegrity string   `json:"treeIntegrity"`
+	OK            bool     `json:"ok"`
+	Changes       []string `json:"changes,omitempty"`
+}
+
+// serversVerify is 'switchboard servers verify [NAME]'.
+func (e *env) serversVerify(a *argv) error {
+	if len(a.pos) > 1 {
+		return usagef("servers verify takes at most one server NAME")
+	}
+	state := config.StateDir(e.getenv)
+	lock, err := install.ReadLock(state)
+	if err != nil {
+		return err
+	}
+	var names []string
+	if len(a.pos) == 1 {
+		if lock.Servers[a.pos[0]] == nil {
+			return fmt.Errorf("%s has no locked install in %s: only a server added by 'switchboard registry add' from an npm package has one", a.pos[0], install.LockPath(state))
+		}
+		names = a.pos
+	} else {
+		for n := range lock.Servers {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+	}
+	var results []verifyResult
+	bad := 0
+	for _, n := range names {
+		l := lock.Servers[n]
+		changes, err := install.Verify(l, 50)
+		if err != nil {
+			return fmt.Errorf("verifying %s: %w", n, err)
+		}
+		results = append(results, verifyResult{Server: n, Package: l.Package, Version: l.Version, Dir: l.Dir, TreeIntegrity: l.TreeIntegrity, OK: changes == nil, Changes: changes})
+		if changes != nil {
+			bad++
+		}
+	}
+	if e.json {
+		if results == nil {
+			results = []verifyResult{}
+		}
+		if err := e.printJSON(results); err != nil {
+			return err
+		}
+	} else {
+		if len(results) == 0 {
+			fmt.Fprintf(e.stdout, "no locked installs in %s\n", install.LockPath(state))
+		}
+		for _, r := range results {
+			if r.OK {
+				fmt.Fprintf(e.stdout, "%s: ok: %s@%s as locked (%s)\n", r.Server, termtext.Escape(r.Package), termtext.Escape(r.Version), r.TreeIntegrity)
+				continue
+			}
+			fmt.Fprintf(e.stdout, "%s: CHANGED: %s@%s in %s differs from its lock:\n", r.Server, termtext.Escape(r.Package), termtext.Escape(r.Version), termtext.Escape(r.Dir))
+			for _, c := range r.Changes {
+				fmt.Fprintf(e.stdout, "  %s\n", termtext.Escape(c))
+			}
+		}
+	}
+	if bad > 0 {
+		if !e.json {
+			fmt.Fprintf(e.stderr, "switchboard: %d locked install(s) changed: do not start them (or 'switchboard servers disable NAME'); to install a fresh tree, remove the install folder named and its .tree file, 'switchboard servers remove NAME', and add it again with 'switchboard registry add'\n", bad)
+		}
+		return exitError{1}
+	}
+	return nil
+}

