@@ -43,7 +43,11 @@ snapshot built into Switchboard answers. Search and show read the indexes
 and the built-in catalog only, with no network. 'registry add' writes an
 entry to the config as 'servers add' does, with the card's exact command
 line; the values of secret inputs given with --set go to the keyring,
-never into the file. docs/registry.md says more.
+never into the file. An npm package is installed locked first (into the
+state directory, install scripts off, every package's integrity in
+servers.lock) and run with 'node ENTRY', never through npx ('--unlocked'
+keeps npx); 'servers verify' re-checks the installed trees.
+docs/registry.md says more.
 `
 
 // registryState is the config's registries and their indexes' folder.

@@ -200,7 +200,7 @@ func packageCard(p *Package, lookPath func(string) (string, error), give giveFun
 		spec := p.Identifier
 		if p.Version != "" {
 			spec += "@" + p.Version
-			pc.Pin = "exact version " + p.Version + " (npx still resolves the package's own dependencies' ranges at each start)"
+			pc.Pin = "exact version " + p.Version + "; 'registry add' installs it locked (every package's integrity in servers.lock, install scripts off) and runs node ENTRY; with --unlocked, npx resolves the package's own dependencies' ranges at each start"
 		} else {
 			pc.Pin = "not pinned: the registry gives no version, npx runs whatever is newest"
 		}
