@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/install"
@@ -42,10 +47,21 @@ func (e *env) serversVerify(a *argv) error {
 	}
 	var names []string
 	if len(a.pos) == 1 {
-		if lock.Servers[a.pos[0]] == nil {
-			return fmt.Errorf("%s has no locked install in %s: only a server added by 'switchboard registry add' from an npm package has one", a.pos[0], install.LockPath(state))
+		name := a.pos[0]
+		if lock.Servers[name] == nil {
+			// A server renamed since its add: found by the locked
+			// entry point its config entry runs.
+			locked, err := e.lockedByEntry(lock, name)
+			if err != nil {
+				return err
+			}
+			if locked == "" {
+				return fmt.Errorf("%s has no locked install in %s: only a server added by 'switchboard registry add' from an npm package has one", name, install.LockPath(state))
+			}
+			fmt.Fprintf(e.stderr, "%s runs the install locked as %s\n", name, locked)
+			name = locked
 		}
-		names = a.pos
+		names = []string{name}
 	} else {
 		for n := range lock.Servers {
 			names = append(names, n)
@@ -94,4 +110,31 @@ func (e *env) serversVerify(a *argv) error {
 		return exitError{1}
 	}
 	return nil
+}
+
+// lockedByEntry is the lock's name of the install that the config entry
+// name runs (`node BIN ...` with BIN a locked entry point), or "".
+func (e *env) lockedByEntry(lock *install.Lock, name string) (string, error) {
+	b, err := e.backend(context.Background())
+	if err != nil {
+		return "", err
+	}
+	defer b.close()
+	raw, err := b.get(name)
+	if err != nil {
+		return "", nil // no such server: said as having no locked install
+	}
+	var entry struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if json.Unmarshal(raw, &entry) != nil || len(entry.Args) == 0 || strings.TrimSuffix(filepath.Base(entry.Command), ".exe") != "node" {
+		return "", nil
+	}
+	for _, n := range slices.Sorted(maps.Keys(lock.Servers)) {
+		if filepath.Clean(lock.Servers[n].Bin) == filepath.Clean(entry.Args[0]) {
+			return n, nil
+		}
+	}
+	return "", nil
 }

@@ -25,7 +25,8 @@ import (
 // v0.1 registry on loopback): the entry runs `node ENTRY ARGS` from the
 // state directory's packages folder, servers.lock records the install,
 // the host starts it and lists its tools; 'servers verify' passes, then
-// names a file changed under node_modules and exits 1; --unlocked keeps
+// names a file changed under node_modules and exits 1 (of a server
+// renamed since, too: by the entry point it runs); --unlocked keeps
 // npx, and writes no lock entry.
 func TestRegistryAddLocked(t *testing.T) {
 	testkit.SkipShort(t, "an npm install from the npm registry")
@@ -106,6 +107,12 @@ func TestRegistryAddLocked(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "fs: CHANGED: "+pkg+"@"+version+" in "+dir+" differs from its lock:\n  file node_modules/diff/package.json: changed") ||
 		!strings.Contains(r.stderr, "1 locked install(s) changed") {
 		t.Errorf("verify of a tampered tree: %s", r)
+	}
+	// Renamed since: found by the entry point its entry runs.
+	sb.cli(t, "servers", "rename", "fs", "files")
+	r = sb.run(t, "", "servers", "verify", "files")
+	if r.code != 1 || !strings.Contains(r.stderr, "files runs the install locked as fs") || !strings.Contains(r.stdout, "file node_modules/diff/package.json: changed") {
+		t.Errorf("verify of a renamed server: %s", r)
 	}
 	r = sb.run(t, "", "servers", "verify", "nope")
 	if r.code != 1 || !strings.Contains(r.stderr, "nope has no locked install") {
