@@ -82,6 +82,11 @@ var rules = []rule{
 		forbidden: func(d string) bool { return d == "app/host" },
 	},
 	{
+		name:      "the app (app/..., its tools included) knows nothing of the UI (ui/...)",
+		applies:   func(p string) bool { return under(p, "app") },
+		forbidden: func(d string) bool { return under(d, "ui") },
+	},
+	{
 		name:      "the engine (engine/...) knows nothing of the app or the UI",
 		applies:   func(p string) bool { return under(p, "engine") },
 		forbidden: func(d string) bool { return under(d, "app") || under(d, "ui") },
@@ -184,6 +189,7 @@ func TestRulesBite(t *testing.T) {
 		{"app/cli", "app/host", true},
 		{"app/service", "app/host", true},
 		{"engine/stdio", "app/api", false},
+		{"app/registry/gen/snapshot", "ui/window", false},
 	}
 	for _, c := range cases {
 		p := pkg{ImportPath: m(c.pkg), Deps: []string{m(c.dep)}}

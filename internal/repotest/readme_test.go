@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/app/aiapps"
+	"github.com/switchboard-mcp/switchboard/app/catalog"
 	"github.com/switchboard-mcp/switchboard/app/cli"
-	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
 
 // root is the module's folder, from this package's.
@@ -227,7 +227,7 @@ var counts = regexp.MustCompile(`\b(\d+) (AI apps|apps|catalog templates)\b`)
 // TestDocsCounts: where README.md or a page of docs/ says how many AI
 // apps Switchboard connects (a number of 10 or more: "two apps" is not
 // the list) or how many catalog templates the window has, the number is
-// app/aiapps' and ui/catalog's.
+// app/aiapps' and app/catalog's.
 func TestDocsCounts(t *testing.T) {
 	want := map[string]int{
 		"AI apps":           len(aiapps.Apps()),
@@ -251,7 +251,7 @@ func TestDocsCounts(t *testing.T) {
 				seen++
 				if got != want[m[2]] {
 					t.Errorf("%s:%d says %q: there are %d (%s)", filepath.ToSlash(rel), n+1, m[0], want[m[2]],
-						map[bool]string{true: "ui/catalog", false: "switchboard clients list, app/aiapps"}[m[2] == "catalog templates"])
+						map[bool]string{true: "app/catalog", false: "switchboard clients list, app/aiapps"}[m[2] == "catalog templates"])
 				}
 			}
 		}

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/app/catalog"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
-	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
 
 // TestJourneyCatalogFilesystem is journey 1 of issue 13: from an empty

@@ -13,9 +13,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/catalog"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
-	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
 
 // catalogView lists the built-in templates ([catalog.All]) under their

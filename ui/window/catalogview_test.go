@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
-	"github.com/switchboard-mcp/switchboard/ui/catalog"
+	"github.com/switchboard-mcp/switchboard/app/catalog"
 )
 
 // TestCatalogSearch types into the catalog's search box and picks a

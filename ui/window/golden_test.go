@@ -15,9 +15,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/switchboard-mcp/switchboard/app/catalog"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
-	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
 
 var goldenNow = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)

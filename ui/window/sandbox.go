@@ -11,9 +11,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/switchboard-mcp/switchboard/app/catalog"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
-	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
 
 // The Sandbox section's choices, as a person reads them, by preset.

@@ -7,7 +7,7 @@
 // (the registry's first seed: 471 servers in the pre-2025-09 format); -seed
 // a list of current server.json documents (the repository's data/seed.json;
 // gen/snapshot/seed.json is the copy used). The catalog of templates
-// (ui/catalog) is added as server.json documents.
+// (app/catalog) is added as server.json documents.
 package main
 
 import (
@@ -21,8 +21,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/app/catalog"
 	"github.com/switchboard-mcp/switchboard/app/registry"
-	"github.com/switchboard-mcp/switchboard/ui/catalog"
 )
 
 func main() {
@@ -66,7 +66,7 @@ func run(legacy, seed, out string) error {
 	for _, t := range catalog.All() {
 		snap.Catalog = append(snap.Catalog, catalogEntry(t))
 	}
-	snap.Sources = append(snap.Sources, fmt.Sprintf("Switchboard's catalog of templates, ui/catalog (%d)", len(snap.Catalog)))
+	snap.Sources = append(snap.Sources, fmt.Sprintf("Switchboard's catalog of templates, app/catalog (%d)", len(snap.Catalog)))
 	data, err := json.Marshal(snap)
 	if err != nil {
 		return err
