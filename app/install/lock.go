@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
 // LockFile is the lock's name in Switchboard's state directory.
@@ -80,7 +82,7 @@ func WriteLock(stateDir string, l *Lock) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(LockPath(stateDir), append(b, '\n'))
+	return config.WriteFile(LockPath(stateDir), append(b, '\n'))
 }
 
 // UpdateLock reads the lock, lets f change it and writes it.
@@ -91,23 +93,4 @@ func UpdateLock(stateDir string, f func(*Lock)) error {
 	}
 	f(l)
 	return WriteLock(stateDir, l)
-}
-
-func writeAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

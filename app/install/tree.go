@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
 // Listing is what an install's tree integrity is the hash of: sorted
@@ -101,7 +103,7 @@ func Integrity(lines []string) string {
 func ListingPath(dir string) string { return filepath.Clean(dir) + ".tree" }
 
 func writeListing(dir string, lines []string) error {
-	return writeAtomic(ListingPath(dir), []byte(strings.Join(lines, "\n")+"\n"))
+	return config.WriteFile(ListingPath(dir), []byte(strings.Join(lines, "\n")+"\n"))
 }
 
 func readListing(dir string) ([]string, error) {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
 // Entry is the latest version of one server in a registry's index.
@@ -103,8 +105,9 @@ func Load(dir, name, url string) (*Index, error) {
 	return &ix, nil
 }
 
-// Save writes the index to dir atomically (a temporary file renamed over
-// the old one): a reader sees the old index or the new one, never half.
+// Save writes the index to dir atomically (config.WriteFile: a synced
+// temporary file renamed over the old one): a reader sees the old index or
+// the new one, never half.
 func (ix *Index) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -113,23 +116,7 @@ func (ix *Index) Save(dir string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+ix.Registry+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), Path(dir, ix.Registry))
+	return config.WriteFile(Path(dir, ix.Registry), data)
 }
 
 // SyncOptions are a sync's parameters.
