@@ -57,10 +57,11 @@ func (h *Host) refreshAppConfigs() {
 	}
 }
 
-// watchAppConfigs checks the apps' configs every appConfigsEvery until
-// ctx ends.
-func (h *Host) watchAppConfigs(ctx context.Context) {
-	t := time.NewTicker(appConfigsEvery)
+// watchAppConfigs checks the apps' configs every period until ctx ends.
+// The period is read by the caller, before the goroutine starts: a test
+// that sets appConfigsEvery then races no host still running.
+func (h *Host) watchAppConfigs(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {

@@ -254,7 +254,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}()
 	h.refreshAppConfigs()
-	go h.watchAppConfigs(wctx)
+	appsDone := make(chan struct{})
+	go func() { defer close(appsDone); h.watchAppConfigs(wctx, appConfigsEvery) }()
 	if o.Ready != nil {
 		o.Ready()
 	}
@@ -306,6 +307,7 @@ loop:
 	h.log.Info("host stopping", "reason", reason)
 	_ = h.srv.Publish(hostapi.TopicHost, hostapi.HostEvent{State: "stopping", Reason: reason})
 	wcancel()
+	<-appsDone // no check left running, nor publishing, after Run returns
 	h.gw.Close() // ends the bridges' sessions; their calls are cancelled
 	start := time.Now()
 	h.mgr.StopAll()
