@@ -307,7 +307,7 @@ loop:
 	h.log.Info("host stopping", "reason", reason)
 	_ = h.srv.Publish(hostapi.TopicHost, hostapi.HostEvent{State: "stopping", Reason: reason})
 	wcancel()
-	<-appsDone // no check left running, nor publishing, after Run returns
+	<-appsDone   // no check left running, nor publishing, after Run returns
 	h.gw.Close() // ends the bridges' sessions; their calls are cancelled
 	start := time.Now()
 	h.mgr.StopAll()
