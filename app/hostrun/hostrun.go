@@ -77,7 +77,7 @@ func Run(ctx context.Context, o Options) error {
 		ConfigPath: o.ConfigPath, RuntimeDir: o.RuntimeDir, SocketPath: o.SocketPath, LogPath: o.LogPath, StateDir: o.StateDir,
 		Secrets: o.Secrets, OnDemand: o.OnDemand, Service: o.Service, IdleTimeout: o.IdleTimeout,
 		Version: o.Version, Stderr: o.Stderr, UserEnvFilled: o.UserEnvFilled, PinsPath: o.PinsPath,
-		SandboxTemp: o.SandboxTemp,
+		SandboxTemp: o.SandboxTemp, RegistrySync: true,
 	})
 }
 
