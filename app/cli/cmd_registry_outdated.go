@@ -57,7 +57,7 @@ func (e *env) registryOutdated(a *argv) error {
 	}
 	x := termtext.Escape
 	tw := tabwriter.NewWriter(e.stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tENTRY\tREGISTRY\tINSTALLED\tLATEST\t")
+	fmt.Fprintln(tw, "SERVER\tENTRY\tREGISTRY\tINSTALLED\tLATEST\tSTATUS")
 	tooNew := 0
 	for _, u := range ups {
 		note := ""
