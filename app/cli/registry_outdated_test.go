@@ -26,7 +26,7 @@ func TestRegistryOutdatedCLI(t *testing.T) {
 	reg.Tick(time.Now().Add(-10*24*time.Hour - time.Hour).Sub(t0))
 	reg.Publish(registry.Server{Name: "io.github.t/old", Version: "1.4.0"})
 	reg.Publish(registry.Server{Name: "io.github.t/same", Version: "2.0.0"})
-	reg.Tick(time.Now().Sub(reg.Tick(0)))
+	reg.Tick(time.Since(reg.Tick(0)))
 	reg.Publish(registry.Server{Name: "io.github.t/fresh", Version: "3.1.0"})
 	writeConfig(t, sb.configPath(), `{"mcpServers": {}, "registries": [{"name": "local", "url": "`+reg.URL+`"}]}`)
 	sb.cli(t, "registry", "sync")

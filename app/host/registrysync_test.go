@@ -180,7 +180,7 @@ func TestHostRegistrySync(t *testing.T) {
 	}
 
 	// A release of today is too new to offer: not counted.
-	reg.Tick(time.Now().Sub(reg.Tick(0)))
+	reg.Tick(time.Since(reg.Tick(0)))
 	reg.Publish(testServer("io.github.test/gamma", "1.3.0"))
 	waitInfo("no update to review (1.3.0 is too new)", func(in hostapi.Info) bool { return in.Updates == 0 })
 
