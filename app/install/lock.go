@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
@@ -85,12 +87,86 @@ func WriteLock(stateDir string, l *Lock) error {
 	return config.WriteFile(LockPath(stateDir), append(b, '\n'))
 }
 
-// UpdateLock reads the lock, lets f change it and writes it.
+// UpdateLock reads the lock, lets f change it and writes it, holding an
+// exclusive lock on servers.lock.lk beside it the whole time (flock on
+// Unix, LockFileEx on Windows: gofrs/flock, as the config's own lock), so
+// that two adds, a remove and a rename at once do not lose each other's
+// entries. The OS releases it when a holder dies.
 func UpdateLock(stateDir string, f func(*Lock)) error {
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return err
+	}
+	fl := flock.New(LockPath(stateDir)+".lk", flock.SetPermissions(0o600))
+	if err := fl.Lock(); err != nil {
+		return fmt.Errorf("locking %s: %w", LockPath(stateDir), err)
+	}
+	defer fl.Unlock()
 	l, err := ReadLock(stateDir)
 	if err != nil {
 		return err
 	}
 	f(l)
 	return WriteLock(stateDir, l)
+}
+
+// Forget drops name's entry from the lock (a server removed from the
+// config). It returns the install folder the entry had when no other
+// entry uses it any more ("" when it had none, or another uses it): the
+// caller says it may be removed (RemoveInstall). A lock without the
+// name is left as it is.
+func Forget(stateDir, name string) (unused string, err error) {
+	if _, err := os.Stat(LockPath(stateDir)); errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	err = UpdateLock(stateDir, func(l *Lock) {
+		gone := l.Servers[name]
+		if gone == nil {
+			return
+		}
+		delete(l.Servers, name)
+		if gone.Dir == "" {
+			return
+		}
+		for _, other := range l.Servers {
+			if filepath.Clean(other.Dir) == filepath.Clean(gone.Dir) {
+				return
+			}
+		}
+		unused = gone.Dir
+	})
+	return unused, err
+}
+
+// Rename moves old's lock entry to new (a server renamed in the config);
+// a lock without old is left as it is.
+func Rename(stateDir, old, new string) error {
+	if old == new {
+		return nil
+	}
+	if _, err := os.Stat(LockPath(stateDir)); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return UpdateLock(stateDir, func(l *Lock) {
+		if e := l.Servers[old]; e != nil {
+			l.Servers[new] = e
+			delete(l.Servers, old)
+		}
+	})
+}
+
+// RemoveInstall removes an install folder Forget returned and its kept
+// listing, when it is under the state directory's packages folder (never
+// anything else a lock might name).
+func RemoveInstall(stateDir, dir string) error {
+	rel, err := filepath.Rel(filepath.Join(stateDir, "packages"), dir)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s is not an install under %s: not removed", dir, filepath.Join(stateDir, "packages"))
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.Remove(ListingPath(dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
 }
