@@ -31,14 +31,21 @@ type Lock struct {
 
 // Locked is one server's install.
 type Locked struct {
-	Registry     string `json:"registry"`     // the registry's name in the config ("official", "catalog")
-	Entry        string `json:"entry"`        // the server's name in the registry
-	EntryVersion string `json:"entryVersion"` // the server.json version
-	Ecosystem    string `json:"ecosystem"`    // "npm"
-	Package      string `json:"package"`      // the package's name
-	Version      string `json:"version"`      // its exact version
-	Dir          string `json:"dir"`          // the install folder (absolute)
-	Bin          string `json:"bin"`          // the entry point `node` runs (absolute, under Dir)
+	Registry     string `json:"registry"`      // the registry's name in the config ("official", "catalog")
+	Entry        string `json:"entry"`         // the server's name in the registry
+	EntryVersion string `json:"entryVersion"`  // the server.json version
+	Ecosystem    string `json:"ecosystem"`     // "npm", "pypi", "oci"
+	Package      string `json:"package"`       // the package's name
+	Version      string `json:"version"`       // its exact version
+	Dir          string `json:"dir,omitempty"` // the install folder (absolute)
+	// Bin is the entry point `node` runs (npm), or the program the
+	// config entry runs (pypi: the venv's python), absolute, under Dir.
+	Bin string `json:"bin,omitempty"`
+	// Args are the arguments before the package's own (pypi: -c and the
+	// code that calls the package's console script).
+	Args []string `json:"args,omitempty"`
+	// Image is an OCI package's image by digest (REPOSITORY@sha256:...).
+	Image string `json:"image,omitempty"`
 	// Packages is how many packages the tree holds (package-lock.json's
 	// packages, the root left out).
 	Packages int `json:"packages"`
