@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostrun"
+	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/app/registry"
 	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/internal/english"
@@ -362,7 +363,7 @@ func printCard(w io.Writer, c *registry.Card) {
 				fmt.Fprintf(w, "  sha-256: %s\n", x(p.FileSHA256))
 			}
 		} else {
-			fmt.Fprintf(w, "  would run:  %s\n", x(argvLine(p.Argv)))
+			fmt.Fprintf(w, "  would run:  %s\n", x(install.ArgvLine(p.Argv)))
 			fmt.Fprintln(w, "              (an argv, started without a shell; <NAME> is a value to give)")
 			fmt.Fprintf(w, "  pinned:     %s\n", x(p.Pin))
 			found := "NOT FOUND in the PATH servers get: install it from " + p.RuntimeURL
@@ -420,17 +421,4 @@ func printInputs(w io.Writer, label string, ins []registry.InputCard) {
 		}
 		fmt.Fprintf(w, "%s %s (%s)%s\n", label, x(in.Name), strings.Join(tags, ", "), desc)
 	}
-}
-
-// argvLine is an argv for reading: each argument that holds a space or
-// a quote is single-quoted (for reading only: nothing runs it in a shell).
-func argvLine(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a == "" || strings.ContainsAny(a, " \t'\"\\$`") {
-			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-		out[i] = a
-	}
-	return strings.Join(out, " ")
 }

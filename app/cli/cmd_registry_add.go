@@ -3,18 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
-	"net/textproto"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/app/registry"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
@@ -117,21 +113,22 @@ func (e *env) registryAdd(a *argv) error {
 	if name == "" {
 		return usagef("registry add %q: give NAME[@VERSION]", a.pos[0])
 	}
-	o := registry.SetupOptions{Values: map[string]string{}}
+	values := map[string]string{}
+	var pkg, remote int
 	for _, kv := range a.list("set") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return usagef("--set %q: write it as KEY=VALUE", kv)
 		}
-		if _, dup := o.Values[k]; dup {
+		if _, dup := values[k]; dup {
 			return usagef("--set %s is given twice", k)
 		}
-		o.Values[k] = v
+		values[k] = v
 	}
 	for _, f := range []struct {
 		flag string
 		to   *int
-	}{{"package", &o.Package}, {"remote", &o.Remote}} {
+	}{{"package", &pkg}, {"remote", &remote}} {
 		if s := a.str(f.flag); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 {
@@ -147,191 +144,67 @@ func (e *env) registryAdd(a *argv) error {
 	if en, err = e.entryVersion(en, version); err != nil {
 		return err
 	}
-	local := a.str("name")
-	if local == "" {
-		_, short := registry.SplitName(en.Server.Name)
-		local = config.NormalizeName(short)
-	} else if !config.ValidServerName(local) {
+	if local := a.str("name"); local != "" && !config.ValidServerName(local) {
 		return usagef("--name %q: use 1 to 31 lower-case letters, digits or '-', starting with a letter or digit", local)
 	}
-	secretName := func(key string) string { return config.SuggestSecretName(local, key) }
-	o.Literal = func(v string) string { return strings.ReplaceAll(v, "${", "$${") } // a literal value, never a reference
-	o.SecretRef = func(key string) string { return config.KeyringRef(secretName(key)) }
-	lookPath := e.serversLookPath()
-	st, err := registry.MakeSetup(&en.Server, lookPath, o)
-	if err != nil {
-		return fmt.Errorf("registry add %s: %w", en.Server.Name, err)
-	}
-	// An npm package is installed locked (docs/registry.md, "Locked
-	// installs") unless --unlocked: checked here, installed once the
-	// name is known to be free.
-	var npmPath string
-	locked := st.Package != nil && st.Package.RegistryType == "npm" && !a.flag("unlocked")
-	if locked {
-		if len(st.Package.RuntimeArgs) > 0 {
-			return fmt.Errorf("registry add %s: its package gives npx the arguments %s, which a locked install (run with node) cannot pass: add it with --unlocked to run it with npx",
-				en.Server.Name, termtext.Escape(argvLine(st.Package.RuntimeArgs)))
-		}
-		if npmPath, err = lookPath("npm"); err != nil {
-			return fmt.Errorf("registry add %s: %w: a locked install needs npm (Node.js: %s), or add it with --unlocked to run it with 'npx -y' (which needs Node.js too, and resolves the package's dependencies at each start)",
-				en.Server.Name, install.ErrNoNPM, st.Package.RuntimeURL)
-		}
-	}
-
-	entry := map[string]any{}
-	if st.Package != nil {
-		entry["command"], entry["args"] = st.Command, st.Args
-		if len(st.Env) > 0 {
-			entry["env"] = st.Env
-		}
-	} else {
-		entry["url"] = st.URL
-		entry["type"] = map[string]string{"streamable-http": config.RemoteHTTP, "sse": config.RemoteSSE}[st.Type]
-		if len(st.Headers) > 0 {
-			headers := map[string]string{}
-			for k, v := range st.Headers {
-				headers[textproto.CanonicalMIMEHeaderKey(k)] = v // as 'servers add --header' writes them
-			}
-			entry["headers"] = headers
-		}
-	}
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	b, err := e.backend(ctx)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	if _, err := b.get(local); err == nil {
-		return fmt.Errorf("a server named %q is in the config already: give another name with --name LOCAL (or remove it first: 'switchboard servers remove %s')", local, local)
-	}
-	var lk *install.Locked
-	undoInstall := func() {}
-	if locked {
-		if lk, undoInstall, err = e.installNPM(npmPath, local, en, st); err != nil {
-			return fmt.Errorf("registry add %s: %w (nothing was added)", en.Server.Name, err)
-		}
-		entry["command"], entry["args"] = "node", append([]string{lk.Bin}, st.Package.PackageArgs...)
-	}
-	raw, err := json.Marshal(entry)
+	state := config.StateDir(e.getenv)
+	added, err := install.Add(ctx, addTarget{b}, install.AddRequest{Entry: en, Local: a.str("name"),
+		Values: values, Package: pkg, Remote: remote, Unlocked: a.flag("unlocked"),
+		StateDir: state, LookPath: e.serversLookPath(),
+		NPMEnv: append(os.Environ(), "PATH="+e.getenv("PATH")), Progress: e.stderr})
 	if err != nil {
-		undoInstall()
 		return err
 	}
-	// The secrets first (the entry refers to them), each under the
-	// entry's name; if the entry is refused, those that were new are
-	// removed again. A secret of that name that another server uses is
-	// never replaced.
-	had := map[string]bool{}
-	if len(st.Secrets) > 0 {
-		list, err := b.listSecrets()
-		if err != nil {
-			return fmt.Errorf("reading the keyring's secrets: %w (nothing was added)", err)
-		}
-		for _, si := range list {
-			had[si.Name] = true
-			for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
-				if secretName(key) == si.Name && len(si.UsedBy) > 0 {
-					return fmt.Errorf("the keyring's secret %q, where %s would go, is used by %s: give another name with --name LOCAL (nothing was added)", si.Name, key, strings.Join(si.UsedBy, ", "))
-				}
-			}
-		}
-	}
-	var stored []string
-	for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
-		s := secretName(key)
-		if _, err := b.setSecret(s, st.Secrets[key]); err != nil {
-			e.forgetSecrets(b, stored)
-			undoInstall()
-			return fmt.Errorf("storing %s in the keyring as %q: %w (nothing was added)", key, s, err)
-		}
-		if !had[s] {
-			stored = append(stored, s)
-		}
-	}
-	if err := b.put(local, raw, true); err != nil {
-		e.forgetSecrets(b, stored)
-		undoInstall()
-		return err
-	}
-	if lk != nil {
-		if err := install.UpdateLock(config.StateDir(e.getenv), func(l *install.Lock) { l.Servers[local] = lk }); err != nil {
-			fmt.Fprintf(e.stderr, "switchboard: %s was added, but its lock could not be written: %v ('switchboard servers verify %s' cannot check it; remove it and add it again)\n", local, err, local)
-		}
+	local, st, lk := added.Local, added.Setup, added.Locked
+	if added.LockErr != nil {
+		fmt.Fprintf(e.stderr, "switchboard: %s was added, but its lock could not be written: %v ('switchboard servers verify %s' cannot check it; remove it and add it again)\n", local, added.LockErr, local)
 	}
 	fmt.Fprintf(e.stdout, "added %s: %s %s, %s\n", local, termtext.Escape(en.Server.Name), termtext.Escape(en.Server.Version), termtext.Escape(st.Chosen))
 	switch {
-	case lk != nil:
-		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(argvLine(append([]string{"node"}, entry["args"].([]string)...))))
+	case lk.Dir != "":
+		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(install.ArgvLine(added.Argv)))
 		fmt.Fprintf(e.stdout, "  locked: %s@%s and %d package(s) in %s, install scripts off; tree %s in %s\n",
-			termtext.Escape(lk.Package), termtext.Escape(lk.Version), lk.Packages-1, termtext.Escape(lk.Dir), lk.TreeIntegrity, install.LockPath(config.StateDir(e.getenv)))
+			termtext.Escape(lk.Package), termtext.Escape(lk.Version), lk.Packages-1, termtext.Escape(lk.Dir), lk.TreeIntegrity, install.LockPath(state))
 	case st.Package != nil:
-		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(argvLine(append([]string{st.Command}, st.Args...))))
+		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(install.ArgvLine(added.Argv)))
 		fmt.Fprintf(e.stdout, "  pinned: %s\n", termtext.Escape(st.Package.Pin))
 	default:
 		fmt.Fprintf(e.stdout, "  url:    %s\n", termtext.Escape(st.URL))
 	}
-	for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
-		s, what := secretName(key), "stored"
-		if had[s] {
+	for _, s := range added.Secrets {
+		what := "stored"
+		if s.Replaced {
 			what = "replaced (no server used it)"
 		}
-		fmt.Fprintf(e.stdout, "  secret %s %s in the keyring (the config refers to it)\n", s, what)
+		fmt.Fprintf(e.stdout, "  secret %s %s in the keyring (the config refers to it)\n", s.Name, what)
 	}
-	if en.Deprecated() {
-		fmt.Fprintf(e.stdout, "warning: its registry marks it deprecated: %s\n", termtext.Escape(en.StatusMessage))
+	for _, w := range added.Warnings {
+		fmt.Fprintf(e.stdout, "warning: %s\n", termtext.Escape(w))
 	}
-	if _, err := lookPath("node"); lk != nil && err != nil {
-		fmt.Fprintf(e.stdout, "warning: node (Node.js) is not in the PATH the host gives servers: the server will not start until it is ('switchboard doctor' shows that PATH)\n")
-	}
-	if p := st.Package; p != nil && !p.RuntimeFound && lk == nil {
-		fmt.Fprintf(e.stdout, "warning: %s (%s) is not in the PATH the host gives servers: install it from %s; the server will not start until then ('switchboard doctor' shows that PATH)\n",
-			st.Command, p.Runtime, p.RuntimeURL)
-	}
-	if s, err := config.ParseServer(local, raw); err == nil {
-		for _, n := range s.Notes(local) {
-			fmt.Fprintf(e.stdout, "note: %s: %s\n", n.Path(), termtext.Escape(n.Message))
-		}
+	for _, n := range added.Notes {
+		fmt.Fprintf(e.stdout, "note: %s\n", termtext.Escape(n))
 	}
 	return nil
 }
 
-// installNPM installs the npm package of st locked into the state
-// directory and returns its lock entry, and an undo that removes the
-// install again when it was made now (not one another server had).
-func (e *env) installNPM(npmPath, local string, en *registry.Entry, st *registry.Setup) (*install.Locked, func(), error) {
-	state := config.StateDir(e.getenv)
-	p := st.Package
-	dir := install.Folder(state, p.Identifier, p.Version)
-	_, statErr := os.Stat(dir)
-	existed := statErr == nil
-	fmt.Fprintf(e.stderr, "installing %s@%s into %s (npm, install scripts off)…\n", termtext.Escape(p.Identifier), termtext.Escape(p.Version), termtext.Escape(dir))
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	environ := os.Environ()
-	if path := filepath.Dir(npmPath); path != "" {
-		// npm's own "#!/usr/bin/env node" finds the node beside it first.
-		environ = append(environ, "PATH="+path+string(os.PathListSeparator)+e.getenv("PATH"))
-	}
-	lk, err := install.InstallNPM(ctx, state, install.NPM{Path: npmPath, Env: environ},
-		install.Request{Server: local, Registry: en.Registry, Entry: en.Server.Name, EntryVersion: en.Server.Version, Package: p.Identifier, Version: p.Version})
-	if err != nil {
-		return nil, nil, err
-	}
-	undo := func() {
-		if !existed {
-			os.RemoveAll(dir)
-			os.Remove(install.ListingPath(dir))
-		}
-	}
-	return lk, undo, nil
-}
+// addTarget is install.Target over the CLI's backend (the host's API,
+// or the file and the keyring).
+type addTarget struct{ b backend }
 
-// forgetSecrets removes the secrets stored for an entry that was not
-// added (a failure to remove one is said, not fatal).
-func (e *env) forgetSecrets(b backend, names []string) {
-	for _, s := range names {
-		if err := b.deleteSecret(s); err != nil && !errors.Is(err, os.ErrNotExist) {
-			fmt.Fprintf(e.stderr, "switchboard: the secret %s stored for it could not be removed (%v): 'switchboard secret rm %s'\n", s, err, s)
-		}
-	}
+func (t addTarget) Get(name string) (json.RawMessage, error) { return t.b.get(name) }
+func (t addTarget) Create(name string, entry json.RawMessage) error {
+	return t.b.put(name, entry, true)
+}
+func (t addTarget) ListSecrets() ([]hostapi.SecretInfo, error) { return t.b.listSecrets() }
+func (t addTarget) DeleteSecret(name string) error             { return t.b.deleteSecret(name) }
+func (t addTarget) SetSecret(name, value string) error {
+	_, err := t.b.setSecret(name, value)
+	return err
 }

@@ -61,10 +61,15 @@ func (e *env) serversVerify(a *argv) error {
 			fmt.Fprintf(e.stderr, "%s runs the install locked as %s\n", name, locked)
 			name = locked
 		}
+		if l := lock.Servers[name]; !l.Installed() {
+			return fmt.Errorf("%s was added from %s's %s %s without a locked install (%s): nothing of it is installed to verify", name, l.Registry, termtext.Escape(l.Entry), termtext.Escape(l.EntryVersion), unlockedHow(l))
+		}
 		names = []string{name}
 	} else {
-		for n := range lock.Servers {
-			names = append(names, n)
+		for n, l := range lock.Servers {
+			if l.Installed() {
+				names = append(names, n)
+			}
 		}
 		slices.Sort(names)
 	}
@@ -110,6 +115,14 @@ func (e *env) serversVerify(a *argv) error {
 		return exitError{1}
 	}
 	return nil
+}
+
+// unlockedHow says how a server added without a locked install runs.
+func unlockedHow(l *install.Locked) string {
+	if l.Ecosystem == "remote" {
+		return "a remote server"
+	}
+	return fmt.Sprintf("the %s package %s %s, run by its runtime", l.Ecosystem, termtext.Escape(l.Package), termtext.Escape(l.Version))
 }
 
 // lockedByEntry is the lock's name of the install that the config entry

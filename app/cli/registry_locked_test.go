@@ -119,12 +119,21 @@ func TestRegistryAddLocked(t *testing.T) {
 		t.Errorf("verify of a server without a lock: %s", r)
 	}
 
-	// --unlocked: npx, no lock entry.
+	// --unlocked: npx; the lock records the registry entry it came
+	// from (for sync and upgrades), with no install to verify.
 	sb.cli(t, "registry", "add", "io.github.modelcontextprotocol/filesystem", "--name", "fs2", "--package", "1", "--unlocked")
 	if f, _ := config.Load(sb.configPath()); f.Servers["fs2"] == nil || f.Servers["fs2"].Command != "npx" {
 		t.Errorf("--unlocked: %+v", f.Servers["fs2"])
 	}
-	if lock, _ := install.ReadLock(state); lock.Servers["fs2"] != nil {
-		t.Errorf("--unlocked wrote a lock entry: %+v", lock.Servers["fs2"])
+	lock, _ = install.ReadLock(state)
+	if l := lock.Servers["fs2"]; l == nil || l.Installed() || l.Entry != "io.github.modelcontextprotocol/filesystem" || l.Ecosystem != "npm" || l.Registry != "local" {
+		t.Errorf("--unlocked's lock entry: %+v", l)
+	}
+	r = sb.run(t, "", "servers", "verify", "fs2")
+	if r.code != 1 || !strings.Contains(r.stderr, "without a locked install") {
+		t.Errorf("verify of an unlocked server: %s", r)
+	}
+	if r = sb.run(t, "", "servers", "verify"); !strings.Contains(r.stdout, "fs: CHANGED") || strings.Contains(r.stdout, "fs2") {
+		t.Errorf("verify of every server lists an unlocked one: %s", r)
 	}
 }

@@ -29,15 +29,21 @@ type Lock struct {
 	Servers map[string]*Locked `json:"servers"`
 }
 
-// Locked is one server's install.
+// Locked is one server added from a registry: its registry entry, and
+// its install when it was installed locked. A server added unlocked (an
+// npm package run with npx, a package of another ecosystem run by its
+// runtime) or a remote has the entry and no install: Dir, Bin and
+// TreeIntegrity are empty, and Ecosystem is the package's registryType
+// or "remote". The record is what a later sync and upgrade read to know
+// which config entry came from which registry entry.
 type Locked struct {
 	Registry     string `json:"registry"`      // the registry's name in the config ("official", "catalog")
 	Entry        string `json:"entry"`         // the server's name in the registry
 	EntryVersion string `json:"entryVersion"`  // the server.json version
-	Ecosystem    string `json:"ecosystem"`     // "npm", "pypi", "oci"
+	Ecosystem    string `json:"ecosystem"`     // "npm", "pypi", "oci", … or "remote"
 	Package      string `json:"package"`       // the package's name
 	Version      string `json:"version"`       // its exact version
-	Dir          string `json:"dir,omitempty"` // the install folder (absolute)
+	Dir          string `json:"dir,omitempty"` // the install folder (absolute); "": not installed locked
 	// Bin is the entry point `node` runs (npm), or the program the
 	// config entry runs (pypi: the venv's python), absolute, under Dir.
 	Bin string `json:"bin,omitempty"`
@@ -48,16 +54,20 @@ type Locked struct {
 	Image string `json:"image,omitempty"`
 	// Packages is how many packages the tree holds (package-lock.json's
 	// packages, the root left out).
-	Packages int `json:"packages"`
+	Packages int `json:"packages,omitempty"`
 	// TreeIntegrity is "sha256-" and the hex SHA-256 of the tree's
 	// listing (see Listing): every package's integrity from
 	// package-lock.json and every file's SHA-256 under Dir.
-	TreeIntegrity string    `json:"treeIntegrity"`
+	TreeIntegrity string    `json:"treeIntegrity,omitempty"`
 	InstalledAt   time.Time `json:"installedAt"`
 	// Tools will hold the tool definitions' hashes of the first start
 	// (a later part of issue 28); empty until then.
 	Tools map[string]string `json:"tools,omitempty"`
 }
+
+// Installed says whether the server runs a locked install (one Verify
+// checks).
+func (l *Locked) Installed() bool { return l.Dir != "" }
 
 // LockPath is servers.lock in the state directory.
 func LockPath(stateDir string) string { return filepath.Join(stateDir, LockFile) }
