@@ -141,11 +141,16 @@ func (e *env) lockedByEntry(lock *install.Lock, name string) (string, error) {
 		Command string   `json:"command"`
 		Args    []string `json:"args"`
 	}
-	if json.Unmarshal(raw, &entry) != nil || len(entry.Args) == 0 || strings.TrimSuffix(filepath.Base(entry.Command), ".exe") != "node" {
+	if json.Unmarshal(raw, &entry) != nil {
 		return "", nil
 	}
+	// npm: node BIN; pypi: BIN (the venv's python) itself.
+	bin := entry.Command
+	if strings.TrimSuffix(filepath.Base(entry.Command), ".exe") == "node" && len(entry.Args) > 0 {
+		bin = entry.Args[0]
+	}
 	for _, n := range slices.Sorted(maps.Keys(lock.Servers)) {
-		if filepath.Clean(lock.Servers[n].Bin) == filepath.Clean(entry.Args[0]) {
+		if l := lock.Servers[n]; l.Bin != "" && filepath.Clean(l.Bin) == filepath.Clean(bin) {
 			return n, nil
 		}
 	}

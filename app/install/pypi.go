@@ -44,16 +44,16 @@ var pypiName = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 // wildcard, no local part).
 var pypiVersion = regexp.MustCompile(`^([1-9][0-9]*!)?[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?$`)
 
-// NormalizePyPI is a project name as PyPI compares them (PEP 503):
+// normalizePyPI is a project name as PyPI compares them (PEP 503):
 // lower case, each run of '-', '_' and '.' one '-'.
-func NormalizePyPI(name string) string {
+func normalizePyPI(name string) string {
 	return strings.ToLower(regexp.MustCompile(`[-_.]+`).ReplaceAllString(name, "-"))
 }
 
 // PyPIFolder is where version of the PyPI project pkg is installed:
 // STATE/packages/pypi/NAME@VERSION (the name normalized).
 func PyPIFolder(stateDir, pkg, version string) string {
-	return filepath.Join(stateDir, "packages", "pypi", NormalizePyPI(pkg)+"@"+version)
+	return filepath.Join(stateDir, "packages", "pypi", normalizePyPI(pkg)+"@"+version)
 }
 
 // venvPython is a virtual environment's python.
@@ -64,12 +64,12 @@ func venvPython(dir string) string {
 	return filepath.Join(dir, "bin", "python")
 }
 
-// PipResolveArgs is pip's argument vector that resolves spec's whole
+// pipResolveArgs is pip's argument vector that resolves spec's whole
 // tree once without installing it (--dry-run --report): wheels only (no
 // sdist is built, so no package's code runs at install, as npm's
 // --ignore-scripts), the report naming each file and the SHA-256 the
 // index gives for it.
-func PipResolveArgs(index, report, spec string) []string {
+func pipResolveArgs(index, report, spec string) []string {
 	a := []string{"-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--dry-run", "--ignore-installed",
 		"--only-binary=:all:", "--report", report}
 	if index != "" {
@@ -78,11 +78,11 @@ func PipResolveArgs(index, report, spec string) []string {
 	return append(a, spec)
 }
 
-// PipInstallArgs is pip's argument vector that installs the
+// pipInstallArgs is pip's argument vector that installs the
 // requirements file: every package pinned to one version with its hash,
 // which pip checks (--require-hashes), nothing else (--no-deps), wheels
 // only.
-func PipInstallArgs(index, requirements string) []string {
+func pipInstallArgs(index, requirements string) []string {
 	a := []string{"-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--require-hashes", "--no-deps",
 		"--only-binary=:all:"}
 	if index != "" {
@@ -107,7 +107,7 @@ func InstallPyPI(ctx context.Context, stateDir string, py Python, r Request) (*L
 	if stateDir == "" || !filepath.IsAbs(stateDir) {
 		return nil, fmt.Errorf("no state directory to install %s into (HOME or XDG_STATE_HOME unset?)", r.Package)
 	}
-	name := NormalizePyPI(r.Package)
+	name := normalizePyPI(r.Package)
 	dir := PyPIFolder(stateDir, r.Package, r.Version)
 	l := &Locked{Registry: r.Registry, Entry: r.Entry, EntryVersion: r.EntryVersion, Ecosystem: "pypi",
 		Package: name, Version: r.Version, Dir: dir, InstalledAt: time.Now().UTC().Truncate(time.Second)}
@@ -160,7 +160,7 @@ func InstallPyPI(ctx context.Context, stateDir string, py Python, r Request) (*L
 	// Resolve once: which file of which version of each package, and its
 	// SHA-256 as the index gives it.
 	report := filepath.Join(work, "report.json")
-	if err := run("resolving "+spec+" (pip install --dry-run)", python, PipResolveArgs(py.Index, report, spec)...); err != nil {
+	if err := run("resolving "+spec+" (pip install --dry-run)", python, pipResolveArgs(py.Index, report, spec)...); err != nil {
 		return nil, err
 	}
 	reqs, err := requirementsFromReport(report, name, r.Version)
@@ -171,7 +171,7 @@ func InstallPyPI(ctx context.Context, stateDir string, py Python, r Request) (*L
 		return nil, err
 	}
 	// Install exactly those files, each checked against its hash.
-	if err := run("installing "+spec+" (pip install --require-hashes)", python, PipInstallArgs(py.Index, filepath.Join(tmp, RequirementsFile))...); err != nil {
+	if err := run("installing "+spec+" (pip install --require-hashes)", python, pipInstallArgs(py.Index, filepath.Join(tmp, RequirementsFile))...); err != nil {
 		return nil, err
 	}
 
@@ -229,7 +229,7 @@ func requirementsFromReport(path, name, version string) ([]string, error) {
 	var reqs []string
 	found := false
 	for _, it := range rep.Install {
-		n, v := NormalizePyPI(it.Metadata.Name), it.Metadata.Version
+		n, v := normalizePyPI(it.Metadata.Name), it.Metadata.Version
 		if !pypiName.MatchString(n) || !pypiVersion.MatchString(v) {
 			return nil, fmt.Errorf("pip resolved %q version %q, which is not a plain name and exact version: not used", it.Metadata.Name, v)
 		}
@@ -309,7 +309,7 @@ func consoleScript(venv, name, version string) (script, target string, err error
 				break // the headers end
 			}
 			if s, ok := strings.CutPrefix(line, "Name: "); ok {
-				n = NormalizePyPI(strings.TrimSpace(s))
+				n = normalizePyPI(strings.TrimSpace(s))
 			}
 			if s, ok := strings.CutPrefix(line, "Version: "); ok {
 				v = strings.TrimSpace(s)

@@ -139,7 +139,7 @@ func (ix *pyIndex) add(project, file string, b []byte) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.files[file] = b
-	p := NormalizePyPI(project)
+	p := normalizePyPI(project)
 	ix.pages[p] = append(ix.pages[p], file)
 }
 
@@ -225,7 +225,7 @@ func TestInstallPyPI(t *testing.T) {
 	for _, f := range []string{"sb_fixture_py-1.0.0-py3-none-any.whl", "sb_fixture_dep-2.0.0-py3-none-any.whl"} {
 		sum := sha256.Sum256(ix.files[f])
 		name, version, _ := strings.Cut(strings.TrimSuffix(f, "-py3-none-any.whl"), "-")
-		want := NormalizePyPI(name) + "==" + version + " --hash=sha256:" + hex.EncodeToString(sum[:])
+		want := normalizePyPI(name) + "==" + version + " --hash=sha256:" + hex.EncodeToString(sum[:])
 		if !strings.Contains(string(reqs), want+"\n") {
 			t.Errorf("%s has no %q:\n%s", RequirementsFile, want, reqs)
 		}
