@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"net/textproto"
 	"os"
 	"os/exec"
@@ -57,6 +58,8 @@ type AddRequest struct {
 	// PyPIIndex is the package index pip resolves and installs from (its
 	// "simple" URL); "": pip's own setting (PyPI).
 	PyPIIndex string
+	// HTTP downloads an .mcpb bundle (nil: http.DefaultClient).
+	HTTP *http.Client
 	// Progress receives a line when an install starts (may be nil).
 	Progress io.Writer
 }
@@ -124,6 +127,9 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 	lookPath := r.LookPath
 	if lookPath == nil {
 		lookPath = exec.LookPath
+	}
+	if n := r.Package; n > 0 && n <= len(en.Server.Packages) && en.Server.Packages[n-1].RegistryType == "mcpb" {
+		return nil, addBundle(ctx, r, &en.Server.Packages[n-1])
 	}
 	st, err := registry.MakeSetup(&en.Server, lookPath, o)
 	if err != nil {
@@ -315,6 +321,25 @@ func installNPM(ctx context.Context, r AddRequest, npmPath, local string, st *re
 		}
 	}
 	return lk, undo, nil
+}
+
+// addBundle downloads an .mcpb package's file and checks it against its
+// fileSha256, and then says that it cannot run it yet: unpacking and
+// running a bundle is the bundles issue's (29); a file that is not the
+// entry's is refused before that.
+func addBundle(ctx context.Context, r AddRequest, p *registry.Package) error {
+	c := r.HTTP
+	if c == nil {
+		c = http.DefaultClient
+	}
+	if r.Progress != nil {
+		fmt.Fprintf(r.Progress, "downloading the bundle %s and checking its SHA-256…\n", termtext.Escape(p.Identifier))
+	}
+	path, err := FetchBundle(ctx, c, r.StateDir, p.Identifier, p.FileSHA256)
+	if err != nil {
+		return fmt.Errorf("registry add %s: %w (nothing was added)", r.Entry.Server.Name, err)
+	}
+	return fmt.Errorf("registry add %s: its bundle is downloaded and matches its fileSha256 (%s), but Switchboard does not unpack and run MCP bundles yet: nothing was added", r.Entry.Server.Name, path)
 }
 
 // installPyPI installs the PyPI package of st locked into the state
