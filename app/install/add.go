@@ -137,8 +137,9 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 	}
 	// An npm or PyPI package is installed locked (docs/registry.md,
 	// "Locked installs") unless Unlocked: checked here, installed once
-	// the name is known to be free. An OCI image needs Docker, and runs
-	// by its digest unless Unlocked.
+	// the name is known to be free. An OCI image runs by its digest,
+	// which needs Docker at the add, unless Unlocked (the tag, as the
+	// card shows it: a warning when docker is missing).
 	var npmPath, pythonPath, dockerPath string
 	locked := st.Package != nil && (st.Package.RegistryType == "npm" || st.Package.RegistryType == "pypi") && !r.Unlocked
 	if locked && len(st.Package.RuntimeArgs) > 0 {
@@ -156,7 +157,7 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 			return nil, fmt.Errorf("registry add %s: %w: a locked install needs Python 3 with its venv module (https://www.python.org/downloads/; Debian and Ubuntu: apt-get install python3 python3-venv), or add it with --unlocked to run it with 'uvx %s==%s' (which needs uv: %s, and resolves the package's dependencies at each start)",
 				en.Server.Name, ErrNoPython, st.Package.Identifier, st.Package.Version, st.Package.RuntimeURL)
 		}
-	case st.Package != nil && st.Package.RegistryType == "oci":
+	case st.Package != nil && st.Package.RegistryType == "oci" && !r.Unlocked:
 		if dockerPath, err = lookPath("docker"); err != nil {
 			return nil, fmt.Errorf("registry add %s: %w: its package is an OCI image, which needs Docker (install it from %s); nothing was added",
 				en.Server.Name, ErrNoDocker, st.Package.RuntimeURL)
@@ -205,7 +206,7 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 		}
 		rec, undoInstall = lk, undo
 		entry["command"], entry["args"] = lk.Bin, append(slices.Clone(lk.Args), st.Package.PackageArgs...)
-	case dockerPath != "" && !r.Unlocked:
+	case dockerPath != "":
 		image, err := PinImage(ctx, Docker{Path: dockerPath, Env: r.NPMEnv}, st.Package.Identifier, st.Package.Version)
 		if err != nil {
 			return nil, fmt.Errorf("registry add %s: %w (nothing was added; --unlocked runs the image by its tag)", en.Server.Name, err)
