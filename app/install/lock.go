@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -129,8 +128,8 @@ func UpdateLock(stateDir string, f func(*Lock)) error {
 // Forget drops name's entry from the lock (a server removed from the
 // config). It returns the install folder the entry had when no other
 // entry uses it any more ("" when it had none, or another uses it): the
-// caller says it may be removed (RemoveInstall). A lock without the
-// name is left as it is.
+// caller says it may be deleted. A lock without the name is left as it
+// is.
 func Forget(stateDir, name string) (unused string, err error) {
 	if _, err := os.Stat(LockPath(stateDir)); errors.Is(err, os.ErrNotExist) {
 		return "", nil
@@ -169,21 +168,4 @@ func Rename(stateDir, old, new string) error {
 			delete(l.Servers, old)
 		}
 	})
-}
-
-// RemoveInstall removes an install folder Forget returned and its kept
-// listing, when it is under the state directory's packages folder (never
-// anything else a lock might name).
-func RemoveInstall(stateDir, dir string) error {
-	rel, err := filepath.Rel(filepath.Join(stateDir, "packages"), dir)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || filepath.IsAbs(rel) {
-		return fmt.Errorf("%s is not an install under %s: not removed", dir, filepath.Join(stateDir, "packages"))
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := os.Remove(ListingPath(dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	return nil
 }
