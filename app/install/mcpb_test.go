@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/app/registry"
@@ -20,11 +21,14 @@ import (
 // http address, is not downloaded.
 func TestFetchBundle(t *testing.T) {
 	good, bad := []byte("PK\x03\x04 a bundle"), []byte("PK\x03\x04 another bundle")
-	served := good
-	hits := 0
+	var mu sync.Mutex
+	served, hits := good, 0
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		hits++
-		w.Write(served)
+		b := served
+		mu.Unlock()
+		w.Write(b)
 	}))
 	defer srv.Close()
 	sum := sha256.Sum256(good)
@@ -40,7 +44,9 @@ func TestFetchBundle(t *testing.T) {
 		t.Errorf("kept %s: %q", p, b)
 	}
 
+	mu.Lock()
 	served = bad
+	mu.Unlock()
 	badSum := sha256.Sum256(bad)
 	other := t.TempDir()
 	_, err = FetchBundle(ctx, srv.Client(), other, srv.URL+"/x.mcpb", want)
@@ -51,7 +57,9 @@ func TestFetchBundle(t *testing.T) {
 		t.Errorf("a refused bundle left %v", left)
 	}
 
+	mu.Lock()
 	before := hits
+	mu.Unlock()
 	for _, c := range []struct{ url, sum, err string }{
 		{srv.URL + "/x.mcpb", "", "has no fileSha256"},
 		{srv.URL + "/x.mcpb", "abc", "has no fileSha256"},
@@ -61,6 +69,8 @@ func TestFetchBundle(t *testing.T) {
 			t.Errorf("%s %q: %v", c.url, c.sum, err)
 		}
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if hits != before {
 		t.Errorf("a bundle that cannot be checked was downloaded (%d requests)", hits-before)
 	}
@@ -71,8 +81,14 @@ func TestFetchBundle(t *testing.T) {
 // a match is kept and said not to run yet; nothing is added either way.
 func TestAddBundle(t *testing.T) {
 	good := []byte("PK\x03\x04 a bundle")
+	var mu sync.Mutex
 	served := []byte("PK\x03\x04 a changed bundle")
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(served) }))
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		b := served
+		mu.Unlock()
+		w.Write(b)
+	}))
 	defer srv.Close()
 	sum := sha256.Sum256(good)
 	en := pkgEntry("io.github.x/bundled", registry.Package{RegistryType: "mcpb", Identifier: srv.URL + "/b.mcpb", FileSHA256: hex.EncodeToString(sum[:]), Version: "1.0.0"})
@@ -81,7 +97,9 @@ func TestAddBundle(t *testing.T) {
 	if _, err := Add(context.Background(), m, r); err == nil || !strings.Contains(err.Error(), "the entry's fileSha256 is "+hex.EncodeToString(sum[:])) || len(m) != 0 {
 		t.Errorf("a changed bundle: %v (entries %v)", err, m)
 	}
+	mu.Lock()
 	served = good
+	mu.Unlock()
 	if _, err := Add(context.Background(), m, r); err == nil || !strings.Contains(err.Error(), "matches its fileSha256 ("+BundlePath(r.StateDir, hex.EncodeToString(sum[:]))+")") || len(m) != 0 {
 		t.Errorf("the entry's bundle: %v (entries %v)", err, m)
 	}

@@ -273,14 +273,19 @@ func TestInstallPyPI(t *testing.T) {
 func TestInstallPyPIHashChecked(t *testing.T) {
 	ix := fixtureIndex(t)
 	_, evil := wheel(t, "sb-fixture-dep", "2.0.0", nil, nil, map[string]string{"sb_fixture_dep/__init__.py": "NAME = 'evil'\n"})
+	ix.mu.Lock()
 	ix.swap["sb_fixture_dep-2.0.0-py3-none-any.whl"] = evil
+	ix.mu.Unlock()
 	state := t.TempDir()
 	_, err := InstallPyPI(context.Background(), state, pythonFor(t, ix), Request{Server: "fx", Package: "sb-fixture-py", Version: "1.0.0"})
 	if err == nil || !strings.Contains(err.Error(), "DO NOT MATCH THE HASHES") {
 		t.Fatalf("an install whose file changed after the resolution: %v", err)
 	}
-	if ix.fetched["sb_fixture_dep-2.0.0-py3-none-any.whl"] < 2 {
-		t.Fatalf("the changed file was not downloaded again (%d): the test did not test", ix.fetched["sb_fixture_dep-2.0.0-py3-none-any.whl"])
+	ix.mu.Lock()
+	fetched := ix.fetched["sb_fixture_dep-2.0.0-py3-none-any.whl"]
+	ix.mu.Unlock()
+	if fetched < 2 {
+		t.Fatalf("the changed file was not downloaded again (%d): the test did not test", fetched)
 	}
 	if left, _ := os.ReadDir(filepath.Join(state, "packages", "pypi")); len(left) > 0 {
 		t.Errorf("a refused install left %v", left)
