@@ -153,6 +153,11 @@ func InstallPyPI(ctx context.Context, stateDir string, py Python, r Request) (*L
 		return nil, fmt.Errorf("%w (Debian and Ubuntu: apt-get install python3-venv)", err)
 	}
 	python := venvPython(tmp)
+	if out, err := exec.CommandContext(ctx, python, "-m", "pip", "--version").Output(); err != nil {
+		return nil, fmt.Errorf("the venv has no pip (%v): Debian and Ubuntu: apt-get install python3-venv", err)
+	} else if err := pipNewEnough(string(out)); err != nil {
+		return nil, err
+	}
 	spec := r.Package + "==" + r.Version
 	if r.Source != "" {
 		spec = r.Source
@@ -198,6 +203,19 @@ func InstallPyPI(ctx context.Context, stateDir string, py Python, r Request) (*L
 		return nil, fmt.Errorf("moving the install into %s: %w", dir, err)
 	}
 	return l, nil
+}
+
+// pipNewEnough checks `pip --version`'s answer ("pip 23.0.1 from ..."):
+// the resolution's --report needs pip 22.2 or newer.
+func pipNewEnough(version string) error {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "pip %d.%d", &major, &minor); err != nil {
+		return fmt.Errorf("the venv's pip answered %q to --version: not a pip Switchboard knows", strings.TrimSpace(version))
+	}
+	if major < 22 || major == 22 && minor < 2 {
+		return fmt.Errorf("the venv's pip is %d.%d (the one this Python ships): a locked install needs pip 22.2 or newer (a newer Python, or --unlocked to run it with uvx)", major, minor)
+	}
+	return nil
 }
 
 // requirementsFromReport turns pip's install report into requirements

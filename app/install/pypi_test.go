@@ -308,6 +308,11 @@ func TestPyPIRequestChecks(t *testing.T) {
 			t.Errorf("%s==%s: %v", r.Package, r.Version, err)
 		}
 	}
+	for v, ok := range map[string]bool{"pip 23.0.1 from /x (python 3.11)": true, "pip 22.2 from /x": true, "pip 22.0.2 from /x (python 3.10)": false, "pip 9.0.1": false, "Python 3": false} {
+		if err := pipNewEnough(v); (err == nil) != ok {
+			t.Errorf("pip --version %q: %v", v, err)
+		}
+	}
 	if got := PyPIFolder("/s", "Mcp_Server.Time", "2025.9.25"); got != filepath.FromSlash("/s/packages/pypi/mcp-server-time@2025.9.25") {
 		t.Errorf("PyPIFolder: %s", got)
 	}
