@@ -47,8 +47,11 @@ entry to the config as 'servers add' does, with the card's exact command
 line; the values of secret inputs given with --set go to the keyring,
 never into the file. An npm package is installed locked first (into the
 state directory, install scripts off, every package's integrity in
-servers.lock) and run with 'node ENTRY', never through npx ('--unlocked'
-keeps npx); 'servers verify' re-checks the installed trees.
+servers.lock) and run with 'node ENTRY', never through npx; a PyPI
+package into a venv of its own, every file checked against its SHA-256,
+run with the venv's python, never through uvx; an OCI image by its
+digest ('--unlocked' keeps npx, uvx or the tag); 'servers verify'
+re-checks the installed trees.
 docs/registry.md says more.
 `
 
