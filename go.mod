@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/kardianos/service v1.3.0
 	github.com/oauth2-proxy/mockoidc v0.0.0-20261103160011-e06ed0b7cb7f
+	github.com/smallstep/pkcs7 v0.2.3
 	github.com/tiktoken-go/tokenizer v0.10.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.48.0
@@ -57,7 +58,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/image v0.24.0 // indirect
 	golang.org/x/net v0.61.0
-	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/text v0.43.0
 )
 
 require (
