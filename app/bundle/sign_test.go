@@ -44,7 +44,7 @@ func newTestCA(t *testing.T, leafUsage x509.ExtKeyUsage) testCA {
 		SerialNumber: big.NewInt(2),
 		Subject:      pkix.Name{CommonName: "Acme Bundles", Organization: []string{"Acme Corp"}},
 		NotBefore:    now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{leafUsage},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{leafUsage},
 	}
 	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, root, &leafKey.PublicKey, rootKey)
 	if err != nil {
