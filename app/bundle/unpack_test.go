@@ -36,7 +36,7 @@ func zipBytes(t *testing.T, entries []entry) []byte {
 			h.SetMode(e.mode)
 		}
 		if e.attrs != 0 {
-			h.CreatorVersion = 3 << 8 // Unix
+			h.CreatorVersion = 0 // FAT: archive/zip ignores the Unix bits
 			h.ExternalAttrs = e.attrs
 		}
 		if e.declared != 0 {
