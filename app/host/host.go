@@ -104,6 +104,8 @@ type Host struct {
 
 	apps appConfigs // guarded by mu (appconfigs.go)
 
+	reg registryCache // the registries' search index (registrymethods.go)
+
 	quit     chan struct{}
 	quitOnce sync.Once
 }
