@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -80,6 +81,11 @@ func resultKey(registryName, name string) string { return registryName + "/" + n
 
 // show lays out the results (nil with failed: the reason there are none).
 func (r *registryResults) show(results []hostapi.RegistryResult, failed string, notes []string) {
+	if failed == "" && r.failed == "" && len(r.box.Objects) > 0 && slices.EqualFunc(results, r.shown, func(a, b hostapi.RegistryResult) bool {
+		return a.Registry == b.Registry && a.Name == b.Name && a.Version == b.Version && a.Status == b.Status
+	}) {
+		return // the same entries: the rows (and a pointer over one) stay
+	}
 	r.shown, r.failed = results, failed
 	r.view = map[string]*widget.Button{}
 	var objs []fyne.CanvasObject
@@ -334,8 +340,10 @@ func (w *Window) showCard(c registry.Card) {
 		}
 		form.Add(v.details)
 	}
-	v.obj = pageScroll(container.NewVBox(top, formGrid(rows...), widget.NewSeparator(), form, v.problems, v.progress,
-		container.NewHBox(v.add, widget.NewButton("Cancel", w.openCatalog))))
+	// The problems, the progress and Add stay in view below the card,
+	// however long it is (as a server's Settings keep Save).
+	bar := container.NewVBox(widget.NewSeparator(), v.problems, v.progress, container.NewHBox(v.add, widget.NewButton("Cancel", w.openCatalog)))
+	v.obj = container.NewBorder(nil, bar, nil, nil, pageScroll(container.NewVBox(top, formGrid(rows...), widget.NewSeparator(), form)))
 	if v.choice != nil {
 		v.choice.SetSelected(v.choices[0].label)
 	} else if len(v.choices) == 1 {
