@@ -235,3 +235,28 @@ func TestRegistryAddConcurrent(t *testing.T) {
 		t.Errorf("a failed install added %v", f.Names())
 	}
 }
+
+// TestRegistryAddSecretNotEchoed: a secret value the entry refuses (a
+// secret port that must be a number) is named by its key in the error,
+// never by its value, in the answer and in the host's log.
+func TestRegistryAddSecretNotEchoed(t *testing.T) {
+	store := secrets.NewMemoryStore(filepath.Join(t.TempDir(), "secrets.json"))
+	reg := registrytest.New(t)
+	reg.Publish(registry.Server{Name: "io.github.example/secret-number", Version: "1.0.0", Description: "a secret that must be a number",
+		Packages: []registry.Package{{RegistryType: "npm", Identifier: "secret-number", Version: "1.0.0", Transport: registry.Transport{Type: "stdio"},
+			EnvironmentVariables: []registry.KeyValue{{Name: "PIN", Input: registry.Input{IsSecret: true, IsRequired: true, Format: "number"}}}}}})
+	th := registryHost(t, store, reg, "")
+	const value = "not-a-number-SECRET-4711"
+	err := th.call(t, hostapi.MethodRegistryAdd.Name, hostapi.RegistryAddParams{Name: "secret-number", Unlocked: true,
+		Values: map[string]string{"PIN": value}}, nil)
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Code != api.CodeBadRequest || !strings.Contains(ae.Message, "PIN") || !strings.Contains(ae.Message, "not a number") {
+		t.Fatalf("registry.add with a bad secret: %v", err)
+	}
+	if strings.Contains(ae.Message, value) || strings.Contains(string(ae.Data), value) {
+		t.Errorf("the answer holds the secret value: %s %s", ae.Message, ae.Data)
+	}
+	if strings.Contains(th.log(t), value) {
+		t.Errorf("the host's log holds the secret value")
+	}
+}
