@@ -139,7 +139,7 @@ func TestAddServerFromRegistry(t *testing.T) {
 	v.unlocked.SetChecked(true)
 	test.Tap(v.add)
 	h.until("the problem named", func() bool { return v.problems.Visible() })
-	if !strings.Contains(v.problems.Text, "AIRTABLE_API_KEY") {
+	if !strings.Contains(v.problems.Text, "needs a value for AIRTABLE_API_KEY") || strings.Contains(v.problems.Text, "--set") {
 		t.Errorf("the problem: %q", v.problems.Text)
 	}
 	const pat = "patFAKE0123.windowsecret"
