@@ -11,12 +11,14 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/host"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/registry"
 	"github.com/switchboard-mcp/switchboard/app/registry/registrytest"
+	"github.com/switchboard-mcp/switchboard/internal/remotetest"
 )
 
 // startRegistry is a host whose config names the loopback registry reg
@@ -173,4 +175,42 @@ func anyStrings(v any) []string {
 		out = append(out, x.(string))
 	}
 	return out
+}
+
+// TestAddRemoteFromRegistrySignIn: a registry entry whose remote signs
+// its clients in (a 401 with an OAuth challenge, the OAuth rig) is added
+// from its card; the window goes to it, and its primary action is Sign
+// in, which opens the authorization page; signed in, it runs.
+func TestAddRemoteFromRegistrySignIn(t *testing.T) {
+	rig := remotetest.NewOAuthRig(t)
+	rig.DCR.Store(true)
+	reg := registrytest.New(t)
+	reg.Publish(registry.Server{Name: "io.github.example/oauth-remote", Version: "1.0.0", Description: "a remote that signs its clients in",
+		Remotes: []registry.Remote{{Type: "streamable-http", URL: rig.MCPURL}}})
+	h := startRegistry(t, reg)
+	app := &urlApp{App: h.w.app}
+	h.w.app = app
+	w := h.w
+	test.Tap(w.catalogBtn)
+	w.openRegistryEntry("io.github.example/oauth-remote", "test")
+	h.until("the card", func() bool { return w.entry != nil })
+	if w.entry.chosen.remote == nil || w.entry.unlocked != nil {
+		t.Fatalf("the remote is not the choice: %+v", w.entry.chosen)
+	}
+	test.Tap(w.entry.add)
+	d := h.state("oauth-remote", hostapi.StateSignInNeeded)
+	if w.place.id != placeServers || w.servers.selected != "oauth-remote" {
+		t.Errorf("after the add the window shows %s/%s", w.place.id, w.servers.selected)
+	}
+	h.until("Sign in as the primary action", func() bool { return d.primary.Text == "Sign in" && !d.primary.Disabled() })
+	if d.primary.Importance != widget.HighImportance {
+		t.Errorf("Sign in is not the primary button")
+	}
+	if e := h.entry("oauth-remote"); e["url"] != rig.MCPURL || e["type"] != "http" {
+		t.Errorf("the entry: %v", e)
+	}
+	test.Tap(d.primary)
+	h.until("the sign-in page opened", func() bool { return len(app.opened) == 1 })
+	remotetest.Browse(t, app.opened[0], nil)
+	h.state("oauth-remote", hostapi.StateRunning)
 }
