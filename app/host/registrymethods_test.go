@@ -85,6 +85,7 @@ func TestRegistryMethods(t *testing.T) {
 	reg := newRegistry(t)
 	th := registryHost(t, store, reg, "")
 
+	reg.Requests() // the sync's
 	var sr hostapi.RegistrySearchResult
 	th.must(t, hostapi.MethodRegistrySearch.Name, hostapi.RegistrySearchParams{Query: "airtable"}, &sr)
 	if len(sr.Results) == 0 || sr.Results[0].Name != "io.github.domdomegg/airtable-mcp-server" || sr.Results[0].Registry != "test" ||
@@ -118,6 +119,10 @@ func TestRegistryMethods(t *testing.T) {
 	}
 	if err := th.call(t, hostapi.MethodRegistryShow.Name, hostapi.RegistryShowParams{Name: "no-such-server"}, nil); apiCode(err) != hostapi.CodeNotFound {
 		t.Errorf("registry.show of no entry: %v", err)
+	}
+
+	if r := reg.Requests(); len(r) > 0 {
+		t.Errorf("search and show asked the registry: %v", r)
 	}
 
 	// A required secret missing: every problem named, nothing added.
