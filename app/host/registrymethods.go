@@ -358,8 +358,14 @@ func addError(err error, secretValues []string) error {
 	var se *registry.SetupError
 	if errors.As(err, &se) {
 		e := &hostapi.Error{Code: hostapi.CodeBadRequest, Message: scrub(err.Error())}
-		for _, p := range se.Problems {
-			e.Problems = append(e.Problems, hostapi.Problem{Message: scrub(p)})
+		for i, p := range se.Problems {
+			pr := hostapi.Problem{Message: scrub(p)}
+			if i == 0 && len(se.Missing) > 0 {
+				// The fact without the command line's --set remedy: a
+				// form's fields are its remedy.
+				pr.Fact = fmt.Sprintf("%s needs a value for %s", se.Chosen, strings.Join(se.Missing, ", "))
+			}
+			e.Problems = append(e.Problems, pr)
 		}
 		e.Message = english.Plural(len(e.Problems), "problem") + ": " + strings.Join(func() []string {
 			var ms []string

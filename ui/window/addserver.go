@@ -12,7 +12,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -568,22 +567,15 @@ func (v *entryView) showError(err error) {
 	}
 	var lines []string
 	for _, p := range he.Problems {
-		lines = append(lines, formWords(p.Message))
+		msg := p.Message
+		if p.Fact != "" {
+			msg = p.Fact // without the command line's remedy: the fields are the remedy
+		}
+		lines = append(lines, msg)
 	}
 	if len(lines) == 1 {
 		setText(v.problems, lines[0])
 		return
 	}
 	setText(v.problems, fmt.Sprintf("%d problems:\n• %s", len(lines), strings.Join(lines, "\n• ")))
-}
-
-// giveSet is the command line's remedy in a problem of the values
-// (": give --set KEY=VALUE --set ..."): the form's fields are the remedy.
-var giveSet = regexp.MustCompile(`: give (--set [^ ]+=VALUE ?)+`)
-
-// formWords is a problem of the values in the form's words: without the
-// command line's --set.
-func formWords(msg string) string {
-	msg = giveSet.ReplaceAllString(msg, "")
-	return strings.TrimPrefix(msg, "--set ")
 }
