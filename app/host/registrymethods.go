@@ -93,7 +93,7 @@ func (h *Host) registryKey() string {
 // registrySearcher is the search index of every index's entries and the
 // catalog's, built again when an index or the registries changed.
 func (h *Host) registrySearcher() (*registry.Searcher, []registry.Entry, []*registry.Index, error) {
-	c := &h.reg
+	c := &h.regSearch
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := h.registryKey()
