@@ -228,7 +228,10 @@ written to Switchboard's config as plain text.
 	rows = slices.Insert(rows, i+1, toolsWordRows...)
 	// The registries (cmd_registry.go), after the servers' import.
 	i = slices.IndexFunc(rows, func(c *command) bool { return c.name == "servers import" })
-	return slices.Insert(rows, i+1, registryRows...)
+	rows = slices.Insert(rows, i+1, registryRows...)
+	// The bundles (cmd_bundles.go), before the secrets.
+	i = slices.IndexFunc(rows, func(c *command) bool { return c.name == "secret" })
+	return slices.Insert(rows, i, bundlesRows...)
 }
 
 var (

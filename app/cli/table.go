@@ -375,7 +375,7 @@ func upperFirst(s string) string {
 }
 
 // groups are the headings of the overview, in order.
-var groups = []string{"The tray app", "Servers", "Registries", "Secrets", "The host", "Tools", "Approvals", "AI apps", "At login", "Diagnostics"}
+var groups = []string{"The tray app", "Servers", "Registries", "Bundles", "Secrets", "The host", "Tools", "Approvals", "AI apps", "At login", "Diagnostics"}
 
 // writeOverview prints 'switchboard help': every row, by group.
 func writeOverview(w io.Writer) {
