@@ -2,8 +2,12 @@ package bundle
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/sha256"
+	"crypto/subtle"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -155,15 +159,12 @@ func Verify(path string, roots *x509.CertPool, now time.Time) (Signature, error)
 	if now.IsZero() {
 		now = time.Now()
 	}
-	// The signature over the content, then the chain at now for code
-	// signing: the library's own chain check accepts any key usage.
-	if err := p7.Verify(); err != nil {
-		var mismatch *pkcs7.MessageDigestMismatchError
-		if errors.As(err, &mismatch) {
-			s.Why = "the bundle's bytes do not match its signature: it was changed after signing"
-		} else {
-			s.Why = fmt.Sprintf("the signature does not verify (%v)", err)
-		}
+	// The signature over the content (its message digest attribute, then
+	// the signer's signature over the attributes as sent), then the chain
+	// at now for code signing: the library's own chain check accepts any
+	// key usage.
+	if why := checkSignerInfo(p7, der, signer, content); why != "" {
+		s.Why = why
 		return s, nil
 	}
 	inter := x509.NewCertPool()
@@ -179,4 +180,108 @@ func Verify(path string, roots *x509.CertPool, now time.Time) (Signature, error)
 	}
 	s.State, s.Why = Signed, ""
 	return s, nil
+}
+
+// The parts of a PKCS#7 SignedData read here as sent: the library
+// re-encodes the signed attributes in DER order before checking the
+// signature over them, and node-forge (the official CLI's signer) signs
+// them in the order it was given, so its signatures only verify over the
+// attributes' own bytes (as OpenSSL checks them).
+type rawContentInfo struct {
+	ContentType asn1.ObjectIdentifier
+	Content     asn1.RawValue `asn1:"explicit,tag:0"`
+}
+
+type rawSignedData struct {
+	Version          int
+	DigestAlgorithms asn1.RawValue
+	ContentInfo      asn1.RawValue
+	Certificates     asn1.RawValue   `asn1:"optional,tag:0"`
+	CRLs             asn1.RawValue   `asn1:"optional,tag:1"`
+	SignerInfos      []rawSignerInfo `asn1:"set"`
+}
+
+type rawSignerInfo struct {
+	Version                   int
+	IssuerAndSerial           asn1.RawValue
+	DigestAlgorithm           pkix.AlgorithmIdentifier
+	AuthenticatedAttributes   asn1.RawValue `asn1:"optional,tag:0"`
+	DigestEncryptionAlgorithm pkix.AlgorithmIdentifier
+	EncryptedDigest           []byte
+	UnauthenticatedAttributes asn1.RawValue `asn1:"optional,tag:1"`
+}
+
+var (
+	oidSHA256 = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 1}
+	oidSHA384 = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 2}
+	oidSHA512 = asn1.ObjectIdentifier{2, 16, 840, 1, 101, 3, 4, 2, 3}
+	// digestEncryptionAlgorithm: the key's algorithm, or a signature
+	// algorithm naming the hash too.
+	oidRSA             = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 1}
+	oidSHA256WithRSA   = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 11}
+	oidSHA384WithRSA   = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 12}
+	oidSHA512WithRSA   = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 13}
+	oidECPublicKey     = asn1.ObjectIdentifier{1, 2, 840, 10045, 2, 1}
+	oidECDSAWithSHA256 = asn1.ObjectIdentifier{1, 2, 840, 10045, 4, 3, 2}
+	oidECDSAWithSHA384 = asn1.ObjectIdentifier{1, 2, 840, 10045, 4, 3, 3}
+	oidECDSAWithSHA512 = asn1.ObjectIdentifier{1, 2, 840, 10045, 4, 3, 4}
+)
+
+// checkSignerInfo is why the one signer's signature does not hold for
+// content, or "": the signed attributes' message digest is content's, and
+// the signer's key signed the attributes' own bytes.
+func checkSignerInfo(p7 *pkcs7.PKCS7, der []byte, signer *x509.Certificate, content []byte) string {
+	var ci rawContentInfo
+	var sd rawSignedData
+	if _, err := asn1.Unmarshal(der, &ci); err != nil {
+		return fmt.Sprintf("the signature cannot be read (%v)", err)
+	}
+	if _, err := asn1.Unmarshal(ci.Content.Bytes, &sd); err != nil {
+		return fmt.Sprintf("the signature cannot be read (%v)", err)
+	}
+	if len(sd.SignerInfos) != 1 || len(p7.Signers) != 1 {
+		return fmt.Sprintf("the signature has %d signers: a bundle has one", len(sd.SignerInfos))
+	}
+	si := sd.SignerInfos[0]
+	if len(si.AuthenticatedAttributes.FullBytes) == 0 {
+		return "the signature has no signed attributes (the official CLI always writes them)"
+	}
+	var hash crypto.Hash
+	switch alg := si.DigestAlgorithm.Algorithm; {
+	case alg.Equal(oidSHA256):
+		hash = crypto.SHA256
+	case alg.Equal(oidSHA384):
+		hash = crypto.SHA384
+	case alg.Equal(oidSHA512):
+		hash = crypto.SHA512
+	default:
+		return fmt.Sprintf("the signature's digest algorithm %v is not SHA-256, SHA-384 or SHA-512", alg)
+	}
+	var digest []byte
+	if err := p7.UnmarshalSignedAttribute(pkcs7.OIDAttributeMessageDigest, &digest); err != nil {
+		return fmt.Sprintf("the signature has no message digest (%v)", err)
+	}
+	h := hash.New()
+	h.Write(content)
+	if subtle.ConstantTimeCompare(h.Sum(nil), digest) != 1 {
+		return "the bundle's bytes do not match its signature: it was changed after signing"
+	}
+	var sigAlg x509.SignatureAlgorithm
+	rsa := map[crypto.Hash]x509.SignatureAlgorithm{crypto.SHA256: x509.SHA256WithRSA, crypto.SHA384: x509.SHA384WithRSA, crypto.SHA512: x509.SHA512WithRSA}
+	ec := map[crypto.Hash]x509.SignatureAlgorithm{crypto.SHA256: x509.ECDSAWithSHA256, crypto.SHA384: x509.ECDSAWithSHA384, crypto.SHA512: x509.ECDSAWithSHA512}
+	switch alg := si.DigestEncryptionAlgorithm.Algorithm; {
+	case alg.Equal(oidRSA), alg.Equal(oidSHA256WithRSA), alg.Equal(oidSHA384WithRSA), alg.Equal(oidSHA512WithRSA):
+		sigAlg = rsa[hash]
+	case alg.Equal(oidECPublicKey), alg.Equal(oidECDSAWithSHA256), alg.Equal(oidECDSAWithSHA384), alg.Equal(oidECDSAWithSHA512):
+		sigAlg = ec[hash]
+	default:
+		return fmt.Sprintf("the signature's algorithm %v is not RSA or ECDSA", alg)
+	}
+	// The attributes are signed as a SET, sent as [0] IMPLICIT.
+	signed := bytes.Clone(si.AuthenticatedAttributes.FullBytes)
+	signed[0] = 0x31
+	if err := signer.CheckSignature(sigAlg, signed, si.EncryptedDigest); err != nil {
+		return fmt.Sprintf("the signer's signature does not verify (%v)", err)
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/binary"
 	"math/big"
 	"os"
@@ -59,11 +60,16 @@ func newTestCA(t *testing.T, leafUsage x509.ExtKeyUsage) testCA {
 // sign appends a signature block as the official CLI's signMcpbFile
 // writes it: header, length (uint32 LE), detached PKCS#7 DER, footer.
 func (ca testCA) sign(t *testing.T, content []byte) []byte {
+	return ca.signWith(t, content, pkcs7.OIDDigestAlgorithmSHA256)
+}
+
+func (ca testCA) signWith(t *testing.T, content []byte, digest asn1.ObjectIdentifier) []byte {
 	t.Helper()
 	sd, err := pkcs7.NewSignedData(content)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sd.SetDigestAlgorithm(digest)
 	if err := sd.AddSigner(ca.leaf, ca.leafKey, pkcs7.SignerInfoConfig{}); err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +147,55 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("expired certificate: %+v, %v", s, err)
 	}
 
+	s, err = Verify(writeFile(t, ca.signWith(t, zipped, pkcs7.OIDDigestAlgorithmSHA1)), ca.pool, time.Time{})
+	if err != nil || s.State != Invalid || !strings.Contains(s.Why, "digest algorithm 1.3.14.3.2.26 is not SHA-256") {
+		t.Fatalf("SHA-1 signature: %+v, %v", s, err)
+	}
+
+	forged := bytes.Clone(signed)
+	forged[len(forged)-len(sigFooter)-1] ^= 0x01 // the last byte of the signer's signature
+	s, err = Verify(writeFile(t, forged), ca.pool, time.Time{})
+	if err != nil || s.State != Invalid || !strings.Contains(s.Why, "the signer's signature does not verify") {
+		t.Fatalf("signature bytes changed: %+v, %v", s, err)
+	}
+
 	damaged := bytes.Clone(signed)
 	binary.LittleEndian.PutUint32(damaged[len(zipped)+len(sigHeader):], 7)
 	s, err = Verify(writeFile(t, damaged), ca.pool, time.Time{})
 	if err != nil || s.State != Invalid || !strings.Contains(s.Why, "no well-formed signature block") {
 		t.Fatalf("damaged block: %+v, %v", s, err)
+	}
+}
+
+// TestVerifyOfficialCLI: a bundle packed and signed by the official CLI
+// (@anthropic-ai/mcpb 2.1.2, `mcpb pack` then `mcpb sign --cert --key`,
+// node-forge's PKCS#7 with an RSA leaf for code signing under a test root
+// made with openssl; its own `mcpb verify` calls it "not signed") verifies
+// as signed against that root, and unpacks; one byte of its zip changed
+// makes it invalid. The chain is checked in 2030, inside the certificates'
+// ten years, so the test does not expire.
+func TestVerifyOfficialCLI(t *testing.T) {
+	pemBytes, err := os.ReadFile("testdata/official-ca.pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemBytes) {
+		t.Fatal("testdata/official-ca.pem holds no certificate")
+	}
+	at := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	const path = "testdata/official-signed.mcpb"
+	s, err := Verify(path, pool, at)
+	if err != nil || s.State != Signed || s.CommonName != "Acme Signer" || s.Organization != "Acme Corp" {
+		t.Fatalf("official bundle: %+v, %v", s, err)
+	}
+	if err := Unpack(path, filepath.Join(t.TempDir(), "hello", "1.0.0"), DefaultLimits); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	b[100] ^= 0x01
+	s, err = Verify(writeFile(t, b), pool, at)
+	if err != nil || s.State != Invalid || !strings.Contains(s.Why, "changed after signing") {
+		t.Fatalf("official bundle changed: %+v, %v", s, err)
 	}
 }
