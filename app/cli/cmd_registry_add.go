@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -13,8 +14,25 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/app/registry"
+	sbx "github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
+
+// presetLine says a sandbox in words: its preset, then what it grants.
+func presetLine(sb *config.Sandbox) string {
+	p := sb.Preset
+	if p == "" {
+		p = config.SandboxStrict
+	}
+	parts := []string{p}
+	if len(sb.Write) > 0 {
+		parts = append(parts, "read and write "+strings.Join(sb.Write, ", "))
+	}
+	if len(sb.Read) > 0 {
+		parts = append(parts, "read "+strings.Join(sb.Read, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
 
 var registryAddRow = &command{name: "registry add", args: "NAME[@VERSION]",
 	summary: "add a registry entry to the config as a server: its exact argv (or URL), inputs from --set, secrets into the keyring",
@@ -158,7 +176,8 @@ func (e *env) registryAdd(a *argv) error {
 	added, err := install.Add(ctx, addTarget{b}, install.AddRequest{Entry: en, Local: a.str("name"),
 		Values: values, Package: pkg, Remote: remote, Unlocked: a.flag("unlocked"),
 		StateDir: state, LookPath: e.serversLookPath(),
-		NPMEnv: append(os.Environ(), "PATH="+e.getenv("PATH")), Progress: e.stderr})
+		NPMEnv: append(os.Environ(), "PATH="+e.getenv("PATH")), Progress: e.stderr,
+		Sandbox: runtime.GOOS == "linux" && sbx.Probe().Available()})
 	if err != nil {
 		return err
 	}
@@ -177,6 +196,15 @@ func (e *env) registryAdd(a *argv) error {
 		fmt.Fprintf(e.stdout, "  pinned: %s\n", termtext.Escape(st.Package.Pin))
 	default:
 		fmt.Fprintf(e.stdout, "  url:    %s\n", termtext.Escape(st.URL))
+	}
+	switch {
+	case added.Sandbox != nil:
+		fmt.Fprintf(e.stdout, "  sandbox: %s\n", termtext.Escape(presetLine(added.Sandbox)))
+		for _, w := range added.SandboxWhy {
+			fmt.Fprintf(e.stdout, "    %s\n", termtext.Escape(w))
+		}
+	case added.Unconfined != "":
+		fmt.Fprintf(e.stdout, "  sandbox: none: %s\n", added.Unconfined)
 	}
 	for _, s := range added.Secrets {
 		what := "stored"
