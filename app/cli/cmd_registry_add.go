@@ -227,8 +227,15 @@ func (e *env) registryAdd(a *argv) error {
 	for _, n := range added.Notes {
 		fmt.Fprintf(e.stdout, "note: %s\n", termtext.Escape(n))
 	}
-	if a.flag("no-start") {
+	switch {
+	case a.flag("no-start"):
 		fmt.Fprintf(e.stdout, "not started (--no-start): its tools are pinned when it first lists them to a host\n")
+		return nil
+	case !lk.Installed():
+		// npx, uvx, docker, dnx or a remote: what runs is fetched at its
+		// start (a sandboxed npx needs the host's warm-up), so the
+		// first start is the host's.
+		fmt.Fprintf(e.stdout, "not started now (not a locked install): its tools are pinned when a host first lists them\n")
 		return nil
 	}
 	return e.firstStart(ctx, b, added, state)

@@ -137,7 +137,11 @@ func TestRegistryAddLocked(t *testing.T) {
 
 	// --unlocked: npx; the lock records the registry entry it came
 	// from (for sync and upgrades), with no install to verify.
-	sb.cli(t, "registry", "add", "io.github.modelcontextprotocol/filesystem", "--name", "fs2", "--package", "1", "--unlocked", "--no-start")
+	// Not a locked install: not started at the add (npx fetches at its
+	// start; its first start is the host's).
+	if out := sb.cli(t, "registry", "add", "io.github.modelcontextprotocol/filesystem", "--name", "fs2", "--package", "1", "--unlocked"); !strings.Contains(out, "not started now (not a locked install)") {
+		t.Errorf("an unlocked add:\n%s", out)
+	}
 	if f, _ := config.Load(sb.configPath()); f.Servers["fs2"] == nil || f.Servers["fs2"].Command != "npx" {
 		t.Errorf("--unlocked: %+v", f.Servers["fs2"])
 	}
