@@ -43,6 +43,9 @@ fi
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+# PyPI servers' locked installs: a virtual environment with pip (app/install).
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
 if ((${#need[@]})); then
   echo "deps: installing ${need[*]}"
   $SUDO apt-get update -q

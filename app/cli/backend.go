@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/secrets"
 )
 
@@ -41,7 +42,7 @@ func (e *env) backend(ctx context.Context) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileBackend{path: path, store: e.store()}, nil
+	return &fileBackend{path: path, store: e.store(), state: config.StateDir(e.getenv)}, nil
 }
 
 type hostBackend struct {
@@ -78,6 +79,7 @@ func (b *hostBackend) listSecrets() ([]hostapi.SecretInfo, error) { return b.c.S
 type fileBackend struct {
 	path  string
 	store *secrets.Store
+	state string // servers.lock's folder: a remove or rename keeps it in step, as the host does
 }
 
 func (b *fileBackend) close() {}
@@ -111,11 +113,29 @@ func (b *fileBackend) get(name string) (json.RawMessage, error) {
 }
 
 func (b *fileBackend) remove(name string) error {
-	return b.update(func(f *config.File) error { return configedit.RemoveServer(f, name) })
+	if err := b.update(func(f *config.File) error { return configedit.RemoveServer(f, name) }); err != nil {
+		return err
+	}
+	if b.state == "" {
+		return nil
+	}
+	if _, err := install.Forget(b.state, name); err != nil {
+		return fmt.Errorf("%s was removed from the config, but its entry in %s was not: %w", name, install.LockPath(b.state), err)
+	}
+	return nil
 }
 
 func (b *fileBackend) rename(name, newName string) error {
-	return b.update(func(f *config.File) error { return configedit.Rename(f, name, newName) })
+	if err := b.update(func(f *config.File) error { return configedit.Rename(f, name, newName) }); err != nil {
+		return err
+	}
+	if b.state == "" {
+		return nil
+	}
+	if err := install.Rename(b.state, name, newName); err != nil {
+		return fmt.Errorf("%s was renamed %s in the config, but not in %s: %w", name, newName, install.LockPath(b.state), err)
+	}
+	return nil
 }
 
 func (b *fileBackend) setDisabled(name string, disabled bool) error {

@@ -35,6 +35,7 @@ var registryRows = []*command{
 	registryAddRow,
 	registryUpgradeRow,
 	registryRollbackRow,
+	registryOutdatedRow,
 }
 
 const registryHelp = `The registries are the config's "registries" (the official one,
@@ -48,8 +49,11 @@ entry to the config as 'servers add' does, with the card's exact command
 line; the values of secret inputs given with --set go to the keyring,
 never into the file. An npm package is installed locked first (beside the
 state directory, install scripts off, every package's integrity in
-servers.lock) and run with 'node ENTRY', never through npx ('--unlocked'
-keeps npx), under the sandbox its inputs imply; it starts once, its tools
+servers.lock) and run with 'node ENTRY', never through npx; a PyPI
+package into a venv of its own, every file checked against its SHA-256,
+run with the venv's python, never through uvx; an OCI image by its
+digest ('--unlocked' keeps npx, uvx or the tag). A package runs under the
+sandbox its inputs imply; a locked npm install starts once, its tools
 shown and pinned ('--no-start' skips that). 'servers verify' re-checks the
 installed trees; 'registry upgrade' shows three diffs before it switches,
 and 'registry rollback' returns to the previous install.
@@ -152,22 +156,26 @@ func (e *env) syncOne(dir string, r config.RegistrySettings, full bool) error {
 	if err != nil {
 		return err
 	}
-	ix, err := registry.Load(dir, r.Name, r.URL)
-	if err != nil {
-		return err
-	}
-	kind := "changes since " + ix.Since.Format(time.RFC3339)
-	if full || ix.Snapshot || ix.Since.IsZero() {
-		kind = "every server (a full sync)"
-	}
-	fmt.Fprintf(e.stderr, "%s: reading %s from %s…\n", r.Name, kind, r.URL)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, serr := registry.Sync(ctx, c, ix, registry.SyncOptions{Full: full, Progress: func(page, servers int) {
-		fmt.Fprintf(e.stderr, "%s: page %d, %s\n", r.Name, page, english.Plural(servers, "server"))
-	}})
-	if err := ix.Save(dir); err != nil {
-		return fmt.Errorf("saving the index in %s: %w", dir, err)
+	// Under the registry's lock, from loading the index to saving it: the
+	// host's background sync, or another command, waits or is waited for
+	// (registry.SyncLocked).
+	ix, res, serr := registry.SyncLocked(ctx, c, registry.Locked{Dir: dir, Name: r.Name, URL: r.URL, Wait: true,
+		Waiting: func() {
+			fmt.Fprintf(e.stderr, "%s: another sync of this registry is running (the host's, or another command's): waiting for its end (Ctrl-C stops)…\n", r.Name)
+		},
+		Options: registry.SyncOptions{Full: full, Start: func(ix *registry.Index, full bool) {
+			kind := "changes since " + ix.Since.Format(time.RFC3339)
+			if full {
+				kind = "every server (a full sync)"
+			}
+			fmt.Fprintf(e.stderr, "%s: reading %s from %s…\n", r.Name, kind, r.URL)
+		}, Progress: func(page, servers int) {
+			fmt.Fprintf(e.stderr, "%s: page %d, %s\n", r.Name, page, english.Plural(servers, "server"))
+		}}})
+	if ix == nil {
+		return serr
 	}
 	if serr != nil {
 		return fmt.Errorf("%w (the %s read so far are kept; sync again to go on)", serr, english.Plural(res.Pages, "page"))

@@ -197,8 +197,15 @@ func (e *env) registryAdd(a *argv) error {
 	switch {
 	case lk.Dir != "":
 		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(install.ArgvLine(added.Argv)))
-		fmt.Fprintf(e.stdout, "  locked: %s@%s and %d package(s) in %s, install scripts off; tree %s in %s\n",
-			termtext.Escape(lk.Package), termtext.Escape(lk.Version), lk.Packages-1, termtext.Escape(lk.Dir), lk.TreeIntegrity, install.LockPath(state))
+		how, at := "install scripts off", "@"
+		if lk.Ecosystem == "pypi" {
+			how, at = "wheels only, every file checked against its SHA-256", "=="
+		}
+		fmt.Fprintf(e.stdout, "  locked: %s%s%s and %d package(s) in %s, %s; tree %s in %s\n",
+			termtext.Escape(lk.Package), at, termtext.Escape(lk.Version), lk.Packages-1, termtext.Escape(lk.Dir), how, lk.TreeIntegrity, install.LockPath(state))
+	case lk.Image != "":
+		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(install.ArgvLine(added.Argv)))
+		fmt.Fprintf(e.stdout, "  pinned: image digest %s (Docker checks the image it pulls against it)\n", termtext.Escape(lk.Image))
 	case st.Package != nil:
 		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(install.ArgvLine(added.Argv)))
 		fmt.Fprintf(e.stdout, "  pinned: %s\n", termtext.Escape(st.Package.Pin))

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/configedit"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/hostrun"
+	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
@@ -429,11 +431,40 @@ func (e *env) serversFileOp(a *argv, done string) error {
 		return err
 	}
 	defer b.close()
+	var installDir string // a removed server's locked install
+	if done == "removed" {
+		if l, err := install.ReadLock(config.StateDir(e.getenv)); err == nil && l.Servers[pos[0]] != nil {
+			installDir = l.Servers[pos[0]].Dir
+		}
+	}
 	if err := op(b, pos[0]); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s %s\n", done, pos[0])
+	if installDir != "" {
+		e.unusedInstallNote(installDir)
+	}
 	return nil
+}
+
+// unusedInstallNote says how to remove a locked install that no entry of
+// servers.lock uses any more (the host or the file backend dropped the
+// removed server's entry).
+func (e *env) unusedInstallNote(dir string) {
+	l, err := install.ReadLock(config.StateDir(e.getenv))
+	if err != nil {
+		return
+	}
+	for _, other := range l.Servers {
+		if filepath.Clean(other.Dir) == filepath.Clean(dir) {
+			return
+		}
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	fmt.Fprintf(e.stdout, "note: its locked install %s is used by no other server: delete that folder and %s beside it to free the space (a later 'registry add' of the same version installs it again)\n",
+		termtext.Escape(dir), termtext.Escape(filepath.Base(install.ListingPath(dir))))
 }
 
 func (e *env) serversRuntime(verb string, a *argv) error {

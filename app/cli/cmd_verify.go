@@ -16,11 +16,12 @@ import (
 
 var serversVerifyRow = &command{name: "servers verify", args: "[NAME]",
 	summary: "re-check a locked install (every one without NAME) against servers.lock and name what changed; exit 1 on a change",
-	help: `A server added with 'registry add' from an npm package is installed
-locked into Switchboard's state directory, and servers.lock holds its
-tree's integrity: every package's integrity from its package-lock.json
-and the SHA-256 of every file of the install. verify computes it again
-and names each package or file added, removed or changed.
+	help: `A server added with 'registry add' from an npm or PyPI package is
+installed locked into Switchboard's state directory, and servers.lock
+holds its tree's integrity: every package's integrity from its
+package-lock.json (or hash from its hash-checked requirements) and the
+SHA-256 of every file of the install. verify computes it again and names
+each package or file added, removed or changed.
 `,
 	run: (*env).serversVerify}
 
@@ -56,7 +57,7 @@ func (e *env) serversVerify(a *argv) error {
 				return err
 			}
 			if locked == "" {
-				return fmt.Errorf("%s has no locked install in %s: only a server added by 'switchboard registry add' from an npm package has one", name, install.LockPath(state))
+				return fmt.Errorf("%s has no locked install in %s: only a server added by 'switchboard registry add' from an npm or PyPI package has one", name, install.LockPath(state))
 			}
 			fmt.Fprintf(e.stderr, "%s runs the install locked as %s\n", name, locked)
 			name = locked
@@ -141,11 +142,16 @@ func (e *env) lockedByEntry(lock *install.Lock, name string) (string, error) {
 		Command string   `json:"command"`
 		Args    []string `json:"args"`
 	}
-	if json.Unmarshal(raw, &entry) != nil || len(entry.Args) == 0 || strings.TrimSuffix(filepath.Base(entry.Command), ".exe") != "node" {
+	if json.Unmarshal(raw, &entry) != nil {
 		return "", nil
 	}
+	// npm: node BIN; pypi: BIN (the venv's python) itself.
+	bin := entry.Command
+	if strings.TrimSuffix(filepath.Base(entry.Command), ".exe") == "node" && len(entry.Args) > 0 {
+		bin = entry.Args[0]
+	}
 	for _, n := range slices.Sorted(maps.Keys(lock.Servers)) {
-		if filepath.Clean(lock.Servers[n].Bin) == filepath.Clean(entry.Args[0]) {
+		if l := lock.Servers[n]; l.Bin != "" && filepath.Clean(l.Bin) == filepath.Clean(bin) {
 			return n, nil
 		}
 	}

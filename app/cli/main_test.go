@@ -36,6 +36,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -242,7 +243,8 @@ func newSandbox(t *testing.T) *sandbox {
 	s.env = append(s.env,
 		"SWITCHBOARD_RUNTIME_DIR="+s.runtime, "XDG_CONFIG_HOME="+s.configHome, "XDG_CACHE_HOME="+s.cacheHome,
 		"HOME="+s.home, "SHELL=/bin/sh", markEnv+"="+s.mark,
-		"GORACE=atexit_sleep_ms=0") // a -race binary sleeps a second at exit by default
+		hostrun.RegistrySyncEnv+"=off", // a test's host reaches no registry on its own
+		"GORACE=atexit_sleep_ms=0")     // a -race binary sleeps a second at exit by default
 	t.Cleanup(func() {
 		// The tests' own cleanups (stopping hosts) ran first.
 		var left map[int]string

@@ -114,7 +114,8 @@ func TestRegistryAddCLI(t *testing.T) {
 			t.Errorf("problems of the values: lacks %q: %s", want, r)
 		}
 	}
-	out = sb.cli(t, "registry", "add", "io.github.example/database-manager", "--name", "db", "--set", "DB_USERNAME=bob", "--set", "DB_PASSWORD=hunter2-FAKE",
+	// --unlocked: the tag as the card shows it (a digest needs Docker and its registry; install's TestAddOCI).
+	out = sb.cli(t, "registry", "add", "io.github.example/database-manager", "--unlocked", "--name", "db", "--set", "DB_USERNAME=bob", "--set", "DB_PASSWORD=hunter2-FAKE",
 		"--set", "db_type=postgres", "--set", "database_name=orders", "--set", "port=5432")
 	if !strings.Contains(out, "added db:") {
 		t.Errorf("add database-manager:\n%s", out)
@@ -144,7 +145,7 @@ func TestRegistryAddCLI(t *testing.T) {
 	weather := docs[slices.IndexFunc(docs, func(d registry.Server) bool { return d.Name == "io.github.example/weather-mcp" })]
 	weather.Version, weather.Packages[0].Version = "0.6.0", "0.6.0"
 	reg.Publish(weather)
-	out = sb.cli(t, "registry", "add", "weather-mcp@0.6.0", "--set", "WEATHER_API_KEY=w-FAKE")
+	out = sb.cli(t, "registry", "add", "weather-mcp@0.6.0", "--unlocked", "--set", "WEATHER_API_KEY=w-FAKE") // uvx: PyPI is not reachable here (install's TestAddPyPI)
 	if s := load(t).Servers["weather-mcp"]; s == nil || s.Command != "uvx" || !slices.Equal(s.Args, []string{"weather-mcp-server==0.6.0"}) || s.Env["WEATHER_UNITS"] != "celsius" {
 		t.Errorf("weather-mcp@0.6.0: %+v\n%s", s, out)
 	}
@@ -153,7 +154,7 @@ func TestRegistryAddCLI(t *testing.T) {
 	if r := sb.run(t, "theirs", "secret", "set", "w2-weather_api_key"); r.code != 0 {
 		t.Fatal(r)
 	}
-	r = sb.run(t, "", "registry", "add", "weather-mcp", "--name", "w2", "--set", "WEATHER_API_KEY=mine")
+	r = sb.run(t, "", "registry", "add", "weather-mcp", "--unlocked", "--name", "w2", "--set", "WEATHER_API_KEY=mine")
 	if r.code != 1 || !strings.Contains(r.stderr, `the keyring's secret "w2-weather_api_key", where WEATHER_API_KEY would go, is used by other`) {
 		t.Errorf("a secret of another server: %s", r)
 	}

@@ -124,11 +124,14 @@ func TestRegistryAddLocked(t *testing.T) {
 		!strings.Contains(r.stderr, "2 locked install(s) changed") {
 		t.Errorf("verify of a tampered tree: %s", r)
 	}
-	// Renamed since: found by the entry point its entry runs.
+	// Renamed since: its lock entry moves with it.
 	sb.cli(t, "servers", "rename", "fs", "files")
 	r = sb.run(t, "", "servers", "verify", "files")
-	if r.code != 1 || !strings.Contains(r.stderr, "files runs the install locked as fs") || !strings.Contains(r.stdout, "file node_modules/diff/package.json: changed") {
+	if r.code != 1 || !strings.Contains(r.stdout, "files: CHANGED") || !strings.Contains(r.stdout, "file node_modules/diff/package.json: changed") {
 		t.Errorf("verify of a renamed server: %s", r)
+	}
+	if lock, _ = install.ReadLock(state); lock.Servers["fs"] != nil || lock.Servers["files"] == nil || lock.Servers["files"].Bin != bin {
+		t.Errorf("servers.lock after the rename: %v", lock.Servers)
 	}
 	r = sb.run(t, "", "servers", "verify", "nope")
 	if r.code != 1 || !strings.Contains(r.stderr, "nope has no locked install") {
@@ -153,7 +156,7 @@ func TestRegistryAddLocked(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "without a locked install") {
 		t.Errorf("verify of an unlocked server: %s", r)
 	}
-	if r = sb.run(t, "", "servers", "verify"); !strings.Contains(r.stdout, "fs: CHANGED") || strings.Contains(r.stdout, "fs2") {
+	if r = sb.run(t, "", "servers", "verify"); !strings.Contains(r.stdout, "files: CHANGED") || strings.Contains(r.stdout, "fs2") {
 		t.Errorf("verify of every server lists an unlocked one: %s", r)
 	}
 }

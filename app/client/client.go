@@ -274,6 +274,14 @@ func (l *Live) apply(ev api.Event) {
 		l.mu.Lock()
 		l.snap.Info.AppConfigs = alerts
 		l.mu.Unlock()
+	case hostapi.TopicRegistry:
+		var re hostapi.RegistryEvent
+		if json.Unmarshal(ev.Data, &re) != nil {
+			return
+		}
+		l.mu.Lock()
+		l.snap.Info.Registries, l.snap.Info.Updates, l.snap.Info.RegistryNotices = re.Registries, re.Updates, re.Notices
+		l.mu.Unlock()
 	case hostapi.TopicHost:
 		// The host is stopping; the connection ends soon and Run reconnects.
 	}

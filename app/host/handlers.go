@@ -55,12 +55,20 @@ func (h *Host) handlers() api.Methods {
 			return none, h.change(func(f *config.File) error { return configedit.PutServer(f, p.Name, p.Entry, p.Create) })
 		}),
 		handle(hostapi.MethodServersGet, h.getServer),
-		handle(hostapi.MethodServersRemove, h.fileOp(hostapi.MethodServersRemove.Name, configedit.RemoveServer)),
+		handle(hostapi.MethodServersRemove, func(ctx context.Context, ci *api.ConnInfo, p hostapi.NameParams) (hostapi.None, error) {
+			if _, err := h.fileOp(hostapi.MethodServersRemove.Name, configedit.RemoveServer)(ctx, ci, p); err != nil {
+				return none, err
+			}
+			return none, h.forgetLocked(p.Name)
+		}),
 		handle(hostapi.MethodServersRename, func(_ context.Context, _ *api.ConnInfo, p hostapi.RenameParams) (hostapi.None, error) {
 			if p.Name == "" || p.NewName == "" {
 				return none, api.Errorf(api.CodeBadRequest, "%s needs the server's name and its new name", hostapi.MethodServersRename.Name)
 			}
-			return none, h.rename(p.Name, p.NewName)
+			if err := h.rename(p.Name, p.NewName); err != nil {
+				return none, err
+			}
+			return none, h.renameLocked(p.Name, p.NewName)
 		}),
 		handle(hostapi.MethodServersEnable, h.fileOp(hostapi.MethodServersEnable.Name, func(f *config.File, name string) error {
 			return configedit.SetDisabled(f, name, false)

@@ -66,6 +66,10 @@ type Options struct {
 	// PinsPath is the tool pin file (app/trust: pins.json in the user's
 	// state directory); empty: no tool definition is pinned or held.
 	PinsPath string
+	// RegistrySync: sync the config's registries' indexes in the
+	// background (registrysync.go; needs StateDir). `serve` sets it;
+	// tests that do not leave it off, and reach no registry.
+	RegistrySync bool
 	// SandboxTemp is the folder of the sandboxed servers' private temp
 	// directories (config.SandboxTempRoot: outside the runtime folder,
 	// which holds host.sock and mcp.sock); the host removes an entry's
@@ -102,7 +106,8 @@ type Host struct {
 	pathErr error
 	swept   int
 
-	apps appConfigs // guarded by mu (appconfigs.go)
+	apps appConfigs   // guarded by mu (appconfigs.go)
+	reg  registrySync // registrysync.go
 
 	quit     chan struct{}
 	quitOnce sync.Once
@@ -222,6 +227,9 @@ func Run(ctx context.Context, o Options) error {
 		h.log.Error("the config file cannot be used; starting with no servers", "error", err)
 	}
 	defer h.mgr.activity.close() // after every server stopped: every call has its record (applyFile opens it)
+	if o.RegistrySync && o.StateDir != "" {
+		h.reg.wake = make(chan struct{}, 1) // before applyFile wakes it
+	}
 	h.watcher = config.NewWatcher(o.ConfigPath, config.DefaultDebounce, h.reload)
 	h.watcher.Ignore(h.file.Sum())
 	h.applyFile(h.file)
@@ -256,6 +264,13 @@ func Run(ctx context.Context, o Options) error {
 	h.refreshAppConfigs()
 	appsDone := make(chan struct{})
 	go func() { defer close(appsDone); h.watchAppConfigs(wctx, appConfigsEvery) }()
+	regDone := make(chan struct{})
+	if h.reg.wake != nil {
+		every, delay, retry := registrySyncEvery, registrySyncDelay, registrySyncRetry // read before the goroutine starts
+		go func() { defer close(regDone); h.watchRegistries(wctx, every, delay, retry) }()
+	} else {
+		close(regDone)
+	}
 	if o.Ready != nil {
 		o.Ready()
 	}
@@ -308,6 +323,7 @@ loop:
 	_ = h.srv.Publish(hostapi.TopicHost, hostapi.HostEvent{State: "stopping", Reason: reason})
 	wcancel()
 	<-appsDone   // no check left running, nor publishing, after Run returns
+	<-regDone    // nor a sync (its requests end with wctx)
 	h.gw.Close() // ends the bridges' sessions; their calls are cancelled
 	start := time.Now()
 	h.mgr.StopAll()
@@ -425,6 +441,7 @@ func (h *Host) applyFile(f *config.File) {
 	h.configureGateway(f)
 	h.configureApprovals(f)
 	_ = h.srv.Publish(hostapi.TopicConfig, h.configStatus())
+	h.wakeRegistries() // the registries may have changed (registrysync.go)
 }
 
 func (h *Host) configStatus() hostapi.ConfigStatus {
@@ -482,7 +499,8 @@ func (h *Host) info() hostapi.Info {
 	}
 	inf := hostapi.Info{PID: os.Getpid(), Version: h.opts.Version, Socket: h.opts.SocketPath, ConfigPath: h.opts.ConfigPath,
 		LogPath: h.opts.LogPath, OnDemand: h.opts.OnDemand, Service: h.opts.Service, StartedAt: h.started, Path: h.path, PathError: pathErr, Swept: h.swept,
-		UserEnvFilled: h.opts.UserEnvFilled, AppConfigs: h.apps.alerts}
+		UserEnvFilled: h.opts.UserEnvFilled, AppConfigs: h.apps.alerts,
+		Registries: h.reg.status, Updates: h.reg.updates, RegistryNotices: h.reg.notices}
 	h.mu.Unlock()
 	inf.Clients = h.srv.Clients()
 	inf.AIClients = h.gw.Clients()

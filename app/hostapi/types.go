@@ -65,6 +65,15 @@ type Info struct {
 	// config, or a changed entry); a TopicAppConfigs event carries the
 	// list again when it changes.
 	AppConfigs []AppConfigAlert `json:"appConfigs,omitempty"`
+	// Registries are the config's registries and the host's background
+	// sync of their indexes; Updates is how many servers added from a
+	// registry have a newer release old enough to offer (registry
+	// outdated's count); RegistryNotices are the latest status changes
+	// of their entries (registry.go). A TopicRegistry event carries them
+	// again after each sync.
+	Registries      []RegistryStatus `json:"registries,omitempty"`
+	Updates         int              `json:"updates,omitempty"`
+	RegistryNotices []RegistryNotice `json:"registryNotices,omitempty"`
 }
 
 // AppConfigAlert is one entry of a connected AI app's config that
@@ -163,7 +172,7 @@ const (
 
 // Topics are every topic, for a client that follows them all.
 func Topics() []string {
-	return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog, TopicApprovals, TopicAppConfigs}
+	return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog, TopicApprovals, TopicAppConfigs, TopicRegistry}
 }
 
 // LogLine is one stderr line of a server.

@@ -51,6 +51,11 @@ type Options struct {
 // (bench/gateway's HOSTPROF). Unset: no profile.
 const CPUProfileEnv = "SWITCHBOARD_CPUPROFILE"
 
+// RegistrySyncEnv names a variable of the host's environment: "off"
+// turns the background sync of the registries' indexes off (the test
+// suites' hosts; a machine that must not reach a registry on its own).
+const RegistrySyncEnv = "SWITCHBOARD_REGISTRY_SYNC"
+
 // Run runs a host in this process until ctx ends or it is told to stop
 // (host.Run).
 func Run(ctx context.Context, o Options) error {
@@ -77,7 +82,7 @@ func Run(ctx context.Context, o Options) error {
 		ConfigPath: o.ConfigPath, RuntimeDir: o.RuntimeDir, SocketPath: o.SocketPath, LogPath: o.LogPath, StateDir: o.StateDir,
 		Secrets: o.Secrets, OnDemand: o.OnDemand, Service: o.Service, IdleTimeout: o.IdleTimeout,
 		Version: o.Version, Stderr: o.Stderr, UserEnvFilled: o.UserEnvFilled, PinsPath: o.PinsPath,
-		SandboxTemp: o.SandboxTemp,
+		SandboxTemp: o.SandboxTemp, RegistrySync: os.Getenv(RegistrySyncEnv) != "off",
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"net/textproto"
 	"os"
 	"os/exec"
@@ -51,8 +52,14 @@ type AddRequest struct {
 	// LookPath finds a program in the PATH the host gives servers (nil:
 	// this process's PATH).
 	LookPath func(string) (string, error)
-	// NPMEnv is the environment npm runs in (a locked install).
+	// NPMEnv is the environment npm, python3 and docker run in (a
+	// locked install, an image's digest).
 	NPMEnv []string
+	// PyPIIndex is the package index pip resolves and installs from (its
+	// "simple" URL); "": pip's own setting (PyPI).
+	PyPIIndex string
+	// HTTP downloads an .mcpb bundle (nil: http.DefaultClient).
+	HTTP *http.Client
 	// Progress receives a line when an install starts (may be nil).
 	Progress io.Writer
 	// Sandbox says the sandbox can be enforced here (Linux with
@@ -131,23 +138,39 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 	if lookPath == nil {
 		lookPath = exec.LookPath
 	}
+	if n := r.Package; n > 0 && n <= len(en.Server.Packages) && en.Server.Packages[n-1].RegistryType == "mcpb" {
+		return nil, addBundle(ctx, r, &en.Server.Packages[n-1])
+	}
 	st, err := registry.MakeSetup(&en.Server, lookPath, o)
 	if err != nil {
 		return nil, fmt.Errorf("registry add %s: %w", en.Server.Name, err)
 	}
-	// An npm package is installed locked (docs/registry.md, "Locked
-	// installs") unless Unlocked: checked here, installed once the name
-	// is known to be free.
-	var npmPath string
-	locked := st.Package != nil && st.Package.RegistryType == "npm" && !r.Unlocked
-	if locked {
-		if len(st.Package.RuntimeArgs) > 0 {
-			return nil, fmt.Errorf("registry add %s: its package gives npx the arguments %s, which a locked install (run with node) cannot pass: add it with --unlocked to run it with npx",
-				en.Server.Name, termtext.Escape(ArgvLine(st.Package.RuntimeArgs)))
-		}
+	// An npm or PyPI package is installed locked (docs/registry.md,
+	// "Locked installs") unless Unlocked: checked here, installed once
+	// the name is known to be free. An OCI image runs by its digest,
+	// which needs Docker at the add, unless Unlocked (the tag, as the
+	// card shows it: a warning when docker is missing).
+	var npmPath, pythonPath, dockerPath string
+	locked := st.Package != nil && (st.Package.RegistryType == "npm" || st.Package.RegistryType == "pypi") && !r.Unlocked
+	if locked && len(st.Package.RuntimeArgs) > 0 {
+		return nil, fmt.Errorf("registry add %s: its package gives %s the arguments %s, which a locked install cannot pass: add it with --unlocked to run it with %s",
+			en.Server.Name, st.Command, termtext.Escape(ArgvLine(st.Package.RuntimeArgs)), st.Command)
+	}
+	switch {
+	case locked && st.Package.RegistryType == "npm":
 		if npmPath, err = lookPath("npm"); err != nil {
 			return nil, fmt.Errorf("registry add %s: %w: a locked install needs npm (Node.js: %s), or add it with --unlocked to run it with 'npx -y' (which needs Node.js too, and resolves the package's dependencies at each start)",
 				en.Server.Name, ErrNoNPM, st.Package.RuntimeURL)
+		}
+	case locked && st.Package.RegistryType == "pypi":
+		if pythonPath, err = lookPath("python3"); err != nil {
+			return nil, fmt.Errorf("registry add %s: %w: a locked install needs Python 3 with its venv module (https://www.python.org/downloads/; Debian and Ubuntu: apt-get install python3 python3-venv), or add it with --unlocked to run it with 'uvx %s==%s' (which needs uv: %s, and resolves the package's dependencies at each start)",
+				en.Server.Name, ErrNoPython, st.Package.Identifier, st.Package.Version, st.Package.RuntimeURL)
+		}
+	case st.Package != nil && st.Package.RegistryType == "oci" && !r.Unlocked:
+		if dockerPath, err = lookPath("docker"); err != nil {
+			return nil, fmt.Errorf("registry add %s: %w: its package is an OCI image, which needs Docker (install it from %s); nothing was added",
+				en.Server.Name, ErrNoDocker, st.Package.RuntimeURL)
 		}
 	}
 
@@ -185,13 +208,30 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 		rec.Ecosystem = "remote"
 	}
 	undoInstall := func() {}
-	if locked {
+	switch {
+	case npmPath != "":
 		lk, undo, err := installNPM(ctx, r, npmPath, local, st)
 		if err != nil {
 			return nil, fmt.Errorf("registry add %s: %w (nothing was added)", en.Server.Name, err)
 		}
 		rec, undoInstall = lk, undo
 		entry["command"], entry["args"] = "node", append([]string{lk.Bin}, st.Package.PackageArgs...)
+	case pythonPath != "":
+		lk, undo, err := installPyPI(ctx, r, pythonPath, local, st)
+		if err != nil {
+			return nil, fmt.Errorf("registry add %s: %w (nothing was added)", en.Server.Name, err)
+		}
+		rec, undoInstall = lk, undo
+		entry["command"], entry["args"] = lk.Bin, append(slices.Clone(lk.Args), st.Package.PackageArgs...)
+	case dockerPath != "":
+		image, err := PinImage(ctx, Docker{Path: dockerPath, Env: r.NPMEnv}, st.Package.Identifier, st.Package.Version)
+		if err != nil {
+			return nil, fmt.Errorf("registry add %s: %w (nothing was added; --unlocked runs the image by its tag)", en.Server.Name, err)
+		}
+		args := slices.Clone(st.Args)
+		args[len(args)-len(st.Package.PackageArgs)-1] = image
+		entry["args"] = args
+		rec.Image = image
 	}
 	raw, err := json.Marshal(entry)
 	if err != nil {
@@ -255,7 +295,7 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 	if en.Deprecated() {
 		added.Warnings = append(added.Warnings, "its registry marks it deprecated: "+en.StatusMessage)
 	}
-	if _, err := lookPath("node"); locked && err != nil {
+	if _, err := lookPath("node"); npmPath != "" && err != nil {
 		added.Warnings = append(added.Warnings, "node (Node.js) is not in the PATH the host gives servers: the server will not start until it is ('switchboard doctor' shows that PATH)")
 	}
 	if p := st.Package; p != nil && !p.RuntimeFound && !locked {
@@ -321,6 +361,50 @@ func installNPM(ctx context.Context, r AddRequest, npmPath, local string, st *re
 	}
 	en := r.Entry
 	lk, err := InstallNPM(ctx, r.StateDir, NPM{Path: npmPath, Env: environ},
+		Request{Server: local, Registry: en.Registry, Entry: en.Server.Name, EntryVersion: en.Server.Version, Package: p.Identifier, Version: p.Version})
+	if err != nil {
+		return nil, nil, err
+	}
+	undo := func() {
+		if !existed {
+			os.RemoveAll(dir)
+			os.Remove(ListingPath(dir))
+		}
+	}
+	return lk, undo, nil
+}
+
+// addBundle downloads an .mcpb package's file and checks it against its
+// fileSha256, and then says that it cannot run it yet: unpacking and
+// running a bundle is the bundles issue's (29); a file that is not the
+// entry's is refused before that.
+func addBundle(ctx context.Context, r AddRequest, p *registry.Package) error {
+	c := r.HTTP
+	if c == nil {
+		c = http.DefaultClient
+	}
+	if r.Progress != nil {
+		fmt.Fprintf(r.Progress, "downloading the bundle %s and checking its SHA-256…\n", termtext.Escape(p.Identifier))
+	}
+	path, err := FetchBundle(ctx, c, r.StateDir, p.Identifier, p.FileSHA256)
+	if err != nil {
+		return fmt.Errorf("registry add %s: %w (nothing was added)", r.Entry.Server.Name, err)
+	}
+	return fmt.Errorf("registry add %s: its bundle is downloaded and matches its fileSha256 (%s), but Switchboard does not unpack and run MCP bundles yet: nothing was added", r.Entry.Server.Name, path)
+}
+
+// installPyPI installs the PyPI package of st locked into the state
+// directory (installNPM's twin).
+func installPyPI(ctx context.Context, r AddRequest, pythonPath, local string, st *registry.Setup) (*Locked, func(), error) {
+	p := st.Package
+	dir := PyPIFolder(r.StateDir, p.Identifier, p.Version)
+	_, statErr := os.Stat(dir)
+	existed := statErr == nil
+	if r.Progress != nil {
+		fmt.Fprintf(r.Progress, "installing %s==%s into %s (a Python venv, every file hash-checked, wheels only)…\n", termtext.Escape(p.Identifier), termtext.Escape(p.Version), termtext.Escape(dir))
+	}
+	en := r.Entry
+	lk, err := InstallPyPI(ctx, r.StateDir, Python{Path: pythonPath, Env: r.NPMEnv, Index: r.PyPIIndex},
 		Request{Server: local, Registry: en.Registry, Entry: en.Server.Name, EntryVersion: en.Server.Version, Package: p.Identifier, Version: p.Version})
 	if err != nil {
 		return nil, nil, err

@@ -198,7 +198,13 @@ func initialize(t *testing.T, bin string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", append([]string{bin}, args...)...)
+	return initializeCmd(t, exec.CommandContext(ctx, "node", append([]string{bin}, args...)...))
+}
+
+// initializeCmd starts cmd and returns the serverInfo name of its answer
+// to initialize over stdio.
+func initializeCmd(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -222,7 +228,7 @@ func initialize(t *testing.T, bin string, args ...string) string {
 			return m.Result.ServerInfo.Name
 		}
 	}
-	t.Fatalf("node %s: no answer to initialize (%v)", bin, sc.Err())
+	t.Fatalf("%s: no answer to initialize (%v)", cmd, sc.Err())
 	return ""
 }
 

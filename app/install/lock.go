@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
@@ -42,7 +43,14 @@ type Locked struct {
 	Package      string `json:"package"`       // the package's name
 	Version      string `json:"version"`       // its exact version
 	Dir          string `json:"dir,omitempty"` // the install folder (absolute); "": not installed locked
-	Bin          string `json:"bin,omitempty"` // the entry point `node` runs (absolute, under Dir)
+	// Bin is the entry point `node` runs (npm), or the program the
+	// config entry runs (pypi: the venv's python), absolute, under Dir.
+	Bin string `json:"bin,omitempty"`
+	// Args are the arguments before the package's own (pypi: -c and the
+	// code that calls the package's console script).
+	Args []string `json:"args,omitempty"`
+	// Image is an OCI package's image by digest (REPOSITORY@sha256:...).
+	Image string `json:"image,omitempty"`
 	// Packages is how many packages the tree holds (package-lock.json's
 	// packages, the root left out).
 	Packages int `json:"packages,omitempty"`
@@ -101,12 +109,69 @@ func WriteLock(stateDir string, l *Lock) error {
 	return config.WriteFile(LockPath(stateDir), append(b, '\n'))
 }
 
-// UpdateLock reads the lock, lets f change it and writes it.
+// UpdateLock reads the lock, lets f change it and writes it, holding an
+// exclusive lock on servers.lock.lk beside it the whole time (flock on
+// Unix, LockFileEx on Windows: gofrs/flock, as the config's own lock), so
+// that two adds, a remove and a rename at once do not lose each other's
+// entries. The OS releases it when a holder dies.
 func UpdateLock(stateDir string, f func(*Lock)) error {
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return err
+	}
+	fl := flock.New(LockPath(stateDir)+".lk", flock.SetPermissions(0o600))
+	if err := fl.Lock(); err != nil {
+		return fmt.Errorf("locking %s: %w", LockPath(stateDir), err)
+	}
+	defer fl.Unlock()
 	l, err := ReadLock(stateDir)
 	if err != nil {
 		return err
 	}
 	f(l)
 	return WriteLock(stateDir, l)
+}
+
+// Forget drops name's entry from the lock (a server removed from the
+// config). It returns the install folder the entry had when no other
+// entry uses it any more ("" when it had none, or another uses it): the
+// caller says it may be deleted. A lock without the name is left as it
+// is.
+func Forget(stateDir, name string) (unused string, err error) {
+	if _, err := os.Stat(LockPath(stateDir)); errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	err = UpdateLock(stateDir, func(l *Lock) {
+		gone := l.Servers[name]
+		if gone == nil {
+			return
+		}
+		delete(l.Servers, name)
+		if gone.Dir == "" {
+			return
+		}
+		for _, other := range l.Servers {
+			if filepath.Clean(other.Dir) == filepath.Clean(gone.Dir) {
+				return
+			}
+		}
+		unused = gone.Dir
+	})
+	return unused, err
+}
+
+// Rename moves old's lock entry to new (a server renamed in the config);
+// a lock without old is left as it is.
+func Rename(stateDir, old, new string) error {
+	if old == new {
+		return nil
+	}
+	if _, err := os.Stat(LockPath(stateDir)); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return UpdateLock(stateDir, func(l *Lock) {
+		if e := l.Servers[old]; e != nil {
+			l.Servers[new] = e
+			delete(l.Servers, old)
+		}
+	})
 }

@@ -92,34 +92,8 @@ func InstallNPM(ctx context.Context, stateDir string, npm NPM, r Request) (*Lock
 	l := &Locked{Registry: r.Registry, Entry: r.Entry, EntryVersion: r.EntryVersion, Ecosystem: "npm",
 		Package: r.Package, Version: r.Version, Dir: dir, InstalledAt: time.Now().UTC().Truncate(time.Second)}
 
-	if _, err := os.Stat(dir); err == nil {
-		// Installed before, for another server or an earlier add: kept
-		// when a lock entry has it and it still matches.
-		lock, err := ReadLock(stateDir)
-		if err != nil {
-			return nil, err
-		}
-		for _, name := range sortedNames(lock) {
-			prev := lock.Servers[name]
-			if filepath.Clean(prev.Dir) != filepath.Clean(dir) {
-				continue
-			}
-			changes, err := Verify(prev, 5)
-			if err != nil {
-				return nil, err
-			}
-			if changes != nil {
-				return nil, fmt.Errorf("%s is installed in %s already (for %s), and that tree differs from its lock: %s ('switchboard servers verify %s' names every change; remove the folder to install it again)",
-					r.Package+"@"+r.Version, dir, name, strings.Join(changes, "; "), name)
-			}
-			l.Bin, l.Packages, l.TreeIntegrity, l.InstalledAt = prev.Bin, prev.Packages, prev.TreeIntegrity, prev.InstalledAt
-			return l, nil
-		}
-		// A folder no lock entry has (an install a crash interrupted
-		// after the rename, or a server removed): installed again.
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, fmt.Errorf("removing the earlier install %s that no lock entry has: %w", dir, err)
-		}
+	if kept, err := reuse(stateDir, dir, r.Package+"@"+r.Version, l); err != nil || kept {
+		return l, err
 	}
 
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
@@ -241,6 +215,44 @@ func (p *packageJSON) entry() (string, error) {
 	}
 	slices.Sort(names)
 	return "", fmt.Errorf("%s has %d programs in its bin (%s) and none is named %s: Switchboard cannot tell which is the server", p.Name, len(bins), strings.Join(names, ", "), base)
+}
+
+// reuse takes the install at dir when a lock entry has it and it still
+// matches (kept true: l gets its fields); an install no entry has is
+// removed (installed again). A folder that differs from its lock is an
+// error naming what changed.
+func reuse(stateDir, dir, what string, l *Locked) (kept bool, err error) {
+	if _, err := os.Stat(dir); err != nil {
+		return false, nil
+	}
+	// Installed before, for another server or an earlier add: kept
+	// when a lock entry has it and it still matches.
+	lock, err := ReadLock(stateDir)
+	if err != nil {
+		return false, err
+	}
+	for _, name := range sortedNames(lock) {
+		prev := lock.Servers[name]
+		if filepath.Clean(prev.Dir) != filepath.Clean(dir) {
+			continue
+		}
+		changes, err := Verify(prev, 5)
+		if err != nil {
+			return false, err
+		}
+		if changes != nil {
+			return false, fmt.Errorf("%s is installed in %s already (for %s), and that tree differs from its lock: %s ('switchboard servers verify %s' names every change; remove the folder to install it again)",
+				what, dir, name, strings.Join(changes, "; "), name)
+		}
+		l.Bin, l.Args, l.Packages, l.TreeIntegrity, l.InstalledAt = prev.Bin, prev.Args, prev.Packages, prev.TreeIntegrity, prev.InstalledAt
+		return true, nil
+	}
+	// A folder no lock entry has (an install a crash interrupted
+	// after the rename, or a server removed): installed again.
+	if err := os.RemoveAll(dir); err != nil {
+		return false, fmt.Errorf("removing the earlier install %s that no lock entry has: %w", dir, err)
+	}
+	return false, nil
 }
 
 func sortedNames(l *Lock) []string {

@@ -17,10 +17,11 @@ import (
 )
 
 // Listing is what an install's tree integrity is the hash of: sorted
-// lines, one per package of package-lock.json and one per thing under
-// the install folder:
+// lines, one per package of package-lock.json (npm) or of the
+// hash-checked requirements (pypi) and one per thing under the install
+// folder:
 //
-//	package PATH VERSION INTEGRITY   (PATH as the lockfile names it: node_modules/a/node_modules/b; "-" for a missing field)
+//	package PATH VERSION INTEGRITY   (npm: PATH as the lockfile names it, node_modules/a/node_modules/b, "-" for a missing field; pypi: the normalized name and sha256:HEX)
 //	file PATH SHA256 MODE            (MODE "x" for an executable file, else "-")
 //	link PATH TARGET                 (a symbolic link, not followed)
 //	other PATH                       (anything else but a folder)
@@ -31,24 +32,14 @@ import (
 // (DIR.tree) so that Verify can name what changed.
 func Listing(dir string) ([]string, error) {
 	var lines []string
-	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	var err error
+	if _, serr := os.Stat(filepath.Join(dir, RequirementsFile)); serr == nil {
+		lines, err = requirementsPackages(dir)
+	} else {
+		lines, err = npmPackages(dir)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("the install's package-lock.json: %w", err)
-	}
-	var pl struct {
-		Packages map[string]struct {
-			Version   string `json:"version"`
-			Integrity string `json:"integrity"`
-		} `json:"packages"`
-	}
-	if err := json.Unmarshal(lock, &pl); err != nil {
-		return nil, fmt.Errorf("the install's package-lock.json: %w", err)
-	}
-	for p, e := range pl.Packages {
-		if p == "" {
-			continue // the install folder's own package.json
-		}
-		lines = append(lines, fmt.Sprintf("package %s %s %s", quote(p), dash(e.Version), dash(e.Integrity)))
+		return nil, err
 	}
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -86,6 +77,32 @@ func Listing(dir string) ([]string, error) {
 		return nil, err
 	}
 	slices.Sort(lines)
+	return lines, nil
+}
+
+// npmPackages are the package lines of an npm install: one per package
+// of its package-lock.json.
+func npmPackages(dir string) ([]string, error) {
+	var lines []string
+	lock, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil {
+		return nil, fmt.Errorf("the install's package-lock.json: %w", err)
+	}
+	var pl struct {
+		Packages map[string]struct {
+			Version   string `json:"version"`
+			Integrity string `json:"integrity"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(lock, &pl); err != nil {
+		return nil, fmt.Errorf("the install's package-lock.json: %w", err)
+	}
+	for p, e := range pl.Packages {
+		if p == "" {
+			continue // the install folder's own package.json
+		}
+		lines = append(lines, fmt.Sprintf("package %s %s %s", quote(p), dash(e.Version), dash(e.Integrity)))
+	}
 	return lines, nil
 }
 

@@ -210,7 +210,7 @@ func packageCard(p *Package, lookPath func(string) (string, error), give giveFun
 		spec := p.Identifier
 		if p.Version != "" {
 			spec += "==" + p.Version
-			pc.Pin = "exact version " + p.Version + " (uvx still resolves the package's own dependencies at each start)"
+			pc.Pin = "exact version " + p.Version + "; 'registry add' installs it locked (a Python venv, every file checked against its SHA-256, wheels only) and runs the venv's python; with --unlocked, uvx resolves the package's own dependencies at each start"
 		} else {
 			pc.Pin = "not pinned: the registry gives no version, uvx runs whatever is newest"
 		}
@@ -225,7 +225,7 @@ func packageCard(p *Package, lookPath func(string) (string, error), give giveFun
 		case strings.Contains(image, "@sha256:"):
 			pc.Pin = "image digest: exactly this image"
 		case strings.Contains(image[strings.LastIndex(image, "/")+1:], ":"):
-			pc.Pin = "image tag, not a digest: the image under this tag can change"
+			pc.Pin = "image tag, not a digest: 'registry add' resolves it to its digest once and runs that (with --unlocked, the tag, whose image can change)"
 		default:
 			pc.Pin = "not pinned: no tag or digest, Docker runs :latest"
 		}

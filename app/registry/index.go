@@ -124,6 +124,9 @@ type SyncOptions struct {
 	Full     bool // ignore Since: read every server, and drop those no longer listed
 	MaxPages int  // 0: 1000 pages
 	PageSize int  // 0: PageLimit
+	// Start, if set, is called before the first page: with the index
+	// and whether the sync is a full one.
+	Start func(ix *Index, full bool)
 	// Progress, if set, is called after each page.
 	Progress func(page, servers int)
 	now      func() time.Time
@@ -138,6 +141,18 @@ type SyncResult struct {
 	Updated    int
 	Removed    int // deleted in the registry (or, on a full sync, no longer listed)
 	Deprecated int // entries now deprecated
+	// Changes are the entries whose status changed in this sync: newly
+	// deprecated, or deleted while the index had them (the host tells
+	// the user of a server added from one: app/host/registrysync.go).
+	Changes []StatusChange
+}
+
+// StatusChange is an entry whose status changed in a sync.
+type StatusChange struct {
+	Name    string // the server's name in the registry
+	Version string // its latest version
+	Status  string // StatusDeprecated or StatusDeleted
+	Message string // the registry's statusMessage
 }
 
 // Sync brings the index up to date from the registry: the servers
@@ -167,6 +182,9 @@ func Sync(ctx context.Context, c *Client, ix *Index, o SyncOptions) (SyncResult,
 	opts := ListOptions{Limit: o.PageSize}
 	if !full {
 		opts.UpdatedSince = ix.Since
+	}
+	if o.Start != nil {
+		o.Start(ix, full)
 	}
 	seenCursors := map[string]bool{}
 	var syncErr error
@@ -199,6 +217,7 @@ func Sync(ctx context.Context, c *Client, ix *Index, o SyncOptions) (SyncResult,
 			at, had := byName[name]
 			if m.Status == StatusDeleted {
 				if had {
+					res.Changes = append(res.Changes, StatusChange{Name: name, Version: r.Server.Version, Status: StatusDeleted, Message: m.StatusMessage})
 					entries[at].Server.Name = "" // dropped below
 					delete(byName, name)
 					res.Removed++
@@ -208,6 +227,7 @@ func Sync(ctx context.Context, c *Client, ix *Index, o SyncOptions) (SyncResult,
 			e := entryOf(r, ix.Registry)
 			if e.Deprecated() && (!had || !entries[at].Deprecated()) {
 				res.Deprecated++
+				res.Changes = append(res.Changes, StatusChange{Name: name, Version: e.Server.Version, Status: StatusDeprecated, Message: e.StatusMessage})
 			}
 			if had {
 				entries[at] = e

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/app/toolsearch"
@@ -54,12 +55,29 @@ type Result struct {
 	Score float64
 }
 
-// Search returns up to limit entries for query, best first.
+// DeprecatedWeight scales a deprecated entry's score: it ranks after the
+// active entries of a similar score (within a third of its own) and keeps
+// its badge; a much better match still comes first.
+const DeprecatedWeight = 0.66
+
+// Search returns up to limit entries for query, best first; a deprecated
+// entry's score is scaled by DeprecatedWeight.
 func (s *Searcher) Search(query string, limit int) []Result {
-	hits := s.ix.Search(query, limit)
+	// Asked for more than limit: an active entry just below the limit
+	// may pass a deprecated one.
+	hits := s.ix.Search(query, limit*2+8)
 	out := make([]Result, len(hits))
 	for i, h := range hits {
-		out[i] = Result{Entry: &s.entries[h.Doc], Score: h.Score}
+		e := &s.entries[h.Doc]
+		score := h.Score
+		if e.Deprecated() {
+			score *= DeprecatedWeight
+		}
+		out[i] = Result{Entry: e, Score: score}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > limit {
+		out = out[:limit]
 	}
 	return out
 }

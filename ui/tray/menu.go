@@ -103,6 +103,12 @@ func BuildMenu(s client.Snapshot, apps []hostapi.AppCost, a Actions) *fyne.Menu 
 		}
 		items = append(items, fyne.NewMenuItemSeparator())
 	}
+	if lines := updatesLines(s); len(lines) > 0 { // registry.go
+		for _, l := range lines {
+			items = append(items, disabled(l))
+		}
+		items = append(items, fyne.NewMenuItemSeparator())
+	}
 	if held := append(signInItems(s, a), heldItems(s, a)...); len(held) > 0 {
 		items = append(items, held...)
 		items = append(items, fyne.NewMenuItemSeparator())

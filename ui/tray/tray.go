@@ -70,6 +70,11 @@ type Tray struct {
 	failed  map[string]time.Time     // each failed server's FailedAt, as last seen
 
 	asked map[string]bool // the approval requests notified (approvals.go)
+	// The registry notices notified (registry.go): the host's pid and the
+	// last notice's ID.
+	noticed    bool
+	noticePID  int
+	lastNotice int
 	// costs gives the connected apps' costs (the source, when it can;
 	// apps.go); apps are the last it gave.
 	costs coster
@@ -214,6 +219,9 @@ func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func
 	}
 	for _, st := range t.newlyFailed(s) {
 		notify(FailureNotification(st))
+	}
+	for _, n := range t.newlyNoticed(s) { // registry.go
+		notify(RegistryNotification(n))
 	}
 	for _, ap := range t.newlyWaiting(s) { // approvals.go
 		if t.notifyApproval != nil {
