@@ -24,11 +24,6 @@ import (
 	"golang.org/x/term"
 )
 
-// MinReleaseAge is how old a release must be before 'registry upgrade'
-// offers it without --allow-new: most malicious releases are found and
-// pulled within days.
-const MinReleaseAge = 72 * time.Hour
-
 var registryUpgradeRow = &command{name: "registry upgrade", args: "NAME",
 	summary: "upgrade a server added from a registry, after three diffs: server.json, the package tree, the tool definitions of a sandboxed dry start",
 	flags: []flagDef{
@@ -79,12 +74,22 @@ func (e *env) registryUpgrade(a *argv) error {
 			return err
 		}
 	}
+	// The index's latest is older than what is installed (an --to
+	// upgrade since, or a registry that went back): not a downgrade.
+	if c, ok := registry.CompareVersions(en.Server.Version, cur.EntryVersion); ok && c < 0 && a.str("to") == "" {
+		fmt.Fprintf(e.stdout, "%s is at %s, newer than the index's latest %s: nothing to upgrade (--to VERSION chooses one)\n", local, termtext.Escape(cur.EntryVersion), termtext.Escape(en.Server.Version))
+		return nil
+	}
 	if en.Server.Version == cur.EntryVersion {
 		fmt.Fprintf(e.stdout, "%s is at %s, the %s: nothing to upgrade\n", local, termtext.Escape(cur.EntryVersion),
 			map[bool]string{true: "version asked for", false: "index's latest ('registry sync' refreshes the index)"}[a.str("to") != ""])
 		return nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, en.PublishedAt); err == nil && time.Since(t) < MinReleaseAge && !a.flag("allow-new") {
+	t, err := time.Parse(time.RFC3339Nano, en.PublishedAt)
+	if err != nil && !a.flag("allow-new") {
+		return fmt.Errorf("%s %s has no publication time in its registry: it counts as younger than 3 days, which is not offered ('registry outdated' says the same); give --allow-new", en.Server.Name, en.Server.Version)
+	}
+	if err == nil && time.Since(t) < registry.MinReleaseAge && !a.flag("allow-new") {
 		return fmt.Errorf("%s %s was published %s ago: a release younger than 3 days is not offered (most malicious releases are pulled within days); wait, or give --allow-new", en.Server.Name, en.Server.Version, registry.Age(time.Since(t)))
 	}
 	// The entry as it is, and the old server.json (the registry's
