@@ -170,6 +170,10 @@ func (h *Host) handlers() api.Methods {
 			}
 			return none, h.change(func(f *config.File) error { return configedit.RenameProfile(f, p.Name, p.NewName) })
 		}),
+
+		handle(hostapi.MethodRegistrySearch, h.registrySearch), // registrymethods.go
+		handle(hostapi.MethodRegistryShow, h.registryShow),
+		handle(hostapi.MethodRegistryAdd, h.registryAdd),
 	)
 }
 

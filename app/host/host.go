@@ -109,6 +109,8 @@ type Host struct {
 	apps appConfigs   // guarded by mu (appconfigs.go)
 	reg  registrySync // registrysync.go
 
+	regSearch registryCache // the registries' search index (registrymethods.go)
+
 	quit     chan struct{}
 	quitOnce sync.Once
 }

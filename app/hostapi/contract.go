@@ -50,7 +50,7 @@ type None struct{}
 //
 // The protocol (framing, ids, events: app/api's ProtocolVersion) has a
 // version of its own.
-const APIVersion = "1.0"
+const APIVersion = "1.1"
 
 // The methods of the host's API.
 var (
@@ -150,6 +150,18 @@ var (
 	MethodProfilesRemove = Method[NameParams, None]{"profiles.remove"}
 	// MethodProfilesRename renames a profile.
 	MethodProfilesRename = Method[RenameParams, None]{"profiles.rename"}
+
+	// MethodRegistrySearch searches the registries' local indexes and the
+	// built-in catalog (never the network: docs/registry.md).
+	MethodRegistrySearch = Method[RegistrySearchParams, RegistrySearchResult]{"registry.search"}
+	// MethodRegistryShow returns an entry's card: what it would run,
+	// before anything of it runs.
+	MethodRegistryShow = Method[RegistryShowParams, RegistryShowResult]{"registry.show"}
+	// MethodRegistryAdd adds an entry as a server, as 'switchboard
+	// registry add' does (app/install's Add): an npm package installed
+	// locked, secrets into the keyring first. An install can take a
+	// minute; the host answers its other calls meanwhile.
+	MethodRegistryAdd = Method[RegistryAddParams, RegistryAddResult]{"registry.add"}
 )
 
 // methods is every method of the API, in the order above.
@@ -165,6 +177,7 @@ var methods = []Descriptor{
 	MethodActivityQuery, MethodActivityCounts,
 	MethodApprovalsList, MethodApprovalsDecide,
 	MethodProfilesList, MethodProfilesPut, MethodProfilesRemove, MethodProfilesRename,
+	MethodRegistrySearch, MethodRegistryShow, MethodRegistryAdd,
 }
 
 // Methods returns every method of the host's API.

@@ -44,8 +44,16 @@ type Setup struct {
 	Chosen string
 }
 
-// SetupError lists every problem of the values given, at once.
-type SetupError struct{ Problems []string }
+// SetupError lists every problem of the values given, at once. When
+// values are missing, the first problem says so with the command line's
+// remedy (--set KEY=VALUE); Missing are their keys and Chosen what they
+// are for ("package 1 (npm ...)"), for a front end that asks for them in
+// its own way.
+type SetupError struct {
+	Problems []string
+	Missing  []string
+	Chosen   string
+}
 
 func (e *SetupError) Error() string {
 	if len(e.Problems) == 1 {
@@ -248,7 +256,7 @@ func MakeSetup(s *Server, lookPath func(string) (string, error), o SetupOptions)
 		problems = append([]string{msg}, problems...)
 	}
 	if len(problems) > 0 {
-		return nil, &SetupError{Problems: problems}
+		return nil, &SetupError{Problems: problems, Missing: missing, Chosen: st.Chosen}
 	}
 	return st, nil
 }

@@ -44,7 +44,7 @@ func TestJourneyCatalogFilesystem(t *testing.T) {
 	s.emptyListInvite()
 
 	// The catalog: search, then Add… on the one result.
-	s.click("Catalog", s.catalogButton())
+	s.click("Add a server", s.catalogButton())
 	s.click("the search box", s.catalogSearch())
 	s.typeText("filesys")
 	s.onlyOne("the one template that matches", buttonText("Add…"))

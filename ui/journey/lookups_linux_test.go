@@ -23,14 +23,14 @@ func (s *screenRun) emptyListInvite() fyne.CanvasObject {
 	return s.find("the empty list's invitation", labelContaining("No servers yet"))
 }
 
-// catalogButton opens the catalog (the sidebar's Catalog).
+// catalogButton opens the catalog (the sidebar's "Add a server").
 func (s *screenRun) catalogButton() fyne.CanvasObject {
-	return s.find("the Catalog button", buttonText("Catalog"))
+	return s.find("the Add a server button", buttonText("Add a server"))
 }
 
 // catalogSearch is the catalog's search box.
 func (s *screenRun) catalogSearch() fyne.CanvasObject {
-	return s.find("the catalog's search box", entryPlaceholder("Search by name, description or package"))
+	return s.find("the catalog's search box", entryPlaceholder("Search the templates and the registries by name, description or package"))
 }
 
 // catalogAdd is the Add… button of the template titled title.

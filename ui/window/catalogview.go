@@ -18,10 +18,13 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
 
-// catalogView lists the built-in templates ([catalog.All]) under their
-// categories, with a search box that filters them as a person types (by
-// name, description or package) and a choice of one category.
+// catalogView is the "Add a server" place: the built-in templates
+// ([catalog.All]) under their categories, with a search box that filters
+// them as a person types (by name, description or package) and a choice
+// of one category, and below them the registries' entries that the same
+// search finds (addserver.go).
 type catalogView struct {
+	reg      *registryResults
 	add      map[string]*widget.Button // each template's Add button, by name
 	search   *escEntry
 	category *widget.Select
@@ -53,8 +56,12 @@ func (w *Window) openCatalog() {
 	v.none = widget.NewLabel("")
 	v.none.Wrapping = fyne.TextWrapWord
 	v.search = newEscEntry(w)
-	v.search.SetPlaceHolder("Search by name, description or package")
-	v.search.OnChanged = func(string) { v.filter() }
+	v.search.SetPlaceHolder("Search the templates and the registries by name, description or package")
+	v.reg = newRegistryResults(w)
+	v.search.OnChanged = func(q string) {
+		v.filter()
+		v.reg.search(q)
+	}
 	opts := []string{allCategories}
 	for _, c := range catalog.Categories() {
 		opts = append(opts, string(c))
@@ -62,9 +69,10 @@ func (w *Window) openCatalog() {
 	v.category = widget.NewSelect(opts, func(string) { v.filter() })
 	v.category.SetSelected(allCategories)
 	v.filter()
-	bar := container.NewBorder(nil, nil, nil, wideEnough(v.category, opts), v.search)
-	v.obj = container.NewBorder(bar, nil, nil, nil, pageScroll(v.box))
-	w.open(&page{title: "Catalog: well-known servers, pinned to a version", obj: v.obj})
+	bar := container.NewVBox(container.NewBorder(nil, nil, nil, wideEnough(v.category, opts), v.search),
+		hintLabel("Switchboard's templates (reviewed, pinned) and, as you type, the registries' entries: searched in their local indexes, never over the network ('switchboard registry sync' refreshes them)."))
+	v.obj = container.NewBorder(bar, nil, nil, nil, pageScroll(container.NewVBox(v.box, v.reg.box)))
+	w.open(&page{title: "Add a server", obj: v.obj})
 	w.catalog = v
 	w.focus(v.search)
 }

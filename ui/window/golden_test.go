@@ -9,6 +9,7 @@ package window
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +19,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/catalog"
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
+	"github.com/switchboard-mcp/switchboard/app/registry"
+	"github.com/switchboard-mcp/switchboard/app/registry/registrytest"
 )
 
 var goldenNow = time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
@@ -200,4 +203,51 @@ func assertMarkup(t *testing.T, w *Window, master string) {
 	w.win.Canvas().Unfocus()
 	settle(w.win.Canvas())
 	test.AssertRendersToMarkup(t, master, w.win.Canvas())
+}
+
+// TestGoldenAddServer is the "Add a server" place with a search's
+// registry results beside the templates (a deprecated entry, one
+// Switchboard cannot run), and a registry entry's card and form from the
+// loopback registry's filesystem document (its directory a filepath).
+func TestGoldenAddServer(t *testing.T) {
+	w, _ := goldenWindow(t)
+	addServerScene(t, w)
+	assertMarkup(t, w, "add-server.xml")
+
+	w.showCard(goldenCard(t))
+	assertMarkup(t, w, "registry-card.xml")
+}
+
+// addServerScene is the place after a search: the templates that match
+// and three registry results.
+func addServerScene(t *testing.T, w *Window) {
+	w.showPlace(placeCatalog)
+	w.catalog.search.Text = "files" // not SetText: no search through the unconnected Live
+	w.catalog.search.Refresh()
+	w.catalog.filter()
+	w.catalog.reg.seq = 1
+	w.catalog.reg.show([]hostapi.RegistryResult{
+		{Name: "io.github.modelcontextprotocol/filesystem", Registry: "official", Title: "Filesystem", Description: "Read and write files in the folders you choose.",
+			Version: "1.0.2", Status: "active", Packages: []string{"npm:@modelcontextprotocol/server-filesystem", "oci:docker.io/mcp/filesystem"}, Runnable: true},
+		{Name: "io.github.example/old-files", Registry: "official", Description: "Files, the old way.", Version: "0.3.0", Status: "deprecated",
+			StatusMessage: "use io.github.modelcontextprotocol/filesystem", Packages: []string{"npm:old-files"}, Runnable: true},
+		{Name: "com.example/files-bundle", Registry: "work", Description: "Files as an MCP bundle.", Version: "2.0.0", Status: "active",
+			Packages: []string{"mcpb:https://example.com/files.mcpb"}, Why: "an MCP bundle (.mcpb): Switchboard does not install bundles yet"},
+	}, "", []string{"official: the snapshot built into Switchboard, never synced ('switchboard registry sync' reads the registry's current entries)"})
+}
+
+// goldenCard is the card of the loopback registry's filesystem document
+// with its directory a filepath, published 12 days before goldenNow, npx
+// found.
+func goldenCard(t *testing.T) registry.Card {
+	t.Helper()
+	for _, d := range registrytest.Documents(t) {
+		if strings.HasSuffix(d.Name, "/filesystem") {
+			d.Packages[0].PackageArguments[0].Format = "filepath"
+			en := registry.Entry{Server: d, Registry: "official", PublishedAt: goldenNow.Add(-12 * 24 * time.Hour).Format(time.RFC3339)}
+			return registry.MakeCard(&en, func(cmd string) (string, error) { return "/usr/bin/" + cmd, nil }, goldenNow)
+		}
+	}
+	t.Fatal("no filesystem document")
+	return registry.Card{}
 }

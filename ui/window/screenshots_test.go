@@ -59,6 +59,10 @@ func TestThemeScreenshots(t *testing.T) {
 			return img
 		}
 		shoot("activity", activityScene)
+		// Issue 28: the "Add a server" place's registry results, and a
+		// registry entry's card and form.
+		shoot("add-a-server", func(w *Window) { addServerScene(t, w) })
+		shoot("registry-card", func(w *Window) { w.showCard(goldenCard(t)) })
 		// Item 20's secondary text: the list's states and summaries.
 		shoot("contrast-servers", func(w *Window) { w.servers.choose("everything") })
 		img := shoot("review", func(w *Window) { reviewScene(t, w) })

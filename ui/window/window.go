@@ -85,7 +85,7 @@ type Window struct {
 	place      *place                    // the place shown
 	addBtn     *widget.Button            // the Servers list's Add
 	pasteBtn   *widget.Button            // the Servers list's Paste
-	catalogBtn *widget.Button            // the sidebar's Catalog
+	catalogBtn *widget.Button            // the sidebar's "Add a server"
 	appsBtn    *widget.Button            // the sidebar's AI apps
 	center     *fyne.Container
 	opening    bool // while a place opens its own page
@@ -100,6 +100,7 @@ type Window struct {
 	paste    *pasteView
 	catalog  *catalogView
 	template *templateView
+	entry    *entryView // a registry entry's card and form (addserver.go)
 	logs     *logsView
 	tools    *toolsView
 	apps     *appsView
@@ -438,7 +439,7 @@ func (w *Window) leave() {
 		w.page.close()
 	}
 	w.page = nil
-	w.form, w.paste, w.catalog, w.template, w.logs, w.tools, w.apps = nil, nil, nil, nil, nil, nil, nil
+	w.form, w.paste, w.catalog, w.template, w.logs, w.tools, w.apps, w.entry = nil, nil, nil, nil, nil, nil, nil, nil
 }
 
 // focus gives the keyboard focus to a widget of the current page.
