@@ -56,10 +56,21 @@ func Args(spec string) []string {
 }
 
 // Folder is where version of the npm package pkg is installed:
-// STATE/packages/npm/PKG@VERSION (a scoped package in its scope's
+// PackagesRoot/npm/PKG@VERSION (a scoped package in its scope's
 // folder).
 func Folder(stateDir, pkg, version string) string {
-	return filepath.Join(stateDir, "packages", "npm", filepath.FromSlash(pkg)+"@"+version)
+	return filepath.Join(PackagesRoot(stateDir), "npm", filepath.FromSlash(pkg)+"@"+version)
+}
+
+// PackagesRoot is the folder of the locked installs: beside the state
+// directory, not in it (STATE-packages: ~/.local/state/switchboard-packages),
+// because Switchboard's state is a protected path that no sandboxed
+// server may read (config.StatePaths), and a sandboxed server must read
+// its own install (the engine grants the outermost node_modules of the
+// script it runs, read-only).
+func PackagesRoot(stateDir string) string {
+	stateDir = filepath.Clean(stateDir)
+	return filepath.Join(filepath.Dir(stateDir), filepath.Base(stateDir)+"-packages")
 }
 
 // InstallNPM installs r's package into its folder (or takes the one a

@@ -53,7 +53,7 @@ func normalizePyPI(name string) string {
 // PyPIFolder is where version of the PyPI project pkg is installed:
 // STATE/packages/pypi/NAME@VERSION (the name normalized).
 func PyPIFolder(stateDir, pkg, version string) string {
-	return filepath.Join(stateDir, "packages", "pypi", normalizePyPI(pkg)+"@"+version)
+	return filepath.Join(PackagesRoot(stateDir), "pypi", normalizePyPI(pkg)+"@"+version)
 }
 
 // venvPython is a virtual environment's python.
