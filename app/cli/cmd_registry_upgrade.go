@@ -101,14 +101,9 @@ func (e *env) registryUpgrade(a *argv) error {
 		return err
 	}
 	defer b.close()
-	raw, err := b.get(local)
+	raw, entry, args, err := lockedEntry(b, local, cur, "remove it and 'registry add' the new version")
 	if err != nil {
 		return err
-	}
-	var entry map[string]json.RawMessage
-	var args []string
-	if json.Unmarshal(raw, &entry) != nil || json.Unmarshal(entry["args"], &args) != nil || len(args) == 0 || args[0] != cur.Bin {
-		return fmt.Errorf("%s's config entry does not run its locked install %s (it was changed since): remove it and 'registry add' the new version", local, cur.Bin)
 	}
 	var pkg *registry.Package
 	for i := range en.Server.Packages {
@@ -314,14 +309,9 @@ func (e *env) registryRollback(a *argv) error {
 		return err
 	}
 	defer b.close()
-	raw, err := b.get(local)
+	raw, entry, args, err := lockedEntry(b, local, cur, "not rolled back")
 	if err != nil {
 		return err
-	}
-	var entry map[string]json.RawMessage
-	var args []string
-	if json.Unmarshal(raw, &entry) != nil || json.Unmarshal(entry["args"], &args) != nil || len(args) == 0 || args[0] != cur.Bin {
-		return fmt.Errorf("%s's config entry does not run its locked install %s (it was changed since): not rolled back", local, cur.Bin)
 	}
 	args[0] = prev.Bin
 	entry["args"], _ = json.Marshal(args)
@@ -414,4 +404,20 @@ func pinnedDescriptions(path, server string) map[string]string {
 		}
 	}
 	return out
+}
+
+// lockedEntry reads local's config entry, which must still run cur's
+// locked install (its first argument cur.Bin): the raw entry, its keys
+// and its args; otherwise an error ending with what follows.
+func lockedEntry(b backend, local string, cur *install.Locked, otherwise string) (json.RawMessage, map[string]json.RawMessage, []string, error) {
+	raw, err := b.get(local)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var entry map[string]json.RawMessage
+	var args []string
+	if json.Unmarshal(raw, &entry) != nil || json.Unmarshal(entry["args"], &args) != nil || len(args) == 0 || args[0] != cur.Bin {
+		return nil, nil, nil, fmt.Errorf("%s's config entry does not run its locked install %s (it was changed since): %s", local, cur.Bin, otherwise)
+	}
+	return raw, entry, args, nil
 }

@@ -365,13 +365,7 @@ func installNPM(ctx context.Context, r AddRequest, npmPath, local string, st *re
 	if err != nil {
 		return nil, nil, err
 	}
-	undo := func() {
-		if !existed {
-			os.RemoveAll(dir)
-			os.Remove(ListingPath(dir))
-		}
-	}
-	return lk, undo, nil
+	return lk, undoFolder(dir, existed), nil
 }
 
 // addBundle downloads an .mcpb package's file and checks it against its
@@ -409,13 +403,7 @@ func installPyPI(ctx context.Context, r AddRequest, pythonPath, local string, st
 	if err != nil {
 		return nil, nil, err
 	}
-	undo := func() {
-		if !existed {
-			os.RemoveAll(dir)
-			os.Remove(ListingPath(dir))
-		}
-	}
-	return lk, undo, nil
+	return lk, undoFolder(dir, existed), nil
 }
 
 // pathOf is PATH's value in environ (the last one wins, as exec does).

@@ -112,21 +112,8 @@ func InstallNPM(ctx context.Context, stateDir string, npm NPM, r Request) (*Lock
 	if r.Source != "" {
 		spec = r.Source
 	}
-	cmd := exec.CommandContext(ctx, npm.Path, Args(spec)...)
-	cmd.Dir = tmp
-	cmd.Env = npm.Env
-	var tail bytes.Buffer
-	out := io.Writer(&tail)
-	if npm.Output != nil {
-		out = io.MultiWriter(&tail, npm.Output)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(tail.String())
-		if len(msg) > 2000 {
-			msg = "…" + msg[len(msg)-2000:]
-		}
-		return nil, fmt.Errorf("npm install %s failed (%v): %s", spec, err, msg)
+	if err := runTool(ctx, tmp, npm.Env, npm.Output, "npm install "+spec, npm.Path, Args(spec)...); err != nil {
+		return nil, err
 	}
 
 	pkgDir := filepath.Join(tmp, "node_modules", filepath.FromSlash(r.Package))
@@ -266,3 +253,38 @@ func sortedNames(l *Lock) []string {
 
 // ErrNoNPM says npm is not where servers' PATH would find it.
 var ErrNoNPM = errors.New("npm is not in the PATH the host gives servers")
+
+// runTool runs a package manager (npm, pip) in dir with env, its output
+// copied to output (may be nil); a failure says what failed with the
+// last 2000 bytes of what it printed.
+func runTool(ctx context.Context, dir string, env []string, output io.Writer, what, argv0 string, args ...string) error {
+	cmd := exec.CommandContext(ctx, argv0, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var tail bytes.Buffer
+	out := io.Writer(&tail)
+	if output != nil {
+		out = io.MultiWriter(&tail, output)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(tail.String())
+		if len(msg) > 2000 {
+			msg = "…" + msg[len(msg)-2000:]
+		}
+		return fmt.Errorf("%s failed (%v): %s", what, err, msg)
+	}
+	return nil
+}
+
+// undoFolder is the undo of an install into dir: it removes the folder
+// and its listing, unless the install was there before (another
+// server's).
+func undoFolder(dir string, existed bool) func() {
+	return func() {
+		if !existed {
+			os.RemoveAll(dir)
+			os.Remove(ListingPath(dir))
+		}
+	}
+}
