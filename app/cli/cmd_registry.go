@@ -33,6 +33,8 @@ var registryRows = []*command{
 		flags: []flagDef{{name: "registry", kind: stringFlag, arg: "R", help: "only the registry R's entry (a name in two registries)"}},
 		run:   (*env).registryShow},
 	registryAddRow,
+	registryUpgradeRow,
+	registryRollbackRow,
 	registryOutdatedRow,
 }
 
@@ -45,13 +47,16 @@ snapshot built into Switchboard answers. Search and show read the indexes
 and the built-in catalog only, with no network. 'registry add' writes an
 entry to the config as 'servers add' does, with the card's exact command
 line; the values of secret inputs given with --set go to the keyring,
-never into the file. An npm package is installed locked first (into the
+never into the file. An npm package is installed locked first (beside the
 state directory, install scripts off, every package's integrity in
 servers.lock) and run with 'node ENTRY', never through npx; a PyPI
 package into a venv of its own, every file checked against its SHA-256,
 run with the venv's python, never through uvx; an OCI image by its
-digest ('--unlocked' keeps npx, uvx or the tag); 'servers verify'
-re-checks the installed trees.
+digest ('--unlocked' keeps npx, uvx or the tag). A package runs under the
+sandbox its inputs imply; a locked npm install starts once, its tools
+shown and pinned ('--no-start' skips that). 'servers verify' re-checks the
+installed trees; 'registry upgrade' shows three diffs before it switches,
+and 'registry rollback' returns to the previous install.
 docs/registry.md says more.
 `
 

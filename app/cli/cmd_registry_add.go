@@ -6,15 +6,40 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/client"
+	"github.com/switchboard-mcp/switchboard/app/hostrun"
+	"github.com/switchboard-mcp/switchboard/app/trust"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/app/registry"
+	sbx "github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
+
+// presetLine says a sandbox in words: its preset, then what it grants.
+func presetLine(sb *config.Sandbox) string {
+	p := sb.Preset
+	if p == "" {
+		p = config.SandboxStrict
+	}
+	parts := []string{p}
+	if len(sb.Write) > 0 {
+		parts = append(parts, "read and write "+strings.Join(sb.Write, ", "))
+	}
+	if len(sb.Read) > 0 {
+		parts = append(parts, "read "+strings.Join(sb.Read, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
 
 var registryAddRow = &command{name: "registry add", args: "NAME[@VERSION]",
 	summary: "add a registry entry to the config as a server: its exact argv (or URL), inputs from --set, secrets into the keyring",
@@ -25,6 +50,7 @@ var registryAddRow = &command{name: "registry add", args: "NAME[@VERSION]",
 		{name: "package", kind: stringFlag, arg: "N", help: "run the entry's package N (as 'registry show' numbers them; default: the first Switchboard can run)"},
 		{name: "remote", kind: stringFlag, arg: "N", help: "use the entry's remote N instead of a package"},
 		{name: "unlocked", kind: boolFlag, help: "an npm package: run it with 'npx -y PACKAGE@VERSION' (resolved at each start) instead of installing it locked"},
+		{name: "no-start", kind: boolFlag, help: "skip the first start (the server started once under its sandbox: its tools listed, their hashes locked, their pins taken)"},
 	},
 	run: (*env).registryAdd}
 
@@ -158,7 +184,8 @@ func (e *env) registryAdd(a *argv) error {
 	added, err := install.Add(ctx, addTarget{b}, install.AddRequest{Entry: en, Local: a.str("name"),
 		Values: values, Package: pkg, Remote: remote, Unlocked: a.flag("unlocked"),
 		StateDir: state, LookPath: e.serversLookPath(),
-		NPMEnv: append(os.Environ(), "PATH="+e.getenv("PATH")), Progress: e.stderr})
+		NPMEnv: append(os.Environ(), "PATH="+e.getenv("PATH")), Progress: e.stderr,
+		Sandbox: runtime.GOOS == "linux" && sbx.Probe().Available()})
 	if err != nil {
 		return err
 	}
@@ -185,6 +212,15 @@ func (e *env) registryAdd(a *argv) error {
 	default:
 		fmt.Fprintf(e.stdout, "  url:    %s\n", termtext.Escape(st.URL))
 	}
+	switch {
+	case added.Sandbox != nil:
+		fmt.Fprintf(e.stdout, "  sandbox: %s\n", termtext.Escape(presetLine(added.Sandbox)))
+		for _, w := range added.SandboxWhy {
+			fmt.Fprintf(e.stdout, "    %s\n", termtext.Escape(w))
+		}
+	case added.Unconfined != "":
+		fmt.Fprintf(e.stdout, "  sandbox: none: %s\n", added.Unconfined)
+	}
 	for _, s := range added.Secrets {
 		what := "stored"
 		if s.Replaced {
@@ -198,7 +234,135 @@ func (e *env) registryAdd(a *argv) error {
 	for _, n := range added.Notes {
 		fmt.Fprintf(e.stdout, "note: %s\n", termtext.Escape(n))
 	}
+	switch {
+	case a.flag("no-start"):
+		fmt.Fprintf(e.stdout, "not started (--no-start): its tools are pinned when it first lists them to a host\n")
+		return nil
+	case !lk.Installed():
+		// npx, uvx, docker, dnx or a remote: what runs is fetched at its
+		// start (a sandboxed npx needs the host's warm-up), so the
+		// first start is the host's.
+		fmt.Fprintf(e.stdout, "not started now (not a locked install): its tools are pinned when a host first lists them\n")
+		return nil
+	}
+	return e.firstStart(ctx, b, added, state)
+}
+
+// firstStart is the first start of a server just added (docs/registry.md,
+// "First start"): started once under its sandbox — by the running host
+// (whose gateway pins its tools as it first sees them), else in this
+// process as the host would start it (and its pins taken here) — its
+// tools shown with their annotations, and their hashes recorded in
+// servers.lock.
+func (e *env) firstStart(ctx context.Context, b backend, added *install.Added, state string) error {
+	local := added.Local
+	var tools []*mcp.Tool
+	var err error
+	if hb, ok := b.(*hostBackend); ok {
+		tools, err = hostFirstStart(ctx, hb.c, local)
+	} else {
+		tools, err = e.onceFirstStart(ctx, local, added.Raw)
+	}
+	if err != nil {
+		return fmt.Errorf("%s was added, but its first start failed: %w ('switchboard servers set %s --sandbox ...' widens its sandbox; 'registry add --no-start' skips this)", local, err, local)
+	}
+	ft, err := install.FirstTools(tools)
+	if err != nil {
+		return err
+	}
+	where := "no sandbox"
+	if added.Sandbox != nil {
+		where = "sandbox " + presetLine(added.Sandbox)
+	}
+	fmt.Fprintf(e.stdout, "first start (%s): %s\n", termtext.Escape(where), english.Plural(len(ft), "tool"))
+	for _, t := range ft {
+		hints := "no annotations"
+		if len(t.Hints) > 0 {
+			hints = strings.Join(t.Hints, ", ")
+		}
+		desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+		fmt.Fprintf(e.stdout, "  %-28s [%s] %s\n", termtext.Escape(t.Name), hints, termtext.Escape(desc))
+	}
+	if err := install.RecordTools(state, local, ft, time.Now()); err != nil {
+		fmt.Fprintf(e.stderr, "switchboard: the tools' hashes could not be written to servers.lock: %v\n", err)
+	} else {
+		fmt.Fprintf(e.stdout, "  their definitions' hashes are in %s; they are pinned: a later change is held for review\n", install.LockPath(state))
+	}
 	return nil
+}
+
+// hostFirstStart starts local in the running host and returns the tools
+// it lists; the host's gateway pins them as it first sees them.
+func hostFirstStart(ctx context.Context, c *client.Conn, local string) ([]*mcp.Tool, error) {
+	if err := c.Start(ctx, local); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	var runningSince time.Time
+	for {
+		list, err := c.Servers(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, st := range list {
+			if st.Name != local {
+				continue
+			}
+			switch st.State {
+			case hostapi.StateRunning:
+				// The host lists its tools just after the handshake: a
+				// count of 0 is waited on for a while (a server may have
+				// none).
+				if runningSince.IsZero() {
+					runningSince = time.Now()
+				}
+				if st.Tools > 0 || time.Since(runningSince) > 10*time.Second {
+					return c.Tools(ctx, local)
+				}
+			case hostapi.StateFailed, hostapi.StateRestarting, hostapi.StateWaiting, hostapi.StateInvalid:
+				msg := st.LastError
+				if len(st.Stderr) > 0 {
+					msg += "; its stderr: " + strings.Join(st.Stderr[max(0, len(st.Stderr)-10):], " | ")
+				}
+				return nil, fmt.Errorf("%s did not start: %s", local, msg)
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s was not running within 2 minutes ('switchboard status')", local)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// onceFirstStart starts local in this process, as a host would, and
+// takes its pins in the host's pin file (no host runs to take them).
+func (e *env) onceFirstStart(ctx context.Context, local string, raw json.RawMessage) ([]*mcp.Tool, error) {
+	s, err := config.ParseServer(local, raw)
+	if err != nil {
+		return nil, err
+	}
+	path, _ := hostrun.LoginPath(ctx, 5*time.Second)
+	if path == "" {
+		path = e.getenv("PATH")
+	}
+	tools, err := hostrun.StartOnce(ctx, s, local, hostrun.OnceOptions{Path: path, Secrets: e.store(), Version: Version})
+	if err != nil {
+		return nil, err
+	}
+	if pp := pinsPath(e.getenv); pp != "" {
+		store, err := trust.Open(pp)
+		if err == nil {
+			_, err = store.Observe(local, trust.Mode(s.Trust), tools)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "switchboard: the tools of %s could not be pinned in %s: %v (the host pins them when it first lists them)\n", local, pp, err)
+		}
+	}
+	return tools, nil
 }
 
 // addTarget is install.Target over the CLI's backend (the host's API,

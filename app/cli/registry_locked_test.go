@@ -4,6 +4,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,6 +89,16 @@ func TestRegistryAddLocked(t *testing.T) {
 		t.Fatalf("servers.lock: %+v", l)
 	}
 
+	// The first start, with no host: in this process, under the
+	// sandbox its inputs imply (the folder argument, read and write);
+	// the tools with their annotations, their hashes in the lock, and
+	// the same hashes pinned in the host's pin file.
+	if !strings.Contains(out, "sandbox: strict; read and write "+shared) || !strings.Contains(out, "first start (sandbox strict; read and write "+shared+"): ") ||
+		!strings.Contains(out, "[read-only") || !strings.Contains(out, "their definitions' hashes are in") {
+		t.Errorf("the first start:\n%s", out)
+	}
+	checkFirstStart(t, state, "fs", out)
+
 	// The host starts it with node, no resolver.
 	sb.serve(t)
 	sb.cli(t, "servers", "start", "fs")
@@ -95,6 +106,11 @@ func TestRegistryAddLocked(t *testing.T) {
 	if !strings.HasSuffix(st.Resolved, "/node") {
 		t.Errorf("resolved %q, want node", st.Resolved)
 	}
+
+	// The first start through the running host: its gateway takes the
+	// pins as it first sees the tools.
+	out = sb.cli(t, "registry", "add", "io.github.modelcontextprotocol/filesystem", "--name", "fs3", "--package", "1", "--set", "target_dir="+shared)
+	checkFirstStart(t, state, "fs3", out)
 
 	if out := sb.cli(t, "servers", "verify", "fs"); !strings.Contains(out, "fs: ok: "+pkg+"@"+version+" as locked ("+l.TreeIntegrity+")") {
 		t.Errorf("verify of a fresh install:\n%s", out)
@@ -105,7 +121,7 @@ func TestRegistryAddLocked(t *testing.T) {
 	}
 	r := sb.run(t, "", "servers", "verify")
 	if r.code != 1 || !strings.Contains(r.stdout, "fs: CHANGED: "+pkg+"@"+version+" in "+dir+" differs from its lock:\n  file node_modules/diff/package.json: changed") ||
-		!strings.Contains(r.stderr, "1 locked install(s) changed") {
+		!strings.Contains(r.stderr, "2 locked install(s) changed") {
 		t.Errorf("verify of a tampered tree: %s", r)
 	}
 	// Renamed since: its lock entry moves with it.
@@ -124,7 +140,11 @@ func TestRegistryAddLocked(t *testing.T) {
 
 	// --unlocked: npx; the lock records the registry entry it came
 	// from (for sync and upgrades), with no install to verify.
-	sb.cli(t, "registry", "add", "io.github.modelcontextprotocol/filesystem", "--name", "fs2", "--package", "1", "--unlocked")
+	// Not a locked install: not started at the add (npx fetches at its
+	// start; its first start is the host's).
+	if out := sb.cli(t, "registry", "add", "io.github.modelcontextprotocol/filesystem", "--name", "fs2", "--package", "1", "--unlocked"); !strings.Contains(out, "not started now (not a locked install)") {
+		t.Errorf("an unlocked add:\n%s", out)
+	}
 	if f, _ := config.Load(sb.configPath()); f.Servers["fs2"] == nil || f.Servers["fs2"].Command != "npx" {
 		t.Errorf("--unlocked: %+v", f.Servers["fs2"])
 	}
@@ -139,4 +159,50 @@ func TestRegistryAddLocked(t *testing.T) {
 	if r = sb.run(t, "", "servers", "verify"); !strings.Contains(r.stdout, "files: CHANGED") || strings.Contains(r.stdout, "fs2") {
 		t.Errorf("verify of every server lists an unlocked one: %s", r)
 	}
+}
+
+// checkFirstStart: the lock's record of name holds a hash for each tool
+// the add listed (read_file among them), and the pin file holds the same
+// hash for each, trusted (eventually: a host writes it as its gateway
+// sees the list).
+func checkFirstStart(t *testing.T, state, name, out string) {
+	t.Helper()
+	lock, err := install.ReadLock(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := lock.Servers[name]
+	if l == nil || len(l.Tools) < 5 || !strings.HasPrefix(l.Tools["read_file"], "sha256:") || l.ToolsAt.IsZero() {
+		t.Fatalf("%s's tools in servers.lock: %+v\n%s", name, l, out)
+	}
+	for tool := range l.Tools {
+		if !strings.Contains(out, "  "+tool+" ") {
+			t.Errorf("the add did not show %s:\n%s", tool, out)
+		}
+	}
+	pins := filepath.Join(state, "pins.json")
+	testkit.Eventually(t, fmt.Sprintf("the pins of %s in %s agree with servers.lock", name, pins), func() bool {
+		var f struct {
+			Servers map[string]struct {
+				Tools map[string]struct {
+					State  string
+					Pinned struct{ Hash string }
+				}
+			}
+		}
+		b, err := os.ReadFile(pins)
+		if err != nil || json.Unmarshal(b, &f) != nil {
+			return false
+		}
+		got := f.Servers[name].Tools
+		if len(got) != len(l.Tools) {
+			return false
+		}
+		for tool, h := range l.Tools {
+			if got[tool].State != "trusted" || got[tool].Pinned.Hash != h {
+				return false
+			}
+		}
+		return true
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/app/registry"
 	"github.com/switchboard-mcp/switchboard/engine"
+	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
@@ -284,7 +286,8 @@ func (h *Host) registryAdd(ctx context.Context, ci *api.ConnInfo, p hostapi.Regi
 	environ := append(os.Environ(), "PATH="+h.path)
 	added, err := install.Add(ctx, hostTarget{h, ci}, install.AddRequest{Entry: en, Local: p.Local, Values: p.Values,
 		Package: p.Package, Remote: p.Remote, Unlocked: p.Unlocked, StateDir: h.opts.StateDir,
-		LookPath: h.serversLookPath, NPMEnv: environ})
+		LookPath: h.serversLookPath, NPMEnv: environ,
+		Sandbox: runtime.GOOS == "linux" && sandbox.Probe().Available()}) // the sandbox its inputs imply (docs/registry.md)
 	if err != nil {
 		return hostapi.RegistryAddResult{}, addError(err, hidden(en, p.Values))
 	}

@@ -62,6 +62,10 @@ type AddRequest struct {
 	HTTP *http.Client
 	// Progress receives a line when an install starts (may be nil).
 	Progress io.Writer
+	// Sandbox says the sandbox can be enforced here (Linux with
+	// Landlock): the entry gets the sandbox its inputs imply
+	// (SandboxPreset); false: no sandbox key, and Added.Unconfined says so.
+	Sandbox bool
 }
 
 // AddedSecret is one secret Add stored in the keyring.
@@ -87,6 +91,12 @@ type Added struct {
 	// LockErr is set when the entry was added but servers.lock could
 	// not be written.
 	LockErr error
+	// Sandbox is the entry's sandbox (nil: none) and SandboxWhy the
+	// rules of SandboxPreset that chose it; Unconfined says why a
+	// package runs with no sandbox ("" when it has one, or is a remote).
+	Sandbox    *config.Sandbox
+	SandboxWhy []string
+	Unconfined string
 }
 
 // ExistsError is Add's error when the config has a server of the
@@ -181,6 +191,13 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 			entry["headers"] = headers
 		}
 	}
+	sb, sbWhy, unconfined, err := entrySandbox(r, st)
+	if err != nil {
+		return nil, fmt.Errorf("registry add %s: %w (nothing was added)", en.Server.Name, err)
+	}
+	if sb != nil {
+		entry["sandbox"] = sb
+	}
 	if _, err := t.Get(local); err == nil {
 		return nil, &ExistsError{Name: local}
 	}
@@ -252,7 +269,7 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 		}
 		return errors.Join(errs...)
 	}
-	added := &Added{Local: local, Entry: en, Setup: st, Raw: raw, Locked: rec}
+	added := &Added{Local: local, Entry: en, Setup: st, Raw: raw, Locked: rec, Sandbox: sb, SandboxWhy: sbWhy, Unconfined: unconfined}
 	for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
 		s := secretName(key)
 		if err := t.SetSecret(s, st.Secrets[key]); err != nil {
@@ -293,6 +310,39 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 	return added, nil
 }
 
+// entrySandbox is the sandbox of the entry Add writes (SandboxPreset)
+// when the sandbox can be enforced here, checked as the config checks
+// it: a path too wide to grant (the home folder, a credential folder)
+// is an error naming it.
+func entrySandbox(r AddRequest, st *registry.Setup) (*config.Sandbox, []string, string, error) {
+	if st.Package == nil {
+		return nil, nil, "", nil
+	}
+	if !r.Sandbox {
+		return nil, nil, "the sandbox cannot be enforced on this machine: it runs unconfined, with all your rights ('switchboard doctor' says why)", nil
+	}
+	sb, why := SandboxPreset(&r.Entry.Server, st, r.Values)
+	if sb == nil {
+		return nil, nil, "Docker isolates it (a container); Switchboard's sandbox is not applied to the docker command", nil
+	}
+	raw, err := json.Marshal(map[string]any{"command": "server", "sandbox": sb})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	s, err := config.ParseServer("server", raw)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if _, ps := s.SandboxPolicy(); len(ps) > 0 {
+		var msgs []string
+		for _, p := range ps {
+			msgs = append(msgs, p.Message)
+		}
+		return nil, nil, "", fmt.Errorf("the sandbox its inputs imply cannot be given: %s", strings.Join(msgs, "; "))
+	}
+	return sb, why, "", nil
+}
+
 // installNPM installs the npm package of st locked into the state
 // directory and returns its lock entry, and an undo that removes the
 // install again when it was made now (not one another server had).
@@ -315,13 +365,7 @@ func installNPM(ctx context.Context, r AddRequest, npmPath, local string, st *re
 	if err != nil {
 		return nil, nil, err
 	}
-	undo := func() {
-		if !existed {
-			os.RemoveAll(dir)
-			os.Remove(ListingPath(dir))
-		}
-	}
-	return lk, undo, nil
+	return lk, undoFolder(dir, existed), nil
 }
 
 // addBundle downloads an .mcpb package's file and checks it against its
@@ -359,13 +403,7 @@ func installPyPI(ctx context.Context, r AddRequest, pythonPath, local string, st
 	if err != nil {
 		return nil, nil, err
 	}
-	undo := func() {
-		if !existed {
-			os.RemoveAll(dir)
-			os.Remove(ListingPath(dir))
-		}
-	}
-	return lk, undo, nil
+	return lk, undoFolder(dir, existed), nil
 }
 
 // pathOf is PATH's value in environ (the last one wins, as exec does).

@@ -57,7 +57,7 @@ func TestRequestChecks(t *testing.T) {
 			t.Errorf("%s@%s: %v", r.Package, r.Version, err)
 		}
 	}
-	if got := Folder("/s", "@scope/pkg", "1.2.3"); got != filepath.FromSlash("/s/packages/npm/@scope/pkg@1.2.3") {
+	if got := Folder("/st/switchboard", "@scope/pkg", "1.2.3"); got != filepath.FromSlash("/st/switchboard-packages/npm/@scope/pkg@1.2.3") {
 		t.Errorf("Folder: %s", got)
 	}
 }
@@ -260,7 +260,7 @@ func TestInstallScriptsOff(t *testing.T) {
 	if lines, err := Listing(dir); err != nil || Integrity(lines) != l.TreeIntegrity {
 		t.Errorf("the tree integrity: %v %s, lock %s", err, Integrity(lines), l.TreeIntegrity)
 	}
-	if left, _ := filepath.Glob(filepath.Join(state, "packages", "npm", ".*.tmp")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(PackagesRoot(state), "npm", ".*.tmp")); len(left) > 0 {
 		t.Errorf("the temporary folder is left: %v", left)
 	}
 	if name := initialize(t, l.Bin); name != "sb-fixture" {

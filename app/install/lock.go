@@ -59,9 +59,15 @@ type Locked struct {
 	// package-lock.json and every file's SHA-256 under Dir.
 	TreeIntegrity string    `json:"treeIntegrity,omitempty"`
 	InstalledAt   time.Time `json:"installedAt"`
-	// Tools will hold the tool definitions' hashes of the first start
-	// (a later part of issue 28); empty until then.
-	Tools map[string]string `json:"tools,omitempty"`
+	// Tools are the tool definitions' hashes of the first start, by
+	// tool name (trust.Hash: the pin store's hash, so the lock and the
+	// pins agree), and ToolsAt when they were taken; empty when the add
+	// skipped the first start (--no-start) or it failed.
+	Tools   map[string]string `json:"tools,omitempty"`
+	ToolsAt time.Time         `json:"toolsAt,omitzero"`
+	// Previous is the record this one replaced in an upgrade ('registry
+	// rollback' returns to it); nil when none.
+	Previous *Locked `json:"previous,omitempty"`
 }
 
 // Installed says whether the server runs a locked install (one Verify

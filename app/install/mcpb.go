@@ -22,7 +22,7 @@ var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 // BundlePath is where a bundle of that SHA-256 is kept:
 // STATE/packages/mcpb/SHA256.mcpb (by content: one file per bundle).
 func BundlePath(stateDir, sum string) string {
-	return filepath.Join(stateDir, "packages", "mcpb", sum+".mcpb")
+	return filepath.Join(PackagesRoot(stateDir), "mcpb", sum+".mcpb")
 }
 
 // FetchBundle downloads the .mcpb bundle at rawURL (https only) into the

@@ -53,7 +53,7 @@ func TestFetchBundle(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "its SHA-256 is "+hex.EncodeToString(badSum[:])+", the entry's fileSha256 is "+want) {
 		t.Fatalf("a bundle that is not the entry's: %v", err)
 	}
-	if left, _ := os.ReadDir(filepath.Join(other, "packages", "mcpb")); len(left) > 0 {
+	if left, _ := os.ReadDir(filepath.Join(PackagesRoot(other), "mcpb")); len(left) > 0 {
 		t.Errorf("a refused bundle left %v", left)
 	}
 

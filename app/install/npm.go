@@ -56,10 +56,21 @@ func Args(spec string) []string {
 }
 
 // Folder is where version of the npm package pkg is installed:
-// STATE/packages/npm/PKG@VERSION (a scoped package in its scope's
+// PackagesRoot/npm/PKG@VERSION (a scoped package in its scope's
 // folder).
 func Folder(stateDir, pkg, version string) string {
-	return filepath.Join(stateDir, "packages", "npm", filepath.FromSlash(pkg)+"@"+version)
+	return filepath.Join(PackagesRoot(stateDir), "npm", filepath.FromSlash(pkg)+"@"+version)
+}
+
+// PackagesRoot is the folder of the locked installs: beside the state
+// directory, not in it (STATE-packages: ~/.local/state/switchboard-packages),
+// because Switchboard's state is a protected path that no sandboxed
+// server may read (config.StatePaths), and a sandboxed server must read
+// its own install (the engine grants the outermost node_modules of the
+// script it runs, read-only).
+func PackagesRoot(stateDir string) string {
+	stateDir = filepath.Clean(stateDir)
+	return filepath.Join(filepath.Dir(stateDir), filepath.Base(stateDir)+"-packages")
 }
 
 // InstallNPM installs r's package into its folder (or takes the one a
@@ -101,21 +112,8 @@ func InstallNPM(ctx context.Context, stateDir string, npm NPM, r Request) (*Lock
 	if r.Source != "" {
 		spec = r.Source
 	}
-	cmd := exec.CommandContext(ctx, npm.Path, Args(spec)...)
-	cmd.Dir = tmp
-	cmd.Env = npm.Env
-	var tail bytes.Buffer
-	out := io.Writer(&tail)
-	if npm.Output != nil {
-		out = io.MultiWriter(&tail, npm.Output)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(tail.String())
-		if len(msg) > 2000 {
-			msg = "…" + msg[len(msg)-2000:]
-		}
-		return nil, fmt.Errorf("npm install %s failed (%v): %s", spec, err, msg)
+	if err := runTool(ctx, tmp, npm.Env, npm.Output, "npm install "+spec, npm.Path, Args(spec)...); err != nil {
+		return nil, err
 	}
 
 	pkgDir := filepath.Join(tmp, "node_modules", filepath.FromSlash(r.Package))
@@ -255,3 +253,38 @@ func sortedNames(l *Lock) []string {
 
 // ErrNoNPM says npm is not where servers' PATH would find it.
 var ErrNoNPM = errors.New("npm is not in the PATH the host gives servers")
+
+// runTool runs a package manager (npm, pip) in dir with env, its output
+// copied to output (may be nil); a failure says what failed with the
+// last 2000 bytes of what it printed.
+func runTool(ctx context.Context, dir string, env []string, output io.Writer, what, argv0 string, args ...string) error {
+	cmd := exec.CommandContext(ctx, argv0, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var tail bytes.Buffer
+	out := io.Writer(&tail)
+	if output != nil {
+		out = io.MultiWriter(&tail, output)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(tail.String())
+		if len(msg) > 2000 {
+			msg = "…" + msg[len(msg)-2000:]
+		}
+		return fmt.Errorf("%s failed (%v): %s", what, err, msg)
+	}
+	return nil
+}
+
+// undoFolder is the undo of an install into dir: it removes the folder
+// and its listing, unless the install was there before (another
+// server's).
+func undoFolder(dir string, existed bool) func() {
+	return func() {
+		if !existed {
+			os.RemoveAll(dir)
+			os.Remove(ListingPath(dir))
+		}
+	}
+}

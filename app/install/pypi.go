@@ -53,7 +53,7 @@ func normalizePyPI(name string) string {
 // PyPIFolder is where version of the PyPI project pkg is installed:
 // STATE/packages/pypi/NAME@VERSION (the name normalized).
 func PyPIFolder(stateDir, pkg, version string) string {
-	return filepath.Join(stateDir, "packages", "pypi", normalizePyPI(pkg)+"@"+version)
+	return filepath.Join(PackagesRoot(stateDir), "pypi", normalizePyPI(pkg)+"@"+version)
 }
 
 // venvPython is a virtual environment's python.
@@ -129,23 +129,7 @@ func InstallPyPI(ctx context.Context, stateDir string, py Python, r Request) (*L
 	}
 	defer os.RemoveAll(work)
 	run := func(what string, argv0 string, args ...string) error {
-		cmd := exec.CommandContext(ctx, argv0, args...)
-		cmd.Dir = work
-		cmd.Env = py.Env
-		var tail bytes.Buffer
-		out := io.Writer(&tail)
-		if py.Output != nil {
-			out = io.MultiWriter(&tail, py.Output)
-		}
-		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Run(); err != nil {
-			msg := strings.TrimSpace(tail.String())
-			if len(msg) > 2000 {
-				msg = "…" + msg[len(msg)-2000:]
-			}
-			return fmt.Errorf("%s failed (%v): %s", what, err, msg)
-		}
-		return nil
+		return runTool(ctx, work, py.Env, py.Output, what, argv0, args...)
 	}
 
 	// The virtual environment, with the pip Python ships (ensurepip).

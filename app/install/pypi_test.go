@@ -230,7 +230,7 @@ func TestInstallPyPI(t *testing.T) {
 			t.Errorf("%s has no %q:\n%s", RequirementsFile, want, reqs)
 		}
 	}
-	if left, _ := filepath.Glob(filepath.Join(state, "packages", "pypi", ".*")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(PackagesRoot(state), "pypi", ".*")); len(left) > 0 {
 		t.Errorf("temporary folders are left: %v", left)
 	}
 	if name := initializeArgv(t, append([]string{l.Bin}, l.Args...)...); name != "sb-fixture-py" {
@@ -287,7 +287,7 @@ func TestInstallPyPIHashChecked(t *testing.T) {
 	if fetched < 2 {
 		t.Fatalf("the changed file was not downloaded again (%d): the test did not test", fetched)
 	}
-	if left, _ := os.ReadDir(filepath.Join(state, "packages", "pypi")); len(left) > 0 {
+	if left, _ := os.ReadDir(filepath.Join(PackagesRoot(state), "pypi")); len(left) > 0 {
 		t.Errorf("a refused install left %v", left)
 	}
 }
@@ -313,7 +313,7 @@ func TestPyPIRequestChecks(t *testing.T) {
 			t.Errorf("pip --version %q: %v", v, err)
 		}
 	}
-	if got := PyPIFolder("/s", "Mcp_Server.Time", "2025.9.25"); got != filepath.FromSlash("/s/packages/pypi/mcp-server-time@2025.9.25") {
+	if got := PyPIFolder("/st/switchboard", "Mcp_Server.Time", "2025.9.25"); got != filepath.FromSlash("/st/switchboard-packages/pypi/mcp-server-time@2025.9.25") {
 		t.Errorf("PyPIFolder: %s", got)
 	}
 }
