@@ -25,22 +25,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
-// presetLine says a sandbox in words: its preset, then what it grants.
-func presetLine(sb *config.Sandbox) string {
-	p := sb.Preset
-	if p == "" {
-		p = config.SandboxStrict
-	}
-	parts := []string{p}
-	if len(sb.Write) > 0 {
-		parts = append(parts, "read and write "+strings.Join(sb.Write, ", "))
-	}
-	if len(sb.Read) > 0 {
-		parts = append(parts, "read "+strings.Join(sb.Read, ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
 var registryAddRow = &command{name: "registry add", args: "NAME[@VERSION]",
 	summary: "add a registry entry to the config as a server: its exact argv (or URL), inputs from --set, secrets into the keyring",
 	flags: []flagDef{
@@ -214,7 +198,7 @@ func (e *env) registryAdd(a *argv) error {
 	}
 	switch {
 	case added.Sandbox != nil:
-		fmt.Fprintf(e.stdout, "  sandbox: %s\n", termtext.Escape(presetLine(added.Sandbox)))
+		fmt.Fprintf(e.stdout, "  sandbox: %s\n", termtext.Escape(install.SandboxLine(added.Sandbox)))
 		for _, w := range added.SandboxWhy {
 			fmt.Fprintf(e.stdout, "    %s\n", termtext.Escape(w))
 		}
@@ -259,7 +243,7 @@ func (e *env) firstStart(ctx context.Context, b backend, added *install.Added, s
 	var tools []*mcp.Tool
 	var err error
 	if hb, ok := b.(*hostBackend); ok {
-		tools, err = hostFirstStart(ctx, hb.c, local)
+		tools, err = install.StartInHost(ctx, connStarter{hb.c}, local, 2*time.Minute)
 	} else {
 		tools, err = e.onceFirstStart(ctx, local, added.Raw)
 	}
@@ -272,7 +256,7 @@ func (e *env) firstStart(ctx context.Context, b backend, added *install.Added, s
 	}
 	where := "no sandbox"
 	if added.Sandbox != nil {
-		where = "sandbox " + presetLine(added.Sandbox)
+		where = "sandbox " + install.SandboxLine(added.Sandbox)
 	}
 	fmt.Fprintf(e.stdout, "first start (%s): %s\n", termtext.Escape(where), english.Plural(len(ft), "tool"))
 	for _, t := range ft {
@@ -291,51 +275,24 @@ func (e *env) firstStart(ctx context.Context, b backend, added *install.Added, s
 	return nil
 }
 
-// hostFirstStart starts local in the running host and returns the tools
-// it lists; the host's gateway pins them as it first sees them.
-func hostFirstStart(ctx context.Context, c *client.Conn, local string) ([]*mcp.Tool, error) {
-	if err := c.Start(ctx, local); err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(2 * time.Minute)
-	var runningSince time.Time
-	for {
-		list, err := c.Servers(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, st := range list {
-			if st.Name != local {
-				continue
-			}
-			switch st.State {
-			case hostapi.StateRunning:
-				// The host lists its tools just after the handshake: a
-				// count of 0 is waited on for a while (a server may have
-				// none).
-				if runningSince.IsZero() {
-					runningSince = time.Now()
-				}
-				if st.Tools > 0 || time.Since(runningSince) > 10*time.Second {
-					return c.Tools(ctx, local)
-				}
-			case hostapi.StateFailed, hostapi.StateRestarting, hostapi.StateWaiting, hostapi.StateInvalid:
-				msg := st.LastError
-				if len(st.Stderr) > 0 {
-					msg += "; its stderr: " + strings.Join(st.Stderr[max(0, len(st.Stderr)-10):], " | ")
-				}
-				return nil, fmt.Errorf("%s did not start: %s", local, msg)
-			}
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s was not running within 2 minutes ('switchboard status')", local)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+// connStarter is install.Starter over the host's API.
+type connStarter struct{ c *client.Conn }
+
+func (s connStarter) Start(ctx context.Context, name string) error { return s.c.Start(ctx, name) }
+func (s connStarter) Tools(ctx context.Context, name string) ([]*mcp.Tool, error) {
+	return s.c.Tools(ctx, name)
+}
+func (s connStarter) Status(ctx context.Context, name string) (hostapi.ServerStatus, error) {
+	list, err := s.c.Servers(ctx)
+	for _, st := range list {
+		if st.Name == name {
+			return st, nil
 		}
 	}
+	if err == nil {
+		err = fmt.Errorf("the host has no server %s", name)
+	}
+	return hostapi.ServerStatus{}, err
 }
 
 // onceFirstStart starts local in this process, as a host would, and

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/api"
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/configedit"
@@ -306,7 +307,54 @@ func (h *Host) registryAdd(ctx context.Context, ci *api.ConnInfo, p hostapi.Regi
 	if added.LockErr != nil {
 		res.LockError = added.LockErr.Error()
 	}
+	if !p.NoStart && added.Locked != nil && added.Locked.Installed() {
+		res.FirstStart = h.firstStart(ctx, added)
+	}
 	return res, nil
+}
+
+// firstStart is the first start of a locked install registry.add made
+// (docs/registry.md, "First start"): started once under its sandbox,
+// its tools listed (the gateway pins them as it first sees them) and
+// their hashes recorded in servers.lock. A failure is said in the
+// result; the server stays added.
+func (h *Host) firstStart(ctx context.Context, added *install.Added) *hostapi.FirstStart {
+	fs := &hostapi.FirstStart{Sandbox: "none"}
+	if added.Sandbox != nil {
+		fs.Sandbox = install.SandboxLine(added.Sandbox)
+	}
+	tools, err := install.StartInHost(ctx, mgrStarter{h}, added.Local, 2*time.Minute)
+	var ft []install.FirstTool
+	if err == nil {
+		ft, err = install.FirstTools(tools)
+	}
+	if err == nil {
+		err = install.RecordTools(h.opts.StateDir, added.Local, ft, time.Now())
+	}
+	if err != nil {
+		fs.Error = err.Error()
+		h.log.Warn("the first start of a server added from a registry failed", "server", added.Local, "error", err)
+		return fs
+	}
+	for _, t := range ft {
+		fs.Tools = append(fs.Tools, hostapi.FirstTool{Name: t.Name, Description: t.Description, Hints: t.Hints})
+	}
+	return fs
+}
+
+// mgrStarter is install.Starter over the host's own manager.
+type mgrStarter struct{ h *Host }
+
+func (s mgrStarter) Start(_ context.Context, name string) error { return s.h.mgr.StartServer(name) }
+func (s mgrStarter) Tools(_ context.Context, name string) ([]*mcp.Tool, error) {
+	return s.h.mgr.Tools(name)
+}
+func (s mgrStarter) Status(_ context.Context, name string) (hostapi.ServerStatus, error) {
+	st := s.h.statusOf(name)
+	if st.Name == "" {
+		return st, fmt.Errorf("the host has no server %s", name)
+	}
+	return st, nil
 }
 
 // hidden are the values given that must not appear in an error's text:

@@ -72,6 +72,8 @@ type RegistryAddParams struct {
 	Package  int               `json:"package,omitempty"`
 	Remote   int               `json:"remote,omitempty"`
 	Unlocked bool              `json:"unlocked,omitempty"`
+	// NoStart skips the first start of a locked install.
+	NoStart bool `json:"noStart,omitempty"`
 }
 
 // RegistryAddResult is what registry.add made. Secrets are the names of
@@ -91,6 +93,26 @@ type RegistryAddResult struct {
 	// LockError: the server was added, but servers.lock could not be
 	// written.
 	LockError string `json:"lockError,omitempty"`
+	// FirstStart is the first start of a locked install (nil: none was
+	// made: not installed locked, or NoStart).
+	FirstStart *FirstStart `json:"firstStart,omitempty"`
+}
+
+// FirstStart is a server's first start just after its add: started once
+// under its sandbox, its tools listed (their pins taken, their hashes
+// in servers.lock), or why it failed (the server stays added).
+type FirstStart struct {
+	Sandbox string      `json:"sandbox"` // in words: "files; read and write /srv", or "none"
+	Tools   []FirstTool `json:"tools,omitempty"`
+	Error   string      `json:"error,omitempty"`
+}
+
+// FirstTool is one tool of a first start: what it says, and its
+// annotations in words ("read-only", "destructive", "open world", …).
+type FirstTool struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Hints       []string `json:"hints,omitempty"`
 }
 
 // LockSummary is a locked install as servers.lock records it.

@@ -129,6 +129,9 @@ func TestJourneyRegistryFilesystem(t *testing.T) {
 		return ok && st.State == hostapi.StateRunning, st.LastError
 	})
 	s.serverState("filesystem", hostapi.StateRunning.Label())
+	// Its first start, made by the host under its sandbox: said on the
+	// status line, its tools' hashes in servers.lock.
+	s.find("the first start's line", labelContaining("First start (sandbox: "))
 	e := h.entry("filesystem")
 	args := toStrings(e["args"])
 	if e["command"] != "node" || len(args) != 2 || !strings.HasSuffix(args[0], "/dist/index.js") || args[1] != allowed ||
@@ -139,7 +142,7 @@ func TestJourneyRegistryFilesystem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := lock.Servers["filesystem"]; l == nil || l.Registry != "local" || l.Version != version || l.TreeIntegrity == "" {
+	if l := lock.Servers["filesystem"]; l == nil || l.Registry != "local" || l.Version != version || l.TreeIntegrity == "" || len(l.Tools) == 0 {
 		t.Errorf("servers.lock: %+v", lock.Servers)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/config"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/registry"
+	"github.com/switchboard-mcp/switchboard/internal/english"
 )
 
 // registryResults is the registry's half of the search: a heading, a
@@ -554,7 +555,12 @@ func (v *entryView) submit() {
 		if res.LockError != "" {
 			msg += "\nIts lock could not be written: " + res.LockError
 		}
-		w.setStatus(msg, len(res.Warnings) > 0)
+		bad := len(res.Warnings) > 0
+		if fs := res.FirstStart; fs != nil {
+			msg += "\n" + firstStartLine(fs)
+			bad = bad || fs.Error != ""
+		}
+		w.setStatus(msg, bad)
 	})
 }
 
@@ -578,4 +584,29 @@ func (v *entryView) showError(err error) {
 		return
 	}
 	setText(v.problems, fmt.Sprintf("%d problems:\n• %s", len(lines), strings.Join(lines, "\n• ")))
+}
+
+// firstStartLine says a first start's outcome: its sandbox, its tools
+// and their annotations counted, or why it failed.
+func firstStartLine(fs *hostapi.FirstStart) string {
+	if fs.Error != "" {
+		return fmt.Sprintf("Its first start (sandbox: %s) failed: %s. It stays added: its Logs tab shows what it wrote; widen its sandbox in Settings if it needs more.", fs.Sandbox, fs.Error)
+	}
+	hints := map[string]int{}
+	for _, t := range fs.Tools {
+		for _, h := range t.Hints {
+			hints[h]++
+		}
+	}
+	var said []string
+	for _, h := range []string{"read-only", "destructive", "open world"} {
+		if hints[h] > 0 {
+			said = append(said, fmt.Sprintf("%d %s", hints[h], h))
+		}
+	}
+	counted := ""
+	if len(said) > 0 {
+		counted = " (" + strings.Join(said, ", ") + ")"
+	}
+	return fmt.Sprintf("First start (sandbox: %s): %s%s, pinned: a later change is held for review. Its Tools tab lists them.", fs.Sandbox, english.Plural(len(fs.Tools), "tool"), counted)
 }
