@@ -62,8 +62,8 @@ func (e *env) registryUpgrade(a *argv) error {
 	if cur == nil {
 		return fmt.Errorf("%s was not added from a registry (servers.lock has no record of it): nothing to upgrade", local)
 	}
-	if !cur.Installed() || cur.Ecosystem != "npm" {
-		return fmt.Errorf("%s is not a locked npm install (%s): 'registry upgrade' upgrades those only for now; remove it and 'registry add' the new version", local, cur.Ecosystem)
+	if cur.Installed() && cur.Ecosystem != "npm" {
+		return fmt.Errorf("%s is a locked %s install, which 'registry upgrade' does not upgrade yet: remove it and 'registry add' the new version", local, cur.Ecosystem)
 	}
 	en, _, err := e.findEntry(cur.Entry, cur.Registry)
 	if err != nil {
@@ -101,6 +101,9 @@ func (e *env) registryUpgrade(a *argv) error {
 		return err
 	}
 	defer b.close()
+	if !cur.Installed() {
+		return e.upgradeUnlocked(a, b, state, local, cur, en, values)
+	}
 	raw, entry, args, err := lockedEntry(b, local, cur, "remove it and 'registry add' the new version")
 	if err != nil {
 		return err
@@ -125,16 +128,10 @@ func (e *env) registryUpgrade(a *argv) error {
 	} else {
 		d := install.ServerDiff(&old.Server, &en.Server, "npm", cur.Package)
 		printList(e, d, "no change of its variables, arguments, remotes or transport")
-		for _, o := range old.Server.Packages {
-			if o.RegistryType == "npm" && o.Identifier == cur.Package {
-				for _, ev := range pkg.EnvironmentVariables {
-					if !slices.ContainsFunc(o.EnvironmentVariables, func(x registry.KeyValue) bool { return x.Name == ev.Name }) {
-						newEnv = append(newEnv, ev)
-					}
-				}
-				if !slices.Equal(argNames(o), argNames(*pkg)) {
-					return fmt.Errorf("%s %s changes its arguments, which an upgrade does not carry over: remove %s and 'registry add' the new version", en.Server.Name, en.Server.Version, local)
-				}
+		if o := findPackage(&old.Server, "npm", cur.Package); o != nil {
+			newEnv = addedEnv(o, pkg)
+			if !slices.Equal(argNames(*o), argNames(*pkg)) {
+				return fmt.Errorf("%s %s changes its arguments, which an upgrade does not carry over: remove %s and 'registry add' the new version", en.Server.Name, en.Server.Version, local)
 			}
 		}
 	}
@@ -143,24 +140,7 @@ func (e *env) registryUpgrade(a *argv) error {
 	if entry["env"] != nil {
 		_ = json.Unmarshal(entry["env"], &env)
 	}
-	var missing []string
-	secrets := map[string]string{}
-	for _, ev := range newEnv {
-		v, ok := values[ev.Name]
-		if !ok {
-			v = ev.Default
-		}
-		switch {
-		case v == "" && ev.IsRequired:
-			missing = append(missing, "--set "+ev.Name+"=VALUE")
-		case v == "":
-		case ev.IsSecret:
-			secrets[config.SuggestSecretName(local, ev.Name)] = v
-			env[ev.Name] = config.KeyringRef(config.SuggestSecretName(local, ev.Name))
-		default:
-			env[ev.Name] = strings.ReplaceAll(v, "${", "$${")
-		}
-	}
+	secrets, missing := newEnvValues(local, env, newEnv, values)
 	if len(missing) > 0 {
 		return fmt.Errorf("%s %s needs a value for what it adds: give %s (nothing was changed)", en.Server.Name, en.Server.Version, strings.Join(missing, " "))
 	}
@@ -240,46 +220,42 @@ func (e *env) registryUpgrade(a *argv) error {
 		}
 	}
 
-	if !a.flag("yes") {
-		f, ok := e.stdin.(*os.File)
-		if !ok || !term.IsTerminal(int(f.Fd())) {
-			return fmt.Errorf("nothing was switched: stdin is not a terminal to ask on; read the diffs above and give --yes to switch (the new install stays in %s)", next.Dir)
-		}
-		fmt.Fprintf(e.stdout, "switch %s to %s? [y/N] ", local, termtext.Escape(pkg.Version))
-		line, _ := bufio.NewReader(f).ReadString('\n')
-		if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
-			return fmt.Errorf("nothing was switched")
-		}
-	}
-
-	// The switch: secrets first, then the entry, then the lock; the
-	// entry goes back if the lock cannot be written.
-	for name, v := range secrets {
-		if _, err := b.setSecret(name, v); err != nil {
-			return fmt.Errorf("storing %s in the keyring: %w (nothing was switched)", name, err)
-		}
-	}
-	if err := b.put(local, dryRaw, false); err != nil {
-		return fmt.Errorf("switching the entry: %w (nothing was switched)", err)
+	if err := e.confirmSwitch(a, local, pkg.Version, " (the new install stays in "+next.Dir+")"); err != nil {
+		return err
 	}
 	prev := *cur
 	prev.Previous = nil
-	next.Tools, next.Previous = map[string]string{}, &prev
+	next.Tools = map[string]string{}
 	for _, t := range tools {
 		next.Tools[t.Name] = t.Hash
 	}
 	if len(tools) > 0 {
 		next.ToolsAt = time.Now().UTC().Truncate(time.Second)
 	}
-	if err := install.UpdateLock(state, func(l *install.Lock) { l.Servers[local] = next }); err != nil {
-		if rerr := b.put(local, raw, false); rerr != nil {
-			return errors.Join(fmt.Errorf("servers.lock could not be written (%w), and the entry could not be put back", err), rerr)
-		}
-		return fmt.Errorf("servers.lock could not be written (%w): the entry was put back, nothing was switched", err)
+	if err := e.switchEntry(b, state, local, raw, dryRaw, secrets, next, &prev); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stdout, "switched %s to %s %s (runs %s); 'switchboard registry rollback %s' returns to %s\n", local, termtext.Escape(cur.Package), termtext.Escape(pkg.Version),
 		termtext.Escape(install.ArgvLine(append([]string{"node"}, newArgs...))), local, termtext.Escape(cur.Version))
 	fmt.Fprintf(e.stdout, "its new and changed tools are held for review when the host lists them ('switchboard tools review %s')\n", local)
+	return nil
+}
+
+// confirmSwitch asks whether to switch local to version, unless --yes;
+// stays is said when nothing is switched.
+func (e *env) confirmSwitch(a *argv, local, version, stays string) error {
+	if a.flag("yes") {
+		return nil
+	}
+	f, ok := e.stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return fmt.Errorf("nothing was switched: stdin is not a terminal to ask on; read the diffs above and give --yes to switch%s", stays)
+	}
+	fmt.Fprintf(e.stdout, "switch %s to %s? [y/N] ", local, termtext.Escape(version))
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+		return fmt.Errorf("nothing was switched")
+	}
 	return nil
 }
 
@@ -299,6 +275,9 @@ func (e *env) registryRollback(a *argv) error {
 		return fmt.Errorf("%s has no previous install to return to (servers.lock records one after 'registry upgrade')", local)
 	}
 	prev := cur.Previous
+	if !cur.Installed() {
+		return e.rollbackUnlocked(state, local, cur, prev)
+	}
 	if changes, err := install.Verify(prev, 5); err != nil || changes != nil {
 		return fmt.Errorf("the previous install %s is not as locked (%v%s): not returned to", prev.Dir, err, strings.Join(changes, "; "))
 	}

@@ -49,6 +49,10 @@ type Locked struct {
 	// Args are the arguments before the package's own (pypi: -c and the
 	// code that calls the package's console script).
 	Args []string `json:"args,omitempty"`
+	// URL is a remote's URL as 'registry upgrade' wrote it into the
+	// entry (and, in Previous, the URL it replaced); "" when the
+	// upgrade left the URL as the add wrote it.
+	URL string `json:"url,omitempty"`
 	// Image is an OCI package's image by digest (REPOSITORY@sha256:...).
 	Image string `json:"image,omitempty"`
 	// Packages is how many packages the tree holds (package-lock.json's
