@@ -62,7 +62,7 @@ func (e *env) registryUpgrade(a *argv) error {
 	if cur == nil {
 		return fmt.Errorf("%s was not added from a registry (servers.lock has no record of it): nothing to upgrade", local)
 	}
-	if cur.Installed() && cur.Ecosystem != "npm" {
+	if cur.Installed() && cur.Ecosystem != "npm" && cur.Ecosystem != "pypi" {
 		return fmt.Errorf("%s is a locked %s install, which 'registry upgrade' does not upgrade yet: remove it and 'registry add' the new version", local, cur.Ecosystem)
 	}
 	en, _, err := e.findEntry(cur.Entry, cur.Registry)
@@ -104,18 +104,18 @@ func (e *env) registryUpgrade(a *argv) error {
 	if !cur.Installed() {
 		return e.upgradeUnlocked(a, b, state, local, cur, en, values)
 	}
-	raw, entry, args, err := lockedEntry(b, local, cur, "remove it and 'registry add' the new version")
+	raw, entry, rest, err := lockedEntry(b, local, cur, "remove it and 'registry add' the new version")
 	if err != nil {
 		return err
 	}
 	var pkg *registry.Package
 	for i := range en.Server.Packages {
-		if p := &en.Server.Packages[i]; p.RegistryType == "npm" && p.Identifier == cur.Package {
+		if p := &en.Server.Packages[i]; p.RegistryType == cur.Ecosystem && install.SamePackage(cur.Ecosystem, p.Identifier, cur.Package) {
 			pkg = p
 		}
 	}
 	if pkg == nil {
-		return fmt.Errorf("%s %s has no npm package %s any more: remove %s and add the entry again", en.Server.Name, en.Server.Version, cur.Package, local)
+		return fmt.Errorf("%s %s has no %s package %s any more: remove %s and add the entry again", en.Server.Name, en.Server.Version, cur.Ecosystem, cur.Package, local)
 	}
 
 	fmt.Fprintf(e.stdout, "%s: %s %s -> %s (package %s %s -> %s)\n", local, termtext.Escape(en.Server.Name), termtext.Escape(cur.EntryVersion),
@@ -126,9 +126,9 @@ func (e *env) registryUpgrade(a *argv) error {
 	if old, err := e.entryVersion(en, cur.EntryVersion); err != nil {
 		fmt.Fprintf(e.stdout, "  the installed version's server.json cannot be read (%v): not compared\n", err)
 	} else {
-		d := install.ServerDiff(&old.Server, &en.Server, "npm", cur.Package)
+		d := install.ServerDiff(&old.Server, &en.Server, cur.Ecosystem, pkg.Identifier)
 		printList(e, d, "no change of its variables, arguments, remotes or transport")
-		if o := findPackage(&old.Server, "npm", cur.Package); o != nil {
+		if o := findPackage(&old.Server, cur.Ecosystem, pkg.Identifier); o != nil {
 			newEnv = addedEnv(o, pkg)
 			if !slices.Equal(argNames(*o), argNames(*pkg)) {
 				return fmt.Errorf("%s %s changes its arguments, which an upgrade does not carry over: remove %s and 'registry add' the new version", en.Server.Name, en.Server.Version, local)
@@ -146,14 +146,7 @@ func (e *env) registryUpgrade(a *argv) error {
 	}
 
 	// (b) the package tree, installed beside the old one.
-	npmPath, err := e.serversLookPath()("npm")
-	if err != nil {
-		return fmt.Errorf("%w: an upgrade installs the new version with npm", install.ErrNoNPM)
-	}
-	environ := append(os.Environ(), "PATH="+filepath.Dir(npmPath)+string(os.PathListSeparator)+e.getenv("PATH"))
-	fmt.Fprintf(e.stderr, "installing %s@%s beside the installed version (npm, install scripts off)…\n", termtext.Escape(cur.Package), termtext.Escape(pkg.Version))
-	next, err := install.InstallNPM(ctx, state, install.NPM{Path: npmPath, Env: environ},
-		install.Request{Server: local, Registry: cur.Registry, Entry: en.Server.Name, EntryVersion: en.Server.Version, Package: cur.Package, Version: pkg.Version})
+	next, err := e.installBeside(ctx, state, local, cur, en, pkg)
 	if err != nil {
 		return err
 	}
@@ -172,9 +165,8 @@ func (e *env) registryUpgrade(a *argv) error {
 	}
 
 	// (c) the tools of a sandboxed dry start of the new version.
-	newArgs := append([]string{next.Bin}, args[1:]...)
 	dry := maps.Clone(entry)
-	dry["args"], _ = json.Marshal(newArgs)
+	newArgv := setRun(dry, next, rest)
 	if len(env) > 0 {
 		dry["env"], _ = json.Marshal(env)
 	}
@@ -236,7 +228,7 @@ func (e *env) registryUpgrade(a *argv) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "switched %s to %s %s (runs %s); 'switchboard registry rollback %s' returns to %s\n", local, termtext.Escape(cur.Package), termtext.Escape(pkg.Version),
-		termtext.Escape(install.ArgvLine(append([]string{"node"}, newArgs...))), local, termtext.Escape(cur.Version))
+		termtext.Escape(install.ArgvLine(newArgv)), local, termtext.Escape(cur.Version))
 	fmt.Fprintf(e.stdout, "its new and changed tools are held for review when the host lists them ('switchboard tools review %s')\n", local)
 	return nil
 }
@@ -288,12 +280,11 @@ func (e *env) registryRollback(a *argv) error {
 		return err
 	}
 	defer b.close()
-	raw, entry, args, err := lockedEntry(b, local, cur, "not rolled back")
+	raw, entry, rest, err := lockedEntry(b, local, cur, "not rolled back")
 	if err != nil {
 		return err
 	}
-	args[0] = prev.Bin
-	entry["args"], _ = json.Marshal(args)
+	argv := setRun(entry, prev, rest)
 	back, _ := json.Marshal(entry)
 	if err := b.put(local, back, false); err != nil {
 		return err
@@ -305,7 +296,7 @@ func (e *env) registryRollback(a *argv) error {
 		return fmt.Errorf("servers.lock could not be written (%w): the entry was put back", err)
 	}
 	fmt.Fprintf(e.stdout, "rolled %s back to %s %s (runs %s); the install of %s stays in %s\n", local, termtext.Escape(prev.Package), termtext.Escape(prev.Version),
-		termtext.Escape(install.ArgvLine(append([]string{"node"}, args...))), termtext.Escape(cur.Version), termtext.Escape(cur.Dir))
+		termtext.Escape(install.ArgvLine(argv)), termtext.Escape(cur.Version), termtext.Escape(cur.Dir))
 	return nil
 }
 
@@ -386,17 +377,57 @@ func pinnedDescriptions(path, server string) map[string]string {
 }
 
 // lockedEntry reads local's config entry, which must still run cur's
-// locked install (its first argument cur.Bin): the raw entry, its keys
-// and its args; otherwise an error ending with what follows.
+// locked install (npm: node with cur.Bin first; pypi: cur.Bin with
+// cur.Args first): the raw entry, its keys and the package's own
+// arguments that follow; otherwise an error ending with what follows.
 func lockedEntry(b backend, local string, cur *install.Locked, otherwise string) (json.RawMessage, map[string]json.RawMessage, []string, error) {
 	raw, err := b.get(local)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	var entry map[string]json.RawMessage
+	var command string
 	var args []string
-	if json.Unmarshal(raw, &entry) != nil || json.Unmarshal(entry["args"], &args) != nil || len(args) == 0 || args[0] != cur.Bin {
-		return nil, nil, nil, fmt.Errorf("%s's config entry does not run its locked install %s (it was changed since): %s", local, cur.Bin, otherwise)
+	if json.Unmarshal(raw, &entry) == nil && json.Unmarshal(entry["args"], &args) == nil && json.Unmarshal(entry["command"], &command) == nil {
+		switch {
+		case cur.Ecosystem == "pypi" && command == cur.Bin && len(args) >= len(cur.Args) && slices.Equal(args[:len(cur.Args)], cur.Args):
+			return raw, entry, args[len(cur.Args):], nil
+		case cur.Ecosystem != "pypi" && len(args) > 0 && args[0] == cur.Bin:
+			return raw, entry, args[1:], nil
+		}
 	}
-	return raw, entry, args, nil
+	return nil, nil, nil, fmt.Errorf("%s's config entry does not run its locked install %s (it was changed since): %s", local, cur.Bin, otherwise)
+}
+
+// setRun makes entry run l's install with the package's own arguments
+// rest, and returns the argv.
+func setRun(entry map[string]json.RawMessage, l *install.Locked, rest []string) []string {
+	argv := append([]string{"node", l.Bin}, rest...)
+	if l.Ecosystem == "pypi" {
+		argv = slices.Concat([]string{l.Bin}, l.Args, rest)
+	}
+	entry["command"], _ = json.Marshal(argv[0])
+	entry["args"], _ = json.Marshal(argv[1:])
+	return argv
+}
+
+// installBeside installs pkg, the new version of cur's package, beside
+// the installed one, as 'registry add' installs it.
+func (e *env) installBeside(ctx context.Context, state, local string, cur *install.Locked, en *registry.Entry, pkg *registry.Package) (*install.Locked, error) {
+	req := install.Request{Server: local, Registry: cur.Registry, Entry: en.Server.Name, EntryVersion: en.Server.Version, Package: pkg.Identifier, Version: pkg.Version}
+	if cur.Ecosystem == "pypi" {
+		py, err := e.serversLookPath()("python3")
+		if err != nil {
+			return nil, fmt.Errorf("%w: an upgrade installs the new version in a venv of its own", install.ErrNoPython)
+		}
+		fmt.Fprintf(e.stderr, "installing %s==%s beside the installed version (a Python venv, every file hash-checked, wheels only)…\n", termtext.Escape(pkg.Identifier), termtext.Escape(pkg.Version))
+		return install.InstallPyPI(ctx, state, install.Python{Path: py, Env: append(os.Environ(), "PATH="+e.getenv("PATH"))}, req)
+	}
+	npmPath, err := e.serversLookPath()("npm")
+	if err != nil {
+		return nil, fmt.Errorf("%w: an upgrade installs the new version with npm", install.ErrNoNPM)
+	}
+	environ := append(os.Environ(), "PATH="+filepath.Dir(npmPath)+string(os.PathListSeparator)+e.getenv("PATH"))
+	fmt.Fprintf(e.stderr, "installing %s@%s beside the installed version (npm, install scripts off)…\n", termtext.Escape(pkg.Identifier), termtext.Escape(pkg.Version))
+	return install.InstallNPM(ctx, state, install.NPM{Path: npmPath, Env: environ}, req)
 }

@@ -50,6 +50,15 @@ func normalizePyPI(name string) string {
 	return strings.ToLower(regexp.MustCompile(`[-_.]+`).ReplaceAllString(name, "-"))
 }
 
+// SamePackage says whether a and b name the same package of
+// ecosystem (PyPI's names compare normalized: "My_Pkg" is "my-pkg").
+func SamePackage(ecosystem, a, b string) bool {
+	if ecosystem == "pypi" {
+		return normalizePyPI(a) == normalizePyPI(b)
+	}
+	return a == b
+}
+
 // PyPIFolder is where version of the PyPI project pkg is installed:
 // STATE/packages/pypi/NAME@VERSION (the name normalized).
 func PyPIFolder(stateDir, pkg, version string) string {

@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -163,6 +164,31 @@ type TreeChanges struct {
 type lockPackage struct {
 	Version          string `json:"version"`
 	HasInstallScript bool   `json:"hasInstallScript"`
+	hashes           string // a PyPI install's: its files' --hash values
+}
+
+// treePackages are an install's packages: a PyPI install's from its
+// requirements file (name==version and the files' hashes: wheels only,
+// which have no install scripts), an npm install's from its
+// package-lock.json.
+func treePackages(dir string) (map[string]lockPackage, error) {
+	b, err := os.ReadFile(filepath.Join(dir, RequirementsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return readLockPackages(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]lockPackage{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		n, v, _ := strings.Cut(f[0], "==")
+		out[n] = lockPackage{Version: v, hashes: strings.Join(f[1:], " ")}
+	}
+	return out, nil
 }
 
 func readLockPackages(dir string) (map[string]lockPackage, error) {
@@ -200,13 +226,14 @@ func scripted(dir string, pkgs map[string]lockPackage) []string {
 	return out
 }
 
-// DiffTrees compares the install at was with the one at now.
+// DiffTrees compares the install at was with the one at now (both npm,
+// or both PyPI).
 func DiffTrees(was, now string) (*TreeChanges, error) {
-	po, err := readLockPackages(was)
+	po, err := treePackages(was)
 	if err != nil {
 		return nil, err
 	}
-	pn, err := readLockPackages(now)
+	pn, err := treePackages(now)
 	if err != nil {
 		return nil, err
 	}
@@ -218,6 +245,8 @@ func DiffTrees(was, now string) (*TreeChanges, error) {
 			tc.Packages = append(tc.Packages, fmt.Sprintf("%s: added %s", p, pn[p].Version))
 		case o.Version != pn[p].Version:
 			tc.Packages = append(tc.Packages, fmt.Sprintf("%s: %s -> %s", p, o.Version, pn[p].Version))
+		case o.hashes != pn[p].hashes:
+			tc.Packages = append(tc.Packages, fmt.Sprintf("%s %s: other files (their SHA-256 changed at the same version)", p, o.Version))
 		}
 	}
 	for _, p := range sortedKeysOf(po) {
