@@ -23,8 +23,8 @@ import (
 // upgrade' shows the server.json diff, asks for the required secret the
 // new npm version adds (stored in a private keyring, never in the
 // config), rewrites the exact pin the add wrote (docker with the new
-// variable's -e) and the lock record together; a hand-edited pin and a
-// remote whose headers change are refused; 'registry rollback' returns
+// variable's -e) and the lock record together; a hand-edited pin or
+// URL and a remote whose headers change are refused; 'registry rollback' returns
 // each entry and record.
 func TestRegistryUpgradeUnlocked(t *testing.T) {
 	sb := newSandbox(t)
@@ -165,11 +165,25 @@ func TestRegistryUpgradeUnlocked(t *testing.T) {
 		t.Errorf("the remote's URL after the rollback: %q, want %q", u, urlBefore)
 	}
 
+	// A remote's URL edited by hand: refused, nothing changed.
+	b, err := os.ReadFile(sb.configPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sb.configPath(), []byte(strings.Replace(string(b), urlBefore, "https://api.example.com/mcp", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = sb.run(t, "", "registry", "upgrade", "unl-remote", "--allow-new", "--yes")
+	if r.code != 1 || !strings.Contains(r.stderr, "does not hold the version 1.0.0 its registry's URL did") {
+		t.Errorf("a hand-edited URL: %s", r)
+	}
+	if u := load().Servers["unl-remote"].URL; u != "https://api.example.com/mcp" {
+		t.Errorf("a refused upgrade changed the URL: %q", u)
+	}
+
 	// A hand-edited pin: refused, nothing changed.
-	f = load()
 	raw := `{"command": "npx", "args": ["-y", "unl-pkg@latest"]}`
 	sb.cli(t, "servers", "remove", "unl-npm")
-	_ = f
 	writeRaw := func() {
 		t.Helper()
 		b, err := os.ReadFile(sb.configPath())
