@@ -53,10 +53,11 @@ servers.lock) and run with 'node ENTRY', never through npx; a PyPI
 package into a venv of its own, every file checked against its SHA-256,
 run with the venv's python, never through uvx; an OCI image by its
 digest ('--unlocked' keeps npx, uvx or the tag). A package runs under the
-sandbox its inputs imply; a locked npm install starts once, its tools
+sandbox its inputs imply; a locked install starts once, its tools
 shown and pinned ('--no-start' skips that). 'servers verify' re-checks the
-installed trees; 'registry upgrade' shows three diffs before it switches,
-and 'registry rollback' returns to the previous install.
+installed trees; 'registry upgrade' shows its diffs before it switches
+(three for a locked install), and 'registry rollback' returns to the
+previous one.
 docs/registry.md says more.
 `
 

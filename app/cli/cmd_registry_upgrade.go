@@ -25,7 +25,7 @@ import (
 )
 
 var registryUpgradeRow = &command{name: "registry upgrade", args: "NAME",
-	summary: "upgrade a server added from a registry, after three diffs: server.json, the package tree, the tool definitions of a sandboxed dry start",
+	summary: "upgrade a server added from a registry after its diffs: server.json; for a locked install also the package tree and the tool definitions of a sandboxed dry start",
 	flags: []flagDef{
 		{name: "to", kind: stringFlag, arg: "VERSION", help: "the version to upgrade to (default: the index's latest)"},
 		{name: "allow-new", kind: boolFlag, help: "accept a release younger than 3 days"},
