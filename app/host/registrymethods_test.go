@@ -3,7 +3,6 @@
 package host
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -29,29 +28,7 @@ func registryHost(t *testing.T, store *secrets.Store, reg *registrytest.Registry
 	t.Helper()
 	return runHostWith(t, store, nil, func(o *Options) {
 		o.StateDir = filepath.Join(filepath.Dir(filepath.Dir(o.ConfigPath)), "state")
-		cfg, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{},
-			"registries": []map[string]string{{"name": "test", "url": reg.URL}}})
-		if err := os.MkdirAll(filepath.Dir(o.ConfigPath), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(o.ConfigPath, cfg, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		dir := registry.Dir(o.StateDir)
-		ix, err := registry.Load(dir, "test", reg.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := registry.NewClient(reg.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := registry.Sync(context.Background(), c, ix, registry.SyncOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := ix.Save(dir); err != nil {
-			t.Fatal(err)
-		}
+		reg.Seed(t, "test", o.ConfigPath, o.StateDir)
 		if binDir != "" {
 			// The host asks the login shell for the servers' PATH: this
 			// one answers the test's PATH, binDir first.

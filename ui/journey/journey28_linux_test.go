@@ -3,7 +3,6 @@
 package journey
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -19,7 +18,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/host/hosttest"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/install"
-	"github.com/switchboard-mcp/switchboard/app/registry"
 	"github.com/switchboard-mcp/switchboard/app/registry/registrytest"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
@@ -65,29 +63,7 @@ func TestJourneyRegistryFilesystem(t *testing.T) {
 	t.Setenv("SHELL", "/bin/false") // the servers' PATH is this one (npm, node)
 	h := followHost(t, hosttest.Start(t, nil, func(o *host.Options) {
 		o.Version = "journey"
-		cfg, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{},
-			"registries": []map[string]string{{"name": "local", "url": reg.URL}}})
-		if err := os.MkdirAll(filepath.Dir(o.ConfigPath), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(o.ConfigPath, cfg, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		dir := registry.Dir(o.StateDir)
-		ix, err := registry.Load(dir, "local", reg.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := registry.NewClient(reg.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := registry.Sync(context.Background(), c, ix, registry.SyncOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := ix.Save(dir); err != nil {
-			t.Fatal(err)
-		}
+		reg.Seed(t, "local", o.ConfigPath, o.StateDir)
 	}))
 	s := openWindow(t, h)
 

@@ -1,8 +1,6 @@
 package window
 
 import (
-	"context"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,29 +25,7 @@ import (
 func startRegistry(t *testing.T, reg *registrytest.Registry) *harness {
 	t.Helper()
 	return startWith(t, nil, []func(*host.Options){func(o *host.Options) {
-		cfg, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{},
-			"registries": []map[string]string{{"name": "test", "url": reg.URL}}})
-		if err := os.MkdirAll(filepath.Dir(o.ConfigPath), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(o.ConfigPath, cfg, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		dir := registry.Dir(o.StateDir)
-		ix, err := registry.Load(dir, "test", reg.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := registry.NewClient(reg.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := registry.Sync(context.Background(), c, ix, registry.SyncOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if err := ix.Save(dir); err != nil {
-			t.Fatal(err)
-		}
+		reg.Seed(t, "test", o.ConfigPath, o.StateDir)
 	}})
 }
 

@@ -7,12 +7,15 @@
 package registrytest
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -282,4 +285,34 @@ func Synthetic(n int) []registry.Server {
 		out = append(out, s)
 	}
 	return out
+}
+
+// Seed writes a config at configPath that lists this registry as name
+// (and no server), and syncs its index into stateDir, as a host's first
+// sync would: the setup of a test of the host, the window or a journey.
+func (r *Registry) Seed(t testing.TB, name, configPath, stateDir string) {
+	t.Helper()
+	cfg, _ := json.Marshal(map[string]any{"version": 1, "mcpServers": map[string]any{},
+		"registries": []map[string]string{{"name": name, "url": r.URL}}})
+	if err := os.MkdirAll(filepath.Dir(configPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(configPath, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := registry.Dir(stateDir)
+	ix, err := registry.Load(dir, name, r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := registry.NewClient(r.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := registry.Sync(context.Background(), c, ix, registry.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Save(dir); err != nil {
+		t.Fatal(err)
+	}
 }
