@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/textproto"
 	"os"
@@ -242,46 +241,13 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 	// entry's name; if the entry is refused, those that were new are
 	// removed again. A secret of that name that another server uses is
 	// never replaced.
-	had := map[string]bool{}
-	if len(st.Secrets) > 0 {
-		list, err := t.ListSecrets()
-		if err != nil {
-			undoInstall()
-			return nil, fmt.Errorf("reading the keyring's secrets: %w (nothing was added)", err)
-		}
-		for _, si := range list {
-			had[si.Name] = true
-			for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
-				if secretName(key) == si.Name && len(si.UsedBy) > 0 {
-					undoInstall()
-					return nil, fmt.Errorf("the keyring's secret %q, where %s would go, is used by %s: give another name with --name LOCAL (nothing was added)", si.Name, key, strings.Join(si.UsedBy, ", "))
-				}
-			}
-		}
-	}
-	var stored []string
-	forget := func() error {
-		var errs []error
-		for _, s := range stored {
-			if err := t.DeleteSecret(s); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("the secret %s stored for it could not be removed (%v): 'switchboard secret rm %s'", s, err, s))
-			}
-		}
-		return errors.Join(errs...)
-	}
 	added := &Added{Local: local, Entry: en, Setup: st, Raw: raw, Locked: rec, Sandbox: sb, SandboxWhy: sbWhy, Unconfined: unconfined}
-	for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
-		s := secretName(key)
-		if err := t.SetSecret(s, st.Secrets[key]); err != nil {
-			ferr := forget()
-			undoInstall()
-			return nil, errors.Join(fmt.Errorf("storing %s in the keyring as %q: %w (nothing was added)", key, s, err), ferr)
-		}
-		if !had[s] {
-			stored = append(stored, s)
-		}
-		added.Secrets = append(added.Secrets, AddedSecret{Key: key, Name: s, Replaced: had[s]})
+	stored, forget, err := storeSecrets(t, st.Secrets, secretName)
+	if err != nil {
+		undoInstall()
+		return nil, fmt.Errorf("%w (nothing was added)", err)
 	}
+	added.Secrets = stored
 	if err := t.Create(local, raw); err != nil {
 		ferr := forget()
 		undoInstall()
