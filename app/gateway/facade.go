@@ -331,7 +331,7 @@ func (f *facade) call(ctx context.Context, caller relay.Caller, exposed string, 
 	}
 	res, err := f.g.backend.CallTool(ctx, e.server, params, progress)
 	if err == nil {
-		return normalize(res), nil
+		return normalize(e.server, res), nil
 	}
 	return f.failed(ctx, err)
 }
@@ -382,7 +382,7 @@ func (f *facade) callRaw(ctx context.Context, rb RawBackend, caller relay.Caller
 	if err != nil {
 		return f.failed(ctx, err)
 	}
-	return newRawToolResult(res), nil
+	return newRawToolResult(res, e.server), nil
 }
 
 // decodeResult is a result of call as a go-sdk type (the tool handler's,
@@ -396,7 +396,7 @@ func decodeResult(r mcp.Result) (*mcp.CallToolResult, error) {
 		if err := json.Unmarshal(r.res.Raw, &res); err != nil {
 			return toolError(fmt.Sprintf("a tool's result does not decode: %v", err)), nil
 		}
-		return normalize(&res), nil
+		return normalize(r.server, &res), nil
 	}
 	return nil, fmt.Errorf("a tool call's result is a %T", r)
 }
@@ -495,13 +495,16 @@ func (f *facade) getPrompt(ctx context.Context, server, name string, p *mcp.GetP
 	return &out, nil
 }
 
+// readResource reads p.URI, as the client names it, from server: a ui://
+// resource under the server's own URI, its contents' URIs exposed again
+// (uiapps.go).
 func (f *facade) readResource(ctx context.Context, server string, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
-	fp := &mcp.ReadResourceParams{URI: p.URI, Meta: userMeta(p.Meta)}
+	fp := &mcp.ReadResourceParams{URI: ownURI(server, p.URI), Meta: userMeta(p.Meta)}
 	res, err := f.g.backend.ReadResource(ctx, server, fp)
 	if err != nil {
 		return nil, f.g.rpcError(ctx, err)
 	}
-	out := *res
+	out := *exposeContents(server, res)
 	out.Meta = userMeta(res.Meta)
 	return &out, nil
 }
@@ -569,7 +572,7 @@ func (f *facade) complete(ctx context.Context, r *mcp.CompleteRequest) (*mcp.Com
 		if e == nil || !f.cur().SeesServer(e.server) {
 			var owners []string
 			for _, t := range v.allTemplates {
-				if t.name == p.Ref.URI {
+				if t.template.URITemplate == p.Ref.URI {
 					owners = append(owners, t.server)
 				}
 			}
@@ -658,9 +661,10 @@ func userMeta(m mcp.Meta) mcp.Meta {
 // normalize is a server's tool result as the gateway passes it on: its
 // content, structured content, error flag and own _meta, without what
 // belongs to the hop from the server (protocol _meta, the result type and
-// multi-round-trip fields). Both paths send exactly this.
-func normalize(res *mcp.CallToolResult) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{Meta: userMeta(res.Meta), Content: res.Content, StructuredContent: res.StructuredContent, IsError: res.IsError}
+// multi-round-trip fields), with its _meta.ui.resourceUri exposed for its
+// server (uiapps.go). Both paths send exactly this.
+func normalize(server string, res *mcp.CallToolResult) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{Meta: exposeUIMeta(server, userMeta(res.Meta)), Content: res.Content, StructuredContent: res.StructuredContent, IsError: res.IsError}
 	if out.Content == nil {
 		out.Content = []mcp.Content{}
 	}

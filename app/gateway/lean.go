@@ -531,7 +531,7 @@ func (r *rawLean) done(res *relay.Result, err error) {
 	if err != nil {
 		r.finish(r.c.failedLine(r.rawID, err, r.modern))
 	} else {
-		line, buf := r.c.rawResultLine(r.rawID, res, r.modern)
+		line, buf := r.c.rawResultLine(r.rawID, res, r.server, r.modern)
 		if r.c.leanDone(r.id, r.e) {
 			_ = r.c.sendPooled(line, buf)
 		} else if buf != nil {
@@ -567,7 +567,7 @@ func (c *sockConn) failedLine(id json.RawMessage, err error, modern bool) []byte
 // which goes back to the pool once the line is written (sendPooled): a
 // fresh megabyte per large answer was zeroed, copied into and collected,
 // a collection every few such answers.
-func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern bool) (line []byte, buf *[]byte) {
+func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, server string, modern bool) (line []byte, buf *[]byte) {
 	size := len(res.Raw) + len(id) + len(c.g.implJSON) + 128
 	var out []byte
 	if size >= pooledLine {
@@ -579,7 +579,7 @@ func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, modern b
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
 	out = append(out, `,"result":`...)
-	meta := serverMeta(nil, res.Meta)
+	meta := serverMeta(nil, res.Meta, server)
 	if modern {
 		meta = append(meta, member{serverInfoKey, c.g.implJSON})
 	}

@@ -23,10 +23,11 @@ import (
 type rawToolResult struct {
 	*mcp.CallToolResult // never Content: what the go-sdk sets (_meta, result type)
 	res                 *relay.Result
+	server              string // whose result it is (its _meta.ui.resourceUri: uiapps.go)
 }
 
-func newRawToolResult(res *relay.Result) *rawToolResult {
-	return &rawToolResult{CallToolResult: &mcp.CallToolResult{}, res: res}
+func newRawToolResult(res *relay.Result, server string) *rawToolResult {
+	return &rawToolResult{CallToolResult: &mcp.CallToolResult{}, res: res, server: server}
 }
 
 // MarshalJSON writes the result object: the embedded result's members
@@ -58,7 +59,7 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	out := make([]byte, 0, len(r.res.Content)+len(r.res.StructuredContent)+len(own)+256)
-	return appendResult(out, r.res, serverMeta(meta, r.res.Meta), rest), nil
+	return appendResult(out, r.res, serverMeta(meta, r.res.Meta, r.server), rest), nil
 }
 
 // member is one member of a JSON object: its key, quoted as written, and
@@ -68,8 +69,8 @@ type member struct{ key, val []byte }
 // serverMeta adds to meta the members of a server's _meta that a client
 // gets (normalize's rule: not the protocol's keys, nor the progress
 // token); a member of meta with the same key is replaced: the server's
-// wins.
-func serverMeta(meta []member, raw []byte) []member {
+// wins. Its "ui" member's resourceUri is exposed for server (uiapps.go).
+func serverMeta(meta []member, raw []byte, server string) []member {
 	if !isSet(raw) || raw[0] != '{' {
 		return meta
 	}
@@ -77,6 +78,9 @@ func serverMeta(meta []member, raw []byte) []member {
 		k := key[1 : len(key)-1]
 		if bytes.HasPrefix(k, []byte(protocolMetaPrefix)) || string(k) == "progressToken" {
 			return true
+		}
+		if bytes.Equal(key, uiMetaKeyJSON) {
+			val = exposeUIMetaRaw(server, val)
 		}
 		if i := slices.IndexFunc(meta, func(m member) bool { return bytes.Equal(m.key, key) }); i >= 0 {
 			meta[i].val = val

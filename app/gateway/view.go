@@ -173,10 +173,10 @@ func build(servers []Server, memos map[string]*memo, now time.Time, observe Obse
 				m.promptCp = exposePrompts(s.Name, s.Prompts, m.promptCp)
 			}
 			if !m.have || !slices.Equal(m.resources, s.Resources) {
-				m.resCp = same(s.Resources, m.resCp)
+				m.resCp = exposeEach(s.Resources, m.resCp, func(r *mcp.Resource) *mcp.Resource { return exposeResource(s.Name, r) })
 			}
 			if !m.have || !slices.Equal(m.templates, s.Templates) {
-				m.tmplCp = same(s.Templates, m.tmplCp)
+				m.tmplCp = exposeEach(s.Templates, m.tmplCp, func(t *mcp.ResourceTemplate) *mcp.ResourceTemplate { return exposeTemplate(s.Name, t) })
 				m.tmplRe = templateRegexps(m.tmplCp, m.tmplRe)
 			}
 			m.have, m.tools, m.prompts, m.resources, m.templates = true, s.Tools, s.Prompts, s.Resources, s.Templates
@@ -264,32 +264,38 @@ func build(servers []Server, memos map[string]*memo, now time.Time, observe Obse
 		}
 		if !st.listed {
 			for _, r := range m.resources {
-				v.mapping.Resources = append(v.mapping.Resources, MappedResource{URI: r.URI, Server: s.Name, Hidden: "the server is " + stateText(&s)})
+				v.mapping.Resources = append(v.mapping.Resources, MappedResource{URI: exposedURI(s.Name, r.URI), Server: s.Name, Hidden: "the server is " + stateText(&s)})
 			}
 			for _, t := range m.templates {
-				v.mapping.Templates = append(v.mapping.Templates, MappedTemplate{URITemplate: t.URITemplate, Server: s.Name, Hidden: "the server is " + stateText(&s)})
+				v.mapping.Templates = append(v.mapping.Templates, MappedTemplate{URITemplate: exposedURI(s.Name, t.URITemplate), Server: s.Name, Hidden: "the server is " + stateText(&s)})
 			}
 			continue
 		}
+		// A resource's and a template's key is the exposed URI (a ui://
+		// resource's names its server: uiapps.go), their entry's name the
+		// server's own.
 		for _, t := range m.templates {
-			if slices.Contains(tmpls[t.URITemplate], s.Name) {
+			c := m.tmplCp[t]
+			key := c.URITemplate
+			if slices.Contains(tmpls[key], s.Name) {
 				continue // listed twice by the same server
 			}
-			c := m.tmplCp[t]
 			e := &entry{server: s.Name, name: t.URITemplate, template: c, match: m.tmplRe[c]}
 			v.allTemplates = append(v.allTemplates, e)
-			tmpls[t.URITemplate] = append(tmpls[t.URITemplate], s.Name)
-			if len(tmpls[t.URITemplate]) == 1 {
-				tmplEntries[t.URITemplate] = e
+			tmpls[key] = append(tmpls[key], s.Name)
+			if len(tmpls[key]) == 1 {
+				tmplEntries[key] = e
 			}
 		}
 		for _, r := range m.resources {
-			if slices.Contains(uris[r.URI], s.Name) {
+			c := m.resCp[r]
+			key := c.URI
+			if slices.Contains(uris[key], s.Name) {
 				continue // listed twice by the same server
 			}
-			uris[r.URI] = append(uris[r.URI], s.Name)
-			if len(uris[r.URI]) == 1 {
-				uriEntries[r.URI] = &entry{server: s.Name, name: r.URI, resource: m.resCp[r]}
+			uris[key] = append(uris[key], s.Name)
+			if len(uris[key]) == 1 {
+				uriEntries[key] = &entry{server: s.Name, name: r.URI, resource: c}
 			}
 		}
 	}
@@ -382,6 +388,7 @@ func exposeTools(server string, tools []*mcp.Tool, old map[*mcp.Tool]*mcp.Tool) 
 		c := *t
 		c.Name = ExposedName(server, t.Name)
 		c.InputSchema = schema
+		c.Meta = exposeUIMeta(server, t.Meta)
 		out[t] = &c
 	}
 	return out
@@ -413,25 +420,30 @@ func exposePrompts(server string, prompts []*mcp.Prompt, old map[*mcp.Prompt]*mc
 	return out
 }
 
-// same maps each resource (or resource template) to itself, or to the one
-// it equals of the last list (as exposeTools does for tools).
-func same[T any](rs []*T, old map[*T]*T) map[*T]*T {
+// exposeEach maps each resource (or resource template) to its exposed
+// form (expose: itself, or a copy under its exposed URI), or to the one
+// made of an equal item of the last list (as exposeTools does for tools),
+// so that an unchanged item keeps its pointer.
+func exposeEach[T any](rs []*T, old map[*T]*T, expose func(*T) *T) map[*T]*T {
 	byJSON := map[string]*T{}
-	for _, c := range old {
-		if b, err := json.Marshal(c); err == nil {
+	for src, c := range old {
+		if b, err := json.Marshal(src); err == nil {
 			byJSON[string(b)] = c
 		}
 	}
 	out := make(map[*T]*T, len(rs))
 	for _, r := range rs {
-		out[r] = r
 		if c, ok := old[r]; ok {
 			out[r] = c
-		} else if b, err := json.Marshal(r); err == nil {
+			continue
+		}
+		if b, err := json.Marshal(r); err == nil {
 			if c, ok := byJSON[string(b)]; ok {
 				out[r] = c
+				continue
 			}
 		}
+		out[r] = expose(r)
 	}
 	return out
 }
