@@ -74,10 +74,10 @@ var uiMetaKeyJSON = []byte(`"` + uiMetaKey + `"`)
 
 // exposeUIMetaRaw is exposeUIMeta on the raw path: val is the value of the
 // "ui" member of a result's _meta, as the server wrote it. It is parsed
-// only when it holds "ui://"; it comes back as it was unless its
-// resourceUri names a ui:// resource.
+// only when it holds "ui:" (a URI may be written ui:\/\/...); it comes
+// back as it was unless its resourceUri names a ui:// resource.
 func exposeUIMetaRaw(server string, val []byte) []byte {
-	if len(val) == 0 || val[0] != '{' || !bytes.Contains(val, []byte(uiScheme)) {
+	if len(val) == 0 || val[0] != '{' || !bytes.Contains(val, []byte("ui:")) {
 		return val
 	}
 	out := make([]byte, 0, len(val)+len(server)+2)
