@@ -85,10 +85,17 @@ func exposeUIMetaRaw(server string, val []byte) []byte {
 	changed := false
 	err := relay.Members(val, func(k, v []byte) bool {
 		if string(k) == `"`+resourceKey+`"` && v[0] == '"' {
-			var uri string
-			if json.Unmarshal(v, &uri) == nil && isUI(uri) {
-				if b, err := json.Marshal(exposedURI(server, uri)); err == nil {
-					v, changed = b, true
+			if rest, ok := bytes.CutPrefix(v, []byte(`"`+uiScheme)); ok && bytes.IndexByte(rest, '\\') < 0 {
+				// As written, without escapes: the server's name is
+				// letters, digits and '-', nothing to escape.
+				v = append([]byte(`"`+uiScheme+server+"/"), rest...)
+				changed = true
+			} else {
+				var uri string
+				if json.Unmarshal(v, &uri) == nil && isUI(uri) {
+					if b, err := json.Marshal(exposedURI(server, uri)); err == nil {
+						v, changed = b, true
+					}
 				}
 			}
 		}

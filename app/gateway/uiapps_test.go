@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/relay"
 )
 
 // TestExposeUIMetaRaw: a result's _meta.ui on the raw path gets its
@@ -55,3 +56,31 @@ func TestUIURIs(t *testing.T) {
 		t.Errorf("exposeUIMeta changed the server's own _meta: %v", m)
 	}
 }
+
+// BenchmarkRawResultMeta is the raw paths' splice of a small result's
+// _meta (serverMeta, appendResult): without _meta, with a _meta without
+// ui, and with _meta.ui.resourceUri (parsed and rewritten).
+func BenchmarkRawResultMeta(b *testing.B) {
+	content := []byte(`[{"type":"text","text":"echo: hello"}]`)
+	for _, c := range []struct{ name, meta string }{
+		{"none", ""},
+		{"other", `{"mark":"a","io.modelcontextprotocol/x":1}`},
+		{"ui", `{"mark":"a","ui":{"resourceUri":"ui://widget"}}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			res := &relay.Result{Content: content}
+			if c.meta != "" {
+				res.Meta = []byte(c.meta)
+			}
+			out := make([]byte, 0, 256)
+			b.ReportAllocs()
+			for b.Loop() {
+				out = appendResult(out[:0], res, serverMetaS(nil, res.Meta, "s"), nil)
+			}
+		})
+	}
+}
+
+// serverMetaS is serverMeta (the benchmark runs on an earlier tree too,
+// whose serverMeta had no server).
+var serverMetaS = serverMeta
