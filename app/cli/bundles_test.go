@@ -58,7 +58,7 @@ func TestBundlesCheck(t *testing.T) {
 		"demo 1.2.0 by Acme (manifest 0.3, binary)",
 		"signature: unsigned",
 		"runs:      ${__dirname}/bin/demo --root /data --n=7",
-		"env:       TOKEN=${keyring:demo.token}",
+		"env:       TOKEN=${keyring:demo-token}", // the reference an install writes (config.SuggestSecretName)
 		"ok: nothing wrong found",
 	} {
 		if !strings.Contains(out, want) {
