@@ -28,18 +28,18 @@ type BundleCard struct {
 	Signature bundle.Signature `json:"signature"`
 	// SignatureText is the verdict in words (SignatureWords): "signed by
 	// CN (ORG)", "unsigned" or "invalid: WHY".
-	SignatureText   string            `json:"signatureText"`
-	Name            string            `json:"name,omitempty"`
-	DisplayName     string            `json:"displayName,omitempty"`
-	Version         string            `json:"version,omitempty"`
-	Author          string            `json:"author,omitempty"`
-	AuthorEmail     string            `json:"authorEmail,omitempty"`
-	AuthorURL       string            `json:"authorUrl,omitempty"`
-	Description     string            `json:"description,omitempty"`
-	Manifest        string            `json:"manifestVersion,omitempty"`
-	Type            string            `json:"type,omitempty"`
-	Platforms       []string          `json:"platforms,omitempty"`
-	Runtimes        map[string]string `json:"runtimes,omitempty"`
+	SignatureText string            `json:"signatureText"`
+	Name          string            `json:"name,omitempty"`
+	DisplayName   string            `json:"displayName,omitempty"`
+	Version       string            `json:"version,omitempty"`
+	Author        string            `json:"author,omitempty"`
+	AuthorEmail   string            `json:"authorEmail,omitempty"`
+	AuthorURL     string            `json:"authorUrl,omitempty"`
+	Description   string            `json:"description,omitempty"`
+	Manifest      string            `json:"manifestVersion,omitempty"`
+	Type          string            `json:"type,omitempty"`
+	Platforms     []string          `json:"platforms,omitempty"`
+	Runtimes      map[string]string `json:"runtimes,omitempty"`
 	// Local is the server's name an install gives it without --name.
 	Local string `json:"local,omitempty"`
 	// Command, Args and Env are what it would run with the values given:
