@@ -297,12 +297,13 @@ func BundleEntry(m *bundle.Manifest, dir string, dirs bundle.Dirs, values map[st
 	if strings.Contains(dir, "${") {
 		ps = append(ps, bundle.Problem{Key: "__dirname", Message: fmt.Sprintf("the store's folder %q holds \"${\": move the state directory", dir)})
 	}
-	if len(ps) > 0 {
-		return nil, nil, ps
-	}
+	// Every problem at once: the values' and the expansion's.
 	l, eps := m.Expand(dir, dirs, runtime.GOOS, in)
 	if eps.Refusing() {
-		return nil, nil, refusing(eps)
+		ps = append(ps, refusing(eps).(bundle.Problems)...)
+	}
+	if len(ps) > 0 {
+		return nil, nil, ps
 	}
 	entry := map[string]any{"command": l.Command, "args": l.Args}
 	if len(l.Env) > 0 {

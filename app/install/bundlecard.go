@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/bundle"
@@ -193,6 +195,9 @@ func (c *BundleCard) fill(ctx context.Context, m *bundle.Manifest, o InspectOpti
 	} else {
 		l, eps := m.Expand("${__dirname}", dirs, runtime.GOOS, in)
 		add(eps, false)
+		if eps.Refusing() {
+			l = placeheld(m, dirs, in, append(ps, eps...))
+		}
 		c.Command, c.Args, c.Env = l.Command, slices.Clone(l.Args), l.Env
 	}
 	look := o.LookPath
@@ -200,4 +205,32 @@ func (c *BundleCard) fill(ctx context.Context, m *bundle.Manifest, o InspectOpti
 		look = exec.LookPath
 	}
 	add(m.Check(ctx, runtime.GOOS, look), true)
+}
+
+// placeheld is what the bundle would run when values are missing or
+// wrong: each option with a problem stands as <KEY> (as a form's field
+// to fill in), so a card shows the command before the form is filled.
+func placeheld(m *bundle.Manifest, dirs bundle.Dirs, in bundle.Inputs, ps bundle.Problems) bundle.Launch {
+	held := *m
+	held.UserConfig = maps.Clone(m.UserConfig)
+	in2 := bundle.Inputs{Values: map[string]any{}, Secrets: maps.Clone(in.Secrets)}
+	for k, v := range in.Values {
+		if _, ok := m.UserConfig[k]; ok {
+			in2.Values[k] = v
+		}
+	}
+	for _, p := range ps {
+		k, ok := strings.CutPrefix(p.Key, "user_config.")
+		o, known := m.UserConfig[k]
+		if !ok || !known || o.Sensitive {
+			continue
+		}
+		held.UserConfig[k] = bundle.Option{Type: "string", Title: o.Title} // any text, no range
+		in2.Values[k] = "<" + k + ">"
+	}
+	l, eps := held.Expand("${__dirname}", dirs, runtime.GOOS, in2)
+	if eps.Refusing() {
+		return bundle.Launch{}
+	}
+	return l
 }

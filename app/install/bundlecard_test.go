@@ -125,6 +125,11 @@ func TestInspectBundle(t *testing.T) {
 			t.Errorf("problems lack %q: %q", w, c.Problems)
 		}
 	}
+	// What it would run all the same: each option with a problem as
+	// <KEY>, a form's field to fill.
+	if !slices.Equal(c.Args, []string{"--root", "<root>", "--n=<n>"}) || c.Env["TOKEN"] != "${keyring:demo-files-token}" {
+		t.Errorf("the command with problems: %q %v", c.Args, c.Env)
+	}
 	if len(c.Compatibility) != 1 || !strings.HasPrefix(c.Compatibility[0], "compatibility.platforms:") {
 		t.Errorf("compatibility: %q", c.Compatibility)
 	}
