@@ -100,7 +100,8 @@ type Window struct {
 	paste    *pasteView
 	catalog  *catalogView
 	template *templateView
-	entry    *entryView // a registry entry's card and form (addserver.go)
+	entry    *entryView  // a registry entry's card and form (addserver.go)
+	bundle   *bundleView // a bundle's card and install form (bundleview.go)
 	logs     *logsView
 	tools    *toolsView
 	apps     *appsView
@@ -440,6 +441,7 @@ func (w *Window) leave() {
 	}
 	w.page = nil
 	w.form, w.paste, w.catalog, w.template, w.logs, w.tools, w.apps, w.entry = nil, nil, nil, nil, nil, nil, nil, nil
+	w.bundle = nil
 }
 
 // focus gives the keyboard focus to a widget of the current page.
