@@ -80,9 +80,15 @@ func (f *bundleField) values() []string {
 }
 
 // OpenBundle shows the window at the page of the bundle file at path:
-// 'switchboard bundles open FILE'.
+// 'switchboard bundles open FILE'. Before the host answers (the window
+// just started, or the host is starting), the page opens once it does.
 func (w *Window) OpenBundle(path string) {
 	w.Show()
+	if !w.snap.Connected {
+		w.pendingBundle = path
+		w.setStatus("Waiting for the Switchboard host to read "+path+"…", false)
+		return
+	}
 	w.openBundle(path)
 }
 
