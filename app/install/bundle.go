@@ -99,6 +99,9 @@ type BundleRequest struct {
 	// Dirs are the user's folders (zero: from the home folder).
 	Dirs     bundle.Dirs
 	Progress io.Writer
+	// Opened is the bundle OpenBundle opened already (the CLI opens it
+	// first to tell an install from an upgrade); nil: AddBundle opens it.
+	Opened *BundleOpened
 }
 
 // BundleOpened is a bundle unpacked into the store and read: what an
@@ -418,11 +421,42 @@ func BundleSandbox(m *bundle.Manifest, dir string, dirs bundle.Dirs, values map[
 	return sb, why
 }
 
-// BundleDirs are the user's folders the manifest's variables name, from
-// the home folder (the platforms' English names; XDG's user-dirs are not
-// read).
+// BundleDirs are the user's folders the manifest's variables name: the
+// home folder's Desktop, Documents and Downloads, or where the XDG
+// user-dirs file (XDG_CONFIG_HOME/user-dirs.dirs, what desktops write
+// on Linux, where a non-English desktop names them otherwise) puts them.
 func BundleDirs(home string) bundle.Dirs {
-	return bundle.Dirs{Home: home, Desktop: filepath.Join(home, "Desktop"), Documents: filepath.Join(home, "Documents"), Downloads: filepath.Join(home, "Downloads")}
+	d := bundle.Dirs{Home: home, Desktop: filepath.Join(home, "Desktop"), Documents: filepath.Join(home, "Documents"), Downloads: filepath.Join(home, "Downloads")}
+	cfg := os.Getenv("XDG_CONFIG_HOME")
+	if cfg == "" {
+		cfg = filepath.Join(home, ".config")
+	}
+	b, err := os.ReadFile(filepath.Join(cfg, "user-dirs.dirs"))
+	if err != nil || home == "" {
+		return d
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || strings.HasPrefix(k, "#") {
+			continue
+		}
+		v = strings.Trim(v, `"`)
+		switch {
+		case strings.HasPrefix(v, "$HOME/"):
+			v = filepath.Join(home, v[len("$HOME/"):])
+		case !filepath.IsAbs(v):
+			continue
+		}
+		switch k {
+		case "XDG_DESKTOP_DIR":
+			d.Desktop = v
+		case "XDG_DOCUMENTS_DIR":
+			d.Documents = v
+		case "XDG_DOWNLOAD_DIR":
+			d.Downloads = v
+		}
+	}
+	return d
 }
 
 // AddBundle installs r's bundle as a server: OpenBundle, the entry
@@ -434,9 +468,12 @@ func AddBundle(ctx context.Context, t Target, r BundleRequest) (*Added, error) {
 	if r.Local != "" && !config.ValidServerName(r.Local) {
 		return nil, fmt.Errorf("the name %q: use 1 to 31 lower-case letters, digits or '-', starting with a letter or digit", r.Local)
 	}
-	o, err := OpenBundle(ctx, r)
-	if err != nil {
-		return nil, err
+	o := r.Opened
+	if o == nil {
+		var err error
+		if o, err = OpenBundle(ctx, r); err != nil {
+			return nil, err
+		}
 	}
 	m := o.Manifest
 	local := r.Local
@@ -616,4 +653,17 @@ func storeSecrets(t Target, secrets map[string]string, name func(string) string)
 		out = append(out, AddedSecret{Key: key, Name: s, Replaced: had[s]})
 	}
 	return out, forget, nil
+}
+
+// ReadBundleManifest reads the manifest of the bundle unpacked in dir.
+func ReadBundleManifest(dir string) (*bundle.Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, bundle.ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	m, ps := bundle.ParseManifest(data)
+	if ps.Refusing() {
+		return nil, fmt.Errorf("%s: %w", dir, refusing(ps))
+	}
+	return m, nil
 }
