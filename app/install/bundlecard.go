@@ -64,6 +64,22 @@ type BundleCard struct {
 	Unpackable bool `json:"unpackable"`
 }
 
+// Refusals are the card's problems that refuse the bundle whatever
+// values are given: all but those of one option's value (a required
+// value missing, a number out of range), which a form or --set fixes.
+func (c *BundleCard) Refusals() []string {
+	var out []string
+	for _, p := range c.Problems {
+		key, _, _ := strings.Cut(p, ": ")
+		if k, ok := strings.CutPrefix(key, "user_config."); ok && !strings.Contains(k, ".") &&
+			slices.ContainsFunc(c.Options, func(o BundleOption) bool { return o.Key == k }) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // BundleTool is a tool or a prompt the manifest declares.
 type BundleTool struct {
 	Name        string `json:"name"`

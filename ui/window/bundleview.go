@@ -234,13 +234,7 @@ func (w *Window) showBundle(path string, c install.BundleCard) {
 	}
 	// The card's own problems (not the values', which the form shows as
 	// it is filled): refusals of the file, the manifest, this machine.
-	var cardProblems []string
-	for _, p := range c.Problems {
-		if k, _, _ := strings.Cut(p, ":"); formKey(k) != "" && hasOption(&c, formKey(k)) {
-			continue
-		}
-		cardProblems = append(cardProblems, p)
-	}
+	cardProblems := c.Refusals()
 	for _, wn := range c.Warnings {
 		l := hintLabel("Warning: " + wn)
 		l.Importance = widget.WarningImportance
