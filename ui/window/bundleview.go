@@ -248,12 +248,15 @@ func (w *Window) showBundle(path string, c install.BundleCard) {
 	v.install = widget.NewButtonWithIcon("Install", theme.DownloadIcon(), v.submit)
 	v.install.Importance = widget.HighImportance
 	form := container.NewVBox()
-	if c.Name == "" || c.Command == "" && !c.Unpackable {
-		v.install.Disable()
-	} else {
+	// A refusal no value fixes (the file, the manifest, this machine)
+	// keeps Install off; an invalid signature is the user's to overrule.
+	blocked := slices.ContainsFunc(cardProblems, func(p string) bool { return !strings.HasPrefix(p, "signature: ") })
+	if c.Name != "" {
 		form.Add(v.form())
 	}
-	if c.Signature.State == bundle.Invalid {
+	if c.Name == "" || blocked {
+		v.install.Disable()
+	} else if c.Signature.State == bundle.Invalid {
 		v.insist = widget.NewCheck("Install anyway: I know why its signature is invalid", func(on bool) {
 			if on {
 				v.install.Enable()

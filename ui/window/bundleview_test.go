@@ -177,7 +177,7 @@ func TestInstallBundleFromWindow(t *testing.T) {
 
 // TestBundleInvalidSignature: a bundle whose signature is invalid shows
 // INVALID with why, and Install stays off until "Install anyway" is
-// checked.
+// checked; a bundle for another platform keeps Install off.
 func TestBundleInvalidSignature(t *testing.T) {
 	w, _ := goldenWindow(t)
 	c := goldenBundleCard()
@@ -194,6 +194,14 @@ func TestBundleInvalidSignature(t *testing.T) {
 	v.insist.SetChecked(true)
 	if v.install.Disabled() {
 		t.Errorf("Install anyway checked: Install is still off")
+	}
+
+	// A refusal no value fixes: Install off, the problem shown.
+	c = goldenBundleCard()
+	c.Problems = []string{"compatibility.platforms: the bundle runs on darwin, not on this linux: use a build of the bundle for linux"}
+	w.showBundle("/home/me/Downloads/files.mcpb", c)
+	if v := w.bundle; !v.install.Disabled() || v.insist != nil || !strings.Contains(v.problems.Text, "compatibility.platforms") {
+		t.Errorf("a bundle for another platform: install on %v, problems %q", !v.install.Disabled(), v.problems.Text)
 	}
 }
 
