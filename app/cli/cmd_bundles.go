@@ -37,6 +37,7 @@ reference an install would write. Nothing is kept.
 			{name: "set", kind: multiFlag, arg: "KEY=VALUE", help: "a user_config option's value (not a sensitive one)"},
 		},
 		run: (*env).bundlesCheck},
+	bundlesImportRow,
 }
 
 // bundleCard is 'bundles check' as --json prints it.
