@@ -34,7 +34,7 @@ func TestClaudeFolder(t *testing.T) {
 
 // TestClaudeExtensions: every folder of Claude Extensions is an
 // extension (a file or a link beside them is not), with its settings:
-// enabled only when isEnabled is true; a string, a number as written, a
+// enabled only when isEnabled is true (not when it is missing); a string, a number as written, a
 // boolean and an array become text values; a sensitive value (safeStorage
 // ciphertext, alone or in an array) is never a value, only named; null is
 // no value; a settings file that is not JSON is an error of that
@@ -58,6 +58,7 @@ func TestClaudeExtensions(t *testing.T) {
 	write("Claude Extensions/a.off/manifest.json", "{}")
 	write("Claude Extensions/c.none/manifest.json", "{}")
 	write("Claude Extensions/d.bad/manifest.json", "{}")
+	write("Claude Extensions/f.noflag/manifest.json", "{}")
 	write("Claude Extensions/stray.json", "{}")
 	if runtime.GOOS != "windows" {
 		if err := os.Symlink(filepath.Join(folder, "Claude Extensions", "b.on"), filepath.Join(folder, "Claude Extensions", "e.link")); err != nil {
@@ -69,6 +70,7 @@ func TestClaudeExtensions(t *testing.T) {
 		"token": "__encrypted__:djEwAAAA", "keys": ["x", "__encrypted__:djEw"], "gone": null}}`)
 	write("Claude Extensions Settings/a.off.json", `{"isEnabled": false, "userConfig": {"root": "/x"}}`)
 	write("Claude Extensions Settings/d.bad.json", `{"isEnabled": true,`)
+	write("Claude Extensions Settings/f.noflag.json", `{"userConfig": {"root": "/y"}}`)
 	got, err := ClaudeExtensions(folder)
 	if err != nil {
 		t.Fatal(err)
@@ -77,10 +79,13 @@ func TestClaudeExtensions(t *testing.T) {
 	for _, x := range got {
 		ids = append(ids, x.ID)
 	}
-	if strings.Join(ids, " ") != "a.off b.on c.none d.bad" {
+	if strings.Join(ids, " ") != "a.off b.on c.none d.bad f.noflag" {
 		t.Fatalf("extensions %q", ids)
 	}
-	off, on, none, bad := got[0], got[1], got[2], got[3]
+	off, on, none, bad, noflag := got[0], got[1], got[2], got[3], got[4]
+	if noflag.Enabled || noflag.Values["root"][0] != "/y" {
+		t.Errorf("f.noflag (no isEnabled): %+v", noflag)
+	}
 	if off.Enabled || !off.HasSettings || off.Values["root"][0] != "/x" {
 		t.Errorf("a.off: %+v", off)
 	}

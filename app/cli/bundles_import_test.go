@@ -88,17 +88,19 @@ func copyExe(t *testing.T, src, dst string) {
 func echoManifest(mark string) string {
 	return `{"manifest_version":"0.3","name":"echo","display_name":"Echo","version":"1.0.0","description":"d","author":{"name":"Acme"},
  "server":{"type":"binary","entry_point":"server/echo","mcp_config":{"command":"${__dirname}/server/echo","args":["--root","${user_config.root}"],
-  "env":{"` + helperEnv + `":"modern","` + markEnv + `":"` + mark + `","GORACE":"atexit_sleep_ms=0","TOKEN":"${user_config.token}","N":"${user_config.n}"}}},
+  "env":{"` + helperEnv + `":"modern","` + markEnv + `":"` + mark + `","GORACE":"atexit_sleep_ms=0","TOKEN":"${user_config.token}","API_KEY":"${user_config.api_key}","N":"${user_config.n}"}}},
  "user_config":{"root":{"type":"directory","title":"Root","description":"the folder it works in","required":true},
   "token":{"type":"string","title":"Token","description":"t","sensitive":true,"required":true},
+  "api_key":{"type":"string","title":"API key","description":"k","sensitive":true},
   "n":{"type":"number","title":"N","description":"n","default":3}}}`
 }
 
 // TestBundlesImportClaudeDesktop: with a fake Claude Desktop folder in the
 // test's HOME holding three extensions (a binary bundle running this test
-// binary as an MCP server, with a directory option, a sensitive one and a
-// number; one whose manifest is refused; one disabled), 'bundles import
-// claude-desktop' lists them with what must be given again; --all without
+// binary as an MCP server, with a directory option, a sensitive one, a
+// number, and a second sensitive one whose value Claude's settings hold in
+// plain text, which is not taken; one whose manifest is refused; one
+// disabled), 'bundles import claude-desktop' lists them with what must be given again; --all without
 // the sensitive value skips the good one with the remedy; with it (--set),
 // the good one is installed — its directory and number carried over from
 // Claude's settings, the sensitive value in the (real, private) keyring,
@@ -122,7 +124,7 @@ func TestBundlesImportClaudeDesktop(t *testing.T) {
 	token := fmt.Sprintf("tok-%d-SECRET-%d", os.Getpid(), time.Now().UnixNano())
 	claudeFolder(t, sb.configHome, map[string]fakeExt{
 		good: {manifest: echoManifest(sb.mark), files: map[string]string{"server/echo": "@" + testExe},
-			settings: `{"isEnabled": true, "userConfig": {"root": "` + proj + `", "token": "__encrypted__:djEwAAAAciphertext", "n": 5, "stale": "x"}}`},
+			settings: `{"isEnabled": true, "userConfig": {"root": "` + proj + `", "token": "__encrypted__:djEwAAAAciphertext", "api_key": "plain-legacy-key", "n": 5, "stale": "x"}}`},
 		bad: {manifest: strings.Replace(echoManifest(sb.mark), `"type":"directory"`, `"type":"folder"`, 1),
 			settings: `{"isEnabled": true, "userConfig": {}}`},
 		off: {manifest: `{"manifest_version":"0.3","name":"off","version":"2.0.0","description":"d","author":{"name":"Acme"},
@@ -142,7 +144,7 @@ func TestBundlesImportClaudeDesktop(t *testing.T) {
 	}
 	for _, want := range []string{
 		"local.mcpb.acme.broken  ?     ?        yes      no              -",
-		"local.mcpb.acme.echo    Echo  1.0.0    yes      no              token (required)",
+		"local.mcpb.acme.echo    Echo  1.0.0    yes      no              token (required), api_key",
 		"local.mcpb.acme.off     off   2.0.0    no       no              -",
 		`problem: local.mcpb.acme.broken: its manifest is refused: user_config.root.type: "folder" is not a type`,
 	} {
@@ -175,7 +177,8 @@ func TestBundlesImportClaudeDesktop(t *testing.T) {
 		"added echo: Claude Desktop extension local.mcpb.acme.echo (echo 1.0.0)",
 		"  runs:   " + filepath.Join(store, "server", "echo") + " --root " + proj,
 		"  from Claude Desktop's settings: n, root",
-		"  not carried over: stale (not an option of this version)",
+		"  not carried over: api_key (sensitive: given again below), stale (not an option of this version)",
+		"note: local.mcpb.acme.echo: the sensitive option api_key is left unset (give it with --set local.mcpb.acme.echo.api_key=VALUE)",
 		"  secret echo-token stored in the keyring (the config refers to it)",
 		"1 tool",
 		"echo",
@@ -202,7 +205,7 @@ func TestBundlesImportClaudeDesktop(t *testing.T) {
 	if err := json.Unmarshal(raw, &entry); err != nil {
 		t.Fatalf("the config's echo: %v\n%s", err, servers(cfg)["echo"])
 	}
-	if entry.Env["TOKEN"] != "${keyring:echo-token}" || entry.Env["N"] != "5" || strings.Join(entry.Args, " ") != "--root "+proj {
+	if entry.Env["TOKEN"] != "${keyring:echo-token}" || entry.Env["N"] != "5" || entry.Env["API_KEY"] != "" || strings.Join(entry.Args, " ") != "--root "+proj {
 		t.Errorf("the config's entry: %+v", entry)
 	}
 	for _, name := range []string{"broken", "off"} {
@@ -217,7 +220,7 @@ func TestBundlesImportClaudeDesktop(t *testing.T) {
 	}
 
 	r = run("bundles", "import", "claude-desktop")
-	if !strings.Contains(r.stdout, "local.mcpb.acme.echo    Echo  1.0.0    yes      as echo") {
+	if !strings.Contains(r.stdout, "local.mcpb.acme.echo    Echo  1.0.0    yes      as echo         token (required), api_key") {
 		t.Errorf("the list after the import:\n%s", r)
 	}
 	r = run("bundles", "import", "claude-desktop", good, "--set", "token="+token)
