@@ -447,22 +447,7 @@ func (e *env) importClaudeExtension(ctx context.Context, b backend, c *claudeExt
 	if len(dropped) > 0 {
 		fmt.Fprintf(e.stdout, "  not carried over: %s\n", x(strings.Join(dropped, ", ")))
 	}
-	switch {
-	case added.Sandbox != nil:
-		fmt.Fprintf(e.stdout, "  sandbox: %s\n", x(install.SandboxLine(added.Sandbox)))
-		for _, w := range added.SandboxWhy {
-			fmt.Fprintf(e.stdout, "    %s\n", x(w))
-		}
-	case added.Unconfined != "":
-		fmt.Fprintf(e.stdout, "  sandbox: none: %s\n", added.Unconfined)
-	}
-	for _, s := range added.Secrets {
-		what := "stored"
-		if s.Replaced {
-			what = "replaced (no server used it)"
-		}
-		fmt.Fprintf(e.stdout, "  secret %s %s in the keyring (the config refers to it)\n", s.Name, what)
-	}
+	e.printAddedSandbox(added)
 	for _, w := range added.Warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", x(w))
 	}

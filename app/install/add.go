@@ -138,7 +138,7 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 		lookPath = exec.LookPath
 	}
 	if n := r.Package; n > 0 && n <= len(en.Server.Packages) && en.Server.Packages[n-1].RegistryType == "mcpb" {
-		return nil, addBundle(ctx, r, &en.Server.Packages[n-1])
+		return addBundle(ctx, t, r, &en.Server.Packages[n-1])
 	}
 	st, err := registry.MakeSetup(&en.Server, lookPath, o)
 	if err != nil {
@@ -334,11 +334,11 @@ func installNPM(ctx context.Context, r AddRequest, npmPath, local string, st *re
 	return lk, undoFolder(dir, existed), nil
 }
 
-// addBundle downloads an .mcpb package's file and checks it against its
-// fileSha256, and then says that it cannot run it yet: unpacking and
-// running a bundle is the bundles issue's (29); a file that is not the
-// entry's is refused before that.
-func addBundle(ctx context.Context, r AddRequest, p *registry.Package) error {
+// addBundle downloads an .mcpb package's file, checks it against its
+// fileSha256 (a file that is not the entry's is refused before it is
+// opened), and installs it as AddBundle does, with the registry entry
+// in its lock record.
+func addBundle(ctx context.Context, t Target, r AddRequest, p *registry.Package) (*Added, error) {
 	c := r.HTTP
 	if c == nil {
 		c = http.DefaultClient
@@ -348,9 +348,28 @@ func addBundle(ctx context.Context, r AddRequest, p *registry.Package) error {
 	}
 	path, err := FetchBundle(ctx, c, r.StateDir, p.Identifier, p.FileSHA256)
 	if err != nil {
-		return fmt.Errorf("registry add %s: %w (nothing was added)", r.Entry.Server.Name, err)
+		return nil, fmt.Errorf("registry add %s: %w (nothing was added)", r.Entry.Server.Name, err)
 	}
-	return fmt.Errorf("registry add %s: its bundle is downloaded and matches its fileSha256 (%s), but Switchboard does not unpack and run MCP bundles yet: nothing was added", r.Entry.Server.Name, path)
+	values := map[string][]string{}
+	for k, v := range r.Values {
+		values[k] = []string{v}
+	}
+	en := r.Entry
+	local := r.Local
+	if local == "" {
+		local = DefaultName(en)
+	}
+	added, err := AddBundle(ctx, t, BundleRequest{File: path, Local: local, Values: values, WantSHA256: p.FileSHA256,
+		Registry: en.Registry, Entry: en.Server.Name, EntryVersion: en.Server.Version,
+		StateDir: r.StateDir, LookPath: r.LookPath, Sandbox: r.Sandbox, Progress: r.Progress})
+	if err != nil {
+		return nil, fmt.Errorf("registry add %s: %w (nothing was added)", en.Server.Name, err)
+	}
+	added.Entry = en
+	added.Setup = &registry.Setup{Command: added.Argv[0], Args: added.Argv[1:],
+		Package: &registry.PackageCard{RegistryType: "mcpb", Identifier: p.Identifier, Version: added.Locked.Version},
+		Chosen:  fmt.Sprintf("bundle %s %s (%s)", added.Locked.Package, added.Locked.Version, added.Locked.Bundle.Signature)}
+	return added, nil
 }
 
 // installPyPI installs the PyPI package of st locked into the state

@@ -99,6 +99,9 @@ type BundleRequest struct {
 	// Dirs are the user's folders (zero: from the home folder).
 	Dirs     bundle.Dirs
 	Progress io.Writer
+	// Opened is the bundle OpenBundle opened already (the CLI opens it
+	// first to tell an install from an upgrade); nil: AddBundle opens it.
+	Opened *BundleOpened
 }
 
 // BundleOpened is a bundle unpacked into the store and read: what an
@@ -433,9 +436,12 @@ func AddBundle(ctx context.Context, t Target, r BundleRequest) (*Added, error) {
 	if r.Local != "" && !config.ValidServerName(r.Local) {
 		return nil, fmt.Errorf("the name %q: use 1 to 31 lower-case letters, digits or '-', starting with a letter or digit", r.Local)
 	}
-	o, err := OpenBundle(ctx, r)
-	if err != nil {
-		return nil, err
+	o := r.Opened
+	if o == nil {
+		var err error
+		if o, err = OpenBundle(ctx, r); err != nil {
+			return nil, err
+		}
 	}
 	m := o.Manifest
 	local := r.Local
@@ -615,4 +621,17 @@ func storeSecrets(t Target, secrets map[string]string, name func(string) string)
 		out = append(out, AddedSecret{Key: key, Name: s, Replaced: had[s]})
 	}
 	return out, forget, nil
+}
+
+// ReadBundleManifest reads the manifest of the bundle unpacked in dir.
+func ReadBundleManifest(dir string) (*bundle.Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, bundle.ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	m, ps := bundle.ParseManifest(data)
+	if ps.Refusing() {
+		return nil, fmt.Errorf("%s: %w", dir, refusing(ps))
+	}
+	return m, nil
 }
