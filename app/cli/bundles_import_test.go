@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
+	"golang.org/x/sys/unix"
 )
 
 // claudeFolder writes Claude Desktop's extensions under the config home
@@ -315,7 +316,7 @@ func TestBundlesImportDisabledOnlyNamed(t *testing.T) {
 		"local.mcpb.acme.bare": {manifest: m("bare")},
 	})
 	r := u.main("", "bundles", "import", "claude-desktop", "--all", "--no-start")
-	if r.code != 1 || !strings.Contains(r.stderr, "Claude Desktop has no enabled extension: name the ones to import") {
+	if r.code != 1 || !strings.Contains(r.stderr, "no extension of Claude Desktop is enabled: name the ones to import") {
 		t.Fatalf("--all with none enabled: %s", r)
 	}
 	r = u.main("", "bundles", "import", "claude-desktop", "local.mcpb.acme.off", "nope", "--no-start")
@@ -336,5 +337,83 @@ func TestBundlesImportDisabledOnlyNamed(t *testing.T) {
 	}
 	if _, ok := f.Servers["bare"]; ok {
 		t.Errorf("bare (not named) is in the config")
+	}
+}
+
+// openPTY opens a pseudo-terminal: its master and its slave, the
+// terminal a user would type into.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		testkit.SkipOrFail(t, "no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { master.Close() })
+	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { slave.Close() })
+	return master, slave
+}
+
+// TestBundlesImportAsksOnTerminal: on a terminal, import asks for a
+// required sensitive value Claude Desktop keeps to itself, with echo off,
+// and stores what is typed in the keyring (the config refers to it).
+func TestBundlesImportAsksOnTerminal(t *testing.T) {
+	u := newUnit(t)
+	t.Setenv("HOME", filepath.Join(u.dir, "home"))
+	t.Setenv("XDG_STATE_HOME", "")
+	const id = "local.mcpb.acme.asked"
+	claudeFolder(t, filepath.Join(u.dir, "cfg"), map[string]fakeExt{
+		id: {manifest: `{"manifest_version":"0.3","name":"asked","version":"1.0.0","description":"d","author":{"name":"Acme"},
+ "server":{"type":"binary","entry_point":"x","mcp_config":{"command":"/bin/true","env":{"TOKEN":"${user_config.token}"}}},
+ "user_config":{"token":{"type":"string","title":"Token","description":"t","sensitive":true,"required":true}}}`,
+			settings: `{"isEnabled": true, "userConfig": {"token": "__encrypted__:djEwAAAA"}}`},
+	})
+	master, slave := openPTY(t)
+	var out, errb bytes.Buffer
+	done := make(chan int)
+	go func() {
+		done <- Main([]string{"bundles", "import", "claude-desktop", id, "--no-start"}, slave, &out, &errb)
+	}()
+	// Typed once the terminal no longer echoes: the prompt is up (or the
+	// import ended without asking).
+	code := -1
+	testkit.Eventually(t, "the prompt turns the terminal's echo off", func() bool {
+		select {
+		case code = <-done:
+			return true
+		default:
+		}
+		tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
+		return err == nil && tio.Lflag&unix.ECHO == 0
+	})
+	if code != -1 {
+		t.Fatalf("the import ended (exit %d) without asking:\n%s\n%s", code, out.String(), errb.String())
+	}
+	typed := fmt.Sprintf("typed-%d", time.Now().UnixNano())
+	if _, err := master.Write([]byte(typed + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), id+": token (Token) is sensitive: Claude Desktop keeps it in its keychain; type it again (not shown; required): ") ||
+		!strings.Contains(out.String(), "secret asked-token stored in the keyring") || strings.Contains(out.String()+errb.String(), typed) {
+		t.Errorf("the prompt and the output:\n%s\n%s", out.String(), errb.String())
+	}
+	if s, err := u.store.Get("asked-token"); err != nil || s.Reveal() != typed {
+		t.Errorf("the keyring's asked-token: %v", err)
+	}
+	if b, _ := os.ReadFile(u.configPath()); !bytes.Contains(b, []byte(`"TOKEN": "${keyring:asked-token}"`)) {
+		t.Errorf("the config:\n%s", b)
 	}
 }

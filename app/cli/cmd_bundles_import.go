@@ -173,7 +173,7 @@ func (e *env) bundlesImport(a *argv) error {
 		return e.listClaudeExtensions(folder, exts)
 	}
 	if len(exts) == 0 {
-		return fmt.Errorf("Claude Desktop has no extensions in %s: nothing to import", termtext.Escape(filepath.Join(folder, aiapps.ClaudeExtensionsDir)))
+		return fmt.Errorf("no extension of Claude Desktop in %s: nothing to import", termtext.Escape(filepath.Join(folder, aiapps.ClaudeExtensionsDir)))
 	}
 	byID := map[string]*claudeExt{}
 	for _, c := range exts {
@@ -200,7 +200,7 @@ func (e *env) bundlesImport(a *argv) error {
 			}
 		}
 		if len(chosen) == 0 {
-			return fmt.Errorf("Claude Desktop has no enabled extension: name the ones to import")
+			return errors.New("no extension of Claude Desktop is enabled: name the ones to import")
 		}
 	}
 	local := a.str("name")
