@@ -228,6 +228,10 @@ func (e *env) bundlesImport(a *argv) error {
 		if i > 0 {
 			fmt.Fprintln(e.stdout)
 		}
+		if c.in != "" && local == "" {
+			fmt.Fprintf(e.stdout, "%s is already in Switchboard as %s: skipped ('switchboard bundles remove %s' first to import it again, or --name LOCAL for a second server)\n", termtext.Escape(c.ID), c.in, c.in)
+			continue
+		}
 		name, err := e.importClaudeExtension(ctx, b, c, sets[c.ID], local, state, sandbox, a.flag("no-start"))
 		switch {
 		case name == "":
@@ -379,9 +383,6 @@ func (e *env) listClaudeExtensions(folder string, exts []*claudeExt) error {
 // failed).
 func (e *env) importClaudeExtension(ctx context.Context, b backend, c *claudeExt, sets map[string][]string, local, state string, sandbox, noStart bool) (string, error) {
 	x := termtext.Escape
-	if c.in != "" && local == "" {
-		return "", fmt.Errorf("already in Switchboard as %s: skipped ('switchboard servers remove %s' first to import it again, or --name LOCAL for a second server)", c.in, c.in)
-	}
 	if c.SettingsErr != nil {
 		fmt.Fprintf(e.stdout, "warning: %s: its settings could not be read, so no value is carried over: %s\n", x(c.ID), x(c.SettingsErr.Error()))
 	}
