@@ -303,7 +303,8 @@ func TestBundlesImportRefusesLink(t *testing.T) {
 // Desktop has enabled, and a disabled one only when it is named (said so);
 // an extension with no settings file is disabled (Claude Desktop does not
 // start it); an ID Claude does not have is a usage error naming the ones
-// it has, before anything is installed.
+// it has, before anything is installed; a sensitive value Claude's settings
+// hold in plain text is not taken (left unset, said so).
 func TestBundlesImportDisabledOnlyNamed(t *testing.T) {
 	u := newUnit(t)
 	t.Setenv("HOME", filepath.Join(u.dir, "home"))
@@ -313,7 +314,9 @@ func TestBundlesImportDisabledOnlyNamed(t *testing.T) {
  "server":{"type":"binary","entry_point":"x","mcp_config":{"command":"/bin/true"}}}`
 	}
 	claudeFolder(t, filepath.Join(u.dir, "cfg"), map[string]fakeExt{
-		"local.mcpb.acme.off":  {manifest: m("off"), settings: `{"isEnabled": false}`},
+		"local.mcpb.acme.off": {manifest: strings.Replace(m("off"), `"command":"/bin/true"}}`,
+			`"command":"/bin/true","env":{"KEY":"${user_config.api_key}"}}},"user_config":{"api_key":{"type":"string","title":"K","description":"k","sensitive":true}}`, 1),
+			settings: `{"isEnabled": false, "userConfig": {"api_key": "plain-in-claude"}}`},
 		"local.mcpb.acme.bare": {manifest: m("bare")},
 	})
 	r := u.main("", "bundles", "import", "claude-desktop", "--all", "--no-start")
@@ -329,12 +332,20 @@ func TestBundlesImportDisabledOnlyNamed(t *testing.T) {
 	}
 	out := u.ok(t, "", "bundles", "import", "claude-desktop", "local.mcpb.acme.off", "--no-start")
 	if !strings.Contains(out, "note: local.mcpb.acme.off is disabled in Claude Desktop: imported because it was named") ||
-		!strings.Contains(out, "added off: Claude Desktop extension local.mcpb.acme.off (off 1.0.0)") {
+		!strings.Contains(out, "added off: Claude Desktop extension local.mcpb.acme.off (off 1.0.0)") ||
+		!strings.Contains(out, "  not carried over: api_key (sensitive: given again below)") ||
+		!strings.Contains(out, "note: local.mcpb.acme.off: the sensitive option api_key is left unset") {
 		t.Errorf("a disabled extension named:\n%s", out)
 	}
 	f := u.load(t, u.configPath())
 	if _, ok := f.Servers["off"]; !ok {
 		t.Errorf("off is not in the config")
+	}
+	if b, _ := os.ReadFile(u.configPath()); bytes.Contains(b, []byte("plain-in-claude")) || bytes.Contains(b, []byte("keyring:")) {
+		t.Errorf("the sensitive value in Claude's settings was taken:\n%s", b)
+	}
+	if _, err := u.store.Get("off-api_key"); err == nil {
+		t.Error("the sensitive value in Claude's settings was stored in the keyring")
 	}
 	if _, ok := f.Servers["bare"]; ok {
 		t.Errorf("bare (not named) is in the config")
