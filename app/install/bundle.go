@@ -420,11 +420,42 @@ func BundleSandbox(m *bundle.Manifest, dir string, dirs bundle.Dirs, values map[
 	return sb, why
 }
 
-// BundleDirs are the user's folders the manifest's variables name, from
-// the home folder (the platforms' English names; XDG's user-dirs are not
-// read).
+// BundleDirs are the user's folders the manifest's variables name: the
+// home folder's Desktop, Documents and Downloads, or where the XDG
+// user-dirs file (XDG_CONFIG_HOME/user-dirs.dirs, what desktops write
+// on Linux, where a non-English desktop names them otherwise) puts them.
 func BundleDirs(home string) bundle.Dirs {
-	return bundle.Dirs{Home: home, Desktop: filepath.Join(home, "Desktop"), Documents: filepath.Join(home, "Documents"), Downloads: filepath.Join(home, "Downloads")}
+	d := bundle.Dirs{Home: home, Desktop: filepath.Join(home, "Desktop"), Documents: filepath.Join(home, "Documents"), Downloads: filepath.Join(home, "Downloads")}
+	cfg := os.Getenv("XDG_CONFIG_HOME")
+	if cfg == "" {
+		cfg = filepath.Join(home, ".config")
+	}
+	b, err := os.ReadFile(filepath.Join(cfg, "user-dirs.dirs"))
+	if err != nil || home == "" {
+		return d
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || strings.HasPrefix(k, "#") {
+			continue
+		}
+		v = strings.Trim(v, `"`)
+		switch {
+		case strings.HasPrefix(v, "$HOME/"):
+			v = filepath.Join(home, v[len("$HOME/"):])
+		case !filepath.IsAbs(v):
+			continue
+		}
+		switch k {
+		case "XDG_DESKTOP_DIR":
+			d.Desktop = v
+		case "XDG_DOCUMENTS_DIR":
+			d.Documents = v
+		case "XDG_DOWNLOAD_DIR":
+			d.Downloads = v
+		}
+	}
+	return d
 }
 
 // AddBundle installs r's bundle as a server: OpenBundle, the entry

@@ -149,3 +149,19 @@ func TestAddBundleSecrets(t *testing.T) {
 		t.Errorf("a changed folder reused: %v", err)
 	}
 }
+
+// TestBundleDirs: the user's folders come from the XDG user-dirs file
+// when it names them ($HOME/… or absolute), else the English names.
+func TestBundleDirs(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "cfg"))
+	if d := install.BundleDirs(home); d.Desktop != filepath.Join(home, "Desktop") || d.Downloads != filepath.Join(home, "Downloads") {
+		t.Errorf("without user-dirs: %+v", d)
+	}
+	os.MkdirAll(filepath.Join(home, "cfg"), 0o700)
+	os.WriteFile(filepath.Join(home, "cfg", "user-dirs.dirs"), []byte("# written by xdg-user-dirs-update\nXDG_DESKTOP_DIR=\"$HOME/Bureau\"\nXDG_DOWNLOAD_DIR=\"/data/Téléchargements\"\nXDG_DOCUMENTS_DIR=\"relative\"\n"), 0o600)
+	d := install.BundleDirs(home)
+	if d.Desktop != filepath.Join(home, "Bureau") || d.Downloads != "/data/Téléchargements" || d.Documents != filepath.Join(home, "Documents") {
+		t.Errorf("with user-dirs: %+v", d)
+	}
+}
