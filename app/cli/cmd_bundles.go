@@ -34,7 +34,6 @@ reference an install would write. Nothing is kept.
 			{name: "set", kind: multiFlag, arg: "KEY=VALUE", help: "a user_config option's value (not a sensitive one)"},
 		},
 		run: (*env).bundlesCheck},
-	bundlesOpenRow, // cmd_bundles_open.go
 }
 
 // bundleCard is 'bundles check' as --json prints it.
