@@ -36,6 +36,9 @@ if [[ $what == test ]]; then
   command -v rpm >/dev/null 2>&1 || need+=(rpm)
   command -v wixl >/dev/null 2>&1 || need+=(wixl)
   command -v msiinfo >/dev/null 2>&1 || need+=(msitools)
+  # The .deb's MIME type for .mcpb files, checked after dpkg -i in the
+  # database its trigger rebuilds (package-test.sh).
+  command -v update-mime-database >/dev/null 2>&1 || need+=(shared-mime-info)
 fi
 # Fyne's cgo build (GLFW) needs the GL and X11 headers, for running and testing alike.
 [[ -f /usr/include/GL/gl.h ]] || need+=(libgl1-mesa-dev)
@@ -60,6 +63,15 @@ if [[ ! -x $npmdir/node_modules/.bin/mcp-server-everything || $npmdir/package-lo
   # dependency that npm leaves out of the lock file on Linux, and npm ci
   # then refuses the lock as out of sync. The lock still pins every version.
   (cd "$npmdir" && npm install --no-audit --no-fund --loglevel=error)
+fi
+
+# The official MCP Bundle CLI (@anthropic-ai/mcpb), pinned: make dist packs
+# and validates switchboard.mcpb with it (the Makefile runs the same npm ci
+# when it is missing).
+mcpbdir=packaging/mcpb
+if [[ $what == test && ( ! -x $mcpbdir/node_modules/.bin/mcpb || $mcpbdir/package-lock.json -nt $mcpbdir/node_modules ) ]]; then
+  echo "deps: npm ci in $mcpbdir"
+  (cd "$mcpbdir" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 go mod download
