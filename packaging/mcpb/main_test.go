@@ -38,6 +38,14 @@ func TestManifest(t *testing.T) {
 			got.Server.EntryPoint != "server/"+c.exe || !slices.Equal(got.Compatibility.Platforms, []string{c.platform}) {
 			t.Errorf("%s: manifest %+v", c.goos, got)
 		}
+		// Claude Desktop (@anthropic-ai/mcpb's getMcpConfigForManifest)
+		// keeps an argument that is a whole ${user_config.KEY} as is when
+		// the value is empty: the bridge would get the literal text.
+		for _, a := range got.Server.MCPConfig.Args {
+			if strings.HasPrefix(a, "${user_config.") && strings.HasSuffix(a, "}") {
+				t.Errorf("%s: argument %q is a whole user_config reference, which Claude Desktop leaves unexpanded when empty", c.goos, a)
+			}
+		}
 		for _, profile := range []string{"", "work"} {
 			in := bundle.Inputs{Values: map[string]any{}}
 			if profile != "" {
