@@ -216,7 +216,10 @@ darwin-check:
 	packaging/darwin-check.sh
 
 # macOS: the .app bundle (fyne package, given FyneApp.toml's name, id,
-# version and icon; Contents/MacOS/switchboard is the binary built here)
+# version and icon; Contents/MacOS/switchboard is the binary built here;
+# the MCP Bundle document type of packaging/darwin/document-types.plist
+# merged into its Info.plist, as fyne has no setting for it; the darwin
+# switchboard.mcpb in Contents/Resources and in dist/darwin/)
 # and a compressed .dmg with it. Both need a Mac (cgo with
 # Apple's SDK, hdiutil); sign and notarize the .app before the .dmg for
 # release (codesign, notarytool: not automated here).
@@ -236,6 +239,10 @@ else
 	$(FYNE) package -os darwin -release -executable bin/darwin/switchboard -name Switchboard \
 		-app-id $(APPID) -app-version $(VERSION) -icon packaging/icons/switchboard-512.png
 	cp bin/darwin/switchboard-bridge Switchboard.app/Contents/MacOS/switchboard-bridge
+	/usr/libexec/PlistBuddy -c "Merge packaging/darwin/document-types.plist" Switchboard.app/Contents/Info.plist
+	$(MAKE) $(MCPB)
+	$(call mcpb_bundle,bin/mcpb/darwin-$(MAC_ARCH),darwin,$(MAC_ARCH),bin/darwin/switchboard-bridge,Switchboard.app/Contents/Resources/switchboard.mcpb)
+	cp Switchboard.app/Contents/Resources/switchboard.mcpb dist/darwin/switchboard.mcpb
 	mv Switchboard.app dist/darwin/
 endif
 
