@@ -131,11 +131,11 @@ for b in linux:"$lmcpb":switchboard-bridge:bin/linux-amd64/switchboard-bridge \
 	mkdir -p "$d"
 	echo "  \$ mcpb info $file"
 	"$mcpb" info "$file" 2>&1 | sed 's/^/  /'
-	check "mcpb info $plat bundle" "$mcpb" info "$file"
+	check "mcpb info $plat bundle" bash -c "'$mcpb' info '$file' >/dev/null 2>&1"
 	(cd "$d" && unzip -q "$OLDPWD/$file")
 	echo "  \$ mcpb validate manifest.json ($plat, unpacked)"
 	(cd "$d" && "$mcpb" validate manifest.json) 2>&1 | sed 's/^/  /'
-	check "mcpb validate: the $plat bundle's manifest" bash -c "cd '$d' && '$mcpb' validate manifest.json"
+	check "mcpb validate: the $plat bundle's manifest" bash -c "cd '$d' && '$mcpb' validate manifest.json >/dev/null 2>&1"
 	check "the $plat bundle holds exactly icon.png, manifest.json, server/$exe" \
 		test "$(unzip -Z1 "$file" | LC_ALL=C sort | tr '\n' ' ')" = "icon.png manifest.json server/$exe "
 	check "the $plat bundle's server/$exe is the built one, byte for byte, executable" \
@@ -149,7 +149,7 @@ done
 echo "  \$ switchboard bundles check $lmcpb"
 bin/linux-amd64/switchboard bundles check "$lmcpb" 2>&1 | sed 's/^/  /'
 check "switchboard bundles check: the linux bundle has nothing wrong (exit 0)" \
-	bin/linux-amd64/switchboard bundles check "$lmcpb"
+	bash -c "bin/linux-amd64/switchboard bundles check '$lmcpb' >/dev/null 2>&1"
 
 # ---------------------------------------------------------------- .deb
 echo "== lintian $deb"
