@@ -18,9 +18,11 @@ import (
 )
 
 var bundlesRows = []*command{
-	{name: "bundles", group: "Bundles", summary: "MCP Bundles (.mcpb): check one before anything of it runs", help: `A bundle (.mcpb, formerly .dxt) is a zip with a manifest.json that says
-what to run. Installing bundles is not built yet (issue 29); check reads
-one and says everything wrong with it at once (docs/bundles.md).
+	{name: "bundles", group: "Bundles", summary: "MCP Bundles (.mcpb): check, install, upgrade and remove servers shipped as bundles", help: `A bundle (.mcpb, formerly .dxt) is a zip with a manifest.json that says
+what to run. check reads one and says everything wrong with it at once;
+install makes it a server that every AI app reaches through Switchboard,
+its secrets in the keyring and its folders granted to its sandbox
+(docs/bundles.md).
 `},
 	{name: "bundles check", args: "FILE",
 		summary: "a bundle's card: manifest problems, signature, SHA-256, safe unpacking, compatibility with this machine, the exact command it would run; exit 1 on a problem",

@@ -179,6 +179,9 @@ func (e *env) registryAdd(a *argv) error {
 	}
 	fmt.Fprintf(e.stdout, "added %s: %s %s, %s\n", local, termtext.Escape(en.Server.Name), termtext.Escape(en.Server.Version), termtext.Escape(st.Chosen))
 	switch {
+	case lk.Bundle != nil:
+		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(install.ArgvLine(added.Argv)))
+		fmt.Fprintf(e.stdout, "  bundle: %s (SHA-256 %s, as its entry's fileSha256; tree %s in %s)\n", termtext.Escape(lk.Dir), lk.Bundle.SHA256, lk.TreeIntegrity, install.LockPath(state))
 	case lk.Dir != "":
 		fmt.Fprintf(e.stdout, "  runs:   %s\n", termtext.Escape(install.ArgvLine(added.Argv)))
 		how, at := "install scripts off", "@"

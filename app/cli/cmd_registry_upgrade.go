@@ -62,6 +62,9 @@ func (e *env) registryUpgrade(a *argv) error {
 	if cur == nil {
 		return fmt.Errorf("%s was not added from a registry (servers.lock has no record of it): nothing to upgrade", local)
 	}
+	if cur.Ecosystem == install.EcosystemBundle {
+		return fmt.Errorf("%s runs an MCP bundle: 'switchboard bundles install NEWER.mcpb --name %s' upgrades it after its diffs", local, local)
+	}
 	if cur.Installed() && cur.Ecosystem != "npm" && cur.Ecosystem != "pypi" {
 		return fmt.Errorf("%s is a locked %s install, which 'registry upgrade' does not upgrade yet: remove it and 'registry add' the new version", local, cur.Ecosystem)
 	}
@@ -267,6 +270,9 @@ func (e *env) registryRollback(a *argv) error {
 		return fmt.Errorf("%s has no previous install to return to (servers.lock records one after 'registry upgrade')", local)
 	}
 	prev := cur.Previous
+	if cur.Ecosystem == install.EcosystemBundle {
+		return fmt.Errorf("%s runs an MCP bundle: 'switchboard bundles rollback %s' returns to its other version", local, local)
+	}
 	if !cur.Installed() {
 		return e.rollbackUnlocked(state, local, cur, prev)
 	}

@@ -239,7 +239,7 @@ written to Switchboard's config as plain text.
 	rows = slices.Insert(rows, i+1, registryRows...)
 	// The bundles (cmd_bundles.go), before the secrets.
 	i = slices.IndexFunc(rows, func(c *command) bool { return c.name == "secret" })
-	return slices.Insert(rows, i, bundlesRows...)
+	return slices.Insert(rows, i, slices.Concat(bundlesRows, bundlesInstallRows)...)
 }
 
 var (

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"net/textproto"
 	"os"
@@ -139,7 +138,7 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 		lookPath = exec.LookPath
 	}
 	if n := r.Package; n > 0 && n <= len(en.Server.Packages) && en.Server.Packages[n-1].RegistryType == "mcpb" {
-		return nil, addBundle(ctx, r, &en.Server.Packages[n-1])
+		return addBundle(ctx, t, r, &en.Server.Packages[n-1])
 	}
 	st, err := registry.MakeSetup(&en.Server, lookPath, o)
 	if err != nil {
@@ -242,46 +241,13 @@ func Add(ctx context.Context, t Target, r AddRequest) (*Added, error) {
 	// entry's name; if the entry is refused, those that were new are
 	// removed again. A secret of that name that another server uses is
 	// never replaced.
-	had := map[string]bool{}
-	if len(st.Secrets) > 0 {
-		list, err := t.ListSecrets()
-		if err != nil {
-			undoInstall()
-			return nil, fmt.Errorf("reading the keyring's secrets: %w (nothing was added)", err)
-		}
-		for _, si := range list {
-			had[si.Name] = true
-			for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
-				if secretName(key) == si.Name && len(si.UsedBy) > 0 {
-					undoInstall()
-					return nil, fmt.Errorf("the keyring's secret %q, where %s would go, is used by %s: give another name with --name LOCAL (nothing was added)", si.Name, key, strings.Join(si.UsedBy, ", "))
-				}
-			}
-		}
-	}
-	var stored []string
-	forget := func() error {
-		var errs []error
-		for _, s := range stored {
-			if err := t.DeleteSecret(s); err != nil && !errors.Is(err, os.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("the secret %s stored for it could not be removed (%v): 'switchboard secret rm %s'", s, err, s))
-			}
-		}
-		return errors.Join(errs...)
-	}
 	added := &Added{Local: local, Entry: en, Setup: st, Raw: raw, Locked: rec, Sandbox: sb, SandboxWhy: sbWhy, Unconfined: unconfined}
-	for _, key := range slices.Sorted(maps.Keys(st.Secrets)) {
-		s := secretName(key)
-		if err := t.SetSecret(s, st.Secrets[key]); err != nil {
-			ferr := forget()
-			undoInstall()
-			return nil, errors.Join(fmt.Errorf("storing %s in the keyring as %q: %w (nothing was added)", key, s, err), ferr)
-		}
-		if !had[s] {
-			stored = append(stored, s)
-		}
-		added.Secrets = append(added.Secrets, AddedSecret{Key: key, Name: s, Replaced: had[s]})
+	stored, forget, err := storeSecrets(t, st.Secrets, secretName)
+	if err != nil {
+		undoInstall()
+		return nil, fmt.Errorf("%w (nothing was added)", err)
 	}
+	added.Secrets = stored
 	if err := t.Create(local, raw); err != nil {
 		ferr := forget()
 		undoInstall()
@@ -368,11 +334,11 @@ func installNPM(ctx context.Context, r AddRequest, npmPath, local string, st *re
 	return lk, undoFolder(dir, existed), nil
 }
 
-// addBundle downloads an .mcpb package's file and checks it against its
-// fileSha256, and then says that it cannot run it yet: unpacking and
-// running a bundle is the bundles issue's (29); a file that is not the
-// entry's is refused before that.
-func addBundle(ctx context.Context, r AddRequest, p *registry.Package) error {
+// addBundle downloads an .mcpb package's file, checks it against its
+// fileSha256 (a file that is not the entry's is refused before it is
+// opened), and installs it as AddBundle does, with the registry entry
+// in its lock record.
+func addBundle(ctx context.Context, t Target, r AddRequest, p *registry.Package) (*Added, error) {
 	c := r.HTTP
 	if c == nil {
 		c = http.DefaultClient
@@ -382,9 +348,28 @@ func addBundle(ctx context.Context, r AddRequest, p *registry.Package) error {
 	}
 	path, err := FetchBundle(ctx, c, r.StateDir, p.Identifier, p.FileSHA256)
 	if err != nil {
-		return fmt.Errorf("registry add %s: %w (nothing was added)", r.Entry.Server.Name, err)
+		return nil, fmt.Errorf("registry add %s: %w (nothing was added)", r.Entry.Server.Name, err)
 	}
-	return fmt.Errorf("registry add %s: its bundle is downloaded and matches its fileSha256 (%s), but Switchboard does not unpack and run MCP bundles yet: nothing was added", r.Entry.Server.Name, path)
+	values := map[string][]string{}
+	for k, v := range r.Values {
+		values[k] = []string{v}
+	}
+	en := r.Entry
+	local := r.Local
+	if local == "" {
+		local = DefaultName(en)
+	}
+	added, err := AddBundle(ctx, t, BundleRequest{File: path, Local: local, Values: values, WantSHA256: p.FileSHA256,
+		Registry: en.Registry, Entry: en.Server.Name, EntryVersion: en.Server.Version,
+		StateDir: r.StateDir, LookPath: r.LookPath, Sandbox: r.Sandbox, Progress: r.Progress})
+	if err != nil {
+		return nil, fmt.Errorf("registry add %s: %w (nothing was added)", en.Server.Name, err)
+	}
+	added.Entry = en
+	added.Setup = &registry.Setup{Command: added.Argv[0], Args: added.Argv[1:],
+		Package: &registry.PackageCard{RegistryType: "mcpb", Identifier: p.Identifier, Version: added.Locked.Version},
+		Chosen:  fmt.Sprintf("bundle %s %s (%s)", added.Locked.Package, added.Locked.Version, added.Locked.Bundle.Signature)}
+	return added, nil
 }
 
 // installPyPI installs the PyPI package of st locked into the state

@@ -72,6 +72,25 @@ type Locked struct {
 	// Previous is the record this one replaced in an upgrade ('registry
 	// rollback' returns to it); nil when none.
 	Previous *Locked `json:"previous,omitempty"`
+	// Bundle is an MCP bundle's record (Ecosystem "mcpb"): Package and
+	// Version are its manifest's name and version, Dir its folder in
+	// the store.
+	Bundle *BundleLock `json:"bundle,omitempty"`
+}
+
+// BundleLock is what servers.lock records of an installed bundle.
+type BundleLock struct {
+	File   string `json:"file,omitempty"`   // the .mcpb it was installed from (absolute)
+	Origin string `json:"origin,omitempty"` // where an unpacked bundle came from
+	// SHA256 is the file's SHA-256 (or, for an unpacked bundle, its
+	// tree listing's).
+	SHA256    string `json:"sha256"`
+	Signature string `json:"signature"` // SignatureWords at the install
+	// Values are the user_config values given (not the sensitive ones),
+	// Secrets the keyring's name of each sensitive key's value: what an
+	// upgrade carries over.
+	Values  map[string][]string `json:"values,omitempty"`
+	Secrets map[string]string   `json:"secrets,omitempty"`
 }
 
 // Installed says whether the server runs a locked install (one Verify

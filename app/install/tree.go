@@ -33,8 +33,12 @@ import (
 func Listing(dir string) ([]string, error) {
 	var lines []string
 	var err error
+	_, bundleErr := os.Stat(filepath.Join(dir, "manifest.json"))
+	_, lockErr := os.Stat(filepath.Join(dir, "package-lock.json"))
 	if _, serr := os.Stat(filepath.Join(dir, RequirementsFile)); serr == nil {
 		lines, err = requirementsPackages(dir)
+	} else if bundleErr == nil && lockErr != nil {
+		// An MCP bundle without a package-lock.json: its files only.
 	} else {
 		lines, err = npmPackages(dir)
 	}

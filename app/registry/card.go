@@ -182,7 +182,7 @@ func packageCard(p *Package, lookPath func(string) (string, error), give giveFun
 	rt, known := runtimes[p.RegistryType]
 	if !known {
 		if p.RegistryType == "mcpb" {
-			pc.Unsupported = "an MCP bundle (.mcpb): Switchboard does not install bundles yet"
+			pc.Unsupported = "an MCP bundle (.mcpb): installed with 'switchboard registry add NAME --package N' (the file checked against its fileSha256, then installed as 'bundles install' does; its options with --set KEY=VALUE)"
 		} else {
 			pc.Unsupported = fmt.Sprintf("the package type %q: Switchboard cannot run it", p.RegistryType)
 		}
