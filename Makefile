@@ -8,8 +8,9 @@
 # Debian's msitools/wixl, the Windows cross compiler from
 # gcc-mingw-w64-x86-64 (scripts/deps.sh installs them). The official MCP
 # Bundle CLI (@anthropic-ai/mcpb 2.1.2, which packs and validates
-# switchboard.mcpb) is pinned by packaging/mcpb/package-lock.json and
-# installed there with npm ci by the first build that needs it.
+# switchboard.mcpb) is the one the tests use, pinned with the npm servers in
+# engine/stdio/testdata/npm (scripts/deps.sh, or the first build that needs
+# it, runs npm install there).
 
 GO      ?= go
 MODULE  := github.com/switchboard-mcp/switchboard
@@ -171,13 +172,15 @@ msi: windows mcpb-windows
 # as /usr/share/switchboard/switchboard.mcpb, the MSI the Windows one
 # beside switchboard.exe; dist/ has each in its platform's folder.
 MCPB_DIR := packaging/mcpb
-MCPB     := $(MCPB_DIR)/node_modules/.bin/mcpb
+NPM_DIR  := engine/stdio/testdata/npm
+MCPB     := $(NPM_DIR)/node_modules/.bin/mcpb
 LINUX_MCPB := $(dir $(LINUX_BIN))switchboard.mcpb
 WIN_MCPB   := $(WIN_DIR)/switchboard.mcpb
 
-$(MCPB): $(MCPB_DIR)/package.json $(MCPB_DIR)/package-lock.json
-	cd $(MCPB_DIR) && npm ci --no-audit --no-fund --loglevel=error
-	@touch $@
+# Installed when missing, as scripts/deps.sh installs it (npm install: see
+# there why not npm ci); deps.sh also reinstalls after a change of the lock.
+$(MCPB):
+	cd $(NPM_DIR) && npm install --no-audit --no-fund --loglevel=error
 
 # mcpb_bundle STAGING-DIR,GOOS,GOARCH,BRIDGE,OUTPUT
 define mcpb_bundle

@@ -65,13 +65,4 @@ if [[ ! -x $npmdir/node_modules/.bin/mcp-server-everything || $npmdir/package-lo
   (cd "$npmdir" && npm install --no-audit --no-fund --loglevel=error)
 fi
 
-# The official MCP Bundle CLI (@anthropic-ai/mcpb), pinned: make dist packs
-# and validates switchboard.mcpb with it (the Makefile runs the same npm ci
-# when it is missing).
-mcpbdir=packaging/mcpb
-if [[ $what == test && ( ! -x $mcpbdir/node_modules/.bin/mcpb || $mcpbdir/package-lock.json -nt $mcpbdir/node_modules ) ]]; then
-  echo "deps: npm ci in $mcpbdir"
-  (cd "$mcpbdir" && npm ci --no-audit --no-fund --loglevel=error)
-fi
-
 go mod download

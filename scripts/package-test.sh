@@ -24,7 +24,7 @@
 #          cmd) and `msiexec /x` (the files and the PATH entry gone).
 #   .mcpb  switchboard.mcpb of each platform (Switchboard as an MCP Bundle
 #          for Claude Desktop): the official CLI's (@anthropic-ai/mcpb,
-#          pinned in packaging/mcpb) validate of its manifest and info of
+#          pinned in engine/stdio/testdata/npm) validate of its manifest and info of
 #          the file, its three entries (the bridge byte for byte the built
 #          one, executable), the manifest's version and platform,
 #          `switchboard bundles check` (the Windows one under Wine), and,
@@ -120,8 +120,8 @@ for f in "$lmcpb" "$wmcpb"; do
 done
 
 # ------------------------------------------------------ switchboard.mcpb
-# The official CLI, as make dist installed it (npm ci in packaging/mcpb).
-mcpb=$PWD/packaging/mcpb/node_modules/.bin/mcpb
+# The official CLI make dist used: the tests' pin (engine/stdio/testdata/npm).
+mcpb=$PWD/engine/stdio/testdata/npm/node_modules/.bin/mcpb
 echo "== switchboard.mcpb: official CLI $("$mcpb" --version 2>/dev/null || echo missing)"
 check "the official CLI is the pinned @anthropic-ai/mcpb 2.1.2" test "$("$mcpb" --version 2>/dev/null)" = 2.1.2
 for b in linux:"$lmcpb":switchboard-bridge:bin/linux-amd64/switchboard-bridge \

@@ -3,7 +3,7 @@
 // as a bundle"): a bundle of server type "binary" that runs the
 // switchboard-bridge packed in it, for one platform. `make dist` runs it
 // once per platform it builds, then packs and validates the folder with the
-// official CLI (@anthropic-ai/mcpb, pinned in package.json here):
+// official CLI (@anthropic-ai/mcpb, pinned in engine/stdio/testdata/npm):
 //
 //	go run ./packaging/mcpb -version 0.1.0 -goos linux -goarch amd64 -o DIR/manifest.json
 //
