@@ -160,12 +160,7 @@ func TestBundlesInstall(t *testing.T) {
 			t.Errorf("bundles install printed no %q:\n%s", want, out)
 		}
 	}
-	state := config.StateDir(func(k string) string {
-		if k == "HOME" {
-			return sb.home
-		}
-		return ""
-	})
+	state := sb.stateDir()
 	lock, err := install.ReadLock(state)
 	if err != nil {
 		t.Fatal(err)
@@ -281,12 +276,7 @@ func TestBundlesInstall(t *testing.T) {
 func TestBundlesInstallRefusals(t *testing.T) {
 	sb := newSandbox(t)
 	writeConfig(t, sb.configPath(), `{"mcpServers": {}}`)
-	state := config.StateDir(func(k string) string {
-		if k == "HOME" {
-			return sb.home
-		}
-		return ""
-	})
+	state := sb.stateDir()
 	nothingLeft := func(what string) {
 		t.Helper()
 		f, err := config.Load(sb.configPath())
@@ -350,4 +340,14 @@ func TestBundlesInstallRefusals(t *testing.T) {
 		t.Errorf("a sensitive value missing: %s", r)
 	}
 	nothingLeft("a sensitive value missing")
+}
+
+// stateDir is the state directory of a CLI run in the sandbox.
+func (s *sandbox) stateDir() string {
+	return config.StateDir(func(k string) string {
+		if k == "HOME" {
+			return s.home
+		}
+		return ""
+	})
 }

@@ -106,7 +106,7 @@ func TestBundlesOfficialCLI(t *testing.T) {
 		"description": "the filesystem server as a bundle", "author": map[string]any{"name": "Switchboard tests"},
 		"server": map[string]any{"type": "node", "entry_point": "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
 			"mcp_config": map[string]any{"command": "node", "args": []string{"${__dirname}/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", "${user_config.folders}"}}},
-		"user_config": map[string]any{"folders": map[string]any{"type": "directory", "title": "Folders", "description": "the folders it may read and write", "multiple": true, "required": true}},
+		"user_config":   map[string]any{"folders": map[string]any{"type": "directory", "title": "Folders", "description": "the folders it may read and write", "multiple": true, "required": true}},
 		"compatibility": map[string]any{"runtimes": map[string]string{"node": ">=18.0.0"}}})
 	nodeBundle := filepath.Join(work, "files.mcpb")
 	officialPack(t, mcpb, nodeDir, nodeBundle)

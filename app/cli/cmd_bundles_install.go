@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/app/install"
 	sbx "github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
@@ -281,11 +280,7 @@ func (e *env) bundleUpgrade(ctx context.Context, a *argv, b backend, state, loca
 	if err != nil {
 		return err
 	}
-	path, _ := hostrun.LoginPath(ctx, 5*time.Second)
-	if path == "" {
-		path = e.getenv("PATH")
-	}
-	mt, err := hostrun.StartOnce(ctx, s, local, hostrun.OnceOptions{Path: path, Secrets: newSecrets{secrets, e.store()}, Version: Version})
+	mt, err := e.startOnce(ctx, s, local, newSecrets{secrets, e.store()})
 	if err != nil {
 		return fmt.Errorf("the dry start of %s %s failed: %w (nothing was changed; the new version stays in %s)", m.Name, m.Version, err, o.Dir)
 	}
@@ -293,24 +288,7 @@ func (e *env) bundleUpgrade(ctx context.Context, a *argv, b backend, state, loca
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, "tools (a dry start under its sandbox):")
-	td := install.DiffTools(cur.Tools, tools)
-	for _, t := range tools {
-		switch {
-		case slices.Contains(td.Added, t.Name):
-			fmt.Fprintf(e.stdout, "  + %s: added [%s] %s\n", termtext.Escape(t.Name), strings.Join(t.Hints, ", "), termtext.Escape(firstLine(t.Description)))
-		case slices.Contains(td.Changed, t.Name):
-			fmt.Fprintf(e.stdout, "  ~ %s: changed\n", termtext.Escape(t.Name))
-		}
-	}
-	for _, n := range td.Removed {
-		fmt.Fprintf(e.stdout, "  - %s: removed\n", termtext.Escape(n))
-	}
-	if len(cur.Tools) == 0 {
-		fmt.Fprintf(e.stdout, "  (the lock has no tools of the first start: every tool counts as added)\n")
-	} else if len(td.Added)+len(td.Removed)+len(td.Changed) == 0 {
-		fmt.Fprintf(e.stdout, "  the same %d tool definitions\n", len(tools))
-	}
+	e.printToolDiff(cur.Tools, tools, pinnedDescriptions(pinsPath(e.getenv), local))
 	if err := e.confirmSwitch(a, local, m.Version, " (the new version stays in "+o.Dir+")"); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/app/client"
 	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/app/trust"
+	"github.com/switchboard-mcp/switchboard/engine"
 	"github.com/switchboard-mcp/switchboard/internal/english"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
@@ -199,22 +200,7 @@ func (e *env) registryAdd(a *argv) error {
 	default:
 		fmt.Fprintf(e.stdout, "  url:    %s\n", termtext.Escape(st.URL))
 	}
-	switch {
-	case added.Sandbox != nil:
-		fmt.Fprintf(e.stdout, "  sandbox: %s\n", termtext.Escape(install.SandboxLine(added.Sandbox)))
-		for _, w := range added.SandboxWhy {
-			fmt.Fprintf(e.stdout, "    %s\n", termtext.Escape(w))
-		}
-	case added.Unconfined != "":
-		fmt.Fprintf(e.stdout, "  sandbox: none: %s\n", added.Unconfined)
-	}
-	for _, s := range added.Secrets {
-		what := "stored"
-		if s.Replaced {
-			what = "replaced (no server used it)"
-		}
-		fmt.Fprintf(e.stdout, "  secret %s %s in the keyring (the config refers to it)\n", s.Name, what)
-	}
+	e.printAddedSandbox(added)
 	for _, w := range added.Warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", termtext.Escape(w))
 	}
@@ -305,11 +291,7 @@ func (e *env) onceFirstStart(ctx context.Context, local string, raw json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	path, _ := hostrun.LoginPath(ctx, 5*time.Second)
-	if path == "" {
-		path = e.getenv("PATH")
-	}
-	tools, err := hostrun.StartOnce(ctx, s, local, hostrun.OnceOptions{Path: path, Secrets: e.store(), Version: Version})
+	tools, err := e.startOnce(ctx, s, local, e.store())
 	if err != nil {
 		return nil, err
 	}
@@ -338,4 +320,14 @@ func (t addTarget) DeleteSecret(name string) error             { return t.b.dele
 func (t addTarget) SetSecret(name, value string) error {
 	_, err := t.b.setSecret(name, value)
 	return err
+}
+
+// startOnce starts s once in this process as the host would (the PATH
+// the host gives servers, secrets from secrets) and returns its tools.
+func (e *env) startOnce(ctx context.Context, s *config.Server, local string, secrets engine.SecretResolver) ([]*mcp.Tool, error) {
+	path, _ := hostrun.LoginPath(ctx, 5*time.Second)
+	if path == "" {
+		path = e.getenv("PATH")
+	}
+	return hostrun.StartOnce(ctx, s, local, hostrun.OnceOptions{Path: path, Secrets: secrets, Version: Version})
 }

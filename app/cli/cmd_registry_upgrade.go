@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/config"
-	"github.com/switchboard-mcp/switchboard/app/hostrun"
 	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/app/registry"
 	"github.com/switchboard-mcp/switchboard/app/trust"
@@ -178,41 +177,16 @@ func (e *env) registryUpgrade(a *argv) error {
 	if err != nil {
 		return err
 	}
-	path, _ := hostrun.LoginPath(ctx, 5*time.Second)
-	if path == "" {
-		path = e.getenv("PATH")
-	}
 	var tools []install.FirstTool
 	{
-		mt, err := hostrun.StartOnce(ctx, s, local, hostrun.OnceOptions{Path: path, Secrets: newSecrets{secrets, e.store()}, Version: Version})
+		mt, err := e.startOnce(ctx, s, local, newSecrets{secrets, e.store()})
 		if err != nil {
 			return fmt.Errorf("the dry start of %s %s failed: %w (nothing was changed; the new install stays in %s)", cur.Package, pkg.Version, err, next.Dir)
 		}
 		if tools, err = install.FirstTools(mt); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "tools (a dry start under its sandbox):\n")
-		td := install.DiffTools(cur.Tools, tools)
-		olds := pinnedDescriptions(pinsPath(e.getenv), local)
-		for _, t := range tools {
-			switch {
-			case slices.Contains(td.Added, t.Name):
-				fmt.Fprintf(e.stdout, "  + %s: added [%s] %s\n", termtext.Escape(t.Name), strings.Join(t.Hints, ", "), termtext.Escape(firstLine(t.Description)))
-			case slices.Contains(td.Changed, t.Name):
-				fmt.Fprintf(e.stdout, "  ~ %s: changed\n", termtext.Escape(t.Name))
-				if old, ok := olds[t.Name]; ok && old != t.Description {
-					fmt.Fprintf(e.stdout, "      was: %s\n      now: %s\n", termtext.Escape(old), termtext.Escape(t.Description))
-				}
-			}
-		}
-		for _, n := range td.Removed {
-			fmt.Fprintf(e.stdout, "  - %s: removed\n", termtext.Escape(n))
-		}
-		if len(cur.Tools) == 0 {
-			fmt.Fprintf(e.stdout, "  (the lock has no tools of the first start: every tool counts as added)\n")
-		} else if len(td.Added)+len(td.Removed)+len(td.Changed) == 0 {
-			fmt.Fprintf(e.stdout, "  the same %d tool definitions\n", len(tools))
-		}
+		e.printToolDiff(cur.Tools, tools, pinnedDescriptions(pinsPath(e.getenv), local))
 	}
 
 	if err := e.confirmSwitch(a, local, pkg.Version, " (the new install stays in "+next.Dir+")"); err != nil {
@@ -436,4 +410,31 @@ func (e *env) installBeside(ctx context.Context, state, local string, cur *insta
 	environ := append(os.Environ(), "PATH="+filepath.Dir(npmPath)+string(os.PathListSeparator)+e.getenv("PATH"))
 	fmt.Fprintf(e.stderr, "installing %s@%s beside the installed version (npm, install scripts off)…\n", termtext.Escape(pkg.Identifier), termtext.Escape(pkg.Version))
 	return install.InstallNPM(ctx, state, install.NPM{Path: npmPath, Env: environ}, req)
+}
+
+// printToolDiff prints the tools of a dry start against the hashes the
+// lock recorded: added (with their annotations), changed (with the
+// pinned description beside the new one, when olds has it), removed.
+func (e *env) printToolDiff(locked map[string]string, tools []install.FirstTool, olds map[string]string) {
+	fmt.Fprintf(e.stdout, "tools (a dry start under its sandbox):\n")
+	td := install.DiffTools(locked, tools)
+	for _, t := range tools {
+		switch {
+		case slices.Contains(td.Added, t.Name):
+			fmt.Fprintf(e.stdout, "  + %s: added [%s] %s\n", termtext.Escape(t.Name), strings.Join(t.Hints, ", "), termtext.Escape(firstLine(t.Description)))
+		case slices.Contains(td.Changed, t.Name):
+			fmt.Fprintf(e.stdout, "  ~ %s: changed\n", termtext.Escape(t.Name))
+			if old, ok := olds[t.Name]; ok && old != t.Description {
+				fmt.Fprintf(e.stdout, "      was: %s\n      now: %s\n", termtext.Escape(old), termtext.Escape(t.Description))
+			}
+		}
+	}
+	for _, n := range td.Removed {
+		fmt.Fprintf(e.stdout, "  - %s: removed\n", termtext.Escape(n))
+	}
+	if len(locked) == 0 {
+		fmt.Fprintf(e.stdout, "  (the lock has no tools of the first start: every tool counts as added)\n")
+	} else if len(td.Added)+len(td.Removed)+len(td.Changed) == 0 {
+		fmt.Fprintf(e.stdout, "  the same %d tool definitions\n", len(tools))
+	}
 }
