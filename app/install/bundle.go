@@ -187,6 +187,9 @@ func OpenBundle(ctx context.Context, r BundleRequest) (*BundleOpened, error) {
 	for _, p := range ps {
 		o.Warnings = append(o.Warnings, p.Error())
 	}
+	if m.Name == "switchboard" && strings.HasPrefix(filepath.Base(filepath.FromSlash(m.Server.EntryPoint)), "switchboard-bridge") {
+		return nil, fmt.Errorf("%s is Switchboard's own bundle (its bridge, for AI apps to reach Switchboard): installed into Switchboard it would make Switchboard a server of itself; add it in Claude Desktop (Settings > Extensions), or connect an app with 'switchboard clients connect APP'", what)
+	}
 	if m.Server.MCPConfig == nil {
 		return nil, fmt.Errorf("%s is a %q bundle without server.mcp_config: Switchboard runs only bundles that say their command (node, python and binary bundles do)", what, m.Server.Type)
 	}
