@@ -6,7 +6,11 @@
 # .rpm), go-winres v0.3.3 (the Windows icon, manifest and version
 # resource), fyne v1.7.4 (the macOS .app). wixl and msiinfo come from
 # Debian's msitools/wixl, the Windows cross compiler from
-# gcc-mingw-w64-x86-64 (scripts/deps.sh installs them).
+# gcc-mingw-w64-x86-64 (scripts/deps.sh installs them). The official MCP
+# Bundle CLI (@anthropic-ai/mcpb 2.1.2, which packs and validates
+# switchboard.mcpb) is the one the tests use, pinned with the npm servers in
+# engine/stdio/testdata/npm (scripts/deps.sh, or the first build that needs
+# it, runs npm install there).
 
 GO      ?= go
 MODULE  := github.com/switchboard-mcp/switchboard
@@ -37,7 +41,7 @@ MSI       := dist/switchboard-$(VERSION)-x64.msi
 # keeps the build machine's paths out of the binaries.
 
 .PHONY: help build test linux man deb rpm windows msi dist darwin-check \
-	app dmg package-test clean
+	app dmg package-test clean mcpb mcpb-linux mcpb-windows
 
 help:
 	@echo "make build         bin/switchboard and bin/switchboard-bridge for this machine (development)"
@@ -46,6 +50,7 @@ help:
 	@echo "make deb | rpm     $(DEB) | $(RPM)"
 	@echo "make windows       $(WIN_DIR)/switchboard.exe (console), switchboard-tray.exe (GUI), switchboard-bridge.exe"
 	@echo "make msi           $(MSI)"
+	@echo "make mcpb          switchboard.mcpb (Claude Desktop extension) in $(dir $(LINUX_BIN)) and $(WIN_DIR)/"
 	@echo "make dist          everything this machine can build, in dist/, with SHA256SUMS"
 	@echo "make darwin-check  every package compiles for macOS (CGO_ENABLED=0 -tags ci)"
 	@echo "make app | dmg     the macOS .app bundle | .dmg (on a Mac only)"
@@ -106,12 +111,12 @@ $(PKG)/.linux: linux
 	$(GO) run packaging/linux/gen-unit.go > $(PKG)/switchboard.service
 	@touch $@
 
-deb: $(PKG)/.linux
+deb: $(PKG)/.linux mcpb-linux
 	@mkdir -p dist
 	GOARCH=amd64 SWITCHBOARD_VERSION=$(VERSION) SWITCHBOARD_RELEASE=$(RELEASE) \
 		$(NFPM) package --config packaging/linux/nfpm.yaml --packager deb --target $(DEB)
 
-rpm: $(PKG)/.linux
+rpm: $(PKG)/.linux mcpb-linux
 	@mkdir -p dist
 	GOARCH=amd64 SWITCHBOARD_VERSION=$(VERSION) SWITCHBOARD_RELEASE=$(RELEASE) \
 		$(NFPM) package --config packaging/linux/nfpm.yaml --packager rpm --target $(RPM)
@@ -148,7 +153,7 @@ windows:
 # and the two standard actions that apply it, at their standard sequence
 # numbers (see switchboard.wxs). Built under a temporary name, so that a
 # failed step leaves no MSI without them.
-msi: windows
+msi: windows mcpb-windows
 	@mkdir -p dist
 	rm -f $(MSI) $(MSI).tmp
 	wixl -a x64 -D Version=$(VERSION) -D BinDir=$(WIN_DIR) -D IconFile=packaging/icons/switchboard.ico \
@@ -158,11 +163,51 @@ msi: windows
 		-q "INSERT INTO InstallExecuteSequence (Action, Sequence) VALUES ('WriteEnvironmentStrings', 5200)"
 	mv $(MSI).tmp $(MSI)
 
+# switchboard.mcpb: Switchboard as an MCP Bundle (docs/bundles.md,
+# "Switchboard as a bundle"), one per platform built here, each running the
+# switchboard-bridge of that platform packed in it. The manifest is written
+# by packaging/mcpb (from VERSION), then the official CLI validates it,
+# packs the folder (manifest.json, icon.png, server/switchboard-bridge) and
+# prints the packed bundle's info. The .deb and .rpm install the Linux one
+# as /usr/share/switchboard/switchboard.mcpb, the MSI the Windows one
+# beside switchboard.exe; dist/ has each in its platform's folder.
+MCPB_DIR := packaging/mcpb
+NPM_DIR  := engine/stdio/testdata/npm
+MCPB     := $(NPM_DIR)/node_modules/.bin/mcpb
+LINUX_MCPB := $(dir $(LINUX_BIN))switchboard.mcpb
+WIN_MCPB   := $(WIN_DIR)/switchboard.mcpb
+
+# Installed when missing, as scripts/deps.sh installs it (npm install: see
+# there why not npm ci); deps.sh also reinstalls after a change of the lock.
+$(MCPB):
+	cd $(NPM_DIR) && npm install --no-audit --no-fund --loglevel=error
+
+# mcpb_bundle STAGING-DIR,GOOS,GOARCH,BRIDGE,OUTPUT
+define mcpb_bundle
+	rm -rf $(1) && mkdir -p $(1)/server
+	$(GO) run ./$(MCPB_DIR) -version $(VERSION) -goos $(2) -goarch $(3) -o $(1)/manifest.json
+	cp packaging/icons/switchboard-512.png $(1)/icon.png
+	cp $(4) $(1)/server/
+	$(MCPB) validate $(1)/manifest.json
+	rm -f $(5)
+	$(MCPB) pack $(1) $(5)
+	$(MCPB) info $(5)
+endef
+
+mcpb: mcpb-linux mcpb-windows
+
+mcpb-linux: linux $(MCPB)
+	$(call mcpb_bundle,bin/mcpb/linux-amd64,linux,amd64,$(LINUX_BRIDGE),$(LINUX_MCPB))
+
+mcpb-windows: windows $(MCPB)
+	$(call mcpb_bundle,bin/mcpb/windows-amd64,windows,amd64,$(WIN_DIR)/switchboard-bridge.exe,$(WIN_MCPB))
+
 dist: deb rpm msi
 	rm -rf dist/switchboard_$(VERSION)_linux_amd64 dist/switchboard_$(VERSION)_windows_amd64
 	mkdir -p dist/switchboard_$(VERSION)_linux_amd64 dist/switchboard_$(VERSION)_windows_amd64
-	cp $(LINUX_BIN) $(LINUX_BRIDGE) dist/switchboard_$(VERSION)_linux_amd64/
-	cp $(WIN_DIR)/switchboard.exe $(WIN_DIR)/switchboard-tray.exe $(WIN_DIR)/switchboard-bridge.exe dist/switchboard_$(VERSION)_windows_amd64/
+	cp $(LINUX_BIN) $(LINUX_BRIDGE) $(LINUX_MCPB) dist/switchboard_$(VERSION)_linux_amd64/
+	cp $(WIN_DIR)/switchboard.exe $(WIN_DIR)/switchboard-tray.exe $(WIN_DIR)/switchboard-bridge.exe $(WIN_MCPB) \
+		dist/switchboard_$(VERSION)_windows_amd64/
 	rm -f dist/SHA256SUMS
 	cd dist && find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum > ../$(PKG)/SHA256SUMS
 	mv $(PKG)/SHA256SUMS dist/SHA256SUMS
@@ -174,7 +219,10 @@ darwin-check:
 	packaging/darwin-check.sh
 
 # macOS: the .app bundle (fyne package, given FyneApp.toml's name, id,
-# version and icon; Contents/MacOS/switchboard is the binary built here)
+# version and icon; Contents/MacOS/switchboard is the binary built here;
+# the MCP Bundle document type of packaging/darwin/document-types.plist
+# merged into its Info.plist, as fyne has no setting for it; the darwin
+# switchboard.mcpb in Contents/Resources and in dist/darwin/)
 # and a compressed .dmg with it. Both need a Mac (cgo with
 # Apple's SDK, hdiutil); sign and notarize the .app before the .dmg for
 # release (codesign, notarytool: not automated here).
@@ -194,6 +242,10 @@ else
 	$(FYNE) package -os darwin -release -executable bin/darwin/switchboard -name Switchboard \
 		-app-id $(APPID) -app-version $(VERSION) -icon packaging/icons/switchboard-512.png
 	cp bin/darwin/switchboard-bridge Switchboard.app/Contents/MacOS/switchboard-bridge
+	/usr/libexec/PlistBuddy -c "Merge packaging/darwin/document-types.plist" Switchboard.app/Contents/Info.plist
+	$(MAKE) $(MCPB)
+	$(call mcpb_bundle,bin/mcpb/darwin-$(MAC_ARCH),darwin,$(MAC_ARCH),bin/darwin/switchboard-bridge,Switchboard.app/Contents/Resources/switchboard.mcpb)
+	cp Switchboard.app/Contents/Resources/switchboard.mcpb dist/darwin/switchboard.mcpb
 	mv Switchboard.app dist/darwin/
 endif
 
@@ -208,4 +260,4 @@ package-test:
 	bash scripts/package-test.sh
 
 clean:
-	rm -rf dist $(PKG) bin/linux-amd64 $(WIN_DIR)
+	rm -rf dist $(PKG) bin/linux-amd64 $(WIN_DIR) bin/mcpb

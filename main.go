@@ -48,5 +48,14 @@ func main() {
 		}
 		return ui.Run(ui.Options{Socket: sock, ShowWindow: !background})
 	}
+	// 'switchboard bundles open FILE' ("Open with Switchboard"): the
+	// window alone on the bundle's page.
+	cli.OpenBundle = func(file string) error {
+		sock, err := api.DefaultSocketPath()
+		if err != nil {
+			return err
+		}
+		return ui.Run(ui.Options{Socket: sock, Bundle: file})
+	}
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

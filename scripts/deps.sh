@@ -36,6 +36,9 @@ if [[ $what == test ]]; then
   command -v rpm >/dev/null 2>&1 || need+=(rpm)
   command -v wixl >/dev/null 2>&1 || need+=(wixl)
   command -v msiinfo >/dev/null 2>&1 || need+=(msitools)
+  # The .deb's MIME type for .mcpb files, checked after dpkg -i in the
+  # database its trigger rebuilds (package-test.sh).
+  command -v update-mime-database >/dev/null 2>&1 || need+=(shared-mime-info)
 fi
 # Fyne's cgo build (GLFW) needs the GL and X11 headers, for running and testing alike.
 [[ -f /usr/include/GL/gl.h ]] || need+=(libgl1-mesa-dev)

@@ -22,7 +22,24 @@
 #          under Wine; then a real `msiexec /i` under Wine (the files, the
 #          system PATH in the registry, `switchboard version` typed in
 #          cmd) and `msiexec /x` (the files and the PATH entry gone).
-#   macOS  every package compiles for darwin (make darwin-check).
+#   .mcpb  switchboard.mcpb of each platform (Switchboard as an MCP Bundle
+#          for Claude Desktop): the official CLI's (@anthropic-ai/mcpb,
+#          pinned in engine/stdio/testdata/npm) validate of its manifest and info of
+#          the file, its three entries (the bridge byte for byte the built
+#          one, executable), the manifest's version and platform,
+#          `switchboard bundles check` (the Windows one under Wine), and,
+#          with the .deb installed, the installed bundle's bridge run as
+#          Claude Desktop runs it, answering with the host's tools.
+#   Open with Switchboard: the .deb's and .rpm's MIME type
+#          (application/x-mcpb, *.mcpb and *.dxt) and menu-less desktop
+#          entry (desktop-file-validate), the MIME and desktop databases
+#          after dpkg -i and -r; the MSI's Registry rows (the ProgId, its
+#          open verb on switchboard-tray.exe, .mcpb and .dxt) and, under
+#          Wine, the keys after msiexec /i and /x.
+#   macOS  every package compiles for darwin (make darwin-check); the
+#          document type make app merges into the .app's Info.plist; the
+#          darwin switchboard.mcpb's manifest and packing (a cross-compiled
+#          bridge: make app packs the real one on a Mac).
 #
 # It needs root (or sudo) for dpkg, and lintian, rpm, wixl, msitools,
 # desktop-file-utils and gcc-mingw-w64-x86-64 (scripts/deps.sh installs
@@ -92,10 +109,47 @@ if [[ ${PACKAGE_TEST_SKIP_BUILD:-} != 1 ]]; then
 	grep -v '^go: downloading' "$tmp/build.log" | tail -n 12
 	echo "package-test: built in $(($(date +%s) - b0))s"
 fi
-for f in "$deb" "$rpmf" "$msi" dist/SHA256SUMS; do
+lmcpb=dist/switchboard_${version}_linux_amd64/switchboard.mcpb
+wmcpb=dist/switchboard_${version}_windows_amd64/switchboard.mcpb
+for f in "$deb" "$rpmf" "$msi" "$lmcpb" "$wmcpb" dist/SHA256SUMS; do
 	check "built $f" test -s "$f"
 done
 check "dist/SHA256SUMS verifies" bash -c 'cd dist && sha256sum --quiet -c SHA256SUMS'
+for f in "$lmcpb" "$wmcpb"; do
+	check "dist/SHA256SUMS lists ${f#dist/}" grep -q "  ${f#dist/}\$" dist/SHA256SUMS
+done
+
+# ------------------------------------------------------ switchboard.mcpb
+# The official CLI make dist used: the tests' pin (engine/stdio/testdata/npm).
+mcpb=$PWD/engine/stdio/testdata/npm/node_modules/.bin/mcpb
+echo "== switchboard.mcpb: official CLI $("$mcpb" --version 2>/dev/null || echo missing)"
+check "the official CLI is the pinned @anthropic-ai/mcpb 2.1.2" test "$("$mcpb" --version 2>/dev/null)" = 2.1.2
+for b in linux:"$lmcpb":switchboard-bridge:bin/linux-amd64/switchboard-bridge \
+	win32:"$wmcpb":switchboard-bridge.exe:bin/windows-amd64/switchboard-bridge.exe; do
+	IFS=: read -r plat file exe built <<<"$b"
+	d=$tmp/mcpb-$plat
+	mkdir -p "$d"
+	echo "  \$ mcpb info $file"
+	"$mcpb" info "$file" 2>&1 | sed 's/^/  /'
+	check "mcpb info $plat bundle" bash -c "'$mcpb' info '$file' >/dev/null 2>&1"
+	(cd "$d" && unzip -q "$OLDPWD/$file")
+	echo "  \$ mcpb validate manifest.json ($plat, unpacked)"
+	(cd "$d" && "$mcpb" validate manifest.json) 2>&1 | sed 's/^/  /'
+	check "mcpb validate: the $plat bundle's manifest" bash -c "cd '$d' && '$mcpb' validate manifest.json >/dev/null 2>&1"
+	check "the $plat bundle holds exactly icon.png, manifest.json, server/$exe" \
+		test "$(unzip -Z1 "$file" | LC_ALL=C sort | tr '\n' ' ')" = "icon.png manifest.json server/$exe "
+	check "the $plat bundle's server/$exe is the built one, byte for byte, executable" \
+		bash -c "cmp -s '$d/server/$exe' '$built' && unzip -Zl '$file' server/$exe | grep -q '^.rwxr-xr-x'"
+	mjson=$(tr -d '\n ' <"$d/manifest.json")
+	for want in '"manifest_version":"0.3"' "\"version\":\"$version\"" '"type":"binary"' \
+		"\"platforms\":[\"$plat\"]" "\"command\":\"\${__dirname}/server/$exe\""; do
+		check "the $plat bundle's manifest has $want" grep -qF "$want" <<<"$mjson"
+	done
+done
+echo "  \$ switchboard bundles check $lmcpb"
+bin/linux-amd64/switchboard bundles check "$lmcpb" 2>&1 | sed 's/^/  /'
+check "switchboard bundles check: the linux bundle has nothing wrong (exit 0)" \
+	bash -c "bin/linux-amd64/switchboard bundles check '$lmcpb' >/dev/null 2>&1"
 
 # ---------------------------------------------------------------- .deb
 echo "== lintian $deb"
@@ -117,6 +171,9 @@ dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./|/|; s|/$||' | grep -v '^$'
 for p in /usr/bin/switchboard /usr/bin/switchboard-bridge /usr/share/man/man1/switchboard-bridge.1.gz \
 	/usr/libexec/switchboard/switchboard-sandbox \
 	/usr/share/applications/io.github.switchboard-mcp.switchboard.desktop \
+	/usr/share/applications/io.github.switchboard-mcp.switchboard.bundle.desktop \
+	/usr/share/mime/packages/io.github.switchboard-mcp.switchboard.xml \
+	/usr/share/switchboard/switchboard.mcpb \
 	/usr/lib/systemd/user/switchboard.service \
 	/usr/share/man/man1/switchboard.1.gz \
 	/usr/share/doc/switchboard/copyright \
@@ -127,6 +184,17 @@ for p in /usr/bin/switchboard /usr/bin/switchboard-bridge /usr/share/man/man1/sw
 done
 check "deb Version is $version-$release" test "$(dpkg-deb -f "$deb" Version)" = "$version-$release"
 check "desktop-file-validate" desktop-file-validate packaging/linux/io.github.switchboard-mcp.switchboard.desktop
+# Open with Switchboard: the menu-less entry for the MIME type, and the type.
+bundle_desktop=packaging/linux/io.github.switchboard-mcp.switchboard.bundle.desktop
+check "desktop-file-validate (the .mcpb entry)" desktop-file-validate "$bundle_desktop"
+check "the .mcpb entry: MimeType=application/x-mcpb;" grep -qx 'MimeType=application/x-mcpb;' "$bundle_desktop"
+check "the .mcpb entry: Exec=switchboard bundles open %f" grep -qx 'Exec=switchboard bundles open %f' "$bundle_desktop"
+check "the .mcpb entry: NoDisplay=true (not a second menu item)" grep -qx 'NoDisplay=true' "$bundle_desktop"
+mkdir -p "$tmp/mime/packages"
+cp packaging/linux/io.github.switchboard-mcp.switchboard.xml "$tmp/mime/packages/"
+check "update-mime-database reads the MIME type: application/x-mcpb for *.mcpb and *.dxt, a subclass of zip" \
+	bash -c "update-mime-database '$tmp/mime' >/dev/null 2>&1 && grep -qx 'application/x-mcpb:\*.mcpb' '$tmp/mime/globs' &&
+		grep -qx 'application/x-mcpb:\*.dxt' '$tmp/mime/globs' && grep -qx 'application/x-mcpb application/zip' '$tmp/mime/subclasses'"
 
 # ---------------------------------------------------------------- .rpm
 echo "== rpm -qip $rpmf"
@@ -140,6 +208,8 @@ check "rpm Version/Release are $version/$release" \
 rpm -qlp "$rpmf" 2>/dev/null >"$tmp/rpm.paths"
 for p in /usr/bin/switchboard /usr/bin/switchboard-bridge /usr/libexec/switchboard/switchboard-sandbox /usr/lib/systemd/user/switchboard.service \
 	/usr/share/applications/io.github.switchboard-mcp.switchboard.desktop \
+	/usr/share/applications/io.github.switchboard-mcp.switchboard.bundle.desktop \
+	/usr/share/mime/packages/io.github.switchboard-mcp.switchboard.xml /usr/share/switchboard/switchboard.mcpb \
 	/usr/share/man/man1/switchboard.1.gz /usr/share/licenses/switchboard/LICENSE; do
 	check "rpm contains $p" grep -qxF "$p" "$tmp/rpm.paths"
 done
@@ -203,6 +273,13 @@ else
 		grep -Eq '^(nothing to fix|[0-9]+ things? to fix)$' <(tail -n1 "$tmp/doctor.out")
 
 	check "man switchboard finds the page" bash -c 'man -w switchboard >/dev/null 2>&1'
+	# dpkg's triggers (shared-mime-info, desktop-file-utils) rebuilt the
+	# system's MIME and desktop databases: a .mcpb is application/x-mcpb,
+	# and the entry that opens one is registered for it.
+	check "installed: the MIME database maps *.mcpb to application/x-mcpb" grep -qx 'application/x-mcpb:\*.mcpb' /usr/share/mime/globs
+	check "installed: mimeinfo.cache names the .mcpb entry for application/x-mcpb" \
+		grep -q '^application/x-mcpb=.*io.github.switchboard-mcp.switchboard.bundle.desktop' /usr/share/applications/mimeinfo.cache
+	check "installed: /usr/share/switchboard/switchboard.mcpb is the linux bundle of dist/" cmp -s /usr/share/switchboard/switchboard.mcpb "$lmcpb"
 	check "the desktop entry is in the application menu folder" \
 		test -f /usr/share/applications/io.github.switchboard-mcp.switchboard.desktop
 	check "the systemd user unit is installed" test -f /usr/lib/systemd/user/switchboard.service
@@ -263,6 +340,19 @@ else
 		sed 's/^/  bridge stderr: /' "$tmp/bridge.err"
 		check "switchboard-bridge lists the host's tools (everything__echo)" \
 			grep -q '"id":2.*"everything__echo"' "$tmp/bridge.out"
+		# Claude Desktop's run of the installed switchboard.mcpb: unpacked in
+		# its own folder, the bundle's bridge with the manifest's arguments,
+		# the profile option left empty ("--profile=", every server).
+		mkdir -p "$tmp/claude-ext"
+		(cd "$tmp/claude-ext" && unzip -q /usr/share/switchboard/switchboard.mcpb)
+		{
+			printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-ai","version":"1"}}}' \
+				'{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+			sleep 5
+		} | "${hostenv[@]}" timeout 60 "$tmp/claude-ext/server/switchboard-bridge" --profile= >"$tmp/ext.out" 2>"$tmp/ext.err" || true
+		sed 's/^/  bundle bridge stderr: /' "$tmp/ext.err"
+		check "the installed switchboard.mcpb's bridge, run as Claude Desktop runs it, lists the host's tools" \
+			grep -q '"id":2.*"everything__echo"' "$tmp/ext.out"
 		"${hostenv[@]}" /usr/bin/switchboard stop 2>&1 | sed 's/^/  /'
 		stopped=false
 		for _ in $(seq 1 60); do
@@ -299,6 +389,9 @@ else
 	check "dpkg -P: no file or folder the package added is left" test ${#left[@]} -eq 0
 	((${#left[@]} == 0)) || printf '  left: %s\n' "${left[@]}"
 	check "dpkg -s: switchboard is gone" bash -c '! dpkg -s switchboard >/dev/null 2>&1'
+	check "removed: the MIME database no longer has application/x-mcpb" bash -c "! grep -q '^application/x-mcpb:' /usr/share/mime/globs"
+	check "removed: mimeinfo.cache no longer names the .mcpb entry" \
+		bash -c "! grep -q 'io.github.switchboard-mcp.switchboard.bundle.desktop' /usr/share/applications/mimeinfo.cache"
 fi
 
 # ---------------------------------------------------------------- .msi
@@ -316,7 +409,7 @@ for t in File Shortcut Component Directory; do
 	msiinfo export "$msi" "$t" | tail -n +4 | sed 's/^/  /'
 done
 win=bin/windows-amd64
-for exe in switchboard.exe switchboard-tray.exe switchboard-bridge.exe; do
+for exe in switchboard.exe switchboard-tray.exe switchboard-bridge.exe switchboard.mcpb; do
 	size=$(stat -c %s "$win/$exe")
 	check "msi File table: $exe, $size bytes" \
 		awk -F'\t' -v n="$exe" -v s="$size" '$3 == n && $4 == s { f = 1 } END { exit !f }' "$tmp/File.idt"
@@ -346,9 +439,22 @@ for a in RemoveEnvironmentStrings:3300 WriteEnvironmentStrings:5200; do
 		awk -F'\t' -v n="${a%%:*}" -v q="${a#*:}" '$1 == n { c++; if ($2 == "" && $3 == q) f = 1 } END { exit !(f && c == 1) }' \
 		"$tmp/InstallExecuteSequence.rows"
 done
+# Open with Switchboard: wixl writes the ProgId, its verb and the
+# extensions as Registry rows (root 0: HKEY_CLASSES_ROOT) of the tray's
+# component.
+msiinfo export "$msi" Registry 2>/dev/null | tr -d '\r' | tail -n +4 | cut -f2- >"$tmp/Registry.rows" || true
+echo "  -- Registry"
+sed 's/^/  /' "$tmp/Registry.rows"
+for row in $'0\t.mcpb\t\tSwitchboard.Bundle\tTrayExe' $'0\t.dxt\t\tSwitchboard.Bundle\tTrayExe' \
+	$'0\t.mcpb\tContent Type\tapplication/x-mcpb\tTrayExe' \
+	$'0\t.mcpb\\OpenWithProgids\tSwitchboard.Bundle\t\tTrayExe' $'0\t.dxt\\OpenWithProgids\tSwitchboard.Bundle\t\tTrayExe' \
+	$'0\tSwitchboard.Bundle\t\tMCP Bundle\tTrayExe' \
+	$'0\tSwitchboard.Bundle\\shell\\open\\command\t\t"[#SwitchboardTrayExe]" bundles open "%1"\tTrayExe'; do
+	check "msi Registry: HKCR $(tr '\t' ' ' <<<"${row:2}")" grep -qxF "$row" "$tmp/Registry.rows"
+done
 mkdir -p "$tmp/msi"
 (cd "$tmp/msi" && msiextract "$OLDPWD/$msi" >/dev/null)
-for exe in switchboard.exe switchboard-tray.exe switchboard-bridge.exe; do
+for exe in switchboard.exe switchboard-tray.exe switchboard-bridge.exe switchboard.mcpb; do
 	got=$(find "$tmp/msi" -name "$exe" -type f | head -n1)
 	check "msi cabinet: $exe is the built one, byte for byte" cmp -s "$got" "$win/$exe"
 done
@@ -392,6 +498,9 @@ else
 			timeout 60 "$wine" "$win/$exe" version >"$tmp/$exe.out" 2>/dev/null || true
 		done
 		timeout 60 "$wine" "$win/switchboard-bridge.exe" --version >"$tmp/switchboard-bridge.exe.out" 2>/dev/null || true
+		timeout 120 "$wine" "$win/switchboard.exe" bundles check "$("$wine" winepath -w "$PWD/$wmcpb" 2>/dev/null | tr -d '\r')" \
+			>"$tmp/wcheck.out" 2>&1
+		echo $? >"$tmp/wcheck.rc"
 
 		syspath() {
 			"$wine" reg query 'HKLM\System\CurrentControlSet\Control\Session Manager\Environment' /v PATH 2>/dev/null |
@@ -402,12 +511,18 @@ else
 		timeout 300 "$wine" msiexec /i "$winmsi" /qn >"$tmp/msiexec-i.log" 2>&1
 		echo $? >"$tmp/msiexec-i.rc"
 		syspath >"$tmp/path.installed"
+		"$wine" reg query 'HKCR\Switchboard.Bundle\shell\open\command' /ve 2>/dev/null | tr -d '\r' >"$tmp/assoc.installed"
+		"$wine" reg query 'HKCR\.mcpb' /ve 2>/dev/null | tr -d '\r' >>"$tmp/assoc.installed"
 		ls -1 "$WINEPREFIX/drive_c/Program Files/Switchboard" 2>/dev/null | LC_ALL=C sort >"$tmp/msi.installed"
 		printf '@echo off\r\nswitchboard version\r\n' >"$WINEPREFIX/drive_c/sbversion.bat"
 		timeout 60 "$wine" cmd /c 'C:\sbversion.bat' </dev/null >"$tmp/cmd.out" 2>/dev/null
 		timeout 300 "$wine" msiexec /x "$winmsi" /qn >"$tmp/msiexec-x.log" 2>&1
 		echo $? >"$tmp/msiexec-x.rc"
 		syspath >"$tmp/path.removed"
+		{
+			"$wine" reg query 'HKCR\Switchboard.Bundle\shell\open\command' /ve
+			"$wine" reg query 'HKCR\.mcpb' /ve
+		} 2>/dev/null | tr -d '\r' >"$tmp/assoc.removed"
 		"$wineserver" -k >/dev/null 2>&1 || true
 	) || echo "  (wine prefix set-up failed: $(tail -n 3 "$tmp/wineboot.log" 2>/dev/null))"
 	for exe in switchboard.exe switchboard-tray.exe; do
@@ -418,6 +533,10 @@ else
 	got=$(tr -d '\r' <"$tmp/switchboard-bridge.exe.out" 2>/dev/null || true)
 	echo "  wine switchboard-bridge.exe --version: $got"
 	check "switchboard-bridge.exe runs under Wine and prints 'switchboard-bridge $version'" test "$got" = "switchboard-bridge $version"
+	echo "  wine switchboard.exe bundles check $wmcpb:"
+	tr -d '\r' <"$tmp/wcheck.out" 2>/dev/null | sed 's/^/  /'
+	check "switchboard.exe bundles check under Wine: the windows bundle has nothing wrong (exit 0)" \
+		test "$(cat "$tmp/wcheck.rc" 2>/dev/null)" = 0
 
 	echo "== wine msiexec /i, /x $msi"
 	before=$(cat "$tmp/path.before" 2>/dev/null || true)
@@ -427,8 +546,13 @@ else
 	echo "  after msiexec /i:      $installed"
 	echo "  after msiexec /x:      $removed"
 	check "msiexec /i under Wine exits 0" test "$(cat "$tmp/msiexec-i.rc" 2>/dev/null)" = 0
-	check "installed: C:\Program Files\Switchboard holds switchboard.exe, switchboard-tray.exe and switchboard-bridge.exe" \
-		test "$(tr '\n' ' ' <"$tmp/msi.installed" 2>/dev/null)" = "switchboard-bridge.exe switchboard-tray.exe switchboard.exe "
+	check "installed: C:\Program Files\Switchboard holds switchboard.exe, switchboard-tray.exe, switchboard-bridge.exe and switchboard.mcpb" \
+		test "$(tr '\n' ' ' <"$tmp/msi.installed" 2>/dev/null)" = "switchboard-bridge.exe switchboard-tray.exe switchboard.exe switchboard.mcpb "
+	echo "  HKCR after msiexec /i:"
+	sed 's/^/  /' "$tmp/assoc.installed" 2>/dev/null || true
+	check "installed: HKCR\Switchboard.Bundle\shell\open\command runs switchboard-tray.exe bundles open \"%1\"" \
+		grep -qF '"C:\Program Files\Switchboard\switchboard-tray.exe" bundles open "%1"' "$tmp/assoc.installed"
+	check "installed: HKCR\.mcpb is Switchboard.Bundle" grep -q 'REG_SZ *Switchboard.Bundle$' "$tmp/assoc.installed"
 	check "installed: the system PATH is the old one with ';C:\Program Files\Switchboard\' appended" \
 		test -n "$before" -a "$installed" = "$before;"'C:\Program Files\Switchboard\'
 	got=$(tr -d '\r' <"$tmp/cmd.out" 2>/dev/null || true)
@@ -437,6 +561,10 @@ else
 		test "$got" = "switchboard $version"
 	check "msiexec /x under Wine exits 0" test "$(cat "$tmp/msiexec-x.rc" 2>/dev/null)" = 0
 	check "uninstalled: C:\Program Files\Switchboard is gone" test ! -e "$tmp/wine/drive_c/Program Files/Switchboard"
+	echo "  HKCR after msiexec /x:"
+	sed 's/^/  /' "$tmp/assoc.removed" 2>/dev/null || true
+	check "uninstalled: the open command and .mcpb's Switchboard.Bundle are gone" \
+		bash -c "! grep -qi 'REG_SZ.*switchboard' '$tmp/assoc.removed'"
 	# Windows Installer removes the entry with its ';'; Wine 8's msi.dll
 	# leaves the ';' (PATH ends in ';'), so compare the non-empty entries.
 	# Wine also removes an appended entry whose Name lacks the '-' flag
@@ -456,6 +584,33 @@ else
 	sed 's/^/  /' "$tmp/darwin.log"
 	bad "darwin compile check"
 fi
+# make app (on a Mac) merges this into the .app's Info.plist: the MCP
+# Bundle document type, Open With for .mcpb and .dxt.
+check "packaging/darwin/document-types.plist: CFBundleDocumentTypes (Viewer, Alternate) and the imported type for .mcpb and .dxt" \
+	python3 -c '
+import plistlib, sys
+d = plistlib.load(open("packaging/darwin/document-types.plist", "rb"))
+t, = d["CFBundleDocumentTypes"]
+u, = d["UTImportedTypeDeclarations"]
+tags = u["UTTypeTagSpecification"]
+sys.exit(not (t["CFBundleTypeRole"] == "Viewer" and t["LSHandlerRank"] == "Alternate" and
+	t["LSItemContentTypes"] == [u["UTTypeIdentifier"]] and "public.zip-archive" in u["UTTypeConformsTo"] and
+	tags["public.filename-extension"] == ["mcpb", "dxt"] and tags["public.mime-type"] == ["application/x-mcpb"]))'
+# The darwin switchboard.mcpb is packed by make app on a Mac; its manifest
+# and packing are checked here with a cross-compiled bridge (no cgo).
+d=$tmp/mcpb-darwin
+mkdir -p "$d/server"
+if GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 go build -o "$d/server/switchboard-bridge" ./app/bridge/cmd/switchboard-bridge &&
+	go run ./packaging/mcpb -version "$version" -goos darwin -goarch arm64 -o "$d/manifest.json" &&
+	cp packaging/icons/switchboard-512.png "$d/icon.png" && "$mcpb" validate "$d/manifest.json" >"$tmp/mcpb-darwin.log" 2>&1 &&
+	"$mcpb" pack "$d" "$tmp/switchboard-darwin.mcpb" >>"$tmp/mcpb-darwin.log" 2>&1; then
+	ok "the darwin/arm64 bundle: mcpb validate and mcpb pack (official CLI)"
+else
+	sed 's/^/  /' "$tmp/mcpb-darwin.log"
+	bad "the darwin/arm64 bundle: mcpb validate and mcpb pack (official CLI)"
+fi
+check "switchboard bundles check: the darwin bundle names its platform, darwin" \
+	bash -c "bin/linux-amd64/switchboard bundles check '$tmp/switchboard-darwin.mcpb' | grep -q '^platforms: darwin$'"
 
 # The committed man page is the reviewers' copy; the packages carry one
 # made from the binary they contain. Say when the copy is stale.

@@ -34,6 +34,11 @@ type Options struct {
 	Logger *slog.Logger // connection changes; nil discards
 	// ShowWindow opens the window at start (as when the desktop has no tray).
 	ShowWindow bool
+	// Bundle, when not "", runs the window alone on that bundle file's
+	// page ('switchboard bundles open FILE'): no tray icon (a running
+	// tray keeps its own), and closing the window quits this process
+	// (the host and its servers keep running).
+	Bundle string
 
 	// hintFile, given by tests only, replaces the file that remembers the
 	// no-tray hint (trayHintFile); notify, tests only too, replaces
@@ -58,7 +63,31 @@ func Run(o Options) error {
 	a := app.NewWithID(AppID)
 	a.SetIcon(appicon.Icon)
 	a.Settings().SetTheme(window.Theme()) // readable text in light and dark (issue 27 item 20)
+	if o.Bundle != "" {
+		return runBundle(a, o)
+	}
 	return run(a, o, startSystray)
+}
+
+// runBundle is the window alone on a bundle's page (Options.Bundle),
+// connected to the host as the tray's window is (starting it when none
+// runs).
+func runBundle(a fyne.App, o Options) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	live := client.New(client.Options{
+		Socket: o.Socket,
+		Logger: o.Logger,
+		StartHost: func(ctx context.Context) error {
+			return service.StartHost(ctx, o.Exe, o.Socket)
+		},
+	})
+	go live.Run(ctx)
+	ch, _ := live.Watch()
+	w := window.New(a, live, window.Options{Changed: ch, OnClose: a.Quit, Do: func(f func()) { fyne.Do(locked(o.uiLock, f)) }})
+	locked(o.uiLock, func() { w.OpenBundle(o.Bundle) })()
+	a.Run()
+	return nil
 }
 
 // trayHost is a tray that is not Fyne's: safe from any goroutine, closed

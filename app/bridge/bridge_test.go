@@ -123,7 +123,7 @@ func TestSibling(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := sibling(link, "switchboard")
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(links, "switchboard")) || !strings.Contains(err.Error(), sb) || !strings.Contains(err.Error(), "switchboard serve") {
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(links, "switchboard")) || !strings.Contains(err.Error(), sb) {
 		t.Errorf("no switchboard: %v", err)
 	}
 	// A directory of that name is not the program.
@@ -132,6 +132,53 @@ func TestSibling(t *testing.T) {
 	}
 	if got, err := sibling(self, "switchboard"); err == nil {
 		t.Errorf("a directory was taken for switchboard: %q", got)
+	}
+}
+
+// TestLocate: the bridge of switchboard.mcpb, unpacked by Claude Desktop
+// in its extensions folder (server/switchboard-bridge beside the bundle's
+// manifest.json) with no switchboard beside it, finds the one a package
+// installed, at each OS's path; a switchboard beside it comes first; with
+// none, the error names the places and the remedy. A bridge that is not in
+// a bundle looks beside itself only.
+func TestLocate(t *testing.T) {
+	dir := t.TempDir()
+	ext := filepath.Join(dir, "Claude Extensions", "switchboard")
+	self := filepath.Join(ext, "server", Name)
+	if err := os.MkdirAll(filepath.Dir(self), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"ProgramW6432": `C:\Program Files`, "ProgramFiles": `C:\Program Files (x86)`, "HOME": "/Users/u"}
+	getenv := func(k string) string { return env[k] }
+	manifest := filepath.Join(ext, "manifest.json")
+	for _, c := range []struct{ goos, installed string }{
+		{"linux", "/usr/bin/switchboard"},
+		{"windows", `C:\Program Files\Switchboard\switchboard.exe`},
+		{"darwin", "/Applications/Switchboard.app/Contents/MacOS/switchboard"},
+		{"darwin", "/Users/u/Applications/Switchboard.app/Contents/MacOS/switchboard"},
+	} {
+		has := func(p string) bool { return p == c.installed || p == manifest }
+		if got, err := locate(self, c.goos, getenv, has); err != nil || got != c.installed {
+			t.Errorf("%s: installed at %s: %q, %v", c.goos, c.installed, got, err)
+		}
+		_, err := locate(self, c.goos, getenv, func(p string) bool { return p == manifest })
+		if err == nil || !strings.Contains(err.Error(), filepath.Dir(self)) || !strings.Contains(err.Error(), c.installed) ||
+			!strings.Contains(err.Error(), "switchboard serve") {
+			t.Errorf("%s: none: %v", c.goos, err)
+		}
+		// Not in a bundle (no manifest.json): beside itself only.
+		_, err = locate(self, c.goos, getenv, func(p string) bool { return p == c.installed })
+		if err == nil || strings.Contains(err.Error(), c.installed) || !strings.Contains(err.Error(), "switchboard serve") {
+			t.Errorf("%s: outside a bundle: %v", c.goos, err)
+		}
+	}
+	// Beside the bridge comes first.
+	beside := filepath.Join(filepath.Dir(self), "switchboard")
+	if err := os.WriteFile(beside, []byte("x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := locate(self, "linux", getenv, func(string) bool { return true }); err != nil || got != beside {
+		t.Errorf("beside: %q, %v", got, err)
 	}
 }
 

@@ -201,13 +201,64 @@ var exeSuffix = func() string {
 
 // Switchboard returns the switchboard executable installed next to this
 // program (next to the path it was started by, or to that path with its
-// symbolic links resolved), or an error that says where it looked.
+// symbolic links resolved), or, for the bridge of switchboard.mcpb, where
+// the packages install it; or an error that says where it looked.
 func Switchboard() (string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("cannot find this program's path (%v), so not the switchboard executable next to it", err)
 	}
-	return sibling(self, "switchboard"+exeSuffix)
+	return locate(self, runtime.GOOS, os.Getenv, isFile)
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// locate is [Switchboard] for the bridge at self on goos. The bridge of
+// switchboard.mcpb (Switchboard as a Claude Desktop extension,
+// docs/bundles.md), which Claude Desktop unpacks into its own extensions
+// folder as server/switchboard-bridge beside the bundle's manifest.json,
+// has no switchboard beside it: it takes the one at the path the .deb, the
+// .rpm, the MSI or the macOS app install it. No bridge looks in PATH,
+// which might hold another version.
+func locate(self, goos string, getenv func(string) string, isFile func(string) bool) (string, error) {
+	name := "switchboard"
+	if goos == "windows" {
+		name += ".exe"
+	}
+	const remedy = "install Switchboard, or start the host yourself ('switchboard serve', or the tray app)"
+	p, err := sibling(self, name)
+	if err == nil {
+		return p, nil
+	}
+	ext := filepath.Dir(filepath.Dir(self))
+	if filepath.Base(filepath.Dir(self)) != "server" || !isFile(filepath.Join(ext, "manifest.json")) {
+		return "", fmt.Errorf("%w: %s", err, remedy)
+	}
+	var installed []string
+	switch goos {
+	case "windows":
+		for _, v := range []string{"ProgramW6432", "ProgramFiles"} {
+			if d := getenv(v); d != "" {
+				installed = append(installed, strings.TrimRight(d, `\`)+`\Switchboard\switchboard.exe`)
+			}
+		}
+	case "darwin":
+		installed = append(installed, "/Applications/Switchboard.app/Contents/MacOS/switchboard")
+		if h := getenv("HOME"); h != "" {
+			installed = append(installed, strings.TrimRight(h, "/")+"/Applications/Switchboard.app/Contents/MacOS/switchboard")
+		}
+	default:
+		installed = append(installed, "/usr/bin/switchboard")
+	}
+	for _, c := range installed {
+		if isFile(c) {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("%w, nor where Switchboard's packages install it (%s): %s", err, strings.Join(installed, ", "), remedy)
 }
 
 // sibling finds name in the directory of self, or of self with its
@@ -225,7 +276,7 @@ func sibling(self, name string) (string, error) {
 		}
 		tried = append(tried, p)
 	}
-	return "", fmt.Errorf("there is no %s next to it (%s): reinstall Switchboard, or start the host yourself ('switchboard serve', or the tray app)", name, strings.Join(tried, ", "))
+	return "", fmt.Errorf("there is no %s next to it (%s)", name, strings.Join(tried, ", "))
 }
 
 // Executable returns the absolute path, symbolic links resolved, of the

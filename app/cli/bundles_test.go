@@ -58,7 +58,7 @@ func TestBundlesCheck(t *testing.T) {
 		"demo 1.2.0 by Acme (manifest 0.3, binary)",
 		"signature: unsigned",
 		"runs:      ${__dirname}/bin/demo --root /data --n=7",
-		"env:       TOKEN=${keyring:demo.token}",
+		"env:       TOKEN=${keyring:demo-token}", // the reference an install writes (config.SuggestSecretName)
 		"ok: nothing wrong found",
 	} {
 		if !strings.Contains(out, want) {
@@ -106,5 +106,50 @@ func TestBundlesCheck(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("check left %v in the temporary folder", left)
+	}
+}
+
+// TestBundlesOpen: with no display, 'bundles open' prints the card and
+// the exact install command (a --set for each required plain option, the
+// sensitive one asked for), exit 0 though values are missing; a bundle
+// refused whatever the values (another platform) exits 1 with no
+// command. With a display it hands the file's absolute path to the
+// window (OpenBundle) and prints nothing.
+func TestBundlesOpen(t *testing.T) {
+	u := newUnit(t)
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	opened := ""
+	old := OpenBundle
+	OpenBundle = func(file string) error { opened = file; return nil }
+	t.Cleanup(func() { OpenBundle = old })
+
+	good := writeBundle(t, map[string]string{"manifest.json": checkManifest, "bin/demo": "x"})
+	out := u.ok(t, "", "bundles", "open", good)
+	for _, want := range []string{
+		"demo 1.2.0 by Acme (manifest 0.3, binary)",
+		"runs:      ${__dirname}/bin/demo --root <root> --n=3",
+		"To install it:\n  switchboard bundles install " + good + " --set root=VALUE\n",
+		"token is sensitive: 'bundles install' asks for it on a terminal",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "problem:") || opened != "" {
+		t.Errorf("the values' problems shown, or the window opened (%q):\n%s", opened, out)
+	}
+
+	wrong := strings.Replace(checkManifest, `"user_config"`, `"compatibility":{"platforms":["darwin"]},"user_config"`, 1)
+	r := u.main("", "bundles", "open", writeBundle(t, map[string]string{"manifest.json": wrong}))
+	if r.code != 1 || !strings.Contains(r.stdout, "problem: compatibility.platforms") || strings.Contains(r.stdout, "To install it") {
+		t.Errorf("a bundle for another platform: %s", r)
+	}
+
+	t.Setenv("DISPLAY", ":0")
+	dir, rel := filepath.Split(good)
+	t.Chdir(dir)
+	if out := u.ok(t, "", "bundles", "open", rel); out != "" || opened != good {
+		t.Errorf("with a display: opened %q, printed %q", opened, out)
 	}
 }

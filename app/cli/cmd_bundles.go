@@ -4,16 +4,11 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/app/bundle"
-	"github.com/switchboard-mcp/switchboard/app/config"
+	"github.com/switchboard-mcp/switchboard/app/install"
 	"github.com/switchboard-mcp/switchboard/internal/termtext"
 )
 
@@ -42,102 +37,23 @@ reference an install would write. Nothing is kept.
 }
 
 // bundleCard is 'bundles check' as --json prints it.
-type bundleCard struct {
-	File       string            `json:"file"`
-	SHA256     string            `json:"sha256"`
-	Signature  bundle.Signature  `json:"signature"`
-	Name       string            `json:"name,omitempty"`
-	Version    string            `json:"version,omitempty"`
-	Author     string            `json:"author,omitempty"`
-	Manifest   string            `json:"manifestVersion,omitempty"`
-	Type       string            `json:"type,omitempty"`
-	Platforms  []string          `json:"platforms,omitempty"`
-	Runtimes   map[string]string `json:"runtimes,omitempty"`
-	Command    string            `json:"command,omitempty"`
-	Args       []string          `json:"args,omitempty"`
-	Env        map[string]string `json:"env,omitempty"`
-	Problems   []string          `json:"problems"`
-	Warnings   []string          `json:"warnings,omitempty"`
-	Unpackable bool              `json:"unpackable"`
-}
+type bundleCard = install.BundleCard
 
 // bundlesCheck is 'switchboard bundles check FILE'.
 func (e *env) bundlesCheck(a *argv) error {
 	if len(a.pos) != 1 {
 		return usagef("bundles check takes one FILE")
 	}
-	path := a.pos[0]
-	sig, err := bundle.Verify(path, nil, time.Time{})
+	card, err := e.inspectBundle(a.pos[0], a.list("set"))
 	if err != nil {
 		return err
-	}
-	card := bundleCard{File: path, SHA256: sig.SHA256, Signature: sig, Problems: []string{}}
-	add := func(ps bundle.Problems) {
-		for _, p := range ps {
-			if p.Warning {
-				card.Warnings = append(card.Warnings, p.Error())
-			} else {
-				card.Problems = append(card.Problems, p.Error())
-			}
-		}
-	}
-	tmp, err := os.MkdirTemp("", "switchboard-bundle-check-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, "bundle")
-	if err := bundle.Unpack(path, dir, bundle.DefaultLimits); err != nil {
-		card.Problems = append(card.Problems, err.Error())
-	} else {
-		card.Unpackable = true
-		data, err := os.ReadFile(filepath.Join(dir, bundle.ManifestName))
-		if err != nil {
-			return err
-		}
-		m, ps := bundle.ParseManifest(data)
-		add(ps)
-		if m != nil && !ps.Refusing() {
-			card.Name, card.Version, card.Author = m.Name, m.Version, m.Author.Name
-			card.Manifest, card.Type = m.ManifestVersion, m.Server.Type
-			card.Platforms, card.Runtimes = m.Compatibility.Platforms, m.Compatibility.Runtimes
-			in := bundle.Inputs{Values: map[string]any{}, Secrets: map[string]string{}}
-			for _, kv := range a.list("set") {
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok {
-					return usagef("--set %q: write KEY=VALUE", kv)
-				}
-				if o, ok := m.UserConfig[k]; ok && o.Multiple {
-					in.Values[k] = append(asStrings(in.Values[k]), v)
-					continue
-				}
-				in.Values[k] = v
-			}
-			for _, k := range m.Keys {
-				if m.UserConfig[k].Sensitive {
-					if _, given := in.Values[k]; given {
-						return usagef("%s is sensitive: 'bundles check' never takes its value on the command line", k)
-					}
-					in.Secrets[k] = config.KeyringRef(m.Name + "." + k)
-				}
-			}
-			home, _ := os.UserHomeDir()
-			dirs := bundle.Dirs{Home: home, Desktop: filepath.Join(home, "Desktop"), Documents: filepath.Join(home, "Documents"), Downloads: filepath.Join(home, "Downloads")}
-			l, eps := m.Expand("${__dirname}", dirs, runtime.GOOS, in)
-			add(eps)
-			card.Command, card.Args, card.Env = l.Command, l.Args, l.Env
-			add(m.Check(context.Background(), runtime.GOOS, exec.LookPath))
-		}
-	}
-	if sig.State == bundle.Invalid {
-		card.Problems = append(card.Problems, "signature: invalid: "+sig.Why+": do not install it unless you know why")
 	}
 	if e.json {
 		if err := e.printJSON(card); err != nil {
 			return err
 		}
 	} else {
-		e.printBundleCard(card)
+		e.printBundleCard(*card)
 	}
 	if len(card.Problems) > 0 {
 		return exitError{1}
@@ -145,9 +61,27 @@ func (e *env) bundlesCheck(a *argv) error {
 	return nil
 }
 
-func asStrings(v any) []string {
-	s, _ := v.([]string)
-	return s
+// inspectBundle is install.InspectBundle with --set's KEY=VALUE values;
+// a sensitive key among them is a usage error (never on a command line).
+func (e *env) inspectBundle(path string, sets []string) (*install.BundleCard, error) {
+	values := map[string][]string{}
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, usagef("--set %q: write KEY=VALUE", kv)
+		}
+		values[k] = append(values[k], v)
+	}
+	card, err := install.InspectBundle(context.Background(), path, install.InspectOptions{Values: values})
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range card.Options {
+		if _, given := values[o.Key]; given && o.Sensitive {
+			return nil, usagef("%s is sensitive: 'bundles check' never takes its value on the command line", o.Key)
+		}
+	}
+	return card, nil
 }
 
 func (e *env) printBundleCard(c bundleCard) {

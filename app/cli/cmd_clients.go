@@ -302,6 +302,7 @@ func (e *env) clientsConnect(a *argv) error {
 			e.recordWritten(app, loc.Path, doc, true)
 		}
 		fmt.Fprintf(e.stdout, "%s is already connected: %s runs %s\n", app.Name, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
+		e.noteBundle(app, exe)
 		return nil
 	}
 	e.noteServers(names)
@@ -316,6 +317,7 @@ func (e *env) clientsConnect(a *argv) error {
 		fmt.Fprintf(e.stdout, "note: %s does not look installed (none of its folders exists); the entry is ready for when it is\n", app.Name)
 	}
 	fmt.Fprintln(e.stdout, app.Restart)
+	e.noteBundle(app, exe)
 	return nil
 }
 

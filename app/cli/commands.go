@@ -152,6 +152,14 @@ a flag): its flags are its own.
 		{name: "clients list", summary: "the known AI apps: installed, connected, their config file", noArgs: true,
 			flags: []flagDef{projectFlag}, run: (*env).clientsList},
 		{name: "clients connect", args: "APP", summary: `add the "switchboard" entry to the app's config: it runs the bridge (every server, or only those named)`,
+			help: `claude-desktop: Switchboard is also a Claude Desktop extension,
+switchboard.mcpb (installed with Switchboard: /usr/share/switchboard/ on
+Linux, the install folder on Windows), which Claude keeps in its own store:
+Claude Desktop has been seen to rewrite claude_desktop_config.json and drop
+its mcpServers. Connecting prints where the file is and how to add it (a
+double click, or Settings > Extensions > Advanced settings > Install
+Extension); use one or the other, not both.
+`,
 			flags: []flagDef{
 				{name: "servers", kind: multiFlag, arg: "a,b", help: "only these servers"},
 				projectFlag, dryRunFlag,
@@ -231,7 +239,7 @@ written to Switchboard's config as plain text.
 	rows = slices.Insert(rows, i+1, registryRows...)
 	// The bundles (cmd_bundles.go), before the secrets.
 	i = slices.IndexFunc(rows, func(c *command) bool { return c.name == "secret" })
-	return slices.Insert(rows, i, slices.Concat(bundlesRows, bundlesInstallRows)...)
+	return slices.Insert(rows, i, slices.Concat(bundlesRows, bundlesInstallRows, []*command{bundlesOpenRow, bundlesImportRow})...)
 }
 
 var (

@@ -174,6 +174,8 @@ func (h *Host) handlers() api.Methods {
 		handle(hostapi.MethodRegistrySearch, h.registrySearch), // registrymethods.go
 		handle(hostapi.MethodRegistryShow, h.registryShow),
 		handle(hostapi.MethodRegistryAdd, h.registryAdd),
+		handle(hostapi.MethodBundlesInspect, h.bundlesInspect), // bundlemethods.go
+		handle(hostapi.MethodBundlesInstall, h.bundlesInstall),
 	)
 }
 

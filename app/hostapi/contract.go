@@ -50,7 +50,7 @@ type None struct{}
 //
 // The protocol (framing, ids, events: app/api's ProtocolVersion) has a
 // version of its own.
-const APIVersion = "1.1"
+const APIVersion = "1.2"
 
 // The methods of the host's API.
 var (
@@ -162,6 +162,16 @@ var (
 	// locked, secrets into the keyring first. An install can take a
 	// minute; the host answers its other calls meanwhile.
 	MethodRegistryAdd = Method[RegistryAddParams, RegistryAddResult]{"registry.add"}
+
+	// MethodBundlesInspect returns a bundle file's card (.mcpb: its
+	// signature, manifest, options and what it would run, every problem
+	// at once) without keeping anything of it. API 1.2.
+	MethodBundlesInspect = Method[BundleInspectParams, BundleInspectResult]{"bundles.inspect"}
+	// MethodBundlesInstall installs a bundle file as a server, as
+	// 'switchboard bundles install' does (app/install's AddBundle):
+	// sensitive values into the keyring first, then its first start.
+	// API 1.2.
+	MethodBundlesInstall = Method[BundleInstallParams, BundleInstallResult]{"bundles.install"}
 )
 
 // methods is every method of the API, in the order above.
@@ -178,6 +188,7 @@ var methods = []Descriptor{
 	MethodApprovalsList, MethodApprovalsDecide,
 	MethodProfilesList, MethodProfilesPut, MethodProfilesRemove, MethodProfilesRename,
 	MethodRegistrySearch, MethodRegistryShow, MethodRegistryAdd,
+	MethodBundlesInspect, MethodBundlesInstall,
 }
 
 // Methods returns every method of the host's API.

@@ -187,6 +187,9 @@ func OpenBundle(ctx context.Context, r BundleRequest) (*BundleOpened, error) {
 	for _, p := range ps {
 		o.Warnings = append(o.Warnings, p.Error())
 	}
+	if m.Name == "switchboard" && strings.HasPrefix(filepath.Base(filepath.FromSlash(m.Server.EntryPoint)), "switchboard-bridge") {
+		return nil, fmt.Errorf("%s is Switchboard's own bundle (its bridge, for AI apps to reach Switchboard): installed into Switchboard it would make Switchboard a server of itself; add it in Claude Desktop (Settings > Extensions), or connect an app with 'switchboard clients connect APP'", what)
+	}
 	if m.Server.MCPConfig == nil {
 		return nil, fmt.Errorf("%s is a %q bundle without server.mcp_config: Switchboard runs only bundles that say their command (node, python and binary bundles do)", what, m.Server.Type)
 	}
@@ -300,12 +303,13 @@ func BundleEntry(m *bundle.Manifest, dir string, dirs bundle.Dirs, values map[st
 	if strings.Contains(dir, "${") {
 		ps = append(ps, bundle.Problem{Key: "__dirname", Message: fmt.Sprintf("the store's folder %q holds \"${\": move the state directory", dir)})
 	}
-	if len(ps) > 0 {
-		return nil, nil, ps
-	}
+	// Every problem at once: the values' and the expansion's.
 	l, eps := m.Expand(dir, dirs, runtime.GOOS, in)
 	if eps.Refusing() {
-		return nil, nil, refusing(eps)
+		ps = append(ps, refusing(eps).(bundle.Problems)...)
+	}
+	if len(ps) > 0 {
+		return nil, nil, ps
 	}
 	entry := map[string]any{"command": l.Command, "args": l.Args}
 	if len(l.Env) > 0 {

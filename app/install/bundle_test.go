@@ -165,3 +165,23 @@ func TestBundleDirs(t *testing.T) {
 		t.Errorf("with user-dirs: %+v", d)
 	}
 }
+
+// TestAddBundleRefusesSwitchboard: Switchboard's own bundle (its bridge,
+// what 'make dist' builds for Claude Desktop) is refused: installed into
+// Switchboard it would relay to itself. Nothing is left in the store.
+func TestAddBundleRefusesSwitchboard(t *testing.T) {
+	tmp := t.TempDir()
+	state := filepath.Join(tmp, "state")
+	file := zipBundle(t, tmp, "switchboard.mcpb", `{"manifest_version": "0.3", "name": "switchboard", "version": "0.1.0", "description": "d", "author": {"name": "A"},
+		"server": {"type": "binary", "entry_point": "server/switchboard-bridge", "mcp_config": {"command": "${__dirname}/server/switchboard-bridge", "args": []}}}`,
+		map[string]string{"server/switchboard-bridge": "binary"})
+	m := &memTarget{entries: map[string]json.RawMessage{}, secrets: map[string]string{}}
+	_, err := install.AddBundle(context.Background(), m, install.BundleRequest{File: file, StateDir: state,
+		LookPath: func(string) (string, error) { return "", errors.New("not found") }})
+	if err == nil || !strings.Contains(err.Error(), "is Switchboard's own bundle") || len(m.entries) != 0 {
+		t.Errorf("Switchboard's own bundle: %v %v", err, m.entries)
+	}
+	if es, _ := os.ReadDir(install.BundlesRoot(state)); len(es) != 0 {
+		t.Errorf("the store holds %v", es)
+	}
+}

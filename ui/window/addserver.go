@@ -474,8 +474,12 @@ func (v *entryView) field(in registry.InputCard) *inputField {
 }
 
 // pick opens a folder or file dialog into e.
-func (v *entryView) pick(e *widget.Entry, folder bool) {
-	if v.w.win == nil {
+func (v *entryView) pick(e *widget.Entry, folder bool) { v.w.pickPath(e, folder) }
+
+// pickPath opens a folder or file dialog into e (the registry's form and
+// a bundle's).
+func (w *Window) pickPath(e *widget.Entry, folder bool) {
+	if w.win == nil {
 		return
 	}
 	if folder {
@@ -483,7 +487,7 @@ func (v *entryView) pick(e *widget.Entry, folder bool) {
 			if err == nil && u != nil {
 				e.SetText(u.Path())
 			}
-		}, v.w.win)
+		}, w.win)
 		return
 	}
 	dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
@@ -491,7 +495,7 @@ func (v *entryView) pick(e *widget.Entry, folder bool) {
 			e.SetText(r.URI().Path())
 			r.Close()
 		}
-	}, v.w.win)
+	}, w.win)
 }
 
 // installBound bounds registry.add: a locked npm install can take

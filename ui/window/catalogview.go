@@ -29,6 +29,7 @@ type catalogView struct {
 	search   *escEntry
 	category *widget.Select
 	box      *fyne.Container
+	bundle   *widget.Button               // "Install a bundle (.mcpb)…" (bundleview.go)
 	rows     map[string]fyne.CanvasObject // each template's row, by name
 	heads    map[catalog.Category]fyne.CanvasObject
 	none     *widget.Label // "no template matches"
@@ -69,7 +70,8 @@ func (w *Window) openCatalog() {
 	v.category = widget.NewSelect(opts, func(string) { v.filter() })
 	v.category.SetSelected(allCategories)
 	v.filter()
-	bar := container.NewVBox(container.NewBorder(nil, nil, nil, wideEnough(v.category, opts), v.search),
+	v.bundle = widget.NewButtonWithIcon("Install a bundle (.mcpb)…", theme.FileIcon(), w.chooseBundle)
+	bar := container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(wideEnough(v.category, opts), v.bundle), v.search),
 		hintLabel("Switchboard's templates (reviewed, pinned) and, as you type, the registries' entries: searched in their local indexes, never over the network ('switchboard registry sync' refreshes them)."))
 	v.obj = container.NewBorder(bar, nil, nil, nil, pageScroll(container.NewVBox(v.box, v.reg.box)))
 	w.open(&page{title: "Add a server", obj: v.obj})

@@ -100,12 +100,16 @@ type Window struct {
 	paste    *pasteView
 	catalog  *catalogView
 	template *templateView
-	entry    *entryView // a registry entry's card and form (addserver.go)
-	logs     *logsView
-	tools    *toolsView
-	apps     *appsView
-	activity *activityView
-	confirm  *dialog.ConfirmDialog // the last confirmation asked (Remove, Disable)
+	entry    *entryView  // a registry entry's card and form (addserver.go)
+	bundle   *bundleView // a bundle's card and install form (bundleview.go)
+	// pendingBundle is the bundle OpenBundle was given before the host
+	// answered: opened once connected.
+	pendingBundle string
+	logs          *logsView
+	tools         *toolsView
+	apps          *appsView
+	activity      *activityView
+	confirm       *dialog.ConfirmDialog // the last confirmation asked (Remove, Disable)
 	// dialogs are the dialogs shown, the last on top, each with what
 	// Escape does to it (its Cancel): escapable.
 	dialogs []escDialog
@@ -375,6 +379,11 @@ func (w *Window) apply(s client.Snapshot) {
 		w.apps.stateChanged()
 	}
 	w.costsChanged(s) // cost.go
+	if s.Connected && w.pendingBundle != "" {
+		path := w.pendingBundle
+		w.pendingBundle = ""
+		w.openBundle(path) // bundleview.go
+	}
 }
 
 // open shows a page: in the server's tab that is opening it (embedIn),
@@ -440,6 +449,7 @@ func (w *Window) leave() {
 	}
 	w.page = nil
 	w.form, w.paste, w.catalog, w.template, w.logs, w.tools, w.apps, w.entry = nil, nil, nil, nil, nil, nil, nil, nil
+	w.bundle = nil
 }
 
 // focus gives the keyboard focus to a widget of the current page.
