@@ -228,14 +228,22 @@ func (c *costs) serverCostText(st hostapi.ServerStatus) string {
 	case sc.Tools == 0 && sc.Prompts == 0:
 		return "Nothing: it offers no tool or prompt to the apps"
 	}
-	return fmt.Sprintf("Its %s use %s of each conversation (≈ o200k)", toolsAndPrompts(sc), aboutTokens(sc.Tokens))
+	verb := "use"
+	if sc.Tools == 1 && sc.Prompts == 0 {
+		verb = "uses"
+	}
+	return fmt.Sprintf("Its %s %s %s of each conversation (≈ o200k)", toolsAndPrompts(sc), verb, aboutTokens(sc.Tokens))
 }
 
 // toolsAndPrompts is "13 tools' descriptions and 4 prompts".
 func toolsAndPrompts(sc hostapi.ServerCost) string {
 	var parts []string
 	if sc.Tools > 0 {
-		parts = append(parts, plural(sc.Tools, "tool")+"' descriptions")
+		if sc.Tools == 1 {
+			parts = append(parts, "1 tool's description")
+		} else {
+			parts = append(parts, plural(sc.Tools, "tool")+"' descriptions")
+		}
 	}
 	if sc.Prompts > 0 {
 		parts = append(parts, plural(sc.Prompts, "prompt"))

@@ -102,3 +102,20 @@ func TestCostsFromHost(t *testing.T) {
 		t.Errorf("the total: %q, want %s", got, aboutTokens(c.Total.Tokens))
 	}
 }
+
+// TestToolsAndPromptsOne: one tool is "1 tool's description", not
+// "1 tool' descriptions" (seen on a one-tool bundle's Overview).
+func TestToolsAndPromptsOne(t *testing.T) {
+	for _, c := range []struct {
+		sc   hostapi.ServerCost
+		want string
+	}{
+		{hostapi.ServerCost{Tools: 1}, "1 tool's description"},
+		{hostapi.ServerCost{Tools: 2}, "2 tools' descriptions"},
+		{hostapi.ServerCost{Tools: 1, Prompts: 1}, "1 tool's description and 1 prompt"},
+	} {
+		if got := toolsAndPrompts(c.sc); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.sc, got, c.want)
+		}
+	}
+}
