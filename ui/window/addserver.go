@@ -542,10 +542,6 @@ func (v *entryView) submit() {
 			w.setStatus("Not added: see the problems above the Add button.", true)
 			return
 		}
-		w.leave()
-		w.servers.want = res.Local
-		w.showPlace(placeServers)
-		w.servers.update(w.snap)
 		msg := "Added " + res.Local + "."
 		if res.Locked != nil {
 			msg = fmt.Sprintf("Added %s: %s@%s installed locked (%d packages), run with node.", res.Local, res.Locked.Package, res.Locked.Version, res.Locked.Packages)
@@ -553,19 +549,30 @@ func (v *entryView) submit() {
 		if v.chosen.remote != nil {
 			msg += " If it asks for a sign-in, Sign in is its first button."
 		}
-		for _, s := range append(res.Warnings, res.Notes...) {
-			msg += "\n" + s
-		}
-		if res.LockError != "" {
-			msg += "\nIts lock could not be written: " + res.LockError
-		}
-		bad := len(res.Warnings) > 0
-		if fs := res.FirstStart; fs != nil {
-			msg += "\n" + firstStartLine(fs)
-			bad = bad || fs.Error != ""
-		}
-		w.setStatus(msg, bad)
+		w.showAdded(res.Local, msg, res.Warnings, res.Notes, res.LockError, res.FirstStart)
 	})
+}
+
+// showAdded goes to the server just added (from a registry or a
+// bundle) and says in the status line what was added, its warnings and
+// notes, and its first start.
+func (w *Window) showAdded(local, msg string, warnings, notes []string, lockError string, fs *hostapi.FirstStart) {
+	w.leave()
+	w.servers.want = local
+	w.showPlace(placeServers)
+	w.servers.update(w.snap)
+	for _, s := range append(slices.Clone(warnings), notes...) {
+		msg += "\n" + s
+	}
+	if lockError != "" {
+		msg += "\nIts lock could not be written: " + lockError
+	}
+	bad := len(warnings) > 0
+	if fs != nil {
+		msg += "\n" + firstStartLine(fs)
+		bad = bad || fs.Error != ""
+	}
+	w.setStatus(msg, bad)
 }
 
 // showError puts every problem of a refused add beside the form, at once.

@@ -565,25 +565,10 @@ func (v *bundleView) submit() {
 			w.setStatus("Not installed: see the problems above the Install button.", true)
 			return
 		}
-		w.leave()
-		w.servers.want = res.Local
-		w.showPlace(placeServers)
-		w.servers.update(w.snap)
 		msg := fmt.Sprintf("Installed %s: the bundle %s %s (%s), sandbox: %s.", res.Local, res.Bundle, res.Version, res.Signature, res.Sandbox)
 		if res.Unconfined != "" {
 			msg += " " + res.Unconfined
 		}
-		for _, s := range append(res.Warnings, res.Notes...) {
-			msg += "\n" + s
-		}
-		if res.LockError != "" {
-			msg += "\nIts lock could not be written: " + res.LockError
-		}
-		bad := len(res.Warnings) > 0
-		if fs := res.FirstStart; fs != nil {
-			msg += "\n" + firstStartLine(fs)
-			bad = bad || fs.Error != ""
-		}
-		w.setStatus(msg, bad)
+		w.showAdded(res.Local, msg, res.Warnings, res.Notes, res.LockError, res.FirstStart)
 	})
 }
