@@ -463,3 +463,26 @@ func TestSignInAsked(t *testing.T) {
 	remotetest.Browse(t, res.URL, nil)
 	th.waitServer(t, "i", "running", func(s hostapi.ServerStatus) bool { return s.State == hostapi.StateRunning && s.Tools == 1 })
 }
+
+// TestSignInIssueWords: the fact of a sign-in a server asked for (a 401
+// with an OAuth challenge, issue 27 §6) carries no command line and no
+// doubled parentheses, whichever way the error reached the status (the
+// attempt's "not signed in: …" or the watch's own words); the message
+// keeps the command.
+func TestSignInIssueWords(t *testing.T) {
+	for _, last := range []string{
+		errSignInNeeded.Error() + ": " + signInAsked("i"),
+		signInAsked("i"),
+	} {
+		p := signInIssue("i", last)
+		if want := `server "i" asks for a sign-in (it answered HTTP 401 with an OAuth challenge)`; p.Fact != want {
+			t.Errorf("from %q the fact is %q, want %q", last, p.Fact, want)
+		}
+		if !strings.Contains(p.Message, "sign in with 'switchboard servers login i'") || p.Remedy == nil || p.Remedy.Kind != hostapi.RemedySignIn {
+			t.Errorf("the message %q or remedy %+v", p.Message, p.Remedy)
+		}
+	}
+	if p := signInIssue("g", "not signed in: run 'switchboard servers login g'"); p.Fact != `server "g" needs a sign-in (not signed in)` {
+		t.Errorf("an entry with oauth, never signed in: %q", p.Fact)
+	}
+}

@@ -361,7 +361,14 @@ func (s *server) status() hostapi.ServerStatus {
 func signInIssue(name, lastError string) hostapi.Problem {
 	login := "'switchboard servers login " + name + "'"
 	fact := fmt.Sprintf("server %q needs a sign-in", name)
-	if why := strings.ReplaceAll(lastError, ": run "+login, ""); why != "" {
+	why := strings.ReplaceAll(lastError, ": run "+login, "")
+	why = strings.ReplaceAll(why, ": sign in with "+login+" (or Sign in in the window)", "")
+	why = strings.TrimPrefix(why, errSignInNeeded.Error()+": ")
+	if rest, ok := strings.CutPrefix(why, "this server asks for a sign-in "); ok {
+		// A 401 with an OAuth challenge (signInAsked): said once, its
+		// reason in one pair of parentheses.
+		fact = fmt.Sprintf("server %q asks for a sign-in %s", name, rest)
+	} else if why != "" {
 		fact += " (" + why + ")"
 	}
 	full := fact + ": sign in with " + login
