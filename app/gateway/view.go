@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-mcp/switchboard/app/config"
 	"regexp"
 	"slices"
 	"sort"
@@ -192,7 +193,7 @@ func build(servers []Server, memos map[string]*memo, now time.Time, observe Obse
 			}
 			timeout := s.StartTimeout
 			if timeout <= 0 {
-				timeout = 63 * time.Second // the engine's default probe + handshake
+				timeout = config.DefaultDuration("probeTimeout") + config.DefaultDuration("handshakeTimeout") // the defaults' start
 			}
 			st.deadline = m.since.Add(timeout)
 			v.mapping.Pending = append(v.mapping.Pending, s.Name)
