@@ -249,7 +249,8 @@ func (m *Manifest) values(in Inputs, sys map[string]string, ps *Problems) map[st
 		if !given {
 			if o.Default == nil {
 				if o.Required {
-					*ps = append(*ps, Problem{Key: key, Message: fmt.Sprintf("is required (%s): give a value with --set %s=VALUE", o.Title, k)})
+					*ps = append(*ps, Problem{Key: key, Message: fmt.Sprintf("is required (%s): give a value with --set %s=VALUE", o.Title, k),
+						Fact: fmt.Sprintf("is required (%s): give a value", o.Title)})
 				}
 				continue
 			}

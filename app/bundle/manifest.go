@@ -26,6 +26,17 @@ type Problem struct {
 	Key     string
 	Message string
 	Warning bool
+	// Fact is Message without the command line's remedy (a form shows
+	// it beside its field); "" when Message has none.
+	Fact string
+}
+
+// FactText is what a form shows of the problem: Fact, else Message.
+func (p Problem) FactText() string {
+	if p.Fact != "" {
+		return p.Fact
+	}
+	return p.Message
 }
 
 func (p Problem) Error() string {

@@ -328,7 +328,10 @@ func (e *env) listClaudeExtensions(folder string, exts []*claudeExt) error {
 			}
 		}
 		if c.SettingsErr != nil {
-			r.Problem = strings.TrimPrefix(r.Problem+"; ", "; ") + "its settings: " + c.SettingsErr.Error()
+			if r.Problem != "" {
+				r.Problem += "; "
+			}
+			r.Problem += "its settings: " + c.SettingsErr.Error()
 		}
 		rows = append(rows, r)
 	}

@@ -141,7 +141,7 @@ func bundleError(err error, values []string) error {
 			if p.Warning {
 				continue
 			}
-			e.Problems = append(e.Problems, hostapi.Problem{Key: p.Key, Message: scrub(p.Error())})
+			e.Problems = append(e.Problems, hostapi.Problem{Key: p.Key, Message: scrub(p.Error()), Fact: scrub(p.FactText())})
 			ms = append(ms, scrub(p.Error()))
 		}
 		head, _, _ := strings.Cut(scrub(err.Error()), "\n")

@@ -489,13 +489,11 @@ func (v *bundleView) showProblems(lines []string) {
 // problemText is one of the host's problems in the form's words: the
 // option's title for its key, without the command line's --set remedy.
 func (v *bundleView) problemText(p hostapi.Problem) string {
-	msg := p.Message
 	k := formKey(p.Key)
-	if k == "" || !hasOption(&v.card, k) {
-		return msg
+	if k == "" || !hasOption(&v.card, k) || p.Fact == "" {
+		return p.Message
 	}
-	msg = strings.TrimPrefix(msg, p.Key+": ")
-	msg = strings.Replace(msg, " with --set "+k+"=VALUE", "", 1)
+	msg := p.Fact // the host's words without the key and the command line's remedy
 	for _, o := range v.card.Options {
 		if o.Key == k && o.Title != "" {
 			return o.Title + ": " + msg
