@@ -238,7 +238,7 @@ func (e *env) bundleUpgrade(ctx context.Context, a *argv, b backend, state, loca
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s %s needs a value for what it adds: give %s (nothing was changed; the new version stays in %s)", m.Name, m.Version, strings.Join(missing, " "), o.Dir)
+		return fmt.Errorf("%s %s needs a value for what it adds: give %s (nothing was changed; its unpacked folder is removed)", m.Name, m.Version, strings.Join(missing, " "))
 	}
 	secretName := func(k string) string {
 		if n := names[k]; n != "" {
@@ -282,14 +282,14 @@ func (e *env) bundleUpgrade(ctx context.Context, a *argv, b backend, state, loca
 	}
 	mt, err := e.startOnce(ctx, s, local, newSecrets{secrets, e.store()})
 	if err != nil {
-		return fmt.Errorf("the dry start of %s %s failed: %w (nothing was changed; the new version stays in %s)", m.Name, m.Version, err, o.Dir)
+		return fmt.Errorf("the dry start of %s %s failed: %w (nothing was changed; its unpacked folder is removed)", m.Name, m.Version, err)
 	}
 	tools, err := install.FirstTools(mt)
 	if err != nil {
 		return err
 	}
 	e.printToolDiff(cur.Tools, tools, pinnedDescriptions(pinsPath(e.getenv), local))
-	if err := e.confirmSwitch(a, local, m.Version, " (the new version stays in "+o.Dir+")"); err != nil {
+	if err := e.confirmSwitch(a, local, m.Version, " (the new version's unpacked folder is removed)"); err != nil {
 		return err
 	}
 	plain := map[string][]string{}

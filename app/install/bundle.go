@@ -308,6 +308,15 @@ func BundleEntry(m *bundle.Manifest, dir string, dirs bundle.Dirs, values map[st
 	if eps.Refusing() {
 		ps = append(ps, refusing(eps).(bundle.Problems)...)
 	}
+	// The dynamic loader reads these before any code of the program runs,
+	// the sandbox's shim included: a bundle (another author's manifest)
+	// may not set them.
+	for _, k := range slices.Sorted(maps.Keys(l.Env)) {
+		if loaderVariable(k) {
+			ps = append(ps, bundle.Problem{Key: "server.mcp_config.env." + k,
+				Message: "is read by the dynamic loader before the server (and its sandbox) starts: a bundle may not set it; remove it from the manifest"})
+		}
+	}
 	if len(ps) > 0 {
 		return nil, nil, ps
 	}
@@ -669,4 +678,11 @@ func ReadBundleManifest(dir string) (*bundle.Manifest, error) {
 		return nil, fmt.Errorf("%s: %w", dir, refusing(ps))
 	}
 	return m, nil
+}
+
+// loaderVariable reports whether the dynamic loader of Linux (LD_*,
+// GCONV_PATH) or macOS (DYLD_*) reads the environment variable name.
+func loaderVariable(name string) bool {
+	up := strings.ToUpper(name)
+	return strings.HasPrefix(up, "LD_") || strings.HasPrefix(up, "DYLD_") || up == "GCONV_PATH"
 }
