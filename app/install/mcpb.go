@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/app/bundle"
 )
 
 // maxBundle bounds a downloaded .mcpb bundle.
@@ -44,7 +46,7 @@ func FetchBundle(ctx context.Context, c *http.Client, stateDir, rawURL, entrySHA
 		return "", fmt.Errorf("no state directory to download %s into (HOME or XDG_STATE_HOME unset?)", rawURL)
 	}
 	dst := BundlePath(stateDir, want)
-	if got, err := fileSHA256(dst); err == nil && got == want {
+	if got, err := bundle.FileSHA256(dst); err == nil && got == want {
 		return dst, nil // downloaded before, still the same bytes
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/app/bundle"
 	"github.com/switchboard-mcp/switchboard/app/config"
 )
 
@@ -63,7 +64,7 @@ func Listing(dir string) ([]string, error) {
 			}
 			lines = append(lines, fmt.Sprintf("link %s %s", rel, quote(filepath.ToSlash(target))))
 		case t.IsRegular():
-			sum, err := fileSHA256(path)
+			sum, err := bundle.FileSHA256(path)
 			if err != nil {
 				return err
 			}
@@ -266,17 +267,4 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
