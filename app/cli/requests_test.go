@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -95,7 +97,7 @@ func (a *asker) waitSet(t *testing.T, what string, ok func([]hostapi.InputReques
 //     profile's;
 //   - with no one to ask, B's question is cancelled at once.
 func TestServerRequests(t *testing.T) {
-	sb := newSandbox(t)
+	sb := newSessionSandbox(t) // the TypeScript app's bridge finds the host with the SDK's stripped environment
 	sb.serve(t)
 	everything := testkit.NpmServer(t, "mcp-server-everything")
 	sb.cli(t, "servers", "add", "everything", "--env", markEnv+"="+sb.mark, "--", everything)
@@ -173,5 +175,38 @@ func TestServerRequests(t *testing.T) {
 	}
 	if out := b.call(t, "asker__roots", map[string]any{}); !strings.Contains(out, `file:///srv/b-project`) || strings.Contains(out, "/home/a") {
 		t.Errorf("B's roots (its profile's):\n%s", out)
+	}
+
+	// The official TypeScript SDK's client as an app with handlers, with
+	// StdioClientTransport's stripped environment, as Claude Desktop
+	// starts the bridge.
+	script, err := filepath.Abs("../../engine/stdio/testdata/npm/ts-sdk-asker.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	calls := `[["everything__trigger-elicitation-request",{}],["everything__trigger-sampling-request",{"prompt":"hi"}],["asker__roots",{}]]`
+	cmd := exec.CommandContext(ctx, "node", script, calls, "--", sbBridge, "bridge")
+	cmd.Env = sb.env // the app's own (session) environment; the SDK strips it
+	var errOut syncBuffer
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ts-sdk app: %v\n%s\n%s", err, out, errOut.String())
+	}
+	var ts struct {
+		Texts []string
+		Asked []string
+	}
+	if err := json.Unmarshal(out, &ts); err != nil || len(ts.Texts) != 3 {
+		t.Fatalf("ts-sdk app printed %q: %v", out, err)
+	}
+	if !strings.Contains(ts.Texts[0], "Name: Tess from the TypeScript app") || !strings.Contains(ts.Texts[1], "sampled by the TypeScript app") ||
+		!strings.Contains(ts.Texts[2], "file:///ts/project") || !slices.Equal(ts.Asked, []string{"elicitation/create", "sampling/createMessage", "roots/list"}) {
+		t.Errorf("ts-sdk app: %+v", ts)
+	}
+	if n := len(ask.waitSet(t, "no question waits", func(l []hostapi.InputRequest) bool { return true })); n != 0 {
+		t.Errorf("%d questions wait after the TypeScript app's calls", n)
 	}
 }
