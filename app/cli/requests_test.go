@@ -170,6 +170,27 @@ func TestServerRequests(t *testing.T) {
 		t.Errorf("B's elicitation declined by the user:\n%s", out)
 	}
 
+	// A page to open: its host is shown; `answer --yes` opens it (here no
+	// browser can be: the server is told all the same) and accepts.
+	pending = b.callAsync(t, "everything__trigger-url-elicitation", map[string]any{"url": "https://sign-in.example.com/device?code=42"})
+	qs = ask.waitSet(t, "B's URL question waits", func(l []hostapi.InputRequest) bool { return len(l) == 1 && l[0].Mode == hostapi.InputURL })
+	if q := qs[0]; q.URLHost != "sign-in.example.com" || q.URL != "https://sign-in.example.com/device?code=42" {
+		t.Errorf("the URL question: %+v", q)
+	}
+	if out := sb.cli(t, "requests"); !strings.Contains(out, "open a page on sign-in.example.com") {
+		t.Errorf("switchboard requests:\n%s", out)
+	}
+	if r := sb.run(t, "", "answer", qs[0].ID); r.code == 0 || !strings.Contains(r.stderr, "give --yes") {
+		t.Errorf("answer of a URL question without a terminal or --yes:\n%s", r)
+	}
+	noBrowser := append(slices.Clone(sb.env), "PATH=/nonexistent")
+	if r := runEnv(t, noBrowser, "", "answer", qs[0].ID, "--yes"); r.code != 0 || !strings.Contains(r.stderr, "open https://sign-in.example.com/device?code=42 yourself") {
+		t.Errorf("answer --yes:\n%s", r)
+	}
+	if out := recv(t, pending); !strings.Contains(out, "User completed the URL elicitation flow") {
+		t.Errorf("B's URL elicitation accepted by the user:\n%s", out)
+	}
+
 	if out := b.call(t, "everything__trigger-sampling-request", map[string]any{"prompt": "hi"}); !strings.Contains(out, "no model of its own") || aSamples.Load() != 1 {
 		t.Errorf("B's sampling (A's handler called %d times):\n%s", aSamples.Load(), out)
 	}
