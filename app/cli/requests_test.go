@@ -170,6 +170,29 @@ func TestServerRequests(t *testing.T) {
 		t.Errorf("B's elicitation declined by the user:\n%s", out)
 	}
 
+	// A 2026-07-28 server's input_required round, completed by the host
+	// for B: its question waits for the user; B withdrawing its call
+	// withdraws the question.
+	pending = b.callAsync(t, "asker__confirm", map[string]any{})
+	qs = ask.waitSet(t, "the round's question waits", func(l []hostapi.InputRequest) bool { return len(l) == 1 && l[0].Server == "asker" })
+	if q := qs[0]; q.Message != "Delete everything?" || q.App != "app-b" || len(q.Fields) != 1 || q.Fields[0].Type != "boolean" {
+		t.Errorf("the round's question: %+v", q)
+	}
+	sb.cli(t, "answer", qs[0].ID, `{"sure": true}`)
+	if out := recv(t, pending); out != "confirm: accept true" {
+		t.Errorf("the round completed with the user's answer: %q", out)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	withdrawn := make(chan error, 1)
+	go func() {
+		_, err := b.cs.CallTool(ctx, &mcp.CallToolParams{Name: "asker__confirm", Arguments: map[string]any{}})
+		withdrawn <- err
+	}()
+	ask.waitSet(t, "the second round's question waits", func(l []hostapi.InputRequest) bool { return len(l) == 1 && l[0].Server == "asker" })
+	cancel()
+	<-withdrawn
+	ask.waitSet(t, "the question goes with the call B withdrew", func(l []hostapi.InputRequest) bool { return len(l) == 0 })
+
 	// A page to open: its host is shown; `answer --yes` opens it (here no
 	// browser can be: the server is told all the same) and accepts.
 	pending = b.callAsync(t, "everything__trigger-url-elicitation", map[string]any{"url": "https://sign-in.example.com/device?code=42"})
@@ -205,7 +228,7 @@ func TestServerRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	calls := `[["everything__trigger-elicitation-request",{}],["everything__trigger-sampling-request",{"prompt":"hi"}],["asker__roots",{}]]`
 	cmd := exec.CommandContext(ctx, "node", script, calls, "--", sbBridge, "bridge")
