@@ -408,8 +408,8 @@ var apps = []*App{
 	{
 		ID: "copilot-cli", Name: "GitHub Copilot CLI", Key: "mcpServers", OwnFile: true,
 		ToolSearch: "Copilot CLI searches tools itself (its tool search, above about 30 tools; the toolSearch setting)",
-		Restart: "Run '/mcp reload' in Copilot CLI, or start a new session. VS Code reads this file too (beside its own mcp.json).",
-		aliases: []string{"copilot", "github-copilot-cli"},
+		Restart:    "Run '/mcp reload' in Copilot CLI, or start a new session. VS Code reads this file too (beside its own mcp.json).",
+		aliases:    []string{"copilot", "github-copilot-cli"},
 		paths: func(e Env) Paths {
 			dir := e.get("COPILOT_HOME")
 			if dir == "" {
