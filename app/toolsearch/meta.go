@@ -29,39 +29,36 @@ func FindTools() *mcp.Tool {
 	return &mcp.Tool{
 		Name:  FindToolsName,
 		Title: "Find tools",
-		Description: "Search the tools available through this connection; they are not listed up front. " +
-			"Give both intent (one sentence: what you want to do) and keywords (3 to 8 words: the action, " +
-			"the object, the service's name, and synonyms of each, e.g. [\"screenshot\", \"capture\", \"browser\", \"page\", \"image\"]). " +
-			"The answer lists the best matches, best first, each as its name, what it does and its arguments " +
-			"(a trailing ? marks an optional one). Then call call_tool with one of the names and its arguments; " +
-			"for a tool's full input schema, call find_tools with describe: [name]. If nothing fits, search " +
-			"again with other words.",
+		Description: "Search the tools of this connection (they are not listed up front). Give intent (one sentence) " +
+			"and keywords (3 to 8: the action, the object, the service, and synonyms of each). The answer lists the " +
+			"best matches: name, what it does, arguments (name? is optional). Then call call_tool with a name and " +
+			"its arguments; describe: [name] gives a tool's full input schema. If nothing fits, search again with other words.",
 		InputSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
 				"intent": map[string]any{
 					"type":        "string",
-					"description": "What you want to do, in one sentence, e.g. \"Take a screenshot of the current web page.\"",
+					"description": "What you want to do, one sentence, e.g. \"Take a screenshot of the web page.\"",
 				},
 				"keywords": map[string]any{
 					"type":        "array",
 					"items":       map[string]any{"type": "string"},
-					"description": "3 to 8 words or short phrases: the action, the object, the service, and their synonyms.",
+					"description": "Words and synonyms, e.g. [\"screenshot\", \"capture\", \"browser\", \"page\", \"image\"].",
 				},
 				"describe": map[string]any{
 					"type":        "array",
 					"items":       map[string]any{"type": "string"},
-					"description": "Names from an earlier answer: get those tools' full definitions (input schema) instead of searching.",
+					"description": "Tool names from an answer: get their full definitions instead of searching.",
 				},
 				"query": map[string]any{
 					"type":        "string",
-					"description": "The older form: the task in plain words, answered with full definitions. Prefer intent and keywords.",
+					"description": "Older form: the task in plain words, answered with full definitions.",
 				},
 				"limit": map[string]any{
 					"type":        "integer",
 					"minimum":     1,
 					"maximum":     MaxLimit,
-					"description": "How many tools to return at most (default: 5 to 8, more when the scores are close).",
+					"description": "At most this many tools (default 5 to 8).",
 				},
 			},
 			"additionalProperties": false,
