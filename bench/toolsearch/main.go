@@ -135,7 +135,12 @@ func main() {
 	}
 	fmt.Println()
 	tokenFigures(tools, reqs)
-	if err := gatewayFigures(tools, reqs); err != nil {
+	kreqs, err := corpus.LoadKeywordRequests(*kwPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := gatewayFigures(tools, reqs, kreqs); err != nil {
 		fmt.Fprintln(os.Stderr, "through the gateway:", err)
 		os.Exit(1)
 	}
