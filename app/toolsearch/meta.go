@@ -98,10 +98,33 @@ func CallTool() *mcp.Tool {
 // FindToolsArgs are find_tools' arguments.
 type FindToolsArgs struct {
 	Intent   string   `json:"intent,omitempty"`
-	Keywords []string `json:"keywords,omitempty"`
-	Describe []string `json:"describe,omitempty"`
+	Keywords wordList `json:"keywords,omitempty"`
+	Describe wordList `json:"describe,omitempty"`
 	Query    string   `json:"query,omitempty"` // the older form
 	Limit    int      `json:"limit,omitempty"`
+}
+
+// wordList is a list of strings that a model may also send as one string,
+// split on commas ("read, file").
+type wordList []string
+
+func (w *wordList) UnmarshalJSON(b []byte) error {
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*w = nil
+		for _, s := range strings.Split(one, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				*w = append(*w, s)
+			}
+		}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return err
+	}
+	*w = list
+	return nil
 }
 
 // Compact says whether the answer is compact (CompactAnswer): the call

@@ -222,3 +222,25 @@ func TestFindWithKeywords(t *testing.T) {
 		t.Errorf("Search is not Find of the intent: %v", got)
 	}
 }
+
+// keywords and describe as arrays, or as one string of comma-separated
+// words (a model may send either).
+func TestFindToolsArgsDecode(t *testing.T) {
+	for in, want := range map[string][]string{
+		`{"keywords": ["read", "file"]}`: {"read", "file"},
+		`{"keywords": "read, file ,"}`:   {"read", "file"},
+		`{"keywords": "pull request"}`:   {"pull request"},
+	} {
+		var a FindToolsArgs
+		if err := json.Unmarshal([]byte(in), &a); err != nil || !slices.Equal(a.Keywords, want) {
+			t.Errorf("%s: %q %v, want %q", in, a.Keywords, err, want)
+		}
+	}
+	var a FindToolsArgs
+	if err := json.Unmarshal([]byte(`{"describe": "a__b"}`), &a); err != nil || !slices.Equal(a.Describe, []string{"a__b"}) {
+		t.Errorf("describe as a string: %q %v", a.Describe, err)
+	}
+	if err := json.Unmarshal([]byte(`{"keywords": 3}`), &a); err == nil {
+		t.Error("keywords 3 decoded")
+	}
+}
