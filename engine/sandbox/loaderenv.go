@@ -1,9 +1,6 @@
 package sandbox
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // CarryEnv is the variable in which the host hands the exec shim the
 // server's loader variables ([LoaderVar]), so that no loader, libc or
@@ -64,22 +61,4 @@ func EncodeCarried(entries []string) []byte {
 		b = append(b, '\n')
 	}
 	return b
-}
-
-// decodeCarried reads CarryEnv's value back into NAME=VALUE entries (the
-// Go shim; the C shim reads the same lines).
-func decodeCarried(v string) ([]string, error) {
-	if v == "" {
-		return nil, nil
-	}
-	unesc := strings.NewReplacer("%0A", "\n", "%25", "%")
-	var out []string
-	for _, l := range strings.Split(strings.TrimSuffix(v, "\n"), "\n") {
-		e := unesc.Replace(l)
-		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
-			return nil, fmt.Errorf("the environment carried in %s cannot be read: line %q is not NAME=VALUE", CarryEnv, l)
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }

@@ -114,3 +114,21 @@ func decodePolicy(v string) (Policy, Support, []unix.SockFilter, error) {
 	}
 	return p, s, bpf, nil
 }
+
+// decodeCarried reads CarryEnv's value back into NAME=VALUE entries (the
+// Go shim; the C shim reads the same lines).
+func decodeCarried(v string) ([]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	unesc := strings.NewReplacer("%0A", "\n", "%25", "%")
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(v, "\n"), "\n") {
+		e := unesc.Replace(l)
+		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+			return nil, fmt.Errorf("the environment carried in %s cannot be read: line %q is not NAME=VALUE", CarryEnv, l)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
