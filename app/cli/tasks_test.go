@@ -139,7 +139,7 @@ func TestGatewayTasks(t *testing.T) {
 	sb.cli(t, "servers", "add", "ev", "--env", markEnv+"="+sb.mark, "--", everything)
 	sb.cli(t, "servers", "add", "held", "--env", markEnv+"="+sb.mark, "--", everything)
 	cfg := readConfig(t, sb.configPath())
-	servers(cfg)["held"].(map[string]any)["policy"] = map[string]any{"default": "ask"}
+	servers(cfg)["held"].(map[string]any)["policy"] = map[string]any{"default": "ask", "tools": map[string]any{"get-sum": "deny"}}
 	writeRename(t, sb.configPath(), mustJSON(t, cfg))
 	sb.serve(t)
 	for _, name := range []string{"ev", "held"} {
@@ -202,6 +202,22 @@ func TestGatewayTasks(t *testing.T) {
 	r = c.must(map[string]any{"op": "stream", "app": "b", "tool": "ev__simulate-research-query", "args": map[string]any{"topic": "streams"}})
 	if !strings.Contains(r.Text, "Research Report: streams") || len(r.Statuses) == 0 || r.Statuses[len(r.Statuses)-1] != "completed" {
 		t.Errorf("callToolStream: %+v", r)
+	}
+
+	// A tool that is no task at its server (its tools/list says no
+	// execution.taskSupport; sent a task member, server-everything would
+	// refuse the call): the gateway's task, whose result is the call's.
+	r = c.must(map[string]any{"op": "call", "app": "a", "tool": "ev__echo", "args": map[string]any{"message": "plain"}})
+	if r.Task == nil || !strings.HasPrefix(r.Task.TaskID, "sbtask-") {
+		t.Fatalf("a plain tool's task: %+v", r.Task)
+	}
+	if r := c.must(map[string]any{"op": "result", "app": "a", "taskId": r.Task.TaskID}); r.Text != "Echo: plain" || r.IsError {
+		t.Errorf("a plain tool's task's result: %+v", r)
+	}
+	// Refused by a policy before the server sees it: a failed task.
+	r = c.must(map[string]any{"op": "call", "app": "a", "tool": "held__get-sum", "args": map[string]any{"a": 1, "b": 2}})
+	if r.Task == nil || r.Task.Status != "failed" || !strings.Contains(r.Task.StatusMessage, "policy") {
+		t.Errorf("a denied call's task: %+v", r.Task)
 	}
 
 	// Cancelling: only by its app.

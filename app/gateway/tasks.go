@@ -72,6 +72,16 @@ const waitingForApproval = "waiting for the user to approve this call in Switchb
 type taskTable struct {
 	mu   sync.Mutex
 	byID map[string]*gwTask
+	// tools are, by server, the tools that are tasks at their server
+	// (execution.taskSupport "optional" or "required"), as of a view.
+	tools map[string]*taskTools
+}
+
+// taskTools is what a server's raw tools/list said of its tools' task
+// support, while the gateway's view was view.
+type taskTools struct {
+	view  *view
+	names map[string]bool
 }
 
 // gwTask is one task an app made.
@@ -302,13 +312,15 @@ func (c *sockConn) runTaskCall(rawID json.RawMessage, p leanCallParams) {
 	if c.ctx.Err() != nil {
 		return
 	}
-	if down != nil {
-		_ = c.send(c.resultLine(rawID, toolError(down.text()), false))
-		return
-	}
-	if e == nil {
+	if e == nil && down == nil {
 		_ = c.send(errorLine(rawID, unknownTool(p.Name)))
 		return
+	}
+	server, tool := "", p.Name
+	if e != nil {
+		server, tool = e.server, e.name
+	} else {
+		server = down.st.Name
 	}
 	var ttl json.RawMessage
 	_ = relay.Members(p.Task, func(key, val []byte) bool {
@@ -317,7 +329,7 @@ func (c *sockConn) runTaskCall(rawID json.RawMessage, p leanCallParams) {
 		}
 		return true
 	})
-	t, err := c.g.tasks.add(c.f.connID, e.server, e.name, bytes.Clone(ttl))
+	t, err := c.g.tasks.add(c.f.connID, server, tool, bytes.Clone(ttl))
 	if err != nil {
 		_ = c.send(errorLine(rawID, err))
 		return
@@ -330,7 +342,35 @@ func (c *sockConn) runTaskCall(rawID json.RawMessage, p leanCallParams) {
 		}
 	}
 	created := func() []byte { return taskResultLine(rawID, t.taskJSON()) }
+	// failed ends the task with a call's failure (t.mu held): a tool
+	// error (a server down, a denial, a timeout) is a failed task whose
+	// result says why; a JSON-RPC error before the app has its task is
+	// the call's answer.
+	failed := func(err error) {
+		var rpc *jsonrpc.Error
+		if !t.answered && errors.As(err, &rpc) {
+			c.g.tasks.remove(t)
+			answer(errorLine(rawID, rpc))
+			return
+		}
+		result, rpcErr, text := c.failure(err)
+		t.end(taskFailed, text, result, rpcErr)
+		answer(created())
+	}
+	if down != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		b, _ := json.Marshal(toolError(down.text()))
+		t.end(taskFailed, down.text(), b, nil)
+		answer(created())
+		return
+	}
 	call := &relay.Call{Tool: e.name, Caller: c.caller(p.era.info), Arguments: p.Arguments, Meta: p.Meta, Task: p.Task}
+	if !c.taskTool(e.server, e.name) {
+		// Not a task at its server: the gateway's task, answered once the
+		// call is started (Start never waits), while the call runs.
+		call.Task = nil
+	}
 	call.OnHold = func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -341,13 +381,7 @@ func (c *sockConn) runTaskCall(rawID json.RawMessage, p leanCallParams) {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if err != nil {
-			if !t.answered {
-				c.g.tasks.remove(t)
-				answer(c.failedLine(rawID, err, false))
-				return
-			}
-			result, rpcErr, text := c.failure(err)
-			t.end(taskFailed, text, result, rpcErr)
+			failed(err)
 			return
 		}
 		if remote := serverTaskID(res.Raw); remote != "" {
@@ -384,18 +418,79 @@ func (c *sockConn) runTaskCall(rawID json.RawMessage, p leanCallParams) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err != nil {
-		if !t.answered {
-			c.g.tasks.remove(t)
-			answer(c.failedLine(rawID, err, false))
-			return
-		}
-		result, rpcErr, text := c.failure(err)
-		t.end(taskFailed, text, result, rpcErr)
+		failed(err)
 		return
 	}
 	if t.remote == "" && !terminal(t.status) {
 		t.stop = stop
 	}
+	if call.Task == nil {
+		answer(created())
+	}
+}
+
+// taskTool reports whether tool of server is a task at its server: its
+// definition says execution.taskSupport "optional" or "required". The
+// go-sdk's Tool has no member for it, so the gateway asks the server's
+// tools/list itself (once per view of the gateway, and only for a
+// task-augmented call); a server that cannot be asked has no task tools.
+func (c *sockConn) taskTool(server, tool string) bool {
+	v := c.g.current()
+	tt := &c.g.tasks
+	tt.mu.Lock()
+	k := tt.tools[server]
+	tt.mu.Unlock()
+	if k == nil || k.view != v {
+		k = &taskTools{view: v, names: c.fetchTaskTools(server)}
+		tt.mu.Lock()
+		if tt.tools == nil {
+			tt.tools = map[string]*taskTools{}
+		}
+		tt.tools[server] = k
+		tt.mu.Unlock()
+	}
+	return k.names[tool]
+}
+
+// fetchTaskTools lists server's tools (every page) and returns those that
+// are tasks.
+func (c *sockConn) fetchTaskTools(server string) map[string]bool {
+	ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
+	defer cancel()
+	names := map[string]bool{}
+	var cursor string
+	for range 100 {
+		call := &relay.Call{Method: "tools/list", Tool: "tools/list", FollowUp: true}
+		if cursor != "" {
+			call.Params = relay.AppendString([]byte(`"cursor":`), cursor)
+		}
+		raw, _, err := relay.Do(ctx, c.rb, server, call)
+		if err != nil {
+			return names
+		}
+		var page struct {
+			Tools []struct {
+				Name      string `json:"name"`
+				Execution *struct {
+					TaskSupport string `json:"taskSupport"`
+				} `json:"execution"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if json.Unmarshal(raw, &page) != nil {
+			return names
+		}
+		for _, t := range page.Tools {
+			if t.Execution != nil && (t.Execution.TaskSupport == "optional" || t.Execution.TaskSupport == "required") {
+				names[t.Name] = true
+			}
+		}
+		if page.NextCursor == "" || page.NextCursor == cursor {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	return names
 }
 
 // failure is a failed call as the gateway's task keeps it: a tool error's
