@@ -204,6 +204,15 @@ func TestGatewayTasks(t *testing.T) {
 		t.Errorf("callToolStream: %+v", r)
 	}
 
+	// The server asks the app a question inside its task (an ambiguous
+	// query: elicitation/create while the app waits in tasks/result): the
+	// question reaches the app whose task it is, through the gateway.
+	c.must(map[string]any{"op": "connect", "app": "asker", "elicit": "programming"})
+	r = c.must(map[string]any{"op": "stream", "app": "asker", "tool": "ev__simulate-research-query", "args": map[string]any{"topic": "python", "ambiguous": true}})
+	if !strings.Contains(r.Text, "Clarification**: programming") || !slices.Contains(r.Statuses, "input_required") {
+		t.Errorf("an ambiguous query's task: %+v", r)
+	}
+
 	// A tool that is no task at its server (its tools/list says no
 	// execution.taskSupport; sent a task member, server-everything would
 	// refuse the call): the gateway's task, whose result is the call's.

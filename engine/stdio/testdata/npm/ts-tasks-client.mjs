@@ -9,6 +9,8 @@
 // stdin: one JSON command a line; stdout: one JSON answer a line
 // ({"ok":true,...} or {"ok":false,"error":MESSAGE}), in order:
 //   {"op":"connect","app":"a"}                          -> {"tasks": the server's tasks capability}
+//     with "elicit": VALUE the app declares elicitation and accepts every request with
+//     {"interpretation": VALUE}
 //   {"op":"call","app":"a","tool":T,"args":{},"ttl":N}  -> {"task": the CreateTaskResult's task}
 //   {"op":"get"|"cancel","app":"a","taskId":ID}         -> {"task": ...}
 //   {"op":"result","app":"a","taskId":ID}               -> {"text", "isError", "related": _meta's related-task id}
@@ -17,7 +19,7 @@
 //                                                          to its end: {"statuses": [...], "text", "isError"}
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, CreateTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import readline from "node:readline";
 
 const argv = process.argv.slice(2);
@@ -37,7 +39,10 @@ async function run(cmd) {
   const client = apps.get(cmd.app);
   switch (cmd.op) {
     case "connect": {
-      const c = new Client({ name: cmd.app, version: "1.0.0" });
+      const c = new Client({ name: cmd.app, version: "1.0.0" }, cmd.elicit ? { capabilities: { elicitation: { form: {} } } } : undefined);
+      if (cmd.elicit) {
+        c.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { interpretation: cmd.elicit } }));
+      }
       await c.connect(new StdioClientTransport({ command, args, env: process.env, stderr: "inherit" }));
       apps.set(cmd.app, c);
       return { tasks: c.getServerCapabilities()?.tasks ?? null };
