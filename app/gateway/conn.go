@@ -173,6 +173,7 @@ func (g *Gateway) serveConn(nc net.Conn) {
 		delete(g.conns, c)
 		g.notifyClients()
 		g.mu.Unlock()
+		g.dropConn(f.connID, c.rb)
 		g.log.Info("gateway client disconnected", "client", client)
 	}()
 
@@ -343,6 +344,9 @@ type sockConn struct {
 
 	ss  atomic.Pointer[mcp.ServerSession]
 	app atomic.Pointer[string] // the app's name, once known (caller)
+	// initID is the id of the client's initialize request, whose answer
+	// gets the tasks capability (tasks.go).
+	initID atomic.Pointer[jsonrpc.ID]
 	// rb relays the lean path's calls; nil turns the lean path off (a
 	// backend that cannot relay: only tests' doubles).
 	rb RawBackend
@@ -419,6 +423,15 @@ func (c *sockConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
 	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if id := c.initID.Load(); id != nil && resp.Error == nil && resp.ID == *id && c.rb != nil {
+			// The gateway's tasks capability (tasks.go): the go-sdk's
+			// ServerCapabilities has no member for it.
+			r := *resp
+			r.Result = withTasksCapability(resp.Result)
+			if nb, err := jsonrpc.EncodeMessage(&r); err == nil {
+				b = nb
+			}
+		}
 		b = c.ids.restore(b, resp) // the client's id, as it wrote it
 	}
 	return c.send(append(b, '\n'))
@@ -591,6 +604,10 @@ func (c *sockConn) readLoop() {
 		}
 		if req, ok := msg.(*jsonrpc.Request); ok {
 			c.ids.swap(line, req)
+			if req.Method == "initialize" && req.ID.IsValid() {
+				id := req.ID
+				c.initID.Store(&id)
+			}
 		}
 		select {
 		case c.msgs <- msg:

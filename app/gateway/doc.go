@@ -53,6 +53,9 @@
 // go-sdk server of its own (a facade), so both protocol eras are spoken.
 // tools/call (and its cancellation and progress) takes a lean path that
 // relays the JSON-RPC without the go-sdk's server decoding it; see lean.go.
+// The same path answers the tasks of the 2025-11-25 protocol (a
+// task-augmented tools/call, tasks/get, tasks/result, tasks/cancel,
+// tasks/list), which the go-sdk does not know; see tasks.go.
 // A call that the go-sdk's server handles (the HTTP endpoint's, a socket
 // request the lean path leaves to it) gets the server's result as the
 // server wrote it too, never decoded into go-sdk types; see rawresult.go.

@@ -78,6 +78,7 @@ type Gateway struct {
 	connSeq atomic.Uint64 // numbers the connections (relay.Caller.ID)
 
 	search searchCache // search mode's indexes (search.go)
+	tasks  taskTable   // the apps' tasks (tasks.go)
 
 	kick chan struct{} // capacity 1: rebuild the view
 	// costs are the token counts of the listed tools and prompts,

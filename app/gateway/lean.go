@@ -31,6 +31,7 @@ import (
 var (
 	markCall   = []byte(`tools/call`)
 	markCancel = []byte(`notifications/cancelled`)
+	markTasks  = []byte(`"tasks/`)
 )
 
 // leanRequest is a request's envelope: its members' values as written.
@@ -46,6 +47,7 @@ type leanCallParams struct {
 	Name          string
 	Arguments     []byte
 	Meta          []byte // the client's own entries, as members without braces
+	Task          []byte // the task member (a task-augmented call: tasks.go)
 	ProgressToken []byte
 	era           leanMeta
 	retry         bool // inputResponses or requestState: a multi-round-trip retry
@@ -66,7 +68,7 @@ func (c *sockConn) tryLean(line []byte) bool {
 		return false
 	}
 	call := bytes.Contains(line, markCall)
-	if !call && !bytes.Contains(line, markCancel) {
+	if !call && !bytes.Contains(line, markCancel) && !bytes.Contains(line, markTasks) {
 		return false
 	}
 	var req leanRequest
@@ -93,6 +95,8 @@ func (c *sockConn) tryLean(line []byte) bool {
 		return c.leanCall(&req)
 	case `"notifications/cancelled"`:
 		return c.leanCancel(&req)
+	case `"tasks/get"`, `"tasks/result"`, `"tasks/cancel"`, `"tasks/list"`:
+		return c.leanTask(&req, string(req.Method[1:len(req.Method)-1]))
 	}
 	return false
 }
@@ -139,6 +143,10 @@ func parseCallParams(raw []byte) (p leanCallParams, ok bool) {
 			meta = val
 		case `"inputResponses"`, `"requestState"`:
 			p.retry = p.retry || isSet(val)
+		case `"task"`:
+			if isSet(val) {
+				p.Task = val
+			}
 		default:
 			plain = bytes.IndexByte(key, '\\') < 0
 		}
@@ -222,6 +230,9 @@ func (c *sockConn) leanCall(req *leanRequest) bool {
 		}
 		// The call of the tool call_tool names, as if it came directly.
 		p.Name, p.Arguments = target, args
+	}
+	if p.Task != nil && !modern {
+		return c.leanTaskCall(req.ID, p)
 	}
 
 	// One allocation for the call's state: its entry, its params and

@@ -141,6 +141,18 @@ type Call struct {
 	// session before it was started (a sleeping server woken, a restart
 	// held): 0 when it ran at once. [Info.Waited] carries it to the hooks.
 	Waited time.Duration
+	// Task is the task-augmentation member of a tools/call (the tasks
+	// extension's `{"ttl":...}`), as the caller has it; nil: none. It is
+	// sent as the params' "task" member.
+	Task json.RawMessage
+	// OnHold, if set, is called (before Start returns) when a Hook holds
+	// the call for a person: the gateway then answers an app that asked
+	// for a task with one at once (app/gateway/tasks.go).
+	OnHold func()
+	// FollowUp marks a request about a call the hooks already saw (the
+	// tasks extension's tasks/get, tasks/result, tasks/cancel,
+	// tasks/list): the Hook sees neither its Before nor its After.
+	FollowUp bool
 }
 
 // Result is a server's answer to a call, as it wrote it, and the spans of
@@ -451,11 +463,14 @@ func (r *Relay) Start(c *Call, timeout time.Duration) (stop func(), err error) {
 	}
 	p := &pending{c: c, r: r, info: Info{Kind: kind, Server: r.server, Tool: c.Tool, Caller: c.Caller, Timeout: timeout, Started: time.Now(), Waited: c.Waited, Arguments: args, Meta: c.Meta}}
 	p.deadline = p.info.Started.Add(timeout)
-	if h := r.opts.Hook; h != nil {
+	if h := r.opts.Hook; h != nil && !c.FollowUp {
 		if err := h.Before(&p.info); err != nil {
 			return nil, err
 		}
 		if p.info.Hold != nil {
+			if c.OnHold != nil {
+				c.OnHold()
+			}
 			return r.startHeld(p, args), nil
 		}
 	}
@@ -654,6 +669,10 @@ func (r *Relay) requestLine(c *Call, id uint64, args []byte) []byte {
 	out = appendString(out, c.Tool)
 	out = append(out, `,"arguments":`...)
 	out = append(out, args...)
+	if len(c.Task) > 0 {
+		out = append(out, `,"task":`...)
+		out = append(out, c.Task...)
+	}
 	if len(c.Params) > 0 { // a retried round's inputResponses and requestState
 		out = append(out, ',')
 		out = append(out, c.Params...)
@@ -761,7 +780,7 @@ func (r *Relay) finish(p *pending, res *Result, err error) {
 }
 
 func (r *Relay) after(p *pending, res *Result, err error) {
-	if h := r.opts.Hook; h != nil {
+	if h := r.opts.Hook; h != nil && !p.c.FollowUp {
 		p.info.Arguments, p.info.Meta = nil, nil
 		h.After(&p.info, res, err)
 	}
