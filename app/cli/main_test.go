@@ -189,6 +189,17 @@ func addRootsTool(s *mcp.Server) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("roots: %q", uris)}}}, nil
 	})
+	// confirm asks its client a yes-or-no question in an input_required
+	// round, and says what the answer was.
+	s.AddTool(&mcp.Tool{Name: "confirm", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		er, ok := req.Params.InputResponses["sure"].(*mcp.ElicitResult)
+		if !ok || req.Params.RequestState != "asked-sure" {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"sure": &mcp.ElicitParams{Message: "Delete everything?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"sure":{"type":"boolean","title":"Sure?"}},"required":["sure"]}`)}},
+				RequestState: "asked-sure"}, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("confirm: %s %v", er.Action, er.Content["sure"])}}}, nil
+	})
 }
 
 // procStart is a process's start time in clock ticks since boot (field 22
