@@ -104,7 +104,7 @@ func (w *Window) questionCard(q hostapi.InputRequest) *questionCard {
 		page.Wrapping = fyne.TextWrapBreak
 		page.TextStyle = fyne.TextStyle{Monospace: true}
 		objs = append(objs, page)
-		c.answer = widget.NewButton("Open page on "+q.URLHost+"…", func() { w.askOpen(c) })
+		c.answer = widget.NewButton("Open page on "+shortHost(q.URLHost)+"…", func() { w.askOpen(c) })
 	} else {
 		if len(q.Fields) > 0 {
 			var rows []fyne.CanvasObject
@@ -342,8 +342,8 @@ func (w *Window) answerQuestion(c *questionCard, action string, content json.Raw
 func (w *Window) askOpen(c *questionCard) {
 	q := c.q
 	u, err := url.Parse(q.URL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
-		setText(c.problem, fmt.Sprintf("The page's address %q is not a web address: decline the question.", q.URL))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Hostname() != q.URLHost {
+		setText(c.problem, fmt.Sprintf("The page's address %q is not a web address on %s: decline the question.", q.URL, q.URLHost))
 		return
 	}
 	d := dialog.NewConfirm("Open a page on "+q.URLHost+"?",
@@ -362,4 +362,14 @@ func (w *Window) askOpen(c *questionCard) {
 	d.SetDismissText("Not now")
 	w.confirm = d
 	w.escapable(d, nil)
+}
+
+// shortHost is a host as a button names it: a long one keeps its end
+// (the domain that owns it), so that the button keeps the window's width.
+func shortHost(h string) string {
+	const most = 40
+	if r := []rune(h); len(r) > most {
+		return "…" + string(r[len(r)-most+1:])
+	}
+	return h
 }
