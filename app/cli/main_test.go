@@ -179,8 +179,10 @@ func runModern() int {
 // input_required round) since the host speaks that era to it.
 func addRootsTool(s *mcp.Server) {
 	s.AddTool(&mcp.Tool{Name: "roots", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		//lint:ignore SA1019 roots are deprecated as of 2026-07-28 and still carried for the eras before it
 		lr, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
 		if !ok || req.Params.RequestState != "asked-roots" {
+			//lint:ignore SA1019 roots are deprecated as of 2026-07-28 and still carried for the eras before it
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}, RequestState: "asked-roots"}, nil
 		}
 		var uris []string
