@@ -66,3 +66,67 @@ func (t *Tray) newlyWaiting(s client.Snapshot) []hostapi.Approval {
 	t.asked = next
 	return out
 }
+
+// Questions (issue 30 §2): a server's question for the user that the app
+// which made the call cannot ask (an MCP elicitation) waits in the host;
+// the menu says so under the approvals' line ("1 question waiting:
+// answer"), which opens the window's Approve place, where its form is,
+// and a desktop notification tells of each new one.
+
+// QuestionsLine is the menu's line for the waiting questions, or "" when
+// none waits.
+func QuestionsLine(s client.Snapshot) string {
+	switch n := len(s.Requests); n {
+	case 0:
+		return ""
+	case 1:
+		return "1 question waiting: answer"
+	default:
+		return fmt.Sprintf("%d questions waiting: answer", n)
+	}
+}
+
+// questionsItem is the menu's item for the waiting questions, or nil.
+func questionsItem(s client.Snapshot, a Actions) *fyne.MenuItem {
+	line := QuestionsLine(s)
+	if line == "" || !s.Connected {
+		return nil
+	}
+	open := a.OpenApprovals
+	if open == nil {
+		open = a.Open
+	}
+	return item(line, open, true)
+}
+
+// QuestionNotification is the desktop notification of a server's question
+// that waits for the user.
+func QuestionNotification(q hostapi.InputRequest) *fyne.Notification {
+	what := "a question"
+	if q.Mode == hostapi.InputURL {
+		what = "you to open a page on " + q.URLHost
+	}
+	content := "Open Switchboard to answer it: " + short(q.Message)
+	if q.Message == "" {
+		content = "Open Switchboard to answer it."
+	}
+	return fyne.NewNotification(fmt.Sprintf("%s asks %s", q.Server, what), content)
+}
+
+// newQuestions returns the questions that wait since the last snapshot
+// (every waiting one, the first time a host is seen).
+func (t *Tray) newQuestions(s client.Snapshot) []hostapi.InputRequest {
+	if !s.Connected {
+		return nil
+	}
+	var out []hostapi.InputRequest
+	next := make(map[string]bool, len(s.Requests))
+	for _, q := range s.Requests {
+		next[q.ID] = true
+		if !t.questioned[q.ID] {
+			out = append(out, q)
+		}
+	}
+	t.questioned = next
+	return out
+}

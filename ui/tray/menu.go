@@ -93,6 +93,9 @@ func BuildMenu(s client.Snapshot, apps []hostapi.AppCost, a Actions) *fyne.Menu 
 	if it := approvalsItem(s, a); it != nil { // approvals.go
 		items = append(items, it)
 	}
+	if it := questionsItem(s, a); it != nil { // approvals.go
+		items = append(items, it)
+	}
 	items = append(items, fyne.NewMenuItemSeparator())
 	if e := s.Info.Config.Error; e != "" {
 		items = append(items, disabled(LabelConfigInvalid), disabled(short(e)), fyne.NewMenuItemSeparator())

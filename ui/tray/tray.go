@@ -70,6 +70,8 @@ type Tray struct {
 	failed  map[string]time.Time     // each failed server's FailedAt, as last seen
 
 	asked map[string]bool // the approval requests notified (approvals.go)
+	// questioned are the servers' questions notified (approvals.go).
+	questioned map[string]bool
 	// The registry notices notified (registry.go): the host's pid and the
 	// last notice's ID.
 	noticed    bool
@@ -229,6 +231,9 @@ func (t *Tray) update(desk Host, s client.Snapshot, actions Actions, notify func
 		} else {
 			notify(ApprovalNotification(ap))
 		}
+	}
+	for _, q := range t.newQuestions(s) { // approvals.go
+		notify(QuestionNotification(q))
 	}
 	if t.started { // not the first, before the app runs: it would wait for the host
 		t.apps = fetchApps(t.costs, s)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -21,14 +22,15 @@ import (
 // The Approvals place (issue 14): the tool calls waiting for the user,
 // each with its app, server and tool, its arguments pretty-printed, and
 // Allow once / Allow for this app / Always allow / Deny. It follows the
-// live view's waiting set (the approvals event).
+// live view's waiting set (the approvals event). The servers' questions
+// for the user wait here too, above the calls (questions.go).
 
 const placeApprovals = "approvals"
 
 // approvalsLabel is the sidebar's label: short, and the same whatever
 // waits, so that the sidebar keeps its width (the pages fit at 800
 // pixels, TestFitsSmallScreen); the count shows as the button's icon
-// (a warning while calls wait) and in the page's title.
+// (a warning while calls or questions wait) and in the page's title.
 const approvalsLabel = "Approve"
 
 // approvalsPlace is the sidebar's entry (one row of frame.go's places).
@@ -45,6 +47,12 @@ type approvalsView struct {
 	list  *fyne.Container
 	shown []string // the IDs of the cards, in order
 	cards map[string]*approvalCard
+	// qlist holds the questions' cards, above the calls' (questions.go);
+	// asked are their IDs, in order.
+	qlist     *fyne.Container
+	asked     []string
+	questions map[string]*questionCard
+	loc       *time.Location // the zone deadlines are shown in (nil: local; tests: UTC)
 }
 
 // approvalCard is one waiting call.
@@ -58,10 +66,11 @@ func (w *Window) approvalsView() *approvalsView {
 		return w.approvals
 	}
 	v := &approvalsView{title: heading("Approvals"), cards: map[string]*approvalCard{},
-		empty: widget.NewLabel("No tool call is waiting for your approval. A call waits here when its server's policy says \"ask\", or when its tool says it is destructive."),
-		list:  container.NewVBox()}
+		empty: widget.NewLabel("No tool call is waiting for your approval. A call waits here when its server's policy says \"ask\", or when its tool says it is destructive. " +
+			"A server's question for you waits here too, when the app that made the call cannot ask it."),
+		list: container.NewVBox(), qlist: container.NewVBox(), questions: map[string]*questionCard{}}
 	v.empty.Wrapping = fyne.TextWrapWord
-	v.obj = container.NewBorder(container.NewVBox(v.title, v.empty), nil, nil, nil, container.NewVScroll(v.list))
+	v.obj = container.NewBorder(container.NewVBox(v.title, v.empty), nil, nil, nil, container.NewVScroll(container.NewVBox(v.qlist, v.list)))
 	w.approvals = v
 	w.updateApprovals(w.snap)
 	return v
@@ -72,7 +81,7 @@ func (w *Window) approvalsView() *approvalsView {
 func (w *Window) updateApprovals(s client.Snapshot) {
 	if b := w.nav[placeApprovals]; b != nil {
 		icon := theme.QuestionIcon()
-		if len(s.Approvals) > 0 {
+		if len(s.Approvals) > 0 || len(s.Requests) > 0 {
 			icon = theme.WarningIcon()
 		}
 		if b.Icon != icon {
@@ -87,7 +96,8 @@ func (w *Window) updateApprovals(s client.Snapshot) {
 	for i, a := range s.Approvals {
 		ids[i] = a.ID
 	}
-	if slices.Equal(ids, v.shown) {
+	asked := v.updateQuestions(w, s) // questions.go
+	if slices.Equal(ids, v.shown) && !asked {
 		return
 	}
 	v.shown = ids
@@ -104,12 +114,19 @@ func (w *Window) updateApprovals(s client.Snapshot) {
 	v.cards = cards
 	v.list.Objects = objs
 	v.list.Refresh()
-	if len(ids) == 0 {
+	var waiting []string
+	if len(ids) > 0 {
+		waiting = append(waiting, english.Plural(len(ids), "call"))
+	}
+	if len(v.asked) > 0 {
+		waiting = append(waiting, english.Plural(len(v.asked), "question"))
+	}
+	if len(waiting) == 0 {
 		v.empty.Show()
 		v.title.SetText("Approvals")
 	} else {
 		v.empty.Hide()
-		v.title.SetText(fmt.Sprintf("Approvals: %s waiting", english.Plural(len(ids), "call")))
+		v.title.SetText(fmt.Sprintf("Approvals: %s waiting", strings.Join(waiting, " and ")))
 	}
 }
 
@@ -124,7 +141,7 @@ func (w *Window) approvalCard(a hostapi.Approval) *approvalCard {
 	}
 	head := widget.NewLabelWithStyle(fmt.Sprintf("%s wants to call %s on %s", app, a.Tool, a.Server), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	head.Wrapping = fyne.TextWrapWord
-	why := widget.NewLabel(fmt.Sprintf("Asked because %s. Denied at %s unless you decide.", a.Why, a.Deadline.Local().Format(time.TimeOnly)))
+	why := widget.NewLabel(fmt.Sprintf("Asked because %s. Denied at %s unless you decide.", a.Why, w.approvals.clock(a.Deadline)))
 	why.Wrapping = fyne.TextWrapWord
 	args := widget.NewLabelWithStyle(prettyArguments(a), fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
 	args.Wrapping = fyne.TextWrapBreak
@@ -154,6 +171,16 @@ func (w *Window) approvalCard(a hostapi.Approval) *approvalCard {
 	c.no.Importance = widget.DangerImportance
 	c.obj = widget.NewCard("", "", container.NewVBox(head, why, args, container.NewHBox(c.once, c.forApp, c.always, c.no)))
 	return c
+}
+
+// clock is a deadline's time of day, in the view's zone.
+func (v *approvalsView) clock(t time.Time) string {
+	if v != nil && v.loc != nil {
+		t = t.In(v.loc)
+	} else {
+		t = t.Local()
+	}
+	return t.Format(time.TimeOnly)
 }
 
 // prettyArguments are a call's arguments indented, or their size when

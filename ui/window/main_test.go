@@ -52,6 +52,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "described" {
 		os.Exit(runDescribed()) // review_test.go
 	}
+	if os.Getenv(helperEnv) == "asker" {
+		os.Exit(runAsker()) // questions_test.go
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cannot find the test binary:", err)
