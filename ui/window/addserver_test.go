@@ -175,9 +175,9 @@ func TestAddRemoteFromRegistrySignIn(t *testing.T) {
 	}
 	test.Tap(w.entry.add)
 	d := h.state("oauth-remote", hostapi.StateSignInNeeded)
-	if w.place.id != placeServers || w.servers.selected != "oauth-remote" {
-		t.Errorf("after the add the window shows %s/%s", w.place.id, w.servers.selected)
-	}
+	// The add's answer and the server's state come on different
+	// goroutines: the window goes to the server once the add returns.
+	h.until("the window shows the added server", func() bool { return w.place.id == placeServers && w.servers.selected == "oauth-remote" })
 	h.until("Sign in as the primary action", func() bool { return d.primary.Text == "Sign in" && !d.primary.Disabled() })
 	if d.primary.Importance != widget.HighImportance {
 		t.Errorf("Sign in is not the primary button")
