@@ -211,7 +211,7 @@ func Run(ctx context.Context, o Options) error {
 			}
 		},
 		Approvals: h.newApprovals(), // the call pipeline's stage after the activity log (pipeline.go)
-		Fan:       hostFan{h},        // made below, before any server runs
+		Fan:       hostFan{h},       // made below, before any server runs
 	})
 	var backend gateway.Backend = h.mgr.GatewayBackend()
 	if testBackend != nil {

@@ -212,7 +212,7 @@ func (s *server) refreshCtx(ctx context.Context, name string, cs *mcp.ClientSess
 	}
 	var errs []error
 	var failed [4]bool // tools, prompts, resources, templates
-	var ci *cacheInfo // the cache fields of 2026-07-28 lists (sleep.go)
+	var ci *cacheInfo  // the cache fields of 2026-07-28 lists (sleep.go)
 	proto := ""
 	if ir := cs.InitializeResult(); ir != nil {
 		proto = ir.ProtocolVersion
