@@ -109,6 +109,8 @@ func TestGatewayListTTL(t *testing.T) {
 	defer cancel()
 	listed := func(cs *mcp.ClientSession) (*mcp.ListToolsResult, []string) {
 		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
 		res, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
