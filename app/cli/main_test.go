@@ -114,6 +114,7 @@ func buildBinary(dir string) error {
 
 var helpers = map[string]func() int{
 	"modern": runModern,
+	"asker":  runModern, // modern with a roots tool (requests_test.go)
 	"forker": func() int {
 		if err := startGrandchild(); err != nil {
 			fmt.Fprintln(os.Stderr, "forker:", err)
@@ -160,6 +161,9 @@ func runModern() int {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + a.Message}}}, nil, nil
 	})
+	if os.Getenv(helperEnv) == "asker" {
+		addRootsTool(s)
+	}
 	err := s.Run(context.Background(), &mcp.StdioTransport{})
 	if err != nil && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(os.Stderr, "cli helper:", err)
@@ -168,6 +172,23 @@ func runModern() int {
 		select {}
 	}
 	return 0
+}
+
+// addRootsTool adds the asker's tool roots: the roots its client gives
+// while it serves the call, asked for the 2026-07-28 way (an
+// input_required round) since the host speaks that era to it.
+func addRootsTool(s *mcp.Server) {
+	s.AddTool(&mcp.Tool{Name: "roots", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		lr, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
+		if !ok || req.Params.RequestState != "asked-roots" {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}, RequestState: "asked-roots"}, nil
+		}
+		var uris []string
+		for _, r := range lr.Roots {
+			uris = append(uris, r.URI)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("roots: %q", uris)}}}, nil
+	})
 }
 
 // procStart is a process's start time in clock ticks since boot (field 22

@@ -34,6 +34,7 @@ type Snapshot struct {
 	Servers   []hostapi.ServerStatus // sorted by name
 	Err       string                 // why it is not connected, for a person
 	Approvals []hostapi.Approval     // calls waiting for the user, oldest first
+	Requests  []hostapi.InputRequest // servers' questions waiting for the user, oldest first
 }
 
 // Live is a live view of the host. Its methods are safe for concurrent
@@ -196,9 +197,10 @@ func (l *Live) session(ctx context.Context) error {
 		return err
 	}
 	pending, _ := m.Approvals(ctx) // an older host has none
+	questions, _ := m.Requests(ctx)
 	l.mu.Lock()
 	l.c = c
-	l.snap = Snapshot{Connected: true, Info: info, Approvals: pending}
+	l.snap = Snapshot{Connected: true, Info: info, Approvals: pending, Requests: questions}
 	l.servers = map[string]hostapi.ServerStatus{}
 	for _, s := range list {
 		l.servers[s.Name] = s
@@ -265,6 +267,14 @@ func (l *Live) apply(ev api.Event) {
 		}
 		l.mu.Lock()
 		l.snap.Approvals = pending
+		l.mu.Unlock()
+	case hostapi.TopicRequests:
+		var qs []hostapi.InputRequest
+		if json.Unmarshal(ev.Data, &qs) != nil {
+			return
+		}
+		l.mu.Lock()
+		l.snap.Requests = qs
 		l.mu.Unlock()
 	case hostapi.TopicAppConfigs:
 		var alerts []hostapi.AppConfigAlert

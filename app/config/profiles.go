@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The tool modes of a profile (and of a bridge's --tool-mode): "all" lists
@@ -38,13 +40,21 @@ type Profile struct {
 	Servers  []string `json:"servers,omitempty"`
 	Tools    *Tools   `json:"tools,omitempty"`
 	ToolMode string   `json:"toolMode,omitempty"`
+	// Roots are the folders (absolute paths) a server is given when it
+	// asks for roots (roots/list) while serving an app of the profile
+	// that does not give its own (issue 30 §2); nil: none.
+	Roots []string `json:"roots,omitempty"`
+	// Sampling names the app (its clientInfo name, as the activity log
+	// shows it) whose model answers a server's sampling/createMessage
+	// while serving an app of the profile; "": the app that made the call.
+	Sampling string `json:"sampling,omitempty"`
 
 	extra    []member  // keys this version does not know, as written
 	problems []Problem // problems of the profile itself (not the warnings about missing servers)
 }
 
 // profileKeys are a profile's keys, in the order a new one is written.
-var profileKeys = []string{"servers", "tools", "toolMode"}
+var profileKeys = []string{"servers", "tools", "toolMode", "roots", "sampling"}
 
 const profileExample = `{"servers": ["git", "files"], "tools": {"deny": ["files__write_*"]}, "toolMode": "all"}`
 
@@ -237,9 +247,27 @@ func parseProfile(name string, raw json.RawMessage) *Profile {
 				continue
 			}
 			p.ToolMode = mode
+		case "roots":
+			rs, ok := strs("roots", m.Value, `["/home/me/projects"]`)
+			if !ok {
+				continue
+			}
+			for i, r := range rs {
+				if !absolutePath(r) {
+					bad(fmt.Sprintf("roots[%d]", i), "%q is not an absolute path: a root is a folder the servers may be told about, like \"/home/me/projects\"", r)
+				}
+			}
+			p.Roots = rs
+		case "sampling":
+			var app string
+			if json.Unmarshal(m.Value, &app) != nil || app == "" {
+				bad("sampling", `%s is not an app's name: write the name an app gives (as 'switchboard activity' shows it), like "claude-ai"`, rawString(m.Value))
+				continue
+			}
+			p.Sampling = app
 		default:
 			p.extra = append(p.extra, m)
-			bad(m.Key, `is not a known key: a profile has "servers", "tools" and "toolMode", like %s`, profileExample)
+			bad(m.Key, `is not a known key: a profile has "servers", "tools", "toolMode", "roots" and "sampling", like %s`, profileExample)
 		}
 	}
 	return p
@@ -323,6 +351,17 @@ func (p *Profile) profileJSON() (json.RawMessage, error) {
 		v, _ := encode(p.ToolMode)
 		ms = append(ms, member{"toolMode", v})
 	}
+	if len(p.Roots) > 0 {
+		v, err := encode(p.Roots)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, member{"roots", v})
+	}
+	if p.Sampling != "" {
+		v, _ := encode(p.Sampling)
+		ms = append(ms, member{"sampling", v})
+	}
 	for _, m := range p.extra {
 		if !slices.Contains(profileKeys, m.Key) {
 			ms = append(ms, m)
@@ -399,4 +438,14 @@ func (f *File) RenameProfile(old, new string) bool {
 	i = slices.IndexFunc(ms, func(m member) bool { return m.Key == old })
 	ms[i].Key = new
 	return f.setProfileMembers(ms) == nil
+}
+
+// absolutePath reports whether r is an absolute path on this system or
+// another's (a config may be shared): /x, C:\x, C:/x, \\server\share.
+func absolutePath(r string) bool {
+	if filepath.IsAbs(r) || strings.HasPrefix(r, "/") || strings.HasPrefix(r, `\\`) {
+		return true
+	}
+	return len(r) >= 3 && r[1] == ':' && (r[2] == '\\' || r[2] == '/') &&
+		(r[0] >= 'a' && r[0] <= 'z' || r[0] >= 'A' && r[0] <= 'Z')
 }

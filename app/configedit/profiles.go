@@ -33,7 +33,7 @@ func ListProfiles(f *config.File) []hostapi.ProfileInfo {
 
 // EntryOf is a profile as the API sends it.
 func EntryOf(p *config.Profile) hostapi.ProfileEntry {
-	e := hostapi.ProfileEntry{Servers: p.Servers, ToolMode: p.ToolMode}
+	e := hostapi.ProfileEntry{Servers: p.Servers, ToolMode: p.ToolMode, Roots: p.Roots, Sampling: p.Sampling}
 	if p.Tools != nil {
 		e.Allow, e.Deny = p.Tools.Allow, p.Tools.Deny
 	}
@@ -42,7 +42,7 @@ func EntryOf(p *config.Profile) hostapi.ProfileEntry {
 
 // ProfileOf is the config's profile of an API entry.
 func ProfileOf(e hostapi.ProfileEntry) *config.Profile {
-	p := &config.Profile{Servers: e.Servers, ToolMode: e.ToolMode}
+	p := &config.Profile{Servers: e.Servers, ToolMode: e.ToolMode, Roots: e.Roots, Sampling: e.Sampling}
 	if len(e.Allow) > 0 || len(e.Deny) > 0 {
 		p.Tools = &config.Tools{Allow: e.Allow, Deny: e.Deny}
 	}

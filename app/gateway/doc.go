@@ -40,9 +40,9 @@
 //
 // Nothing that arrives here can add, change, start or stop a server or
 // read a secret: a client reaches only the [Backend]'s calls, and only for
-// what its view lists. Requests of the servers to the client (roots,
-// sampling, elicitation) are not forwarded: the host's client of each
-// server advertises none of them, since one instance serves many apps.
+// what its view lists. A server's requests to its client (roots,
+// sampling, elicitation) go to the app whose call caused them, over its
+// session ([App]); the host decides which (app/host/inputs.go).
 //
 // # Endpoints
 //

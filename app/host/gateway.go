@@ -383,7 +383,14 @@ func (b *gatewayBackend) StartToolCall(name string, c *relay.Call) (func(), erro
 			done(res, err)
 		}
 	}
-	stop, err := b.startToolCall(name, c, time.Now())
+	asked := time.Now()
+	start := func(c *relay.Call) (func(), error) { return b.startToolCall(name, c, asked) }
+	var stop func()
+	if in := b.m.inputs; in != nil && (c.Method == "" || c.Method == relay.KindToolCall) {
+		stop, err = in.roundsCall(name, c, start) // rounds.go
+	} else {
+		stop, err = start(c)
+	}
 	if err != nil {
 		release()
 		return nil, err
@@ -484,15 +491,21 @@ func (b *gatewayBackend) holdToolCall(name string, s *server, sup *supervisor.Su
 // protoMeta is the per-request _meta of a 2026-07-28 session (without its
 // braces), as the go-sdk's client adds it to every request; nil for an
 // older session.
-func protoMeta(cs *mcp.ClientSession, impl *mcp.Implementation) []byte {
+func protoMeta(cs *mcp.ClientSession, impl *mcp.Implementation, declares bool) []byte {
 	ir := cs.InitializeResult()
 	if ir == nil || ir.ProtocolVersion < "2026-07-28" {
 		return nil
 	}
+	// What the host's client honours (inputs.go): input requests then
+	// come in rounds (rounds.go). A Manager without a Host declares none.
+	caps := any(json.RawMessage(`{}`))
+	if declares {
+		caps = clientCapabilities()
+	}
 	b, _ := json.Marshal(map[string]any{
 		mcp.MetaKeyProtocolVersion:    ir.ProtocolVersion,
 		mcp.MetaKeyClientInfo:         impl,
-		mcp.MetaKeyClientCapabilities: json.RawMessage(`{}`), // the manager's client advertises none
+		mcp.MetaKeyClientCapabilities: caps,
 	})
 	return b[1 : len(b)-1]
 }
@@ -512,7 +525,7 @@ func (b *gatewayBackend) relayFor(name string, s *server, conn relay.Conn, cs *m
 	var proto []byte
 	if sc, ok := conn.(*stdio.Conn); ok {
 		gone = func() bool { return s.sup.Conn() != sc }
-		proto = protoMeta(cs, b.m.impl)
+		proto = protoMeta(cs, b.m.impl, b.m.inputs != nil)
 	} // a remote server's session adds the per-request _meta itself
 	r := relay.New(name, conn, relay.Options{ProtoMeta: proto, Hook: b.m.relayHook,
 		StateAfterClose: func() string { return stateAfterClose(s, gone) }})

@@ -146,6 +146,13 @@ func (h *Host) handlers() api.Methods {
 			return none, h.approvals.Decide(p.ID, p.Decision)
 		}),
 
+		handle(hostapi.MethodRequestsList, func(context.Context, *api.ConnInfo, hostapi.None) ([]hostapi.InputRequest, error) {
+			return h.mgr.inputs.list(), nil // inputs.go
+		}),
+		handle(hostapi.MethodRequestsAnswer, func(_ context.Context, _ *api.ConnInfo, p hostapi.AnswerParams) (hostapi.None, error) {
+			return none, h.mgr.inputs.answer(p)
+		}),
+
 		handle(hostapi.MethodProfilesList, func(context.Context, *api.ConnInfo, hostapi.None) ([]hostapi.ProfileInfo, error) {
 			h.mu.Lock()
 			f := h.file

@@ -94,6 +94,9 @@ type Manager struct {
 	// relayHook, the call pipeline's hooks (pipeline.go), sees each.
 	gw        *gatewayBackend
 	relayHook relay.Hook
+	// inputs route the servers' requests to the apps and people
+	// (inputs.go); nil: a Manager without a Host declares none.
+	inputs *inputs
 	// activity is the activity log (issue 14 §1): the first of the relay's
 	// hooks.
 	activity *activityLog

@@ -104,9 +104,10 @@ func (s *server) newSupervisor(c ServerConfig) *supervisor.Supervisor {
 	m := s.reg
 	name := c.Name
 	refresh := func(ctx context.Context, cs *mcp.ClientSession) { go s.refresh(name, cs) }
-	client := mcp.NewClient(m.impl, &mcp.ClientOptions{
-		// One instance serves many apps: advertise no roots, sampling or
-		// elicitation.
+	opts := &mcp.ClientOptions{
+		// One instance serves many apps: no roots, sampling or
+		// elicitation of its own; m.inputs (inputs.go) declares and
+		// routes them to the app that caused them, or to a person.
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(ctx context.Context, r *mcp.ToolListChangedRequest) {
 			refresh(ctx, r.Session)
@@ -121,12 +122,19 @@ func (s *server) newSupervisor(c ServerConfig) *supervisor.Supervisor {
 		// Log messages and resource updates, for the apps (serverlog.go).
 		LoggingMessageHandler:  s.onLog,
 		ResourceUpdatedHandler: s.onResourceUpdated,
-	})
-	opts := m.start
-	opts.Logger = m.log
+	}
+	if m.inputs != nil {
+		m.inputs.handlers(s, opts)
+	}
+	client := mcp.NewClient(m.impl, opts)
+	if m.inputs != nil {
+		client.AddReceivingMiddleware(m.inputs.rootsMiddleware(s))
+	}
+	start := m.start
+	start.Logger = m.log
 	transport := s.runnerFor(c).transport()
 	return supervisor.New(supervisor.Options{
-		Spec: c.Spec, Start: opts, Client: client, Policy: m.policy, Transport: transport,
+		Spec: c.Spec, Start: start, Client: client, Policy: m.policy, Transport: transport,
 		OnChange: func(st supervisor.Status, cs *mcp.ClientSession) {
 			if st.PID != 0 {
 				s.cacheMu.Lock()

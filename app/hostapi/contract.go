@@ -50,7 +50,7 @@ type None struct{}
 //
 // The protocol (framing, ids, events: app/api's ProtocolVersion) has a
 // version of its own.
-const APIVersion = "1.2"
+const APIVersion = "1.3"
 
 // The methods of the host's API.
 var (
@@ -140,6 +140,14 @@ var (
 	// MethodApprovalsDecide decides a waiting call.
 	MethodApprovalsDecide = Method[DecideParams, None]{"approvals.decide"}
 
+	// MethodRequestsList returns the servers' questions waiting for the
+	// user, oldest first. API 1.3.
+	MethodRequestsList = Method[None, []InputRequest]{"requests.list"}
+	// MethodRequestsAnswer answers (or declines, or cancels) a waiting
+	// question; a form's values are checked against its schema, every
+	// problem at once ([Problem]s in the error). API 1.3.
+	MethodRequestsAnswer = Method[AnswerParams, None]{"requests.answer"}
+
 	// MethodProfilesList lists the config's profiles in the file's order
 	// (the config's top-level "profiles": named selections of servers and
 	// tools that a bridge asks for with --profile).
@@ -186,6 +194,7 @@ var methods = []Descriptor{
 	MethodToolsCost, MethodToolsReview, MethodToolsAccept, MethodToolsReject,
 	MethodActivityQuery, MethodActivityCounts,
 	MethodApprovalsList, MethodApprovalsDecide,
+	MethodRequestsList, MethodRequestsAnswer,
 	MethodProfilesList, MethodProfilesPut, MethodProfilesRemove, MethodProfilesRename,
 	MethodRegistrySearch, MethodRegistryShow, MethodRegistryAdd,
 	MethodBundlesInspect, MethodBundlesInstall,

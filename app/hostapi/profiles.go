@@ -9,6 +9,9 @@ type ProfileEntry struct {
 	Allow    []string `json:"allow,omitempty"`
 	Deny     []string `json:"deny,omitempty"`
 	ToolMode string   `json:"toolMode,omitempty"`
+	// Roots and Sampling: see config.Profile. API 1.3.
+	Roots    []string `json:"roots,omitempty"`
+	Sampling string   `json:"sampling,omitempty"`
 }
 
 // ProfileInfo is a profile and its problems: Missing names the servers it

@@ -172,7 +172,7 @@ const (
 
 // Topics are every topic, for a client that follows them all.
 func Topics() []string {
-	return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog, TopicApprovals, TopicAppConfigs, TopicRegistry}
+	return []string{TopicState, TopicTools, TopicConfig, TopicHost, TopicLog, TopicApprovals, TopicRequests, TopicAppConfigs, TopicRegistry}
 }
 
 // LogLine is one stderr line of a server.

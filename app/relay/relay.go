@@ -120,7 +120,8 @@ type Call struct {
 	Arguments json.RawMessage
 	// Params are the params of a method other than tools/call: JSON
 	// object members without the braces, as the caller made them (never
-	// _meta); ignored for tools/call.
+	// _meta); for tools/call, members after name and arguments (made by
+	// the host: a retried round's inputResponses and requestState).
 	Params []byte
 	// Meta holds the caller's own _meta entries as JSON object members
 	// without the braces (`"k":1,"j":"v"`), forwarded as they are; never
@@ -391,6 +392,8 @@ type Relay struct {
 	// past theirs, and is armed again for the next one, if any.
 	timer *time.Timer
 	at    time.Time
+	// paused counts the Pauses on (inflight.go): no call times out then.
+	paused int
 
 	answers *answerScanner // the line tap's (the connection's reader)
 }
@@ -651,6 +654,10 @@ func (r *Relay) requestLine(c *Call, id uint64, args []byte) []byte {
 	out = appendString(out, c.Tool)
 	out = append(out, `,"arguments":`...)
 	out = append(out, args...)
+	if len(c.Params) > 0 { // a retried round's inputResponses and requestState
+		out = append(out, ',')
+		out = append(out, c.Params...)
+	}
 	return append(out, "}}\n"...)
 }
 
@@ -722,6 +729,10 @@ func (r *Relay) expire() {
 	var late []*pending
 	r.mu.Lock()
 	r.at = time.Time{}
+	if r.paused > 0 { // armed again when the last pause ends
+		r.mu.Unlock()
+		return
+	}
 	var next time.Time
 	for n, p := range r.pending {
 		if !p.deadline.After(now) {
