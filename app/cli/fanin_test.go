@@ -1,5 +1,7 @@
 //go:build linux
 
+//lint:file-ignore SA1019 the servers' log messages (logging, deprecated by SEP-2577 and still functional) are what this file carries to the apps and the Logs
+
 package cli
 
 import (

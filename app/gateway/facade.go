@@ -111,7 +111,8 @@ func (g *Gateway) newFacade(filter Filter) *facade {
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
-			Logging:   &mcp.LoggingCapabilities{},
+			//lint:ignore SA1019 logging is deprecated (SEP-2577) and still functional: the servers' log messages fan in (subscribe.go)
+			Logging: &mcp.LoggingCapabilities{},
 		},
 		CompletionHandler:  f.complete,
 		SubscribeHandler:   f.subscribe,
@@ -230,6 +231,7 @@ func (f *facade) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			f.freshen(ctx) // lists past their ttlMs (lists.go)
 		case "logging/setLevel":
 			res, err := next(ctx, method, req)
+			//lint:ignore SA1019 logging is deprecated (SEP-2577) and still functional
 			if r, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); err == nil && ok && r.Params != nil && r.Session != nil {
 				f.setLevel(r.Session, r.Params.Level) // subscribe.go
 			}

@@ -120,6 +120,7 @@ func (s *server) newSupervisor(c ServerConfig) *supervisor.Supervisor {
 		},
 		ProgressNotificationHandler: m.onProgress,
 		// Log messages and resource updates, for the apps (serverlog.go).
+		//lint:ignore SA1019 logging is deprecated (SEP-2577) and still functional: the servers' log messages go to the apps and the Logs
 		LoggingMessageHandler:  s.onLog,
 		ResourceUpdatedHandler: s.onResourceUpdated,
 	}

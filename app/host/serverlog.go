@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the servers' log messages (logging, deprecated by SEP-2577 and still functional) are what this file carries to the apps and the Logs
+
 package host
 
 import (
@@ -8,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/engine"
@@ -131,7 +134,7 @@ func newEra(cs *mcp.ClientSession) bool {
 func (s *server) subscribeOn(cs *mcp.ClientSession, uri string) error {
 	ir := cs.InitializeResult()
 	if ir == nil || ir.Capabilities == nil || ir.Capabilities.Resources == nil || !ir.Capabilities.Resources.Subscribe {
-		return fmt.Errorf("Switchboard server %q does not offer resource subscriptions (it does not advertise resources.subscribe)", s.name())
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("Switchboard server %q does not offer resource subscriptions (it does not advertise resources.subscribe)", s.name())}
 	}
 	if newEra(cs) {
 		go func() { _ = cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}) }()
