@@ -104,8 +104,8 @@ func (g *Gateway) relist(rl Relister, server string) chan struct{} {
 // what is left of the shortest ttlMs of the servers the client sees that
 // gave one (0, as before, when none did: the gateway's lists change when a
 // server starts or stops, and list_changed says so); cacheScope is
-// "private" when the client's lists are its own (a bridge's filter or
-// profile) or a server it sees said "private", "public" otherwise.
+// "private" when a server it sees said "private", "public" otherwise (as
+// before, and as tools.cost counts it: cost.go's wireCache).
 func (f *facade) cacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 	switch req.(type) {
 	case *mcp.ListToolsRequest, *mcp.ListPromptsRequest, *mcp.ListResourcesRequest, *mcp.ListResourceTemplatesRequest:
@@ -113,7 +113,7 @@ func (f *facade) cacheable(_ context.Context, req mcp.Request, c *mcp.Cacheable)
 		return
 	}
 	ttl := -1
-	private := !f.req.IsZero()
+	private := false
 	for name, st := range f.g.current().servers {
 		if !f.cur().SeesServer(name) || !st.listed {
 			continue
