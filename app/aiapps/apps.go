@@ -26,6 +26,11 @@ type App struct {
 	OwnFile bool
 	// Restart says what the user must do for the app to see a change.
 	Restart string
+	// ToolSearch says how the app searches MCP tools itself ("": it does
+	// not): such an app keeps every tool by default ('clients connect'
+	// says so), since its own search finds them and Switchboard's
+	// find_tools would hide them from it (docs/toolsearch.md).
+	ToolSearch string
 
 	aliases []string
 	paths   func(Env) Paths
@@ -278,6 +283,7 @@ var apps = []*App{
 	},
 	{
 		ID: "claude-code", Name: "Claude Code", Key: "mcpServers",
+		ToolSearch: "Claude Code searches MCP tools itself (its tool search, on when their definitions pass 10 % of the context; ENABLE_TOOL_SEARCH)",
 		Restart: "Start a new Claude Code session: running sessions keep the servers they started with ('claude mcp list' shows the entry). " +
 			"Claude Code rewrites this file while it runs; if the change is gone, run this command again while no session runs.",
 		paths: func(e Env) Paths {
@@ -401,8 +407,9 @@ var apps = []*App{
 	},
 	{
 		ID: "copilot-cli", Name: "GitHub Copilot CLI", Key: "mcpServers", OwnFile: true,
-		Restart: "Run '/mcp reload' in Copilot CLI, or start a new session. VS Code reads this file too (beside its own mcp.json).",
-		aliases: []string{"copilot", "github-copilot-cli"},
+		ToolSearch: "Copilot CLI searches tools itself (its tool search, above about 30 tools; the toolSearch setting)",
+		Restart:    "Run '/mcp reload' in Copilot CLI, or start a new session. VS Code reads this file too (beside its own mcp.json).",
+		aliases:    []string{"copilot", "github-copilot-cli"},
 		paths: func(e Env) Paths {
 			dir := e.get("COPILOT_HOME")
 			if dir == "" {
@@ -581,9 +588,13 @@ type Bridge struct {
 	Command string
 	Servers []string
 	Profile string // --profile: a profile of Switchboard's config ("": none)
+	// ToolMode is --tool-mode: "all" or "search" ("": the profile's, else
+	// all).
+	ToolMode string
 }
 
-// Args returns the bridge's arguments: bridge [--profile NAME] [--servers a,b].
+// Args returns the bridge's arguments: bridge [--profile NAME] [--servers a,b]
+// [--tool-mode MODE].
 func (b Bridge) Args() []string {
 	args := []string{"bridge"}
 	if b.Profile != "" {
@@ -591,6 +602,9 @@ func (b Bridge) Args() []string {
 	}
 	if len(b.Servers) > 0 {
 		args = append(args, "--servers", strings.Join(b.Servers, ","))
+	}
+	if b.ToolMode != "" {
+		args = append(args, "--tool-mode", b.ToolMode)
 	}
 	return args
 }

@@ -179,8 +179,8 @@ func (s Server) IsBridge() bool {
 }
 
 // Connected returns the bridge entry (the last one named [EntryName]), if
-// the file has one: its command, the servers of its --servers argument
-// and the profile of its --profile.
+// the file has one: its command, the servers of its --servers argument,
+// the profile of its --profile and the mode of its --tool-mode.
 func (d *Doc) Connected() (b Bridge, args []string, ok bool) {
 	if d.text != nil {
 		e, ok := d.text.entry(EntryName)
@@ -223,6 +223,11 @@ func bridgeOf(raw json.RawMessage) (b Bridge, args []string, ok bool) {
 			b.Profile = v
 		} else if a == "--profile" && j+1 < len(e.Args) {
 			b.Profile = e.Args[j+1]
+			j++
+		} else if v, ok := strings.CutPrefix(a, "--tool-mode="); ok {
+			b.ToolMode = v
+		} else if a == "--tool-mode" && j+1 < len(e.Args) {
+			b.ToolMode = e.Args[j+1]
 			j++
 		}
 	}

@@ -259,9 +259,12 @@ func samePath(a, b string) bool {
 
 func (e *env) clientsConnect(a *argv) error {
 	dry, servers, project, pos := a.flag("dry-run"), a.list("servers"), a.str("project"), a.pos
-	profile := a.str("profile")
+	profile, mode := a.str("profile"), a.str("tool-mode")
 	if profile != "" && !config.ValidServerName(profile) {
 		return usagef("clients connect: --profile: %q is not a profile name ('switchboard profiles' lists them)", profile)
+	}
+	if !config.ValidToolMode(mode) {
+		return usagef("clients connect: --tool-mode %q: use all (every tool) or search (find_tools and call_tool)", mode)
 	}
 	app, loc, err := e.clientAppIn("connect", pos, project)
 	if err != nil {
@@ -295,16 +298,24 @@ func (e *env) clientsConnect(a *argv) error {
 	if err != nil {
 		return err
 	}
-	bridge := aiapps.Bridge{Command: exe, Servers: names, Profile: profile}
+	// An app with its own tool search keeps every tool unless asked:
+	// a profile in search mode is overridden (written as --tool-mode all).
+	forced := false
+	if app.ToolSearch != "" && mode == "" && e.profileMode(profile) == config.ToolModeSearch {
+		mode, forced = config.ToolModeAll, true
+	}
+	bridge := aiapps.Bridge{Command: exe, Servers: names, Profile: profile, ToolMode: mode}
 	secrets := doc.SecretValues()
 	if !doc.SetBridge(bridge) {
 		if !dry {
 			e.recordWritten(app, loc.Path, doc, true)
 		}
 		fmt.Fprintf(e.stdout, "%s is already connected: %s runs %s\n", app.Name, loc.Path, strings.Join(append([]string{exe}, bridge.Args()...), " "))
+		e.noteToolSearch(app, profile, mode, forced)
 		e.noteBundle(app, exe)
 		return nil
 	}
+	e.noteToolSearch(app, profile, mode, forced)
 	e.noteServers(names)
 	e.noteProfile(profile)
 	e.noteExecutable(exe)
@@ -319,6 +330,38 @@ func (e *env) clientsConnect(a *argv) error {
 	fmt.Fprintln(e.stdout, app.Restart)
 	e.noteBundle(app, exe)
 	return nil
+}
+
+// profileMode is the tool mode of the config's profile name ("": none,
+// or no config).
+func (e *env) profileMode(name string) string {
+	if name == "" {
+		return ""
+	}
+	path, _, err := e.configPath()
+	if err != nil {
+		return ""
+	}
+	f, err := config.Load(path)
+	if err != nil || f.Profile(name) == nil {
+		return ""
+	}
+	return f.Profile(name).Mode()
+}
+
+// noteToolSearch says, for an app with its own tool search
+// (aiapps.App.ToolSearch), what it gets: every tool by default, so that
+// its own search finds them; Switchboard's search mode only when asked.
+func (e *env) noteToolSearch(app *aiapps.App, profile, mode string, forced bool) {
+	switch {
+	case app.ToolSearch == "":
+	case mode == config.ToolModeSearch:
+		fmt.Fprintf(e.stdout, "note: %s; with --tool-mode search it sees only find_tools and call_tool, so its own search has nothing to search: Switchboard's replaces it\n", app.ToolSearch)
+	case forced:
+		fmt.Fprintf(e.stdout, "note: %s, so it keeps every tool: the profile %q is in search mode, and the entry says --tool-mode all (--tool-mode search to use Switchboard's search instead)\n", app.ToolSearch, profile)
+	default:
+		fmt.Fprintf(e.stdout, "note: %s, so it gets every tool and no find_tools of Switchboard's (--tool-mode search to use Switchboard's search instead)\n", app.ToolSearch)
+	}
 }
 
 // noteServers warns about names given to --servers that are not in the

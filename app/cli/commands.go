@@ -172,6 +172,7 @@ Extension); use one or the other, not both.
 				{name: "servers", kind: multiFlag, arg: "a,b", help: "only these servers"},
 				projectFlag, dryRunFlag,
 				{name: "profile", kind: stringFlag, arg: "NAME", help: "only what the config's profile NAME lets through (written as --profile NAME)"},
+				{name: "tool-mode", kind: stringFlag, arg: "all|search", help: "search: the app sees find_tools and call_tool instead of every tool (written as --tool-mode MODE; an app with its own tool search, claude-code and copilot-cli, keeps every tool unless this says search)"},
 			}, run: (*env).clientsConnect},
 		{name: "clients disconnect", args: "APP", summary: "remove that entry; everything else in the file stays",
 			flags: []flagDef{projectFlag, dryRunFlag}, run: (*env).clientsDisconnect},

@@ -179,8 +179,10 @@ func runModern() int {
 // input_required round) since the host speaks that era to it.
 func addRootsTool(s *mcp.Server) {
 	s.AddTool(&mcp.Tool{Name: "roots", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		//lint:ignore SA1019 roots are deprecated as of 2026-07-28 and still carried for the eras before it
 		lr, ok := req.Params.InputResponses["roots"].(*mcp.ListRootsResult)
 		if !ok || req.Params.RequestState != "asked-roots" {
+			//lint:ignore SA1019 roots are deprecated as of 2026-07-28 and still carried for the eras before it
 			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"roots": &mcp.ListRootsParams{}}, RequestState: "asked-roots"}, nil
 		}
 		var uris []string
@@ -188,6 +190,17 @@ func addRootsTool(s *mcp.Server) {
 			uris = append(uris, r.URI)
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("roots: %q", uris)}}}, nil
+	})
+	// confirm asks its client a yes-or-no question in an input_required
+	// round, and says what the answer was.
+	s.AddTool(&mcp.Tool{Name: "confirm", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		er, ok := req.Params.InputResponses["sure"].(*mcp.ElicitResult)
+		if !ok || req.Params.RequestState != "asked-sure" {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"sure": &mcp.ElicitParams{Message: "Delete everything?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"sure":{"type":"boolean","title":"Sure?"}},"required":["sure"]}`)}},
+				RequestState: "asked-sure"}, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("confirm: %s %v", er.Action, er.Content["sure"])}}}, nil
 	})
 }
 

@@ -1,11 +1,15 @@
 //go:build linux
 
+//lint:file-ignore SA1019 roots and sampling are deprecated as of 2026-07-28 (SEP-2577) and still used by the apps and servers of the eras before it, for whom Switchboard carries them
+
 package cli
 
 import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -95,7 +99,7 @@ func (a *asker) waitSet(t *testing.T, what string, ok func([]hostapi.InputReques
 //     profile's;
 //   - with no one to ask, B's question is cancelled at once.
 func TestServerRequests(t *testing.T) {
-	sb := newSandbox(t)
+	sb := newSessionSandbox(t) // the TypeScript app's bridge finds the host with the SDK's stripped environment
 	sb.serve(t)
 	everything := testkit.NpmServer(t, "mcp-server-everything")
 	sb.cli(t, "servers", "add", "everything", "--env", markEnv+"="+sb.mark, "--", everything)
@@ -168,10 +172,87 @@ func TestServerRequests(t *testing.T) {
 		t.Errorf("B's elicitation declined by the user:\n%s", out)
 	}
 
+	// A 2026-07-28 server's input_required round, completed by the host
+	// for B: its question waits for the user; B withdrawing its call
+	// withdraws the question.
+	pending = b.callAsync(t, "asker__confirm", map[string]any{})
+	qs = ask.waitSet(t, "the round's question waits", func(l []hostapi.InputRequest) bool { return len(l) == 1 && l[0].Server == "asker" })
+	if q := qs[0]; q.Message != "Delete everything?" || q.App != "app-b" || len(q.Fields) != 1 || q.Fields[0].Type != "boolean" {
+		t.Errorf("the round's question: %+v", q)
+	}
+	sb.cli(t, "answer", qs[0].ID, `{"sure": true}`)
+	if out := recv(t, pending); out != "confirm: accept true" {
+		t.Errorf("the round completed with the user's answer: %q", out)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	withdrawn := make(chan error, 1)
+	go func() {
+		_, err := b.cs.CallTool(ctx, &mcp.CallToolParams{Name: "asker__confirm", Arguments: map[string]any{}})
+		withdrawn <- err
+	}()
+	ask.waitSet(t, "the second round's question waits", func(l []hostapi.InputRequest) bool { return len(l) == 1 && l[0].Server == "asker" })
+	cancel()
+	<-withdrawn
+	ask.waitSet(t, "the question goes with the call B withdrew", func(l []hostapi.InputRequest) bool { return len(l) == 0 })
+
+	// A page to open: its host is shown; `answer --yes` opens it (here no
+	// browser can be: the server is told all the same) and accepts.
+	pending = b.callAsync(t, "everything__trigger-url-elicitation", map[string]any{"url": "https://sign-in.example.com/device?code=42"})
+	qs = ask.waitSet(t, "B's URL question waits", func(l []hostapi.InputRequest) bool { return len(l) == 1 && l[0].Mode == hostapi.InputURL })
+	if q := qs[0]; q.URLHost != "sign-in.example.com" || q.URL != "https://sign-in.example.com/device?code=42" {
+		t.Errorf("the URL question: %+v", q)
+	}
+	if out := sb.cli(t, "requests"); !strings.Contains(out, "open a page on sign-in.example.com") {
+		t.Errorf("switchboard requests:\n%s", out)
+	}
+	if r := sb.run(t, "", "answer", qs[0].ID); r.code == 0 || !strings.Contains(r.stderr, "give --yes") {
+		t.Errorf("answer of a URL question without a terminal or --yes:\n%s", r)
+	}
+	noBrowser := append(slices.Clone(sb.env), "PATH=/nonexistent")
+	if r := runEnv(t, noBrowser, "", "answer", qs[0].ID, "--yes"); r.code != 0 || !strings.Contains(r.stderr, "open https://sign-in.example.com/device?code=42 yourself") {
+		t.Errorf("answer --yes:\n%s", r)
+	}
+	if out := recv(t, pending); !strings.Contains(out, "User completed the URL elicitation flow") {
+		t.Errorf("B's URL elicitation accepted by the user:\n%s", out)
+	}
+
 	if out := b.call(t, "everything__trigger-sampling-request", map[string]any{"prompt": "hi"}); !strings.Contains(out, "no model of its own") || aSamples.Load() != 1 {
 		t.Errorf("B's sampling (A's handler called %d times):\n%s", aSamples.Load(), out)
 	}
 	if out := b.call(t, "asker__roots", map[string]any{}); !strings.Contains(out, `file:///srv/b-project`) || strings.Contains(out, "/home/a") {
 		t.Errorf("B's roots (its profile's):\n%s", out)
+	}
+
+	// The official TypeScript SDK's client as an app with handlers, with
+	// StdioClientTransport's stripped environment, as Claude Desktop
+	// starts the bridge.
+	script, err := filepath.Abs("../../engine/stdio/testdata/npm/ts-sdk-asker.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	calls := `[["everything__trigger-elicitation-request",{}],["everything__trigger-sampling-request",{"prompt":"hi"}],["asker__roots",{}]]`
+	cmd := exec.CommandContext(ctx, "node", script, calls, "--", sbBridge, "bridge")
+	cmd.Env = sb.env // the app's own (session) environment; the SDK strips it
+	var errOut syncBuffer
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ts-sdk app: %v\n%s\n%s", err, out, errOut.String())
+	}
+	var ts struct {
+		Texts []string
+		Asked []string
+	}
+	if err := json.Unmarshal(out, &ts); err != nil || len(ts.Texts) != 3 {
+		t.Fatalf("ts-sdk app printed %q: %v", out, err)
+	}
+	if !strings.Contains(ts.Texts[0], "Name: Tess from the TypeScript app") || !strings.Contains(ts.Texts[1], "sampled by the TypeScript app") ||
+		!strings.Contains(ts.Texts[2], "file:///ts/project") || !slices.Equal(ts.Asked, []string{"elicitation/create", "sampling/createMessage", "roots/list"}) {
+		t.Errorf("ts-sdk app: %+v", ts)
+	}
+	if n := len(ask.waitSet(t, "no question waits", func(l []hostapi.InputRequest) bool { return true })); n != 0 {
+		t.Errorf("%d questions wait after the TypeScript app's calls", n)
 	}
 }

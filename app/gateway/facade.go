@@ -50,6 +50,8 @@ type facade struct {
 	// addsFound: the facade serves one connection (a socket client), so
 	// that what find_tools found may be added to its tools/list.
 	addsFound bool
+	// searches are its recent find_tools answers, to learn from (search.go).
+	searches recentSearches
 
 	listedMu sync.Mutex
 	listed   map[mcp.Session]bool // sessions whose first list has waited

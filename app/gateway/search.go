@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,8 +70,10 @@ func (f *facade) metaCall(name string, args json.RawMessage) (kind metaKind, tar
 		case t[0] != '{':
 			return metaCall, "", nil, toolError(fmt.Sprintf("call_tool's arguments for %s must be an object, matching that tool's input schema", a.Name))
 		}
+		f.learn(a.Name)
 		return metaCall, a.Name, json.RawMessage(t), nil
 	}
+	f.learn(name)
 	return metaNone, name, args, nil
 }
 
@@ -82,15 +85,18 @@ func orEmpty(b json.RawMessage) json.RawMessage {
 }
 
 // findTools answers find_tools: the best matches among the tools the
-// client sees, as toolsearch.Answer writes them. A socket client's
-// tools/list then holds the tools found too (see found).
+// client sees, compactly for a search with intent or keywords
+// (toolsearch.CompactAnswer, 5 to 8 tools), with full definitions for
+// the older query alone (toolsearch.Answer, 5) and for describe. A
+// socket client's tools/list then holds the tools found too (see found),
+// and the search is kept to learn from (see learn).
 func (f *facade) findTools(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
 	var a toolsearch.FindToolsArgs
 	if err := json.Unmarshal(orEmpty(args), &a); err != nil {
-		return toolError(fmt.Sprintf(`find_tools' arguments do not decode (%v): they are {"query": "what you want to do", "limit": 5}`, err)), nil
+		return toolError(fmt.Sprintf(`find_tools' arguments do not decode (%v): they are {"intent": "what you want to do, one sentence", "keywords": ["words", "and", "synonyms"]}`, err)), nil
 	}
-	if strings.TrimSpace(a.Query) == "" {
-		return toolError(`find_tools needs a query: what you want to do, in plain words, e.g. {"query": "read a file"}`), nil
+	if a.Empty() {
+		return toolError(`find_tools needs an intent and keywords: {"intent": "Read a local file.", "keywords": ["read", "file", "open", "contents"]}`), nil
 	}
 	// Like a first list: servers still starting are waited for.
 	sel := f.cur()
@@ -99,7 +105,21 @@ func (f *facade) findTools(ctx context.Context, args json.RawMessage) (*mcp.Call
 		return nil, err
 	}
 	si := f.g.searchIndex(f.g.current(), sel)
-	hits := si.ix.Search(a.Query, a.Clamp())
+	if len(a.Describe) > 0 {
+		var tools []*mcp.Tool
+		for _, n := range a.Describe {
+			if i, ok := slices.BinarySearch(si.names, n); ok && !slices.ContainsFunc(tools, func(t *mcp.Tool) bool { return t.Name == n }) {
+				tools = append(tools, si.tools[i])
+			}
+		}
+		if len(tools) == 0 {
+			return toolError(fmt.Sprintf("find_tools: no tool named %s is available; search with intent and keywords to get names", strings.Join(a.Describe, ", "))), nil
+		}
+		return toolsearch.Answer(tools), nil
+	}
+	q := a.SearchQuery()
+	hits := si.ix.Find(q, a.Clamp(), f.g.search.learnedStore())
+	hits = hits[:a.Cut(hits)]
 	tools := make([]*mcp.Tool, 0, len(hits))
 	names := make([]string, 0, len(hits))
 	for _, h := range hits {
@@ -125,11 +145,84 @@ func (f *facade) findTools(ctx context.Context, args json.RawMessage) (*mcp.Call
 			changed = true
 		}
 		f.mu.Unlock()
+		f.searches.add(q, names, time.Now())
 		if changed {
 			f.sync() // the go-sdk sends list_changed
 		}
 	}
+	if a.Compact() {
+		return toolsearch.CompactAnswer(tools), nil
+	}
 	return toolsearch.Answer(tools), nil
+}
+
+// Learning (docs/toolsearch.md, "Learning from use"): when a socket
+// connection calls a tool (through call_tool, or directly) that one of
+// its find_tools answers of the last learnWindow listed, that search's
+// words are added to the tool's learned field (toolsearch.Learned, one
+// per gateway, shared by every index), so that the next search in those
+// words ranks it higher. Each answer teaches each tool it listed once.
+// In memory only: nothing is written; a restart forgets (the activity
+// log holds neither find_tools' words nor its answers to replay).
+const (
+	learnWindow = 10 * time.Minute
+	maxSearches = 8 // the answers a connection keeps to learn from
+)
+
+// recentSearches are a connection's last find_tools answers.
+type recentSearches struct {
+	mu   sync.Mutex
+	list []recentSearch // oldest first, at most maxSearches
+}
+
+type recentSearch struct {
+	q      toolsearch.Query
+	listed []string // exposed names, not yet taught
+	at     time.Time
+}
+
+func (r *recentSearches) add(q toolsearch.Query, listed []string, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.list = append(r.list, recentSearch{q: q, listed: slices.Clone(listed), at: at})
+	if len(r.list) > maxSearches {
+		r.list = slices.Delete(r.list, 0, len(r.list)-maxSearches)
+	}
+}
+
+// taught takes out of the recent answers of the window before now those
+// that listed tool, and returns their searches (the most recent last).
+func (r *recentSearches) taught(tool string, now time.Time) []toolsearch.Query {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []toolsearch.Query
+	for i := range r.list {
+		s := &r.list[i]
+		if now.Sub(s.at) > learnWindow {
+			continue
+		}
+		if j := slices.Index(s.listed, tool); j >= 0 {
+			s.listed = slices.Delete(s.listed, j, j+1)
+			out = append(out, s.q)
+		}
+	}
+	return out
+}
+
+// learn teaches tool (an exposed name the client calls in search mode)
+// the words of the connection's recent searches that listed it.
+func (f *facade) learn(tool string) {
+	if !f.addsFound {
+		return
+	}
+	qs := f.searches.taught(tool, time.Now())
+	if len(qs) == 0 {
+		return
+	}
+	l := f.g.search.learnedStore()
+	for _, q := range qs {
+		l.Add(tool, q)
+	}
 }
 
 // listsFound reports whether the facade's tools/list holds a tool the
@@ -177,8 +270,19 @@ type searchIndex struct {
 // client's facade syncs with a new view (off the request path), never
 // per request.
 type searchCache struct {
-	mu   sync.Mutex
-	last map[string]*searchIndex // by filterKey
+	mu      sync.Mutex
+	last    map[string]*searchIndex // by filterKey
+	learned *toolsearch.Learned     // what searches taught tools (learn)
+}
+
+// learnedStore is the gateway's Learned, made on first use.
+func (c *searchCache) learnedStore() *toolsearch.Learned {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.learned == nil {
+		c.learned = toolsearch.NewLearned()
+	}
+	return c.learned
 }
 
 // maxSearchKeys bounds the filters whose last index is kept.

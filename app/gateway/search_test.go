@@ -205,3 +205,108 @@ func BenchmarkSearchIndex208(b *testing.B) {
 		}
 	}
 }
+
+// compactFind is a find_tools with intent and keywords: the compact
+// answer's names, best first.
+func compactFind(t *testing.T, cs *mcp.ClientSession, intent string, keywords ...string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_tools", Arguments: map[string]any{"intent": intent, "keywords": keywords}})
+	if err != nil || res.IsError {
+		t.Fatalf("find_tools %q %q: %v %+v", intent, keywords, err, res)
+	}
+	text := textOf(t, res)
+	if strings.HasPrefix(text, "No tool matches") {
+		return nil
+	}
+	var a struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			Arguments   []string        `json:"arguments"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(text), &a); err != nil {
+		t.Fatalf("find_tools %q: %v\n%s", intent, err, text)
+	}
+	var out []string
+	for _, tl := range a.Tools {
+		if tl.InputSchema != nil {
+			t.Errorf("a compact answer holds %s's schema", tl.Name)
+		}
+		out = append(out, tl.Name)
+	}
+	return out
+}
+
+// searchServers are tools with words: write_note is third for "keep the
+// text for later" by its own words.
+func searchServers() []Server {
+	tool := func(name, desc string, props ...string) *mcp.Tool {
+		p := map[string]any{}
+		for _, n := range props {
+			p[n] = map[string]any{"type": "string"}
+		}
+		return &mcp.Tool{Name: name, Description: desc, InputSchema: map[string]any{"type": "object", "properties": p, "required": props[:1]}}
+	}
+	files := running("files")
+	files.Tools = []*mcp.Tool{
+		tool("read_file", "Read the complete contents of a file as text.", "path"),
+		tool("write_note", "Create a new note or overwrite an existing one.", "path", "content"),
+		tool("list_directory", "List the entries of a directory.", "path"),
+	}
+	chat := running("chat")
+	chat.Tools = []*mcp.Tool{tool("post_message", "Post a new message with text to a channel.", "channel", "text")}
+	return []Server{files, chat}
+}
+
+// TestSearchModeLearns: on every path, a find_tools with intent and
+// keywords answers compactly (names and arguments, no schemas; describe
+// gives the schema); a call through call_tool of a tool that answer
+// listed, on the same connection, teaches it the search's words, so
+// that the same search ranks it first, for this connection and the
+// next; a call of a tool no answer listed teaches nothing.
+func TestSearchModeLearns(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) { searchModeLearns(t, mode) })
+	}
+}
+
+func searchModeLearns(t *testing.T, mode string) {
+	h := newHarness(t, mode, searchServers()...)
+	filter := Filter{ToolMode: "search"}
+	cs := h.connect(t, &filter, "", nil)
+	const intent = "keep the text for later"
+	before := compactFind(t, cs, intent)
+	if len(before) < 3 || before[0] == "files__write_note" || !slices.Contains(before, "files__write_note") {
+		t.Fatalf("before learning %v: the test needs files__write_note found, not first", before)
+	}
+	// describe: the full definition.
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_tools", Arguments: map[string]any{"describe": []string{"files__write_note", "chat__nope"}}})
+	if err != nil || res.IsError || !strings.Contains(textOf(t, res), `"inputSchema"`) || !strings.Contains(textOf(t, res), `"content"`) || strings.Contains(textOf(t, res), "chat__nope") {
+		t.Fatalf("describe: %v %+v", err, res)
+	}
+	// A call of a tool the answer did not list teaches nothing; nor does
+	// a call on another connection.
+	other := h.connect(t, &filter, "", nil)
+	if got := outcome(other, "call_tool", map[string]any{"name": "files__write_note", "arguments": map[string]any{"path": "/n"}}); !strings.HasPrefix(got, "result: ") {
+		t.Fatalf("call_tool on another connection: %s", got)
+	}
+	if got := compactFind(t, cs, intent); !slices.Equal(got, before) {
+		t.Fatalf("a call on another connection changed the ranking: %v, was %v", got, before)
+	}
+	// The same connection calls it: learned.
+	if got := outcome(cs, "call_tool", map[string]any{"name": "files__write_note", "arguments": map[string]any{"path": "/n"}}); !strings.HasPrefix(got, "result: ") {
+		t.Fatalf("call_tool files__write_note: %s", got)
+	}
+	if got := compactFind(t, cs, intent); len(got) == 0 || got[0] != "files__write_note" {
+		t.Errorf("after the call, %v: want files__write_note first (before: %v)", got, before)
+	}
+	third := h.connect(t, &filter, "", nil)
+	if got := compactFind(t, third, intent); len(got) == 0 || got[0] != "files__write_note" {
+		t.Errorf("another connection after the learning: %v", got)
+	}
+}

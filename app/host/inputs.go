@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 roots and sampling are deprecated as of 2026-07-28 (SEP-2577) and still used by the apps and servers of the eras before it, for whom Switchboard carries them
+
 package host
 
 import (

@@ -164,6 +164,11 @@ type Params struct {
 	// words WordNet relates (near: synonyms, derived forms) to the words
 	// of its name and title: "handle" brings "deal", "manage". 0: none.
 	RelatedWeight float64
+	// LearnedWeight is the weight of the words that searches taught a
+	// tool that was called after them (Learned): a field of its own,
+	// low, so that one search does not outrank what the tools say.
+	// 0: not used.
+	LearnedWeight float64
 }
 
 // DefaultParams are the parameters the figures in docs/toolsearch.md were
@@ -183,6 +188,7 @@ var DefaultParams = Params{
 	LexNear:       0.25,
 	LexFar:        0.2,
 	RelatedWeight: 0.1,
+	LearnedWeight: 0.3,
 }
 
 // Index ranks a fixed set of tools. It is read-only after New and safe
@@ -197,6 +203,7 @@ type Index struct {
 	own    [][]string           // per doc, the distinct terms of the tool's own name
 	post   map[string][]posting // term -> the docs that hold it, in order
 	pairs  []map[string]bool    // per doc, adjacent term pairs ("a b") of name, title, description
+	byName map[string][]int     // Doc.Name -> its docs (one, unless a name repeats)
 }
 
 // posting is a doc that holds a term, with the term's weighted,
@@ -219,7 +226,7 @@ func New(docs []Doc) *Index { return NewWith(docs, DefaultParams) }
 
 // NewWith indexes docs with the given parameters.
 func NewWith(docs []Doc, p Params) *Index {
-	ix := &Index{p: p, docs: docs, df: map[string]int{}, post: map[string][]posting{}}
+	ix := &Index{p: p, docs: docs, df: map[string]int{}, post: map[string][]posting{}, byName: map[string][]int{}}
 	if p.LexNear > 0 || p.LexFar > 0 || p.RelatedWeight > 0 {
 		// Unzip the WordNet table now, off the first search's path (once
 		// per process: 60-140 ms on the loaded 2-core machine).
@@ -228,6 +235,7 @@ func NewWith(docs []Doc, p Params) *Index {
 	tfs := make([]map[string][numAll]float64, len(docs)) // per doc, per term, per field
 	ix.length = make([][numAll]float64, len(docs))
 	for i, d := range docs {
+		ix.byName[d.Name] = append(ix.byName[d.Name], i)
 		m := map[string][numAll]float64{}
 		add := func(f Field, text string) {
 			for _, t := range terms(text) {
@@ -305,21 +313,77 @@ func (ix *Index) Len() int { return len(ix.docs) }
 // Search returns up to limit tools for query, best first. A query with no
 // word that any tool has returns nothing. Ties keep the docs' order.
 func (ix *Index) Search(query string, limit int) []Hit {
+	return ix.Find(Query{Intent: query}, limit, nil)
+}
+
+// Query is what find_tools searches with: the calling model's intent (one
+// sentence; or an old caller's query) and the keywords it adds (words and
+// synonyms, each a word or a short phrase).
+type Query struct {
+	Intent   string
+	Keywords []string
+}
+
+// parts are the query's texts, each expanded and paired on its own: the
+// intent, then each keyword.
+func (q Query) parts() []string {
+	out := make([]string, 0, 1+len(q.Keywords))
+	if strings.TrimSpace(q.Intent) != "" {
+		out = append(out, q.Intent)
+	}
+	for _, k := range q.Keywords {
+		if strings.TrimSpace(k) != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Words are the query's terms (intent and keywords), distinct, in order:
+// what a search teaches a tool that is called after it (Learned.Add).
+func (q Query) Words() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range q.parts() {
+		for _, t := range queryWords(p) {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// Find returns up to limit tools for q, best first: the intent and each
+// keyword are expanded on their own (synonyms, prefixes, WordNet...) and
+// their terms scored as one query, a term at the highest weight any part
+// gives it; adjacent pairs count within a part, never across two
+// keywords. learned (nil: none) adds the words earlier searches taught
+// each tool, at Params.LearnedWeight.
+func (ix *Index) Find(query Query, limit int, learned *Learned) []Hit {
 	if limit <= 0 || len(ix.docs) == 0 {
 		return nil
 	}
-	q := ix.queryTerms(query)
+	q := map[string]float64{}
+	var qpairs []string
+	for _, part := range query.parts() {
+		for t, w := range ix.queryTerms(part) {
+			if w > q[t] {
+				q[t] = w
+			}
+		}
+		if ix.p.PhraseBoost > 0 {
+			qw := queryWords(part)
+			for i := 1; i < len(qw); i++ {
+				qpairs = append(qpairs, qw[i-1]+" "+qw[i])
+			}
+		}
+	}
 	if len(q) == 0 {
 		return nil
 	}
 	n := float64(len(ix.docs))
-	var qpairs []string
-	if ix.p.PhraseBoost > 0 {
-		qw := queryWords(query)
-		for i := 1; i < len(qw); i++ {
-			qpairs = append(qpairs, qw[i-1]+" "+qw[i])
-		}
-	}
 	// Sum over the query's terms in a fixed order (the same sum for the
 	// same query, ties break alike), over the tools that hold each.
 	qterms := make([]string, 0, len(q))
@@ -337,6 +401,9 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		for _, p := range ix.post[term] {
 			scores[p.doc] += q[term] * idf * p.tf / (ix.p.K1 + p.tf)
 		}
+	}
+	if learned != nil && ix.p.LearnedWeight > 0 {
+		learned.score(ix, q, qterms, scores)
 	}
 	var hits []Hit
 	for i, score := range scores {

@@ -123,7 +123,7 @@ func (c *wireClient) request(method string, params any) (json.RawMessage, error)
 // search mode; at 208 tools it also times the index build (the tools as
 // the gateway exposes them, toolsearch.DocOf, New) and find_tools through
 // the socket for every request of the corpus.
-func gatewayFigures(tools []corpus.Tool, reqs []corpus.Request) error {
+func gatewayFigures(tools []corpus.Tool, reqs []corpus.Request, kreqs []corpus.KeywordRequest) error {
 	dir, err := os.MkdirTemp("", "sbts")
 	if err != nil {
 		return err
@@ -159,6 +159,10 @@ func gatewayFigures(tools []corpus.Tool, reqs []corpus.Request) error {
 			100*(1-float64(cost[1].Tokens)/float64(cost[0].Tokens)))
 		if n == len(tools) {
 			if err := searchTimes(g, sock, tools, reqs); err != nil {
+				stop()
+				return err
+			}
+			if err := keywordWire(sock, kreqs); err != nil {
 				stop()
 				return err
 			}
@@ -241,5 +245,39 @@ func searchTimes(_ *gateway.Gateway, sock string, tools []corpus.Tool, reqs []co
 	}
 	slices.Sort(lists)
 	fmt.Printf("median %v\n", pc(lists, 50).Round(10*time.Microsecond))
+	return nil
+}
+
+// keywordWire prints, for the blind keyword set's requests, find_tools
+// with intent and keywords through the socket as an app calls it: the
+// tools/call result as written (its tokens, o200k_base) and the latency.
+func keywordWire(sock string, kreqs []corpus.KeywordRequest) error {
+	if len(kreqs) == 0 {
+		return nil
+	}
+	c, err := dialWire(sock, gateway.Filter{ToolMode: "search"})
+	if err != nil {
+		return err
+	}
+	defer c.nc.Close()
+	var toks, bytes []int
+	var finds []time.Duration
+	for _, r := range kreqs {
+		t0 := time.Now()
+		res, err := c.request("tools/call", map[string]any{"name": "find_tools", "arguments": map[string]any{"intent": r.Intent, "keywords": r.Keywords}})
+		if err != nil {
+			return err
+		}
+		finds = append(finds, time.Since(t0))
+		if !strings.Contains(string(res), "content") {
+			return fmt.Errorf("find_tools %q answered %s", r.Intent, res)
+		}
+		toks = append(toks, tokens.Count(string(res)))
+		bytes = append(bytes, len(res))
+	}
+	slices.Sort(finds)
+	pc := func(ds []time.Duration, p int) time.Duration { return ds[(len(ds)-1)*p/100] }
+	fmt.Printf("find_tools with intent and keywords through the socket (%d requests of the keyword set): result tokens p50 %d p90 %d max %d, bytes p50 %d; median %v, p90 %v\n",
+		len(kreqs), pct(toks, 50), pct(toks, 90), pct(toks, 100), pct(bytes, 50), pc(finds, 50).Round(10*time.Microsecond), pc(finds, 90).Round(10*time.Microsecond))
 	return nil
 }

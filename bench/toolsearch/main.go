@@ -15,6 +15,7 @@
 //	go run ./bench/toolsearch -tune -missed  # while tuning: no held-out set; the tuning sets' misses at 5
 //	go run ./bench/toolsearch -dev -recall   # the five spent sets pooled; the third held-out set left out
 //	go run ./bench/toolsearch -dev -recall -missed -set LexNear=0,LexFar=0  # a parameter changed
+//	go run ./bench/toolsearch -recall       # also the blind keyword set: find_tools' intent and keywords
 package main
 
 import (
@@ -38,6 +39,8 @@ func main() {
 	recallOnly := flag.Bool("recall", false, "print the recall figures only (no tokens, no gateway)")
 	dev := flag.Bool("dev", false, "the first two held-out sets are spent (docs/toolsearch.md): print them with the others pooled as the development set (the third held-out set left out), and with -missed list their misses too")
 	set := flag.String("set", "", "with -recall: ranking parameters to change, NAME=VALUE,... (a Params field of float64 or bool)")
+	kwPath := flag.String("keywords", "bench/toolsearch/testdata/requests-keywords.tsv", "the blind keyword set (find_tools' intent and keywords)")
+	kwMissed := flag.Bool("keywords-missed", false, "list the keyword set's misses at 5 (the set is spent once they are read)")
 	flag.Parse()
 	servers, err := corpus.LoadServers(*dir + "/servers")
 	if err != nil {
@@ -114,6 +117,9 @@ func main() {
 			}()
 		}
 	}
+	if !*tune && !*dev {
+		keywordFigures(*kwPath, tools, ix, *kwMissed)
+	}
 	if *dev {
 		pooled := append(append(append(append([]corpus.Request{}, reqs...), fresh...), holdout...), holdout2...)
 		r := corpus.Measure(ix, tools, pooled, 1, 5)
@@ -129,7 +135,12 @@ func main() {
 	}
 	fmt.Println()
 	tokenFigures(tools, reqs)
-	if err := gatewayFigures(tools, reqs); err != nil {
+	kreqs, err := corpus.LoadKeywordRequests(*kwPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := gatewayFigures(tools, reqs, kreqs); err != nil {
 		fmt.Fprintln(os.Stderr, "through the gateway:", err)
 		os.Exit(1)
 	}

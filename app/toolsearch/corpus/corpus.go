@@ -199,3 +199,73 @@ func Half(reqs []Request, tuning bool) []Request {
 	}
 	return out
 }
+
+// KeywordRequest is one request of the blind keyword set
+// (bench/toolsearch/testdata/requests-keywords.tsv): the user's words,
+// and the intent and keywords the app's model passes to find_tools.
+type KeywordRequest struct {
+	Request
+	Intent   string
+	Keywords []string
+}
+
+// Query is the find_tools search of the request: intent and keywords.
+func (r KeywordRequest) Query() toolsearch.Query {
+	return toolsearch.Query{Intent: r.Intent, Keywords: r.Keywords}
+}
+
+// LoadKeywordRequests reads a keyword requests file: one request a line,
+// TEXT<TAB>INTENT<TAB>KEYWORDS<TAB>LABELS, KEYWORDS comma-separated,
+// LABELS as LoadRequests'.
+func LoadKeywordRequests(path string) ([]KeywordRequest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []KeywordRequest
+	for i, s := range strings.Split(string(b), "\n") {
+		s = strings.TrimSpace(s)
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		c := strings.Split(s, "\t")
+		if len(c) != 4 || strings.TrimSpace(c[0]) == "" || strings.TrimSpace(c[1]) == "" || strings.TrimSpace(c[3]) == "" {
+			return nil, fmt.Errorf("%s:%d: want TEXT<TAB>INTENT<TAB>KEYWORDS<TAB>SERVER/TOOL[,SERVER/TOOL...]", path, i+1)
+		}
+		r := KeywordRequest{Request: Request{Text: strings.TrimSpace(c[0]), Line: i + 1, Tuning: len(out)%2 == 0}, Intent: strings.TrimSpace(c[1])}
+		for _, k := range strings.Split(c[2], ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				r.Keywords = append(r.Keywords, k)
+			}
+		}
+		for _, l := range strings.Split(c[3], ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				r.Labels = append(r.Labels, l)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// FirstRight is the rank (0-based) of the first of want's labels among
+// hits, -1 if none; label maps exposed names to labels.
+func FirstRight(hits []toolsearch.Hit, label map[string]string, want []string) int {
+	for i, h := range hits {
+		for _, l := range want {
+			if label[h.Name] == l {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// Labels maps the tools' exposed names to their labels.
+func Labels(tools []Tool) map[string]string {
+	out := map[string]string{}
+	for _, t := range tools {
+		out[t.Exposed] = t.Label
+	}
+	return out
+}
