@@ -118,7 +118,12 @@ func (f *facade) subscribe(ctx context.Context, r *mcp.SubscribeRequest) error {
 	}
 	server, own, err := f.ownerOf(r.Params.URI)
 	if err != nil {
-		return err
+		// A server still starting for the first time may list it: as
+		// a first list does, wait for those the client sees.
+		f.g.waitStarted(ctx, f.cur())
+		if server, own, err = f.ownerOf(r.Params.URI); err != nil {
+			return err
+		}
 	}
 	if st := f.g.current().servers[server]; st != nil && st.State == hostapi.StateRunning && st.Cached && !st.Subscribe {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(

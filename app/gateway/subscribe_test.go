@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
@@ -194,4 +195,33 @@ func TestSubscribeFanIn(t *testing.T) {
 		_, levels := fs.seen()
 		return levels["a"] == "" && levels["b"] == "debug", fmt.Sprint(levels)
 	})
+}
+
+// TestSubscribeWaitsForStart: a subscription to a URI of a server that is
+// starting for the first time waits for it, as a first list does.
+func TestSubscribeWaitsForStart(t *testing.T) {
+	fs := &fakeSub{fakeRaw: fakeRaw{newFake(Server{Name: "slow", State: hostapi.StateStarting, StartTimeout: wait})}, levels: map[string]mcp.LoggingLevel{}}
+	g := New(Options{Backend: fs, Version: "test"})
+	l, sock := testListen(t)
+	go func() { _ = g.Serve(l) }()
+	t.Cleanup(g.Close)
+	h := &harness{g: g, fake: fs.fake, sock: sock}
+	cs := h.connect(t, nil, "2025-11-25", nil)
+	// Up a moment after the subscribe came (if it came later, the test
+	// would pass without the wait).
+	time.AfterFunc(300*time.Millisecond, func() {
+		up := running("slow")
+		up.Subscribe = true
+		up.Resources = []*mcp.Resource{{URI: "file:///late", Name: "late"}}
+		fs.set(up)
+		g.Notify()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "file:///late"}); err != nil {
+		t.Fatal(err)
+	}
+	if asked, _ := fs.seen(); !slices.Equal(asked, []string{"sub slow file:///late"}) {
+		t.Errorf("the server was asked %q", asked)
+	}
 }
