@@ -135,10 +135,14 @@ func Start(ctx context.Context, spec Spec, opts StartOptions) (*Process, error) 
 	run := launch // what is executed: the server, or the sandbox's shim that execve's it
 	var sbx *sandbox.Status
 	if spec.Sandbox.Enabled {
-		run, env, sbx, err = sandboxLaunch(&spec, launch, opts, env, path)
+		var carried []byte // the loader's variables, for the shim
+		run, env, sbx, carried, err = sandboxLaunch(&spec, launch, opts, env, path)
 		if err != nil {
 			return nil, err
 		}
+		defer clear(carried)
+		built := wipe
+		wipe = func() { built(); clear(carried) }
 		if sbx.Unconfined {
 			log.Warn("sandbox not available; the entry allows starting unconfined", "server", spec.Name, "why", sbx.NotEnforced)
 		}

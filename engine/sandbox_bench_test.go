@@ -17,7 +17,7 @@ func BenchmarkSandboxLaunch(b *testing.B) {
 	opts := StartOptions{Shim: "/bin/true", SandboxTemp: b.TempDir()}
 	for b.Loop() {
 		env := []string{"HOME=/root", "PATH=/usr/bin:/bin"}
-		if _, _, _, err := sandboxLaunch(&spec, launch, opts, env, "/usr/bin:/bin"); err != nil {
+		if _, _, _, _, err := sandboxLaunch(&spec, launch, opts, env, "/usr/bin:/bin"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestSandboxLaunchKeepsSecretsOut(t *testing.T) {
 		Sandbox: sandbox.Policy{Enabled: true, Net: sandbox.NetNone, Required: true}}
 	launch := &Launch{Path: "/bin/cat", Args: []string{"cat", "--flag", sandbox.ShimArg}, Resolved: "/bin/cat"}
 	env := []string{"HOME=/root", "TOKEN=" + secret, "TMPDIR=/elsewhere"}
-	run, env, st, err := sandboxLaunch(&spec, launch, StartOptions{Shim: "/usr/bin/switchboard", SandboxTemp: t.TempDir()}, env, "/usr/bin")
+	run, env, st, _, err := sandboxLaunch(&spec, launch, StartOptions{Shim: "/usr/bin/switchboard", SandboxTemp: t.TempDir()}, env, "/usr/bin")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,11 +37,19 @@ func TestSandboxLaunchKeepsSecretsOut(t *testing.T) {
 		if v, ok := strings.CutPrefix(kv, sandbox.PolicyEnv+"="); ok {
 			pol = v
 		}
-		if strings.HasPrefix(kv, "TMPDIR=") {
-			tmpdirs++
-			if kv == "TMPDIR=/elsewhere" {
-				t.Errorf("TMPDIR not replaced by the private temp directory")
+		// TMPDIR is one of the loader's variables: carried to the shim.
+		if v, ok := strings.CutPrefix(kv, sandbox.CarryEnv+"="); ok {
+			for _, l := range strings.Split(v, "\n") {
+				if strings.HasPrefix(l, "TMPDIR=") {
+					tmpdirs++
+					if l == "TMPDIR=/elsewhere" {
+						t.Errorf("TMPDIR not replaced by the private temp directory")
+					}
+				}
 			}
+		}
+		if strings.HasPrefix(kv, "TMPDIR=") {
+			t.Errorf("the shim's own environment has %s: it is carried", kv)
 		}
 	}
 	if pol == "" || strings.Contains(pol, secret) || strings.Contains(strings.Join(run.Args, " "), secret) {
@@ -49,6 +58,61 @@ func TestSandboxLaunchKeepsSecretsOut(t *testing.T) {
 	if tmpdirs != 1 || st == nil || st.Mechanism != "landlock" {
 		t.Errorf("TMPDIR set %d times, status %+v", tmpdirs, st)
 	}
+}
+
+// TestSandboxLaunchCarriesLoaderVariables: the shim starts without any
+// variable the dynamic loader or glibc acts on (an entry's LD_PRELOAD would
+// run its library in a dynamically linked shim before it confines
+// itself); they are carried in sandbox.CarryEnv, escaped, in memory the
+// caller zeroes; an entry's own CarryEnv is dropped; the rest stays.
+func TestSandboxLaunchCarriesLoaderVariables(t *testing.T) {
+	if !sandbox.Probe().Available() {
+		testkit.SkipOrFail(t, "no Landlock: the shim is not used")
+	}
+	spec := Spec{Name: "x", Command: "/bin/cat", Sandbox: sandbox.Policy{Enabled: true, Net: sandbox.NetNone, Required: true}}
+	launch := &Launch{Path: "/bin/cat", Args: []string{"cat"}, Resolved: "/bin/cat"}
+	loader := []string{"LD_PRELOAD=/x/evil.so", "LD_LIBRARY_PATH=/x", "LD_AUDIT=/x/a.so", "LD_FUTURE_THING=1", "GCONV_PATH=/x",
+		"GLIBC_TUNABLES=glibc.malloc.check=3", "MALLOC_ARENA_MAX=2", "LOCPATH=/x", "TZDIR=/x", "RES_OPTIONS=debug", "HOSTALIASES=/x", "NLSPATH=/x%N\nline 2"}
+	kept := []string{"HOME=/root", "LDAP_URI=ldap://x", "MY_LD_PRELOAD=1", "PATH=/usr/bin"}
+	env := append(append(append([]string(nil), kept...), loader...), sandbox.CarryEnv+"=LD_PRELOAD=/smuggled.so")
+	_, env, _, carried, err := sandboxLaunch(&spec, launch, StartOptions{Shim: "/usr/bin/switchboard", SandboxTemp: t.TempDir()}, env, "/usr/bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var carrier string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case k == sandbox.CarryEnv:
+			if carrier != "" {
+				t.Errorf("%s twice", k)
+			}
+			carrier = v
+		case sandbox.LoaderVar(k):
+			t.Errorf("the shim's own environment has %s", kv)
+		}
+	}
+	for _, kv := range kept {
+		if !slices.Contains(env, kv) {
+			t.Errorf("%s was removed", kv)
+		}
+	}
+	for _, kv := range loader {
+		esc := strings.NewReplacer("%", "%25", "\n", "%0A").Replace(kv)
+		if !slices.Contains(strings.Split(carrier, "\n"), esc) {
+			t.Errorf("%q is not carried as %q: %q", kv, esc, carrier)
+		}
+	}
+	if strings.Contains(carrier, "smuggled") || !strings.Contains(carrier, "TMPDIR=") {
+		t.Errorf("carried %q: want the engine's TMPDIR, not the entry's own %s", carrier, sandbox.CarryEnv)
+	}
+	clear(carried)
+	for _, kv := range env {
+		if strings.Trim(kv, "\x00") == "" {
+			return // the entry shares the memory the caller zeroes
+		}
+	}
+	t.Errorf("zeroing the carried memory left the entry in env: %q", carrier)
 }
 
 // TestSpecCheckSandbox: the spec's policy is validated with the file's keys.

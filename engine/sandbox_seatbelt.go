@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 )
@@ -26,6 +28,13 @@ func seatbeltLaunch(spec *Spec, launch *Launch, args []string, opts StartOptions
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// dyld acts on DYLD_* while sandbox-exec starts, before it applies the
+	// profile (where System Integrity Protection is off: with it on, dyld
+	// ignores them in a system binary). Nothing runs between the profile
+	// and the server's exec that could set them again, so a sandboxed
+	// server on macOS does not get them (docs/sandbox.md "The loader's
+	// variables").
+	env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "DYLD_") })
 	read, write := rt.Needs()
 	needs := sandbox.Needs{Exec: launch.Path, Read: read, Write: write, Temp: rt.Temp, Deny: protected}
 	// sandbox-exec execs its command with execvp: the absolute path, and

@@ -38,7 +38,7 @@ func seatbeltCase(t *testing.T) (spec Spec, launch *Launch, opts StartOptions, e
 		Sandbox: sandbox.Policy{Enabled: true, Preset: "strict", Net: sandbox.NetNone, Unix: []string{"/run/pg/.s.PGSQL.5432"}, Required: true}}
 	launch = &Launch{Path: exe, Args: []string{"server", "--root", "-p"}, Resolved: exe}
 	opts = StartOptions{SandboxTemp: filepath.Join(dir, "runtime", "sandbox"), Protected: []string{filepath.Join(home, "state", "config.json")}}
-	env = []string{"HOME=" + home, "TMPDIR=/elsewhere", "PATH=/usr/bin"}
+	env = []string{"HOME=" + home, "TMPDIR=/elsewhere", "PATH=/usr/bin", "DYLD_INSERT_LIBRARIES=/x/evil.dylib", "DYLD_LIBRARY_PATH=/x"}
 	return spec, launch, opts, env, home, dir
 }
 
@@ -98,6 +98,14 @@ func TestSeatbeltLaunch(t *testing.T) {
 	if _, ok := lookupEnv(env, sandbox.PolicyEnv, goosName); ok {
 		t.Error("the policy is in the environment: the profile is an argument")
 	}
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "DYLD_") {
+			t.Errorf("%s reaches sandbox-exec: dyld would act on it before the profile applies", kv)
+		}
+	}
+	if _, ok := lookupEnv(env, sandbox.CarryEnv, goosName); ok {
+		t.Error("the environment carries variables for an exec shim: macOS has none")
+	}
 	if st.Mechanism != "seatbelt" || st.Unconfined || !slices.ContainsFunc(st.Enforced, func(s string) bool { return strings.HasPrefix(s, "Unix sockets: connect only to the 1 listed") }) {
 		t.Errorf("status %+v", st)
 	}
@@ -111,7 +119,7 @@ func TestSandboxLaunchSeatbelt(t *testing.T) {
 	t.Cleanup(func() { probeSandbox = old })
 	spec, launch, opts, env, _, _ := seatbeltCase(t)
 	opts.Shim = ""
-	run, _, st, err := sandboxLaunch(&spec, launch, opts, env, "/usr/bin")
+	run, _, st, _, err := sandboxLaunch(&spec, launch, opts, env, "/usr/bin")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"github.com/switchboard-mcp/switchboard/engine/sandbox"
 	"github.com/switchboard-mcp/switchboard/internal/serverspec"
@@ -54,16 +55,19 @@ func (s *Spec) checkSandbox(bad func(key, format string, args ...any)) {
 // sandboxLaunch prepares the start of a sandboxed server: the policy with
 // the runtime's needs, the private temp directory in env, and the launch
 // through the shim. It returns the launch to run (launch itself when the
-// server runs unconfined) and the status to report.
-func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, path string) (*Launch, []string, *sandbox.Status, error) {
+// server runs unconfined), the status to report, and carried, the memory
+// of the entry that carries the loader's variables to the shim
+// (carryLoaderEnv; nil if none): a value may be a secret's, so the caller
+// zeroes it once the process is started.
+func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, path string) (*Launch, []string, *sandbox.Status, []byte, error) {
 	pol := spec.Sandbox
 	sup := probeSandbox()
 	if !sup.Available() {
 		if pol.Required {
-			return nil, nil, nil, &sandbox.UnavailableError{Server: spec.Name, Reason: sup.Detail}
+			return nil, nil, nil, nil, &sandbox.UnavailableError{Server: spec.Name, Reason: sup.Detail}
 		}
 		st := sandbox.Plan(pol, sup)
-		return launch, env, &st, nil
+		return launch, env, &st, nil, nil
 	}
 	home, _ := lookupEnv(env, "HOME", goosName)
 	protected := serverspec.Protected(home, opts.Protected...)
@@ -76,7 +80,7 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 	}{{"sandbox.read", pol.Read}, {"sandbox.write", pol.Write}, {"sandbox.unix", pol.Unix}} {
 		for i, p := range l.paths {
 			if why := serverspec.WideGrant(p, home, protected); why != "" {
-				return nil, nil, nil, fmt.Errorf(`server %q: %s[%d]: %q cannot be given to a sandboxed server: %s; name a narrower folder, or set "sandbox": "off" to run it unconfined`, spec.Name, l.key, i, p, why)
+				return nil, nil, nil, nil, fmt.Errorf(`server %q: %s[%d]: %q cannot be given to a sandboxed server: %s; name a narrower folder, or set "sandbox": "off" to run it unconfined`, spec.Name, l.key, i, p, why)
 			}
 		}
 	}
@@ -87,27 +91,59 @@ func sandboxLaunch(spec *Spec, launch *Launch, opts StartOptions, env []string, 
 		args, launch = d.Args[1:], &Launch{Path: d.Path, Args: d.Args, Resolved: launch.Resolved}
 	}
 	if sup.Mechanism == sandbox.MechanismSeatbelt { // macOS: sandbox-exec, no shim (sandbox_seatbelt.go)
-		return seatbeltLaunch(spec, launch, args, opts, env, path, sup, home, protected)
+		run, env, st, err := seatbeltLaunch(spec, launch, args, opts, env, path, sup, home, protected)
+		return run, env, st, nil, err
 	}
 	if sup.NetNone == "" && pol.Required {
 		// Without seccomp a server could open any Unix socket of the user
 		// (the host's, the keyring's D-Bus): that is not a sandbox.
-		return nil, nil, nil, &sandbox.UnavailableError{Server: spec.Name, Reason: "no seccomp filter: Unix sockets cannot be closed; " + sup.Detail}
+		return nil, nil, nil, nil, &sandbox.UnavailableError{Server: spec.Name, Reason: "no seccomp filter: Unix sockets cannot be closed; " + sup.Detail}
 	}
 	if opts.Shim == "" {
-		return nil, nil, nil, fmt.Errorf("server %q: the sandbox needs the exec shim, and StartOptions.Shim is not set", spec.Name)
+		return nil, nil, nil, nil, fmt.Errorf("server %q: the sandbox needs the exec shim, and StartOptions.Shim is not set", spec.Name)
 	}
 	rt, env, err := sandboxRuntime(spec, launch, args, opts, env, path, home, protected)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	read, write := rt.Needs()
 	pol.Read = append(append([]string(nil), pol.Read...), read...)
 	pol.Write = append(append([]string(nil), pol.Write...), write...)
 	env = setEnv(env, sandbox.PolicyEnv, sandbox.EncodePolicy(pol, sup))
+	env, carried := carryLoaderEnv(env)
 	st := sandbox.Plan(pol, sup)
 	shim := &Launch{Path: opts.Shim, Args: append([]string{opts.Shim, sandbox.ShimArg, launch.Path}, launch.Args...), Resolved: launch.Resolved}
-	return shim, env, &st, nil
+	return shim, env, &st, carried, nil
+}
+
+// carryLoaderEnv moves the variables the dynamic loader, glibc or a
+// linked library would act on while the shim starts (sandbox.LoaderVar:
+// LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT, GCONV_PATH, GLIBC_TUNABLES, ...)
+// out of the shim's environment into sandbox.CarryEnv, which the shim
+// reads and sets again only for the server's execve, once it is confined.
+// Left in place, an entry's LD_PRELOAD would run its library in a
+// dynamically linked shim (the switchboard binary, when switchboard-
+// sandbox is not installed) before Landlock and seccomp: code outside the
+// sandbox. A CarryEnv the entry set itself is dropped. carried is the
+// memory of the new entry (a value may be a secret's: the caller zeroes
+// it), nil when nothing was moved.
+func carryLoaderEnv(env []string) (_ []string, carried []byte) {
+	env = unsetEnv(env, sandbox.CarryEnv)
+	var moved []string
+	out := env[:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !sandbox.LoaderVar(k) {
+			out = append(out, kv)
+			continue
+		}
+		moved = append(moved, kv)
+	}
+	carried = sandbox.EncodeCarried(moved)
+	if carried == nil {
+		return out, nil
+	}
+	return append(out, unsafe.String(unsafe.SliceData(carried), len(carried))), carried
 }
 
 // sandboxRuntime is what every mechanism does before it confines a

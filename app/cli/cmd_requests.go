@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,7 +31,9 @@ makes this terminal one that can be asked (on a headless host, the one way).
 
 const answerHelp = `A form's answer is one JSON object of its fields' values, checked
 against the form (every problem is named at once); 'switchboard requests'
-shows the fields. A question that asks to open a page shows the page's
+shows the fields. Without the JSON, on a terminal, the fields are asked
+one by one (a choice by its number or its value; Enter takes the default),
+and a field with a problem is asked again. A question that asks to open a page shows the page's
 host first: the page opens in your browser once you confirm it (--yes:
 without asking), and the server is told you opened it.
 `
@@ -228,7 +232,11 @@ func (e *env) answer(a *argv) error {
 	if len(a.pos) == 2 {
 		content = json.RawMessage(a.pos[1])
 	} else if len(q.Fields) > 0 {
-		return usagef("answer: question %s is a form: give its values as one JSON object ('switchboard requests' shows its fields)", id)
+		f, ok := e.stdin.(*os.File)
+		if !ok || !term.IsTerminal(int(f.Fd())) {
+			return usagef("answer: question %s is a form: give its values as one JSON object ('switchboard requests' shows its fields)", id)
+		}
+		return e.answerOnTerminal(ctx, c, q, bufio.NewReader(f))
 	}
 	if err := c.Answer(ctx, id, hostapi.ActionAccept, content); err != nil {
 		return err
@@ -254,4 +262,136 @@ func (e *env) decline(a *argv) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: declined; the server was told you said no\n", a.pos[0])
 	return nil
+}
+
+// answerer is what answerOnTerminal needs of the host.
+type answerer interface {
+	Answer(ctx context.Context, id, action string, content json.RawMessage) error
+}
+
+// answerOnTerminal asks for a form's fields one by one on a terminal, and
+// asks again for the fields the host finds a problem with (three times at
+// most).
+func (e *env) answerOnTerminal(ctx context.Context, c answerer, q *hostapi.InputRequest, in *bufio.Reader) error {
+	if q.Message != "" {
+		fmt.Fprintf(e.stdout, "server %s asks: %s\n", termtext.Escape(q.Server), termtext.Escape(q.Message))
+	}
+	values := map[string]any{}
+	ask := q.Fields
+	for try := 0; ; try++ {
+		for _, f := range ask {
+			v, err := e.askField(f, in)
+			if err != nil {
+				return err
+			}
+			if v == nil {
+				delete(values, f.Name)
+			} else {
+				values[f.Name] = v
+			}
+		}
+		content, _ := json.Marshal(values)
+		err := c.Answer(ctx, q.ID, hostapi.ActionAccept, content)
+		var he *hostapi.Error
+		if err == nil {
+			fmt.Fprintf(e.stdout, "%s: answered; server %s has your answer\n", q.ID, termtext.Escape(q.Server))
+			return nil
+		}
+		if !errors.As(err, &he) || len(he.Problems) == 0 || try == 2 {
+			return err
+		}
+		ask = nil
+		for _, p := range he.Problems {
+			fmt.Fprintf(e.stderr, "%s: %s\n", termtext.Escape(p.Key), termtext.Escape(p.Message))
+			for _, f := range q.Fields {
+				if f.Name == p.Key {
+					ask = append(ask, f)
+				}
+			}
+		}
+		if len(ask) == 0 {
+			return err
+		}
+	}
+}
+
+// askField asks for one field's value: nil when left empty (the default,
+// if there is one, is shown and taken).
+func (e *env) askField(f hostapi.InputField, in *bufio.Reader) (any, error) {
+	label := f.Name
+	if f.Title != "" && f.Title != f.Name {
+		label += " (" + f.Title + ")"
+	}
+	var hint []string
+	switch {
+	case f.Type == "boolean":
+		hint = append(hint, "y/n")
+	case len(f.Enum) > 0:
+		for i, v := range f.Enum {
+			name := v
+			if i < len(f.EnumNames) && f.EnumNames[i] != "" {
+				name = f.EnumNames[i] + "=" + v
+			}
+			hint = append(hint, fmt.Sprintf("%d) %s", i+1, name))
+		}
+		if f.Type == "array" {
+			hint = append(hint, "several: 1,3")
+		}
+	default:
+		hint = append(hint, f.Type)
+		if f.Format != "" {
+			hint = append(hint, f.Format)
+		}
+	}
+	if f.Required {
+		hint = append(hint, "required")
+	}
+	def := ""
+	if len(f.Default) > 0 {
+		def = strings.Trim(string(f.Default), `"`)
+		hint = append(hint, "default "+def)
+	}
+	if f.Description != "" {
+		fmt.Fprintf(e.stdout, "  %s\n", termtext.Escape(f.Description))
+	}
+	fmt.Fprintf(e.stdout, "%s [%s]: ", termtext.Escape(label), termtext.Escape(strings.Join(hint, ", ")))
+	line, err := in.ReadString('\n')
+	if err != nil && line == "" {
+		return nil, fmt.Errorf("the terminal closed before the form was filled; nothing was sent")
+	}
+	line = strings.TrimSpace(line)
+	if line == "" {
+		if len(f.Default) > 0 {
+			var v any
+			if json.Unmarshal(f.Default, &v) == nil {
+				return v, nil
+			}
+		}
+		return nil, nil
+	}
+	choice := func(s string) string { // a choice by its number or its value
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && n >= 1 && n <= len(f.Enum) {
+			return f.Enum[n-1]
+		}
+		return strings.TrimSpace(s)
+	}
+	switch {
+	case f.Type == "boolean":
+		switch strings.ToLower(line) {
+		case "y", "yes", "true":
+			return true, nil
+		case "n", "no", "false":
+			return false, nil
+		}
+		return line, nil // the host names the problem
+	case f.Type == "array":
+		var out []string
+		for _, part := range strings.Split(line, ",") {
+			out = append(out, choice(part))
+		}
+		return out, nil
+	case len(f.Enum) > 0:
+		return choice(line), nil
+	}
+	return line, nil // numbers too: the host reads "42" as 42
 }

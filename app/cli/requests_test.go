@@ -184,6 +184,31 @@ func TestServerRequests(t *testing.T) {
 	if out := recv(t, pending); out != "confirm: accept true" {
 		t.Errorf("the round completed with the user's answer: %q", out)
 	}
+	// The same, answered on a terminal field by field: a wrong value is
+	// asked again.
+	pending = b.callAsync(t, "asker__confirm", map[string]any{})
+	qs = ask.waitSet(t, "the round's question waits again", func(l []hostapi.InputRequest) bool { return len(l) == 1 && l[0].Server == "asker" })
+	master, slave := openPTY(t)
+	answer := exec.Command(sbBin, "answer", qs[0].ID)
+	answer.Env, answer.Stdin = sb.env, slave
+	var answerOut syncBuffer
+	answer.Stdout, answer.Stderr = &answerOut, &answerOut
+	if err := answer.Start(); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, "the first prompt", func() bool { return strings.Contains(answerOut.String(), "sure (Sure?) [y/n, required]: ") })
+	_, _ = master.Write([]byte("maybe\n"))
+	testkit.Eventually(t, "the problem and the second prompt", func() bool {
+		return strings.Contains(answerOut.String(), "sure: must be true or false") && strings.Count(answerOut.String(), "sure (Sure?) [y/n, required]: ") == 2
+	})
+	_, _ = master.Write([]byte("n\n"))
+	if err := answer.Wait(); err != nil {
+		t.Errorf("answer on a terminal: %v\n%s", err, answerOut.String())
+	}
+	if out := recv(t, pending); out != "confirm: accept false" {
+		t.Errorf("the round completed with the answer typed on a terminal: %q", out)
+	}
+
 	ctx, cancel := context.WithCancel(context.Background())
 	withdrawn := make(chan error, 1)
 	go func() {

@@ -414,3 +414,8 @@ func TestSandboxNpx(t *testing.T) {
 // TestSandboxSuite is the behavioural suite (sandboxtest.Run) through the
 // Go shim: this test binary, as the build without cgo runs it.
 func TestSandboxSuite(t *testing.T) { sandboxtest.Run(t, testExe) }
+
+// TestSandboxLoaderVariables: an entry's LD_PRELOAD or LD_AUDIT never
+// acts in the Go shim (this test binary, linked dynamically) before it
+// confines itself; the server still gets it.
+func TestSandboxLoaderVariables(t *testing.T) { sandboxtest.LoaderVariables(t, testExe) }

@@ -16,7 +16,8 @@ import (
 // ARGS...`, the policy in [PolicyEnv]): it confines its own thread with
 // no_new_privs, Landlock and, for net none, the seccomp socket filter,
 // then execve's PATH from that thread, so the server keeps the shim's
-// pid, process group and pipes. It returns only on failure (an exit code:
+// pid, process group and pipes. The loader's variables the host carried in
+// [CarryEnv] are set again only for that execve, after confinement. It returns only on failure (an exit code:
 // 125 the sandbox could not be applied, 126/127 the server could not be
 // run); it never runs the server unconfined.
 func ShimMain(args []string) int {
@@ -34,6 +35,11 @@ func ShimMain(args []string) int {
 	if err != nil {
 		return fail(125, "%v", err)
 	}
+	carried, err := decodeCarried(os.Getenv(CarryEnv))
+	if err != nil {
+		return fail(125, "%v", err)
+	}
+	os.Unsetenv(CarryEnv)
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fail(125, "no_new_privs: %v", err)
 	}
@@ -50,6 +56,15 @@ func ShimMain(args []string) int {
 	// past every rule: Landlock checks opening, not using).
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fail(125, "cannot close the inherited descriptors: %v", err)
+	}
+	// The server's loader variables, which this process started without
+	// (a loader, libc or library acting on them would have run the
+	// server's code unconfined): its execve, now confined, honours them.
+	for _, e := range carried {
+		k, val, _ := strings.Cut(e, "=")
+		if err := os.Setenv(k, val); err != nil {
+			return fail(125, "cannot set the carried variable %s: %v", k, err)
+		}
 	}
 	err = unix.Exec(args[0], args[1:], os.Environ())
 	code := 126
@@ -98,4 +113,22 @@ func decodePolicy(v string) (Policy, Support, []unix.SockFilter, error) {
 		return p, s, nil, fmt.Errorf("the policy in %s names no Landlock ABI", PolicyEnv)
 	}
 	return p, s, bpf, nil
+}
+
+// decodeCarried reads CarryEnv's value back into NAME=VALUE entries (the
+// Go shim; the C shim reads the same lines).
+func decodeCarried(v string) ([]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	unesc := strings.NewReplacer("%0A", "\n", "%25", "%")
+	var out []string
+	for _, l := range strings.Split(strings.TrimSuffix(v, "\n"), "\n") {
+		e := unesc.Replace(l)
+		if k, _, ok := strings.Cut(e, "="); !ok || k == "" {
+			return nil, fmt.Errorf("the environment carried in %s cannot be read: line %q is not NAME=VALUE", CarryEnv, l)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }

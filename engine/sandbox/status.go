@@ -178,15 +178,16 @@ const (
 	ShimArg   = "__sandbox-exec"
 	PolicyEnv = "SWITCHBOARD_SANDBOX_POLICY"
 	// policyVersion is the policy's first line; a shim of another version
-	// refuses it (exit 125) rather than enforce part of it.
-	policyVersion = "switchboard-sandbox 2"
+	// refuses it (exit 125) rather than enforce part of it. 3: the
+	// loader's variables come in CarryEnv (a shim of 2 would drop them).
+	policyVersion = "switchboard-sandbox 3"
 )
 
 // EncodePolicy is the value of PolicyEnv for p enforced with s: what the
 // shim needs and nothing else (paths and ports, never a secret), one item
 // a line, so that the C shim (cshim) reads it as easily as the Go one:
 //
-//	switchboard-sandbox 2
+//	switchboard-sandbox 3
 //	abi 7
 //	net none            (none, outbound, allow)
 //	bpf 2000000004000000...  (the seccomp program, in hex: see seccompFilter)

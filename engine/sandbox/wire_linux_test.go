@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/serverspec"
@@ -34,9 +35,33 @@ func TestPolicyWire(t *testing.T) {
 	if bpf != nil {
 		t.Errorf("a machine without seccomp got a program: %v", bpf)
 	}
-	for _, bad := range []string{`{"Policy":{}}`, "switchboard-sandbox 1\nabi 7\n", "switchboard-sandbox 2\nnet none\n", "switchboard-sandbox 2\nabi 7\nbpf 0102\n"} {
+	for _, bad := range []string{`{"Policy":{}}`, "switchboard-sandbox 1\nabi 7\n", "switchboard-sandbox 2\nabi 7\n", "switchboard-sandbox 3\nnet none\n", "switchboard-sandbox 3\nabi 7\nbpf 0102\n"} {
 		if _, _, _, err := decodePolicy(bad); err == nil {
 			t.Errorf("policy %q was accepted", bad)
+		}
+	}
+}
+
+// TestCarriedRoundTrip: what the engine carries (EncodeCarried) is what
+// the Go shim reads back, values with %, line feeds and = included; a
+// line that is not NAME=VALUE is refused.
+func TestCarriedRoundTrip(t *testing.T) {
+	in := []string{"LD_PRELOAD=/a b/x.so", "TMPDIR=/t%0A", "NLSPATH=x\ny%25z", "GLIBC_TUNABLES=glibc.malloc.check=3", "EMPTY="}
+	b := EncodeCarried(in)
+	v, ok := strings.CutPrefix(string(b), CarryEnv+"=")
+	if !ok || len(b) != cap(b) {
+		t.Fatalf("EncodeCarried = %q (len %d, cap %d): want %s=... in a slice of its exact size", b, len(b), cap(b), CarryEnv)
+	}
+	out, err := decodeCarried(v)
+	if err != nil || !slices.Equal(in, out) {
+		t.Errorf("decodeCarried = %q, %v; want %q", out, err, in)
+	}
+	if EncodeCarried(nil) != nil {
+		t.Errorf("nothing to carry made an entry")
+	}
+	for _, bad := range []string{"LD_PRELOAD", "=x", "A=1\n\n"} {
+		if _, err := decodeCarried(bad); err == nil {
+			t.Errorf("decodeCarried(%q) accepted it", bad)
 		}
 	}
 }

@@ -96,17 +96,40 @@ static void sb_seccomp(const char *hex) {
 	free(b);
 }
 
+// sb_restore_env sets the NAME=VALUE lines the host carried in
+// SWITCHBOARD_SANDBOX_ENV (sandbox.EncodeCarried: %25 and %0A escaped).
+static void sb_restore_env(char *carry) {
+	char *save = NULL;
+	for (char *l = strtok_r(carry, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		sb_unescape(l);
+		char *eq = strchr(l, '=');
+		if (eq == NULL || eq == l) sb_fail(125, "the carried environment has a line that is not NAME=VALUE", NULL, EINVAL);
+		*eq = 0;
+		if (setenv(l, eq + 1, 1) != 0) sb_fail(125, "cannot set the carried variable", l, errno);
+	}
+}
+
 // switchboard_cshim runs before the Go runtime (glibc passes argc, argv
 // and envp to constructors).
 __attribute__((constructor)) static void switchboard_cshim(int argc, char **argv, char **envp) {
 	(void)envp;
 	if (argc < 4 || argv == NULL || strcmp(argv[1], "__sandbox-exec") != 0) return;
 	const char *v = getenv("SWITCHBOARD_SANDBOX_POLICY");
-	if (v == NULL || strncmp(v, "switchboard-sandbox 2\n", 22) != 0) return; // the Go shim says why
+	if (v == NULL || strncmp(v, "switchboard-sandbox 3\n", 22) != 0) return; // the Go shim says why
 	size_t n = strlen(v);
 	char *pol = strdup(v);
 	if (pol == NULL) return;
 	unsetenv("SWITCHBOARD_SANDBOX_POLICY");
+	// The server's loader variables (sandbox.CarryEnv), which this
+	// process started without: set again only for the server's execve,
+	// after confinement (sb_restore_env).
+	char *carry = NULL;
+	const char *cv = getenv("SWITCHBOARD_SANDBOX_ENV");
+	if (cv != NULL) {
+		carry = strdup(cv);
+		if (carry == NULL) sb_fail(125, "the carried environment", NULL, ENOMEM);
+		unsetenv("SWITCHBOARD_SANDBOX_ENV");
+	}
 
 	int abi = 0;
 	const char *net = "none", *bpf = NULL;
@@ -148,6 +171,7 @@ __attribute__((constructor)) static void switchboard_cshim(int argc, char **argv
 	// 4 is CLOSE_RANGE_CLOEXEC.
 	if (syscall(SB_SYS_close_range, 3, ~0U, 4) != 0)
 		sb_fail(125, "cannot close the inherited descriptors", NULL, errno);
+	if (carry != NULL) sb_restore_env(carry);
 	extern char **environ;
 	execve(argv[2], argv + 3, environ);
 	sb_fail(errno == ENOENT ? 127 : 126, "cannot run (is it in the sandbox's read list?)", argv[2], errno);

@@ -145,3 +145,14 @@ func TestCShimSuiteAsUser(t *testing.T) {
 		t.Errorf("the suite as a user skipped:\n%s", out)
 	}
 }
+
+// TestCShimLoaderVariables: an entry's LD_PRELOAD or LD_AUDIT never acts
+// in the C shim before it confines itself (this test binary is linked
+// dynamically, as the switchboard binary is); the server still gets it.
+func TestCShimLoaderVariables(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sandboxtest.LoaderVariables(t, exe)
+}

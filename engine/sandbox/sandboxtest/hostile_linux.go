@@ -181,6 +181,14 @@ var Probes = map[string]func(arg string) error{
 		}
 		return nil
 	},
+	// env-is: arg is NAME=VALUE, and the variable has that value.
+	"env-is": func(kv string) error {
+		k, v, _ := strings.Cut(kv, "=")
+		if got, ok := os.LookupEnv(k); !ok || got != v {
+			return fmt.Errorf("%s is %q (set: %v), want %q", k, got, ok, v)
+		}
+		return nil
+	},
 	// tmpdir-not-under: TMPDIR does not name arg's folder.
 	"tmpdir-not-under": func(dir string) error {
 		if t := os.Getenv("TMPDIR"); dir != "" && strings.HasPrefix(t, dir) {

@@ -242,6 +242,7 @@ func (f *fixture) probes(t *testing.T) []probe {
 		{name: "its temp folder", probe: "tmp", presets: all(allow)},
 		{name: "no inherited descriptor", probe: "fds", baseLeaks: true, presets: all(allow)},
 		{name: "no policy in its environment", probe: "noenv", arg: sandbox.PolicyEnv, presets: all(allow)},
+		{name: "no carried environment in its environment", probe: "noenv", arg: sandbox.CarryEnv, presets: all(allow)},
 	}
 	// A read-only folder stays read-only (files: it is in the read list).
 	for _, p := range []string{"ro-write", "ro-create", "ro-rename", "ro-unlink", "ro-truncate", "ro-chmod", "ro-mkdir", "ro-symlink", "ro-fifo"} {
@@ -284,8 +285,17 @@ func (f *fixture) runProbe(t *testing.T, shim string, p sandbox.Policy, s sandbo
 		cmd = exec.Command(f.payload, probe, arg)
 		cmd.Env = f.env(temp)
 	} else {
+		// As the engine starts it: TMPDIR (one of the loader's variables,
+		// sandbox.LoaderVar) comes carried, so the "tmp" probe fails if the
+		// shim does not set it again.
 		cmd = exec.Command(shim, sandbox.ShimArg, f.payload, f.payload, probe, arg)
-		cmd.Env = append(f.env(temp), sandbox.PolicyEnv+"="+sandbox.EncodePolicy(p, s))
+		var env []string
+		for _, kv := range f.env(temp) {
+			if !strings.HasPrefix(kv, "TMPDIR=") {
+				env = append(env, kv)
+			}
+		}
+		cmd.Env = append(env, sandbox.PolicyEnv+"="+sandbox.EncodePolicy(p, s), string(sandbox.EncodeCarried([]string{"TMPDIR=" + temp})))
 	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
