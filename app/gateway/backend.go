@@ -57,6 +57,16 @@ type Server struct {
 	// Completions says that the running session's server advertises the
 	// completions capability (completion/complete).
 	Completions bool
+	// Subscribe says that the running session's server advertises
+	// resources.subscribe (subscribe.go).
+	Subscribe bool
+	// ListedAt is when the lists above were read; TTLMs, if not nil, is
+	// the ttlMs they came with (the shortest of their pages: a server of
+	// the 2026-07-28 era), CacheScope their cacheScope ("private" if any
+	// page said so). lists.go lists the server again once it passed.
+	ListedAt   time.Time
+	TTLMs      *int
+	CacheScope string
 	// Filter is the entry's "tools" option (nil: every tool).
 	Filter *config.Tools
 	// StartTimeout bounds a start: the probe and handshake timeouts.

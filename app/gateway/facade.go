@@ -108,12 +108,18 @@ func (g *Gateway) newFacade(filter Filter) *facade {
 		// Advertised whether or not anything is listed yet: servers that
 		// are still starting add theirs later, with list_changed.
 		// The completions capability comes with the handler.
+		// Subscriptions and log messages fan in (subscribe.go).
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			//lint:ignore SA1019 logging is deprecated (SEP-2577) and still functional: the servers' log messages fan in (subscribe.go)
+			Logging: &mcp.LoggingCapabilities{},
 		},
-		CompletionHandler: f.complete,
+		CompletionHandler:  f.complete,
+		SubscribeHandler:   f.subscribe,
+		UnsubscribeHandler: f.unsubscribe,
+		SetCacheable:       f.cacheable,
 	})
 	f.srv.AddReceivingMiddleware(f.middleware)
 	f.sync()
@@ -224,6 +230,14 @@ func (f *facade) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "tools/list", "prompts/list", "resources/list", "resources/templates/list":
 			f.firstList(ctx, req.GetSession())
+			f.freshen(ctx) // lists past their ttlMs (lists.go)
+		case "logging/setLevel":
+			res, err := next(ctx, method, req)
+			//lint:ignore SA1019 logging is deprecated (SEP-2577) and still functional
+			if r, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams]); err == nil && ok && r.Params != nil && r.Session != nil {
+				f.setLevel(r.Session, r.Params.Level) // subscribe.go
+			}
+			return res, err
 		case "tools/call":
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				res, err := f.sdkCall(ctx, r)

@@ -80,6 +80,9 @@ type Gateway struct {
 	search searchCache // search mode's indexes (search.go)
 	tasks  taskTable   // the apps' tasks (tasks.go)
 
+	fan     *fanIn  // subscriptions and log levels (subscribe.go)
+	relists relists // listings after a ttlMs (lists.go)
+
 	kick chan struct{} // capacity 1: rebuild the view
 	// costs are the token counts of the listed tools and prompts,
 	// counted in the background (cost.go).
@@ -112,6 +115,7 @@ func New(o Options) *Gateway {
 		slowServer: slowServerAfter,
 		kick:       make(chan struct{}, 1),
 		costs:      newCosts(),
+		fan:        newFanIn(),
 		stop:       make(chan struct{}),
 		done:       make(chan struct{}),
 	}
@@ -121,6 +125,7 @@ func New(o Options) *Gateway {
 	g.rebuild()
 	go g.loop()
 	go g.countLoop()
+	go g.logLoop()
 	return g
 }
 

@@ -93,11 +93,13 @@ func (b *gatewayBackend) Servers() []gateway.Server {
 		if cs != nil && p.s.session == cs {
 			gs.Cached = true
 			gs.Tools, gs.Prompts, gs.Resources, gs.Templates = p.s.tools, p.s.prompts, p.s.resources, p.s.templates
+			gs.ListedAt, gs.TTLMs, gs.CacheScope = p.s.listedAt, p.s.ttl, p.s.scope
 		}
 		p.s.cacheMu.Unlock()
 		if gs.Cached {
 			if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil {
 				gs.Completions = ir.Capabilities.Completions != nil
+				gs.Subscribe = ir.Capabilities.Resources != nil && ir.Capabilities.Resources.Subscribe
 			}
 		}
 		out = append(out, gs)

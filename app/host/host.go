@@ -211,6 +211,7 @@ func Run(ctx context.Context, o Options) error {
 			}
 		},
 		Approvals: h.newApprovals(), // the call pipeline's stage after the activity log (pipeline.go)
+		Fan:       hostFan{h},       // made below, before any server runs
 	})
 	h.mgr.inputs = &inputs{m: h.mgr, gw: func() *gateway.Gateway { return h.gw }, // inputs.go
 		changed: func(qs []hostapi.InputRequest) { _ = h.srv.Publish(hostapi.TopicRequests, qs) },

@@ -68,6 +68,7 @@ type Manager struct {
 	log     *slog.Logger
 	publish func(topic string, data any)
 	held    func(server string) int
+	fan     Fan // the gateway, for the servers' log messages and updates (serverlog.go)
 	// listsDir keeps the list caches of on-demand servers (sleep.go); "":
 	// no cache on disk.
 	listsDir string
@@ -132,6 +133,9 @@ type ManagerOptions struct {
 	// StateDir/lists); "": none, an on-demand server starts once at the
 	// host's start to learn its lists.
 	ListsDir string
+	// Fan receives the servers' log messages and resource updates for
+	// the apps (serverlog.go); nil: they go to the servers' logs only.
+	Fan Fan
 }
 
 // NewManager returns a manager with no servers.
@@ -142,7 +146,7 @@ func NewManager(o ManagerOptions) *Manager {
 	if o.Publish == nil {
 		o.Publish = func(string, any) {}
 	}
-	m := &Manager{start: o.Start, policy: o.Policy, tokens: o.Tokens, log: o.Logger, publish: o.Publish, held: o.Held, listsDir: o.ListsDir,
+	m := &Manager{start: o.Start, policy: o.Policy, tokens: o.Tokens, log: o.Logger, publish: o.Publish, held: o.Held, listsDir: o.ListsDir, fan: o.Fan,
 		impl:    &mcp.Implementation{Name: "switchboard", Version: o.Version},
 		servers: map[string]*server{}, temps: sandboxTemps{root: o.Start.SandboxTemp}}
 	m.gw = &gatewayBackend{m: m, relays: map[relay.Conn]*relay.Relay{}, sessions: map[*mcp.ClientSession]*sessionConn{}}

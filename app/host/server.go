@@ -42,6 +42,12 @@ type server struct {
 	resources []*mcp.Resource
 	templates []*mcp.ResourceTemplate
 	session   *mcp.ClientSession // the session the cache belongs to
+	// listedAt is when the lists above were read whole; ttl and scope
+	// their 2026-07-28 cache fields (ttl nil: none), for the gateway
+	// (app/gateway's lists.go).
+	listedAt time.Time
+	ttl      *int
+	scope    string
 	// warming, under cacheMu (set under the Manager's mu), names the packages a warm-up
 	// fetches before the server is started or updated (warm.go); the
 	// warm-up then settles the server on its current entry.
@@ -59,6 +65,8 @@ type server struct {
 	remote    *remoteWatch       // a remote server's last answer (remote.go), under cacheMu
 	signingIn context.CancelFunc // a sign-in under way (oauth.go), under cacheMu
 	oauthGen  atomic.Int64       // counts sign-ins and outs (oauth.go): a stale renewal does not save
+
+	fan serverFan // the apps' subscriptions and log level (serverlog.go)
 }
 
 func (s *server) name() string {
@@ -111,6 +119,10 @@ func (s *server) newSupervisor(c ServerConfig) *supervisor.Supervisor {
 			refresh(ctx, r.Session)
 		},
 		ProgressNotificationHandler: m.onProgress,
+		// Log messages and resource updates, for the apps (serverlog.go).
+		//lint:ignore SA1019 logging is deprecated (SEP-2577) and still functional: the servers' log messages go to the apps and the Logs
+		LoggingMessageHandler:  s.onLog,
+		ResourceUpdatedHandler: s.onResourceUpdated,
 	}
 	if m.inputs != nil {
 		m.inputs.handlers(s, opts)
@@ -135,6 +147,7 @@ func (s *server) newSupervisor(c ServerConfig) *supervisor.Supervisor {
 				}
 			}
 			if st.State == supervisor.Running && cs != nil {
+				go s.resume(cs) // the apps' log level and subscriptions (serverlog.go)
 				go s.refresh(name, cs)
 				s.armIdle(0) // an on-demand server: idleStop from its start
 			}
@@ -187,9 +200,17 @@ func (s *server) followStderr(p *engine.Process) {
 // refresh re-reads a session's tools, prompts, resources and resource
 // templates (a server's resources list_changed covers its templates).
 func (s *server) refresh(name string, cs *mcp.ClientSession) {
-	m := s.reg
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	_ = s.refreshCtx(ctx, name, cs)
+}
+
+// refreshCtx is refresh within ctx. A list that cannot be read keeps the
+// one read before in the same session (served stale), and a list read
+// again the same as before keeps its slice, so that the gateway sees no
+// change.
+func (s *server) refreshCtx(ctx context.Context, name string, cs *mcp.ClientSession) error {
+	m := s.reg
 	var tools []*mcp.Tool
 	var prompts []*mcp.Prompt
 	var resources []*mcp.Resource
@@ -199,7 +220,8 @@ func (s *server) refresh(name string, cs *mcp.ClientSession) {
 		caps = ir.Capabilities
 	}
 	var errs []error
-	var ci *cacheInfo // the cache fields of 2026-07-28 lists (sleep.go)
+	var failed [4]bool // tools, prompts, resources, templates
+	var ci *cacheInfo  // the cache fields of 2026-07-28 lists (sleep.go)
 	proto := ""
 	if ir := cs.InitializeResult(); ir != nil {
 		proto = ir.ProtocolVersion
@@ -217,7 +239,7 @@ func (s *server) refresh(name string, cs *mcp.ClientSession) {
 			return r.Tools, r.NextCursor, r.Cacheable, nil
 		})
 		if err != nil {
-			errs = append(errs, err)
+			errs, failed[0] = append(errs, err), true
 		}
 	}
 	if caps.Prompts != nil {
@@ -230,7 +252,7 @@ func (s *server) refresh(name string, cs *mcp.ClientSession) {
 			return r.Prompts, r.NextCursor, r.Cacheable, nil
 		})
 		if err != nil {
-			errs = append(errs, err)
+			errs, failed[1] = append(errs, err), true
 		}
 	}
 	if caps.Resources != nil {
@@ -243,7 +265,7 @@ func (s *server) refresh(name string, cs *mcp.ClientSession) {
 			return r.Resources, r.NextCursor, r.Cacheable, nil
 		})
 		if err != nil {
-			errs = append(errs, err)
+			errs, failed[2] = append(errs, err), true
 		}
 		templates, err = listPages(ctx, ci, func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, mcp.Cacheable, error) {
 			r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
@@ -257,7 +279,7 @@ func (s *server) refresh(name string, cs *mcp.ClientSession) {
 			// know the method at all.
 			var rpc *jsonrpc.Error
 			if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeMethodNotFound {
-				errs = append(errs, err)
+				errs, failed[3] = append(errs, err), true
 			}
 		}
 	}
@@ -267,7 +289,13 @@ func (s *server) refresh(name string, cs *mcp.ClientSession) {
 	s.cacheMu.Lock()
 	if s.sup == nil || s.sup.Session() != cs {
 		s.cacheMu.Unlock()
-		return // a newer session replaced it
+		return errors.Join(errs...) // a newer session replaced it
+	}
+	if s.session == cs { // read again: stale on failure, unchanged if the same
+		tools = keepList(s.tools, tools, failed[0])
+		prompts = keepList(s.prompts, prompts, failed[1])
+		resources = keepList(s.resources, resources, failed[2])
+		templates = keepList(s.templates, templates, failed[3])
 	}
 	s.tools, s.prompts, s.resources, s.templates, s.session = tools, prompts, resources, templates, cs
 	var lc *listCache
@@ -282,6 +310,10 @@ func (s *server) refresh(name string, cs *mcp.ClientSession) {
 		if ci != nil {
 			lc.TTLMs, lc.Scope = ci.ttl, ci.scope
 		}
+		s.listedAt, s.ttl, s.scope = time.Now(), nil, ""
+		if ci != nil {
+			s.ttl, s.scope = ci.ttl, ci.scope
+		}
 		s.slept = lc
 		learnt, s.learning = s.learning, false
 	}
@@ -295,6 +327,7 @@ func (s *server) refresh(name string, cs *mcp.ClientSession) {
 	}
 	m.publish(hostapi.TopicTools, hostapi.ToolsEvent{Name: name, Tools: len(tools), Prompts: len(prompts), Resources: len(resources)})
 	s.publishState()
+	return errors.Join(errs...)
 }
 
 func (s *server) publishState() {
