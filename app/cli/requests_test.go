@@ -23,7 +23,7 @@ import (
 // bridgeWith connects an app with client options (its handlers of a
 // server's requests, and so its capabilities) and roots through a real
 // bridge.
-func (s *sandbox) bridgeWith(t *testing.T, name string, opts *mcp.ClientOptions, roots []*mcp.Root, args ...string) *bridgeClient {
+func (s *sandbox) bridgeWith(t *testing.T, name, version string, opts *mcp.ClientOptions, roots []*mcp.Root, args ...string) *bridgeClient {
 	t.Helper()
 	cmd := bigBridge().command(args...)
 	cmd.Env = s.env
@@ -33,7 +33,7 @@ func (s *sandbox) bridgeWith(t *testing.T, name string, opts *mcp.ClientOptions,
 	c.AddRoots(roots...)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connecting through the bridge: %v\nbridge stderr:\n%s", err, b.stderr.String())
 	}
@@ -114,7 +114,7 @@ func TestServerRequests(t *testing.T) {
 	sb.waitServer(t, "asker", "running", func(s hostapi.ServerStatus) bool { return s.State == "running" && s.Tools > 0 })
 
 	var aElicits, aSamples atomic.Int32
-	a := sb.bridgeWith(t, "app-a", &mcp.ClientOptions{
+	a := sb.bridgeWith(t, "app-a", "2025-11-25", &mcp.ClientOptions{
 		ElicitationHandler: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			aElicits.Add(1)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada from A"}}, nil
@@ -124,7 +124,7 @@ func TestServerRequests(t *testing.T) {
 			return &mcp.CreateMessageResult{Model: "model-of-app-a", Role: "assistant", Content: &mcp.TextContent{Text: "sampled by A"}}, nil
 		},
 	}, []*mcp.Root{{URI: "file:///home/a/project", Name: "a"}})
-	b := sb.bridgeWith(t, "app-b", nil, nil, "--profile", "b")
+	b := sb.bridgeWith(t, "app-b", "2025-11-25", nil, nil, "--profile", "b")
 
 	if out := a.call(t, "everything__trigger-elicitation-request", map[string]any{}); !strings.Contains(out, "Name: Ada from A") || aElicits.Load() != 1 {
 		t.Errorf("A's elicitation (A's handler called %d times):\n%s", aElicits.Load(), out)
@@ -246,6 +246,15 @@ func TestServerRequests(t *testing.T) {
 	}
 	if out := b.call(t, "asker__roots", map[string]any{}); !strings.Contains(out, `file:///srv/b-project`) || strings.Contains(out, "/home/a") {
 		t.Errorf("B's roots (its profile's):\n%s", out)
+	}
+
+	// An app of the 2026-07-28 era gets the input_required result as the
+	// server wrote it, and completes the round itself: the server gets
+	// the app's own roots (the host would have given its profile's, or
+	// none).
+	modern := sb.bridgeWith(t, "app-modern", "", nil, []*mcp.Root{{URI: "file:///modern/app", Name: "m"}}, "--profile", "b")
+	if out := modern.call(t, "asker__roots", map[string]any{}); out != `roots: ["file:///modern/app"]` {
+		t.Errorf("the modern app's round: %q", out)
 	}
 
 	// The official TypeScript SDK's client as an app with handlers, with

@@ -26,10 +26,11 @@ type App struct {
 }
 
 // Capabilities are what the app declared in its handshake: nil when it
-// declared none, or made no handshake (a 2026-07-28 session, which takes
-// no request from a server but answers input_required rounds itself).
+// declared none, or speaks the 2026-07-28 protocol (whose sessions take
+// no request from a server while it serves a call: such an app answers
+// input_required rounds itself).
 func (a *App) Capabilities() *mcp.ClientCapabilities {
-	if p := a.ss.InitializeParams(); p != nil {
+	if p := a.ss.InitializeParams(); p != nil && p.ProtocolVersion < "2026-07-28" {
 		return p.Capabilities
 	}
 	return nil

@@ -78,6 +78,9 @@ func (f *facade) callerOf(ss *mcp.ServerSession) relay.Caller {
 	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
 		cl.App = cleanClientName(p.ClientInfo.Name)
 	}
+	// A 2026-07-28 session makes no handshake (or the go-sdk makes one
+	// up from the request's _meta).
+	cl.Modern = ss.InitializeParams() == nil || ss.InitializeParams().ProtocolVersion >= "2026-07-28"
 	if cl.ID == 0 {
 		id, ok := f.sessionIDs.Load(ss)
 		if !ok {
@@ -292,8 +295,23 @@ func (f *facade) sdkCall(ctx context.Context, r *mcp.CallToolRequest) (mcp.Resul
 				Meta: userMeta(n.Meta), ProgressToken: tok, Progress: n.Progress, Total: n.Total, Message: n.Message})
 		}
 	}
+	if len(p.InputResponses) > 0 || p.RequestState != "" {
+		// A 2026-07-28 app's retry of an input_required round: its
+		// answers and the server's state go back to the server as sent.
+		extra, err := json.Marshal(struct {
+			InputResponses mcp.InputResponseMap `json:"inputResponses,omitempty"`
+			RequestState   string               `json:"requestState,omitempty"`
+		}{p.InputResponses, p.RequestState})
+		if err == nil && len(extra) > 2 {
+			ctx = context.WithValue(ctx, retryKey{}, extra[1:len(extra)-1])
+		}
+	}
 	return f.call(ctx, f.callerOf(r.Session), p.Name, p.Arguments, userMeta(p.Meta), deliver)
 }
+
+// retryKey carries a retried round's params (JSON object members) from
+// sdkCall to callRaw.
+type retryKey struct{}
 
 // call is tools/call, on both paths: it resolves the exposed name, forwards
 // the call, and turns every failure of a server into a tool error. The
@@ -368,6 +386,9 @@ func (f *facade) failed(ctx context.Context, err error) (mcp.Result, error) {
 // passed on as the server wrote it (a rawToolResult), never decoded.
 func (f *facade) callRaw(ctx context.Context, rb RawBackend, caller relay.Caller, e *entry, args json.RawMessage, meta mcp.Meta, deliver func(*mcp.ProgressNotificationParams)) (mcp.Result, error) {
 	rc := &relay.Call{Tool: e.name, Caller: caller, Arguments: args}
+	if extra, ok := ctx.Value(retryKey{}).([]byte); ok {
+		rc.Params = extra
+	}
 	for k, v := range meta {
 		b, err := json.Marshal(v)
 		if err != nil {

@@ -507,6 +507,7 @@ func (r *rawLean) start() {
 	}
 	call := &r.call
 	*call = relay.Call{Tool: e.name, Caller: c.caller(r.p.era.info), Arguments: r.p.Arguments, Meta: r.p.Meta, Done: r.done}
+	call.Caller.Modern = r.modern
 	if tok := r.p.ProgressToken; tok != nil {
 		call.Progress = func(params json.RawMessage) { c.rawProgress(tok, params) }
 	}
@@ -594,7 +595,7 @@ func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, server s
 	if modern {
 		meta = append(meta, member{serverInfoKey, c.g.implJSON})
 	}
-	out = appendResult(out, res, meta, nil)
+	out = appendResult(out, res, meta, roundMembers(res.Raw))
 	out = append(out, "}\n"...)
 	if buf != nil {
 		*buf = out // grown, if it did

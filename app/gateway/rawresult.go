@@ -58,8 +58,41 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if round := roundMembers(r.res.Raw); round != nil {
+		// The server's round, not the go-sdk's word on a result it
+		// never decoded ("complete").
+		rest = slices.DeleteFunc(rest, func(m member) bool { return string(m.key) == `"resultType"` })
+		rest = append(rest, round...)
+	}
 	out := make([]byte, 0, len(r.res.Content)+len(r.res.StructuredContent)+len(own)+256)
 	return appendResult(out, r.res, serverMeta(meta, r.res.Meta, r.server), rest), nil
+}
+
+// roundMembers are the members of an input_required result that an app
+// of the 2026-07-28 era needs to complete the round itself (resultType,
+// inputRequests, requestState), as the server wrote them; nil for any
+// other result (the host completes the rounds of the other apps,
+// app/host/rounds.go, so they never see one).
+func roundMembers(raw json.RawMessage) []member {
+	if !bytes.Contains(raw, []byte(`"input_required"`)) {
+		return nil
+	}
+	var out []member
+	round := false
+	_ = relay.Members(raw, func(key, val []byte) bool {
+		switch string(key) {
+		case `"resultType"`:
+			round = string(val) == `"input_required"`
+			out = append(out, member{key, val})
+		case `"inputRequests"`, `"requestState"`:
+			out = append(out, member{key, val})
+		}
+		return true
+	})
+	if !round {
+		return nil
+	}
+	return out
 }
 
 // member is one member of a JSON object: its key, quoted as written, and

@@ -386,7 +386,7 @@ func (b *gatewayBackend) StartToolCall(name string, c *relay.Call) (func(), erro
 	asked := time.Now()
 	start := func(c *relay.Call) (func(), error) { return b.startToolCall(name, c, asked) }
 	var stop func()
-	if in := b.m.inputs; in != nil && (c.Method == "" || c.Method == relay.KindToolCall) {
+	if in := b.m.inputs; in != nil && !c.Caller.Modern && (c.Method == "" || c.Method == relay.KindToolCall) {
 		stop, err = in.roundsCall(name, c, start) // rounds.go
 	} else {
 		stop, err = start(c)

@@ -24,12 +24,11 @@ import (
 // itself, for every app: each request goes where a server's request
 // goes (inputs.go), to the calling app, which is known exactly here, or a
 // person, or the profile, and the call is sent again, at most maxRounds
-// times. So an app of any era can use a server of the new one.
-// Decided: an app of the 2026-07-28 era gets the rounds completed too,
-// rather than the input_required result passed through: its requests
-// then reach a person or its profile (it takes no request of a server
-// over its session), which a later change can improve by passing the
-// result through.
+// times, for an app of an earlier era. So an app of any era can use a
+// server of the new one. An app of the 2026-07-28 era (relay.Caller's
+// Modern) gets the input_required result as the server wrote it, and
+// completes the rounds itself: its retry reaches the server with its
+// inputResponses and the requestState (the gateway's go-sdk path).
 
 // maxRounds bounds the rounds of one call (the go-sdk's client allows 10).
 const maxRounds = 10

@@ -102,6 +102,11 @@ type Caller struct {
 	// ID tells the host's connections apart while the host runs: calls
 	// with the same ID came on the same connection (0: unknown).
 	ID uint64
+	// Modern: the app speaks the 2026-07-28 protocol, so an
+	// input_required result goes to it as the server wrote it, and it
+	// completes the rounds itself (app/host/rounds.go completes them for
+	// the others).
+	Modern bool
 }
 
 // Call is one request to relay: a tools/call, or (Method set) a
