@@ -15,17 +15,25 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testkit"
 )
 
-// approver is a `switchboard approvals -f --json` process: an approver
-// attached to the host, printing the waiting set at each change.
-type approver struct {
+// setFollower is a `switchboard approvals|requests -f --json` process:
+// attached to the host (an approver, or one who can be asked), printing
+// the waiting set at each change.
+type setFollower[T any] struct {
 	cmd    *exec.Cmd
 	stdout *syncBuffer
 	done   chan struct{}
 }
 
+type approver = setFollower[hostapi.Approval]
+
 func startApprover(t *testing.T, sb *sandbox) *approver {
 	t.Helper()
-	a := &approver{cmd: exec.Command(sbBin, "approvals", "-f", "--json"), stdout: &syncBuffer{}, done: make(chan struct{})}
+	return startSetFollower[hostapi.Approval](t, sb, "approvals")
+}
+
+func startSetFollower[T any](t *testing.T, sb *sandbox, command string) *setFollower[T] {
+	t.Helper()
+	a := &setFollower[T]{cmd: exec.Command(sbBin, command, "-f", "--json"), stdout: &syncBuffer{}, done: make(chan struct{})}
 	a.cmd.Env = sb.env
 	a.cmd.Stdout = a.stdout
 	a.cmd.Stderr = a.stdout
@@ -37,14 +45,14 @@ func startApprover(t *testing.T, sb *sandbox) *approver {
 		_ = a.cmd.Process.Kill()
 		<-a.done
 	})
-	a.waitSet(t, "the approver's first list", func(l []hostapi.Approval) bool { return true })
+	a.waitSet(t, "the "+command+" follower's first list", func([]T) bool { return true })
 	return a
 }
 
 // waitSet waits until the last set printed satisfies ok, and returns it.
-func (a *approver) waitSet(t *testing.T, what string, ok func([]hostapi.Approval) bool) []hostapi.Approval {
+func (a *setFollower[T]) waitSet(t *testing.T, what string, ok func([]T) bool) []T {
 	t.Helper()
-	var last []hostapi.Approval
+	var last []T
 	testkit.Eventually(t, what, func() (bool, string) {
 		out := a.stdout.String()
 		lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -61,7 +69,7 @@ func (a *approver) waitSet(t *testing.T, what string, ok func([]hostapi.Approval
 }
 
 // waiting waits for one waiting call of tool and returns it.
-func (a *approver) waiting(t *testing.T, server, tool string) hostapi.Approval {
+func waiting(t *testing.T, a *approver, server, tool string) hostapi.Approval {
 	t.Helper()
 	l := a.waitSet(t, "a call of "+server+"/"+tool+" waits", func(l []hostapi.Approval) bool {
 		return len(l) == 1 && l[0].Server == server && l[0].Tool == tool
@@ -137,7 +145,7 @@ func TestApprovals(t *testing.T) {
 
 	// Approved with the CLI: the server's result.
 	res := b.callAsync(t, "srv__echo", map[string]any{"message": "hi"})
-	w := a.waiting(t, "srv", "echo")
+	w := waiting(t, a, "srv", "echo")
 	if w.App != "bridge-test" || !strings.HasPrefix(w.Conn, "bridge pid ") || string(w.Arguments) != `{"message":"hi"}` {
 		t.Errorf("the waiting call: %+v", w)
 	}
@@ -157,7 +165,7 @@ func TestApprovals(t *testing.T) {
 
 	// Denied.
 	res = b.callAsync(t, "srv__echo", map[string]any{"message": "no"})
-	w = a.waiting(t, "srv", "echo")
+	w = waiting(t, a, "srv", "echo")
 	if out := sb.cli(t, "deny", w.ID); !strings.Contains(out, "denied srv's tool echo for bridge-test (bridge pid ") || !strings.Contains(out, "this call only") {
 		t.Errorf("deny printed %q", out)
 	}
@@ -167,7 +175,7 @@ func TestApprovals(t *testing.T) {
 
 	// Unanswered: denied after slow's approvalTimeout.
 	res = b.callAsync(t, "slow__echo", map[string]any{"message": "late"})
-	a.waiting(t, "slow", "echo")
+	waiting(t, a, "slow", "echo")
 	if got := recv(t, res); !strings.HasPrefix(got, "ERROR: ") || !strings.Contains(got, "no one answered") {
 		t.Fatalf("timed out: %q", got)
 	}
@@ -180,7 +188,7 @@ func TestApprovals(t *testing.T) {
 		_, err := b.cs.CallTool(ctx, &mcp.CallToolParams{Name: "srv__echo", Arguments: map[string]any{"message": "never"}})
 		done <- err
 	}()
-	w = a.waiting(t, "srv", "echo")
+	w = waiting(t, a, "srv", "echo")
 	cancel()
 	<-done
 	a.waitSet(t, "the cancelled call is withdrawn", func(l []hostapi.Approval) bool { return len(l) == 0 })
@@ -190,7 +198,7 @@ func TestApprovals(t *testing.T) {
 
 	// Always: saved in the config; the next call goes at once.
 	res = b.callAsync(t, "srv__echo", map[string]any{"message": "always"})
-	w = a.waiting(t, "srv", "echo")
+	w = waiting(t, a, "srv", "echo")
 	if out := sb.cli(t, "approve", "--always", w.ID); !strings.Contains(out, "allowed srv's tool echo for every app, always") {
 		t.Errorf("approve --always printed %q", out)
 	}
@@ -209,7 +217,7 @@ func TestApprovals(t *testing.T) {
 	// The last approver goes away while a call waits: denied, no one is
 	// left to ask.
 	res = b.callAsync(t, "slow__echo", map[string]any{"message": "orphan"})
-	a.waiting(t, "slow", "echo")
+	waiting(t, a, "slow", "echo")
 	_ = a.cmd.Process.Kill()
 	if got := recv(t, res); !strings.HasPrefix(got, "ERROR: ") || !strings.Contains(got, "went away") {
 		t.Fatalf("the approver gone: %q", got)

@@ -26,7 +26,6 @@ this terminal an approver (on a headless host, the one way to be asked).
 
 // approvals lists the waiting calls (--follow: as they change).
 func (e *env) approvals(a *argv) error {
-	follow := a.flag("follow")
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
 	c, err := e.needHost(ctx, "approvals")
@@ -34,51 +33,63 @@ func (e *env) approvals(a *argv) error {
 		return err
 	}
 	defer c.Close()
-	var events <-chan []hostapi.Approval
+	return listOrFollow(e, ctx, a.flag("follow"), c.FollowApprovals, c.Approvals, "no call is waiting for approval",
+		func(ap hostapi.Approval) string { return ap.ID }, e.printApproval)
+}
+
+// listOrFollow prints a waiting set once or, with follow, as it changes
+// until Ctrl-C: what comes is printed, what goes is said; --json prints
+// the whole set, one line per change. Approvals and questions both wait
+// so.
+func listOrFollow[T any](e *env, ctx context.Context, follow bool,
+	subscribe func(context.Context) (<-chan []T, error), list func(context.Context) ([]T, error),
+	none string, id func(T) string, print func(T)) error {
+	var events <-chan []T
+	var err error
 	if follow {
 		// Subscribed before the list is read: no change falls between.
-		if events, err = c.FollowApprovals(ctx); err != nil {
+		if events, err = subscribe(ctx); err != nil {
 			return err
 		}
 	}
-	list, err := c.Approvals(ctx)
+	now, err := list(ctx)
 	if err != nil {
 		return err
 	}
 	if !follow {
 		if e.json {
-			return e.printJSON(list)
+			return e.printJSON(now)
 		}
-		if len(list) == 0 {
-			fmt.Fprintln(e.stdout, "no call is waiting for approval")
+		if len(now) == 0 {
+			fmt.Fprintln(e.stdout, none)
 		}
-		for _, ap := range list {
-			e.printApproval(ap)
+		for _, x := range now {
+			print(x)
 		}
 		return nil
 	}
 	shown := map[string]bool{}
-	show := func(list []hostapi.Approval) {
+	show := func(l []T) {
 		if e.json { // one line per change: the whole waiting set
-			b, _ := json.Marshal(list)
+			b, _ := json.Marshal(l)
 			fmt.Fprintln(e.stdout, string(b))
 			return
 		}
-		now := map[string]bool{}
-		for _, ap := range list {
-			now[ap.ID] = true
-			if !shown[ap.ID] {
-				e.printApproval(ap)
+		cur := map[string]bool{}
+		for _, x := range l {
+			cur[id(x)] = true
+			if !shown[id(x)] {
+				print(x)
 			}
 		}
-		for id := range shown {
-			if !now[id] {
-				fmt.Fprintf(e.stdout, "%s: no longer waiting\n", id)
+		for k := range shown {
+			if !cur[k] {
+				fmt.Fprintf(e.stdout, "%s: no longer waiting\n", k)
 			}
 		}
-		shown = now
+		shown = cur
 	}
-	show(list)
+	show(now)
 	for {
 		select {
 		case <-ctx.Done():

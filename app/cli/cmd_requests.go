@@ -40,7 +40,6 @@ without asking), and the server is told you opened it.
 
 // requests lists the waiting questions (--follow: as they change).
 func (e *env) requests(a *argv) error {
-	follow := a.flag("follow")
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
 	c, err := e.needHost(ctx, "requests")
@@ -48,62 +47,8 @@ func (e *env) requests(a *argv) error {
 		return err
 	}
 	defer c.Close()
-	var events <-chan []hostapi.InputRequest
-	if follow {
-		// Subscribed before the list is read: no change falls between.
-		if events, err = c.FollowRequests(ctx); err != nil {
-			return err
-		}
-	}
-	list, err := c.Requests(ctx)
-	if err != nil {
-		return err
-	}
-	if !follow {
-		if e.json {
-			return e.printJSON(list)
-		}
-		if len(list) == 0 {
-			fmt.Fprintln(e.stdout, "no server's question is waiting")
-		}
-		for _, q := range list {
-			e.printQuestion(q)
-		}
-		return nil
-	}
-	shown := map[string]bool{}
-	show := func(list []hostapi.InputRequest) {
-		if e.json { // one line per change: the whole waiting set
-			b, _ := json.Marshal(list)
-			fmt.Fprintln(e.stdout, string(b))
-			return
-		}
-		now := map[string]bool{}
-		for _, q := range list {
-			now[q.ID] = true
-			if !shown[q.ID] {
-				e.printQuestion(q)
-			}
-		}
-		for id := range shown {
-			if !now[id] {
-				fmt.Fprintf(e.stdout, "%s: no longer waiting\n", id)
-			}
-		}
-		shown = now
-	}
-	show(list)
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case l, ok := <-events:
-			if !ok {
-				return fmt.Errorf("the connection to the host ended")
-			}
-			show(l)
-		}
-	}
+	return listOrFollow(e, ctx, a.flag("follow"), c.FollowRequests, c.Requests, "no server's question is waiting",
+		func(q hostapi.InputRequest) string { return q.ID }, e.printQuestion)
 }
 
 func (e *env) printQuestion(q hostapi.InputRequest) {

@@ -42,45 +42,11 @@ func (s *sandbox) bridgeWith(t *testing.T, name, version string, opts *mcp.Clien
 	return b
 }
 
-// asker is a `switchboard requests -f --json` process: it can be asked,
-// and prints the waiting questions at each change.
-type asker struct {
-	cmd    *exec.Cmd
-	stdout *syncBuffer
-	done   chan struct{}
-}
-
-func startAsker(t *testing.T, sb *sandbox) *asker {
+// startAsker starts `switchboard requests -f --json`: one who can be
+// asked.
+func startAsker(t *testing.T, sb *sandbox) *setFollower[hostapi.InputRequest] {
 	t.Helper()
-	a := &asker{cmd: exec.Command(sbBin, "requests", "-f", "--json"), stdout: &syncBuffer{}, done: make(chan struct{})}
-	a.cmd.Env = sb.env
-	a.cmd.Stdout = a.stdout
-	a.cmd.Stderr = a.stdout
-	if err := a.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = a.cmd.Wait(); close(a.done) }()
-	t.Cleanup(func() {
-		_ = a.cmd.Process.Kill()
-		<-a.done
-	})
-	a.waitSet(t, "the asker's first list", func([]hostapi.InputRequest) bool { return true })
-	return a
-}
-
-func (a *asker) waitSet(t *testing.T, what string, ok func([]hostapi.InputRequest) bool) []hostapi.InputRequest {
-	t.Helper()
-	var last []hostapi.InputRequest
-	testkit.Eventually(t, what, func() (bool, string) {
-		out := a.stdout.String()
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		last = nil
-		if len(lines) == 0 || json.Unmarshal([]byte(lines[len(lines)-1]), &last) != nil {
-			return false, out
-		}
-		return ok(last), out
-	})
-	return last
+	return startSetFollower[hostapi.InputRequest](t, sb, "requests")
 }
 
 // TestServerRequests (issue 30 §1, §2): a shared server's requests to its

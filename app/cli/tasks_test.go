@@ -247,7 +247,7 @@ func TestGatewayTasks(t *testing.T) {
 	if th.Status != "working" || !strings.Contains(th.StatusMessage, "approve") {
 		t.Errorf("a held call's task: %+v", th)
 	}
-	w := ap.waiting(t, "held", "simulate-research-query")
+	w := waiting(t, ap, "held", "simulate-research-query")
 	if r := c.must(map[string]any{"op": "get", "app": "a", "taskId": th.TaskID}); r.Task.Status != "working" || !strings.Contains(r.Task.StatusMessage, "approve") {
 		t.Errorf("tasks/get of a held call: %+v", r.Task)
 	}
@@ -262,7 +262,7 @@ func TestGatewayTasks(t *testing.T) {
 
 	// Denied: the task fails, and its result says why.
 	td := research("a", "held", "denied")
-	w = ap.waiting(t, "held", "simulate-research-query")
+	w = waiting(t, ap, "held", "simulate-research-query")
 	sb.cli(t, "deny", w.ID)
 	r = c.must(map[string]any{"op": "result", "app": "a", "taskId": td.TaskID})
 	if !r.IsError || !strings.Contains(r.Text, "denied") {

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/switchboard-mcp/switchboard/app/hostapi"
 )
@@ -25,24 +24,5 @@ func (m Methods) Decide(ctx context.Context, id, decision string) error {
 // channel is closed. While it follows, the connection is an approver: the
 // host asks the user instead of denying at once.
 func (c *Conn) FollowApprovals(ctx context.Context) (<-chan []hostapi.Approval, error) {
-	events, err := c.c.Subscribe(ctx, hostapi.TopicApprovals)
-	if err != nil {
-		return nil, err
-	}
-	out := make(chan []hostapi.Approval, 16)
-	go func() {
-		defer close(out)
-		for ev := range events {
-			var l []hostapi.Approval
-			if json.Unmarshal(ev.Data, &l) != nil {
-				continue
-			}
-			select {
-			case out <- l:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out, nil
+	return followSet[hostapi.Approval](ctx, c, hostapi.TopicApprovals)
 }

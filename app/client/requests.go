@@ -26,24 +26,5 @@ func (m Methods) Answer(ctx context.Context, id, action string, content json.Raw
 // then the channel is closed. While it follows, the connection can be
 // asked: the host holds a server's question instead of cancelling it.
 func (c *Conn) FollowRequests(ctx context.Context) (<-chan []hostapi.InputRequest, error) {
-	events, err := c.c.Subscribe(ctx, hostapi.TopicRequests)
-	if err != nil {
-		return nil, err
-	}
-	out := make(chan []hostapi.InputRequest, 16)
-	go func() {
-		defer close(out)
-		for ev := range events {
-			var l []hostapi.InputRequest
-			if json.Unmarshal(ev.Data, &l) != nil {
-				continue
-			}
-			select {
-			case out <- l:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out, nil
+	return followSet[hostapi.InputRequest](ctx, c, hostapi.TopicRequests)
 }
