@@ -291,11 +291,14 @@ func (s *server) refreshCtx(ctx context.Context, name string, cs *mcp.ClientSess
 		s.cacheMu.Unlock()
 		return errors.Join(errs...) // a newer session replaced it
 	}
+	unchanged := false // read again, the same lists: no event, no save
 	if s.session == cs { // read again: stale on failure, unchanged if the same
 		tools = keepList(s.tools, tools, failed[0])
 		prompts = keepList(s.prompts, prompts, failed[1])
 		resources = keepList(s.resources, resources, failed[2])
 		templates = keepList(s.templates, templates, failed[3])
+		unchanged = sameSlice(tools, s.tools) && sameSlice(prompts, s.prompts) &&
+			sameSlice(resources, s.resources) && sameSlice(templates, s.templates)
 	}
 	s.tools, s.prompts, s.resources, s.templates, s.session = tools, prompts, resources, templates, cs
 	var lc *listCache
@@ -319,6 +322,12 @@ func (s *server) refreshCtx(ctx context.Context, name string, cs *mcp.ClientSess
 	}
 	onDemand := s.cfg.OnDemand
 	s.cacheMu.Unlock()
+	if unchanged && !learnt {
+		// A re-read of a 2026-07-28 server whose ttlMs passed (the
+		// gateway's lists.go asks on an app's list): nothing changed, so
+		// neither the tray, the window nor the gateway hear of it.
+		return errors.Join(errs...)
+	}
 	if lc != nil && onDemand {
 		s.saveCache(name, lc)
 		if learnt {
@@ -541,4 +550,10 @@ func (s *server) apply(c ServerConfig) (changed bool) {
 		s.startModeChanged(c, userStopped)
 	}
 	return changed
+}
+
+// sameSlice reports whether a and b are the same slice (keepList keeps
+// the one read before when a list comes back the same).
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -15,19 +15,30 @@ import (
 // ApprovalsLine is the menu's line for the waiting calls, or "" when none
 // waits.
 func ApprovalsLine(s client.Snapshot) string {
-	switch n := len(s.Approvals); n {
+	return waitingLine(len(s.Approvals), "request", "review")
+}
+
+// waitingLine is "1 THING waiting: ACTION", "N THINGs waiting: ACTION",
+// or "" for none.
+func waitingLine(n int, thing, action string) string {
+	switch n {
 	case 0:
 		return ""
 	case 1:
-		return "1 request waiting: review"
+		return fmt.Sprintf("1 %s waiting: %s", thing, action)
 	default:
-		return fmt.Sprintf("%d requests waiting: review", n)
+		return fmt.Sprintf("%d %ss waiting: %s", n, thing, action)
 	}
 }
 
 // approvalsItem is the menu's item for the waiting calls, or nil.
 func approvalsItem(s client.Snapshot, a Actions) *fyne.MenuItem {
-	line := ApprovalsLine(s)
+	return waitingItem(ApprovalsLine(s), s, a)
+}
+
+// waitingItem is the menu's item of a waiting line, which opens the
+// window's Approve place; nil for no line.
+func waitingItem(line string, s client.Snapshot, a Actions) *fyne.MenuItem {
 	if line == "" || !s.Connected {
 		return nil
 	}
@@ -76,27 +87,12 @@ func (t *Tray) newlyWaiting(s client.Snapshot) []hostapi.Approval {
 // QuestionsLine is the menu's line for the waiting questions, or "" when
 // none waits.
 func QuestionsLine(s client.Snapshot) string {
-	switch n := len(s.Requests); n {
-	case 0:
-		return ""
-	case 1:
-		return "1 question waiting: answer"
-	default:
-		return fmt.Sprintf("%d questions waiting: answer", n)
-	}
+	return waitingLine(len(s.Requests), "question", "answer")
 }
 
 // questionsItem is the menu's item for the waiting questions, or nil.
 func questionsItem(s client.Snapshot, a Actions) *fyne.MenuItem {
-	line := QuestionsLine(s)
-	if line == "" || !s.Connected {
-		return nil
-	}
-	open := a.OpenApprovals
-	if open == nil {
-		open = a.Open
-	}
-	return item(line, open, true)
+	return waitingItem(QuestionsLine(s), s, a)
 }
 
 // QuestionNotification is the desktop notification of a server's question
