@@ -595,7 +595,7 @@ func (c *sockConn) rawResultLine(id json.RawMessage, res *relay.Result, server s
 	if modern {
 		meta = append(meta, member{serverInfoKey, c.g.implJSON})
 	}
-	out = appendResult(out, res, meta, roundMembers(res.Raw))
+	out = appendResult(out, res, meta, roundMembers(res))
 	out = append(out, "}\n"...)
 	if buf != nil {
 		*buf = out // grown, if it did

@@ -58,7 +58,7 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if round := roundMembers(r.res.Raw); round != nil {
+	if round := roundMembers(r.res); round != nil {
 		// The server's round, not the go-sdk's word on a result it
 		// never decoded ("complete").
 		rest = slices.DeleteFunc(rest, func(m member) bool { return string(m.key) == `"resultType"` })
@@ -73,25 +73,18 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 // inputRequests, requestState), as the server wrote them; nil for any
 // other result (the host completes the rounds of the other apps,
 // app/host/rounds.go, so they never see one).
-func roundMembers(raw json.RawMessage) []member {
-	if !bytes.Contains(raw, []byte(`"input_required"`)) {
+func roundMembers(res *relay.Result) []member {
+	if !res.Round { // found in the relay's one pass over the answer
 		return nil
 	}
 	var out []member
-	round := false
-	_ = relay.Members(raw, func(key, val []byte) bool {
+	_ = relay.Members(res.Raw, func(key, val []byte) bool {
 		switch string(key) {
-		case `"resultType"`:
-			round = string(val) == `"input_required"`
-			out = append(out, member{key, val})
-		case `"inputRequests"`, `"requestState"`:
+		case `"resultType"`, `"inputRequests"`, `"requestState"`:
 			out = append(out, member{key, val})
 		}
 		return true
 	})
-	if !round {
-		return nil
-	}
 	return out
 }
 

@@ -3,7 +3,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -57,7 +56,7 @@ func (in *inputs) roundsCall(server string, c *relay.Call, start func(*relay.Cal
 	round := 0
 	var next func(res *relay.Result, err error)
 	next = func(res *relay.Result, err error) {
-		if err != nil || res == nil || !bytes.Contains(res.Raw, []byte(`"input_required"`)) {
+		if err != nil || res == nil || !res.Round {
 			cancel()
 			done(res, err)
 			return

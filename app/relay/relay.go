@@ -169,6 +169,9 @@ type Result struct {
 	Content           json.RawMessage // nil when absent
 	StructuredContent json.RawMessage
 	IsError           bool
+	// Round: the result's resultType is "input_required" (the
+	// 2026-07-28 protocol's round: app/host/rounds.go).
+	Round bool
 }
 
 // Info describes a call to a [Hook].
@@ -870,6 +873,8 @@ func newAnswerScanner() *answerScanner {
 			a.res.StructuredContent = val
 		case `"isError"`:
 			a.res.IsError = string(val) == "true"
+		case `"resultType"`:
+			a.res.Round = string(val) == `"input_required"`
 		}
 		return true
 	}
@@ -952,6 +957,8 @@ func scanResult(raw []byte) (*Result, bool) {
 			res.StructuredContent = val
 		case `"isError"`:
 			res.IsError = string(val) == "true"
+		case `"resultType"`:
+			res.Round = string(val) == `"input_required"`
 		}
 		return true
 	})
