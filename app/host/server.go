@@ -291,7 +291,7 @@ func (s *server) refreshCtx(ctx context.Context, name string, cs *mcp.ClientSess
 		s.cacheMu.Unlock()
 		return errors.Join(errs...) // a newer session replaced it
 	}
-	unchanged := false // read again, the same lists: no event, no save
+	unchanged := false   // read again, the same lists: no event, no save
 	if s.session == cs { // read again: stale on failure, unchanged if the same
 		tools = keepList(s.tools, tools, failed[0])
 		prompts = keepList(s.prompts, prompts, failed[1])
