@@ -44,82 +44,129 @@ type inputRequired struct {
 
 // roundsCall runs a tools/call through start, completing its
 // input_required rounds: c.Done gets the final result. It returns the
-// withdrawal of whichever round is in flight.
+// withdrawal of whichever round is in flight. A call that needs no round
+// costs one small allocation here (a context is made only for a round).
 func (in *inputs) roundsCall(server string, c *relay.Call, start func(*relay.Call) (func(), error)) (func(), error) {
-	done := c.Done
-	if done == nil {
+	if c.Done == nil {
 		return start(c)
 	}
-	var mu sync.Mutex
-	var stop func()
-	ctx, cancel := context.WithCancel(context.Background())
-	round := 0
-	var next func(res *relay.Result, err error)
-	next = func(res *relay.Result, err error) {
-		if err != nil || res == nil || !res.Round {
-			cancel()
-			done(res, err)
-			return
-		}
-		var ir inputRequired
-		if json.Unmarshal(res.Raw, &ir) != nil || ir.ResultType != "input_required" {
-			cancel()
-			done(res, err)
-			return
-		}
-		round++
-		if round > maxRounds {
-			cancel()
-			done(nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
-				"Switchboard server %q asked for input %d times for one call of tool %q; the call was ended (at most %d rounds)", server, round, c.Tool, maxRounds)})
-			return
-		}
-		go func() { // never on the goroutine that reads the server
-			responses, err := in.fulfil(ctx, server, c.Caller, ir)
-			if err != nil {
-				cancel()
-				done(nil, err)
-				return
-			}
-			extra, _ := json.Marshal(map[string]any{"inputResponses": responses, "requestState": ir.RequestState})
-			retry := *c
-			retry.Params = extra[1 : len(extra)-1]
-			retry.Done = next
-			mu.Lock()
-			if ctx.Err() != nil { // withdrawn meanwhile
-				mu.Unlock()
-				return
-			}
-			s, err := start(&retry)
-			stop = s
-			mu.Unlock()
-			if err != nil {
-				cancel()
-				done(nil, err)
-			}
-		}()
-	}
-	first := *c
-	first.Done = next
-	s, err := start(&first)
+	r := &rounds{in: in, server: server, start: start, done: c.Done, first: c}
+	c.Done = r.next
+	s, err := start(c)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
-	mu.Lock()
-	if stop == nil {
-		stop = s
+	r.mu.Lock()
+	if r.stop == nil {
+		r.stop = s
 	}
-	mu.Unlock()
-	return func() {
-		mu.Lock()
-		st := stop
-		cancel()
-		mu.Unlock()
-		if st != nil {
-			st()
+	r.mu.Unlock()
+	return r.withdraw, nil
+}
+
+// rounds is a call's state across its rounds.
+type rounds struct {
+	in     *inputs
+	server string
+	first  *relay.Call // the first round's (copied for each retry)
+	start  func(*relay.Call) (func(), error)
+	done   func(*relay.Result, error) // the caller's
+
+	mu        sync.Mutex
+	stop      func()          // the round in flight's withdrawal
+	ctx       context.Context // the rounds' questions; made at the first round
+	cancel    context.CancelFunc
+	withdrawn bool
+	n         int // rounds so far
+}
+
+// next is each round's Done: the final answer goes to the caller; an
+// input_required one starts the next round on a goroutine of its own
+// (never on the one that reads the server).
+func (r *rounds) next(res *relay.Result, err error) {
+	if err != nil || res == nil || !res.Round {
+		r.finish(res, err)
+		return
+	}
+	var ir inputRequired
+	if json.Unmarshal(res.Raw, &ir) != nil || ir.ResultType != "input_required" {
+		r.finish(res, err)
+		return
+	}
+	r.mu.Lock()
+	if r.withdrawn {
+		r.mu.Unlock()
+		return
+	}
+	r.n++
+	if r.n > maxRounds {
+		r.mu.Unlock()
+		r.finish(nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(
+			"Switchboard server %q asked for input %d times for one call of tool %q; the call was ended (at most %d rounds)", r.server, r.n, r.first.Tool, maxRounds)})
+		return
+	}
+	if r.ctx == nil {
+		r.ctx, r.cancel = context.WithCancel(context.Background())
+	}
+	r.mu.Unlock()
+	go r.round(ir)
+}
+
+// round answers a round's requests and sends the call again.
+func (r *rounds) round(ir inputRequired) {
+	responses, err := r.in.fulfil(r.ctx, r.server, r.first.Caller, ir)
+	if err != nil {
+		if r.ctx.Err() == nil { // else withdrawn: no answer is due
+			r.finish(nil, err)
 		}
-	}, nil
+		return
+	}
+	extra, _ := json.Marshal(map[string]any{"inputResponses": responses, "requestState": ir.RequestState})
+	retry := *r.first
+	retry.Params = extra[1 : len(extra)-1]
+	retry.Done = r.next
+	r.mu.Lock()
+	withdrawn := r.withdrawn
+	r.mu.Unlock()
+	if withdrawn {
+		return
+	}
+	s, err := r.start(&retry) // not under mu: its Done may come at once
+	if err != nil {
+		r.finish(nil, err)
+		return
+	}
+	r.mu.Lock()
+	withdrawn = r.withdrawn
+	r.stop = s
+	r.mu.Unlock()
+	if withdrawn { // while it was sent
+		s()
+	}
+}
+
+// finish gives the caller its answer.
+func (r *rounds) finish(res *relay.Result, err error) {
+	r.mu.Lock()
+	if r.cancel != nil {
+		r.cancel()
+	}
+	r.mu.Unlock()
+	r.done(res, err)
+}
+
+// withdraw withdraws the round in flight, and its questions.
+func (r *rounds) withdraw() {
+	r.mu.Lock()
+	r.withdrawn = true
+	st := r.stop
+	if r.cancel != nil {
+		r.cancel()
+	}
+	r.mu.Unlock()
+	if st != nil {
+		st()
+	}
 }
 
 // fulfil answers an input_required result's requests for the caller.
