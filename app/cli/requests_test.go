@@ -207,6 +207,24 @@ func TestServerRequests(t *testing.T) {
 		t.Errorf("B's URL elicitation accepted by the user:\n%s", out)
 	}
 
+	// A page the user must open before the call can run, sent as an
+	// error (-32042): B cannot show it, so it is a question; once opened,
+	// the host sends the call again (the server then asks for its own
+	// page the usual way).
+	pending = b.callAsync(t, "everything__trigger-url-elicitation", map[string]any{"url": "https://pay.example.com/checkout", "errorPath": true})
+	qs = ask.waitSet(t, "the prerequisite page waits", func(l []hostapi.InputRequest) bool { return len(l) == 1 && l[0].Mode == hostapi.InputURL })
+	if q := qs[0]; q.URLHost != "modelcontextprotocol.io" || q.App != "app-b" {
+		t.Errorf("the prerequisite page: %+v", q)
+	}
+	runEnv(t, noBrowser, "", "answer", qs[0].ID, "--yes")
+	qs = ask.waitSet(t, "the call's own page waits", func(l []hostapi.InputRequest) bool {
+		return len(l) == 1 && l[0].URLHost == "pay.example.com"
+	})
+	runEnv(t, noBrowser, "", "answer", qs[0].ID, "--yes")
+	if out := recv(t, pending); !strings.Contains(out, "User completed the URL elicitation flow") || !strings.Contains(out, "https://pay.example.com/checkout") {
+		t.Errorf("B's call after the prerequisite page:\n%s", out)
+	}
+
 	if out := b.call(t, "everything__trigger-sampling-request", map[string]any{"prompt": "hi"}); !strings.Contains(out, "no model of its own") || aSamples.Load() != 1 {
 		t.Errorf("B's sampling (A's handler called %d times):\n%s", aSamples.Load(), out)
 	}

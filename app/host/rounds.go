@@ -5,11 +5,13 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-mcp/switchboard/app/hostapi"
 	"github.com/switchboard-mcp/switchboard/app/relay"
 )
 
@@ -40,6 +42,36 @@ type inputRequired struct {
 		Params json.RawMessage `json:"params"`
 	} `json:"inputRequests"`
 	RequestState string `json:"requestState"`
+
+	// urls are the pages of a -32042 error (URL elicitation required),
+	// err the error itself, for a round made of them.
+	urls []*mcp.ElicitParams
+	err  error
+}
+
+// urlsRequired are the pages of a server's -32042 error (a sign-in, a
+// payment: URL elicitation required before the call can run) when the
+// calling app cannot show them itself; nil otherwise.
+func (r *rounds) urlsRequired(err error) []*mcp.ElicitParams {
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != mcp.CodeURLElicitationRequired || len(rpc.Data) == 0 {
+		return nil
+	}
+	if app := r.in.appOf([]relay.Caller{r.first.Caller}); app != nil && canElicit(app.Capabilities(), hostapi.InputURL) {
+		return nil // the app handles it (the go-sdk's client does)
+	}
+	var data struct {
+		Elicitations []*mcp.ElicitParams `json:"elicitations"`
+	}
+	if json.Unmarshal(rpc.Data, &data) != nil || len(data.Elicitations) == 0 {
+		return nil
+	}
+	for _, p := range data.Elicitations {
+		if p == nil || p.Mode != hostapi.InputURL {
+			return nil
+		}
+	}
+	return data.Elicitations
 }
 
 // roundsCall runs a tools/call through start, completing its
@@ -84,12 +116,17 @@ type rounds struct {
 // input_required one starts the next round on a goroutine of its own
 // (never on the one that reads the server).
 func (r *rounds) next(res *relay.Result, err error) {
-	if err != nil || res == nil || !res.Round {
+	var ir inputRequired
+	if urls := r.urlsRequired(err); urls != nil {
+		// A page the user must open first (-32042), which the app cannot
+		// show: asked as a round whose answers are not sent, the call
+		// sent again as it was.
+		ir.ResultType = "url_required"
+		ir.urls, ir.err = urls, err
+	} else if err != nil || res == nil || !res.Round {
 		r.finish(res, err)
 		return
-	}
-	var ir inputRequired
-	if json.Unmarshal(res.Raw, &ir) != nil || ir.ResultType != "input_required" {
+	} else if json.Unmarshal(res.Raw, &ir) != nil || ir.ResultType != "input_required" {
 		r.finish(res, err)
 		return
 	}
@@ -114,17 +151,30 @@ func (r *rounds) next(res *relay.Result, err error) {
 
 // round answers a round's requests and sends the call again.
 func (r *rounds) round(ir inputRequired) {
-	responses, err := r.in.fulfil(r.ctx, r.server, r.first.Caller, ir)
-	if err != nil {
-		if r.ctx.Err() == nil { // else withdrawn: no answer is due
-			r.finish(nil, err)
-		}
-		return
-	}
-	extra, _ := json.Marshal(map[string]any{"inputResponses": responses, "requestState": ir.RequestState})
 	retry := *r.first
-	retry.Params = extra[1 : len(extra)-1]
 	retry.Done = r.next
+	if ir.urls != nil {
+		for _, p := range ir.urls {
+			res, err := r.in.elicit(r.ctx, r.server, []relay.Caller{r.first.Caller}, p)
+			if r.ctx.Err() != nil {
+				return // withdrawn: no answer is due
+			}
+			if err != nil || res.Action != hostapi.ActionAccept {
+				r.finish(nil, ir.err) // not opened: the server's own error
+				return
+			}
+		}
+	} else {
+		responses, err := r.in.fulfil(r.ctx, r.server, r.first.Caller, ir)
+		if err != nil {
+			if r.ctx.Err() == nil { // else withdrawn: no answer is due
+				r.finish(nil, err)
+			}
+			return
+		}
+		extra, _ := json.Marshal(map[string]any{"inputResponses": responses, "requestState": ir.RequestState})
+		retry.Params = extra[1 : len(extra)-1]
+	}
 	r.mu.Lock()
 	withdrawn := r.withdrawn
 	r.mu.Unlock()
