@@ -84,21 +84,7 @@ func params(schema any) []Param {
 			Enum        []any  `json:"enum"`
 		} `json:"properties"`
 	}
-	var b []byte
-	switch v := schema.(type) {
-	case nil:
-		return nil
-	case json.RawMessage:
-		b = v
-	case []byte:
-		b = v
-	default:
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			return nil
-		}
-	}
-	if json.Unmarshal(b, &s) != nil {
+	if json.Unmarshal(schemaJSON(schema), &s) != nil {
 		return nil
 	}
 	out := make([]Param, 0, len(s.Properties))
@@ -627,4 +613,23 @@ func pairsOf(texts ...string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// schemaJSON is a tool's input schema as JSON (the go-sdk gives it as
+// json.RawMessage, []byte or a decoded value); nil when there is none or
+// it does not encode.
+func schemaJSON(schema any) []byte {
+	switch v := schema.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		return v
+	case []byte:
+		return v
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	return b
 }

@@ -290,21 +290,7 @@ func argNames(schema any) []string {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Required   []string                   `json:"required"`
 	}
-	var b []byte
-	switch v := schema.(type) {
-	case nil:
-		return nil
-	case json.RawMessage:
-		b = v
-	case []byte:
-		b = v
-	default:
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			return nil
-		}
-	}
-	if json.Unmarshal(b, &s) != nil {
+	if json.Unmarshal(schemaJSON(schema), &s) != nil {
 		return nil
 	}
 	var out []string
