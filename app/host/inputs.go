@@ -50,6 +50,12 @@ import (
 // cancelled (a variable for tests).
 var QuestionTimeout = 5 * time.Minute
 
+// maxWaitingPerServer bounds the questions of one server that wait at
+// once: a server that sends more (a flood) has the others cancelled at
+// once, so it can neither grow the host's memory nor bury the tray and
+// the window in prompts.
+const maxWaitingPerServer = 4
+
 // clientCapabilities are what the host's client of every server declares:
 // what it can honour through an app or a person.
 func clientCapabilities() *mcp.ClientCapabilities {
@@ -74,6 +80,7 @@ type inputs struct {
 	mu      sync.Mutex
 	seq     int
 	waiting []*question
+	pubMu   sync.Mutex // orders the publishes (publish)
 }
 
 type question struct {
@@ -255,6 +262,17 @@ func (in *inputs) ask(ctx context.Context, server, app, mode string, p *mcp.Elic
 		return &mcp.ElicitResult{Action: hostapi.ActionCancel}, nil
 	}
 	in.mu.Lock()
+	n := 0
+	for _, w := range in.waiting {
+		if w.req.Server == server {
+			n++
+		}
+	}
+	if n >= maxWaitingPerServer {
+		in.mu.Unlock()
+		log.Warn("a server asked the user more questions at once than are shown; this one was cancelled", "waiting", n, "message", p.Message)
+		return &mcp.ElicitResult{Action: hostapi.ActionCancel}, nil
+	}
 	in.seq++
 	q.req.ID = "q" + strconv.Itoa(in.seq)
 	in.waiting = append(in.waiting, q)
@@ -279,9 +297,14 @@ func (in *inputs) ask(ctx context.Context, server, app, mode string, p *mcp.Elic
 	}
 }
 
+// publish sends the waiting set; pubMu orders the sends, so that the
+// last set sent is the current one (two questions that change at once
+// would otherwise race, and a stale set could come last).
 func (in *inputs) publish() {
 	if in.changed != nil {
+		in.pubMu.Lock()
 		in.changed(in.list())
+		in.pubMu.Unlock()
 	}
 }
 
